@@ -1,0 +1,128 @@
+// kinetoscope-cli: the store and the analyses without a GUI, for servers and CI.
+#include "analysis/summary.h"
+#include "analysis/summaryformat.h"
+#include "import/traceloader.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace kinetoscope;
+
+namespace {
+
+constexpr const char* usageText =
+    "usage: kinetoscope-cli info TRACE\n"
+    "       kinetoscope-cli summary TRACE [--by op|op+shape|kernel] [--sort FIELD] [--top N] [--json]\n"
+    "       kinetoscope-cli --version\n";
+
+int usage(const std::string& problem) {
+    std::fprintf(stderr, "kinetoscope-cli: %s\n%s", problem.c_str(), usageText);
+    return 2;
+}
+
+// Loads or prints the one-line error; exit code 1 on failure.
+std::unique_ptr<TraceStore> load(const std::string& path, double& seconds) {
+    LoadResult r = loadTrace(path);
+    if (!r.ok()) {
+        std::fprintf(stderr, "kinetoscope-cli: %s\n", r.message(path).c_str());
+        return nullptr;
+    }
+    seconds = r.seconds;
+    const ImportStats& st = r.store->stats;
+    if (st.truncated)
+        std::fprintf(stderr, "kinetoscope-cli: warning: %s: byte %llu: file is truncated; loaded the events before it\n",
+                     path.c_str(), static_cast<unsigned long long>(st.truncatedAt));
+    if (st.malformedEvents)
+        std::fprintf(stderr, "kinetoscope-cli: warning: %s: %llu malformed events skipped (first at byte %llu)\n",
+                     path.c_str(), static_cast<unsigned long long>(st.malformedEvents),
+                     static_cast<unsigned long long>(st.issues.empty() ? 0 : st.issues.front().offset));
+    return std::move(r.store);
+}
+
+int runInfo(const std::vector<std::string>& args) {
+    if (args.size() != 1) return usage("info takes exactly one TRACE");
+    double seconds = 0;
+    auto store = load(args[0], seconds);
+    if (!store) return 1;
+    std::fputs(importReport(*store, seconds).c_str(), stdout);
+    return 0;
+}
+
+int runSummary(const std::vector<std::string>& args) {
+    std::string path, by = "both", sort;
+    std::size_t top = 20;
+    bool json = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&](const char* flag) -> const std::string* {
+            if (i + 1 >= args.size()) return nullptr;
+            (void)flag;
+            return &args[++i];
+        };
+        if (a == "--json") json = true;
+        else if (a == "--by") {
+            const std::string* v = value("--by");
+            if (!v || (*v != "op" && *v != "op+shape" && *v != "kernel")) return usage("--by needs op, op+shape or kernel");
+            by = *v;
+        } else if (a == "--sort") {
+            const std::string* v = value("--sort");
+            if (!v) return usage("--sort needs a FIELD");
+            sort = *v;
+        } else if (a == "--top") {
+            const std::string* v = value("--top");
+            char* end = nullptr;
+            const long n = v ? std::strtol(v->c_str(), &end, 10) : -1;
+            if (!v || v->empty() || *end || n <= 0) return usage("--top needs a positive number");
+            top = std::size_t(n);
+        } else if (!a.empty() && a[0] == '-') {
+            return usage("unknown option " + a);
+        } else if (path.empty()) {
+            path = a;
+        } else {
+            return usage("summary takes one TRACE");
+        }
+    }
+    if (path.empty()) return usage("summary needs a TRACE");
+    SummaryTextOptions options;
+    options.top = top;
+    options.sortField = sort;
+    options.showOperators = by != "kernel";
+    options.showKernels = by == "kernel" || by == "both";
+    std::string sortError;
+    if (!json && !sort.empty() && !summaryToText(Summary{}, options, sortError)) return usage(sortError);
+
+    double seconds = 0;
+    auto store = load(path, seconds);
+    if (!store) return 1;
+    const Summary summary = summarize(*store, by == "op+shape" ? OperatorGrouping::NameAndShape : OperatorGrouping::Name);
+    if (json) {
+        std::fputs(summaryToJson(summary).c_str(), stdout);
+        return 0;
+    }
+    const auto text = summaryToText(summary, options, sortError);
+    if (!text) return usage(sortError);
+    std::fputs(text->c_str(), stdout);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) return usage("no command given");
+    const std::string command = args[0];
+    args.erase(args.begin());
+    if (command == "--version") {
+        std::printf("kinetoscope-cli %s\n", KINETOSCOPE_VERSION);
+        return 0;
+    }
+    if (command == "-h" || command == "--help" || command == "help") {
+        std::fputs(usageText, stdout);
+        return 0;
+    }
+    if (command == "info") return runInfo(args);
+    if (command == "summary") return runSummary(args);
+    return usage("unknown command '" + command + "'");
+}

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "../model/tracestore.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kinetoscope {
+
+struct KernelRow {
+    std::string name;
+    std::uint64_t count = 0;
+    TimeNs total = 0;
+    TimeNs min = 0;
+    TimeNs max = 0;
+    TimeNs mean() const { return count ? total / TimeNs(count) : 0; }
+};
+
+struct OperatorRow {
+    std::string name;       // with " [shapes]" when grouped by input shapes
+    std::string inputDims;  // the shapes, when grouped by them
+    std::uint64_t count = 0;
+    TimeNs hostTotal = 0;
+    TimeNs hostSelf = 0;    // duration minus direct operator children on the same thread
+    TimeNs deviceTotal = 0; // device self of the op and all its descendant operators
+    TimeNs deviceSelf = 0;  // kernels whose launch has this op as innermost enclosing operator
+};
+
+enum class OperatorGrouping { Name, NameAndShape };
+
+struct Summary {
+    std::uint64_t events = 0; // X slices plus matched B/E pairs
+    std::vector<KernelRow> kernels;     // sorted by total, descending
+    std::vector<OperatorRow> operators; // sorted by device total, then host total, descending
+    std::map<std::int64_t, TimeNs> gpuBusy; // device -> length of the union of its kernel intervals
+};
+
+// A pure function of the store: the GUI tables, the CLI and the tests all use it.
+Summary summarize(const TraceStore& store, OperatorGrouping grouping = OperatorGrouping::Name);
+
+// GPU device index of a GPU track (Kineto writes the device as pid).
+std::int64_t deviceOf(const Track& track);
+
+} // namespace kinetoscope

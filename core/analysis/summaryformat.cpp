@@ -1,0 +1,236 @@
+#include "summaryformat.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+
+namespace kinetoscope {
+
+std::string formatMicros(TimeNs ns) {
+    const bool negative = ns < 0;
+    const unsigned long long a = negative ? 0ull - static_cast<unsigned long long>(ns) : static_cast<unsigned long long>(ns);
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%s%llu.%03llu", negative ? "-" : "", a / 1000, a % 1000);
+    return buf;
+}
+
+std::string jsonEscape(std::string_view text) {
+    std::string out;
+    out.reserve(text.size() + 2);
+    for (const char c : text) {
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                out += buf;
+            } else {
+                out += c;
+            }
+        }
+    }
+    return out;
+}
+
+std::string summaryToJson(const Summary& s) {
+    std::string out = "{\"events\": " + std::to_string(s.events) + ",\n \"kernels\": [";
+    for (std::size_t i = 0; i < s.kernels.size(); ++i) {
+        const KernelRow& k = s.kernels[i];
+        out += i ? ",\n  " : "\n  ";
+        out += "{\"name\": \"" + jsonEscape(k.name) + "\", \"count\": " + std::to_string(k.count) +
+               ", \"total_us\": " + formatMicros(k.total) + ", \"min_us\": " + formatMicros(k.min) +
+               ", \"max_us\": " + formatMicros(k.max) + ", \"mean_us\": " + formatMicros(k.mean()) + "}";
+    }
+    out += s.kernels.empty() ? "],\n \"operators\": [" : "\n ],\n \"operators\": [";
+    for (std::size_t i = 0; i < s.operators.size(); ++i) {
+        const OperatorRow& o = s.operators[i];
+        out += i ? ",\n  " : "\n  ";
+        out += "{\"name\": \"" + jsonEscape(o.name) + "\", ";
+        if (!o.inputDims.empty()) out += "\"input_dims\": \"" + jsonEscape(o.inputDims) + "\", ";
+        out += "\"count\": " + std::to_string(o.count) + ", \"host_total_us\": " + formatMicros(o.hostTotal) +
+               ", \"host_self_us\": " + formatMicros(o.hostSelf) + ", \"device_total_us\": " +
+               formatMicros(o.deviceTotal) + ", \"device_self_us\": " + formatMicros(o.deviceSelf) + "}";
+    }
+    out += s.operators.empty() ? "],\n \"gpu_busy_us\": {" : "\n ],\n \"gpu_busy_us\": {";
+    bool first = true;
+    for (const auto& [device, busy] : s.gpuBusy) {
+        out += first ? "" : ", ";
+        out += "\"" + std::to_string(device) + "\": " + formatMicros(busy);
+        first = false;
+    }
+    out += "}}\n";
+    return out;
+}
+
+namespace {
+
+struct Column {
+    std::string title;
+    bool numeric;
+};
+
+std::string renderTable(const std::vector<Column>& columns, const std::vector<std::vector<std::string>>& rows) {
+    std::vector<std::size_t> width(columns.size());
+    for (std::size_t c = 0; c < columns.size(); ++c) width[c] = columns[c].title.size();
+    for (const auto& row : rows)
+        for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    auto line = [&](const std::vector<std::string>& cells) {
+        std::string out;
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            const std::size_t pad = width[c] - cells[c].size();
+            if (c) out += "  ";
+            if (columns[c].numeric) out += std::string(pad, ' ') + cells[c];
+            else out += cells[c] + (c + 1 < cells.size() ? std::string(pad, ' ') : "");
+        }
+        return out + "\n";
+    };
+    std::vector<std::string> titles;
+    for (const Column& c : columns) titles.push_back(c.title);
+    std::string out = line(titles);
+    std::size_t total = 0;
+    for (std::size_t w : width) total += w;
+    out += std::string(total + 2 * (columns.size() - 1), '-') + "\n";
+    for (const auto& row : rows) out += line(row);
+    return out;
+}
+
+std::string elide(const std::string& s, std::size_t max) {
+    if (s.size() <= max) return s;
+    std::size_t cut = max - 3;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut; // keep UTF-8 whole
+    return s.substr(0, cut) + "...";
+}
+
+} // namespace
+
+std::optional<std::string> summaryToText(const Summary& summary, const SummaryTextOptions& options,
+                                         std::string& error) {
+    std::vector<OperatorRow> ops = summary.operators;
+    std::vector<KernelRow> kernels = summary.kernels;
+    const std::string& f = options.sortField;
+    if (!f.empty()) {
+        using OpKey = std::function<TimeNs(const OperatorRow&)>;
+        using KernelKey = std::function<TimeNs(const KernelRow&)>;
+        OpKey opKey;
+        KernelKey kernelKey;
+        if (f == "count" || f == "calls") {
+            opKey = [](const OperatorRow& r) { return TimeNs(r.count); };
+            kernelKey = [](const KernelRow& r) { return TimeNs(r.count); };
+        } else if (f == "host_total") opKey = [](const OperatorRow& r) { return r.hostTotal; };
+        else if (f == "host_self") opKey = [](const OperatorRow& r) { return r.hostSelf; };
+        else if (f == "device_total") opKey = [](const OperatorRow& r) { return r.deviceTotal; };
+        else if (f == "device_self") opKey = [](const OperatorRow& r) { return r.deviceSelf; };
+        else if (f == "total") kernelKey = [](const KernelRow& r) { return r.total; };
+        else if (f == "mean") kernelKey = [](const KernelRow& r) { return r.mean(); };
+        else if (f == "min") kernelKey = [](const KernelRow& r) { return r.min; };
+        else if (f == "max") kernelKey = [](const KernelRow& r) { return r.max; };
+        else if (f != "name") {
+            error = "unknown sort field '" + f +
+                    "' (operators: count, host_total, host_self, device_total, device_self, name; "
+                    "kernels: count, total, mean, min, max, name)";
+            return std::nullopt;
+        }
+        if (f == "name") {
+            std::stable_sort(ops.begin(), ops.end(), [](auto& a, auto& b) { return a.name < b.name; });
+            std::stable_sort(kernels.begin(), kernels.end(), [](auto& a, auto& b) { return a.name < b.name; });
+        }
+        if (opKey) std::stable_sort(ops.begin(), ops.end(), [&](auto& a, auto& b) { return opKey(a) > opKey(b); });
+        if (kernelKey)
+            std::stable_sort(kernels.begin(), kernels.end(), [&](auto& a, auto& b) { return kernelKey(a) > kernelKey(b); });
+    }
+    std::string out = "Events: " + std::to_string(summary.events) + "\n";
+    for (const auto& [device, busy] : summary.gpuBusy)
+        out += "GPU " + std::to_string(device) + " busy: " + formatMicros(busy) + " us\n";
+
+    if (options.showOperators) {
+        std::vector<std::vector<std::string>> rows;
+        for (std::size_t i = 0; i < ops.size() && i < options.top; ++i) {
+            const OperatorRow& o = ops[i];
+            std::string name = o.inputDims.empty() ? o.name : o.name + " " + o.inputDims;
+            rows.push_back({elide(name, 60), std::to_string(o.count), formatMicros(o.hostTotal), formatMicros(o.hostSelf),
+                            formatMicros(o.deviceTotal), formatMicros(o.deviceSelf)});
+        }
+        out += "\nOperators (" + std::to_string(rows.size()) + " of " + std::to_string(ops.size()) + ")\n";
+        out += renderTable({{"Name", false}, {"Calls", true}, {"Host total us", true}, {"Host self us", true},
+                            {"Device total us", true}, {"Device self us", true}},
+                           rows);
+    }
+    if (options.showKernels) {
+        std::vector<std::vector<std::string>> rows;
+        for (std::size_t i = 0; i < kernels.size() && i < options.top; ++i) {
+            const KernelRow& k = kernels[i];
+            rows.push_back({elide(k.name, 80), std::to_string(k.count), formatMicros(k.total), formatMicros(k.mean()),
+                            formatMicros(k.min), formatMicros(k.max)});
+        }
+        out += "\nKernels (" + std::to_string(rows.size()) + " of " + std::to_string(kernels.size()) + ")\n";
+        out += renderTable({{"Name", false}, {"Calls", true}, {"Total us", true}, {"Mean us", true}, {"Min us", true},
+                            {"Max us", true}},
+                           rows);
+    }
+    return out;
+}
+
+std::string importReport(const TraceStore& store, double loadSeconds) {
+    const ImportStats& st = store.stats;
+    char buf[256];
+    std::string out;
+    auto line = [&](const char* fmt, auto... args) {
+        std::snprintf(buf, sizeof buf, fmt, args...);
+        out += buf;
+    };
+    const std::size_t slices = store.sliceCount();
+    std::size_t counterTracks = 0, gpuTracks = 0, cpuTracks = 0, asyncTracks = 0;
+    for (const Track& t : store.tracks) {
+        if (t.kind == TrackKind::Counter) ++counterTracks;
+        else if (t.kind == TrackKind::GpuStream) ++gpuTracks;
+        else if (t.kind == TrackKind::Async) ++asyncTracks;
+        else ++cpuTracks;
+    }
+    line("File:            %s\n", store.sourcePath.c_str());
+    line("Size:            %.1f MB on disk, %.1f MB of JSON%s\n", double(st.fileBytes) / 1e6, double(st.jsonBytes) / 1e6,
+         st.gzip ? " (gzip)" : "");
+    line("Load time:       %.3f s (%.0f MB/s of JSON)\n", loadSeconds,
+         loadSeconds > 0 ? double(st.jsonBytes) / 1e6 / loadSeconds : 0.0);
+    line("Events read:     %llu\n", static_cast<unsigned long long>(st.eventsSeen));
+    line("Slices:          %zu\n", slices);
+    line("Counter samples: %zu\n", store.counterSampleCount());
+    line("Tracks:          %zu (%zu CPU threads, %zu GPU streams, %zu async, %zu counters)\n", store.tracks.size(),
+         cpuTracks, gpuTracks, asyncTracks, counterTracks);
+    std::size_t launch = 0, fwdbwd = 0;
+    for (const Flow& f : store.flows) {
+        if (f.kind == FlowKind::Launch) ++launch;
+        else if (f.kind == FlowKind::ForwardBackward) ++fwdbwd;
+    }
+    line("Flows:           %zu (%zu launch->GPU, %zu forward->backward)\n", store.flows.size(), launch, fwdbwd);
+    line("Time span:       %s (%s .. %s us)\n", formatDuration(store.maxTime - store.minTime).c_str(),
+         formatMicros(store.minTime).c_str(), formatMicros(store.maxTime).c_str());
+    const std::size_t held = store.bytesHeld();
+    line("Store memory:    %.1f MB (%.1f bytes per event)\n", double(held) / 1e6,
+         st.eventsSeen ? double(held) / double(st.eventsSeen) : 0.0);
+    out += "Phases:         ";
+    for (const auto& [ph, n] : st.phaseCounts) out += " " + ph + "=" + std::to_string(n);
+    out += "\nCategories:     ";
+    for (const auto& [cat, n] : st.categoryCounts) out += " " + (cat.empty() ? std::string("(none)") : cat) + "=" + std::to_string(n);
+    out += "\n";
+    line("Malformed:       %llu skipped\n", static_cast<unsigned long long>(st.malformedEvents));
+    line("Unknown phase:   %llu skipped\n", static_cast<unsigned long long>(st.unknownPhaseEvents));
+    line("Overlapping:     %llu slices moved to another lane\n", static_cast<unsigned long long>(st.overlappingSlices));
+    line("B/E unmatched:   %llu E without B, %llu B without E\n", static_cast<unsigned long long>(st.endWithoutBegin),
+         static_cast<unsigned long long>(st.beginWithoutEnd));
+    line("Flows unmatched: %llu start-only, %llu finish-only, %llu unbound\n",
+         static_cast<unsigned long long>(st.flowStartsUnmatched), static_cast<unsigned long long>(st.flowEndsUnmatched),
+         static_cast<unsigned long long>(st.flowsUnbound));
+    if (st.asyncUnmatched) line("Async unmatched: %llu\n", static_cast<unsigned long long>(st.asyncUnmatched));
+    if (st.truncated) line("Truncated:       yes, at byte %llu\n", static_cast<unsigned long long>(st.truncatedAt));
+    if (!st.trailingProblem.empty()) out += "After events:    " + st.trailingProblem + "\n";
+    for (const ImportIssue& issue : st.issues)
+        line("  byte %llu: %s\n", static_cast<unsigned long long>(issue.offset), issue.reason.c_str());
+    return out;
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,30 @@
+#include "parsedchunk.h"
+
+namespace kinetoscope {
+
+ParsedChunk::Mark ParsedChunk::mark() const {
+    Mark m{events.size(), ids.size(), asyncIds.size(), flows.size(), counters.size(), metas.size(),
+           issues.size(), eventsSeen, malformed, unknownPhase, otherPhaseCount,
+           std::vector<std::uint64_t>(std::begin(phaseCounts), std::end(phaseCounts)), categoryCounts};
+    return m;
+}
+
+void ParsedChunk::rollback(const Mark& m) {
+    events.resize(m.events);
+    ids.resize(m.ids);
+    asyncIds.resize(m.asyncIds);
+    flows.resize(m.flows);
+    counters.resize(m.counters);
+    metas.resize(m.metas);
+    issues.resize(m.issues);
+    eventsSeen = m.eventsSeen;
+    malformed = m.malformed;
+    unknownPhase = m.unknownPhase;
+    otherPhaseCount = m.otherPhaseCount;
+    std::copy(m.phaseCounts.begin(), m.phaseCounts.end(), std::begin(phaseCounts));
+    // Categories interned meanwhile stay (their names are harmless); their counts go back.
+    for (std::size_t i = 0; i < categoryCounts.size(); ++i)
+        categoryCounts[i] = i < m.categoryCounts.size() ? m.categoryCounts[i] : 0;
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,145 @@
+#pragma once
+
+#include "../model/importstats.h"
+#include "../model/stringpool.h"
+#include "../model/timeconv.h"
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kinetoscope {
+
+// A pid or tid as written: an integer, or a string ("Spans", "stream 7") interned locally.
+struct ThreadKey {
+    std::int64_t pid = 0;
+    std::int64_t tid = 0;
+    std::uint32_t pidText = 0; // local string id; 0 = numeric
+    std::uint32_t tidText = 0;
+    bool operator==(const ThreadKey&) const = default;
+};
+
+struct ThreadKeyHash {
+    std::size_t operator()(const ThreadKey& k) const noexcept {
+        std::uint64_t h = std::uint64_t(k.pid) * 0x9E3779B97F4A7C15ull;
+        h ^= std::uint64_t(k.tid) + 0x7F4A7C15ull + (h << 6) + (h >> 2);
+        h ^= (std::uint64_t(k.pidText) << 32) ^ k.tidText;
+        return h;
+    }
+};
+
+namespace ParsedPhase {
+enum : char { Complete = 'X', Begin = 'B', End = 'E', Instant = 'i', AsyncBegin = 'b', AsyncEnd = 'e', AsyncInstant = 'n' };
+}
+
+// One slice-like event as parsed; 40 bytes. Names, categories and threads are chunk-local ids.
+struct ParsedEvent {
+    TimeNs ts = 0;
+    TimeNs dur = 0;
+    std::uint64_t argsOffset = 0;
+    std::uint32_t argsLength = 0;
+    std::uint32_t name = 0;
+    std::uint32_t thread = 0;
+    std::uint16_t category = 0;
+    char phase = 0;
+    std::uint8_t flags = 0;
+};
+
+// Ids found in the args of the events that need them at load time.
+struct ParsedIds {
+    std::uint32_t event = 0; // index into ParsedChunk::events
+    bool hasCorrelation = false;
+    bool hasExternalId = false;
+    std::uint64_t correlation = 0;
+    std::uint64_t externalId = 0;
+};
+
+// Async (b/e/n) events are matched by id.
+struct ParsedAsyncId {
+    std::uint32_t event = 0;
+    std::uint64_t id = 0;
+    std::uint32_t idText = 0; // local string id when the id is a string
+};
+
+struct ParsedFlow {
+    TimeNs ts = 0;
+    std::uint64_t id = 0;
+    std::uint32_t idText = 0;
+    std::uint32_t thread = 0;
+    std::uint32_t name = 0;
+    std::uint16_t category = 0;
+    char phase = 0; // s, t, f
+    bool bindEnclosing = false; // bp:"e", or a start/step (they always bind to the enclosing slice)
+    std::uint64_t offset = 0;
+};
+
+struct ParsedCounter {
+    TimeNs ts = 0;
+    double value = 0;
+    std::uint32_t thread = 0; // pid matters; tid ignored as in chrome://tracing
+    std::uint32_t name = 0;   // event name
+    std::uint32_t series = 0; // args key
+};
+
+enum class MetaKind : std::uint8_t { ProcessName, ThreadName, ProcessSortIndex, ThreadSortIndex, ProcessLabels };
+
+struct ParsedMeta {
+    std::uint32_t thread = 0;
+    MetaKind kind = MetaKind::ProcessName;
+    std::uint32_t text = 0; // local string
+    std::int64_t number = 0;
+};
+
+// Chunk-local interning; merged into the store's pool afterwards.
+struct LocalStrings {
+    StringPool pool; // id 0 is the empty string
+};
+
+// The result of parsing one piece of the event array.
+struct ParsedChunk {
+    std::uint64_t begin = 0; // offset of the first event
+    std::uint64_t end = 0;   // offset just past the last event parsed
+    bool ok = false;         // parsed entirely in the fast path
+    std::string failure;     // why not
+
+    LocalStrings strings;
+    std::vector<ThreadKey> threads;
+    std::unordered_map<ThreadKey, std::uint32_t, ThreadKeyHash> threadIndex;
+    std::vector<std::uint32_t> categoryNames; // local category id -> local string id
+
+    std::vector<ParsedEvent> events;
+    std::vector<ParsedIds> ids;
+    std::vector<ParsedAsyncId> asyncIds;
+    std::vector<ParsedFlow> flows;
+    std::vector<ParsedCounter> counters;
+    std::vector<ParsedMeta> metas;
+
+    std::uint64_t eventsSeen = 0;
+    std::uint64_t phaseCounts[128] = {};
+    std::uint64_t otherPhaseCount = 0;
+    std::vector<std::uint64_t> categoryCounts; // by local category id
+    std::uint64_t malformed = 0;
+    std::uint64_t unknownPhase = 0;
+    std::vector<ImportIssue> issues;
+
+    std::uint32_t threadId(const ThreadKey& key) {
+        auto [it, inserted] = threadIndex.try_emplace(key, std::uint32_t(threads.size()));
+        if (inserted) threads.push_back(key);
+        return it->second;
+    }
+    void addIssue(std::uint64_t offset, std::string reason) {
+        ++malformed;
+        if (issues.size() < ImportStats::maxReportedIssues) issues.push_back({offset, std::move(reason)});
+    }
+    // A snapshot of the sizes, so that a run that fails half-way can be undone.
+    struct Mark {
+        std::size_t events, ids, asyncIds, flows, counters, metas, issues;
+        std::uint64_t eventsSeen, malformed, unknownPhase, otherPhaseCount;
+        std::vector<std::uint64_t> phaseCounts, categoryCounts;
+    };
+    Mark mark() const;
+    void rollback(const Mark& m);
+};
+
+} // namespace kinetoscope

@@ -1,0 +1,267 @@
+#include "sourcebuffer.h"
+
+#include <libdeflate.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kinetoscope {
+
+namespace {
+
+struct Fd {
+    int fd = -1;
+    ~Fd() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+// Anonymous memory that can grow without copying (mremap).
+struct GrowableMapping {
+    void* data = nullptr;
+    std::size_t capacity = 0;
+
+    bool reserve(std::size_t bytes) {
+        if (bytes <= capacity) return true;
+        void* p = data ? ::mremap(data, capacity, bytes, MREMAP_MAYMOVE)
+                       : ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return false;
+        data = p;
+        capacity = bytes;
+        return true;
+    }
+    void release() {
+        if (data) ::munmap(data, capacity);
+        data = nullptr;
+        capacity = 0;
+    }
+};
+
+std::size_t pageRound(std::size_t n) {
+    const std::size_t page = 4096;
+    return (n + page - 1) / page * page;
+}
+
+std::string formatBytes(std::uint64_t n) {
+    char buf[64];
+    if (n >= (1ull << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", double(n) / double(1ull << 30));
+    else std::snprintf(buf, sizeof buf, "%.1f MiB", double(n) / double(1ull << 20));
+    return buf;
+}
+
+} // namespace
+
+std::uint64_t availableMemoryBytes() {
+    FILE* f = std::fopen("/proc/meminfo", "r");
+    if (!f) return ~0ull;
+    char line[256];
+    std::uint64_t kb = 0;
+    bool found = false;
+    while (std::fgets(line, sizeof line, f)) {
+        unsigned long long v;
+        if (std::sscanf(line, "MemAvailable: %llu kB", &v) == 1) {
+            kb = v;
+            found = true;
+            break;
+        }
+    }
+    std::fclose(f);
+    return found ? kb * 1024 : ~0ull;
+}
+
+SourceBuffer::~SourceBuffer() {
+    if (m_mapping) ::munmap(m_mapping, m_mappingSize);
+}
+
+std::unique_ptr<SourceBuffer> SourceBuffer::fromText(std::string_view text) {
+    std::unique_ptr<SourceBuffer> b(new SourceBuffer);
+    GrowableMapping m;
+    if (!m.reserve(pageRound(text.size() + 1))) return nullptr;
+    if (!text.empty()) std::memcpy(m.data, text.data(), text.size());
+    b->m_mapping = m.data;
+    b->m_mappingSize = m.capacity;
+    b->m_data = static_cast<const char*>(m.data);
+    b->m_size = text.size();
+    b->m_fileSize = text.size();
+    return b;
+}
+
+SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::atomic<bool>* cancel,
+                                            const ProgressFn& progress) {
+    OpenResult result;
+    Fd fd;
+    fd.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd.fd < 0) {
+        result.error = std::strerror(errno);
+        return result;
+    }
+    struct stat st{};
+    if (::fstat(fd.fd, &st) != 0) {
+        result.error = std::strerror(errno);
+        return result;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        result.error = "is a directory";
+        return result;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        result.error = "not a regular file";
+        return result;
+    }
+    const std::size_t fileSize = static_cast<std::size_t>(st.st_size);
+    if (fileSize == 0) {
+        result.error = "empty file";
+        return result;
+    }
+    void* map = ::mmap(nullptr, fileSize, PROT_READ, MAP_PRIVATE, fd.fd, 0);
+    if (map == MAP_FAILED) {
+        result.error = std::string("cannot map file: ") + std::strerror(errno);
+        return result;
+    }
+    const auto* bytes = static_cast<const unsigned char*>(map);
+    const bool gzip = fileSize >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b;
+
+    std::unique_ptr<SourceBuffer> buffer(new SourceBuffer);
+    buffer->m_fileSize = fileSize;
+    if (!gzip) {
+        ::madvise(map, fileSize, MADV_SEQUENTIAL);
+        buffer->m_mapping = map;
+        buffer->m_mappingSize = fileSize;
+        buffer->m_data = static_cast<const char*>(map);
+        buffer->m_size = fileSize;
+        if (progress) progress(fileSize, fileSize);
+        result.buffer = std::move(buffer);
+        return result;
+    }
+
+    // gzip: the trailer of the last member gives the size modulo 2^32; use it as the first guess and
+    // grow when a member (or several concatenated ones) needs more.
+    std::uint64_t guess = 0;
+    if (fileSize >= 18) {
+        std::uint32_t isize;
+        std::memcpy(&isize, bytes + fileSize - 4, 4);
+        guess = isize;
+    }
+    guess = std::max<std::uint64_t>(guess, std::uint64_t(fileSize) * 4);
+    const std::uint64_t available = availableMemoryBytes();
+
+    GrowableMapping out;
+    std::size_t outSize = 0;
+    auto growTo = [&](std::uint64_t want) -> bool {
+        if (want > available) {
+            result.error = "needs " + formatBytes(want) + " of memory to decompress, only " +
+                           formatBytes(available) + " available";
+            return false;
+        }
+        if (!out.reserve(pageRound(want))) {
+            result.error = "out of memory decompressing (" + formatBytes(want) + ")";
+            return false;
+        }
+        return true;
+    };
+    if (!growTo(guess + 4096)) {
+        ::munmap(map, fileSize);
+        return result;
+    }
+
+    // Fast path: libdeflate, member by member. A corrupted or cut stream falls back to zlib, which
+    // inflates everything up to the damage so that the whole events before it still load.
+    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+    std::size_t inPos = 0;
+    bool needZlib = false;
+    while (inPos < fileSize && d) {
+        if (cancel && cancel->load(std::memory_order_relaxed)) break;
+        if (fileSize - inPos < 2 || bytes[inPos] != 0x1f || bytes[inPos + 1] != 0x8b) break; // trailing garbage
+        std::size_t inUsed = 0, produced = 0;
+        const libdeflate_result r =
+            libdeflate_gzip_decompress_ex(d, bytes + inPos, fileSize - inPos, static_cast<char*>(out.data) + outSize,
+                                          out.capacity - outSize - 1, &inUsed, &produced);
+        if (r == LIBDEFLATE_SUCCESS) {
+            inPos += inUsed;
+            outSize += produced;
+            if (progress) progress(inPos, fileSize);
+            continue;
+        }
+        if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
+            if (!growTo(std::uint64_t(out.capacity) * 2)) break;
+            continue;
+        }
+        needZlib = true;
+        break;
+    }
+    if (d) libdeflate_free_decompressor(d);
+    if (!d) needZlib = true;
+
+    if (needZlib && result.error.empty()) {
+        z_stream zs{};
+        if (inflateInit2(&zs, 16 + MAX_WBITS) == Z_OK) {
+            zs.next_in = const_cast<Bytef*>(bytes + inPos);
+            std::size_t inLeft = fileSize - inPos;
+            bool done = false;
+            while (!done) {
+                if (cancel && cancel->load(std::memory_order_relaxed)) break;
+                if (out.capacity - outSize < (1u << 20) && !growTo(std::uint64_t(out.capacity) * 2)) break;
+                const std::size_t inChunk = std::min<std::size_t>(inLeft, 1u << 30);
+                zs.avail_in = static_cast<uInt>(inChunk);
+                const std::size_t outChunk = std::min<std::size_t>(out.capacity - outSize - 1, 1u << 30);
+                zs.next_out = reinterpret_cast<Bytef*>(static_cast<char*>(out.data) + outSize);
+                zs.avail_out = static_cast<uInt>(outChunk);
+                const int rc = inflate(&zs, Z_NO_FLUSH);
+                outSize += outChunk - zs.avail_out;
+                inLeft -= inChunk - zs.avail_in;
+                if (rc == Z_STREAM_END) {
+                    const std::size_t consumed = fileSize - inLeft;
+                    if (inLeft >= 2 && bytes[consumed] == 0x1f && bytes[consumed + 1] == 0x8b) {
+                        inflateReset(&zs);
+                        continue;
+                    }
+                    done = true;
+                } else if (rc == Z_BUF_ERROR && inLeft == 0) {
+                    result.gzipCutShort = true;
+                    result.gzipCutAt = fileSize;
+                    done = true;
+                } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+                    result.gzipCutShort = true;
+                    result.gzipCutAt = fileSize - inLeft;
+                    done = true;
+                }
+            }
+            inflateEnd(&zs);
+        }
+    }
+    ::munmap(map, fileSize);
+    if (!result.error.empty()) {
+        out.release();
+        return result;
+    }
+    if (cancel && cancel->load(std::memory_order_relaxed)) {
+        out.release();
+        result.error = "cancelled";
+        return result;
+    }
+    if (outSize == 0) {
+        out.release();
+        result.error = result.gzipCutShort ? "gzip data is corrupt or cut short before any data" : "empty gzip stream";
+        return result;
+    }
+    // Give back what the guess over-reserved.
+    if (pageRound(outSize + 1) < out.capacity) {
+        void* p = ::mremap(out.data, out.capacity, pageRound(outSize + 1), 0);
+        if (p != MAP_FAILED) out.capacity = pageRound(outSize + 1);
+    }
+    buffer->m_gzip = true;
+    buffer->m_mapping = out.data;
+    buffer->m_mappingSize = out.capacity;
+    buffer->m_data = static_cast<const char*>(out.data);
+    buffer->m_size = outSize;
+    result.buffer = std::move(buffer);
+    return result;
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace kinetoscope {
+
+// The JSON text of a trace: the file mapped read-only, or its gzip members inflated into anonymous memory.
+// Slices keep byte ranges into it for their args, so it lives as long as the store.
+class SourceBuffer {
+public:
+    struct OpenResult {
+        std::unique_ptr<SourceBuffer> buffer;
+        std::string error;              // one line; empty on success
+        std::uint64_t errorOffset = 0;  // byte offset the error refers to
+        bool gzipCutShort = false;      // the gzip stream ended early; buffer holds what inflated
+        std::uint64_t gzipCutAt = 0;    // compressed offset where inflation stopped
+    };
+    using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
+
+    static OpenResult open(const std::string& path, const std::atomic<bool>* cancel = nullptr,
+                           const ProgressFn& progress = {});
+    // For tests and in-memory sources.
+    static std::unique_ptr<SourceBuffer> fromText(std::string_view text);
+
+    ~SourceBuffer();
+    SourceBuffer(const SourceBuffer&) = delete;
+    SourceBuffer& operator=(const SourceBuffer&) = delete;
+
+    std::string_view text() const { return {m_data, m_size}; }
+    const char* data() const { return m_data; }
+    std::size_t size() const { return m_size; }
+    std::uint64_t fileSize() const { return m_fileSize; }
+    bool wasGzip() const { return m_gzip; }
+
+private:
+    SourceBuffer() = default;
+
+    const char* m_data = nullptr;
+    std::size_t m_size = 0;
+    void* m_mapping = nullptr;
+    std::size_t m_mappingSize = 0;
+    std::uint64_t m_fileSize = 0;
+    bool m_gzip = false;
+};
+
+// Bytes of physical memory the kernel says it could give us without swapping (MemAvailable).
+std::uint64_t availableMemoryBytes();
+
+} // namespace kinetoscope

@@ -1,0 +1,705 @@
+#include "storebuilder.h"
+
+#include "sourcebuffer.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+namespace kinetoscope {
+
+namespace {
+
+struct GlobalThread {
+    std::int64_t pid = 0;
+    std::int64_t tid = 0;
+    std::uint32_t pidText = 0; // StringId value; 0 = numeric
+    std::uint32_t tidText = 0;
+    bool operator==(const GlobalThread&) const = default;
+};
+
+struct GlobalThreadHash {
+    std::size_t operator()(const GlobalThread& k) const noexcept {
+        return ThreadKeyHash{}(ThreadKey{k.pid, k.tid, k.pidText, k.tidText});
+    }
+};
+
+struct ChunkRemap {
+    std::vector<std::uint32_t> strings;    // local string -> StringId
+    std::vector<std::uint16_t> categories; // local category -> CategoryId
+    std::vector<GlobalThread> threads;     // local thread -> global key
+    std::vector<std::uint32_t> sliceTrack; // local thread -> TrackId of its slices (created lazily)
+};
+
+struct BeginEnd {
+    ParsedEvent event; // names and categories already global
+    std::uint32_t seq = 0;
+};
+
+struct PendingIds {
+    std::uint32_t track = 0;
+    std::uint32_t row = 0;
+    ParsedIds ids;
+};
+
+struct PendingAsync {
+    ParsedEvent event; // global ids
+    GlobalThread thread;
+    std::uint64_t id = 0;
+    std::uint32_t idText = 0;
+    std::uint64_t seq = 0;
+};
+
+struct PendingFlow {
+    ParsedFlow flow; // global ids in name/category/idText
+    GlobalThread thread;
+    EventRef bound;
+};
+
+FlowKind flowKindOf(std::string_view cat) {
+    std::string lower(cat);
+    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "ac2g" || lower == "async" || lower == "launch" || lower == "async_cpu_to_gpu" ||
+        lower == "async_gpu")
+        return FlowKind::Launch;
+    if (lower == "fwdbwd" || lower == "forward_backward" || lower == "fwd_bwd") return FlowKind::ForwardBackward;
+    return FlowKind::Other;
+}
+
+template <typename T>
+void applyPermutation(std::vector<T>& column, const std::vector<std::uint32_t>& order) {
+    std::vector<T> sorted(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) sorted[i] = column[order[i]];
+    column.swap(sorted);
+}
+
+class Builder {
+public:
+    Builder(TraceStore& store, std::vector<ParsedChunk>& chunks) : m_store(store), m_chunks(chunks) {}
+
+    void run() {
+        remapChunks();
+        scatterEvents();
+        for (std::uint32_t t = 0; t < m_store.tracks.size(); ++t) matchBeginEnd(t);
+        buildAsyncTracks();
+        buildCounterTracks();
+        applyMetadata();
+        finalizeTracks();
+        orderTracks();
+        resolveFlows();
+        buildCorrelation();
+        computeTimeRange();
+    }
+
+private:
+    TrackId threadTrack(const GlobalThread& key) {
+        auto [it, inserted] = m_threadTracks.try_emplace(key, std::uint32_t(m_store.tracks.size()));
+        if (inserted) {
+            Track t;
+            t.pid = key.pid;
+            t.tid = key.tid;
+            t.pidText = StringId(key.pidText);
+            t.tidText = StringId(key.tidText);
+            m_store.tracks.push_back(std::move(t));
+            m_beginEnds.emplace_back();
+        }
+        return TrackId(it->second);
+    }
+
+    std::uint16_t category(StringId name) {
+        auto [it, inserted] = m_categories.try_emplace(name.value, std::uint16_t(m_store.categories.size()));
+        if (inserted) m_store.categories.push_back({name, classifyCategory(m_store.strings.view(name))});
+        return it->second;
+    }
+
+    void remapChunks() {
+        ImportStats& stats = m_store.stats;
+        // Category 0 of every chunk is "no category"; keep the same in the store.
+        category(StringId(0));
+        m_remaps.resize(m_chunks.size());
+        for (std::size_t c = 0; c < m_chunks.size(); ++c) {
+            ParsedChunk& chunk = m_chunks[c];
+            ChunkRemap& remap = m_remaps[c];
+            remap.strings.resize(chunk.strings.pool.size());
+            for (std::uint32_t i = 0; i < chunk.strings.pool.size(); ++i)
+                remap.strings[i] = m_store.strings.intern(chunk.strings.pool.view(StringId(i))).value;
+            remap.categories.resize(std::max<std::size_t>(chunk.categoryNames.size(), 1));
+            for (std::size_t i = 0; i < chunk.categoryNames.size(); ++i) {
+                remap.categories[i] = category(StringId(remap.strings[chunk.categoryNames[i]]));
+                if (i < chunk.categoryCounts.size() && chunk.categoryCounts[i])
+                    stats.categoryCounts[std::string(m_store.strings.view(StringId(remap.strings[chunk.categoryNames[i]])))] +=
+                        chunk.categoryCounts[i];
+            }
+            remap.threads.reserve(chunk.threads.size());
+            for (const ThreadKey& k : chunk.threads)
+                remap.threads.push_back({k.pid, k.tid, k.pidText ? remap.strings[k.pidText] : 0,
+                                         k.tidText ? remap.strings[k.tidText] : 0});
+            remap.sliceTrack.assign(chunk.threads.size(), StringId::invalidValue);
+
+            stats.eventsSeen += chunk.eventsSeen;
+            stats.malformedEvents += chunk.malformed;
+            stats.unknownPhaseEvents += chunk.unknownPhase;
+            for (int p = 0; p < 128; ++p)
+                if (chunk.phaseCounts[p]) stats.phaseCounts[std::string(1, char(p))] += chunk.phaseCounts[p];
+            if (chunk.otherPhaseCount) stats.phaseCounts["(other)"] += chunk.otherPhaseCount;
+            for (ImportIssue& issue : chunk.issues) m_issues.push_back(std::move(issue));
+            chunk.strings.pool = StringPool();
+        }
+    }
+
+    // Moves events into their tracks' columns in file order, freeing each chunk as it goes.
+    void scatterEvents() {
+        // Count first so that each column is allocated once (no doubling copies of big vectors).
+        std::vector<std::size_t> counts;
+        for (std::size_t c = 0; c < m_chunks.size(); ++c) {
+            ParsedChunk& chunk = m_chunks[c];
+            ChunkRemap& remap = m_remaps[c];
+            for (const ParsedEvent& e : chunk.events) {
+                if (e.phase != 'X' && e.phase != 'i') continue;
+                std::uint32_t& track = remap.sliceTrack[e.thread];
+                if (track == StringId::invalidValue) track = threadTrack(remap.threads[e.thread]).value;
+                if (counts.size() <= track) counts.resize(track + 1, 0);
+                ++counts[track];
+            }
+        }
+        counts.resize(m_store.tracks.size(), 0);
+        for (std::size_t t = 0; t < m_store.tracks.size(); ++t) {
+            Track& track = m_store.tracks[t];
+            track.starts.reserve(counts[t]);
+            track.durations.reserve(counts[t]);
+            track.names.reserve(counts[t]);
+            track.categories.reserve(counts[t]);
+            track.flags.reserve(counts[t]);
+            track.args.reserve(counts[t]);
+        }
+
+        std::uint64_t seq = 0;
+        for (std::size_t c = 0; c < m_chunks.size(); ++c) {
+            ParsedChunk& chunk = m_chunks[c];
+            ChunkRemap& remap = m_remaps[c];
+            std::size_t nextIds = 0;
+            for (std::uint32_t i = 0; i < chunk.events.size(); ++i, ++seq) {
+                ParsedEvent e = chunk.events[i];
+                e.name = remap.strings[e.name];
+                e.category = e.category < remap.categories.size() ? remap.categories[e.category] : 0;
+                while (nextIds < chunk.ids.size() && chunk.ids[nextIds].event < i) ++nextIds;
+                if (e.phase == 'X' || e.phase == 'i') {
+                    std::uint32_t& trackIndex = remap.sliceTrack[e.thread];
+                    if (trackIndex == StringId::invalidValue) trackIndex = threadTrack(remap.threads[e.thread]).value;
+                    Track& track = m_store.tracks[trackIndex];
+                    const auto row = static_cast<std::uint32_t>(track.starts.size());
+                    track.starts.push_back(e.ts);
+                    track.durations.push_back(e.dur);
+                    track.names.push_back(StringId(e.name));
+                    track.categories.push_back(e.category);
+                    track.flags.push_back(std::uint8_t(e.flags | (e.phase == 'i' ? SliceFlag::Instant : 0)));
+                    track.args.push_back(m_store.packArgs({e.argsOffset, e.argsLength}));
+                    if (nextIds < chunk.ids.size() && chunk.ids[nextIds].event == i)
+                        m_pendingIds.push_back({trackIndex, row, chunk.ids[nextIds]});
+                } else if (e.phase == 'B' || e.phase == 'E') {
+                    const TrackId track = threadTrack(remap.threads[e.thread]);
+                    m_beginEnds[track.value].push_back({e, std::uint32_t(seq)});
+                }
+            }
+            for (const ParsedAsyncId& a : chunk.asyncIds) {
+                ParsedEvent e = chunk.events[a.event];
+                e.name = remap.strings[e.name];
+                e.category = e.category < remap.categories.size() ? remap.categories[e.category] : 0;
+                m_async.push_back({e, remap.threads[e.thread], a.id, a.idText ? remap.strings[a.idText] : 0,
+                                   m_async.size()});
+            }
+            for (ParsedFlow f : chunk.flows) {
+                f.name = remap.strings[f.name];
+                f.category = f.category < remap.categories.size() ? remap.categories[f.category] : 0;
+                f.idText = f.idText ? remap.strings[f.idText] : 0;
+                m_flows.push_back({f, remap.threads[f.thread], {}});
+            }
+            for (const ParsedCounter& pc : chunk.counters) {
+                const GlobalThread& th = remap.threads[pc.thread];
+                const CounterKey key{th.pid, th.pidText, remap.strings[pc.name], remap.strings[pc.series]};
+                auto [it, inserted] = m_counterIndex.try_emplace(key, std::uint32_t(m_counters.size()));
+                if (inserted) m_counters.push_back({key, {}});
+                m_counters[it->second].samples.push_back({pc.ts, pc.value});
+            }
+            for (const ParsedMeta& m : chunk.metas) {
+                ParsedMeta g = m;
+                if (g.kind != MetaKind::ProcessSortIndex && g.kind != MetaKind::ThreadSortIndex)
+                    g.text = remap.strings[g.text];
+                m_metas.push_back({g, remap.threads[m.thread]});
+            }
+            chunk = ParsedChunk(); // free this chunk's memory before the next one
+        }
+        m_chunks.clear();
+    }
+
+    void matchBeginEnd(std::uint32_t trackIndex) {
+        auto& list = m_beginEnds[trackIndex];
+        if (list.empty()) return;
+        std::stable_sort(list.begin(), list.end(),
+                         [](const BeginEnd& a, const BeginEnd& b) { return a.event.ts < b.event.ts; });
+        Track& track = m_store.tracks[trackIndex];
+        std::vector<const BeginEnd*> open;
+        std::vector<std::uint32_t> unterminated;
+        for (const BeginEnd& be : list) {
+            if (be.event.phase == 'B') {
+                open.push_back(&be);
+                continue;
+            }
+            if (open.empty()) {
+                ++m_store.stats.endWithoutBegin;
+                continue;
+            }
+            const ParsedEvent& b = open.back()->event;
+            open.pop_back();
+            track.starts.push_back(b.ts);
+            track.durations.push_back(be.event.ts - b.ts);
+            // chrome://tracing lets E name a slice that B left unnamed.
+            track.names.push_back(StringId(b.name ? b.name : be.event.name));
+            track.categories.push_back(b.category ? b.category : be.event.category);
+            track.flags.push_back(SliceFlag::BeginEnd);
+            track.args.push_back(m_store.packArgs({b.argsOffset, b.argsLength}));
+        }
+        if (!open.empty()) {
+            // Never closed: keep them, ending where the track's last event ends.
+            TimeNs trackEnd = list.back().event.ts;
+            for (std::size_t r = 0; r < track.starts.size(); ++r) trackEnd = std::max(trackEnd, track.endOf(r));
+            for (const BeginEnd* be : open) {
+                ++m_store.stats.beginWithoutEnd;
+                const ParsedEvent& b = be->event;
+                track.starts.push_back(b.ts);
+                track.durations.push_back(std::max<TimeNs>(0, trackEnd - b.ts));
+                track.names.push_back(StringId(b.name));
+                track.categories.push_back(b.category);
+                track.flags.push_back(SliceFlag::BeginEnd | SliceFlag::Unterminated);
+                track.args.push_back(m_store.packArgs({b.argsOffset, b.argsLength}));
+            }
+        }
+        list.clear();
+        list.shrink_to_fit();
+    }
+
+    void buildAsyncTracks() {
+        if (m_async.empty()) return;
+        // Pairs are matched per (process, category, id); each process+category gets one track whose
+        // lanes hold the overlapping ranges.
+        std::sort(m_async.begin(), m_async.end(), [](const PendingAsync& a, const PendingAsync& b) {
+            return std::tie(a.thread.pid, a.thread.pidText, a.event.category, a.idText, a.id, a.event.ts, a.seq) <
+                   std::tie(b.thread.pid, b.thread.pidText, b.event.category, b.idText, b.id, b.event.ts, b.seq);
+        });
+        std::unordered_map<GlobalThread, std::uint32_t, GlobalThreadHash> tracks;
+        auto trackFor = [&](const PendingAsync& a) -> Track& {
+            const GlobalThread key{a.thread.pid, a.event.category, a.thread.pidText, 0};
+            auto [it, inserted] = tracks.try_emplace(key, std::uint32_t(m_store.tracks.size()));
+            if (inserted) {
+                Track t;
+                t.kind = TrackKind::Async;
+                t.pid = a.thread.pid;
+                t.pidText = StringId(a.thread.pidText);
+                t.name = m_store.categories[a.event.category].name;
+                m_store.tracks.push_back(std::move(t));
+                m_beginEnds.emplace_back();
+            }
+            return m_store.tracks[it->second];
+        };
+        auto push = [&](Track& t, const ParsedEvent& e, TimeNs dur, std::uint8_t flags) {
+            t.starts.push_back(e.ts);
+            t.durations.push_back(dur);
+            t.names.push_back(StringId(e.name));
+            t.categories.push_back(e.category);
+            t.flags.push_back(flags);
+            t.args.push_back(m_store.packArgs({e.argsOffset, e.argsLength}));
+        };
+        std::vector<const PendingAsync*> open;
+        auto sameKey = [](const PendingAsync& a, const PendingAsync& b) {
+            return a.thread.pid == b.thread.pid && a.thread.pidText == b.thread.pidText &&
+                   a.event.category == b.event.category && a.id == b.id && a.idText == b.idText;
+        };
+        TimeNs lastTime = 0;
+        for (const PendingAsync& a : m_async) lastTime = std::max(lastTime, a.event.ts);
+        for (std::size_t i = 0; i < m_async.size(); ++i) {
+            const PendingAsync& a = m_async[i];
+            if (a.event.phase == 'n') push(trackFor(a), a.event, 0, SliceFlag::Instant);
+            else if (a.event.phase == 'b') open.push_back(&a);
+            else if (open.empty()) ++m_store.stats.asyncUnmatched;
+            else {
+                const PendingAsync& b = *open.back();
+                open.pop_back();
+                push(trackFor(b), b.event, a.event.ts - b.event.ts, 0);
+            }
+            if (i + 1 == m_async.size() || !sameKey(a, m_async[i + 1])) {
+                for (const PendingAsync* b : open) {
+                    ++m_store.stats.asyncUnmatched;
+                    push(trackFor(*b), b->event, std::max<TimeNs>(0, lastTime - b->event.ts), SliceFlag::Unterminated);
+                }
+                open.clear();
+            }
+        }
+        m_async.clear();
+        m_async.shrink_to_fit();
+    }
+
+    void buildCounterTracks() {
+        for (auto& series : m_counters) {
+            Track t;
+            t.kind = TrackKind::Counter;
+            t.pid = series.key.pid;
+            t.pidText = StringId(series.key.pidText);
+            const std::string_view name = m_store.strings.view(StringId(series.key.name));
+            const std::string_view key = m_store.strings.view(StringId(series.key.series));
+            t.name = (key == name || key.empty()) ? StringId(series.key.name)
+                                                  : m_store.strings.intern(std::string(name) + " · " + std::string(key));
+            std::stable_sort(series.samples.begin(), series.samples.end(),
+                             [](const auto& a, const auto& b) { return a.first < b.first; });
+            t.counterTimes.reserve(series.samples.size());
+            t.counterValues.reserve(series.samples.size());
+            for (const auto& [ts, v] : series.samples) {
+                t.counterTimes.push_back(ts);
+                t.counterValues.push_back(v);
+            }
+            m_store.tracks.push_back(std::move(t));
+            m_beginEnds.emplace_back();
+        }
+        m_counters.clear();
+    }
+
+    void applyMetadata() {
+        std::unordered_map<std::uint64_t, std::size_t> processIndex;
+        auto process = [&](const GlobalThread& th) -> ProcessInfo& {
+            const std::uint64_t key = (std::uint64_t(th.pidText) << 40) ^ std::uint64_t(th.pid);
+            auto [it, inserted] = processIndex.try_emplace(key, m_store.processes.size());
+            if (inserted) {
+                ProcessInfo p;
+                p.pid = th.pid;
+                p.pidText = StringId(th.pidText);
+                m_store.processes.push_back(p);
+            }
+            return m_store.processes[it->second];
+        };
+        for (const Track& t : m_store.tracks) process({t.pid, 0, t.pidText.value, 0});
+        for (const auto& [m, th] : m_metas) {
+            switch (m.kind) {
+            case MetaKind::ProcessName: process(th).name = StringId(m.text); break;
+            case MetaKind::ProcessLabels: process(th).labels.push_back(StringId(m.text)); break;
+            case MetaKind::ProcessSortIndex:
+                process(th).sortIndex = m.number;
+                process(th).hasSortIndex = true;
+                break;
+            case MetaKind::ThreadName:
+            case MetaKind::ThreadSortIndex: {
+                auto it = m_threadTracks.find(th);
+                if (it == m_threadTracks.end()) break; // a thread with no events
+                Track& t = m_store.tracks[it->second];
+                if (m.kind == MetaKind::ThreadName) t.name = StringId(m.text);
+                else {
+                    t.sortIndex = m.number;
+                    t.hasSortIndex = true;
+                }
+                break;
+            }
+            }
+        }
+        m_metas.clear();
+    }
+
+    // Sorts each track's rows by (start, longer first, file order), assigns lanes, and reorders the
+    // columns by (lane, start).
+    void finalizeTracks() {
+        std::sort(m_pendingIds.begin(), m_pendingIds.end(),
+                  [](const PendingIds& a, const PendingIds& b) { return a.track < b.track; });
+        std::size_t nextIds = 0;
+        for (std::uint32_t t = 0; t < m_store.tracks.size(); ++t) {
+            Track& track = m_store.tracks[t];
+            const std::size_t n = track.starts.size();
+            bool gpu = false;
+            for (std::uint16_t c : track.categories)
+                if (isGpuCategory(m_store.categories[c].kind) && m_store.categories[c].kind != CategoryKind::GpuUserAnnotation) {
+                    gpu = true;
+                    break;
+                }
+            if (track.kind == TrackKind::CpuThread && gpu) track.kind = TrackKind::GpuStream;
+            if (n == 0) {
+                if (track.kind != TrackKind::Counter) track.laneBegin = {0};
+                continue;
+            }
+            std::vector<std::uint32_t> order(n);
+            std::iota(order.begin(), order.end(), 0u);
+            std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+                if (track.starts[a] != track.starts[b]) return track.starts[a] < track.starts[b];
+                if (track.durations[a] != track.durations[b]) return track.durations[a] > track.durations[b];
+                return a < b; // same start and duration: the one earlier in the file is the parent
+            });
+            std::vector<std::uint16_t> depth(n);
+            std::vector<TimeNs> laneEnd;
+            struct Open {
+                TimeNs end;
+                std::uint16_t depth;
+            };
+            std::vector<Open> stack;
+            for (std::uint32_t k = 0; k < n; ++k) {
+                const std::uint32_t r = order[k];
+                const TimeNs s = track.starts[r];
+                const TimeNs e = s + track.durations[r];
+                while (!stack.empty() && stack.back().end <= s && !(stack.back().end == s && e == s && false))
+                    stack.pop_back();
+                std::size_t d = 0;
+                if (!stack.empty()) {
+                    d = std::size_t(stack.back().depth) + 1;
+                    if (stack.back().end < e) {
+                        ++m_store.stats.overlappingSlices;
+                        track.flags[r] |= SliceFlag::Overlapping;
+                    }
+                }
+                while (d < laneEnd.size() && laneEnd[d] > s) ++d;
+                if (d >= 0xffff) d = 0xfffe; // pathological nesting: pile onto the last lane
+                if (d >= laneEnd.size()) laneEnd.resize(d + 1, std::numeric_limits<TimeNs>::min());
+                laneEnd[d] = std::max(laneEnd[d], e);
+                depth[r] = std::uint16_t(d);
+                stack.push_back({e, std::uint16_t(d)});
+            }
+            // Stable counting sort of the time-ordered rows by lane.
+            track.laneBegin.assign(laneEnd.size() + 1, 0);
+            for (std::uint32_t r = 0; r < n; ++r) ++track.laneBegin[depth[r] + 1];
+            std::partial_sum(track.laneBegin.begin(), track.laneBegin.end(), track.laneBegin.begin());
+            std::vector<std::uint32_t> cursor(track.laneBegin.begin(), track.laneBegin.end() - 1);
+            std::vector<std::uint32_t> final(n);
+            for (std::uint32_t k = 0; k < n; ++k) final[cursor[depth[order[k]]]++] = order[k];
+            order.clear();
+            order.shrink_to_fit();
+            depth.clear();
+            depth.shrink_to_fit();
+            applyPermutation(track.starts, final);
+            applyPermutation(track.durations, final);
+            applyPermutation(track.names, final);
+            applyPermutation(track.categories, final);
+            applyPermutation(track.flags, final);
+            applyPermutation(track.args, final);
+            if (nextIds < m_pendingIds.size() && m_pendingIds[nextIds].track == t) {
+                std::vector<std::uint32_t> rowOf(n);
+                for (std::uint32_t k = 0; k < n; ++k) rowOf[final[k]] = k;
+                for (; nextIds < m_pendingIds.size() && m_pendingIds[nextIds].track == t; ++nextIds)
+                    m_pendingIds[nextIds].row = rowOf[m_pendingIds[nextIds].row];
+            }
+        }
+    }
+
+    // Display order: CPU processes and threads by sort index then id, then GPUs by device and stream,
+    // then async and counter tracks. TrackIds are assigned in this order.
+    void orderTracks() {
+        auto& tracks = m_store.tracks;
+        std::unordered_map<std::uint64_t, const ProcessInfo*> procs;
+        for (const ProcessInfo& p : m_store.processes) procs[(std::uint64_t(p.pidText.value) << 40) ^ std::uint64_t(p.pid)] = &p;
+        auto processSort = [&](const Track& t) -> std::int64_t {
+            auto it = procs.find((std::uint64_t(t.pidText.value) << 40) ^ std::uint64_t(t.pid));
+            return (it != procs.end() && it->second->hasSortIndex) ? it->second->sortIndex : t.pid;
+        };
+        auto kindRank = [](TrackKind k) {
+            switch (k) {
+            case TrackKind::CpuThread: return 0;
+            case TrackKind::Async: return 1;
+            case TrackKind::GpuStream: return 2;
+            case TrackKind::Counter: return 3;
+            }
+            return 4;
+        };
+        std::vector<std::uint32_t> order(tracks.size());
+        std::iota(order.begin(), order.end(), 0u);
+        std::stable_sort(order.begin(), order.end(), [&](std::uint32_t ai, std::uint32_t bi) {
+            const Track& a = tracks[ai];
+            const Track& b = tracks[bi];
+            const int ka = kindRank(a.kind) == 1 ? 0 : kindRank(a.kind), kb = kindRank(b.kind) == 1 ? 0 : kindRank(b.kind);
+            if (ka != kb) return ka < kb;
+            const auto pa = std::make_tuple(processSort(a), a.pidText.value != 0, m_store.strings.view(a.pidText), a.pid);
+            const auto pb = std::make_tuple(processSort(b), b.pidText.value != 0, m_store.strings.view(b.pidText), b.pid);
+            if (pa != pb) return pa < pb;
+            if (kindRank(a.kind) != kindRank(b.kind)) return kindRank(a.kind) < kindRank(b.kind);
+            const auto ta = std::make_tuple(a.hasSortIndex ? a.sortIndex : a.tid, a.tidText.value != 0,
+                                            m_store.strings.view(a.tidText), m_store.strings.view(a.name));
+            const auto tb = std::make_tuple(b.hasSortIndex ? b.sortIndex : b.tid, b.tidText.value != 0,
+                                            m_store.strings.view(b.tidText), m_store.strings.view(b.name));
+            return ta < tb;
+        });
+        std::vector<std::uint32_t> newIndex(tracks.size());
+        std::vector<Track> sorted;
+        sorted.reserve(tracks.size());
+        for (std::uint32_t k = 0; k < order.size(); ++k) {
+            newIndex[order[k]] = k;
+            sorted.push_back(std::move(tracks[order[k]]));
+        }
+        tracks.swap(sorted);
+        for (auto& [key, index] : m_threadTracks) index = newIndex[index];
+        for (PendingIds& p : m_pendingIds) p.track = newIndex[p.track];
+    }
+
+    std::optional<std::uint32_t> nextStarting(const Track& t, TimeNs ts) const {
+        std::optional<std::uint32_t> best;
+        for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
+            const auto first = t.starts.begin() + t.laneBegin[d];
+            const auto last = t.starts.begin() + t.laneBegin[d + 1];
+            auto it = std::lower_bound(first, last, ts);
+            while (it != last && (t.flags[it - t.starts.begin()] & SliceFlag::Instant)) ++it;
+            if (it == last) continue;
+            const auto row = std::uint32_t(it - t.starts.begin());
+            if (!best || t.starts[row] < t.starts[*best]) best = row;
+        }
+        return best;
+    }
+
+    void resolveFlows() {
+        ImportStats& stats = m_store.stats;
+        for (PendingFlow& pf : m_flows) {
+            auto it = m_threadTracks.find(pf.thread);
+            if (it == m_threadTracks.end()) continue;
+            const Track& t = m_store.tracks[it->second];
+            const auto row = pf.flow.bindEnclosing ? t.deepestAt(pf.flow.ts) : nextStarting(t, pf.flow.ts);
+            if (row) pf.bound = EventRef{TrackId(it->second), *row};
+        }
+        std::sort(m_flows.begin(), m_flows.end(), [](const PendingFlow& a, const PendingFlow& b) {
+            return std::tie(a.flow.category, a.flow.name, a.flow.idText, a.flow.id, a.flow.ts, a.flow.offset) <
+                   std::tie(b.flow.category, b.flow.name, b.flow.idText, b.flow.id, b.flow.ts, b.flow.offset);
+        });
+        auto sameKey = [](const ParsedFlow& a, const ParsedFlow& b) {
+            return a.category == b.category && a.name == b.name && a.idText == b.idText && a.id == b.id;
+        };
+        std::vector<Flow> flows;
+        const PendingFlow* pending = nullptr;
+        for (std::size_t i = 0; i < m_flows.size(); ++i) {
+            const PendingFlow& f = m_flows[i];
+            const char ph = f.flow.phase;
+            if (ph == 's') {
+                if (pending) ++stats.flowStartsUnmatched;
+                pending = &f;
+            } else if (!pending) {
+                ++stats.flowEndsUnmatched;
+                if (ph == 't') pending = &f;
+            } else {
+                if (pending->bound.isValid() && f.bound.isValid()) {
+                    const StringId cat = m_store.categories[f.flow.category].name;
+                    flows.push_back({pending->bound, f.bound, flowKindOf(m_store.strings.view(cat)), cat});
+                } else {
+                    ++stats.flowsUnbound;
+                }
+                pending = ph == 't' ? &f : nullptr;
+            }
+            if (i + 1 == m_flows.size() || !sameKey(f.flow, m_flows[i + 1].flow)) {
+                if (pending) ++stats.flowStartsUnmatched;
+                pending = nullptr;
+            }
+        }
+        m_flows.clear();
+        m_flows.shrink_to_fit();
+        m_store.flows = std::move(flows);
+    }
+
+    void buildCorrelation() {
+        for (const PendingIds& p : m_pendingIds) {
+            const EventRef ref{TrackId(p.track), p.row};
+            const CategoryKind kind = m_store.categoryOf(ref).kind;
+            if (p.ids.hasCorrelation) {
+                if (isLaunchCategory(kind)) m_store.launchByCorrelation.push_back({p.ids.correlation, ref});
+                else if (isGpuCategory(kind)) m_store.gpuByCorrelation.push_back({p.ids.correlation, ref});
+            }
+            if (p.ids.hasExternalId) m_store.byExternalId.push_back({p.ids.externalId, ref});
+        }
+        m_pendingIds.clear();
+        m_pendingIds.shrink_to_fit();
+        auto byId = [](const CorrelationEntry& a, const CorrelationEntry& b) {
+            return a.id < b.id || (a.id == b.id && a.ref < b.ref);
+        };
+        std::sort(m_store.launchByCorrelation.begin(), m_store.launchByCorrelation.end(), byId);
+        std::sort(m_store.gpuByCorrelation.begin(), m_store.gpuByCorrelation.end(), byId);
+        std::sort(m_store.byExternalId.begin(), m_store.byExternalId.end(), byId);
+
+        // Launch -> GPU work by correlation id. This also keeps the links whose ac2g flow lost a half.
+        std::vector<EventRef> linkedTargets;
+        for (const Flow& f : m_store.flows)
+            if (f.kind == FlowKind::Launch) linkedTargets.push_back(f.target);
+        std::sort(linkedTargets.begin(), linkedTargets.end());
+        const StringId cat = m_store.strings.intern("ac2g");
+        const auto& launches = m_store.launchByCorrelation;
+        std::size_t li = 0;
+        for (const CorrelationEntry& g : m_store.gpuByCorrelation) {
+            while (li < launches.size() && launches[li].id < g.id) ++li;
+            if (li == launches.size() || launches[li].id != g.id) continue;
+            if (std::binary_search(linkedTargets.begin(), linkedTargets.end(), g.ref)) continue;
+            m_store.flows.push_back({launches[li].ref, g.ref, FlowKind::Launch, cat});
+        }
+        std::sort(m_store.flows.begin(), m_store.flows.end(), [](const Flow& a, const Flow& b) {
+            return std::tie(a.source, a.target) < std::tie(b.source, b.target);
+        });
+        m_store.flows.erase(std::unique(m_store.flows.begin(), m_store.flows.end(),
+                                        [](const Flow& a, const Flow& b) {
+                                            return a.source == b.source && a.target == b.target && a.kind == b.kind;
+                                        }),
+                            m_store.flows.end());
+        m_store.indexFlows();
+    }
+
+    void computeTimeRange() {
+        bool any = false;
+        TimeNs lo = 0, hi = 0;
+        auto take = [&](TimeNs a, TimeNs b) {
+            if (!any) {
+                lo = a;
+                hi = b;
+                any = true;
+            }
+            lo = std::min(lo, a);
+            hi = std::max(hi, b);
+        };
+        for (const Track& t : m_store.tracks) {
+            for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
+                if (t.laneBegin[d] == t.laneBegin[d + 1]) continue;
+                // Lanes are sorted by start and non-overlapping, so their ends are sorted too.
+                take(t.starts[t.laneBegin[d]], t.endOf(t.laneBegin[d + 1] - 1));
+            }
+            if (!t.counterTimes.empty()) take(t.counterTimes.front(), t.counterTimes.back());
+        }
+        m_store.minTime = lo;
+        m_store.maxTime = hi;
+        std::sort(m_issues.begin(), m_issues.end(),
+                  [](const ImportIssue& a, const ImportIssue& b) { return a.offset < b.offset; });
+        for (ImportIssue& issue : m_issues) m_store.stats.addIssue(issue.offset, std::move(issue.reason));
+        std::stable_sort(m_store.stats.issues.begin(), m_store.stats.issues.end(),
+                         [](const ImportIssue& a, const ImportIssue& b) { return a.offset < b.offset; });
+        if (m_store.stats.issues.size() > ImportStats::maxReportedIssues)
+            m_store.stats.issues.resize(ImportStats::maxReportedIssues);
+    }
+
+    struct CounterKey {
+        std::int64_t pid;
+        std::uint32_t pidText, name, series;
+        bool operator==(const CounterKey&) const = default;
+    };
+    struct CounterKeyHash {
+        std::size_t operator()(const CounterKey& k) const noexcept {
+            return ThreadKeyHash{}(ThreadKey{k.pid, std::int64_t(k.series), k.pidText, k.name});
+        }
+    };
+    struct CounterSeries {
+        CounterKey key;
+        std::vector<std::pair<TimeNs, double>> samples;
+    };
+
+    TraceStore& m_store;
+    std::vector<ParsedChunk>& m_chunks;
+    std::vector<ChunkRemap> m_remaps;
+    std::unordered_map<GlobalThread, std::uint32_t, GlobalThreadHash> m_threadTracks;
+    std::unordered_map<std::uint32_t, std::uint16_t> m_categories;
+    std::vector<std::vector<BeginEnd>> m_beginEnds;
+    std::vector<PendingIds> m_pendingIds;
+    std::vector<PendingAsync> m_async;
+    std::vector<PendingFlow> m_flows;
+    std::unordered_map<CounterKey, std::uint32_t, CounterKeyHash> m_counterIndex;
+    std::vector<CounterSeries> m_counters;
+    std::vector<std::pair<ParsedMeta, GlobalThread>> m_metas;
+    std::vector<ImportIssue> m_issues;
+};
+
+} // namespace
+
+void buildStore(TraceStore& store, std::vector<ParsedChunk>& chunks, std::shared_ptr<const SourceBuffer> source) {
+    store.setSource(std::move(source));
+    Builder(store, chunks).run();
+}
+
+} // namespace kinetoscope

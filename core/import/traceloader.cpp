@@ -1,0 +1,405 @@
+#include "traceloader.h"
+
+#include "jsonbackend.h"
+#include "jsonscan.h"
+#include "sourcebuffer.h"
+#include "storebuilder.h"
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+namespace kinetoscope {
+
+namespace {
+
+using jsonscan::ScanStatus;
+using jsonscan::skipSpace;
+
+struct LoadFailure {
+    std::string reason;
+    std::uint64_t offset = 0;
+    bool hasOffset = true;
+};
+
+// Where the event array is, and the other top-level keys.
+struct DocumentLayout {
+    std::size_t arrayOpen = 0; // offset of '['
+    bool bareArray = false;
+    std::vector<std::pair<std::string, std::string>> topLevel;
+};
+
+std::optional<LoadFailure> findEventArray(std::string_view text, DocumentLayout& layout) {
+    std::size_t pos = 0;
+    if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") pos = 3; // UTF-8 BOM
+    pos = skipSpace(text, pos);
+    if (pos >= text.size()) return LoadFailure{"no JSON: the file holds only whitespace", pos};
+    if (text[pos] == '[') {
+        layout.arrayOpen = pos;
+        layout.bareArray = true;
+        return std::nullopt;
+    }
+    if (text[pos] != '{')
+        return LoadFailure{"not JSON: expected '{' or '[' at the start of the document", pos};
+    ++pos;
+    while (true) {
+        pos = skipSpace(text, pos);
+        if (pos >= text.size()) return LoadFailure{"file ends before the traceEvents array", pos};
+        if (text[pos] == '}') return LoadFailure{"not a trace: the top-level object has no traceEvents array", pos};
+        if (text[pos] != '"') return LoadFailure{"expected a key in the top-level object", pos};
+        const auto key = jsonscan::scanValue(text, pos);
+        if (key.status != ScanStatus::Ok) return LoadFailure{"file ends inside a top-level key", pos};
+        const std::string_view keyText = text.substr(pos + 1, key.end - pos - 2);
+        pos = skipSpace(text, key.end);
+        if (pos >= text.size() || text[pos] != ':') return LoadFailure{"expected ':' after a top-level key", pos};
+        pos = skipSpace(text, pos + 1);
+        if (keyText == "traceEvents") {
+            if (pos >= text.size()) return LoadFailure{"file ends before the traceEvents array", pos};
+            if (text[pos] != '[') return LoadFailure{"traceEvents is not an array", pos};
+            layout.arrayOpen = pos;
+            return std::nullopt;
+        }
+        const auto value = jsonscan::scanValue(text, pos);
+        if (value.status == ScanStatus::Truncated)
+            return LoadFailure{"file ends inside top-level key \"" + std::string(keyText) + "\"", pos};
+        if (value.status == ScanStatus::Invalid)
+            return LoadFailure{"malformed value of top-level key \"" + std::string(keyText) + "\"", value.end};
+        layout.topLevel.emplace_back(std::string(keyText), std::string(text.substr(pos, value.end - pos)));
+        pos = skipSpace(text, value.end);
+        if (pos < text.size() && text[pos] == ',') {
+            ++pos;
+            continue;
+        }
+        if (pos < text.size() && text[pos] == '}')
+            return LoadFailure{"not a trace: the top-level object has no traceEvents array", pos};
+        return LoadFailure{"expected ',' or '}' in the top-level object", pos};
+    }
+}
+
+// Keys after the event array (Kineto writes traceName, displayTimeUnit, baseTimeNanoseconds there).
+void readTrailingKeys(std::string_view text, std::size_t arrayClose, DocumentLayout& layout, ImportStats& stats) {
+    std::size_t pos = skipSpace(text, arrayClose + 1);
+    auto problem = [&](const char* what) {
+        stats.trailingProblem = std::string(what) + " at byte " + std::to_string(pos);
+    };
+    if (layout.bareArray) {
+        if (pos < text.size()) problem("unexpected content after the event array");
+        return;
+    }
+    while (true) {
+        if (pos >= text.size()) return problem("file ends before the top-level object closes");
+        if (text[pos] == '}') {
+            pos = skipSpace(text, pos + 1);
+            if (pos < text.size()) problem("unexpected content after the top-level object");
+            return;
+        }
+        if (text[pos] != ',') return problem("expected ',' or '}' after the event array");
+        pos = skipSpace(text, pos + 1);
+        if (pos >= text.size() || text[pos] != '"') return problem("expected a key after the event array");
+        const auto key = jsonscan::scanValue(text, pos);
+        if (key.status != ScanStatus::Ok) return problem("malformed key after the event array");
+        const std::string keyText(text.substr(pos + 1, key.end - pos - 2));
+        pos = skipSpace(text, key.end);
+        if (pos >= text.size() || text[pos] != ':') return problem("expected ':' after a key");
+        pos = skipSpace(text, pos + 1);
+        const auto value = jsonscan::scanValue(text, pos);
+        if (value.status != ScanStatus::Ok) return problem("malformed value after the event array");
+        layout.topLevel.emplace_back(keyText, std::string(text.substr(pos, value.end - pos)));
+        pos = skipSpace(text, value.end);
+    }
+}
+
+// How a scanner-driven pass over the event array ended.
+struct RobustEnd {
+    std::size_t next = 0;          // offset of the next event not parsed (when stopped at the limit)
+    bool arrayClosed = false;
+    std::size_t arrayClose = 0;    // offset of ']'
+    bool truncated = false;
+    std::size_t truncatedAt = 0;
+    std::string truncationReason;
+};
+
+// Steps through events one by one with the structural scanner, parsing runs of well-delimited events
+// in bulk and any run that fails event by event, so one bad event costs only itself. Stops at the
+// first event starting at or after `limit`, at the array's end, or where the text runs out.
+RobustEnd parseRobust(EventParser& parser, std::string_view text, std::size_t pos, std::size_t limit,
+                      ParsedChunk& out, const std::atomic<bool>* cancel) {
+    constexpr std::size_t runBytes = 1u << 20;
+    std::vector<std::pair<std::size_t, std::size_t>> run;
+    auto flush = [&] {
+        if (run.empty()) return;
+        const ParsedChunk::Mark m = out.mark();
+        if (!parser.parseRun(text, run.front().first, run.back().second, out)) {
+            out.rollback(m);
+            for (const auto& [b, e] : run) parser.parseOne(text, b, e, out);
+        }
+        run.clear();
+    };
+    RobustEnd end;
+    std::size_t lastEnd = pos;
+    while (true) {
+        pos = skipSpace(text, pos);
+        if (pos >= text.size()) {
+            flush();
+            end.truncated = true;
+            end.truncatedAt = lastEnd;
+            end.truncationReason = "the event array is not closed";
+            return end;
+        }
+        if (text[pos] == ']') {
+            flush();
+            end.arrayClosed = true;
+            end.arrayClose = pos;
+            return end;
+        }
+        if (pos >= limit) {
+            flush();
+            end.next = pos;
+            return end;
+        }
+        if (cancel && run.empty() && cancel->load(std::memory_order_relaxed)) {
+            end.next = pos;
+            return end;
+        }
+        const auto scan = jsonscan::scanValue(text, pos);
+        if (scan.status == ScanStatus::Truncated) {
+            flush();
+            end.truncated = true;
+            end.truncatedAt = pos;
+            end.truncationReason = "the file ends inside an event";
+            return end;
+        }
+        if (scan.status == ScanStatus::Invalid) {
+            flush();
+            ++out.eventsSeen;
+            out.addIssue(scan.end, "unbalanced bracket; skipped to the next event");
+            const std::size_t comma = jsonscan::findObjectBoundary(text, scan.end + 1, text.size());
+            if (comma == std::string_view::npos) {
+                end.truncated = true;
+                end.truncatedAt = pos;
+                end.truncationReason = "no further event could be found after damaged data";
+                return end;
+            }
+            pos = comma + 1;
+            lastEnd = pos;
+            continue;
+        }
+        run.emplace_back(pos, scan.end);
+        if (scan.end - run.front().first > runBytes) flush();
+        lastEnd = scan.end;
+        pos = skipSpace(text, scan.end);
+        if (pos < text.size() && text[pos] == ',') {
+            ++pos;
+            continue;
+        }
+        if (pos >= text.size() || text[pos] == ']') continue;
+        // Something other than a separator between two events.
+        flush();
+        if (text[pos] == '{') {
+            out.addIssue(pos, "missing ',' between events");
+            continue;
+        }
+        ++out.eventsSeen;
+        out.addIssue(pos, "unexpected text between events; skipped to the next event");
+        const std::size_t comma = jsonscan::findObjectBoundary(text, pos, text.size());
+        if (comma == std::string_view::npos) {
+            end.truncated = true;
+            end.truncatedAt = pos;
+            end.truncationReason = "no further event could be found after damaged data";
+            return end;
+        }
+        pos = comma + 1;
+    }
+}
+
+struct ChunkPlan {
+    std::size_t begin = 0; // a '{' (speculative for all but the first)
+    std::size_t end = 0;   // the ',' before the next chunk, or the end of the text for the last one
+};
+
+LoadResult fail(const LoadFailure& f) {
+    LoadResult r;
+    r.error = f.reason;
+    r.errorOffset = f.offset;
+    r.errorHasOffset = f.hasOffset;
+    return r;
+}
+
+LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStats stats, const LoadOptions& options,
+                          std::chrono::steady_clock::time_point started) {
+    const std::string_view text = source->text();
+    const std::atomic<bool>* cancel = options.cancel;
+    auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
+    auto cancelledResult = [] {
+        LoadResult r;
+        r.cancelled = true;
+        r.error = "cancelled";
+        return r;
+    };
+
+    DocumentLayout layout;
+    if (auto failure = findEventArray(text, layout)) return fail(*failure);
+
+    const std::size_t eventsBegin = skipSpace(text, layout.arrayOpen + 1);
+
+    // Speculative split: boundaries that look like "},{" are taken as event boundaries; a chunk that then
+    // fails to parse (a false boundary inside a string, or damage) is redone by the scanner below.
+    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t total = text.size() > eventsBegin ? text.size() - eventsBegin : 0;
+    const std::size_t chunkBytes = std::max<std::size_t>(options.chunkBytes, 4096);
+    std::vector<ChunkPlan> plan;
+    {
+        std::size_t begin = eventsBegin;
+        while (true) {
+            const std::size_t nominal = begin + chunkBytes;
+            if (nominal >= text.size()) break;
+            const std::size_t comma = jsonscan::findObjectBoundary(text, nominal, text.size());
+            if (comma == std::string_view::npos) break;
+            plan.push_back({begin, comma});
+            begin = skipSpace(text, comma + 1);
+        }
+        plan.push_back({begin, text.size()}); // the last piece is always scanned: it holds the array's end
+    }
+    threads = std::min<unsigned>(threads, unsigned(plan.size()));
+
+    std::vector<ParsedChunk> chunks(plan.size());
+    RobustEnd lastEnd;
+    std::atomic<std::size_t> nextChunk{0};
+    std::atomic<std::uint64_t> bytesDone{0}, eventsDone{0};
+    std::mutex progressMutex;
+    auto worker = [&] {
+        EventParser parser;
+        while (!cancelled()) {
+            const std::size_t i = nextChunk.fetch_add(1);
+            if (i >= plan.size()) break;
+            ParsedChunk& chunk = chunks[i];
+            chunk.begin = plan[i].begin;
+            if (i + 1 == plan.size()) {
+                lastEnd = parseRobust(parser, text, plan[i].begin, text.size(), chunk, cancel);
+                chunk.ok = true;
+            } else {
+                chunk.ok = plan[i].begin < plan[i].end && parser.parseRun(text, plan[i].begin, plan[i].end, chunk);
+                if (!chunk.ok) chunk.rollback(ParsedChunk().mark());
+            }
+            const std::uint64_t done = bytesDone += plan[i].end - plan[i].begin;
+            const std::uint64_t events = eventsDone += chunk.eventsSeen;
+            if (options.progress) {
+                std::lock_guard lock(progressMutex);
+                options.progress({LoadProgress::Stage::Parsing, done, total, events});
+            }
+        }
+    };
+    {
+        std::vector<std::thread> pool;
+        for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+        worker();
+        for (auto& t : pool) t.join();
+    }
+    if (cancelled()) return cancelledResult();
+
+    // Accept chunks in order while each starts where the previous one truly ended; redo the rest.
+    std::vector<ParsedChunk> accepted;
+    accepted.reserve(chunks.size());
+    EventParser repairParser;
+    std::size_t pos = eventsBegin;
+    RobustEnd finalEnd;
+    bool finished = false;
+    for (std::size_t i = 0; i < plan.size() && !finished; ++i) {
+        const bool last = i + 1 == plan.size();
+        if (pos == plan[i].begin && chunks[i].ok) {
+            accepted.push_back(std::move(chunks[i]));
+            if (last) {
+                finalEnd = lastEnd;
+                finished = true;
+            } else {
+                pos = skipSpace(text, plan[i].end + 1);
+            }
+            continue;
+        }
+        if (pos > plan[i].end && !last) continue; // already covered by a repair pass
+        ParsedChunk repaired;
+        repaired.begin = pos;
+        const std::size_t limit = last ? text.size() : plan[i + 1].begin;
+        const RobustEnd end = parseRobust(repairParser, text, pos, limit, repaired, cancel);
+        accepted.push_back(std::move(repaired));
+        if (end.arrayClosed || end.truncated || last) {
+            finalEnd = end;
+            finished = true;
+        } else {
+            pos = end.next;
+            // A repair that stopped past a later chunk's start makes those chunks useless.
+            while (i + 1 < plan.size() && plan[i + 1].begin < pos && plan[i + 1].end <= pos) ++i;
+        }
+        chunks[i] = ParsedChunk();
+        if (cancelled()) return cancelledResult();
+    }
+    chunks.clear();
+    chunks.shrink_to_fit();
+
+    if (finalEnd.truncated) {
+        stats.truncated = true;
+        stats.truncatedAt = finalEnd.truncatedAt;
+        stats.addIssue(finalEnd.truncatedAt, "truncated: " + finalEnd.truncationReason +
+                                                 "; events before this byte were loaded");
+    } else if (finalEnd.arrayClosed) {
+        readTrailingKeys(text, finalEnd.arrayClose, layout, stats);
+    }
+
+    if (options.progress) options.progress({LoadProgress::Stage::Building, total, total, eventsDone.load()});
+
+    auto store = std::make_unique<TraceStore>();
+    store->metadata.topLevel = std::move(layout.topLevel);
+    decodeTopLevelMetadata(store->metadata);
+    store->stats = std::move(stats);
+    buildStore(*store, accepted, source);
+    if (cancelled()) return cancelledResult();
+
+    LoadResult result;
+    result.store = std::move(store);
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+}
+
+} // namespace
+
+std::string LoadResult::message(const std::string& path) const {
+    if (errorHasOffset) return path + ": byte " + std::to_string(errorOffset) + ": " + error;
+    return path + ": " + error;
+}
+
+LoadResult loadTrace(const std::string& path, const LoadOptions& options) {
+    const auto started = std::chrono::steady_clock::now();
+    SourceBuffer::ProgressFn readProgress;
+    if (options.progress)
+        readProgress = [&](std::uint64_t done, std::uint64_t total) {
+            options.progress({LoadProgress::Stage::Reading, done, total, 0});
+        };
+    SourceBuffer::OpenResult opened = SourceBuffer::open(path, options.cancel, readProgress);
+    if (!opened.buffer) {
+        LoadResult r = fail({opened.error, opened.errorOffset, false});
+        r.cancelled = opened.error == "cancelled";
+        return r;
+    }
+    ImportStats stats;
+    stats.fileBytes = opened.buffer->fileSize();
+    stats.jsonBytes = opened.buffer->size();
+    stats.gzip = opened.buffer->wasGzip();
+    if (opened.gzipCutShort)
+        stats.addIssue(opened.gzipCutAt, "gzip stream is cut short or corrupt at compressed byte " +
+                                             std::to_string(opened.gzipCutAt) + "; loading what inflated");
+    std::shared_ptr<const SourceBuffer> source(std::move(opened.buffer));
+    LoadResult r = loadFromBuffer(source, std::move(stats), options, started);
+    if (r.store) r.store->sourcePath = path;
+    return r;
+}
+
+LoadResult loadTraceText(std::string_view json, const LoadOptions& options) {
+    const auto started = std::chrono::steady_clock::now();
+    if (json.empty()) return fail({"empty file", 0, false});
+    std::shared_ptr<const SourceBuffer> source(SourceBuffer::fromText(json));
+    ImportStats stats;
+    stats.fileBytes = stats.jsonBytes = json.size();
+    return loadFromBuffer(source, std::move(stats), options, started);
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace kinetoscope {
+
+// What a `cat` value means, compared case-insensitively; legacy (pre-2022) names map to the same kinds.
+enum class CategoryKind : std::uint8_t {
+    Other,
+    CpuOp,             // cpu_op, Operator
+    UserAnnotation,    // user_annotation
+    GpuUserAnnotation, // gpu_user_annotation (once gpu_user_Annotation)
+    PythonFunction,    // python_function
+    Runtime,           // cuda_runtime, Runtime, xpu_runtime, ...
+    Driver,            // cuda_driver, ...
+    Kernel,            // kernel, Kernel, ...
+    Memcpy,            // gpu_memcpy, Memcpy
+    Memset,            // gpu_memset, Memset
+    Sync,              // cuda_sync
+    Event,             // cuda_event
+    CpuInstant,        // cpu_instant_event
+    Overhead,          // overhead
+    Trace,             // Trace
+    Collective,        // collective_comm
+    HardwareCounters,  // hardware_counters
+};
+
+CategoryKind classifyCategory(std::string_view cat);
+std::string_view categoryKindName(CategoryKind kind);
+
+inline bool isGpuCategory(CategoryKind k) {
+    return k == CategoryKind::Kernel || k == CategoryKind::Memcpy || k == CategoryKind::Memset ||
+           k == CategoryKind::GpuUserAnnotation;
+}
+inline bool isLaunchCategory(CategoryKind k) { return k == CategoryKind::Runtime || k == CategoryKind::Driver; }
+
+} // namespace kinetoscope

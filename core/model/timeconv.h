@@ -1,0 +1,22 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kinetoscope {
+
+// Time is int64 nanoseconds everywhere.
+using TimeNs = std::int64_t;
+
+// Converts the decimal text of a microsecond value ("1698438996453838", "3603029046213.755",
+// "-12.5", "1.5e3") to nanoseconds exactly, rounding half away from zero below 1 ns.
+// A double cannot hold absolute epoch nanoseconds, so the digits are read as integers.
+// Returns nullopt for text that is not a finite number or does not fit in int64 ns.
+std::optional<TimeNs> parseMicrosecondsText(std::string_view text);
+
+// "12.345 ms" style, with adaptive units; for CLI and UI labels.
+std::string formatDuration(TimeNs ns);
+
+} // namespace kinetoscope

@@ -1,0 +1,184 @@
+#include "tracestore.h"
+
+#include "../import/jsonbackend.h"
+#include "../import/sourcebuffer.h"
+
+#include <algorithm>
+
+namespace kinetoscope {
+
+namespace {
+constexpr std::uint64_t argsLengthBits = 24;
+constexpr std::uint64_t argsLengthMask = (1ull << argsLengthBits) - 1;
+constexpr std::uint64_t argsLongMarker = argsLengthMask; // length field value: see m_longArgs
+} // namespace
+
+std::uint32_t Track::depthOf(std::uint32_t row) const {
+    auto it = std::upper_bound(laneBegin.begin(), laneBegin.end(), row);
+    return std::uint32_t(it - laneBegin.begin()) - 1;
+}
+
+std::pair<std::uint32_t, std::uint32_t> Track::rowsInRange(std::uint32_t depth, TimeNs from, TimeNs to) const {
+    if (depth + 1 >= laneBegin.size()) return {0, 0};
+    const auto first = starts.begin() + laneBegin[depth];
+    const auto last = starts.begin() + laneBegin[depth + 1];
+    // Ends are sorted within a lane (non-overlapping, sorted by start), so the first row that ends at
+    // or after `from` is found by binary search over starts of the following row.
+    auto lo = std::lower_bound(first, last, from);
+    if (lo != first) {
+        const auto prev = std::uint32_t(lo - starts.begin()) - 1;
+        if (endOf(prev) >= from) --lo;
+    }
+    auto hi = std::upper_bound(lo, last, to);
+    return {std::uint32_t(lo - starts.begin()), std::uint32_t(hi - starts.begin())};
+}
+
+std::optional<std::uint32_t> Track::deepestAt(TimeNs t) const {
+    std::optional<std::uint32_t> found;
+    for (std::uint32_t d = 0; d + 1 < laneBegin.size(); ++d) {
+        const auto first = starts.begin() + laneBegin[d];
+        const auto last = starts.begin() + laneBegin[d + 1];
+        auto it = std::upper_bound(first, last, t);
+        // Skip instants: a flow binds to a slice, not to a marker at the same time.
+        while (it != first) {
+            const auto row = std::uint32_t(it - starts.begin()) - 1;
+            if (!(flags[row] & SliceFlag::Instant)) {
+                if (t < endOf(row) || t == starts[row]) found = row;
+                break;
+            }
+            --it;
+        }
+    }
+    return found;
+}
+
+std::optional<std::uint32_t> Track::parentOf(std::uint32_t row) const {
+    const std::uint32_t d = depthOf(row);
+    if (d == 0) return std::nullopt;
+    const auto first = starts.begin() + laneBegin[d - 1];
+    const auto last = starts.begin() + laneBegin[d];
+    auto it = std::upper_bound(first, last, starts[row]);
+    if (it == first) return std::nullopt;
+    const auto parent = std::uint32_t(it - starts.begin()) - 1;
+    if (endOf(parent) < starts[row]) return std::nullopt;
+    return parent;
+}
+
+std::size_t Track::bytesHeld() const {
+    return starts.capacity() * sizeof(TimeNs) + durations.capacity() * sizeof(TimeNs) +
+           names.capacity() * sizeof(StringId) + categories.capacity() * sizeof(std::uint16_t) +
+           flags.capacity() + args.capacity() * sizeof(std::uint64_t) + laneBegin.capacity() * 4 +
+           counterTimes.capacity() * sizeof(TimeNs) + counterValues.capacity() * sizeof(double);
+}
+
+const std::string* TraceMetadata::find(std::string_view key) const {
+    for (const auto& [k, v] : topLevel)
+        if (k == key) return &v;
+    return nullptr;
+}
+
+TraceStore::TraceStore() = default;
+TraceStore::~TraceStore() = default;
+TraceStore::TraceStore(TraceStore&&) noexcept = default;
+TraceStore& TraceStore::operator=(TraceStore&&) noexcept = default;
+
+std::size_t TraceStore::sliceCount() const {
+    std::size_t n = 0;
+    for (const Track& t : tracks) n += t.sliceCount();
+    return n;
+}
+
+std::size_t TraceStore::counterSampleCount() const {
+    std::size_t n = 0;
+    for (const Track& t : tracks) n += t.counterTimes.size();
+    return n;
+}
+
+const ProcessInfo* TraceStore::process(std::int64_t pid) const {
+    for (const ProcessInfo& p : processes)
+        if (p.pid == pid && !p.pidText.isValid()) return &p;
+    for (const ProcessInfo& p : processes)
+        if (p.pid == pid) return &p;
+    return nullptr;
+}
+
+void TraceStore::setSource(std::shared_ptr<const SourceBuffer> source) { m_source = std::move(source); }
+
+std::uint64_t TraceStore::packArgs(ArgsRange range) {
+    if (range.length == 0) return 0;
+    if (range.length < argsLongMarker && range.offset < (1ull << 40))
+        return (range.offset << argsLengthBits) | range.length;
+    m_longArgs.push_back(range);
+    return (std::uint64_t(m_longArgs.size() - 1) << argsLengthBits) | argsLongMarker;
+}
+
+ArgsRange TraceStore::argsRange(EventRef ref) const {
+    const std::uint64_t packed = tracks[ref.track.value].args[ref.index];
+    const std::uint64_t length = packed & argsLengthMask;
+    if (length == argsLongMarker) return m_longArgs[packed >> argsLengthBits];
+    return {packed >> argsLengthBits, std::uint32_t(length)};
+}
+
+std::string_view TraceStore::argsText(EventRef ref) const {
+    const ArgsRange r = argsRange(ref);
+    if (r.length == 0 || !m_source || r.offset + r.length > m_source->size()) return {};
+    return m_source->text().substr(r.offset, r.length);
+}
+
+std::vector<ArgField> TraceStore::decodeArgs(EventRef ref) const { return decodeArgsText(argsText(ref)); }
+
+void TraceStore::indexFlows() {
+    flowsByTarget.resize(flows.size());
+    for (std::uint32_t i = 0; i < flows.size(); ++i) flowsByTarget[i] = i;
+    std::sort(flowsByTarget.begin(), flowsByTarget.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return flows[a].target < flows[b].target; });
+}
+
+std::vector<const Flow*> TraceStore::flowsFrom(EventRef ref) const {
+    std::vector<const Flow*> out;
+    auto it = std::lower_bound(flows.begin(), flows.end(), ref,
+                               [](const Flow& f, const EventRef& r) { return f.source < r; });
+    for (; it != flows.end() && it->source == ref; ++it) out.push_back(&*it);
+    return out;
+}
+
+std::vector<const Flow*> TraceStore::flowsInto(EventRef ref) const {
+    std::vector<const Flow*> out;
+    auto it = std::lower_bound(flowsByTarget.begin(), flowsByTarget.end(), ref,
+                               [&](std::uint32_t f, const EventRef& r) { return flows[f].target < r; });
+    for (; it != flowsByTarget.end() && flows[*it].target == ref; ++it) out.push_back(&flows[*it]);
+    return out;
+}
+
+std::optional<EventRef> TraceStore::launchOf(EventRef gpuSlice) const {
+    for (const Flow* f : flowsInto(gpuSlice))
+        if (f->kind == FlowKind::Launch) return f->source;
+    return std::nullopt;
+}
+
+std::vector<EventRef> TraceStore::gpuWorkOf(EventRef launch) const {
+    std::vector<EventRef> out;
+    for (const Flow* f : flowsFrom(launch))
+        if (f->kind == FlowKind::Launch) out.push_back(f->target);
+    return out;
+}
+
+std::optional<std::uint64_t> TraceStore::correlationOf(EventRef ref) const {
+    for (const auto* table : {&launchByCorrelation, &gpuByCorrelation})
+        for (const CorrelationEntry& e : *table)
+            if (e.ref == ref) return e.id;
+    return std::nullopt;
+}
+
+std::size_t TraceStore::bytesHeld() const {
+    std::size_t n = strings.bytesHeld();
+    for (const Track& t : tracks) n += t.bytesHeld() + sizeof(Track);
+    n += flows.capacity() * sizeof(Flow) + flowsByTarget.capacity() * 4;
+    n += (launchByCorrelation.capacity() + gpuByCorrelation.capacity() + byExternalId.capacity()) *
+         sizeof(CorrelationEntry);
+    n += categories.capacity() * sizeof(Category) + processes.capacity() * sizeof(ProcessInfo);
+    n += m_longArgs.capacity() * sizeof(ArgsRange);
+    return n;
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,199 @@
+#pragma once
+
+#include "category.h"
+#include "ids.h"
+#include "importstats.h"
+#include "stringpool.h"
+#include "timeconv.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kinetoscope {
+
+class SourceBuffer;
+
+enum class TrackKind : std::uint8_t { CpuThread, GpuStream, Async, Counter };
+
+namespace SliceFlag {
+enum : std::uint8_t {
+    Instant = 1 << 0,      // `i`/`I`/`n`: zero duration by definition
+    Overlapping = 1 << 1,  // partially overlaps its enclosing slice; placed on a lane of its own
+    BeginEnd = 1 << 2,     // built from a `B`/`E` pair
+    Unterminated = 1 << 3, // `B` (or async `b`) that was never closed
+    ScopeProcess = 1 << 4, // instant with s:"p"
+    ScopeGlobal = 1 << 5,  // instant with s:"g"
+};
+}
+
+// The args of a slice stay in the source text: offset and length packed in 64 bits
+// (40-bit offset: 1 TiB; 24-bit length). Longer args are kept in a side table.
+struct ArgsRange {
+    std::uint64_t offset = 0;
+    std::uint32_t length = 0;
+};
+
+// One lane-sorted column store per track. Rows are ordered by (depth, start): each depth is a
+// contiguous, non-overlapping lane sorted by start (and so by end), which one binary search culls.
+class Track {
+public:
+    TrackKind kind = TrackKind::CpuThread;
+    std::int64_t pid = 0;
+    std::int64_t tid = 0;
+    StringId pidText; // when the trace wrote pid/tid as strings ("Spans", "stream 7")
+    StringId tidText;
+    StringId name;    // thread_name metadata, or the series name of a counter
+    std::int64_t sortIndex = 0;
+    bool hasSortIndex = false;
+
+    // Slice columns.
+    std::vector<TimeNs> starts;
+    std::vector<TimeNs> durations;
+    std::vector<StringId> names;
+    std::vector<std::uint16_t> categories; // CategoryId values
+    std::vector<std::uint8_t> flags;
+    std::vector<std::uint64_t> args; // packed ArgsRange; see TraceStore::argsRange
+    std::vector<std::uint32_t> laneBegin; // lane d = rows [laneBegin[d], laneBegin[d+1])
+
+    // Counter columns (kind == Counter).
+    std::vector<TimeNs> counterTimes;
+    std::vector<double> counterValues;
+
+    std::size_t sliceCount() const { return starts.size(); }
+    std::size_t laneCount() const { return laneBegin.empty() ? 0 : laneBegin.size() - 1; }
+    std::uint32_t depthOf(std::uint32_t row) const;
+    TimeNs endOf(std::uint32_t row) const { return starts[row] + durations[row]; }
+    // Rows of lane `depth` that intersect [from, to]: a half-open row range.
+    std::pair<std::uint32_t, std::uint32_t> rowsInRange(std::uint32_t depth, TimeNs from, TimeNs to) const;
+    // The deepest row whose [start, end] contains `t`; invalid when none.
+    std::optional<std::uint32_t> deepestAt(TimeNs t) const;
+    // The row enclosing `row` on the lane above, if any.
+    std::optional<std::uint32_t> parentOf(std::uint32_t row) const;
+    std::size_t bytesHeld() const;
+};
+
+struct ProcessInfo {
+    std::int64_t pid = 0;
+    StringId pidText;
+    StringId name;
+    std::vector<StringId> labels;
+    std::int64_t sortIndex = 0;
+    bool hasSortIndex = false;
+};
+
+struct Category {
+    StringId name; // as written
+    CategoryKind kind = CategoryKind::Other;
+};
+
+enum class FlowKind : std::uint8_t { Launch, ForwardBackward, Other };
+
+struct Flow {
+    EventRef source;
+    EventRef target;
+    FlowKind kind = FlowKind::Other;
+    StringId category;
+};
+
+struct CorrelationEntry {
+    std::uint64_t id = 0;
+    EventRef ref;
+};
+
+struct DeviceProperties {
+    std::int64_t id = -1;
+    std::string name;
+    std::int64_t totalGlobalMem = 0;
+    std::int64_t computeMajor = 0;
+    std::int64_t computeMinor = 0;
+    std::int64_t numSms = 0;
+    std::int64_t maxThreadsPerMultiprocessor = 0;
+    std::int64_t warpSize = 0;
+};
+
+struct TraceMetadata {
+    // Every top-level key except traceEvents, with its value as JSON text.
+    std::vector<std::pair<std::string, std::string>> topLevel;
+    std::optional<std::int64_t> schemaVersion;
+    std::optional<std::int64_t> baseTimeNanoseconds;
+    std::string displayTimeUnit;
+    std::vector<DeviceProperties> devices;
+    std::optional<std::int64_t> rank;
+    std::optional<std::int64_t> worldSize;
+    std::string distributedBackend;
+
+    const std::string* find(std::string_view key) const;
+};
+
+struct ArgField {
+    std::string key;
+    std::string value; // strings unquoted; numbers, arrays and objects as JSON text
+    bool isString = false;
+};
+
+// Everything loaded from one trace. Immutable after import; shared by the GUI, the CLI and the analyses.
+class TraceStore {
+public:
+    TraceStore();
+    ~TraceStore();
+    TraceStore(TraceStore&&) noexcept;
+    TraceStore& operator=(TraceStore&&) noexcept;
+
+    StringPool strings;
+    std::vector<Category> categories;
+    std::vector<Track> tracks;
+    std::vector<ProcessInfo> processes;
+    std::vector<Flow> flows;                  // sorted by (source, target)
+    std::vector<std::uint32_t> flowsByTarget; // indices into flows, sorted by target
+    // Sorted by id: runtime/driver calls and GPU work carrying `correlation`; ops, launches and GPU work
+    // carrying `External id`.
+    std::vector<CorrelationEntry> launchByCorrelation;
+    std::vector<CorrelationEntry> gpuByCorrelation;
+    std::vector<CorrelationEntry> byExternalId;
+    TraceMetadata metadata;
+    ImportStats stats;
+    TimeNs minTime = 0;
+    TimeNs maxTime = 0;
+    std::string sourcePath;
+
+    std::size_t sliceCount() const;
+    std::size_t counterSampleCount() const;
+    const Category& categoryOf(EventRef ref) const {
+        return categories[tracks[ref.track.value].categories[ref.index]];
+    }
+    std::string_view nameOf(EventRef ref) const { return strings.view(tracks[ref.track.value].names[ref.index]); }
+    const ProcessInfo* process(std::int64_t pid) const;
+
+    ArgsRange argsRange(EventRef ref) const;
+    // The args text of a slice, straight from the source (empty when it had none).
+    std::string_view argsText(EventRef ref) const;
+    // Decodes the args object on demand.
+    std::vector<ArgField> decodeArgs(EventRef ref) const;
+
+    // Launch (runtime/driver call) of a GPU slice, and GPU slices of a launch, joined by correlation id.
+    std::optional<EventRef> launchOf(EventRef gpuSlice) const;
+    std::vector<EventRef> gpuWorkOf(EventRef launch) const;
+    std::optional<std::uint64_t> correlationOf(EventRef ref) const;
+
+    // Bytes held by the store itself (columns, strings, tables), not the source text.
+    std::size_t bytesHeld() const;
+
+    // Used by the importer.
+    void setSource(std::shared_ptr<const SourceBuffer> source);
+    std::uint64_t packArgs(ArgsRange range);
+    void indexFlows();
+    // Flows leaving / entering a slice.
+    std::vector<const Flow*> flowsFrom(EventRef ref) const;
+    std::vector<const Flow*> flowsInto(EventRef ref) const;
+    const SourceBuffer* source() const { return m_source.get(); }
+
+private:
+    std::shared_ptr<const SourceBuffer> m_source;
+    std::vector<ArgsRange> m_longArgs; // args of 16 MiB or more
+};
+
+} // namespace kinetoscope
