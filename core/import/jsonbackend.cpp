@@ -159,7 +159,7 @@ struct EventParser::Impl {
     std::vector<char> buffer;
     std::unordered_map<std::uint32_t, std::uint16_t> categoryIndex; // local string id -> local category
     std::vector<CategoryKind> categoryKinds;                         // by local category
-    ParsedChunk* chunkOwner = nullptr;
+    std::uint64_t boundChunk = 0;
 
     // Where the current buffer's text sits in the source: offsetOf(p) = base + (p - origin).
     const char* origin = nullptr;
@@ -168,8 +168,8 @@ struct EventParser::Impl {
     std::uint64_t offsetOf(const char* p) const { return base + std::uint64_t(p - origin); }
 
     void bindChunk(ParsedChunk& out) {
-        if (chunkOwner == &out) return;
-        chunkOwner = &out;
+        if (boundChunk == out.uid) return;
+        boundChunk = out.uid;
         categoryIndex.clear();
         categoryKinds.clear();
         // Chunks may already hold categories (robust path after the fast one).
@@ -177,6 +177,8 @@ struct EventParser::Impl {
             categoryIndex.emplace(out.categoryNames[i], std::uint16_t(i));
             categoryKinds.push_back(classifyCategory(out.strings.pool.view(StringId(out.categoryNames[i]))));
         }
+        // Local category 0 is "no cat": events without one keep the default 0.
+        if (out.categoryNames.empty()) categoryOf(out, std::string_view());
     }
 
     std::uint16_t categoryOf(ParsedChunk& out, std::string_view cat) {
@@ -416,8 +418,8 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
             f.ts = ts;
             f.id = bindId;
             f.thread = ev.thread;
-            f.name = nameId;
-            f.category = category;
+            f.name = 0; // v2 flows are matched by bind_id alone; the two slices have their own names
+            f.category = 0;
             f.bindEnclosing = true;
             f.offset = offset;
             if (flowIn) {

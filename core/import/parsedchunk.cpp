@@ -2,6 +2,11 @@
 
 namespace kinetoscope {
 
+std::uint64_t ParsedChunk::nextUid() {
+    static std::atomic<std::uint64_t> counter{1};
+    return counter.fetch_add(1, std::memory_order_relaxed);
+}
+
 ParsedChunk::Mark ParsedChunk::mark() const {
     Mark m{events.size(), ids.size(), asyncIds.size(), flows.size(), counters.size(), metas.size(),
            issues.size(), eventsSeen, malformed, unknownPhase, otherPhaseCount,

@@ -4,6 +4,7 @@
 #include "../model/stringpool.h"
 #include "../model/timeconv.h"
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -98,6 +99,9 @@ struct LocalStrings {
 
 // The result of parsing one piece of the event array.
 struct ParsedChunk {
+    // Identifies this chunk's local id spaces (parsers cache per-chunk tables against it).
+    std::uint64_t uid = nextUid();
+    static std::uint64_t nextUid();
     std::uint64_t begin = 0; // offset of the first event
     std::uint64_t end = 0;   // offset just past the last event parsed
     bool ok = false;         // parsed entirely in the fast path
@@ -130,6 +134,10 @@ struct ParsedChunk {
     }
     void addIssue(std::uint64_t offset, std::string reason) {
         ++malformed;
+        note(offset, std::move(reason));
+    }
+    // Reported, but no event was lost.
+    void note(std::uint64_t offset, std::string reason) {
         if (issues.size() < ImportStats::maxReportedIssues) issues.push_back({offset, std::move(reason)});
     }
     // A snapshot of the sizes, so that a run that fails half-way can be undone.

@@ -3,8 +3,12 @@
 #include "sourcebuffer.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace kinetoscope {
 
@@ -33,7 +37,7 @@ struct ChunkRemap {
 
 struct BeginEnd {
     ParsedEvent event; // names and categories already global
-    std::uint32_t seq = 0;
+    std::uint64_t seq = 0;
 };
 
 struct PendingIds {
@@ -78,16 +82,30 @@ public:
     Builder(TraceStore& store, std::vector<ParsedChunk>& chunks) : m_store(store), m_chunks(chunks) {}
 
     void run() {
+        const bool timing = std::getenv("KINETOSCOPE_TIMING") != nullptr;
+        auto last = std::chrono::steady_clock::now();
+        auto step = [&](const char* what) {
+            if (!timing) return;
+            const auto now = std::chrono::steady_clock::now();
+            std::fprintf(stderr, "  build: %-14s %6.0f ms\n", what, std::chrono::duration<double, std::milli>(now - last).count());
+            last = now;
+        };
         remapChunks();
+        step("remap");
         scatterEvents();
+        step("scatter");
         for (std::uint32_t t = 0; t < m_store.tracks.size(); ++t) matchBeginEnd(t);
         buildAsyncTracks();
         buildCounterTracks();
         applyMetadata();
+        step("pairs+meta");
         finalizeTracks();
+        step("sort+lanes");
         orderTracks();
         resolveFlows();
+        step("flows");
         buildCorrelation();
+        step("correlation");
         computeTimeRange();
     }
 
@@ -155,11 +173,13 @@ private:
             ParsedChunk& chunk = m_chunks[c];
             ChunkRemap& remap = m_remaps[c];
             for (const ParsedEvent& e : chunk.events) {
-                if (e.phase != 'X' && e.phase != 'i') continue;
+                if (e.phase != 'X' && e.phase != 'i' && e.phase != 'B' && e.phase != 'E') continue;
                 std::uint32_t& track = remap.sliceTrack[e.thread];
                 if (track == StringId::invalidValue) track = threadTrack(remap.threads[e.thread]).value;
                 if (counts.size() <= track) counts.resize(track + 1, 0);
-                ++counts[track];
+                if (m_rowSeq.size() <= track) m_rowSeq.resize(track + 1);
+                if (e.phase == 'B') m_hasBeginEnd.insert(track);
+                else ++counts[track];
             }
         }
         counts.resize(m_store.tracks.size(), 0);
@@ -196,9 +216,11 @@ private:
                     track.args.push_back(m_store.packArgs({e.argsOffset, e.argsLength}));
                     if (nextIds < chunk.ids.size() && chunk.ids[nextIds].event == i)
                         m_pendingIds.push_back({trackIndex, row, chunk.ids[nextIds]});
+                    // Tracks mixing X with B/E keep file order for the parent rule (B/E rows come later).
+                    if (m_hasBeginEnd.count(trackIndex)) m_rowSeq[trackIndex].push_back(seq);
                 } else if (e.phase == 'B' || e.phase == 'E') {
                     const TrackId track = threadTrack(remap.threads[e.thread]);
-                    m_beginEnds[track.value].push_back({e, std::uint32_t(seq)});
+                    m_beginEnds[track.value].push_back({e, seq});
                 }
             }
             for (const ParsedAsyncId& a : chunk.asyncIds) {
@@ -250,6 +272,7 @@ private:
                 continue;
             }
             const ParsedEvent& b = open.back()->event;
+            const std::uint64_t beginSeq = open.back()->seq;
             open.pop_back();
             track.starts.push_back(b.ts);
             track.durations.push_back(be.event.ts - b.ts);
@@ -258,6 +281,7 @@ private:
             track.categories.push_back(b.category ? b.category : be.event.category);
             track.flags.push_back(SliceFlag::BeginEnd);
             track.args.push_back(m_store.packArgs({b.argsOffset, b.argsLength}));
+            m_rowSeq[trackIndex].push_back(beginSeq);
         }
         if (!open.empty()) {
             // Never closed: keep them, ending where the track's last event ends.
@@ -272,6 +296,7 @@ private:
                 track.categories.push_back(b.category);
                 track.flags.push_back(SliceFlag::BeginEnd | SliceFlag::Unterminated);
                 track.args.push_back(m_store.packArgs({b.argsOffset, b.argsLength}));
+                m_rowSeq[trackIndex].push_back(be->seq);
             }
         }
         list.clear();
@@ -423,11 +448,15 @@ private:
             }
             std::vector<std::uint32_t> order(n);
             std::iota(order.begin(), order.end(), 0u);
+            const std::vector<std::uint64_t>* seq =
+                t < m_rowSeq.size() && m_rowSeq[t].size() == n ? &m_rowSeq[t] : nullptr;
             std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
                 if (track.starts[a] != track.starts[b]) return track.starts[a] < track.starts[b];
                 if (track.durations[a] != track.durations[b]) return track.durations[a] > track.durations[b];
-                return a < b; // same start and duration: the one earlier in the file is the parent
+                // Same start and duration: the one earlier in the file is the parent.
+                return seq ? (*seq)[a] < (*seq)[b] : a < b;
             });
+            if (seq) m_rowSeq[t] = {};
             std::vector<std::uint16_t> depth(n);
             std::vector<TimeNs> laneEnd;
             struct Open {
@@ -546,13 +575,6 @@ private:
 
     void resolveFlows() {
         ImportStats& stats = m_store.stats;
-        for (PendingFlow& pf : m_flows) {
-            auto it = m_threadTracks.find(pf.thread);
-            if (it == m_threadTracks.end()) continue;
-            const Track& t = m_store.tracks[it->second];
-            const auto row = pf.flow.bindEnclosing ? t.deepestAt(pf.flow.ts) : nextStarting(t, pf.flow.ts);
-            if (row) pf.bound = EventRef{TrackId(it->second), *row};
-        }
         std::sort(m_flows.begin(), m_flows.end(), [](const PendingFlow& a, const PendingFlow& b) {
             return std::tie(a.flow.category, a.flow.name, a.flow.idText, a.flow.id, a.flow.ts, a.flow.offset) <
                    std::tie(b.flow.category, b.flow.name, b.flow.idText, b.flow.id, b.flow.ts, b.flow.offset);
@@ -560,30 +582,47 @@ private:
         auto sameKey = [](const ParsedFlow& a, const ParsedFlow& b) {
             return a.category == b.category && a.name == b.name && a.idText == b.idText && a.id == b.id;
         };
-        std::vector<Flow> flows;
-        const PendingFlow* pending = nullptr;
+        // Pair the halves first, so that only ends that have a partner are bound to slices (real traces
+        // carry hundreds of thousands of orphan ends).
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+        std::int64_t pending = -1;
         for (std::size_t i = 0; i < m_flows.size(); ++i) {
-            const PendingFlow& f = m_flows[i];
-            const char ph = f.flow.phase;
+            const char ph = m_flows[i].flow.phase;
             if (ph == 's') {
-                if (pending) ++stats.flowStartsUnmatched;
-                pending = &f;
-            } else if (!pending) {
+                if (pending >= 0) ++stats.flowStartsUnmatched;
+                pending = std::int64_t(i);
+            } else if (pending < 0) {
                 ++stats.flowEndsUnmatched;
-                if (ph == 't') pending = &f;
+                if (ph == 't') pending = std::int64_t(i);
             } else {
-                if (pending->bound.isValid() && f.bound.isValid()) {
-                    const StringId cat = m_store.categories[f.flow.category].name;
-                    flows.push_back({pending->bound, f.bound, flowKindOf(m_store.strings.view(cat)), cat});
-                } else {
-                    ++stats.flowsUnbound;
-                }
-                pending = ph == 't' ? &f : nullptr;
+                pairs.emplace_back(std::uint32_t(pending), std::uint32_t(i));
+                pending = ph == 't' ? std::int64_t(i) : -1;
             }
-            if (i + 1 == m_flows.size() || !sameKey(f.flow, m_flows[i + 1].flow)) {
-                if (pending) ++stats.flowStartsUnmatched;
-                pending = nullptr;
+            if (i + 1 == m_flows.size() || !sameKey(m_flows[i].flow, m_flows[i + 1].flow)) {
+                if (pending >= 0) ++stats.flowStartsUnmatched;
+                pending = -1;
             }
+        }
+        auto bind = [&](PendingFlow& pf) -> EventRef {
+            if (pf.bound.isValid()) return pf.bound;
+            auto it = m_threadTracks.find(pf.thread);
+            if (it == m_threadTracks.end()) return {};
+            const Track& t = m_store.tracks[it->second];
+            const auto row = pf.flow.bindEnclosing ? t.deepestAt(pf.flow.ts) : nextStarting(t, pf.flow.ts);
+            if (row) pf.bound = EventRef{TrackId(it->second), *row};
+            return pf.bound;
+        };
+        std::vector<Flow> flows;
+        flows.reserve(pairs.size());
+        for (const auto& [from, to] : pairs) {
+            const EventRef source = bind(m_flows[from]);
+            const EventRef target = bind(m_flows[to]);
+            if (!source.isValid() || !target.isValid()) {
+                ++stats.flowsUnbound;
+                continue;
+            }
+            const StringId cat = m_store.categories[m_flows[to].flow.category].name;
+            flows.push_back({source, target, flowKindOf(m_store.strings.view(cat)), cat});
         }
         m_flows.clear();
         m_flows.shrink_to_fit();
@@ -686,6 +725,8 @@ private:
     std::unordered_map<GlobalThread, std::uint32_t, GlobalThreadHash> m_threadTracks;
     std::unordered_map<std::uint32_t, std::uint16_t> m_categories;
     std::vector<std::vector<BeginEnd>> m_beginEnds;
+    std::unordered_set<std::uint32_t> m_hasBeginEnd;
+    std::vector<std::vector<std::uint64_t>> m_rowSeq; // file order of rows, for tracks with B/E only
     std::vector<PendingIds> m_pendingIds;
     std::vector<PendingAsync> m_async;
     std::vector<PendingFlow> m_flows;

@@ -6,6 +6,8 @@
 #include "storebuilder.h"
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -196,7 +198,7 @@ RobustEnd parseRobust(EventParser& parser, std::string_view text, std::size_t po
         // Something other than a separator between two events.
         flush();
         if (text[pos] == '{') {
-            out.addIssue(pos, "missing ',' between events");
+            out.note(pos, "missing ',' between events");
             continue;
         }
         ++out.eventsSeen;
@@ -296,6 +298,7 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
         for (auto& t : pool) t.join();
     }
     if (cancelled()) return cancelledResult();
+    const auto parsed = std::chrono::steady_clock::now();
 
     // Accept chunks in order while each starts where the previous one truly ended; redo the rest.
     std::vector<ParsedChunk> accepted;
@@ -351,8 +354,14 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
     store->metadata.topLevel = std::move(layout.topLevel);
     decodeTopLevelMetadata(store->metadata);
     store->stats = std::move(stats);
+    const auto building = std::chrono::steady_clock::now();
     buildStore(*store, accepted, source);
     if (cancelled()) return cancelledResult();
+    if (std::getenv("KINETOSCOPE_TIMING")) {
+        auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+        std::fprintf(stderr, "timing: read+parse %.0f ms, repair %.0f ms, build %.0f ms\n", ms(started, parsed),
+                     ms(parsed, building), ms(building, std::chrono::steady_clock::now()));
+    }
 
     LoadResult result;
     result.store = std::move(store);

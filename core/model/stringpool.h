@@ -29,7 +29,8 @@ public:
     StringId intern(std::string_view text);
     // nullopt-like: an invalid id when the text was never interned.
     StringId find(std::string_view text) const;
-    std::string_view view(StringId id) const { return m_strings[id.value]; }
+    // Invalid ids read as the empty string, so optional names need no special case.
+    std::string_view view(StringId id) const { return id.value < m_strings.size() ? m_strings[id.value] : std::string_view(); }
     std::size_t size() const { return m_strings.size(); }
     std::size_t bytesHeld() const;
 

@@ -1,0 +1,19 @@
+#pragma once
+
+#include "import/traceloader.h"
+
+#include <QString>
+#include <string>
+
+namespace kinetoscope::test {
+
+// Path of a file of the real-trace corpus (../shared/traces).
+std::string tracePath(const char* relative);
+std::string gzipText(const std::string& text, int members = 1);
+// Compares `actual` with golden file `name`; on mismatch writes NAME.actual beside it and returns a
+// `diff -u` for the failure message. Set KINETOSCOPE_UPDATE_GOLDEN=1 to rewrite the golden file.
+QString compareGolden(const QString& name, const std::string& actual);
+// Loads a JSON text with the given chunk size and thread count (to exercise the splitter on small input).
+LoadResult loadText(const std::string& json, std::size_t chunkBytes = 8u << 20, unsigned threads = 0);
+
+} // namespace kinetoscope::test
