@@ -178,7 +178,8 @@ private:
                 if (track == StringId::invalidValue) track = threadTrack(remap.threads[e.thread]).value;
                 if (counts.size() <= track) counts.resize(track + 1, 0);
                 if (m_rowSeq.size() <= track) m_rowSeq.resize(track + 1);
-                if (e.phase == 'B') m_hasBeginEnd.insert(track);
+                if (m_hasBeginEnd.size() <= track) m_hasBeginEnd.resize(track + 1, 0);
+                if (e.phase == 'B') m_hasBeginEnd[track] = 1;
                 else ++counts[track];
             }
         }
@@ -217,7 +218,7 @@ private:
                     if (nextIds < chunk.ids.size() && chunk.ids[nextIds].event == i)
                         m_pendingIds.push_back({trackIndex, row, chunk.ids[nextIds]});
                     // Tracks mixing X with B/E keep file order for the parent rule (B/E rows come later).
-                    if (m_hasBeginEnd.count(trackIndex)) m_rowSeq[trackIndex].push_back(seq);
+                    if (trackIndex < m_hasBeginEnd.size() && m_hasBeginEnd[trackIndex]) m_rowSeq[trackIndex].push_back(seq);
                 } else if (e.phase == 'B' || e.phase == 'E') {
                     const TrackId track = threadTrack(remap.threads[e.thread]);
                     m_beginEnds[track.value].push_back({e, seq});
@@ -725,7 +726,7 @@ private:
     std::unordered_map<GlobalThread, std::uint32_t, GlobalThreadHash> m_threadTracks;
     std::unordered_map<std::uint32_t, std::uint16_t> m_categories;
     std::vector<std::vector<BeginEnd>> m_beginEnds;
-    std::unordered_set<std::uint32_t> m_hasBeginEnd;
+    std::vector<char> m_hasBeginEnd; // by track
     std::vector<std::vector<std::uint64_t>> m_rowSeq; // file order of rows, for tracks with B/E only
     std::vector<PendingIds> m_pendingIds;
     std::vector<PendingAsync> m_async;

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds (Ninja, ccache) and runs every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash packaging/install-deps.sh
+traces=${KINETOSCOPE_TRACES_DIR:-$(realpath -m ../shared/traces)}
+if [[ ! -f "$traces/MANIFEST.md" ]]; then
+  echo "check.sh: the real-trace corpus is missing at $traces (set KINETOSCOPE_TRACES_DIR)" >&2
+  exit 1
+fi
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+cmake --preset dev -DKINETOSCOPE_TRACES_DIR="$traces" >/dev/null
+cmake --build --preset dev
+ctest --preset dev -j "$(nproc)"
