@@ -247,7 +247,6 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
     const std::uint64_t offset = offsetOf(eventStart);
 
     char phase = 0;
-    std::string_view phaseText;
     bool haveCat = false, haveTs = false, haveDur = false, haveId = false;
     bool badTs = false, badDur = false, badThread = false;
     std::uint32_t nameId = 0;
@@ -276,8 +275,12 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
         switch (k[0]) {
         case 'p':
             if (keyIs(k, "ph")) {
-                if (v.get_string().get(phaseText) || phaseText.empty()) return fail("ph is not a non-empty string");
-                phase = phaseText.size() == 1 ? phaseText[0] : '?';
+                // Phases are one plain character: read the raw bytes instead of unescaping.
+                od::raw_json_string raw;
+                if (v.get_raw_json_string().get(raw)) return fail("ph is not a non-empty string");
+                const char* r = raw.raw();
+                if (r[0] == '"') return fail("ph is not a non-empty string");
+                phase = (r[1] == '"' && r[0] != '\\') ? r[0] : '?';
             } else if (keyIs(k, "pid")) {
                 if (!readThreadPart(v, out.strings, thread.pid, thread.pidText)) badThread = true;
             }

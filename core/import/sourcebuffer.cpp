@@ -119,6 +119,8 @@ SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::
         result.error = "empty file";
         return result;
     }
+    // No MAP_POPULATE: measured slower here, as it faults the whole file in on one core while the
+    // parser threads would otherwise share the page faults.
     void* map = ::mmap(nullptr, fileSize, PROT_READ, MAP_PRIVATE, fd.fd, 0);
     if (map == MAP_FAILED) {
         result.error = std::string("cannot map file: ") + std::strerror(errno);

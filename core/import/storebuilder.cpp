@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -451,12 +452,22 @@ private:
             std::iota(order.begin(), order.end(), 0u);
             const std::vector<std::uint64_t>* seq =
                 t < m_rowSeq.size() && m_rowSeq[t].size() == n ? &m_rowSeq[t] : nullptr;
-            std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+            auto before = [&](std::uint32_t a, std::uint32_t b) {
                 if (track.starts[a] != track.starts[b]) return track.starts[a] < track.starts[b];
                 if (track.durations[a] != track.durations[b]) return track.durations[a] > track.durations[b];
                 // Same start and duration: the one earlier in the file is the parent.
                 return seq ? (*seq)[a] < (*seq)[b] : a < b;
-            });
+            };
+            if (n >= (1u << 20)) {
+                // One thread usually holds most events: sort its halves on two cores, then merge.
+                const auto mid = order.begin() + std::ptrdiff_t(n / 2);
+                std::thread half([&] { std::sort(order.begin(), mid, before); });
+                std::sort(mid, order.end(), before);
+                half.join();
+                std::inplace_merge(order.begin(), mid, order.end(), before);
+            } else {
+                std::sort(order.begin(), order.end(), before);
+            }
             if (seq) m_rowSeq[t] = {};
             std::vector<std::uint16_t> depth(n);
             std::vector<TimeNs> laneEnd;
@@ -497,12 +508,20 @@ private:
             order.shrink_to_fit();
             depth.clear();
             depth.shrink_to_fit();
-            applyPermutation(track.starts, final);
-            applyPermutation(track.durations, final);
-            applyPermutation(track.names, final);
-            applyPermutation(track.categories, final);
-            applyPermutation(track.flags, final);
-            applyPermutation(track.args, final);
+            {
+                auto firstHalf = [&] {
+                    applyPermutation(track.starts, final);
+                    applyPermutation(track.names, final);
+                    applyPermutation(track.flags, final);
+                };
+                std::thread other;
+                if (n >= (1u << 16)) other = std::thread(firstHalf);
+                else firstHalf();
+                applyPermutation(track.durations, final);
+                applyPermutation(track.categories, final);
+                applyPermutation(track.args, final);
+                if (other.joinable()) other.join();
+            }
             if (nextIds < m_pendingIds.size() && m_pendingIds[nextIds].track == t) {
                 std::vector<std::uint32_t> rowOf(n);
                 for (std::uint32_t k = 0; k < n; ++k) rowOf[final[k]] = k;
