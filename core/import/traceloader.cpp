@@ -139,6 +139,18 @@ RobustEnd parseRobust(EventParser& parser, std::string_view text, std::size_t po
     };
     RobustEnd end;
     std::size_t lastEnd = pos;
+    // After damage, continue at the next event boundary; false (and `end` says why) when there is none.
+    auto resync = [&](std::size_t from) {
+        const std::size_t comma = jsonscan::findObjectBoundary(text, from, text.size());
+        if (comma == std::string_view::npos) {
+            end.truncated = true;
+            end.truncatedAt = pos;
+            end.truncationReason = "no further event could be found after damaged data";
+            return false;
+        }
+        pos = comma + 1;
+        return true;
+    };
     while (true) {
         pos = skipSpace(text, pos);
         if (pos >= text.size()) {
@@ -175,14 +187,7 @@ RobustEnd parseRobust(EventParser& parser, std::string_view text, std::size_t po
             flush();
             ++out.eventsSeen;
             out.addIssue(scan.end, "unbalanced bracket; skipped to the next event");
-            const std::size_t comma = jsonscan::findObjectBoundary(text, scan.end + 1, text.size());
-            if (comma == std::string_view::npos) {
-                end.truncated = true;
-                end.truncatedAt = pos;
-                end.truncationReason = "no further event could be found after damaged data";
-                return end;
-            }
-            pos = comma + 1;
+            if (!resync(scan.end + 1)) return end;
             lastEnd = pos;
             continue;
         }
@@ -203,14 +208,7 @@ RobustEnd parseRobust(EventParser& parser, std::string_view text, std::size_t po
         }
         ++out.eventsSeen;
         out.addIssue(pos, "unexpected text between events; skipped to the next event");
-        const std::size_t comma = jsonscan::findObjectBoundary(text, pos, text.size());
-        if (comma == std::string_view::npos) {
-            end.truncated = true;
-            end.truncatedAt = pos;
-            end.truncationReason = "no further event could be found after damaged data";
-            return end;
-        }
-        pos = comma + 1;
+        if (!resync(pos)) return end;
     }
 }
 
