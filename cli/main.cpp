@@ -56,22 +56,18 @@ int runSummary(const std::vector<std::string>& args) {
     bool json = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
-        auto value = [&](const char* flag) -> const std::string* {
-            if (i + 1 >= args.size()) return nullptr;
-            (void)flag;
-            return &args[++i];
-        };
+        auto value = [&]() -> const std::string* { return i + 1 < args.size() ? &args[++i] : nullptr; };
         if (a == "--json") json = true;
         else if (a == "--by") {
-            const std::string* v = value("--by");
+            const std::string* v = value();
             if (!v || (*v != "op" && *v != "op+shape" && *v != "kernel")) return usage("--by needs op, op+shape or kernel");
             by = *v;
         } else if (a == "--sort") {
-            const std::string* v = value("--sort");
+            const std::string* v = value();
             if (!v) return usage("--sort needs a FIELD");
             sort = *v;
         } else if (a == "--top") {
-            const std::string* v = value("--top");
+            const std::string* v = value();
             char* end = nullptr;
             const long n = v ? std::strtol(v->c_str(), &end, 10) : -1;
             if (!v || v->empty() || *end || n <= 0) return usage("--top needs a positive number");

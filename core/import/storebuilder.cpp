@@ -480,7 +480,7 @@ private:
                 const std::uint32_t r = order[k];
                 const TimeNs s = track.starts[r];
                 const TimeNs e = s + track.durations[r];
-                while (!stack.empty() && stack.back().end <= s && !(stack.back().end == s && e == s && false))
+                while (!stack.empty() && stack.back().end <= s)
                     stack.pop_back();
                 std::size_t d = 0;
                 if (!stack.empty()) {
