@@ -9,7 +9,6 @@
 #include <numeric>
 #include <thread>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace kinetoscope {
 
