@@ -1,0 +1,125 @@
+#include "detailspanel.h"
+
+#include "query/viewport.h"
+
+#include <QUrl>
+
+namespace kinetoscope {
+
+namespace {
+constexpr int maxChildrenListed = 50;
+
+QString esc(std::string_view text) { return QString::fromUtf8(text.data(), qsizetype(text.size())).toHtmlEscaped(); }
+QString dur(TimeNs ns) { return QString::fromStdString(formatDuration(ns)); }
+} // namespace
+
+DetailsPanel::DetailsPanel(const TraceStore& store, QWidget* parent) : QTextBrowser(parent), m_store(store) {
+    setOpenLinks(false);
+    setOpenExternalLinks(false);
+    connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        const EventRef ref = refFromLink(url);
+        if (ref.isValid()) emit jumpRequested(ref);
+    });
+    showEvent({});
+}
+
+QString DetailsPanel::linkFor(EventRef ref) {
+    return QStringLiteral("event:%1/%2").arg(ref.track.value).arg(ref.index);
+}
+
+EventRef DetailsPanel::refFromLink(const QUrl& url) {
+    if (url.scheme() != QLatin1String("event")) return {};
+    const QStringList parts = url.path().split(QLatin1Char('/'));
+    if (parts.size() != 2) return {};
+    bool ok1 = false, ok2 = false;
+    const uint track = parts[0].toUInt(&ok1);
+    const uint row = parts[1].toUInt(&ok2);
+    if (!ok1 || !ok2) return {};
+    return {TrackId(track), row};
+}
+
+QString DetailsPanel::eventLink(EventRef ref, const QString& prefix) {
+    m_links.push_back(ref);
+    const Track& t = m_store.tracks[ref.track.value];
+    return QStringLiteral("%1<a href=\"%2\">%3</a> <span style=\"color:#6b7280\">%4 · %5</span>")
+        .arg(prefix, linkFor(ref), esc(m_store.nameOf(ref)), esc(m_store.strings.view(m_store.categoryOf(ref).name)),
+             dur(t.durations[ref.index]));
+}
+
+void DetailsPanel::showEvent(EventRef ref) {
+    m_ref = ref;
+    m_links.clear();
+    if (!ref.isValid() || ref.track.value >= m_store.tracks.size()) {
+        setHtml(tr("<p style=\"color:#6b7280\">Click a slice to see its details. Ctrl+drag selects an area.</p>"));
+        return;
+    }
+    const Track& t = m_store.tracks[ref.track.value];
+    const TimeNs start = t.starts[ref.index];
+    QString html;
+    html += QStringLiteral("<h3 style=\"margin:2px 0\">%1</h3>").arg(esc(m_store.nameOf(ref)));
+    html += QStringLiteral("<table cellspacing=0 cellpadding=2>");
+    auto row = [&](const QString& k, const QString& v) {
+        html += QStringLiteral("<tr><td style=\"color:#4b5563\">%1</td><td>%2</td></tr>").arg(k, v);
+    };
+    row(tr("Category"), esc(m_store.strings.view(m_store.categoryOf(ref).name)));
+    row(tr("Start"), QString::fromStdString(formatTimeOffset(start - m_store.minTime, 1)) +
+                         QStringLiteral(" <span style=\"color:#6b7280\">(ts %1 µs)</span>")
+                             .arg(QString::number(double(start) / 1000.0, 'f', 3)));
+    row(tr("Duration"), dur(t.durations[ref.index]));
+    if (t.kind != TrackKind::Counter) row(tr("Self time"), dur(selfTime(t, ref.index)));
+    row(tr("Track"), QStringLiteral("pid %1 · tid %2").arg(t.pid).arg(t.tid));
+    if (auto corr = m_store.correlationOf(ref)) row(tr("Correlation"), QString::number(*corr));
+    if (t.flags[ref.index] & SliceFlag::Unterminated) row(tr("Note"), tr("never closed; ends at the track's last time"));
+    if (t.flags[ref.index] & SliceFlag::Overlapping) row(tr("Note"), tr("overlaps its enclosing slice; drawn on a lane of its own"));
+    html += QStringLiteral("</table>");
+
+    const std::vector<ArgField> args = m_store.decodeArgs(ref);
+    if (!args.empty()) {
+        html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4><table cellspacing=0 cellpadding=2>").arg(tr("Arguments"));
+        for (const ArgField& a : args) row(esc(a.key), QStringLiteral("<code>%1</code>").arg(esc(a.value)));
+        html += QStringLiteral("</table>");
+    }
+
+    // Related events.
+    QStringList related;
+    if (isLaunchCategory(m_store.categoryOf(ref).kind)) {
+        for (EventRef gpu : m_store.gpuWorkOf(ref)) related << eventLink(gpu, tr("GPU work: "));
+    }
+    if (isGpuCategory(m_store.categoryOf(ref).kind)) {
+        if (auto launch = m_store.launchOf(ref)) related << eventLink(*launch, tr("Launched by: "));
+    }
+    for (const Flow* f : m_store.flowsFrom(ref)) {
+        if (f->kind == FlowKind::Launch) continue; // listed above
+        related << eventLink(f->target, f->kind == FlowKind::ForwardBackward ? tr("Backward: ") : tr("Flow to: "));
+    }
+    for (const Flow* f : m_store.flowsInto(ref)) {
+        if (f->kind == FlowKind::Launch) continue;
+        related << eventLink(f->source, f->kind == FlowKind::ForwardBackward ? tr("Forward: ") : tr("Flow from: "));
+    }
+    if (!related.isEmpty()) {
+        html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Related"));
+        html += related.join(QStringLiteral("<br/>"));
+    }
+
+    // Parent chain, outermost first.
+    std::vector<EventRef> parents;
+    for (auto p = t.parentOf(ref.index); p; p = t.parentOf(*p)) parents.push_back({ref.track, *p});
+    if (!parents.empty()) {
+        html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Parents"));
+        QStringList chain;
+        for (auto it = parents.rbegin(); it != parents.rend(); ++it) chain << eventLink(*it);
+        html += chain.join(QStringLiteral("<br/>"));
+    }
+
+    const auto [c0, c1] = childRows(t, ref.index);
+    if (c1 > c0) {
+        html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Children (%1)").arg(c1 - c0));
+        QStringList children;
+        for (std::uint32_t c = c0; c < c1 && int(c - c0) < maxChildrenListed; ++c) children << eventLink({ref.track, c});
+        if (int(c1 - c0) > maxChildrenListed) children << tr("… and %1 more").arg(int(c1 - c0) - maxChildrenListed);
+        html += children.join(QStringLiteral("<br/>"));
+    }
+    setHtml(html);
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "model/tracestore.h"
+
+#include <QTextBrowser>
+
+namespace kinetoscope {
+
+// Everything about the selected slice: timing, every `args` field (decoded now, on demand), the parent chain,
+// children and related events (launch ↔ GPU work, forward ↔ backward). Each related event is a link.
+class DetailsPanel : public QTextBrowser {
+    Q_OBJECT
+public:
+    explicit DetailsPanel(const TraceStore& store, QWidget* parent = nullptr);
+
+    void showEvent(EventRef ref);
+    EventRef shown() const { return m_ref; }
+    // The events linked from the panel, in the order they appear (for tests and keyboard use).
+    const std::vector<EventRef>& links() const { return m_links; }
+    // The HTML anchor of an event link.
+    static QString linkFor(EventRef ref);
+    static EventRef refFromLink(const QUrl& url);
+
+signals:
+    void jumpRequested(kinetoscope::EventRef ref);
+
+private:
+    QString eventLink(EventRef ref, const QString& prefix = {});
+    const TraceStore& m_store;
+    EventRef m_ref;
+    std::vector<EventRef> m_links;
+};
+
+} // namespace kinetoscope

@@ -1,0 +1,14 @@
+#include "loadedtrace.h"
+
+namespace kinetoscope {
+
+std::shared_ptr<LoadedTrace> prepareLoadedTrace(std::unique_ptr<TraceStore> store, double loadSeconds) {
+    auto trace = std::make_shared<LoadedTrace>();
+    trace->flowIndex = FlowIndex(*store);
+    trace->steps = findSteps(*store);
+    trace->store = std::move(store);
+    trace->loadSeconds = loadSeconds;
+    return trace;
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "analysis/steps.h"
+#include "model/tracestore.h"
+#include "query/flowindex.h"
+
+#include <memory>
+#include <string>
+
+namespace kinetoscope {
+
+// A trace ready to show: the store and the indexes the timeline needs, all built off the UI thread.
+struct LoadedTrace {
+    std::unique_ptr<TraceStore> store;
+    FlowIndex flowIndex;
+    std::vector<StepRange> steps;
+    double loadSeconds = 0;
+};
+
+// Builds the indexes of a freshly loaded store (on the loading thread).
+std::shared_ptr<LoadedTrace> prepareLoadedTrace(std::unique_ptr<TraceStore> store, double loadSeconds);
+
+} // namespace kinetoscope

@@ -1,0 +1,77 @@
+#include "headlessrender.h"
+#include "mainwindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QIcon>
+
+#include <cstdio>
+#include <cstring>
+
+using namespace kinetoscope;
+
+int main(int argc, char** argv) {
+    // Headless rendering needs no display: choose the offscreen platform before Qt picks one.
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--render") == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        }
+    }
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("Kinetoscope"));
+    QApplication::setOrganizationName(QStringLiteral("Kinetoscope"));
+    QApplication::setApplicationVersion(QStringLiteral(KINETOSCOPE_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("kinetoscope"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("A viewer for PyTorch profiler (Kineto) and Chrome traces."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    QCommandLineOption render(QStringLiteral("render"), QStringLiteral("Render the timeline of TRACE to OUT.png and exit."),
+                              QStringLiteral("OUT.png"));
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Image size for --render (default 1600x900)."),
+                            QStringLiteral("WxH"), QStringLiteral("1600x900"));
+    QCommandLineOption range(QStringLiteral("range"),
+                             QStringLiteral("Time range for --render, in microseconds from the trace start."),
+                             QStringLiteral("START_US:END_US"));
+    QCommandLineOption flows(QStringLiteral("flows"), QStringLiteral("Flow arrows for --render: none or all (default all)."),
+                             QStringLiteral("none|all"), QStringLiteral("all"));
+    QCommandLineOption colors(QStringLiteral("color"), QStringLiteral("Colour slices by category or name."),
+                              QStringLiteral("category|name"), QStringLiteral("category"));
+    parser.addOptions({render, size, range, flows, colors});
+    parser.addPositionalArgument(QStringLiteral("TRACE"), QStringLiteral("Trace files to open (.json, .json.gz)."), QStringLiteral("[TRACE...]"));
+    parser.process(app);
+
+    const QStringList files = parser.positionalArguments();
+    const ColorMode colorMode = parser.value(colors) == QLatin1String("name") ? ColorMode::Name : ColorMode::Category;
+    if (parser.isSet(render)) {
+        auto fail = [](const QString& message) {
+            std::fprintf(stderr, "kinetoscope: %s\n", qPrintable(message));
+            return 1;
+        };
+        if (files.size() != 1) return fail(QStringLiteral("--render takes exactly one TRACE"));
+        RenderRequest request;
+        request.tracePath = files.front();
+        request.outputPath = parser.value(render);
+        request.colors = colorMode;
+        const auto parsedSize = parseSize(parser.value(size));
+        if (!parsedSize) return fail(QStringLiteral("--size: expected WxH, e.g. 1920x1080"));
+        request.size = *parsedSize;
+        if (parser.isSet(range)) {
+            request.rangeFromStart = parseRange(parser.value(range));
+            if (!request.rangeFromStart) return fail(QStringLiteral("--range: expected START_US:END_US with START < END"));
+        }
+        const QString flowText = parser.value(flows);
+        if (flowText == QLatin1String("none")) request.flows = FlowMode::None;
+        else if (flowText == QLatin1String("all")) request.flows = FlowMode::All;
+        else return fail(QStringLiteral("--flows: expected none or all"));
+        const QString error = renderTimeline(request);
+        if (!error.isEmpty()) return fail(error);
+        return 0;
+    }
+
+    MainWindow window;
+    window.show();
+    for (const QString& f : files) window.openTrace(f);
+    return app.exec();
+}

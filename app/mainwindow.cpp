@@ -1,0 +1,268 @@
+#include "mainwindow.h"
+
+#include "loadedtrace.h"
+#include "timelinewidget.h"
+#include "traceview.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+
+namespace kinetoscope {
+
+namespace {
+const char* recentKey = "recentFiles";
+
+template <typename Fn>
+void withTimeline(TraceView* view, Fn&& fn) {
+    if (view && view->timeline()) fn(view->timeline());
+}
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setWindowTitle(QStringLiteral("Kinetoscope"));
+    setAcceptDrops(true);
+    m_stack = new QStackedWidget(this);
+    auto* welcome = new QLabel(m_stack);
+    welcome->setAlignment(Qt::AlignCenter);
+    welcome->setText(tr("<h2>Kinetoscope</h2><p>Open a PyTorch profiler trace (<code>*.pt.trace.json</code>, "
+                        "<code>*.json.gz</code>):<br/>File › Open (Ctrl+O), File › Open Recent, or drop files here.</p>"));
+    welcome->setStyleSheet(QStringLiteral("QLabel{color:#374151}"));
+    m_tabs = new QTabWidget(m_stack);
+    m_tabs->setTabsClosable(true);
+    m_tabs->setDocumentMode(true);
+    m_tabs->setMovable(true);
+    m_stack->addWidget(welcome);
+    m_stack->addWidget(m_tabs);
+    setCentralWidget(m_stack);
+    connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] { updateStatus(); });
+    m_statusLabel = new QLabel(this);
+    statusBar()->addWidget(m_statusLabel, 1);
+    buildMenus();
+    resize(1400, 900);
+    updateEmptyState();
+}
+
+QString MainWindow::fileDialogFilter() {
+    return tr("Trace files (*.json *.json.gz *.pt.trace.json*);;All files (*)");
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("&Close Tab"), QKeySequence::Close, this, [this] { closeTab(m_tabs->currentIndex()); });
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(tr("&Find…"), QKeySequence::Find, this, [this] {
+        if (TraceView* v = currentView()) v->showSearch();
+    });
+    edit->addAction(tr("Find &Next"), QKeySequence::FindNext, this, [this] {
+        if (TraceView* v = currentView()) v->nextMatch();
+    });
+    edit->addAction(tr("Find &Previous"), QKeySequence::FindPrevious, this, [this] {
+        if (TraceView* v = currentView()) v->previousMatch();
+    });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QMenu* flows = view->addMenu(tr("&Flows"));
+    m_flowGroup = new QActionGroup(this);
+    const std::pair<QString, FlowMode> flowModes[] = {
+        {tr("&None"), FlowMode::None}, {tr("&Selected Event"), FlowMode::Selected}, {tr("&All Visible"), FlowMode::All}};
+    for (const auto& [label, mode] : flowModes) {
+        QAction* a = flows->addAction(label);
+        a->setCheckable(true);
+        a->setChecked(mode == m_flowMode);
+        a->setActionGroup(m_flowGroup);
+        connect(a, &QAction::triggered, this, [this, mode = mode] {
+            m_flowMode = mode;
+            applyViewSettings(currentView());
+        });
+    }
+    QMenu* colors = view->addMenu(tr("&Colour By"));
+    m_colorGroup = new QActionGroup(this);
+    const std::pair<QString, ColorMode> colorModes[] = {{tr("&Category"), ColorMode::Category}, {tr("&Name"), ColorMode::Name}};
+    for (const auto& [label, mode] : colorModes) {
+        QAction* a = colors->addAction(label);
+        a->setCheckable(true);
+        a->setChecked(mode == m_colorMode);
+        a->setActionGroup(m_colorGroup);
+        connect(a, &QAction::triggered, this, [this, mode = mode] {
+            m_colorMode = mode;
+            applyViewSettings(currentView());
+        });
+    }
+    view->addSeparator();
+    m_zoomTool = view->addAction(tr("&Zoom Tool (drag zooms to the range)"));
+    m_zoomTool->setCheckable(true);
+    m_zoomTool->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
+    connect(m_zoomTool, &QAction::toggled, this, [this] { applyViewSettings(currentView()); });
+    // W/S/A/D, F and 0 are handled by the timeline itself (as in Perfetto); the menu shows them for discovery.
+    view->addAction(tr("Zoom &In\tW"), this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->zoomBy(0.8); }); });
+    view->addAction(tr("Zoom &Out\tS"), this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->zoomBy(1.25); }); });
+    view->addAction(tr("Zoom to &Selection\tF"), this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->zoomToSelection(); }); });
+    view->addAction(tr("&Fit Trace\t0"), this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->fitAll(); }); });
+    view->addAction(tr("&Back"), QKeySequence::Back, this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->back(); }); });
+    view->addAction(tr("&Forward"), QKeySequence::Forward, this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->forward(); }); });
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard and Mouse"), this, [this] {
+        QMessageBox::information(this, tr("Keyboard and Mouse"),
+                                 tr("<table>"
+                                    "<tr><td>Wheel</td><td>scroll lanes</td></tr>"
+                                    "<tr><td>Ctrl+Wheel, W / S</td><td>zoom at the cursor</td></tr>"
+                                    "<tr><td>Shift+Wheel, A / D</td><td>pan</td></tr>"
+                                    "<tr><td>Drag on the ruler</td><td>zoom to the dragged range</td></tr>"
+                                    "<tr><td>Drag, middle-drag</td><td>pan</td></tr>"
+                                    "<tr><td>Shift+drag</td><td>measure a range</td></tr>"
+                                    "<tr><td>Ctrl+drag</td><td>select an area (summary below)</td></tr>"
+                                    "<tr><td>Click / double-click</td><td>select / zoom to a slice</td></tr>"
+                                    "<tr><td>F</td><td>zoom to the selection</td></tr>"
+                                    "<tr><td>0, Home</td><td>fit the trace</td></tr>"
+                                    "<tr><td>Alt+Left / Alt+Right</td><td>back / forward</td></tr>"
+                                    "<tr><td>Ctrl+F, F3</td><td>find, next match</td></tr>"
+                                    "<tr><td>Esc</td><td>clear the selection</td></tr></table>"));
+    });
+    help->addAction(tr("&About Kinetoscope"), this, [this] {
+        QMessageBox::about(this, tr("About Kinetoscope"),
+                           tr("<b>Kinetoscope %1</b><p>A native viewer for PyTorch profiler traces.</p>").arg(QStringLiteral(KINETOSCOPE_VERSION)));
+    });
+}
+
+TraceView* MainWindow::openTrace(const QString& path) {
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    auto* view = new TraceView(absolute, m_tabs);
+    const int index = m_tabs->addTab(view, QFileInfo(absolute).fileName());
+    m_tabs->setTabToolTip(index, absolute);
+    m_tabs->setCurrentIndex(index);
+    connect(view, &TraceView::stateChanged, this, [this, view](TraceView::State state) {
+        const int i = m_tabs->indexOf(view);
+        if (state == TraceView::State::Ready) {
+            addRecent(view->path());
+            applyViewSettings(view);
+        } else if (i >= 0 && state == TraceView::State::Failed) {
+            m_tabs->setTabText(i, QStringLiteral("⚠ ") + QFileInfo(view->path()).fileName());
+        }
+        updateStatus();
+    });
+    updateEmptyState();
+    return view;
+}
+
+TraceView* MainWindow::currentView() const { return qobject_cast<TraceView*>(m_tabs->currentWidget()); }
+
+void MainWindow::openDialog() {
+    const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open Trace"), QString(), fileDialogFilter());
+    for (const QString& f : files) openTrace(f);
+}
+
+void MainWindow::closeTab(int index) {
+    if (index < 0) return;
+    QWidget* w = m_tabs->widget(index);
+    if (auto* view = qobject_cast<TraceView*>(w)) view->cancelLoad();
+    m_tabs->removeTab(index);
+    delete w;
+    updateEmptyState();
+    updateStatus();
+}
+
+QStringList MainWindow::recentFiles() const { return QSettings().value(QLatin1String(recentKey)).toStringList(); }
+
+void MainWindow::addRecent(const QString& path) {
+    QSettings settings;
+    QStringList files = settings.value(QLatin1String(recentKey)).toStringList();
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > maxRecentFiles) files.removeLast();
+    settings.setValue(QLatin1String(recentKey), files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    m_recentMenu->clear();
+    const QStringList files = recentFiles();
+    for (const QString& f : files) {
+        m_recentMenu->addAction(QFileInfo(f).fileName() + QStringLiteral("  —  ") + QFileInfo(f).absolutePath(), this,
+                                [this, f] { openTrace(f); });
+    }
+    if (files.isEmpty()) m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
+    else {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("Clear"), this, [this] {
+            QSettings().remove(QLatin1String(recentKey));
+            rebuildRecentMenu();
+        });
+    }
+}
+
+void MainWindow::applyViewSettings(TraceView* view) {
+    withTimeline(view, [this](TimelineWidget* t) {
+        t->setFlowMode(m_flowMode);
+        t->setColorMode(m_colorMode);
+        t->setZoomTool(m_zoomTool->isChecked());
+    });
+}
+
+void MainWindow::updateStatus() {
+    TraceView* view = currentView();
+    applyViewSettings(view);
+    if (!view) {
+        m_statusLabel->clear();
+        return;
+    }
+    switch (view->state()) {
+    case TraceView::State::Loading: m_statusLabel->setText(tr("Loading %1…").arg(view->path())); break;
+    case TraceView::State::Failed: m_statusLabel->setText(view->errorMessage()); break;
+    case TraceView::State::Cancelled: m_statusLabel->setText(tr("Cancelled")); break;
+    case TraceView::State::Ready: {
+        const LoadedTrace& t = *view->trace();
+        m_statusLabel->setText(tr("%1 slices · %2 flows · %3 tracks · %4 steps · loaded in %5 s")
+                                   .arg(QLocale().toString(qulonglong(t.store->sliceCount())))
+                                   .arg(QLocale().toString(qulonglong(t.store->flows.size())))
+                                   .arg(t.store->tracks.size())
+                                   .arg(t.steps.size())
+                                   .arg(t.loadSeconds, 0, 'f', 2));
+        break;
+    }
+    }
+    setWindowTitle(QFileInfo(view->path()).fileName() + QStringLiteral(" — Kinetoscope"));
+}
+
+void MainWindow::updateEmptyState() { m_stack->setCurrentIndex(m_tabs->count() > 0 ? 1 : 0); }
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+    if (e->mimeData()->hasUrls()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+    for (const QUrl& url : e->mimeData()->urls()) {
+        if (url.isLocalFile()) openTrace(url.toLocalFile());
+    }
+    e->acceptProposedAction();
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        if (auto* v = qobject_cast<TraceView*>(m_tabs->widget(i))) v->cancelLoad();
+    }
+    e->accept();
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <QMainWindow>
+#include <QStringList>
+
+#include "timelineframe.h"
+
+class QActionGroup;
+class QLabel;
+class QMenu;
+class QStackedWidget;
+class QTabWidget;
+
+namespace kinetoscope {
+
+class TraceView;
+
+// Tabs of traces, the menus, Open Recent, and drag-and-drop of files.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+
+    TraceView* openTrace(const QString& path);
+    TraceView* currentView() const;
+    QTabWidget* tabs() const { return m_tabs; }
+    QStringList recentFiles() const;
+    static constexpr int maxRecentFiles = 10;
+
+    static QString fileDialogFilter();
+
+protected:
+    void dragEnterEvent(QDragEnterEvent*) override;
+    void dropEvent(QDropEvent*) override;
+    void closeEvent(QCloseEvent*) override;
+
+private:
+    void buildMenus();
+    void openDialog();
+    void closeTab(int index);
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void applyViewSettings(TraceView* view);
+    void updateStatus();
+    void updateEmptyState();
+
+    QStackedWidget* m_stack;
+    QTabWidget* m_tabs;
+    QMenu* m_recentMenu = nullptr;
+    QActionGroup* m_flowGroup = nullptr;
+    QActionGroup* m_colorGroup = nullptr;
+    QAction* m_zoomTool = nullptr;
+    QLabel* m_statusLabel = nullptr;
+    FlowMode m_flowMode = FlowMode::Selected;
+    ColorMode m_colorMode = ColorMode::Category;
+};
+
+} // namespace kinetoscope

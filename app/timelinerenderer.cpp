@@ -1,0 +1,525 @@
+#include "timelinerenderer.h"
+
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_set>
+
+namespace kinetoscope {
+
+namespace {
+const QColor laneBackground(0xff, 0xff, 0xff);
+const QColor laneBackgroundAlt(0xf6, 0xf7, 0xf9);
+const QColor headerBackground(0xee, 0xf0, 0xf3);
+const QColor groupBackground(0xe2, 0xe6, 0xeb);
+const QColor gridLine(0xe5, 0xe7, 0xeb);
+const QColor textColor(0x1f, 0x29, 0x37);
+const QColor mutedText(0x4b, 0x55, 0x63);
+const QColor selectionColor(0x11, 0x18, 0x27);
+const QColor matchColor(0xf5, 0x9e, 0x0b);
+} // namespace
+
+TimelineRenderer::TimelineRenderer(std::shared_ptr<const LoadedTrace> trace, LaneLayout* layout)
+    : m_trace(std::move(trace)), m_layout(layout), m_font(QStringLiteral("DejaVu Sans"), 8),
+      m_boldFont(QStringLiteral("DejaVu Sans"), 8, QFont::Bold), m_metrics(m_font) {
+    m_font.setStyleHint(QFont::SansSerif);
+    m_boldFont.setStyleHint(QFont::SansSerif);
+    m_metrics = QFontMetricsF(m_font);
+    const std::size_t strings = store().strings.size();
+    m_nameText.resize(strings);
+    m_nameWidth.assign(strings, -1.0f);
+    m_nameColor.assign(strings, -1);
+    m_counterMax.assign(store().tracks.size(), std::numeric_limits<double>::quiet_NaN());
+}
+
+const QString& TimelineRenderer::nameText(StringId id) {
+    QString& text = m_nameText[id.value];
+    if (text.isNull()) {
+        const std::string_view v = store().strings.view(id);
+        text = QString::fromUtf8(v.data(), qsizetype(v.size()));
+        if (text.isNull()) text = QString(""); // non-null empty: computed
+    }
+    return text;
+}
+
+int TimelineRenderer::colorOf(const Track& track, std::uint32_t row, ColorMode mode) {
+    if (mode == ColorMode::Name) {
+        const StringId name = track.names[row];
+        std::int16_t& c = m_nameColor[name.value];
+        if (c < 0) c = std::int16_t(TimelinePalette::indexOfName(store().strings.view(name)));
+        return c;
+    }
+    return TimelinePalette::indexOf(store().categories[track.categories[row]].kind);
+}
+
+double TimelineRenderer::counterMax(TrackId id) {
+    double& m = m_counterMax[id.value];
+    if (std::isnan(m)) {
+        m = 0;
+        for (double v : store().tracks[id.value].counterValues) {
+            if (std::isfinite(v)) m = std::max(m, v);
+        }
+    }
+    return m;
+}
+
+QRectF TimelineRenderer::lanesRect(const TimelineFrame& frame) const {
+    return QRectF(headerWidth, rulerHeight, frame.axis.width, std::max(0.0, frame.size.height() - rulerHeight));
+}
+
+const TimelineGeometry& TimelineRenderer::geometry(const TimelineFrame& frame) {
+    if (!m_cacheValid || m_cacheAxis != frame.axis || m_cacheSize != frame.size || m_cacheScroll != frame.scrollY ||
+        m_cacheColors != frame.colors || m_cacheSearch != frame.searchNames ||
+        m_cacheLayoutGeneration != m_layout->generation()) {
+        buildGeometry(frame);
+        m_cacheValid = true;
+        m_cacheAxis = frame.axis;
+        m_cacheSize = frame.size;
+        m_cacheScroll = frame.scrollY;
+        m_cacheColors = frame.colors;
+        m_cacheSearch = frame.searchNames;
+        m_cacheLayoutGeneration = m_layout->generation();
+    }
+    return m_geometry;
+}
+
+void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
+    TimelineGeometry& g = m_geometry;
+    for (auto& v : g.rects) v.clear();
+    for (auto& v : g.fadedRects) v.clear();
+    g.labels.clear();
+    g.instants.clear();
+    g.counters.clear();
+    g.boxCount = 0;
+    g.foldedSlices = 0;
+    const double lanesHeight = frame.size.height() - rulerHeight;
+    const auto [firstRow, lastRow] = m_layout->rowsBetween(frame.scrollY, frame.scrollY + lanesHeight);
+    const auto& rows = m_layout->rows();
+    const std::vector<bool>* search = frame.searchNames;
+    for (std::size_t ri = firstRow; ri < lastRow; ++ri) {
+        const LaneRow& row = rows[ri];
+        const double top = viewY(frame, row.y);
+        if (row.kind == LaneRow::Kind::GroupHeader) continue;
+        const Track& track = store().tracks[row.track.value];
+        if (row.kind == LaneRow::Kind::Counter) {
+            m_columns.clear();
+            collectCounterColumns(track, frame.axis, m_columns);
+            const double maxValue = counterMax(row.track);
+            TimelineGeometry::CounterArea area;
+            area.rowRect = QRectF(headerWidth, top, frame.axis.width, row.height);
+            area.maxValue = maxValue;
+            const double base = top + row.height - 1;
+            const double scale = maxValue > 0 ? (row.height - 4) / maxValue : 0;
+            auto yOf = [&](double v) { return base - std::max(0.0, v) * scale; };
+            if (!m_columns.empty()) {
+                area.polygon.reserve(qsizetype(m_columns.size() * 2 + 4));
+                area.polygon << QPointF(headerWidth + m_columns.front().x, base);
+                double previous = m_columns.front().lastValue;
+                for (const CounterColumn& c : m_columns) {
+                    const double x = headerWidth + c.x;
+                    // A step chart: hold the previous value up to this column, then jump (to the column's peak, so
+                    // short spikes stay visible at any zoom).
+                    area.polygon << QPointF(x, yOf(previous)) << QPointF(x, yOf(c.maxValue));
+                    previous = c.lastValue;
+                }
+                area.polygon << QPointF(headerWidth + frame.axis.width, yOf(previous))
+                             << QPointF(headerWidth + frame.axis.width, base);
+            }
+            g.counters.push_back(std::move(area));
+            continue;
+        }
+        m_boxes.clear();
+        collectLaneBoxes(track, row.depth, frame.axis, foldPx, m_boxes);
+        g.boxCount += m_boxes.size();
+        const double h = row.height - 2;
+        for (const SliceBox& b : m_boxes) {
+            const int color = colorOf(track, b.row, frame.colors);
+            const bool faded = search && !(*search)[track.names[b.row].value];
+            double x0 = headerWidth + b.x0;
+            double w = b.x1 - b.x0;
+            if (b.folded > 1) g.foldedSlices += b.folded;
+            if (track.flags[b.row] & SliceFlag::Instant && b.folded == 1) {
+                g.instants.push_back(QRectF(x0, top + h * 0.3, 1, h * 0.7));
+                continue;
+            }
+            // Leave a hairline between neighbours of the same colour.
+            if (w > 3) w -= 1;
+            (faded ? g.fadedRects : g.rects)[std::size_t(color)].push_back(QRectF(x0, top + 1, w, h));
+            if (b.folded == 1 && w >= 24) g.labels.push_back({QRectF(x0, top + 1, w, h), track.names[b.row], std::uint8_t(color)});
+        }
+    }
+}
+
+void TimelineRenderer::paint(QPainter& p, const TimelineFrame& frame) {
+    p.save();
+    p.setFont(m_font);
+    p.fillRect(QRectF(0, 0, frame.size.width(), frame.size.height()), laneBackground);
+    p.setClipRect(lanesRect(frame));
+    paintLanes(p, frame);
+    paintLabels(p, frame);
+    paintOverlays(p, frame);
+    paintFlows(p, frame);
+    p.setClipping(false);
+    paintRuler(p, frame);
+    paintHeaders(p, frame);
+    p.restore();
+}
+
+void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
+    const TimelineGeometry& g = geometry(frame);
+    const double lanesHeight = frame.size.height() - rulerHeight;
+    const auto [firstRow, lastRow] = m_layout->rowsBetween(frame.scrollY, frame.scrollY + lanesHeight);
+    const auto& rows = m_layout->rows();
+    // Alternate the background per track, and shade group header rows, so lanes of one thread read as one.
+    for (std::size_t ri = firstRow; ri < lastRow; ++ri) {
+        const LaneRow& row = rows[ri];
+        const QRectF band(headerWidth, viewY(frame, row.y), frame.axis.width, row.height);
+        if (row.kind == LaneRow::Kind::GroupHeader) p.fillRect(band, groupBackground);
+        else if (row.track.value % 2) p.fillRect(band, laneBackgroundAlt);
+    }
+    // Vertical grid at the ruler's ticks.
+    const TimeNs step = niceTickStep(frame.axis, 90);
+    p.setPen(QPen(gridLine, 1));
+    for (const RulerTick& tick : rulerTicks(frame.axis, store().minTime, step)) {
+        if (!tick.major) continue;
+        const double x = std::round(headerWidth + frame.axis.xOf(tick.time)) + 0.5;
+        p.drawLine(QPointF(x, rulerHeight), QPointF(x, frame.size.height()));
+    }
+    p.setPen(Qt::NoPen);
+    for (int c = 0; c < TimelinePalette::size; ++c) {
+        const auto& faded = g.fadedRects[std::size_t(c)];
+        if (!faded.empty()) {
+            p.setBrush(m_palette.faded(c));
+            p.drawRects(faded.data(), int(faded.size()));
+        }
+        const auto& rects = g.rects[std::size_t(c)];
+        if (!rects.empty()) {
+            p.setBrush(m_palette.color(c));
+            p.drawRects(rects.data(), int(rects.size()));
+        }
+    }
+    if (!g.instants.empty()) {
+        p.setBrush(QColor(0x47, 0x55, 0x69, 170));
+        p.drawRects(g.instants.data(), int(g.instants.size()));
+    }
+    for (const auto& area : g.counters) {
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(0x3b, 0x82, 0xf6, 90));
+        p.drawPolygon(area.polygon);
+        p.setPen(QPen(QColor(0x25, 0x63, 0xeb), 1));
+        p.setBrush(Qt::NoBrush);
+        if (area.polygon.size() > 2) p.drawPolyline(area.polygon.constData() + 1, int(area.polygon.size()) - 2);
+        p.setPen(mutedText);
+        p.drawText(area.rowRect.adjusted(4, 1, -4, 0), Qt::AlignLeft | Qt::AlignTop,
+                   QStringLiteral("max %1").arg(area.maxValue, 0, 'g', 6));
+    }
+    p.setBrush(Qt::NoBrush);
+}
+
+void TimelineRenderer::paintLabels(QPainter& p, const TimelineFrame& frame) {
+    const TimelineGeometry& g = geometry(frame);
+    const double lanesRight = headerWidth + frame.axis.width;
+    const double ellipsis = m_metrics.horizontalAdvance(QChar(0x2026));
+    for (const TimelineGeometry::Label& label : g.labels) {
+        // Keep labels of slices that start off screen readable: start the text at the visible left edge.
+        const double left = std::max(label.rect.left(), headerWidth) + 3;
+        const double right = std::min(label.rect.right(), lanesRight) - 2;
+        const double avail = right - left;
+        if (avail < ellipsis + 8) continue;
+        float& width = m_nameWidth[label.name.value];
+        const QString& text = nameText(label.name);
+        if (width < 0) width = float(m_metrics.horizontalAdvance(text));
+        const bool faded = frame.searchNames && !(*frame.searchNames)[label.name.value];
+        p.setPen(faded ? mutedText : m_palette.text(label.color));
+        const QRectF r(left, label.rect.top(), avail, label.rect.height());
+        if (width <= avail) p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter, text);
+        else p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter, m_metrics.elidedText(text, Qt::ElideRight, avail));
+    }
+}
+
+QRectF TimelineRenderer::sliceRect(const TimelineFrame& frame, EventRef ref) const {
+    const int ri = m_layout->rowOf(ref);
+    if (ri < 0) return {};
+    const LaneRow& row = m_layout->rows()[std::size_t(ri)];
+    const Track& t = store().tracks[ref.track.value];
+    const double x0 = headerWidth + frame.axis.xOf(t.starts[ref.index]);
+    const double x1 = headerWidth + frame.axis.xOf(t.endOf(ref.index));
+    return QRectF(x0, viewY(frame, row.y) + 1, std::max(1.0, x1 - x0), row.height - 2);
+}
+
+void TimelineRenderer::paintOverlays(QPainter& p, const TimelineFrame& frame) {
+    const QRectF lanes = lanesRect(frame);
+    auto band = [&](const TimeRange& r) {
+        const double x0 = headerWidth + frame.axis.xOf(std::min(r.from, r.to));
+        const double x1 = headerWidth + frame.axis.xOf(std::max(r.from, r.to));
+        return QRectF(x0, lanes.top(), std::max(1.0, x1 - x0), lanes.height());
+    };
+    if (frame.area) {
+        const auto& rows = m_layout->rows();
+        if (frame.area->firstRow >= 0 && frame.area->lastRow < int(rows.size())) {
+            const LaneRow& a = rows[std::size_t(frame.area->firstRow)];
+            const LaneRow& b = rows[std::size_t(frame.area->lastRow)];
+            QRectF r = band(frame.area->range);
+            r.setTop(viewY(frame, a.y));
+            r.setBottom(viewY(frame, b.y + b.height));
+            p.fillRect(r, QColor(0x3b, 0x82, 0xf6, 40));
+            p.setPen(QPen(QColor(0x25, 0x63, 0xeb), 1, Qt::DashLine));
+            p.drawRect(r);
+        }
+    }
+    for (const auto* r : {&frame.measure, &frame.zoomDrag}) {
+        if (!*r) continue;
+        const QRectF b = band(**r);
+        p.fillRect(b, r == &frame.measure ? QColor(0x10, 0xb9, 0x81, 40) : QColor(0x63, 0x66, 0xf1, 45));
+        p.setPen(QPen(r == &frame.measure ? QColor(0x05, 0x96, 0x69) : QColor(0x4f, 0x46, 0xe5), 1));
+        p.drawLine(b.topLeft(), b.bottomLeft());
+        p.drawLine(b.topRight(), b.bottomRight());
+        const QString text = QString::fromStdString(formatDuration((*r)->span()));
+        const double tw = m_metrics.horizontalAdvance(text) + 10;
+        const QRectF tag(b.center().x() - tw / 2, lanes.top() + 4, tw, 16);
+        p.fillRect(tag, QColor(0x11, 0x18, 0x27, 220));
+        p.setPen(Qt::white);
+        p.drawText(tag, Qt::AlignCenter, text);
+    }
+    if (frame.currentMatch.isValid()) {
+        p.setPen(QPen(matchColor, 2));
+        p.drawRect(sliceRect(frame, frame.currentMatch).adjusted(-1, -1, 1, 1));
+    }
+    if (frame.hovered.isValid() && frame.hovered != frame.selected) {
+        p.setPen(QPen(QColor(0x11, 0x18, 0x27, 120), 1));
+        p.drawRect(sliceRect(frame, frame.hovered));
+    }
+    if (frame.selected.isValid()) {
+        p.setPen(QPen(selectionColor, 2));
+        p.drawRect(sliceRect(frame, frame.selected).adjusted(-1, -1, 1, 1));
+    }
+    if (frame.cursor) {
+        const double x = std::round(headerWidth + frame.axis.xOf(*frame.cursor)) + 0.5;
+        p.setPen(QPen(QColor(0x11, 0x18, 0x27, 110), 1));
+        p.drawLine(QPointF(x, lanes.top()), QPointF(x, lanes.bottom()));
+    }
+}
+
+std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, std::size_t* total) const {
+    std::vector<FlowArrow> arrows;
+    std::size_t count = 0;
+    const TraceStore& s = store();
+    const QRectF lanes = lanesRect(frame);
+    auto anchor = [&](EventRef ref, bool atEnd) {
+        const int ri = m_layout->rowOf(ref);
+        const LaneRow& row = m_layout->rows()[std::size_t(std::max(ri, 0))];
+        const Track& t = s.tracks[ref.track.value];
+        const TimeNs time = atEnd ? t.endOf(ref.index) : t.starts[ref.index];
+        return QPointF(headerWidth + frame.axis.xOf(time), viewY(frame, row.y + row.height / 2));
+    };
+    auto add = [&](std::uint32_t index, bool always) {
+        const Flow& f = s.flows[index];
+        const QPointF a = anchor(f.source, true);
+        const QPointF b = anchor(f.target, false);
+        // Entirely above or below the lanes on screen: cannot cross the view.
+        if ((a.y() < lanes.top() && b.y() < lanes.top()) || (a.y() > lanes.bottom() && b.y() > lanes.bottom())) return;
+        ++count;
+        if (always || arrows.size() < maxArrows) arrows.push_back({a, b, f.kind, index});
+    };
+    if (frame.flows == FlowMode::All) {
+        // Zoomed out, thousands of arrows share pixels: keep one per (start pixel, end pixel, rows).
+        std::unordered_set<std::uint64_t> seen;
+        trace().flowIndex.forEachInRange(frame.axis.start, frame.axis.end, [&](std::uint32_t index) {
+            const Flow& f = s.flows[index];
+            const QPointF a = anchor(f.source, true);
+            const QPointF b = anchor(f.target, false);
+            const std::uint64_t key = (std::uint64_t(std::clamp(int(a.x()), -1, 16383)) << 50) ^
+                                      (std::uint64_t(std::clamp(int(b.x()), -1, 16383)) << 36) ^
+                                      (std::uint64_t(std::clamp(int(a.y()), -1, 65535)) << 18) ^
+                                      std::uint64_t(std::clamp(int(b.y()), -1, 65535));
+            if (seen.insert(key).second) add(index, false);
+            return true;
+        });
+    }
+    if (frame.selected.isValid() && frame.flows != FlowMode::None) {
+        // The selected event's arrows always show, even past the cap.
+        std::vector<const Flow*> own = s.flowsFrom(frame.selected);
+        for (const Flow* f : s.flowsInto(frame.selected)) own.push_back(f);
+        for (const Flow* f : own) {
+            const auto index = std::uint32_t(f - s.flows.data());
+            const bool drawn = std::any_of(arrows.begin(), arrows.end(), [&](const FlowArrow& a) { return a.flow == index; });
+            if (!drawn) add(index, true);
+        }
+    }
+    if (total) *total = count;
+    return arrows;
+}
+
+void TimelineRenderer::paintFlows(QPainter& p, const TimelineFrame& frame) {
+    if (frame.flows == FlowMode::None) return;
+    std::size_t total = 0;
+    const std::vector<FlowArrow> arrows = flowArrows(frame, &total);
+    p.setRenderHint(QPainter::Antialiasing, true);
+    for (const FlowArrow& a : arrows) {
+        const bool selected = frame.selected.isValid() &&
+                              (store().flows[a.flow].source == frame.selected || store().flows[a.flow].target == frame.selected);
+        QColor color = a.kind == FlowKind::Launch ? TimelinePalette::launchFlow()
+                       : a.kind == FlowKind::ForwardBackward ? TimelinePalette::forwardBackwardFlow()
+                                                              : TimelinePalette::otherFlow();
+        // Dense arrows fade so the slices under them stay readable; the selection's own arrows stay solid.
+        if (!selected && (frame.selected.isValid() || arrows.size() > 150)) color.setAlpha(arrows.size() > 150 ? 70 : 110);
+        const double dx = std::max(24.0, std::abs(a.to.x() - a.from.x()) / 2);
+        QPainterPath path(a.from);
+        path.cubicTo(a.from + QPointF(dx, 0), a.to - QPointF(dx, 0), a.to);
+        p.setPen(QPen(color, selected ? 2.0 : 1.2));
+        p.setBrush(Qt::NoBrush);
+        p.drawPath(path);
+        // Arrowhead pointing right, into the target's start.
+        QPolygonF head;
+        head << a.to << a.to + QPointF(-7, -4) << a.to + QPointF(-7, 4);
+        p.setPen(Qt::NoPen);
+        p.setBrush(color);
+        p.drawPolygon(head);
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
+    if (total > arrows.size()) {
+        const QString note = QStringLiteral("showing %1 of %2 arrows").arg(arrows.size()).arg(total);
+        const QRectF lanes = lanesRect(frame);
+        const double w = m_metrics.horizontalAdvance(note) + 12;
+        const QRectF r(lanes.right() - w - 6, lanes.bottom() - 22, w, 18);
+        p.fillRect(r, QColor(0xff, 0xfb, 0xeb, 230));
+        p.setPen(mutedText);
+        p.drawText(r, Qt::AlignCenter, note);
+    }
+}
+
+void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& frame) {
+    const QRectF ruler(headerWidth, 0, frame.axis.width, rulerHeight);
+    p.fillRect(QRectF(0, 0, frame.size.width(), rulerHeight), headerBackground);
+    // ProfilerStep ranges along the top.
+    const auto& steps = trace().steps;
+    p.save();
+    p.setClipRect(ruler);
+    auto firstStep = std::lower_bound(steps.begin(), steps.end(), frame.axis.start,
+                                      [](const StepRange& s, TimeNs t) { return s.end < t; });
+    int drawn = 0;
+    for (auto it = firstStep; it != steps.end() && it->start <= frame.axis.end && drawn < 2000; ++it, ++drawn) {
+        const double x0 = headerWidth + frame.axis.xOf(it->start);
+        const double x1 = headerWidth + frame.axis.xOf(it->end);
+        const QRectF r(x0, 1, std::max(1.0, x1 - x0 - 1), stepBandHeight - 2);
+        const bool odd = (it - steps.begin()) % 2;
+        p.fillRect(r, odd ? QColor(0xc7, 0xd2, 0xfe) : QColor(0xa5, 0xb4, 0xfc));
+        if (r.width() > 40) {
+            p.setPen(QColor(0x31, 0x2e, 0x81));
+            const QString label = m_metrics.elidedText(nameText(it->name), Qt::ElideRight, r.width() - 6);
+            p.drawText(r.adjusted(3, 0, -3, 0), Qt::AlignLeft | Qt::AlignVCenter, label);
+        }
+    }
+    // Ticks and labels, relative to the trace start.
+    const TimeNs step = niceTickStep(frame.axis, 90);
+    const TimeNs origin = store().minTime;
+    for (const RulerTick& tick : rulerTicks(frame.axis, origin, niceTickStep(frame.axis, 18))) {
+        const double x = std::round(headerWidth + frame.axis.xOf(tick.time)) + 0.5;
+        p.setPen(QPen(mutedText, 1));
+        p.drawLine(QPointF(x, rulerHeight - 4), QPointF(x, rulerHeight));
+    }
+    for (const RulerTick& tick : rulerTicks(frame.axis, origin, step)) {
+        const double x = std::round(headerWidth + frame.axis.xOf(tick.time)) + 0.5;
+        p.setPen(QPen(mutedText, 1));
+        p.drawLine(QPointF(x, rulerHeight - 10), QPointF(x, rulerHeight));
+        p.setPen(textColor);
+        p.drawText(QRectF(x + 3, stepBandHeight, 120, rulerHeight - stepBandHeight - 6), Qt::AlignLeft | Qt::AlignVCenter,
+                   QString::fromStdString(formatTickLabel(tick.time - origin, step)));
+    }
+    if (frame.cursor) {
+        const double x = headerWidth + frame.axis.xOf(*frame.cursor);
+        const QString text =
+            QString::fromStdString(formatTimeOffset(*frame.cursor - origin, TimeNs(std::max(1.0, frame.axis.nsPerPixel()))));
+        const double w = m_metrics.horizontalAdvance(text) + 10;
+        const QRectF tag(std::clamp(x - w / 2, headerWidth, headerWidth + frame.axis.width - w), stepBandHeight + 1, w, 15);
+        p.fillRect(tag, QColor(0x11, 0x18, 0x27));
+        p.setPen(Qt::white);
+        p.drawText(tag, Qt::AlignCenter, text);
+    }
+    p.restore();
+    p.setPen(QPen(QColor(0xcb, 0xd2, 0xd9), 1));
+    p.drawLine(QPointF(0, rulerHeight - 0.5), QPointF(frame.size.width(), rulerHeight - 0.5));
+    // The top-left corner: the visible span.
+    p.setPen(textColor);
+    p.setFont(m_boldFont);
+    p.drawText(QRectF(8, 0, headerWidth - 16, rulerHeight), Qt::AlignLeft | Qt::AlignVCenter,
+               QStringLiteral("View: %1").arg(QString::fromStdString(formatDuration(frame.axis.span()))));
+    p.setFont(m_font);
+}
+
+void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
+    const QRectF column(0, rulerHeight, headerWidth, frame.size.height() - rulerHeight);
+    p.save();
+    p.setClipRect(column);
+    p.fillRect(column, headerBackground);
+    const auto [firstRow, lastRow] = m_layout->rowsBetween(frame.scrollY, frame.scrollY + column.height());
+    const auto& rows = m_layout->rows();
+    for (std::size_t ri = firstRow; ri < lastRow; ++ri) {
+        const LaneRow& row = rows[ri];
+        const double top = viewY(frame, row.y);
+        if (row.kind == LaneRow::Kind::GroupHeader) {
+            const LaneGroup& group = m_layout->groups()[row.group];
+            p.fillRect(QRectF(0, top, headerWidth, row.height), groupBackground);
+            // The fold triangle.
+            QPolygonF tri;
+            const double cx = 11, cy = top + row.height / 2;
+            if (group.collapsed) tri << QPointF(cx - 3, cy - 5) << QPointF(cx + 3, cy) << QPointF(cx - 3, cy + 5);
+            else tri << QPointF(cx - 5, cy - 3) << QPointF(cx + 5, cy - 3) << QPointF(cx, cy + 3);
+            p.setPen(Qt::NoPen);
+            p.setBrush(mutedText);
+            p.setRenderHint(QPainter::Antialiasing, true);
+            p.drawPolygon(tri);
+            p.setRenderHint(QPainter::Antialiasing, false);
+            p.setBrush(Qt::NoBrush);
+            p.setPen(textColor);
+            p.setFont(m_boldFont);
+            const QString title = QString::fromStdString(group.title) +
+                                  (group.collapsed ? QStringLiteral("  (%1)").arg(group.tracks.size()) : QString());
+            p.drawText(QRectF(22, top, headerWidth - 28, row.height), Qt::AlignLeft | Qt::AlignVCenter,
+                       QFontMetricsF(m_boldFont).elidedText(title, Qt::ElideRight, headerWidth - 28));
+            p.setFont(m_font);
+            continue;
+        }
+        // A track's title on its first lane only.
+        if (ri > 0 && rows[ri - 1].track == row.track) continue;
+        p.setPen(textColor);
+        const QString title = QString::fromStdString(m_layout->laneTitle(row.track));
+        p.drawText(QRectF(18, top, headerWidth - 24, std::min(row.height, 18.0)), Qt::AlignLeft | Qt::AlignVCenter,
+                   m_metrics.elidedText(title, Qt::ElideMiddle, headerWidth - 24));
+    }
+    p.restore();
+    p.setPen(QPen(QColor(0xcb, 0xd2, 0xd9), 1));
+    p.drawLine(QPointF(headerWidth - 0.5, 0), QPointF(headerWidth - 0.5, frame.size.height()));
+}
+
+int TimelineRenderer::rowAtY(const TimelineFrame& frame, double y) const {
+    if (y < rulerHeight) return -1;
+    return m_layout->rowAt(y - rulerHeight + frame.scrollY);
+}
+
+EventRef TimelineRenderer::eventAt(const TimelineFrame& frame, QPointF pos) const {
+    if (pos.x() < headerWidth) return {};
+    const int ri = rowAtY(frame, pos.y());
+    if (ri < 0) return {};
+    const LaneRow& row = m_layout->rows()[std::size_t(ri)];
+    if (row.kind != LaneRow::Kind::Slices) return {};
+    const Track& t = store().tracks[row.track.value];
+    const double x = pos.x() - headerWidth;
+    const TimeNs time = frame.axis.timeAt(x);
+    const TimeNs slack = TimeNs(std::ceil(frame.axis.nsPerPixel() * 3));
+    const auto hit = sliceAt(t, row.depth, time, slack);
+    if (!hit) return {};
+    return {row.track, *hit};
+}
+
+int TimelineRenderer::groupHeaderAt(const TimelineFrame& frame, QPointF pos) const {
+    const int ri = rowAtY(frame, pos.y());
+    if (ri < 0) return -1;
+    const LaneRow& row = m_layout->rows()[std::size_t(ri)];
+    return row.kind == LaneRow::Kind::GroupHeader ? int(row.group) : -1;
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,125 @@
+#pragma once
+
+#include "loadedtrace.h"
+#include "query/lanelayout.h"
+#include "query/viewport.h"
+#include "timelineframe.h"
+#include "timelinepalette.h"
+
+#include <QFont>
+#include <QFontMetricsF>
+#include <QPointF>
+#include <QPolygonF>
+#include <QRectF>
+#include <QString>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+class QPainter;
+
+namespace kinetoscope {
+
+// Rectangles and labels of the lanes for one (axis, size, scroll, layout, colours, search): built apart from
+// painting and cached against those, so repaints for a moving cursor or a hover only replay it.
+struct TimelineGeometry {
+    std::array<std::vector<QRectF>, TimelinePalette::size> rects;
+    std::array<std::vector<QRectF>, TimelinePalette::size> fadedRects;
+    struct Label {
+        QRectF rect;
+        StringId name;
+        std::uint8_t color = 0;
+    };
+    std::vector<Label> labels;
+    std::vector<QRectF> instants;
+    struct CounterArea {
+        QPolygonF polygon;
+        QRectF rowRect;
+        double maxValue = 0;
+    };
+    std::vector<CounterArea> counters;
+    std::size_t boxCount = 0;
+    std::size_t foldedSlices = 0;
+};
+
+struct FlowArrow {
+    QPointF from;
+    QPointF to;
+    FlowKind kind = FlowKind::Other;
+    std::uint32_t flow = 0;
+};
+
+class TimelineRenderer {
+public:
+    static constexpr double headerWidth = 260;
+    static constexpr double rulerHeight = 42;
+    static constexpr double stepBandHeight = 16;
+    static constexpr double foldPx = 1.0;
+    static constexpr std::size_t maxArrows = 4000;
+
+    TimelineRenderer(std::shared_ptr<const LoadedTrace> trace, LaneLayout* layout);
+
+    const TraceStore& store() const { return *m_trace->store; }
+    const LoadedTrace& trace() const { return *m_trace; }
+    LaneLayout& layout() { return *m_layout; }
+    const QFont& font() const { return m_font; }
+
+    // Paints the whole timeline: lanes, overlays, ruler and header column.
+    void paint(QPainter& painter, const TimelineFrame& frame);
+    // Geometry of the lanes for a frame (cached); exposed for tests and the benchmark.
+    const TimelineGeometry& geometry(const TimelineFrame& frame);
+    // Forgets the cached geometry (after the layout or the colours change).
+    void invalidate() { m_cacheValid = false; }
+
+    // Widget y of a content y, and the lanes area rectangle.
+    double viewY(const TimelineFrame& frame, double contentY) const { return contentY - frame.scrollY + rulerHeight; }
+    QRectF lanesRect(const TimelineFrame& frame) const;
+    // The slice under a widget position (with a few pixels of slack for thin slices), invalid when none.
+    EventRef eventAt(const TimelineFrame& frame, QPointF pos) const;
+    // The lane row under a widget y, or -1.
+    int rowAtY(const TimelineFrame& frame, double y) const;
+    // Where a slice is drawn, in widget coordinates (its group header when collapsed).
+    QRectF sliceRect(const TimelineFrame& frame, EventRef ref) const;
+    // The arrows drawn for a frame; `total` is set to how many crossed the view before the cap.
+    std::vector<FlowArrow> flowArrows(const TimelineFrame& frame, std::size_t* total = nullptr) const;
+    // Whether a widget position is on the group header's fold triangle or title; returns the group index or -1.
+    int groupHeaderAt(const TimelineFrame& frame, QPointF pos) const;
+
+    const QString& nameText(StringId id);
+
+private:
+    void buildGeometry(const TimelineFrame& frame);
+    int colorOf(const Track& track, std::uint32_t row, ColorMode mode);
+    void paintLanes(QPainter& p, const TimelineFrame& frame);
+    void paintLabels(QPainter& p, const TimelineFrame& frame);
+    void paintOverlays(QPainter& p, const TimelineFrame& frame);
+    void paintFlows(QPainter& p, const TimelineFrame& frame);
+    void paintRuler(QPainter& p, const TimelineFrame& frame);
+    void paintHeaders(QPainter& p, const TimelineFrame& frame);
+    double counterMax(TrackId track);
+
+    std::shared_ptr<const LoadedTrace> m_trace;
+    LaneLayout* m_layout;
+    TimelinePalette m_palette;
+    QFont m_font;
+    QFont m_boldFont;
+    QFontMetricsF m_metrics;
+    std::vector<QString> m_nameText;     // by StringId, filled on first use
+    std::vector<float> m_nameWidth;      // by StringId, -1 until measured
+    std::vector<std::int16_t> m_nameColor; // by StringId, -1 until hashed
+    std::vector<double> m_counterMax;    // by TrackId, NaN until computed
+    std::vector<SliceBox> m_boxes;       // scratch
+    std::vector<CounterColumn> m_columns; // scratch
+
+    TimelineGeometry m_geometry;
+    bool m_cacheValid = false;
+    TimeAxis m_cacheAxis;
+    QSize m_cacheSize;
+    double m_cacheScroll = 0;
+    ColorMode m_cacheColors = ColorMode::Category;
+    const std::vector<bool>* m_cacheSearch = nullptr;
+    std::uint64_t m_cacheLayoutGeneration = 0;
+};
+
+} // namespace kinetoscope

@@ -1,0 +1,118 @@
+#pragma once
+
+#include "loadedtrace.h"
+#include "query/lanelayout.h"
+#include "timelineframe.h"
+#include "timelinerenderer.h"
+
+#include <QElapsedTimer>
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QScrollBar;
+
+namespace kinetoscope {
+
+// The zoomable timeline of one trace. Navigation follows Perfetto and chrome://tracing: wheel scrolls lanes,
+// Ctrl+wheel zooms at the cursor, W/S/A/D, drag on the ruler (or with the zoom tool) zooms to the dragged range,
+// Shift+drag measures, Ctrl+drag selects an area, middle-drag or plain drag pans, F fits the selection, 0/Home the
+// whole trace, Alt+Left/Right walk the view history.
+class TimelineWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimelineWidget(std::shared_ptr<const LoadedTrace> trace, QWidget* parent = nullptr);
+    ~TimelineWidget() override;
+
+    const TraceStore& store() const { return *m_trace->store; }
+    const LoadedTrace& trace() const { return *m_trace; }
+    LaneLayout& layout() { return m_layout; }
+    TimelineRenderer& renderer() { return m_renderer; }
+    // The frame as it would be painted now (size, axis, scroll and overlays).
+    const TimelineFrame& frame() const { return m_frame; }
+
+    const TimeAxis& axis() const { return m_frame.axis; }
+    void setVisibleRange(TimeNs from, TimeNs to, bool recordHistory = true);
+    void fitAll();
+    void zoomToSelection();
+    void zoomBy(double factor, std::optional<double> atX = std::nullopt);
+    void panBy(double fractionOfWidth);
+    bool back();
+    bool forward();
+    void setScrollY(double y);
+    double scrollY() const { return m_frame.scrollY; }
+
+    EventRef selected() const { return m_frame.selected; }
+    void setSelected(EventRef ref);
+    // Selects, expands its group if collapsed, scrolls it into view and zooms so it is visible and wide enough.
+    void revealEvent(EventRef ref);
+
+    void setFlowMode(FlowMode mode);
+    FlowMode flowMode() const { return m_frame.flows; }
+    void setColorMode(ColorMode mode);
+    ColorMode colorMode() const { return m_frame.colors; }
+    void setZoomTool(bool on) { m_zoomTool = on; }
+    bool zoomTool() const { return m_zoomTool; }
+
+    // Highlights slices whose name matches (null clears) and outlines the current match.
+    void setSearchHighlight(std::shared_ptr<const std::vector<bool>> names, EventRef current);
+    std::optional<AreaSelection> areaSelection() const { return m_frame.area; }
+    void setAreaSelection(std::optional<AreaSelection> area);
+    // Tracks under an area selection (each once, in display order).
+    std::vector<TrackId> tracksOf(const AreaSelection& area) const;
+    std::optional<TimeRange> measurement() const { return m_frame.measure; }
+
+    void setGroupCollapsed(std::uint32_t group, bool collapsed);
+    void setTrackHidden(TrackId track, bool hidden);
+
+    QSize sizeHint() const override { return {1200, 700}; }
+
+signals:
+    void selectionChanged(kinetoscope::EventRef ref);
+    void areaSelectionChanged();
+    void viewChanged();
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+    void resizeEvent(QResizeEvent*) override;
+    void wheelEvent(QWheelEvent*) override;
+    void keyPressEvent(QKeyEvent*) override;
+    void mousePressEvent(QMouseEvent*) override;
+    void mouseMoveEvent(QMouseEvent*) override;
+    void mouseReleaseEvent(QMouseEvent*) override;
+    void mouseDoubleClickEvent(QMouseEvent*) override;
+    void leaveEvent(QEvent*) override;
+    void contextMenuEvent(QContextMenuEvent*) override;
+    bool event(QEvent*) override;
+
+private:
+    enum class Drag { None, Pan, ZoomRange, Measure, Area, Click };
+    void applyAxis(TimeAxis axis, bool recordHistory);
+    void updateFrameGeometry();
+    void updateScrollBar();
+    TimeNs timeAtX(double x) const;
+    void pushHistory();
+    QString tooltipFor(EventRef ref) const;
+
+    std::shared_ptr<const LoadedTrace> m_trace;
+    LaneLayout m_layout;
+    TimelineRenderer m_renderer;
+    TimelineFrame m_frame;
+    QScrollBar* m_scrollBar = nullptr;
+    std::shared_ptr<const std::vector<bool>> m_searchNames;
+
+    std::vector<TimeAxis> m_back;
+    std::vector<TimeAxis> m_forward;
+    QElapsedTimer m_sinceHistory;
+
+    Drag m_drag = Drag::None;
+    QPointF m_pressPos;
+    TimeNs m_pressTime = 0;
+    TimeAxis m_pressAxis;
+    double m_pressScroll = 0;
+    int m_pressRow = -1;
+    bool m_zoomTool = false;
+};
+
+} // namespace kinetoscope

@@ -1,0 +1,288 @@
+#include "traceview.h"
+
+#include "areasummarypanel.h"
+#include "detailspanel.h"
+#include "loadjob.h"
+#include "query/areasummary.h"
+#include "query/search.h"
+#include "searchbar.h"
+#include "timelinewidget.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QLabel>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QThreadPool>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace kinetoscope {
+
+struct TraceView::SearchState {
+    SearchResult result;
+    std::shared_ptr<const std::vector<bool>> names;
+};
+
+namespace {
+QString mb(quint64 bytes) { return QString::number(double(bytes) / 1e6, 'f', 1) + QStringLiteral(" MB"); }
+QString countText(quint64 n) {
+    if (n >= 10'000'000) return QString::number(double(n) / 1e6, 'f', 1) + QStringLiteral(" M");
+    return QLocale().toString(n);
+}
+} // namespace
+
+TraceView::TraceView(QString path, QWidget* parent) : QWidget(parent), m_path(std::move(path)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_stack = new QStackedWidget(this);
+    layout->addWidget(m_stack);
+
+    // Page 0: loading.
+    auto* loading = new QWidget(m_stack);
+    auto* ll = new QVBoxLayout(loading);
+    ll->addStretch(1);
+    m_loadingLabel = new QLabel(tr("Opening %1…").arg(QFileInfo(m_path).fileName()), loading);
+    m_loadingLabel->setAlignment(Qt::AlignCenter);
+    m_progress = new QProgressBar(loading);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(520);
+    m_progress->setTextVisible(false);
+    m_cancel = new QPushButton(tr("Cancel"), loading);
+    m_cancel->setMaximumWidth(120);
+    ll->addWidget(m_loadingLabel);
+    ll->addWidget(m_progress, 0, Qt::AlignHCenter);
+    ll->addWidget(m_cancel, 0, Qt::AlignHCenter);
+    ll->addStretch(2);
+    m_stack->addWidget(loading);
+
+    // Page 1: failure.
+    m_errorLabel = new QLabel(m_stack);
+    m_errorLabel->setAlignment(Qt::AlignCenter);
+    m_errorLabel->setWordWrap(true);
+    m_errorLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_errorLabel->setStyleSheet(QStringLiteral("QLabel{color:#991b1b;font-size:11pt;padding:24px}"));
+    m_stack->addWidget(m_errorLabel);
+
+    connect(m_cancel, &QPushButton::clicked, this, &TraceView::cancelLoad);
+    m_progressTimer = new QTimer(this);
+    m_progressTimer->setInterval(100);
+    connect(m_progressTimer, &QTimer::timeout, this, &TraceView::updateProgress);
+
+    m_job = new LoadJob(m_path, this);
+    connect(m_job, &LoadJob::loaded, this, &TraceView::onLoaded);
+    connect(m_job, &LoadJob::failed, this, &TraceView::onFailed);
+    m_job->start();
+    m_progressTimer->start();
+}
+
+TraceView::~TraceView() {
+    if (m_searchCancel) *m_searchCancel = true;
+}
+
+void TraceView::cancelLoad() {
+    if (m_state != State::Loading || !m_job) return;
+    m_job->cancel();
+    m_cancel->setEnabled(false);
+    m_loadingLabel->setText(tr("Cancelling…"));
+}
+
+void TraceView::updateProgress() {
+    if (!m_job || m_state != State::Loading) return;
+    const LoadJob::Progress p = m_job->progress();
+    if (p.bytesTotal > 0) m_progress->setValue(int(1000.0 * double(p.bytesDone) / double(p.bytesTotal)));
+    static const char* stages[] = {"Reading", "Parsing", "Building"};
+    if (m_cancel->isEnabled()) {
+        m_loadingLabel->setText(tr("%1 %2 — %3 of %4, %5 events")
+                                    .arg(QLatin1String(stages[std::clamp(p.stage, 0, 2)]), QFileInfo(m_path).fileName(),
+                                         mb(p.bytesDone), mb(p.bytesTotal), countText(p.eventsDone)));
+    }
+}
+
+void TraceView::onFailed(const QString& message, bool cancelled) {
+    m_progressTimer->stop();
+    m_state = cancelled ? State::Cancelled : State::Failed;
+    m_error = message;
+    m_errorLabel->setText(cancelled ? tr("Loading %1 was cancelled.").arg(QFileInfo(m_path).fileName()) : message);
+    m_stack->setCurrentIndex(1);
+    emit stateChanged(m_state);
+}
+
+QString TraceView::bannerText() const {
+    if (!m_trace) return {};
+    const ImportStats& st = m_trace->store->stats;
+    QStringList parts;
+    if (st.truncated) {
+        parts << tr("The file is cut off at byte %1: showing the %2 events before the cut.")
+                     .arg(st.truncatedAt)
+                     .arg(m_trace->store->sliceCount() + m_trace->store->counterSampleCount());
+    }
+    if (st.malformedEvents > 0) {
+        QString first;
+        if (!st.issues.empty()) first = tr(" (first at byte %1: %2)").arg(st.issues.front().offset).arg(QString::fromStdString(st.issues.front().reason));
+        parts << tr("%n malformed event(s) skipped%1.", nullptr, int(std::min<quint64>(st.malformedEvents, INT_MAX))).arg(first);
+    }
+    if (st.unknownPhaseEvents > 0) parts << tr("%1 events with an unknown phase skipped.").arg(st.unknownPhaseEvents);
+    if (st.endWithoutBegin > 0) parts << tr("%1 `E` events without a `B` dropped.").arg(st.endWithoutBegin);
+    if (!st.trailingProblem.empty()) parts << QString::fromStdString(st.trailingProblem);
+    return parts.join(QLatin1Char(' '));
+}
+
+void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
+    m_progressTimer->stop();
+    m_trace = trace;
+    const TraceStore& store = *trace->store;
+
+    auto* content = new QWidget(m_stack);
+    auto* cl = new QVBoxLayout(content);
+    cl->setContentsMargins(0, 0, 0, 0);
+    cl->setSpacing(0);
+    const QString banner = bannerText();
+    if (!banner.isEmpty()) {
+        m_banner = new QLabel(banner, content);
+        m_banner->setWordWrap(true);
+        m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        m_banner->setStyleSheet(QStringLiteral("QLabel{background:#fef3c7;color:#78350f;border-bottom:1px solid #f59e0b;padding:5px 8px}"));
+        cl->addWidget(m_banner);
+    }
+    m_searchBar = new SearchBar(content);
+    m_searchBar->hide();
+    cl->addWidget(m_searchBar);
+
+    auto* splitter = new QSplitter(Qt::Vertical, content);
+    m_timeline = new TimelineWidget(trace, splitter);
+    m_bottomTabs = new QTabWidget(splitter);
+    m_details = new DetailsPanel(store, m_bottomTabs);
+    m_areaPanel = new AreaSummaryPanel(store, m_bottomTabs);
+    m_bottomTabs->addTab(m_details, tr("Details"));
+    m_bottomTabs->addTab(m_areaPanel, tr("Area Selection"));
+    splitter->addWidget(m_timeline);
+    splitter->addWidget(m_bottomTabs);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    cl->addWidget(splitter, 1);
+    m_stack->addWidget(content);
+    m_stack->setCurrentWidget(content);
+
+    connect(m_timeline, &TimelineWidget::selectionChanged, this, [this](EventRef ref) {
+        m_details->showEvent(ref);
+        if (ref.isValid()) m_bottomTabs->setCurrentWidget(m_details);
+    });
+    connect(m_details, &DetailsPanel::jumpRequested, m_timeline, &TimelineWidget::revealEvent);
+    connect(m_timeline, &TimelineWidget::areaSelectionChanged, this, &TraceView::updateArea);
+    connect(m_searchBar, &SearchBar::queryChanged, this, &TraceView::runSearch);
+    connect(m_searchBar, &SearchBar::next, this, &TraceView::nextMatch);
+    connect(m_searchBar, &SearchBar::previous, this, &TraceView::previousMatch);
+    connect(m_searchBar, &SearchBar::closed, this, [this] {
+        m_searchBar->hide();
+        m_searchBar->setText({});
+        m_timeline->setFocus();
+    });
+    m_state = State::Ready;
+    m_timeline->setFocus();
+    emit stateChanged(m_state);
+}
+
+void TraceView::showSearch() {
+    if (!m_searchBar) return;
+    m_searchBar->show();
+    m_searchBar->focusQuery();
+}
+
+void TraceView::runSearch() {
+    if (!m_trace || !m_searchBar) return;
+    if (m_searchCancel) *m_searchCancel = true;
+    const std::uint64_t generation = ++m_searchGeneration;
+    SearchQuery query{m_searchBar->text().toStdString(), m_searchBar->isRegex(), m_searchBar->isCaseSensitive()};
+    m_currentMatch = -1;
+    if (query.text.empty()) {
+        m_search.reset();
+        m_searchRunning = false;
+        m_searchBar->setStatus({});
+        m_timeline->setSearchHighlight(nullptr, {});
+        emit searchFinished();
+        return;
+    }
+    m_searchRunning = true;
+    m_searchBar->setStatus(tr("searching…"));
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    m_searchCancel = cancel;
+    auto trace = m_trace;
+    QPointer<TraceView> self(this);
+    // Off the UI thread: a search touches every slice. A newer query cancels this one; stale answers are dropped.
+    QThreadPool::globalInstance()->start([trace, query, cancel, self, generation] {
+        auto state = std::make_shared<SearchState>();
+        state->result = searchSlices(*trace->store, query, cancel.get());
+        state->names = std::make_shared<const std::vector<bool>>(std::move(state->result.nameMatches));
+        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, state, generation] {
+            if (!self || generation != self->m_searchGeneration) return;
+            self->m_searchRunning = false;
+            if (state->result.cancelled) return;
+            self->m_search = state;
+            if (!state->result.error.empty()) {
+                self->m_searchBar->setStatus(QString::fromStdString(state->result.error), true);
+                self->m_timeline->setSearchHighlight(nullptr, {});
+            } else {
+                self->m_timeline->setSearchHighlight(state->names, {});
+                self->m_searchBar->setStatus(state->result.matches.empty() ? tr("no matches")
+                                                                            : tr("%1 matches").arg(state->result.matches.size()));
+            }
+            emit self->searchFinished();
+        }, Qt::QueuedConnection);
+    });
+}
+
+std::size_t TraceView::matchCount() const { return m_search ? m_search->result.matches.size() : 0; }
+
+void TraceView::goToMatch(int index) {
+    if (!m_search || m_search->result.matches.empty()) return;
+    const int n = int(m_search->result.matches.size());
+    m_currentMatch = ((index % n) + n) % n;
+    const EventRef ref = m_search->result.matches[std::size_t(m_currentMatch)];
+    m_timeline->setSearchHighlight(m_search->names, ref);
+    m_timeline->revealEvent(ref);
+    m_searchBar->setStatus(tr("%1 of %2").arg(m_currentMatch + 1).arg(n));
+}
+
+void TraceView::nextMatch() {
+    if (!m_search) return;
+    if (m_currentMatch < 0) {
+        // Start from the first match at or after the left edge of the view.
+        const std::size_t first = firstMatchAtOrAfter(*m_trace->store, m_search->result.matches, m_timeline->axis().start);
+        goToMatch(int(first));
+    } else {
+        goToMatch(m_currentMatch + 1);
+    }
+}
+
+void TraceView::previousMatch() {
+    if (!m_search) return;
+    goToMatch(m_currentMatch < 0 ? -1 : m_currentMatch - 1);
+}
+
+void TraceView::updateArea() {
+    const auto area = m_timeline->areaSelection();
+    const std::uint64_t generation = ++m_areaGeneration;
+    if (!area) {
+        m_areaPanel->clear();
+        return;
+    }
+    const std::vector<TrackId> tracks = m_timeline->tracksOf(*area);
+    auto trace = m_trace;
+    QPointer<TraceView> self(this);
+    QThreadPool::globalInstance()->start([trace, tracks, area, self, generation] {
+        auto summary = std::make_shared<AreaSummary>(summarizeArea(*trace->store, tracks, area->range.from, area->range.to));
+        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, summary, generation, count = tracks.size()] {
+            if (!self || generation != self->m_areaGeneration) return;
+            self->m_areaPanel->showSummary(*summary, count);
+            self->m_bottomTabs->setCurrentWidget(self->m_areaPanel);
+            emit self->areaSummaryReady();
+        }, Qt::QueuedConnection);
+    });
+}
+
+} // namespace kinetoscope

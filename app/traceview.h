@@ -1,0 +1,100 @@
+#pragma once
+
+#include "loadedtrace.h"
+#include "timelineframe.h"
+
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QStackedWidget;
+class QTabWidget;
+class QTimer;
+class QSplitter;
+
+namespace kinetoscope {
+
+class AreaSummaryPanel;
+class DetailsPanel;
+class LoadJob;
+class SearchBar;
+class TimelineWidget;
+
+// One tab: loads a trace in the background (progress, Cancel), then shows its timeline with the details and
+// area-selection panels, a search bar and a banner about anything the loader skipped. A failed load shows its
+// one-line error in this tab only.
+class TraceView : public QWidget {
+    Q_OBJECT
+public:
+    enum class State { Loading, Failed, Cancelled, Ready };
+
+    explicit TraceView(QString path, QWidget* parent = nullptr);
+    ~TraceView() override;
+
+    const QString& path() const { return m_path; }
+    State state() const { return m_state; }
+    QString errorMessage() const { return m_error; }
+    QString bannerText() const;
+
+    void cancelLoad();
+    // Set before the load finishes to apply once it does (e.g. from the command line).
+    TimelineWidget* timeline() const { return m_timeline; }
+    DetailsPanel* details() const { return m_details; }
+    AreaSummaryPanel* areaPanel() const { return m_areaPanel; }
+    SearchBar* searchBar() const { return m_searchBar; }
+    const std::shared_ptr<const LoadedTrace>& trace() const { return m_trace; }
+
+    void showSearch();
+    // Runs the search in the bar now (tests call it instead of waiting for the typing pause).
+    void runSearch();
+    void nextMatch();
+    void previousMatch();
+    std::size_t matchCount() const;
+    int currentMatchIndex() const { return m_currentMatch; }
+    bool searchRunning() const { return m_searchRunning; }
+
+signals:
+    void stateChanged(kinetoscope::TraceView::State state);
+    void titleChanged(const QString& title);
+    void searchFinished();
+    void areaSummaryReady();
+
+private:
+    void onLoaded(std::shared_ptr<LoadedTrace> trace);
+    void onFailed(const QString& message, bool cancelled);
+    void updateProgress();
+    void updateArea();
+    void goToMatch(int index);
+
+    QString m_path;
+    State m_state = State::Loading;
+    QString m_error;
+    std::shared_ptr<const LoadedTrace> m_trace;
+    LoadJob* m_job = nullptr;
+    QStackedWidget* m_stack;
+    QLabel* m_loadingLabel;
+    QProgressBar* m_progress;
+    QPushButton* m_cancel;
+    QLabel* m_errorLabel;
+    QTimer* m_progressTimer;
+    QLabel* m_banner = nullptr;
+    TimelineWidget* m_timeline = nullptr;
+    DetailsPanel* m_details = nullptr;
+    AreaSummaryPanel* m_areaPanel = nullptr;
+    SearchBar* m_searchBar = nullptr;
+    QTabWidget* m_bottomTabs = nullptr;
+
+    struct SearchState;
+    std::shared_ptr<SearchState> m_search;
+    std::uint64_t m_searchGeneration = 0;
+    std::shared_ptr<std::atomic<bool>> m_searchCancel;
+    bool m_searchRunning = false;
+    int m_currentMatch = -1;
+    std::uint64_t m_areaGeneration = 0;
+};
+
+} // namespace kinetoscope

@@ -1,0 +1,24 @@
+#pragma once
+
+#include "../model/tracestore.h"
+
+#include <string>
+#include <vector>
+
+namespace kinetoscope {
+
+// A training step: a `ProfilerStep#N` range on the host, extended to the end of the GPU work launched inside it,
+// and starting no earlier than the previous step's end (the TensorBoard plugin's definition, FORMAT.md).
+struct StepRange {
+    StringId name;
+    EventRef slice;        // the ProfilerStep slice
+    TimeNs cpuStart = 0;
+    TimeNs cpuEnd = 0;
+    TimeNs start = 0;      // after clamping to the previous step's end
+    TimeNs end = 0;        // extended to the GPU work it launched
+};
+
+// Steps in time order; empty when the trace has no ProfilerStep ranges.
+std::vector<StepRange> findSteps(const TraceStore& store);
+
+} // namespace kinetoscope

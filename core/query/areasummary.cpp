@@ -1,0 +1,48 @@
+#include "areasummary.h"
+
+#include "viewport.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace kinetoscope {
+
+AreaSummary summarizeArea(const TraceStore& store, const std::vector<TrackId>& tracks, TimeNs from, TimeNs to) {
+    AreaSummary out;
+    out.from = std::min(from, to);
+    out.to = std::max(from, to);
+    std::unordered_map<std::uint32_t, std::size_t> rowOfName;
+    auto clipped = [&](TimeNs s, TimeNs e) { return std::max<TimeNs>(0, std::min(e, out.to) - std::max(s, out.from)); };
+    for (TrackId id : tracks) {
+        if (id.value >= store.tracks.size()) continue;
+        const Track& t = store.tracks[id.value];
+        if (t.kind == TrackKind::Counter) continue;
+        for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
+            const auto [first, last] = t.rowsInRange(d, out.from, out.to);
+            for (std::uint32_t r = first; r < last; ++r) {
+                const TimeNs s = t.starts[r];
+                const TimeNs e = t.endOf(r);
+                if (e < out.from || s > out.to) continue;
+                const TimeNs inside = clipped(s, e);
+                TimeNs children = 0;
+                const auto [c0, c1] = childRows(t, r);
+                for (std::uint32_t c = c0; c < c1; ++c) children += clipped(t.starts[c], t.endOf(c));
+                auto [it, inserted] = rowOfName.try_emplace(t.names[r].value, out.rows.size());
+                if (inserted) out.rows.push_back({t.names[r]});
+                AreaSummaryRow& row = out.rows[it->second];
+                ++row.count;
+                row.total += inside;
+                row.self += std::max<TimeNs>(0, inside - children);
+                row.maxDuration = std::max(row.maxDuration, t.durations[r]);
+                ++out.sliceCount;
+            }
+        }
+    }
+    std::sort(out.rows.begin(), out.rows.end(), [&](const AreaSummaryRow& a, const AreaSummaryRow& b) {
+        if (a.total != b.total) return a.total > b.total;
+        return store.strings.view(a.name) < store.strings.view(b.name);
+    });
+    return out;
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,173 @@
+#include "lanelayout.h"
+
+#include <algorithm>
+
+namespace kinetoscope {
+
+namespace {
+std::string idText(const TraceStore& store, StringId text, std::int64_t id) {
+    if (text.isValid() && !store.strings.view(text).empty()) return std::string(store.strings.view(text));
+    return std::to_string(id);
+}
+
+LaneGroup::Kind groupKindOf(const Track& t) {
+    switch (t.kind) {
+    case TrackKind::GpuStream: return LaneGroup::Kind::Gpu;
+    case TrackKind::Counter: return LaneGroup::Kind::Counters;
+    default: return LaneGroup::Kind::Process;
+    }
+}
+
+const DeviceProperties* deviceOf(const TraceStore& store, std::int64_t id) {
+    for (const DeviceProperties& d : store.metadata.devices) {
+        if (d.id == id) return &d;
+    }
+    return nullptr;
+}
+} // namespace
+
+LaneLayout::LaneLayout(const TraceStore& store, LaneMetrics metrics) : m_store(&store), m_metrics(metrics) {
+    m_groupOfTrack.assign(store.tracks.size(), 0);
+    m_hidden.assign(store.tracks.size(), false);
+    for (std::uint32_t i = 0; i < store.tracks.size(); ++i) {
+        const Track& t = store.tracks[i];
+        const LaneGroup::Kind kind = groupKindOf(t);
+        bool startNew = m_groups.empty() || m_groups.back().kind != kind;
+        if (!startNew) {
+            const Track& prev = store.tracks[m_groups.back().tracks.back().value];
+            startNew = prev.pid != t.pid || prev.pidText != t.pidText;
+        }
+        if (startNew) {
+            LaneGroup g;
+            g.kind = kind;
+            const std::string pid = idText(store, t.pidText, t.pid);
+            const ProcessInfo* proc = store.process(t.pid);
+            const std::string procName = proc && proc->name.isValid() ? std::string(store.strings.view(proc->name)) : "";
+            if (kind == LaneGroup::Kind::Gpu) {
+                const DeviceProperties* dev = deviceOf(store, t.pid);
+                g.title = "GPU " + pid + (dev && !dev->name.empty() ? " · " + dev->name : "");
+            } else if (kind == LaneGroup::Kind::Counters) {
+                g.title = "Counters · " + (procName.empty() ? "process " + pid : procName + " (" + pid + ")");
+            } else {
+                g.title = procName.empty() ? "process " + pid : procName + " (" + pid + ")";
+            }
+            m_groups.push_back(std::move(g));
+        }
+        m_groups.back().tracks.push_back(TrackId(i));
+        m_groupOfTrack[i] = std::uint32_t(m_groups.size() - 1);
+    }
+    relayout();
+}
+
+std::string LaneLayout::laneTitle(TrackId id) const {
+    const Track& t = m_store->tracks[id.value];
+    if (t.kind != TrackKind::GpuStream) return trackTitle(id);
+    // Under its device's group header a stream lane needs only the stream.
+    const std::string tid = idText(*m_store, t.tidText, t.tid);
+    return tid.rfind("stream", 0) == 0 ? tid : "stream " + tid;
+}
+
+std::string LaneLayout::trackTitle(TrackId id) const {
+    const TraceStore& store = *m_store;
+    const Track& t = store.tracks[id.value];
+    const std::string tid = idText(store, t.tidText, t.tid);
+    const std::string name = t.name.isValid() ? std::string(store.strings.view(t.name)) : "";
+    switch (t.kind) {
+    case TrackKind::GpuStream: {
+        const DeviceProperties* dev = deviceOf(store, t.pid);
+        std::string title = "GPU " + idText(store, t.pidText, t.pid);
+        if (dev && !dev->name.empty()) title += " · " + dev->name;
+        // Kineto names GPU "threads" "stream 7"; others write only the number.
+        title += " · " + (tid.rfind("stream", 0) == 0 ? tid : "stream " + tid);
+        return title;
+    }
+    case TrackKind::Counter:
+    case TrackKind::Async: return name.empty() ? tid : name;
+    case TrackKind::CpuThread: break;
+    }
+    if (name.empty()) return "thread " + tid;
+    // Kineto already writes "thread 4242 (python)"; don't repeat the id.
+    if (name.find(tid) != std::string::npos) return name;
+    return name + " (" + tid + ")";
+}
+
+void LaneLayout::setCollapsed(std::uint32_t group, bool collapsed) {
+    if (group >= m_groups.size() || m_groups[group].collapsed == collapsed) return;
+    m_groups[group].collapsed = collapsed;
+    relayout();
+}
+
+void LaneLayout::setAllCollapsed(bool collapsed) {
+    for (LaneGroup& g : m_groups) g.collapsed = collapsed;
+    relayout();
+}
+
+void LaneLayout::setHidden(TrackId track, bool hidden) {
+    if (track.value >= m_hidden.size() || m_hidden[track.value] == hidden) return;
+    m_hidden[track.value] = hidden;
+    relayout();
+}
+
+bool LaneLayout::isHidden(TrackId track) const { return track.value < m_hidden.size() && m_hidden[track.value]; }
+
+void LaneLayout::relayout() {
+    m_rows.clear();
+    m_firstRowOfTrack.assign(m_groupOfTrack.size(), -1);
+    m_headerRowOfGroup.assign(m_groups.size(), -1);
+    double y = 0;
+    for (std::uint32_t g = 0; g < m_groups.size(); ++g) {
+        const LaneGroup& group = m_groups[g];
+        m_headerRowOfGroup[g] = int(m_rows.size());
+        m_rows.push_back({LaneRow::Kind::GroupHeader, g, TrackId(), 0, y, m_metrics.headerHeight});
+        y += m_metrics.headerHeight;
+        if (group.collapsed) continue;
+        for (TrackId id : group.tracks) {
+            if (m_hidden[id.value]) continue;
+            const Track& t = m_store->tracks[id.value];
+            m_firstRowOfTrack[id.value] = int(m_rows.size());
+            if (t.kind == TrackKind::Counter) {
+                m_rows.push_back({LaneRow::Kind::Counter, g, id, 0, y, m_metrics.counterHeight});
+                y += m_metrics.counterHeight;
+            } else {
+                const std::uint32_t lanes = std::max<std::uint32_t>(1, std::uint32_t(t.laneCount()));
+                for (std::uint32_t d = 0; d < lanes; ++d) {
+                    m_rows.push_back({LaneRow::Kind::Slices, g, id, d, y, m_metrics.sliceHeight});
+                    y += m_metrics.sliceHeight;
+                }
+            }
+            y += m_metrics.trackGap;
+        }
+    }
+    m_contentHeight = y;
+    ++m_generation;
+}
+
+int LaneLayout::rowAt(double y) const {
+    if (m_rows.empty() || y < 0) return -1;
+    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), y, [](double v, const LaneRow& r) { return v < r.y; });
+    if (it == m_rows.begin()) return -1;
+    --it;
+    if (y >= it->y + it->height) return -1; // in a gap
+    return int(it - m_rows.begin());
+}
+
+std::pair<std::size_t, std::size_t> LaneLayout::rowsBetween(double top, double bottom) const {
+    auto first = std::upper_bound(m_rows.begin(), m_rows.end(), top, [](double v, const LaneRow& r) { return v < r.y + r.height; });
+    auto last = std::lower_bound(first, m_rows.end(), bottom, [](const LaneRow& r, double v) { return r.y < v; });
+    return {std::size_t(first - m_rows.begin()), std::size_t(last - m_rows.begin())};
+}
+
+int LaneLayout::rowOf(EventRef ref) const {
+    if (!ref.isValid() || ref.track.value >= m_firstRowOfTrack.size()) return -1;
+    const int first = m_firstRowOfTrack[ref.track.value];
+    if (first < 0) return m_headerRowOfGroup[m_groupOfTrack[ref.track.value]];
+    const Track& t = m_store->tracks[ref.track.value];
+    if (t.kind == TrackKind::Counter) return first;
+    return first + int(t.depthOf(ref.index));
+}
+
+int LaneLayout::firstRowOf(TrackId track) const {
+    return track.value < m_firstRowOfTrack.size() ? m_firstRowOfTrack[track.value] : -1;
+}
+
+} // namespace kinetoscope

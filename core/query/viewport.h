@@ -1,0 +1,47 @@
+#pragma once
+
+#include "../model/tracestore.h"
+#include "timeaxis.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace kinetoscope {
+
+// One box to draw on a lane, in pixels. Runs of slices narrower than the fold width become one
+// box (`folded` > 1) so drawing cost follows pixels, not events.
+struct SliceBox {
+    float x0 = 0;
+    float x1 = 0;
+    std::uint32_t row = 0;    // the slice drawn (for a fold: the longest of the members it sampled)
+    std::uint32_t folded = 1; // number of slices the box stands for
+};
+
+// Appends the boxes of lane `depth` of `track` visible on `axis`. Slices wider than `foldPx` are drawn as
+// themselves (at least 1 px wide); narrower neighbours that fall within `foldPx` of each other are merged.
+// Cost: O(boxes × log n) — after each fold the next slice past the fold is found by binary search.
+void collectLaneBoxes(const Track& track, std::uint32_t depth, const TimeAxis& axis, double foldPx,
+                      std::vector<SliceBox>& out);
+
+// A counter series decimated to at most one column per pixel: the range of values in the column and the value
+// at its end (what an area chart draws).
+struct CounterColumn {
+    float x = 0;
+    double minValue = 0;
+    double maxValue = 0;
+    double lastValue = 0;
+};
+void collectCounterColumns(const Track& track, const TimeAxis& axis, std::vector<CounterColumn>& out);
+// The value of a counter at `t` (the last sample at or before it).
+std::optional<double> counterValueAt(const Track& track, TimeNs t);
+
+// The row of lane `depth` under time `t`, or within `slack` ns of it (the nearest wins); for hit testing,
+// where a slice narrower than a pixel must still be clickable.
+std::optional<std::uint32_t> sliceAt(const Track& track, std::uint32_t depth, TimeNs t, TimeNs slack);
+
+// Direct children of a slice (rows on the next lane inside it) and its self time (duration minus the union of
+// its children; children never overlap on one lane).
+std::pair<std::uint32_t, std::uint32_t> childRows(const Track& track, std::uint32_t row);
+TimeNs selfTime(const Track& track, std::uint32_t row);
+
+} // namespace kinetoscope
