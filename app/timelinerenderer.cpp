@@ -223,6 +223,10 @@ void TimelineRenderer::paintLabels(QPainter& p, const TimelineFrame& frame) {
     const TimelineGeometry& g = geometry(frame);
     const double lanesRight = headerWidth + frame.axis.width;
     const double ellipsis = m_metrics.horizontalAdvance(QChar(0x2026));
+    const double textHeight = m_metrics.height();
+    // Shaping text is the dearest part of a frame, so each (name, width rounded down to 8 px) is laid out once
+    // as a QStaticText and replayed; the cache is dropped when it grows past a bound.
+    if (m_labelCache.size() > 50000) m_labelCache.clear();
     for (const TimelineGeometry::Label& label : g.labels) {
         // Keep labels of slices that start off screen readable: start the text at the visible left edge.
         const double left = std::max(label.rect.left(), headerWidth) + 3;
@@ -230,13 +234,21 @@ void TimelineRenderer::paintLabels(QPainter& p, const TimelineFrame& frame) {
         const double avail = right - left;
         if (avail < ellipsis + 8) continue;
         float& width = m_nameWidth[label.name.value];
-        const QString& text = nameText(label.name);
-        if (width < 0) width = float(m_metrics.horizontalAdvance(text));
+        if (width < 0) width = float(m_metrics.horizontalAdvance(nameText(label.name)));
+        const bool fits = width <= avail;
+        const int bucket = fits ? 0xffff : std::min(0xfffe, int(avail / 8));
+        const quint64 key = (quint64(label.name.value) << 16) | quint64(bucket);
+        auto it = m_labelCache.find(key);
+        if (it == m_labelCache.end()) {
+            const QString& text = nameText(label.name);
+            QStaticText st(fits ? text : m_metrics.elidedText(text, Qt::ElideRight, bucket * 8.0));
+            st.setTextFormat(Qt::PlainText);
+            st.prepare(QTransform(), m_font);
+            it = m_labelCache.insert(key, st);
+        }
         const bool faded = frame.searchNames && !(*frame.searchNames)[label.name.value];
         p.setPen(faded ? mutedText : m_palette.text(label.color));
-        const QRectF r(left, label.rect.top(), avail, label.rect.height());
-        if (width <= avail) p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter, text);
-        else p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter, m_metrics.elidedText(text, Qt::ElideRight, avail));
+        p.drawStaticText(QPointF(left, label.rect.top() + (label.rect.height() - textHeight) / 2), *it);
     }
 }
 
@@ -325,19 +337,31 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
         if (always || arrows.size() < maxArrows) arrows.push_back({a, b, f.kind, index});
     };
     if (frame.flows == FlowMode::All) {
-        // Zoomed out, thousands of arrows share pixels: keep one per (start pixel, end pixel, rows).
+        // Zoomed out, hundreds of thousands of arrows cross the view and share pixels. Anchoring each costs a few
+        // binary searches, so past `sampleLimit` an evenly strided sample stands for the rest; then arrows whose ends
+        // fall within 3 px of an arrow already taken are dropped.
+        constexpr double sampleLimit = 6000;
+        const double traceSpan = double(std::max<TimeNs>(1, s.maxTime - s.minTime));
+        const double expected = double(s.flows.size()) * std::min(1.0, double(frame.axis.span()) / traceSpan);
+        const std::size_t stride = std::max<std::size_t>(1, std::size_t(expected / sampleLimit));
+        std::size_t inRange = 0;
+        std::size_t seenCount = 0;
         std::unordered_set<std::uint64_t> seen;
         trace().flowIndex.forEachInRange(frame.axis.start, frame.axis.end, [&](std::uint32_t index) {
+            ++inRange;
+            if (seenCount++ % stride != 0) return true;
             const Flow& f = s.flows[index];
             const QPointF a = anchor(f.source, true);
             const QPointF b = anchor(f.target, false);
-            const std::uint64_t key = (std::uint64_t(std::clamp(int(a.x()), -1, 16383)) << 50) ^
-                                      (std::uint64_t(std::clamp(int(b.x()), -1, 16383)) << 36) ^
+            const std::uint64_t key = (std::uint64_t(std::clamp(int(a.x() / 3), -1, 16383)) << 50) ^
+                                      (std::uint64_t(std::clamp(int(b.x() / 3), -1, 16383)) << 36) ^
                                       (std::uint64_t(std::clamp(int(a.y()), -1, 65535)) << 18) ^
                                       std::uint64_t(std::clamp(int(b.y()), -1, 65535));
             if (seen.insert(key).second) add(index, false);
             return true;
         });
+        // Report what crossed the view, not what the sample saw.
+        if (stride > 1) count = std::max(count, inRange);
     }
     if (frame.selected.isValid() && frame.flows != FlowMode::None) {
         // The selected event's arrows always show, even past the cap.
@@ -357,29 +381,68 @@ void TimelineRenderer::paintFlows(QPainter& p, const TimelineFrame& frame) {
     if (frame.flows == FlowMode::None) return;
     std::size_t total = 0;
     const std::vector<FlowArrow> arrows = flowArrows(frame, &total);
-    p.setRenderHint(QPainter::Antialiasing, true);
+    // Antialiased Bézier paths cost ~0.1 ms each in the raster engine; thousands of arrows would take a second.
+    // So every arrow is flattened into a few straight segments and each colour is drawn with one drawLines call;
+    // only the selection's own arrows get smooth, thicker curves.
+    const bool dense = arrows.size() > 150;
+    const QRectF lanes = lanesRect(frame);
+    std::array<QVector<QLineF>, 3> lines;
+    std::array<QVector<QPointF>, 3> heads; // triangles, three points each
+    std::vector<const FlowArrow*> emphasised;
+    auto kindIndex = [](FlowKind k) { return k == FlowKind::Launch ? 0 : k == FlowKind::ForwardBackward ? 1 : 2; };
     for (const FlowArrow& a : arrows) {
-        const bool selected = frame.selected.isValid() &&
-                              (store().flows[a.flow].source == frame.selected || store().flows[a.flow].target == frame.selected);
-        QColor color = a.kind == FlowKind::Launch ? TimelinePalette::launchFlow()
-                       : a.kind == FlowKind::ForwardBackward ? TimelinePalette::forwardBackwardFlow()
-                                                              : TimelinePalette::otherFlow();
-        // Dense arrows fade so the slices under them stay readable; the selection's own arrows stay solid.
-        if (!selected && (frame.selected.isValid() || arrows.size() > 150)) color.setAlpha(arrows.size() > 150 ? 70 : 110);
+        const Flow& f = store().flows[a.flow];
+        if (frame.selected.isValid() && (f.source == frame.selected || f.target == frame.selected)) {
+            emphasised.push_back(&a);
+            continue;
+        }
+        const int k = kindIndex(a.kind);
         const double dx = std::max(24.0, std::abs(a.to.x() - a.from.x()) / 2);
-        QPainterPath path(a.from);
-        path.cubicTo(a.from + QPointF(dx, 0), a.to - QPointF(dx, 0), a.to);
-        p.setPen(QPen(color, selected ? 2.0 : 1.2));
+        const QPointF c1 = a.from + QPointF(dx, 0), c2 = a.to - QPointF(dx, 0);
+        const double length = std::abs(a.to.x() - a.from.x()) + std::abs(a.to.y() - a.from.y());
+        const int segments = std::clamp(int(length / 40), 3, 12);
+        QPointF prev = a.from;
+        for (int i = 1; i <= segments; ++i) {
+            const double t = double(i) / segments, u = 1 - t;
+            const QPointF pt = u * u * u * a.from + 3 * u * u * t * c1 + 3 * u * t * t * c2 + t * t * t * a.to;
+            lines[std::size_t(k)].append(QLineF(prev, pt));
+            prev = pt;
+        }
+        if (lanes.contains(a.to)) heads[std::size_t(k)] << a.to << a.to + QPointF(-6, -3.5) << a.to + QPointF(-6, 3.5);
+    }
+    const QColor colors[3] = {TimelinePalette::launchFlow(), TimelinePalette::forwardBackwardFlow(), TimelinePalette::otherFlow()};
+    for (std::size_t k = 0; k < 3; ++k) {
+        // Dense arrows fade so the slices under them stay readable. Faded by mixing with white rather than by alpha:
+        // opaque lines are filled, not blended, which halves their cost when thousands cross the view.
+        QColor c = colors[k];
+        if (dense || frame.selected.isValid()) {
+            const double keep = dense ? 0.35 : 0.5;
+            c = QColor(int(c.red() * keep + 255 * (1 - keep)), int(c.green() * keep + 255 * (1 - keep)),
+                       int(c.blue() * keep + 255 * (1 - keep)));
+        }
+        p.setPen(QPen(c, 0)); // cosmetic: the raster engine's fastest line path
+        if (!lines[k].isEmpty()) p.drawLines(lines[k]);
+        p.setPen(Qt::NoPen);
+        p.setBrush(c);
+        for (qsizetype i = 0; i + 2 < heads[k].size(); i += 3) p.drawConvexPolygon(heads[k].constData() + i, 3);
+    }
+    p.setRenderHint(QPainter::Antialiasing, true);
+    for (const FlowArrow* a : emphasised) {
+        const QColor color = colors[kindIndex(a->kind)];
+        const double dx = std::max(24.0, std::abs(a->to.x() - a->from.x()) / 2);
+        QPainterPath path(a->from);
+        path.cubicTo(a->from + QPointF(dx, 0), a->to - QPointF(dx, 0), a->to);
+        p.setPen(QPen(color, 2.0));
         p.setBrush(Qt::NoBrush);
         p.drawPath(path);
-        // Arrowhead pointing right, into the target's start.
         QPolygonF head;
-        head << a.to << a.to + QPointF(-7, -4) << a.to + QPointF(-7, 4);
+        head << a->to << a->to + QPointF(-8, -4.5) << a->to + QPointF(-8, 4.5);
         p.setPen(Qt::NoPen);
         p.setBrush(color);
         p.drawPolygon(head);
     }
     p.setRenderHint(QPainter::Antialiasing, false);
+    p.setBrush(Qt::NoBrush);
     if (total > arrows.size()) {
         const QString note = QStringLiteral("showing %1 of %2 arrows").arg(arrows.size()).arg(total);
         const QRectF lanes = lanesRect(frame);

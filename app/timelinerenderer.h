@@ -11,6 +11,8 @@
 #include <QPointF>
 #include <QPolygonF>
 #include <QRectF>
+#include <QHash>
+#include <QStaticText>
 #include <QString>
 
 #include <array>
@@ -56,7 +58,7 @@ public:
     static constexpr double rulerHeight = 42;
     static constexpr double stepBandHeight = 16;
     static constexpr double foldPx = 1.0;
-    static constexpr std::size_t maxArrows = 4000;
+    static constexpr std::size_t maxArrows = 800;
 
     TimelineRenderer(std::shared_ptr<const LoadedTrace> trace, LaneLayout* layout);
 
@@ -109,6 +111,7 @@ private:
     std::vector<float> m_nameWidth;      // by StringId, -1 until measured
     std::vector<std::int16_t> m_nameColor; // by StringId, -1 until hashed
     std::vector<double> m_counterMax;    // by TrackId, NaN until computed
+    QHash<quint64, QStaticText> m_labelCache; // (name, width bucket) -> laid-out label
     std::vector<SliceBox> m_boxes;       // scratch
     std::vector<CounterColumn> m_columns; // scratch
 

@@ -5,6 +5,20 @@
 
 namespace kinetoscope {
 
+namespace {
+// lower_bound that probes 1, 2, 4, ... rows ahead first: the next fold boundary is usually close, so this touches
+// a few neighbouring cache lines instead of a full binary search over a lane of millions.
+const TimeNs* gallopTo(const TimeNs* first, const TimeNs* last, TimeNs value) {
+    std::size_t step = 1;
+    const TimeNs* lo = first;
+    while (lo + step < last && lo[step] < value) {
+        lo += step;
+        step *= 2;
+    }
+    return std::lower_bound(lo, std::min(lo + step + 1, last), value);
+}
+} // namespace
+
 void collectLaneBoxes(const Track& track, std::uint32_t depth, const TimeAxis& axis, double foldPx,
                       std::vector<SliceBox>& out) {
     if (depth + 1 >= track.laneBegin.size() || axis.width <= 0) return;
@@ -44,7 +58,7 @@ void collectLaneBoxes(const Track& track, std::uint32_t depth, const TimeAxis& a
             if (double(rs - foldEnd) > foldNs || double(durations[row]) >= foldNs) break;
             // Every row starting in [rs, rs + foldNs) except the last ends before that last one starts, so it
             // is narrow: one binary search takes the whole window, and only its last row needs a width check.
-            const TimeNs* jump = std::lower_bound(starts + row, starts + laneEnd, rs + TimeNs(std::ceil(foldNs)));
+            const TimeNs* jump = gallopTo(starts + row, starts + laneEnd, rs + TimeNs(std::ceil(foldNs)));
             std::uint32_t next = std::clamp(std::uint32_t(jump - starts), row + 1, last);
             if (next - 1 > row && double(durations[next - 1]) >= foldNs) --next;
             for (std::uint32_t sample : {row, next - 1}) {

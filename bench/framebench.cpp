@@ -1,0 +1,125 @@
+// kinetoscope-bench-frames TRACE [--frames N] [--size WxH]
+//
+// Renders frames of the real timeline (geometry built anew for every frame, then painted into a 1920x1080 image
+// with the widget's own renderer) over a sweep of views: the whole trace down to 1 µs windows at points spread
+// over the trace, scrolled to different lanes, with all flow arrows on. Prints per-zoom-level figures and, as its
+// last line, `median_ms=<x> p99_ms=<y>`. Single-threaded: run it under `taskset -c 0` for the one-core figure.
+#include "headlessrender.h"
+#include "import/traceloader.h"
+#include "loadedtrace.h"
+#include "query/lanelayout.h"
+#include "timelinerenderer.h"
+
+#include <QGuiApplication>
+#include <QImage>
+#include <QPainter>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace kinetoscope;
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QGuiApplication app(argc, argv);
+    std::string path;
+    int frames = 200;
+    QSize size(1920, 1080);
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--frames") == 0 && i + 1 < argc) frames = std::max(10, std::atoi(argv[++i]));
+        else if (std::strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
+            const auto s = parseSize(QString::fromLocal8Bit(argv[++i]));
+            if (!s) return std::fprintf(stderr, "bad --size\n"), 2;
+            size = *s;
+        } else path = argv[i];
+    }
+    if (path.empty()) {
+        std::fprintf(stderr, "usage: kinetoscope-bench-frames TRACE [--frames N] [--size WxH]\n");
+        return 2;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    LoadResult result = loadTrace(path);
+    if (!result.ok()) {
+        std::fprintf(stderr, "%s\n", result.message(path).c_str());
+        return 1;
+    }
+    std::shared_ptr<const LoadedTrace> trace = prepareLoadedTrace(std::move(result.store), result.seconds);
+    const double prepare = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const TraceStore& store = *trace->store;
+    LaneLayout layout(store);
+    TimelineRenderer renderer(trace, &layout);
+    std::printf("trace: %s\nslices: %zu, flows: %zu, tracks: %zu, lanes: %zu, load+index %.2f s\n", path.c_str(),
+                store.sliceCount(), store.flows.size(), store.tracks.size(), layout.rows().size(), prepare);
+
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    TimelineFrame frame;
+    frame.size = size;
+    frame.flows = std::getenv("NOFLOWS") ? FlowMode::None : FlowMode::All;
+    frame.axis.width = size.width() - TimelineRenderer::headerWidth;
+    const TimeNs begin = store.minTime;
+    const TimeNs span = std::max<TimeNs>(store.maxTime - store.minTime, 1000);
+    const double lanesHeight = size.height() - TimelineRenderer::rulerHeight;
+    const double maxScroll = std::max(0.0, layout.contentHeight() - lanesHeight);
+
+    // Zoom levels from the whole trace down to 1 µs, log-spaced; 10 views per level at spread-out centres.
+    const int levels = std::max(1, frames / 10);
+    const double minSpan = 1000.0;
+    std::vector<double> times;
+    std::vector<std::pair<double, std::vector<double>>> byLevel;
+    std::uint64_t lcg = 12345;
+    auto next = [&] {
+        lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+        return double(lcg >> 11) / double(1ull << 53);
+    };
+    std::size_t boxes = 0, arrows = 0;
+    for (int level = 0; level < levels; ++level) {
+        const double f = levels == 1 ? 0 : double(level) / double(levels - 1);
+        const double viewSpan = std::exp(std::log(double(span)) * (1 - f) + std::log(minSpan) * f);
+        std::vector<double> levelTimes;
+        for (int k = 0; k < frames / levels; ++k) {
+            const double centre = double(begin) + next() * double(span);
+            frame.axis.start = TimeNs(centre - viewSpan / 2);
+            frame.axis.end = frame.axis.start + std::max<TimeNs>(TimeNs(viewSpan), 1);
+            frame.scrollY = std::floor(next() * 3) / 2 * maxScroll; // top, middle or bottom
+            frame.cursor = frame.axis.start + frame.axis.span() / 3;
+            const auto a = std::chrono::steady_clock::now();
+            if (std::getenv("SPLIT")) {
+                renderer.geometry(frame);
+                const auto g = std::chrono::steady_clock::now();
+                std::vector<FlowArrow> fa = renderer.flowArrows(frame);
+                const auto f = std::chrono::steady_clock::now();
+                std::printf("geom %.2f flows %.2f (%zu) ", std::chrono::duration<double, std::milli>(g - a).count(),
+                            std::chrono::duration<double, std::milli>(f - g).count(), fa.size());
+            }
+            const auto a2 = std::chrono::steady_clock::now();
+            QPainter painter(&image);
+            renderer.paint(painter, frame);
+            painter.end();
+            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
+            boxes += renderer.geometry(frame).boxCount;
+            if (std::getenv("SPLIT")) arrows += renderer.flowArrows(frame).size();
+            if (std::getenv("SPLIT")) std::printf("paint %.2f total %.2f span %.0f\n", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a2).count(), ms, viewSpan);
+            times.push_back(ms);
+            levelTimes.push_back(ms);
+        }
+        byLevel.emplace_back(viewSpan, std::move(levelTimes));
+    }
+    auto percentile = [](std::vector<double> v, double p) {
+        std::sort(v.begin(), v.end());
+        const std::size_t i = std::min(v.size() - 1, std::size_t(std::ceil(p * double(v.size())) - 1));
+        return v[i];
+    };
+    std::printf("%-14s %10s %10s\n", "view span", "median ms", "max ms");
+    for (const auto& [viewSpan, t] : byLevel) {
+        std::printf("%-14s %10.2f %10.2f\n", formatDuration(TimeNs(viewSpan)).c_str(), percentile(t, 0.5), percentile(t, 1.0));
+    }
+    std::printf("frames: %zu at %dx%d, mean boxes/frame %.0f, mean arrows/frame %.0f\n", times.size(), size.width(),
+                size.height(), double(boxes) / double(times.size()), double(arrows) / double(times.size()));
+    std::printf("median_ms=%.2f p99_ms=%.2f\n", percentile(times, 0.5), percentile(times, 0.99));
+    return 0;
+}
