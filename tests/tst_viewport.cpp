@@ -1,0 +1,373 @@
+// Viewport queries on real traces: culling and folding, hit testing, self time, flow culling, search,
+// area summaries, lane layout, steps and memory counters — each checked against a brute-force answer.
+#include "analysis/memory.h"
+#include "analysis/steps.h"
+#include "query/areasummary.h"
+#include "query/flowindex.h"
+#include "query/lanelayout.h"
+#include "query/search.h"
+#include "query/viewport.h"
+#include "testsupport.h"
+
+#include <QTest>
+
+#include <map>
+#include <random>
+#include <set>
+
+using namespace kinetoscope;
+
+class TestViewport : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void folding_data();
+    void folding();
+    void hitTesting_data();
+    void hitTesting();
+    void selfTime_data();
+    void selfTime();
+    void flowCulling_data();
+    void flowCulling();
+    void search_data();
+    void search();
+    void areaSummary_data();
+    void areaSummary();
+    void laneLayout_data();
+    void laneLayout();
+    void sampleSteps();
+    void memoryCounters();
+
+private:
+    const TraceStore& store(const QString& name);
+    std::map<QString, std::unique_ptr<TraceStore>> m_stores;
+};
+
+namespace {
+const char* const corpus[] = {
+    "../../main/resources/samples/sample.pt.trace.json",
+    "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+    "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz",
+    "facebookresearch__HolisticTraceAnalysis/tests__data__with_gpu_user_annotation__step_based_trace_2543932.json.gz",
+    "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz",
+};
+
+std::string pathOf(const QString& name) {
+    if (name.startsWith(QLatin1String("../../main/"))) return std::string(KINETOSCOPE_SOURCE_DIR "/") + name.mid(11).toStdString();
+    return test::tracePath(name.toUtf8().constData());
+}
+
+void addCorpusRows() {
+    QTest::addColumn<QString>("trace");
+    for (const char* t : corpus) QTest::newRow(QString::fromLatin1(t).section(QLatin1Char('/'), -1).left(60).toUtf8().constData()) << QString::fromLatin1(t);
+}
+
+// Windows to test: the whole trace, and windows of 10%, 0.1% and 10 µs at seeded random places.
+std::vector<TimeAxis> windowsOf(const TraceStore& s, std::mt19937_64& rng) {
+    std::vector<TimeAxis> out{{s.minTime, s.maxTime + 1, 1500}};
+    const TimeNs span = std::max<TimeNs>(s.maxTime - s.minTime, 1000);
+    for (double fraction : {0.1, 0.001}) {
+        for (int i = 0; i < 3; ++i) {
+            const TimeNs w = std::max<TimeNs>(TimeNs(double(span) * fraction), 200);
+            const TimeNs a = s.minTime + TimeNs(rng() % std::uint64_t(span));
+            out.push_back({a, a + w, 1000});
+        }
+    }
+    const TimeNs a = s.minTime + TimeNs(rng() % std::uint64_t(span));
+    out.push_back({a, a + 10'000, 1920});
+    return out;
+}
+} // namespace
+
+void TestViewport::initTestCase() {}
+
+const TraceStore& TestViewport::store(const QString& name) {
+    auto& slot = m_stores[name];
+    if (!slot) {
+        LoadResult r = loadTrace(pathOf(name));
+        if (!r.ok()) qFatal("cannot load %s: %s", qPrintable(name), r.error.c_str());
+        slot = std::move(r.store);
+    }
+    return *slot;
+}
+
+void TestViewport::folding_data() { addCorpusRows(); }
+
+void TestViewport::folding() {
+    QFETCH(QString, trace);
+    const TraceStore& s = store(trace);
+    std::mt19937_64 rng(7);
+    std::size_t checkedSlices = 0;
+    for (const TimeAxis& axis : windowsOf(s, rng)) {
+        for (const Track& t : s.tracks) {
+            for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
+                std::vector<SliceBox> boxes;
+                collectLaneBoxes(t, d, axis, 1.0, boxes);
+                // Every slice of the lane that intersects the window is counted in exactly one box...
+                std::uint64_t inView = 0;
+                for (std::uint32_t r = t.laneBegin[d]; r < t.laneBegin[d + 1]; ++r) {
+                    if (t.endOf(r) >= axis.start && t.starts[r] <= axis.end) ++inView;
+                }
+                std::uint64_t folded = 0;
+                for (const SliceBox& b : boxes) folded += b.folded;
+                QCOMPARE(folded, inView);
+                // ...boxes are in order, at least a pixel wide, and overlap their neighbour by under a pixel...
+                for (std::size_t i = 0; i < boxes.size(); ++i) {
+                    QVERIFY(boxes[i].x1 - boxes[i].x0 >= 1.0f - 1e-4f);
+                    if (i > 0) QVERIFY2(boxes[i].x0 >= boxes[i - 1].x1 - 1.0f - 1e-3f, "boxes out of order");
+                }
+                // ...drawing cost follows pixels: no more boxes than pixel columns (plus both edges).
+                QVERIFY(boxes.size() <= std::size_t(axis.width) + 4);
+                // ...and every visible slice lies under some box.
+                for (std::uint32_t r = t.laneBegin[d]; r < t.laneBegin[d + 1]; ++r) {
+                    if (t.endOf(r) < axis.start || t.starts[r] > axis.end) continue;
+                    const float xs = float(std::max(-2.0, axis.xOf(t.starts[r])));
+                    const float xe = float(std::min(axis.width + 2, axis.xOf(t.endOf(r))));
+                    auto it = std::upper_bound(boxes.begin(), boxes.end(), xe + 1.0f,
+                                               [](float x, const SliceBox& b) { return x < b.x0; });
+                    bool covered = false;
+                    for (auto k = it; k != boxes.begin() && !covered;) {
+                        --k;
+                        covered = k->x1 >= xs - 1.0f;
+                        if (k->x1 < xs - 2.0f && it - k > 3) break;
+                    }
+                    QVERIFY2(covered, qPrintable(QStringLiteral("slice %1 not under any box").arg(r)));
+                    ++checkedSlices;
+                }
+            }
+        }
+    }
+    QVERIFY(checkedSlices > 0);
+}
+
+void TestViewport::hitTesting_data() { addCorpusRows(); }
+
+void TestViewport::hitTesting() {
+    QFETCH(QString, trace);
+    const TraceStore& s = store(trace);
+    std::mt19937_64 rng(11);
+    int checked = 0;
+    for (std::uint32_t ti = 0; ti < s.tracks.size(); ++ti) {
+        const Track& t = s.tracks[ti];
+        if (t.sliceCount() == 0) continue;
+        for (int k = 0; k < 50; ++k) {
+            const std::uint32_t r = std::uint32_t(rng() % t.sliceCount());
+            if (t.durations[r] < 3) continue;
+            const std::uint32_t d = t.depthOf(r);
+            const TimeNs mid = t.starts[r] + t.durations[r] / 2;
+            QCOMPARE(sliceAt(t, d, mid, 0), std::optional<std::uint32_t>(r));
+            // Just past the end, with slack, the nearest slice is still this one unless a neighbour touches it.
+            const auto near = sliceAt(t, d, t.endOf(r) + 1, 1);
+            QVERIFY(near.has_value());
+            ++checked;
+        }
+        // A time in no slice of lane 0 finds nothing without slack.
+        if (t.laneCount() > 0) QVERIFY(!sliceAt(t, 0, s.minTime - 1'000'000, 0).has_value());
+    }
+    QVERIFY(checked > 0);
+}
+
+void TestViewport::selfTime_data() { addCorpusRows(); }
+
+void TestViewport::selfTime() {
+    QFETCH(QString, trace);
+    const TraceStore& s = store(trace);
+    for (const Track& t : s.tracks) {
+        for (std::uint32_t r = 0; r < t.sliceCount(); r += 1 + std::uint32_t(t.sliceCount() / 500)) {
+            const std::uint32_t d = t.depthOf(r);
+            // Brute force: rows on the next lane inside [start, end].
+            TimeNs children = 0;
+            std::uint32_t count = 0;
+            if (d + 2 < t.laneBegin.size()) {
+                for (std::uint32_t c = t.laneBegin[d + 1]; c < t.laneBegin[d + 2]; ++c) {
+                    if (t.starts[c] >= t.starts[r] && t.endOf(c) <= t.endOf(r)) {
+                        children += t.durations[c];
+                        ++count;
+                    }
+                }
+            }
+            const auto [c0, c1] = childRows(t, r);
+            QCOMPARE(c1 - c0, count);
+            QCOMPARE(kinetoscope::selfTime(t, r), std::max<TimeNs>(0, t.durations[r] - children));
+        }
+    }
+}
+
+void TestViewport::flowCulling_data() { addCorpusRows(); }
+
+void TestViewport::flowCulling() {
+    QFETCH(QString, trace);
+    const TraceStore& s = store(trace);
+    const FlowIndex index(s);
+    std::mt19937_64 rng(3);
+    for (const TimeAxis& axis : windowsOf(s, rng)) {
+        std::set<std::uint32_t> expected, got;
+        for (std::uint32_t i = 0; i < s.flows.size(); ++i) {
+            TimeNs a = FlowIndex::arrowStart(s, s.flows[i]);
+            TimeNs b = FlowIndex::arrowEnd(s, s.flows[i]);
+            if (b < a) std::swap(a, b);
+            if (b >= axis.start && a <= axis.end) expected.insert(i);
+        }
+        index.forEachInRange(axis.start, axis.end, [&](std::uint32_t i) {
+            got.insert(i);
+            return true;
+        });
+        QCOMPARE(got, expected);
+    }
+}
+
+void TestViewport::search_data() {
+    QTest::addColumn<QString>("trace");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<bool>("regex");
+    QTest::addColumn<bool>("caseSensitive");
+    const QString qwen = QString::fromLatin1(corpus[1]);
+    QTest::newRow("substring") << qwen << QStringLiteral("aten::") << false << false;
+    QTest::newRow("substring, any case") << qwen << QStringLiteral("ATEN::MM") << false << false;
+    QTest::newRow("substring, case-sensitive misses") << qwen << QStringLiteral("ATEN::MM") << false << true;
+    QTest::newRow("regex") << qwen << QStringLiteral("^cuda(LaunchKernel|MemcpyAsync)$") << true << false;
+    QTest::newRow("legacy trace") << QString::fromLatin1(corpus[4]) << QStringLiteral("conv") << false << false;
+}
+
+void TestViewport::search() {
+    QFETCH(QString, trace);
+    QFETCH(QString, text);
+    QFETCH(bool, regex);
+    QFETCH(bool, caseSensitive);
+    const TraceStore& s = store(trace);
+    const SearchResult result = searchSlices(s, {text.toStdString(), regex, caseSensitive});
+    QVERIFY(result.error.empty());
+    const QRegularExpression re(regex ? text : QRegularExpression::escape(text),
+                                caseSensitive ? QRegularExpression::NoPatternOption : QRegularExpression::CaseInsensitiveOption);
+    std::size_t expected = 0;
+    for (const Track& t : s.tracks) {
+        for (StringId n : t.names) {
+            const std::string_view v = s.strings.view(n);
+            if (re.match(QString::fromUtf8(v.data(), qsizetype(v.size()))).hasMatch()) ++expected;
+        }
+    }
+    QCOMPARE(result.matches.size(), expected);
+    for (std::size_t i = 1; i < result.matches.size(); ++i) {
+        const auto& a = result.matches[i - 1];
+        const auto& b = result.matches[i];
+        QVERIFY(s.tracks[a.track.value].starts[a.index] <= s.tracks[b.track.value].starts[b.index]);
+    }
+    if (caseSensitive && text == QLatin1String("ATEN::MM")) QCOMPARE(expected, std::size_t(0));
+    else QVERIFY(expected > 0);
+    QVERIFY(!searchSlices(s, {"(unclosed", true, false}).error.empty());
+}
+
+void TestViewport::areaSummary_data() { addCorpusRows(); }
+
+void TestViewport::areaSummary() {
+    QFETCH(QString, trace);
+    const TraceStore& s = store(trace);
+    std::mt19937_64 rng(5);
+    const auto windows = windowsOf(s, rng);
+    const TimeAxis window = windows[1];
+    std::vector<TrackId> tracks;
+    for (std::uint32_t i = 0; i < s.tracks.size(); ++i) tracks.push_back(TrackId(i));
+    const AreaSummary summary = summarizeArea(s, tracks, window.start, window.end);
+    std::map<std::uint32_t, std::pair<std::uint64_t, TimeNs>> expected; // name -> (count, clipped total)
+    for (const Track& t : s.tracks) {
+        if (t.kind == TrackKind::Counter) continue;
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+            if (t.endOf(r) < window.start || t.starts[r] > window.end) continue;
+            auto& e = expected[t.names[r].value];
+            ++e.first;
+            e.second += std::min(t.endOf(r), window.end) - std::max(t.starts[r], window.start);
+        }
+    }
+    QCOMPARE(summary.rows.size(), expected.size());
+    for (const AreaSummaryRow& row : summary.rows) {
+        const auto& e = expected.at(row.name.value);
+        QCOMPARE(row.count, e.first);
+        QCOMPARE(row.total, e.second);
+        QVERIFY(row.self <= row.total && row.self >= 0);
+    }
+    for (std::size_t i = 1; i < summary.rows.size(); ++i) QVERIFY(summary.rows[i - 1].total >= summary.rows[i].total);
+}
+
+void TestViewport::laneLayout_data() { addCorpusRows(); }
+
+void TestViewport::laneLayout() {
+    QFETCH(QString, trace);
+    const TraceStore& s = store(trace);
+    LaneLayout layout(s);
+    const auto& rows = layout.rows();
+    QVERIFY(!rows.empty());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (i > 0) QVERIFY(rows[i].y >= rows[i - 1].y + rows[i - 1].height);
+        QCOMPARE(layout.rowAt(rows[i].y + rows[i].height / 2), int(i));
+    }
+    // Every track appears under exactly one group; slices map to their track's row plus their lane.
+    std::size_t tracks = 0;
+    for (const LaneGroup& g : layout.groups()) tracks += g.tracks.size();
+    QCOMPARE(tracks, s.tracks.size());
+    for (std::uint32_t ti = 0; ti < s.tracks.size(); ++ti) {
+        const Track& t = s.tracks[ti];
+        if (t.sliceCount() == 0) continue;
+        const std::uint32_t last = std::uint32_t(t.sliceCount() - 1);
+        const int row = layout.rowOf({TrackId(ti), last});
+        QCOMPARE(row, layout.firstRowOf(TrackId(ti)) + int(t.depthOf(last)));
+        QCOMPARE(rows[std::size_t(row)].track, TrackId(ti));
+        if (t.kind == TrackKind::GpuStream && !s.metadata.devices.empty()) {
+            QVERIFY2(QString::fromStdString(layout.trackTitle(TrackId(ti))).contains(QStringLiteral(" · stream ")),
+                     layout.trackTitle(TrackId(ti)).c_str());
+        }
+    }
+    // Collapsing a group sends its slices to the group's header row and shortens the content.
+    const double before = layout.contentHeight();
+    const TrackId first(0);
+    const std::uint32_t group = layout.groupOf(first);
+    layout.setCollapsed(group, true);
+    QVERIFY(layout.contentHeight() < before);
+    if (s.tracks[0].sliceCount() > 0) {
+        const int header = layout.rowOf({first, 0});
+        QCOMPARE(rows[std::size_t(header)].kind, LaneRow::Kind::GroupHeader);
+        QCOMPARE(rows[std::size_t(header)].group, group);
+    }
+    layout.setCollapsed(group, false);
+    QCOMPARE(layout.contentHeight(), before);
+    layout.setHidden(first, true);
+    QCOMPARE(layout.firstRowOf(first), -1);
+    layout.setHidden(first, false);
+    QVERIFY(layout.firstRowOf(first) >= 0);
+}
+
+void TestViewport::sampleSteps() {
+    const TraceStore& s = store(QString::fromLatin1(corpus[0]));
+    const std::vector<StepRange> steps = findSteps(s);
+    QCOMPARE(steps.size(), std::size_t(3));
+    QCOMPARE(std::string(s.strings.view(steps[0].name)), std::string("ProfilerStep#2"));
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        QVERIFY(steps[i].end >= steps[i].cpuEnd);
+        if (i > 0) QVERIFY(steps[i].start >= steps[i - 1].end);
+    }
+    // The sample's last kernels of a step run past the host's ProfilerStep end: the step is extended to them.
+    QVERIFY(std::any_of(steps.begin(), steps.end(), [](const StepRange& st) { return st.end > st.cpuEnd; }));
+}
+
+void TestViewport::memoryCounters() {
+    LoadResult r = loadTrace(pathOf(QString::fromLatin1(corpus[0])));
+    QVERIFY(r.ok());
+    TraceStore& s = *r.store;
+    std::size_t memoryEvents = 0;
+    const StringId memory = s.strings.find("[memory]");
+    for (const Track& t : s.tracks) memoryEvents += std::size_t(std::count(t.names.begin(), t.names.end(), memory));
+    QVERIFY(memoryEvents > 0);
+    const std::size_t before = s.tracks.size();
+    QCOMPARE(addMemoryCounterTracks(s), std::size_t(2));
+    const Track& allocated = s.tracks[before];
+    QCOMPARE(allocated.kind, TrackKind::Counter);
+    QCOMPARE(std::string(s.strings.view(allocated.name)), std::string("Memory allocated · GPU 0"));
+    QCOMPARE(allocated.counterTimes.size(), memoryEvents);
+    QVERIFY(std::is_sorted(allocated.counterTimes.begin(), allocated.counterTimes.end()));
+    // The generator allocates and frees the same amount every step: the total returns to zero.
+    QCOMPARE(allocated.counterValues.back(), 0.0);
+    QVERIFY(*std::max_element(allocated.counterValues.begin(), allocated.counterValues.end()) > 0);
+    QCOMPARE(std::string(s.strings.view(s.tracks[before + 1].name)), std::string("Memory reserved · GPU 0"));
+}
+
+QTEST_APPLESS_MAIN(TestViewport)
+#include "tst_viewport.moc"
