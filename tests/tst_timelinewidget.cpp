@@ -1,0 +1,405 @@
+// The timeline widget on real traces: keyboard and mouse navigation (drag-zoom included), history, selection,
+// hit testing, measuring, area selection, flow arrow geometry, collapsing, and the details panel's links.
+#include "detailspanel.h"
+#include "loadedtrace.h"
+#include "testsupport.h"
+#include "timelinewidget.h"
+
+#include <QApplication>
+#include <QMouseEvent>
+#include <QSignalSpy>
+#include <QTest>
+#include <QWheelEvent>
+
+using namespace kinetoscope;
+
+class TestTimelineWidget : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void keyboardNavigation_data();
+    void keyboardNavigation();
+    void fitAndHistory();
+    void dragOnRulerZooms();
+    void zoomToolDragZooms();
+    void ctrlWheelZoomsAtCursor();
+    void wheelScrollsLanes();
+    void middleDragPans();
+    void shiftDragMeasures();
+    void ctrlDragSelectsArea();
+    void clickSelectsAndHitTests_data();
+    void clickSelectsAndHitTests();
+    void launchFlowGeometry();
+    void forwardBackwardFlowGeometry();
+    void flowsIntoCollapsedGroup();
+    void allFlowsOnScreen();
+    void detailsPanelLinks();
+    void paintsSlicesInCategoryColours();
+
+private:
+    std::shared_ptr<const LoadedTrace> load(const std::string& path);
+    void drag(QWidget* w, Qt::MouseButton button, Qt::KeyboardModifiers mods, QPointF from, QPointF to);
+    EventRef firstLaunchWithKernel(const TraceStore& s) const;
+
+    std::shared_ptr<const LoadedTrace> m_sample;
+    std::shared_ptr<const LoadedTrace> m_qwen;
+    std::unique_ptr<TimelineWidget> m_widget;
+};
+
+std::shared_ptr<const LoadedTrace> TestTimelineWidget::load(const std::string& path) {
+    LoadResult r = loadTrace(path);
+    if (!r.ok()) qFatal("cannot load %s", path.c_str());
+    return prepareLoadedTrace(std::move(r.store), r.seconds);
+}
+
+void TestTimelineWidget::initTestCase() {
+    m_sample = load(KINETOSCOPE_SOURCE_DIR "/resources/samples/sample.pt.trace.json");
+    m_qwen = load(test::tracePath("AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"));
+}
+
+void TestTimelineWidget::init() {
+    m_widget = std::make_unique<TimelineWidget>(m_sample);
+    m_widget->resize(1400, 700);
+    m_widget->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_widget.get()));
+}
+
+void TestTimelineWidget::cleanup() { m_widget.reset(); }
+
+void TestTimelineWidget::drag(QWidget* w, Qt::MouseButton button, Qt::KeyboardModifiers mods, QPointF from, QPointF to) {
+    QMouseEvent press(QEvent::MouseButtonPress, from, w->mapToGlobal(from), button, button, mods);
+    QApplication::sendEvent(w, &press);
+    for (int i = 1; i <= 5; ++i) {
+        const QPointF p = from + (to - from) * (i / 5.0);
+        QMouseEvent move(QEvent::MouseMove, p, w->mapToGlobal(p), Qt::NoButton, button, mods);
+        QApplication::sendEvent(w, &move);
+    }
+    QMouseEvent release(QEvent::MouseButtonRelease, to, w->mapToGlobal(to), button, Qt::NoButton, mods);
+    QApplication::sendEvent(w, &release);
+}
+
+EventRef TestTimelineWidget::firstLaunchWithKernel(const TraceStore& s) const {
+    for (std::uint32_t t = 0; t < s.tracks.size(); ++t) {
+        for (std::uint32_t r = 0; r < s.tracks[t].sliceCount(); ++r) {
+            const EventRef ref{TrackId(t), r};
+            if (isLaunchCategory(s.categoryOf(ref).kind) && !s.gpuWorkOf(ref).empty()) return ref;
+        }
+    }
+    return {};
+}
+
+void TestTimelineWidget::keyboardNavigation_data() {
+    QTest::addColumn<int>("key");
+    QTest::addColumn<double>("spanRatio");
+    QTest::addColumn<double>("shiftInSpans"); // start moves by this many spans (of the old span)
+    QTest::newRow("W zooms in") << int(Qt::Key_W) << 0.8 << 0.1;
+    QTest::newRow("S zooms out") << int(Qt::Key_S) << 1.25 << -0.125;
+    QTest::newRow("A pans left") << int(Qt::Key_A) << 1.0 << -0.15;
+    QTest::newRow("D pans right") << int(Qt::Key_D) << 1.0 << 0.15;
+}
+
+void TestTimelineWidget::keyboardNavigation() {
+    QFETCH(int, key);
+    QFETCH(double, spanRatio);
+    QFETCH(double, shiftInSpans);
+    const TraceStore& s = m_widget->store();
+    const TimeNs mid = s.minTime + (s.maxTime - s.minTime) / 2;
+    const TimeNs span = (s.maxTime - s.minTime) / 10;
+    m_widget->setVisibleRange(mid - span / 2, mid + span / 2);
+    QCursor::setPos(m_widget->mapToGlobal(QPoint(5, 5))); // over the header column: zoom keeps the centre
+    const TimeAxis before = m_widget->axis();
+    QTest::keyClick(m_widget.get(), Qt::Key(key));
+    const TimeAxis after = m_widget->axis();
+    QVERIFY(std::abs(double(after.span()) / double(before.span()) - spanRatio) < 1e-5);
+    QVERIFY(std::abs(double(after.start - before.start) / double(before.span()) - shiftInSpans) < 1e-5);
+}
+
+void TestTimelineWidget::fitAndHistory() {
+    const TraceStore& s = m_widget->store();
+    QTest::keyClick(m_widget.get(), Qt::Key_0);
+    const TimeAxis fitted = m_widget->axis();
+    QVERIFY(fitted.start <= s.minTime && fitted.end >= s.maxTime);
+    m_widget->setVisibleRange(s.minTime + 1000, s.minTime + 500'000);
+    const TimeAxis zoomed = m_widget->axis();
+    QTest::keyClick(m_widget.get(), Qt::Key_Left, Qt::AltModifier);
+    QCOMPARE(m_widget->axis(), fitted);
+    QTest::keyClick(m_widget.get(), Qt::Key_Right, Qt::AltModifier);
+    QCOMPARE(m_widget->axis(), zoomed);
+    QTest::keyClick(m_widget.get(), Qt::Key_Home);
+    QCOMPARE(m_widget->axis(), fitted);
+}
+
+void TestTimelineWidget::dragOnRulerZooms() {
+    const TimeAxis before = m_widget->axis();
+    const double x0 = TimelineRenderer::headerWidth + 300, x1 = TimelineRenderer::headerWidth + 700;
+    const TimeNs t0 = before.timeAt(300), t1 = before.timeAt(700);
+    drag(m_widget.get(), Qt::LeftButton, Qt::NoModifier, QPointF(x0, 20), QPointF(x1, 20));
+    QVERIFY(std::abs(m_widget->axis().start - t0) <= before.nsPerPixel());
+    QVERIFY(std::abs(m_widget->axis().end - t1) <= before.nsPerPixel());
+    QVERIFY(!m_widget->frame().zoomDrag.has_value());
+    // Dragged right to left zooms to the same range.
+    m_widget->fitAll();
+    drag(m_widget.get(), Qt::LeftButton, Qt::NoModifier, QPointF(x1, 20), QPointF(x0, 20));
+    QVERIFY(std::abs(m_widget->axis().start - t0) <= before.nsPerPixel());
+    // Back returns to where the drag started.
+    QVERIFY(m_widget->back());
+    QCOMPARE(m_widget->axis(), before);
+}
+
+void TestTimelineWidget::zoomToolDragZooms() {
+    m_widget->setZoomTool(true);
+    const TimeAxis before = m_widget->axis();
+    const double y = TimelineRenderer::rulerHeight + 100;
+    drag(m_widget.get(), Qt::LeftButton, Qt::NoModifier, QPointF(TimelineRenderer::headerWidth + 100, y),
+         QPointF(TimelineRenderer::headerWidth + 200, y));
+    QVERIFY(std::abs(m_widget->axis().start - before.timeAt(100)) <= before.nsPerPixel());
+    QVERIFY(std::abs(m_widget->axis().end - before.timeAt(200)) <= before.nsPerPixel());
+}
+
+void TestTimelineWidget::ctrlWheelZoomsAtCursor() {
+    const TimeAxis before = m_widget->axis();
+    const QPointF pos(TimelineRenderer::headerWidth + 400, 200);
+    const TimeNs anchor = before.timeAt(400);
+    QWheelEvent wheel(pos, m_widget->mapToGlobal(pos), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::ControlModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(m_widget.get(), &wheel);
+    QVERIFY(m_widget->axis().span() < before.span());
+    QVERIFY(std::abs(m_widget->axis().timeAt(400) - anchor) <= 2);
+}
+
+void TestTimelineWidget::wheelScrollsLanes() {
+    auto w = std::make_unique<TimelineWidget>(m_qwen);
+    w->resize(1200, 400); // shorter than the content
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    const QPointF pos(600, 200);
+    QWheelEvent wheel(pos, w->mapToGlobal(pos), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    const TimeAxis axis = w->axis();
+    QApplication::sendEvent(w.get(), &wheel);
+    QVERIFY(w->scrollY() > 0);
+    QCOMPARE(w->axis(), axis);
+}
+
+void TestTimelineWidget::middleDragPans() {
+    const TraceStore& s = m_widget->store();
+    m_widget->setVisibleRange(s.minTime + 1'000'000, s.minTime + 2'000'000);
+    const TimeAxis before = m_widget->axis();
+    drag(m_widget.get(), Qt::MiddleButton, Qt::NoModifier, QPointF(800, 200), QPointF(700, 200));
+    // Content follows the mouse: dragging left by 100 px shows later times.
+    QVERIFY(std::abs(double(m_widget->axis().start - before.start) - 100 * before.nsPerPixel()) <= 2);
+    QCOMPARE(m_widget->axis().span(), before.span());
+}
+
+void TestTimelineWidget::shiftDragMeasures() {
+    const TimeAxis axis = m_widget->axis();
+    drag(m_widget.get(), Qt::LeftButton, Qt::ShiftModifier, QPointF(TimelineRenderer::headerWidth + 100, 300),
+         QPointF(TimelineRenderer::headerWidth + 600, 300));
+    QVERIFY(m_widget->measurement().has_value());
+    QCOMPARE(m_widget->measurement()->span(), axis.timeAt(600) - axis.timeAt(100));
+    QCOMPARE(m_widget->axis(), axis); // measuring does not move the view
+}
+
+void TestTimelineWidget::ctrlDragSelectsArea() {
+    QSignalSpy spy(m_widget.get(), &TimelineWidget::areaSelectionChanged);
+    const TimeAxis axis = m_widget->axis();
+    const LaneLayout& layout = m_widget->layout();
+    // From the first CPU lane down to the first GPU stream.
+    const int cpuRow = layout.firstRowOf(TrackId(0));
+    int gpuRow = -1;
+    for (std::uint32_t t = 0; t < m_widget->store().tracks.size(); ++t) {
+        if (m_widget->store().tracks[t].kind == TrackKind::GpuStream) {
+            gpuRow = layout.firstRowOf(TrackId(t));
+            break;
+        }
+    }
+    QVERIFY(cpuRow >= 0 && gpuRow > cpuRow);
+    auto yOf = [&](int row) { return TimelineRenderer::rulerHeight + layout.rows()[std::size_t(row)].y + 5; };
+    drag(m_widget.get(), Qt::LeftButton, Qt::ControlModifier, QPointF(TimelineRenderer::headerWidth + 50, yOf(cpuRow)),
+         QPointF(TimelineRenderer::headerWidth + 900, yOf(gpuRow)));
+    QCOMPARE(spy.count(), 1);
+    const auto area = m_widget->areaSelection();
+    QVERIFY(area.has_value());
+    QCOMPARE(area->firstRow, cpuRow);
+    QCOMPARE(area->lastRow, gpuRow);
+    QCOMPARE(area->range.from, axis.timeAt(50));
+    QCOMPARE(area->range.to, axis.timeAt(900));
+    const std::vector<TrackId> tracks = m_widget->tracksOf(*area);
+    QVERIFY(tracks.size() >= 2);
+    QCOMPARE(tracks.front(), TrackId(0));
+    QTest::keyClick(m_widget.get(), Qt::Key_Escape);
+    QVERIFY(!m_widget->areaSelection().has_value());
+}
+
+void TestTimelineWidget::clickSelectsAndHitTests_data() {
+    QTest::addColumn<QString>("which");
+    QTest::newRow("sample") << QStringLiteral("sample");
+    QTest::newRow("qwen h100") << QStringLiteral("qwen");
+}
+
+void TestTimelineWidget::clickSelectsAndHitTests() {
+    QFETCH(QString, which);
+    auto w = std::make_unique<TimelineWidget>(which == QLatin1String("qwen") ? m_qwen : m_sample);
+    w->resize(1400, 800);
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    const TraceStore& s = w->store();
+    const EventRef launch = firstLaunchWithKernel(s);
+    QVERIFY(launch.isValid());
+    const EventRef kernel = s.gpuWorkOf(launch).front();
+    QSignalSpy spy(w.get(), &TimelineWidget::selectionChanged);
+    for (EventRef target : {kernel, launch}) {
+        w->revealEvent(target); // brings it on screen, selected
+        w->setSelected({});
+        const QRectF r = w->renderer().sliceRect(w->frame(), target);
+        QVERIFY2(QRectF(w->rect()).contains(r.center()), "revealed event is not on screen");
+        QCOMPARE(w->renderer().eventAt(w->frame(), r.center()), target);
+        QTest::mouseClick(w.get(), Qt::LeftButton, Qt::NoModifier, r.center().toPoint());
+        QCOMPARE(w->selected(), target);
+        // F zooms to it.
+        QTest::keyClick(w.get(), Qt::Key_F);
+        const Track& t = s.tracks[target.track.value];
+        QVERIFY(w->axis().start <= t.starts[target.index] && w->axis().end >= t.endOf(target.index));
+        QVERIFY(w->axis().span() <= std::max<TimeNs>(t.durations[target.index], TimeAxis::minSpan) * 13 / 10 + 2);
+    }
+    QVERIFY(spy.count() >= 2);
+    // A click on empty space clears the selection.
+    w->fitAll();
+    QTest::mouseClick(w.get(), Qt::LeftButton, Qt::NoModifier, QPoint(int(TimelineRenderer::headerWidth) + 2, w->height() - 3));
+    QVERIFY(!w->selected().isValid());
+}
+
+void TestTimelineWidget::launchFlowGeometry() {
+    const TraceStore& s = m_widget->store();
+    const EventRef launch = firstLaunchWithKernel(s);
+    const EventRef kernel = s.gpuWorkOf(launch).front();
+    m_widget->setFlowMode(FlowMode::Selected);
+    m_widget->revealEvent(launch);
+    const TimelineFrame& frame = m_widget->frame();
+    const std::vector<FlowArrow> arrows = m_widget->renderer().flowArrows(frame);
+    const QRectF from = m_widget->renderer().sliceRect(frame, launch);
+    const QRectF to = m_widget->renderer().sliceRect(frame, kernel);
+    auto it = std::find_if(arrows.begin(), arrows.end(), [&](const FlowArrow& a) {
+        return s.flows[a.flow].source == launch && s.flows[a.flow].target == kernel;
+    });
+    QVERIFY2(it != arrows.end(), "no arrow from the launch to its kernel");
+    QCOMPARE(it->kind, FlowKind::Launch);
+    // From the end of the launch to the start of the kernel, at the middle of each lane.
+    QVERIFY(std::abs(it->from.x() - from.right()) < 1.01);
+    QVERIFY(std::abs(it->from.y() - from.center().y()) < 0.51);
+    QVERIFY(std::abs(it->to.x() - to.left()) < 0.01);
+    QVERIFY(std::abs(it->to.y() - to.center().y()) < 0.51);
+    // With flows off, nothing; with nothing selected in "selected" mode, nothing.
+    m_widget->setFlowMode(FlowMode::None);
+    QVERIFY(m_widget->renderer().flowArrows(m_widget->frame()).empty());
+    m_widget->setFlowMode(FlowMode::Selected);
+    m_widget->setSelected({});
+    QVERIFY(m_widget->renderer().flowArrows(m_widget->frame()).empty());
+}
+
+void TestTimelineWidget::forwardBackwardFlowGeometry() {
+    const TraceStore& s = m_widget->store();
+    const auto it = std::find_if(s.flows.begin(), s.flows.end(), [](const Flow& f) { return f.kind == FlowKind::ForwardBackward; });
+    QVERIFY(it != s.flows.end());
+    m_widget->revealEvent(it->target);
+    const auto arrows = m_widget->renderer().flowArrows(m_widget->frame());
+    const auto found = std::find_if(arrows.begin(), arrows.end(), [&](const FlowArrow& a) { return s.flows[a.flow].source == it->source && s.flows[a.flow].target == it->target; });
+    QVERIFY(found != arrows.end());
+    QCOMPARE(found->kind, FlowKind::ForwardBackward);
+    // The backward op runs on the autograd thread: the arrow goes to another track's lane.
+    QVERIFY(it->source.track != it->target.track);
+    QVERIFY(std::abs(found->to.x() - m_widget->renderer().sliceRect(m_widget->frame(), it->target).left()) < 0.01);
+}
+
+void TestTimelineWidget::flowsIntoCollapsedGroup() {
+    const TraceStore& s = m_widget->store();
+    const EventRef launch = firstLaunchWithKernel(s);
+    const EventRef kernel = s.gpuWorkOf(launch).front();
+    m_widget->revealEvent(launch);
+    const std::uint32_t gpuGroup = m_widget->layout().groupOf(kernel.track);
+    m_widget->setGroupCollapsed(gpuGroup, true);
+    const auto arrows = m_widget->renderer().flowArrows(m_widget->frame());
+    const auto found = std::find_if(arrows.begin(), arrows.end(), [&](const FlowArrow& a) { return s.flows[a.flow].target == kernel; });
+    QVERIFY(found != arrows.end());
+    const int header = m_widget->layout().rowOf(kernel);
+    const LaneRow& row = m_widget->layout().rows()[std::size_t(header)];
+    QCOMPARE(row.kind, LaneRow::Kind::GroupHeader);
+    QVERIFY(std::abs(found->to.y() - m_widget->renderer().viewY(m_widget->frame(), row.y + row.height / 2)) < 0.01);
+    // Scrolled so the target is off screen, the arrow still points at where it is.
+    m_widget->setGroupCollapsed(gpuGroup, false);
+    m_widget->setScrollY(1e9);
+    const auto again = m_widget->renderer().flowArrows(m_widget->frame());
+    QVERIFY(std::any_of(again.begin(), again.end(), [&](const FlowArrow& a) { return s.flows[a.flow].target == kernel; }) ||
+            m_widget->layout().contentHeight() < m_widget->height());
+}
+
+void TestTimelineWidget::allFlowsOnScreen() {
+    auto w = std::make_unique<TimelineWidget>(m_qwen);
+    w->resize(1600, 900);
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    const TraceStore& s = w->store();
+    w->setFlowMode(FlowMode::All);
+    std::size_t total = 0;
+    const auto arrows = w->renderer().flowArrows(w->frame(), &total);
+    QVERIFY(!arrows.empty());
+    QVERIFY(arrows.size() <= TimelineRenderer::maxArrows);
+    QVERIFY(total >= arrows.size());
+    // Zoomed to a window, every flow whose arrow crosses it and has an end on screen is there (up to the pixel dedupe).
+    const TimeNs mid = s.minTime + (s.maxTime - s.minTime) / 2;
+    w->setVisibleRange(mid, mid + 200'000);
+    const auto zoomed = w->renderer().flowArrows(w->frame(), &total);
+    for (const FlowArrow& a : zoomed) {
+        const TimeNs from = FlowIndex::arrowStart(s, s.flows[a.flow]);
+        const TimeNs to = FlowIndex::arrowEnd(s, s.flows[a.flow]);
+        QVERIFY(std::max(from, to) >= w->axis().start && std::min(from, to) <= w->axis().end);
+    }
+}
+
+void TestTimelineWidget::detailsPanelLinks() {
+    const TraceStore& s = m_sample->store ? *m_sample->store : m_widget->store();
+    const EventRef launch = firstLaunchWithKernel(s);
+    const EventRef kernel = s.gpuWorkOf(launch).front();
+    DetailsPanel panel(s);
+    panel.showEvent(kernel);
+    const QString text = panel.toPlainText();
+    QVERIFY2(text.contains(QString::fromUtf8(s.nameOf(kernel).data(), qsizetype(s.nameOf(kernel).size()))), qPrintable(text));
+    QVERIFY(text.contains(QLatin1String("Arguments")));
+    for (const ArgField& a : s.decodeArgs(kernel)) QVERIFY2(text.contains(QString::fromStdString(a.key)), a.key.c_str());
+    QVERIFY(text.contains(QStringLiteral("Launched by: ") + QString::fromUtf8(s.nameOf(launch).data(), qsizetype(s.nameOf(launch).size()))));
+    QVERIFY(text.contains(QLatin1String("Parents")) || s.tracks[kernel.track.value].depthOf(kernel.index) == 0);
+    QVERIFY(std::find(panel.links().begin(), panel.links().end(), launch) != panel.links().end());
+    QSignalSpy spy(&panel, &DetailsPanel::jumpRequested);
+    emit panel.anchorClicked(QUrl(DetailsPanel::linkFor(launch)));
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy.front().front().value<EventRef>(), launch);
+    // The launch lists its kernel, and its parent op chain up to the ProfilerStep.
+    panel.showEvent(launch);
+    QVERIFY(std::find(panel.links().begin(), panel.links().end(), kernel) != panel.links().end());
+    QVERIFY(panel.toPlainText().contains(QLatin1String("ProfilerStep#")));
+    // A link jumps the timeline there.
+    connect(&panel, &DetailsPanel::jumpRequested, m_widget.get(), &TimelineWidget::revealEvent);
+    emit panel.anchorClicked(QUrl(DetailsPanel::linkFor(kernel)));
+    QCOMPARE(m_widget->selected(), kernel);
+}
+
+void TestTimelineWidget::paintsSlicesInCategoryColours() {
+    const QImage image = m_widget->grab().toImage().convertToFormat(QImage::Format_RGB32);
+    QCOMPARE(image.size(), m_widget->size());
+    const QRgb kernel = TimelinePalette().color(TimelinePalette::indexOf(CategoryKind::Kernel)).rgb();
+    const QRgb op = TimelinePalette().color(TimelinePalette::indexOf(CategoryKind::CpuOp)).rgb();
+    int kernelPixels = 0, opPixels = 0;
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = int(TimelineRenderer::headerWidth); x < image.width(); ++x) {
+            const QRgb p = image.pixel(x, y);
+            kernelPixels += (p & 0xffffff) == (kernel & 0xffffff);
+            opPixels += (p & 0xffffff) == (op & 0xffffff);
+        }
+    }
+    QVERIFY(kernelPixels > 500);
+    QVERIFY(opPixels > 500);
+}
+
+QTEST_MAIN(TestTimelineWidget)
+#include "tst_timelinewidget.moc"
