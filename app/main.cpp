@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
+#include <QLoggingCategory>
 
 #include <cstdio>
 #include <cstring>
@@ -11,11 +12,12 @@
 using namespace kinetoscope;
 
 int main(int argc, char** argv) {
-    // Headless rendering needs no display: choose the offscreen platform before Qt picks one.
+    // Headless rendering needs no display: choose the offscreen platform before Qt picks one, and keep stderr to
+    // our one-line errors (Qt warns about the environment of headless machines, e.g. an unset XDG_RUNTIME_DIR).
     for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--render") == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
-            qputenv("QT_QPA_PLATFORM", "offscreen");
-        }
+        if (std::strcmp(argv[i], "--render") != 0) continue;
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+        QLoggingCategory::setFilterRules(QStringLiteral("default.warning=false\nqt.*.warning=false"));
     }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Kinetoscope"));

@@ -1,4 +1,4 @@
-// kinetoscope-bench-frames TRACE [--frames N] [--size WxH]
+// kinetoscope-bench-frames TRACE [--frames N] [--size WxH] [--phases] [--no-flows]
 //
 // Renders frames of the real timeline (geometry built anew for every frame, then painted into a 1920x1080 image
 // with the widget's own renderer) over a sweep of views: the whole trace down to 1 µs windows at points spread
@@ -30,8 +30,12 @@ int main(int argc, char** argv) {
     std::string path;
     int frames = 200;
     QSize size(1920, 1080);
+    bool phases = false;  // --phases: print geometry / arrows / paint times of every frame
+    bool noFlows = false; // --no-flows: the same sweep without arrows, to see what they cost
     for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--frames") == 0 && i + 1 < argc) frames = std::max(10, std::atoi(argv[++i]));
+        if (std::strcmp(argv[i], "--phases") == 0) phases = true;
+        else if (std::strcmp(argv[i], "--no-flows") == 0) noFlows = true;
+        else if (std::strcmp(argv[i], "--frames") == 0 && i + 1 < argc) frames = std::max(10, std::atoi(argv[++i]));
         else if (std::strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
             const auto s = parseSize(QString::fromLocal8Bit(argv[++i]));
             if (!s) return std::fprintf(stderr, "bad --size\n"), 2;
@@ -39,7 +43,7 @@ int main(int argc, char** argv) {
         } else path = argv[i];
     }
     if (path.empty()) {
-        std::fprintf(stderr, "usage: kinetoscope-bench-frames TRACE [--frames N] [--size WxH]\n");
+        std::fprintf(stderr, "usage: kinetoscope-bench-frames TRACE [--frames N] [--size WxH] [--phases] [--no-flows]\n");
         return 2;
     }
     const auto t0 = std::chrono::steady_clock::now();
@@ -53,13 +57,13 @@ int main(int argc, char** argv) {
     const TraceStore& store = *trace->store;
     LaneLayout layout(store);
     TimelineRenderer renderer(trace, &layout);
-    std::printf("trace: %s\nslices: %zu, flows: %zu, tracks: %zu, lanes: %zu, load+index %.2f s\n", path.c_str(),
-                store.sliceCount(), store.flows.size(), store.tracks.size(), layout.rows().size(), prepare);
+    std::printf("trace: %s\nevents: %llu, slices: %zu, flows: %zu, tracks: %zu, lanes: %zu, load+index %.2f s\n", path.c_str(),
+                static_cast<unsigned long long>(store.stats.eventsSeen), store.sliceCount(), store.flows.size(), store.tracks.size(), layout.rows().size(), prepare);
 
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
     TimelineFrame frame;
     frame.size = size;
-    frame.flows = std::getenv("NOFLOWS") ? FlowMode::None : FlowMode::All;
+    frame.flows = noFlows ? FlowMode::None : FlowMode::All;
     frame.axis.width = size.width() - TimelineRenderer::headerWidth;
     const TimeNs begin = store.minTime;
     const TimeNs span = std::max<TimeNs>(store.maxTime - store.minTime, 1000);
@@ -88,7 +92,7 @@ int main(int argc, char** argv) {
             frame.scrollY = std::floor(next() * 3) / 2 * maxScroll; // top, middle or bottom
             frame.cursor = frame.axis.start + frame.axis.span() / 3;
             const auto a = std::chrono::steady_clock::now();
-            if (std::getenv("SPLIT")) {
+            if (phases) {
                 renderer.geometry(frame);
                 const auto g = std::chrono::steady_clock::now();
                 std::vector<FlowArrow> fa = renderer.flowArrows(frame);
@@ -102,8 +106,8 @@ int main(int argc, char** argv) {
             painter.end();
             const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
             boxes += renderer.geometry(frame).boxCount;
-            if (std::getenv("SPLIT")) arrows += renderer.flowArrows(frame).size();
-            if (std::getenv("SPLIT")) std::printf("paint %.2f total %.2f span %.0f\n", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a2).count(), ms, viewSpan);
+            arrows += renderer.flowArrows(frame).size(); // outside the timed part
+            if (phases) std::printf("paint %.2f total %.2f span %.0f\n", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a2).count(), ms, viewSpan);
             times.push_back(ms);
             levelTimes.push_back(ms);
         }

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and shows the bundled sample trace.
-# (The viewer is not built yet: until it is, this prints the CLI's summary of the sample.)
+# Installs what is missing, builds, and opens the viewer on the bundled sample trace.
+# Without a display (SSH, containers) it renders the sample's timeline to a PNG instead and says where.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release
 sample=resources/samples/sample.pt.trace.json
-./build/release/cli/kinetoscope-cli info "$sample"
-echo
-./build/release/cli/kinetoscope-cli summary "$sample"
+if [[ -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ]]; then
+  exec ./build/release/app/kinetoscope "$sample"
+fi
+out="$PWD/build/release/sample-timeline.png"
+./build/release/app/kinetoscope --render "$out" --size 1600x900 "$sample"
+echo "No display found: rendered the sample's timeline to $out"
+echo "(run 'xvfb-run ./build/release/app/kinetoscope $sample' for a virtual one)."
+./build/release/cli/kinetoscope-cli summary "$sample" --top 10

@@ -1,0 +1,278 @@
+// The main window and its trace tabs: loading in the background, failed and cancelled loads, the banner for
+// truncated or malformed traces, Open Recent, drag-and-drop, search and area selection wired to the panels.
+#include "areasummarypanel.h"
+#include "detailspanel.h"
+#include "mainwindow.h"
+#include "query/search.h"
+#include "searchbar.h"
+#include "testsupport.h"
+#include "timelinewidget.h"
+#include "traceview.h"
+
+#include <QApplication>
+#include <QDropEvent>
+#include <QFile>
+#include <QMimeData>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+
+using namespace kinetoscope;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void opensTraceInTab();
+    void failedLoadKeepsOtherTabs_data();
+    void failedLoadKeepsOtherTabs();
+    void bannerForDamagedTrace_data();
+    void bannerForDamagedTrace();
+    void cancelMidLoad();
+    void recentFilesPersist();
+    void dropOpensFiles();
+    void searchHighlightsAndSteps();
+    void areaSelectionFillsPanel();
+    void detailsFollowSelection();
+
+private:
+    TraceView* openAndWait(MainWindow& w, const QString& path);
+    QString samplePath() const { return QStringLiteral(KINETOSCOPE_SOURCE_DIR "/resources/samples/sample.pt.trace.json"); }
+    QString writeTemp(const QString& name, const QByteArray& data);
+    QTemporaryDir m_dir;
+};
+
+void TestMainWindow::initTestCase() {
+    QCoreApplication::setOrganizationName(QStringLiteral("KinetoscopeTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+    QSettings().clear();
+    QVERIFY(m_dir.isValid());
+}
+
+QString TestMainWindow::writeTemp(const QString& name, const QByteArray& data) {
+    const QString path = m_dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
+    f.write(data);
+    return path;
+}
+
+TraceView* TestMainWindow::openAndWait(MainWindow& w, const QString& path) {
+    TraceView* view = w.openTrace(path);
+    if (!QTest::qWaitFor([&] { return view->state() != TraceView::State::Loading; }, 30000)) return nullptr;
+    return view;
+}
+
+void TestMainWindow::opensTraceInTab() {
+    MainWindow w;
+    w.show();
+    TraceView* view = openAndWait(w, samplePath());
+    QVERIFY(view);
+    QCOMPARE(view->state(), TraceView::State::Ready);
+    QCOMPARE(w.tabs()->count(), 1);
+    QCOMPARE(w.tabs()->tabText(0), QStringLiteral("sample.pt.trace.json"));
+    QVERIFY(view->timeline());
+    QVERIFY(view->bannerText().isEmpty());
+    QVERIFY(w.windowTitle().startsWith(QLatin1String("sample.pt.trace.json")));
+}
+
+void TestMainWindow::failedLoadKeepsOtherTabs_data() {
+    QTest::addColumn<QByteArray>("content"); // empty: the file does not exist
+    QTest::addColumn<QString>("expected");   // in the one-line error
+    QTest::newRow("missing file") << QByteArray() << QStringLiteral("no-such-trace.json: ");
+    QTest::newRow("not JSON") << QByteArray("hello, world\n") << QStringLiteral("byte 0");
+    QTest::newRow("empty") << QByteArray(" ") << QStringLiteral("no-such-trace.json: ");
+}
+
+void TestMainWindow::failedLoadKeepsOtherTabs() {
+    QFETCH(QByteArray, content);
+    QFETCH(QString, expected);
+    MainWindow w;
+    TraceView* good = openAndWait(w, samplePath());
+    QVERIFY(good && good->state() == TraceView::State::Ready);
+    const QString path = content.isEmpty() ? m_dir.filePath(QStringLiteral("no-such-trace.json"))
+                                           : writeTemp(QStringLiteral("no-such-trace.json"), content);
+    if (content.isEmpty()) QFile::remove(path);
+    TraceView* bad = openAndWait(w, path);
+    QVERIFY(bad);
+    QCOMPARE(bad->state(), TraceView::State::Failed);
+    QVERIFY2(bad->errorMessage().startsWith(path), qPrintable(bad->errorMessage()));
+    QVERIFY2(bad->errorMessage().contains(expected), qPrintable(bad->errorMessage()));
+    QVERIFY(!bad->errorMessage().contains(QLatin1Char('\n')));
+    QCOMPARE(w.tabs()->count(), 2);
+    QCOMPARE(good->state(), TraceView::State::Ready);
+    QVERIFY(w.tabs()->tabText(1).startsWith(QStringLiteral("⚠")));
+}
+
+void TestMainWindow::bannerForDamagedTrace_data() {
+    QTest::addColumn<QString>("damage");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("truncated") << QStringLiteral("truncate") << QStringLiteral("cut off at byte");
+    QTest::newRow("malformed event") << QStringLiteral("malform") << QStringLiteral("malformed event");
+}
+
+void TestMainWindow::bannerForDamagedTrace() {
+    QFETCH(QString, damage);
+    QFETCH(QString, expected);
+    QFile f(samplePath());
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QByteArray text = f.readAll();
+    if (damage == QLatin1String("truncate")) {
+        text.truncate(text.size() * 2 / 3);
+    } else {
+        // Break one event in the middle of the array: an unquoted key.
+        const qsizetype at = text.indexOf("\"ph\": \"X\"", text.size() / 2);
+        QVERIFY(at > 0);
+        text.replace(at, 4, "ph: ");
+    }
+    MainWindow w;
+    TraceView* view = openAndWait(w, writeTemp(damage + QStringLiteral(".json"), text));
+    QVERIFY(view);
+    QCOMPARE(view->state(), TraceView::State::Ready);
+    QVERIFY2(view->bannerText().contains(expected), qPrintable(view->bannerText()));
+    QVERIFY(view->bannerText().contains(QLatin1String("byte ")));
+}
+
+void TestMainWindow::cancelMidLoad() {
+    // Large enough (~60 MB) that the load is still running when Cancel is pressed.
+    QFile f(samplePath());
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray sample = f.readAll();
+    const qsizetype open = sample.indexOf('[', sample.indexOf("traceEvents"));
+    const qsizetype close = sample.lastIndexOf(']');
+    const QByteArray events = sample.mid(open + 1, close - open - 1);
+    QByteArray big = "{\"traceEvents\": [";
+    big.reserve(64 << 20);
+    for (int i = 0; big.size() < (60 << 20); ++i) {
+        if (i) big += ',';
+        big += events;
+    }
+    big += "]}";
+    const QString path = writeTemp(QStringLiteral("big.json"), big);
+    MainWindow w;
+    TraceView* view = w.openTrace(path);
+    QSignalSpy spy(view, &TraceView::stateChanged);
+    view->cancelLoad();
+    QVERIFY(QTest::qWaitFor([&] { return view->state() != TraceView::State::Loading; }, 30000));
+    QCOMPARE(view->state(), TraceView::State::Cancelled);
+    QCOMPARE(spy.count(), 1);
+    // Closing a tab while it loads does not wait for the loader, and nothing crashes when the result arrives.
+    TraceView* second = w.openTrace(path);
+    QVERIFY(second->state() == TraceView::State::Loading);
+    w.tabs()->tabCloseRequested(w.tabs()->indexOf(second));
+    QTest::qWait(200);
+    QCOMPARE(w.tabs()->count(), 1);
+}
+
+void TestMainWindow::recentFilesPersist() {
+    QSettings().clear();
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, samplePath()));
+        QCOMPARE(w.recentFiles().value(0), QFileInfo(samplePath()).absoluteFilePath());
+    }
+    MainWindow again;
+    QCOMPARE(again.recentFiles().size(), 1);
+    // Failed loads are not remembered; re-opening moves a file to the front without duplicates.
+    QVERIFY(openAndWait(again, m_dir.filePath(QStringLiteral("missing.json"))));
+    QCOMPARE(again.recentFiles().size(), 1);
+    QVERIFY(openAndWait(again, samplePath()));
+    QCOMPARE(again.recentFiles().size(), 1);
+}
+
+void TestMainWindow::dropOpensFiles() {
+    MainWindow w;
+    w.show();
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(samplePath())});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    QCOMPARE(w.tabs()->count(), 1);
+    auto* view = qobject_cast<TraceView*>(w.tabs()->widget(0));
+    QVERIFY(QTest::qWaitFor([&] { return view->state() == TraceView::State::Ready; }, 30000));
+}
+
+void TestMainWindow::searchHighlightsAndSteps() {
+    MainWindow w;
+    w.show();
+    TraceView* view = openAndWait(w, QString::fromStdString(test::tracePath("AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")));
+    QVERIFY(view && view->state() == TraceView::State::Ready);
+    view->showSearch();
+    QVERIFY(view->searchBar()->isVisible());
+    QSignalSpy finished(view, &TraceView::searchFinished);
+    view->searchBar()->setText(QStringLiteral("aten::mm"));
+    view->runSearch();
+    QVERIFY(finished.wait(10000));
+    const TraceStore& s = *view->trace()->store;
+    const SearchResult expected = searchSlices(s, {"aten::mm", false, false});
+    QVERIFY(expected.matches.size() > 2);
+    QCOMPARE(view->matchCount(), expected.matches.size());
+    QVERIFY(view->timeline()->frame().searchNames != nullptr);
+    view->timeline()->fitAll();
+    view->nextMatch();
+    QCOMPARE(view->currentMatchIndex(), 0);
+    QCOMPARE(view->timeline()->selected(), expected.matches[0]);
+    QCOMPARE(view->timeline()->frame().currentMatch, expected.matches[0]);
+    view->nextMatch();
+    QCOMPARE(view->timeline()->selected(), expected.matches[1]);
+    view->previousMatch();
+    view->previousMatch(); // wraps to the last
+    QCOMPARE(view->currentMatchIndex(), int(expected.matches.size()) - 1);
+    // An invalid regex is reported, not fatal; clearing the query removes the highlight.
+    view->searchBar()->setRegex(true);
+    view->searchBar()->setText(QStringLiteral("(oops"));
+    view->runSearch();
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(view->matchCount(), std::size_t(0));
+    view->searchBar()->setText(QString());
+    view->runSearch();
+    QVERIFY(view->timeline()->frame().searchNames == nullptr);
+}
+
+void TestMainWindow::areaSelectionFillsPanel() {
+    MainWindow w;
+    TraceView* view = openAndWait(w, samplePath());
+    QVERIFY(view);
+    QSignalSpy ready(view, &TraceView::areaSummaryReady);
+    TimelineWidget* t = view->timeline();
+    const TraceStore& s = t->store();
+    const int lastRow = int(t->layout().rows().size()) - 1;
+    t->setAreaSelection(AreaSelection{TimeRange{s.minTime, s.maxTime}, 0, lastRow});
+    QVERIFY(ready.wait(10000));
+    QTableWidget* table = view->areaPanel()->table();
+    QVERIFY(table->rowCount() > 5);
+    // Sorted by total, descending; counts add up to every slice of the trace.
+    qulonglong count = 0;
+    for (int r = 0; r < table->rowCount(); ++r) count += table->item(r, 1)->data(Qt::UserRole).toULongLong();
+    QCOMPARE(count, qulonglong(s.sliceCount()));
+    QVERIFY(table->item(0, 2)->data(Qt::UserRole).toDouble() >= table->item(1, 2)->data(Qt::UserRole).toDouble());
+}
+
+void TestMainWindow::detailsFollowSelection() {
+    MainWindow w;
+    TraceView* view = openAndWait(w, samplePath());
+    QVERIFY(view);
+    const TraceStore& s = *view->trace()->store;
+    EventRef kernel;
+    for (std::uint32_t t = 0; t < s.tracks.size() && !kernel.isValid(); ++t) {
+        if (s.tracks[t].kind == TrackKind::GpuStream && s.tracks[t].sliceCount()) kernel = {TrackId(t), 0};
+    }
+    QVERIFY(kernel.isValid());
+    view->timeline()->setSelected(kernel);
+    QCOMPARE(view->details()->shown(), kernel);
+    const auto launch = s.launchOf(kernel);
+    QVERIFY(launch.has_value());
+    emit view->details()->anchorClicked(QUrl(DetailsPanel::linkFor(*launch)));
+    QCOMPARE(view->timeline()->selected(), *launch);
+    QCOMPARE(view->details()->shown(), *launch);
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
