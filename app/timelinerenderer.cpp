@@ -549,7 +549,9 @@ void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
         // A track's title on its first lane only.
         if (ri > 0 && rows[ri - 1].track == row.track) continue;
         p.setPen(textColor);
-        const QString title = QString::fromStdString(m_layout->laneTitle(row.track));
+        // The full name ("GPU 0 · NVIDIA H100 · stream 7") when it fits, else the short one under the group header.
+        QString title = QString::fromStdString(m_layout->trackTitle(row.track));
+        if (m_metrics.horizontalAdvance(title) > headerWidth - 24) title = QString::fromStdString(m_layout->laneTitle(row.track));
         p.drawText(QRectF(18, top, headerWidth - 24, std::min(row.height, 18.0)), Qt::AlignLeft | Qt::AlignVCenter,
                    m_metrics.elidedText(title, Qt::ElideMiddle, headerWidth - 24));
     }

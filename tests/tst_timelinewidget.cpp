@@ -9,6 +9,7 @@
 #include <QMouseEvent>
 #include <QSignalSpy>
 #include <QTest>
+#include <QToolTip>
 #include <QWheelEvent>
 
 using namespace kinetoscope;
@@ -36,6 +37,7 @@ private slots:
     void flowsIntoCollapsedGroup();
     void allFlowsOnScreen();
     void detailsPanelLinks();
+    void hoverTooltip();
     void paintsSlicesInCategoryColours();
 
 private:
@@ -382,6 +384,21 @@ void TestTimelineWidget::detailsPanelLinks() {
     connect(&panel, &DetailsPanel::jumpRequested, m_widget.get(), &TimelineWidget::revealEvent);
     emit panel.anchorClicked(QUrl(DetailsPanel::linkFor(kernel)));
     QCOMPARE(m_widget->selected(), kernel);
+}
+
+void TestTimelineWidget::hoverTooltip() {
+    const TraceStore& s = m_widget->store();
+    const EventRef launch = firstLaunchWithKernel(s);
+    m_widget->revealEvent(launch);
+    const QPoint pos = m_widget->renderer().sliceRect(m_widget->frame(), launch).center().toPoint();
+    QHelpEvent help(QEvent::ToolTip, pos, m_widget->mapToGlobal(pos));
+    QApplication::sendEvent(m_widget.get(), &help);
+    QVERIFY(QTest::qWaitFor([] { return QToolTip::isVisible(); }, 2000));
+    const QString tip = QToolTip::text();
+    QVERIFY2(tip.contains(QString::fromUtf8(s.nameOf(launch).data(), qsizetype(s.nameOf(launch).size()))), qPrintable(tip));
+    for (const char* field : {"Category", "Start", "Duration", "Self time", "cuda_runtime"}) QVERIFY2(tip.contains(QLatin1String(field)), field);
+    QVERIFY(tip.contains(QString::fromStdString(formatDuration(s.tracks[launch.track.value].durations[launch.index]))));
+    QToolTip::hideText();
 }
 
 void TestTimelineWidget::paintsSlicesInCategoryColours() {
