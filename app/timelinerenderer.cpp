@@ -22,6 +22,20 @@ const QColor selectionColor(0x11, 0x18, 0x27);
 const QColor matchColor(0xf5, 0x9e, 0x0b);
 } // namespace
 
+QString formatCounterValue(double value, bool bytes) {
+    if (bytes) {
+        const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+        int u = 0;
+        double v = value;
+        while (std::abs(v) >= 1024 && u < 4) {
+            v /= 1024;
+            ++u;
+        }
+        return QString::number(v, 'f', u == 0 ? 0 : 2) + QLatin1Char(' ') + QLatin1String(units[u]);
+    }
+    return QString::number(value, 'g', 6);
+}
+
 TimelineRenderer::TimelineRenderer(std::shared_ptr<const LoadedTrace> trace, LaneLayout* layout)
     : m_trace(std::move(trace)), m_layout(layout), m_font(QStringLiteral("DejaVu Sans"), 8),
       m_boldFont(QStringLiteral("DejaVu Sans"), 8, QFont::Bold), m_metrics(m_font) {
@@ -111,6 +125,7 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
             TimelineGeometry::CounterArea area;
             area.rowRect = QRectF(headerWidth, top, frame.axis.width, row.height);
             area.maxValue = maxValue;
+            area.maxText = formatCounterValue(maxValue, store().strings.view(track.name).starts_with("Memory "));
             const double base = top + row.height - 1;
             const double scale = maxValue > 0 ? (row.height - 4) / maxValue : 0;
             auto yOf = [&](double v) { return base - std::max(0.0, v) * scale; };
@@ -213,8 +228,7 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
         p.setBrush(Qt::NoBrush);
         if (area.polygon.size() > 2) p.drawPolyline(area.polygon.constData() + 1, int(area.polygon.size()) - 2);
         p.setPen(mutedText);
-        p.drawText(area.rowRect.adjusted(4, 1, -4, 0), Qt::AlignLeft | Qt::AlignTop,
-                   QStringLiteral("max %1").arg(area.maxValue, 0, 'g', 6));
+        p.drawText(area.rowRect.adjusted(4, 1, -4, 0), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("max ") + area.maxText);
     }
     p.setBrush(Qt::NoBrush);
 }

@@ -39,6 +39,7 @@ struct TimelineGeometry {
         QPolygonF polygon;
         QRectF rowRect;
         double maxValue = 0;
+        QString maxText;
     };
     std::vector<CounterArea> counters;
     std::size_t boxCount = 0;
@@ -51,6 +52,9 @@ struct FlowArrow {
     FlowKind kind = FlowKind::Other;
     std::uint32_t flow = 0;
 };
+
+// A counter value for labels and tooltips; memory series in binary units ("1.00 GiB").
+QString formatCounterValue(double value, bool bytes);
 
 class TimelineRenderer {
 public:

@@ -474,7 +474,9 @@ bool TimelineWidget::event(QEvent* e) {
                 QToolTip::showText(help->globalPos(),
                                    QStringLiteral("<b>%1</b><br/>%2")
                                        .arg(QString::fromStdString(m_layout.trackTitle(row->track)).toHtmlEscaped(),
-                                            v ? QString::number(*v, 'g', 10) : tr("no value yet")),
+                                            v ? formatCounterValue(*v, m_layout.trackTitle(row->track).starts_with("Memory ")) +
+                                                    (m_layout.trackTitle(row->track).starts_with("Memory ") ? QStringLiteral(" (%1 bytes)").arg(*v, 0, 'f', 0) : QString())
+                                              : tr("no value yet")),
                                    this);
             } else if (row && pos.x() < TimelineRenderer::headerWidth && row->kind != LaneRow::Kind::GroupHeader) {
                 QToolTip::showText(help->globalPos(), QString::fromStdString(m_layout.trackTitle(row->track)).toHtmlEscaped(), this);
