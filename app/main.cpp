@@ -1,8 +1,10 @@
 #include "headlessrender.h"
 #include "mainwindow.h"
+#include "singleinstance.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QIcon>
 #include <QLoggingCategory>
 
@@ -23,7 +25,8 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName(QStringLiteral("Kinetoscope"));
     QApplication::setOrganizationName(QStringLiteral("Kinetoscope"));
     QApplication::setApplicationVersion(QStringLiteral(KINETOSCOPE_VERSION));
-    QApplication::setDesktopFileName(QStringLiteral("kinetoscope"));
+    QApplication::setDesktopFileName(QStringLiteral("io.github.kinetoscope.Kinetoscope"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/kinetoscope.svg")));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("A viewer for PyTorch profiler (Kineto) and Chrome traces."));
@@ -40,7 +43,9 @@ int main(int argc, char** argv) {
                              QStringLiteral("none|all"), QStringLiteral("all"));
     QCommandLineOption colors(QStringLiteral("color"), QStringLiteral("Colour slices by category or name."),
                               QStringLiteral("category|name"), QStringLiteral("category"));
-    parser.addOptions({render, size, range, flows, colors});
+    QCommandLineOption newWindow(QStringLiteral("new-window"),
+                                 QStringLiteral("Open a new window instead of handing the traces to the running one."));
+    parser.addOptions({render, size, range, flows, colors, newWindow});
     parser.addPositionalArgument(QStringLiteral("TRACE"), QStringLiteral("Trace files to open (.json, .json.gz)."), QStringLiteral("[TRACE...]"));
     parser.process(app);
 
@@ -72,7 +77,18 @@ int main(int argc, char** argv) {
         return 0;
     }
 
+    // A double-clicked trace opens as a tab in the window that is already running.
+    SingleInstance instance;
+    if (!parser.isSet(newWindow)) {
+        QStringList absolute;
+        for (const QString& f : files) absolute << QFileInfo(f).absoluteFilePath();
+        if (instance.sendToRunning(absolute)) return 0;
+    }
     MainWindow window;
+    if (!parser.isSet(newWindow)) {
+        instance.listen();
+        window.attachSingleInstance(&instance);
+    }
     window.show();
     for (const QString& f : files) window.openTrace(f);
     return app.exec();

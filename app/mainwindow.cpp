@@ -1,6 +1,8 @@
 #include "mainwindow.h"
 
+#include "import/jsonbackend.h"
 #include "loadedtrace.h"
+#include "singleinstance.h"
 #include "timelinewidget.h"
 #include "traceview.h"
 
@@ -20,6 +22,11 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
+
+#include <functional>
+
+#include <libdeflate.h>
+#include <zlib.h>
 
 namespace kinetoscope {
 
@@ -54,7 +61,68 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->addWidget(m_statusLabel, 1);
     buildMenus();
     resize(1400, 900);
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    setDetailsVisible(settings.value(QStringLiteral("window/detailsVisible"), true).toBool());
     updateEmptyState();
+}
+
+void MainWindow::attachSingleInstance(SingleInstance* instance) {
+    connect(instance, &SingleInstance::filesReceived, this, [this](const QStringList& files) {
+        for (const QString& f : files) openTrace(f);
+        if (isMinimized()) showNormal();
+        raise();
+        activateWindow();
+    });
+}
+
+QString MainWindow::versionsText() {
+    QString cupti = tr("not built in");
+#ifdef KINETOSCOPE_HAVE_CUPTI
+    cupti = QStringLiteral(KINETOSCOPE_HAVE_CUPTI);
+#endif
+    return tr("Qt %1 (built with %2) · simdjson %3 · zlib %4 · libdeflate %5 · CUPTI: %6")
+        .arg(QLatin1String(qVersion()), QLatin1String(QT_VERSION_STR), QString::fromStdString(jsonLibraryVersion()),
+             QLatin1String(zlibVersion()), QLatin1String(LIBDEFLATE_VERSION_STRING), cupti);
+}
+
+QString MainWindow::shortcutsHtml() const {
+    QString html = QStringLiteral("<table cellspacing=4><tr><td colspan=2><b>%1</b></td></tr>").arg(tr("Menus"));
+    // Straight from the menus, so the list cannot go stale.
+    std::function<void(const QList<QAction*>&)> walk = [&](const QList<QAction*>& actions) {
+        for (QAction* a : actions) {
+            if (a->menu()) walk(a->menu()->actions());
+            if (a->shortcut().isEmpty()) continue;
+            QString text = a->text().section(QLatin1Char('\t'), 0, 0);
+            text.remove(QLatin1Char('&'));
+            html += QStringLiteral("<tr><td>%1</td><td>%2</td></tr>")
+                        .arg(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(), text.toHtmlEscaped());
+        }
+    };
+    walk(menuBar()->actions());
+    html += QStringLiteral("<tr><td colspan=2><b>%1</b></td></tr>").arg(tr("Timeline"));
+    const std::pair<const char*, const char*> timeline[] = {
+        {"W / S, Ctrl+Wheel", "Zoom in / out at the cursor"}, {"A / D, Shift+Wheel", "Pan left / right"},
+        {"Wheel", "Scroll lanes"}, {"Drag on the ruler", "Zoom to the dragged range"},
+        {"Drag, middle-drag", "Pan"}, {"Shift+drag", "Measure a range"},
+        {"Ctrl+drag", "Select an area (summary in the Area Selection tab)"},
+        {"Click / double-click", "Select a slice / zoom to it"}, {"F", "Zoom to the selection"},
+        {"0, Home", "Fit the whole trace"}, {"Alt+Left / Alt+Right", "Back / forward in the view history"},
+        {"Esc", "Clear the selection"}, {"Right-click", "Hide a lane, collapse or expand groups"},
+    };
+    for (const auto& [keys, what] : timeline) {
+        html += QStringLiteral("<tr><td>%1</td><td>%2</td></tr>").arg(QLatin1String(keys), tr(what));
+    }
+    return html + QStringLiteral("</table>");
+}
+
+void MainWindow::setDetailsVisible(bool visible) {
+    m_detailsVisible = visible;
+    if (m_detailsAction) m_detailsAction->setChecked(visible);
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        if (auto* v = qobject_cast<TraceView*>(m_tabs->widget(i))) v->setPanelsVisible(visible);
+    }
+    QSettings().setValue(QStringLiteral("window/detailsVisible"), visible);
 }
 
 QString MainWindow::fileDialogFilter() {
@@ -115,34 +183,32 @@ void MainWindow::buildMenus() {
     m_zoomTool->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
     connect(m_zoomTool, &QAction::toggled, this, [this] { applyViewSettings(currentView()); });
     // W/S/A/D, F and 0 are handled by the timeline itself (as in Perfetto); the menu shows them for discovery.
-    view->addAction(tr("Zoom &In\tW"), this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->zoomBy(0.8); }); });
-    view->addAction(tr("Zoom &Out\tS"), this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->zoomBy(1.25); }); });
+    view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->zoomBy(0.8); }); });
+    view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->zoomBy(1.25); }); });
     view->addAction(tr("Zoom to &Selection\tF"), this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->zoomToSelection(); }); });
     view->addAction(tr("&Fit Trace\t0"), this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->fitAll(); }); });
     view->addAction(tr("&Back"), QKeySequence::Back, this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->back(); }); });
     view->addAction(tr("&Forward"), QKeySequence::Forward, this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->forward(); }); });
 
+    view->addSeparator();
+    m_detailsAction = view->addAction(tr("&Details Panel"));
+    m_detailsAction->setCheckable(true);
+    m_detailsAction->setChecked(m_detailsVisible);
+    m_detailsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    connect(m_detailsAction, &QAction::toggled, this, &MainWindow::setDetailsVisible);
+    QAction* fullScreen = view->addAction(tr("F&ull Screen"));
+    fullScreen->setCheckable(true);
+    fullScreen->setShortcut(QKeySequence::FullScreen);
+    connect(fullScreen, &QAction::toggled, this, [this](bool on) { on ? showFullScreen() : showNormal(); });
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard and Mouse"), this, [this] {
-        QMessageBox::information(this, tr("Keyboard and Mouse"),
-                                 tr("<table>"
-                                    "<tr><td>Wheel</td><td>scroll lanes</td></tr>"
-                                    "<tr><td>Ctrl+Wheel, W / S</td><td>zoom at the cursor</td></tr>"
-                                    "<tr><td>Shift+Wheel, A / D</td><td>pan</td></tr>"
-                                    "<tr><td>Drag on the ruler</td><td>zoom to the dragged range</td></tr>"
-                                    "<tr><td>Drag, middle-drag</td><td>pan</td></tr>"
-                                    "<tr><td>Shift+drag</td><td>measure a range</td></tr>"
-                                    "<tr><td>Ctrl+drag</td><td>select an area (summary below)</td></tr>"
-                                    "<tr><td>Click / double-click</td><td>select / zoom to a slice</td></tr>"
-                                    "<tr><td>F</td><td>zoom to the selection</td></tr>"
-                                    "<tr><td>0, Home</td><td>fit the trace</td></tr>"
-                                    "<tr><td>Alt+Left / Alt+Right</td><td>back / forward</td></tr>"
-                                    "<tr><td>Ctrl+F, F3</td><td>find, next match</td></tr>"
-                                    "<tr><td>Esc</td><td>clear the selection</td></tr></table>"));
+    help->addAction(tr("&Keyboard Shortcuts"), this, [this] {
+        QMessageBox::information(this, tr("Keyboard Shortcuts"), shortcutsHtml());
     });
     help->addAction(tr("&About Kinetoscope"), this, [this] {
         QMessageBox::about(this, tr("About Kinetoscope"),
-                           tr("<b>Kinetoscope %1</b><p>A native viewer for PyTorch profiler traces.</p>").arg(QStringLiteral(KINETOSCOPE_VERSION)));
+                           tr("<b>Kinetoscope %1</b><p>A native viewer for PyTorch profiler traces.</p><p>%2</p>")
+                               .arg(QStringLiteral(KINETOSCOPE_VERSION), versionsText()));
     });
 }
 
@@ -157,6 +223,17 @@ TraceView* MainWindow::openTrace(const QString& path) {
         if (state == TraceView::State::Ready) {
             addRecent(view->path());
             applyViewSettings(view);
+            view->setPanelsVisible(m_detailsVisible);
+            if (!QSettings().value(QStringLiteral("hints/timelineUsed"), false).toBool()) {
+                view->timeline()->setShowHint(true);
+                connect(view->timeline(), &TimelineWidget::firstUsed, this, [this] {
+                    QSettings().setValue(QStringLiteral("hints/timelineUsed"), true);
+                    for (int i = 0; i < m_tabs->count(); ++i) {
+                        auto* v = qobject_cast<TraceView*>(m_tabs->widget(i));
+                        if (v && v->timeline()) v->timeline()->setShowHint(false);
+                    }
+                });
+            }
         } else if (i >= 0 && state == TraceView::State::Failed) {
             m_tabs->setTabText(i, QStringLiteral("⚠ ") + QFileInfo(view->path()).fileName());
         }
@@ -259,6 +336,7 @@ void MainWindow::dropEvent(QDropEvent* e) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+    QSettings().setValue(QStringLiteral("window/geometry"), saveGeometry());
     for (int i = 0; i < m_tabs->count(); ++i) {
         if (auto* v = qobject_cast<TraceView*>(m_tabs->widget(i))) v->cancelLoad();
     }

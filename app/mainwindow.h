@@ -13,6 +13,7 @@ class QTabWidget;
 
 namespace kinetoscope {
 
+class SingleInstance;
 class TraceView;
 
 // Tabs of traces, the menus, Open Recent, and drag-and-drop of files.
@@ -28,6 +29,14 @@ public:
     static constexpr int maxRecentFiles = 10;
 
     static QString fileDialogFilter();
+    // Opens the files another `kinetoscope` process hands over, and comes to the front.
+    void attachSingleInstance(SingleInstance* instance);
+    // The versions shown in Help > About (Qt, simdjson, zlib, libdeflate, CUPTI).
+    static QString versionsText();
+    // Every shortcut, as shown by Help > Keyboard Shortcuts.
+    QString shortcutsHtml() const;
+    bool detailsVisible() const { return m_detailsVisible; }
+    void setDetailsVisible(bool visible);
 
 protected:
     void dragEnterEvent(QDragEnterEvent*) override;
@@ -51,6 +60,8 @@ private:
     QActionGroup* m_colorGroup = nullptr;
     QAction* m_zoomTool = nullptr;
     QLabel* m_statusLabel = nullptr;
+    QAction* m_detailsAction = nullptr;
+    bool m_detailsVisible = true;
     FlowMode m_flowMode = FlowMode::Selected;
     ColorMode m_colorMode = ColorMode::Category;
 };

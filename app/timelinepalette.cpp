@@ -2,7 +2,7 @@
 
 namespace kinetoscope {
 
-TimelinePalette::TimelinePalette() {
+TimelinePalette::TimelinePalette(QColor background) {
     auto set = [&](CategoryKind k, QRgb rgb) { m_colors[std::size_t(indexOf(k))] = QColor::fromRgb(rgb); };
     // Hues chosen so the kinds that sit next to each other (op over runtime, kernel beside memcpy) differ clearly.
     set(CategoryKind::Other, 0xa3acb9);
@@ -29,7 +29,8 @@ TimelinePalette::TimelinePalette() {
     }
     for (std::size_t i = 0; i < m_colors.size(); ++i) {
         const QColor c = m_colors[i];
-        m_faded[i] = QColor((c.red() + 3 * 235) / 4, (c.green() + 3 * 237) / 4, (c.blue() + 3 * 240) / 4);
+        m_faded[i] = QColor((c.red() + 3 * background.red()) / 4, (c.green() + 3 * background.green()) / 4,
+                            (c.blue() + 3 * background.blue()) / 4);
         m_text[i] = c.lightness() > 110 ? QColor(0x1f, 0x29, 0x37) : QColor(Qt::white);
     }
 }

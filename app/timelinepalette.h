@@ -17,7 +17,8 @@ public:
     static constexpr int nameColors = 24;
     static constexpr int size = categoryColors + nameColors;
 
-    TimelinePalette();
+    // Faded twins are mixed toward `background` (the lanes' colour).
+    explicit TimelinePalette(QColor background = QColor(0xeb, 0xed, 0xf0));
 
     static int indexOf(CategoryKind kind) { return int(kind); }
     static int indexOfName(std::string_view name);

@@ -1,5 +1,6 @@
 #include "timelinerenderer.h"
 
+#include <QGuiApplication>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -10,17 +11,21 @@
 
 namespace kinetoscope {
 
-namespace {
-const QColor laneBackground(0xff, 0xff, 0xff);
-const QColor laneBackgroundAlt(0xf6, 0xf7, 0xf9);
-const QColor headerBackground(0xee, 0xf0, 0xf3);
-const QColor groupBackground(0xe2, 0xe6, 0xeb);
-const QColor gridLine(0xe5, 0xe7, 0xeb);
-const QColor textColor(0x1f, 0x29, 0x37);
-const QColor mutedText(0x4b, 0x55, 0x63);
-const QColor selectionColor(0x11, 0x18, 0x27);
-const QColor matchColor(0xf5, 0x9e, 0x0b);
-} // namespace
+TimelineTheme TimelineTheme::forPalette(const QPalette& palette) {
+    TimelineTheme t;
+    t.dark = palette.color(QPalette::Window).lightness() < 128;
+    if (!t.dark) return t;
+    t.laneBackground = QColor(0x1e, 0x21, 0x26);
+    t.laneBackgroundAlt = QColor(0x24, 0x28, 0x2e);
+    t.headerBackground = QColor(0x2b, 0x2f, 0x36);
+    t.groupBackground = QColor(0x35, 0x3a, 0x42);
+    t.gridLine = QColor(0x33, 0x38, 0x40);
+    t.text = QColor(0xe5, 0xe7, 0xeb);
+    t.mutedText = QColor(0xa0, 0xa6, 0xb0);
+    t.selection = QColor(0xf9, 0xfa, 0xfb);
+    t.border = QColor(0x44, 0x4a, 0x53);
+    return t;
+}
 
 QString formatCounterValue(double value, bool bytes) {
     if (bytes) {
@@ -39,6 +44,7 @@ QString formatCounterValue(double value, bool bytes) {
 TimelineRenderer::TimelineRenderer(std::shared_ptr<const LoadedTrace> trace, LaneLayout* layout)
     : m_trace(std::move(trace)), m_layout(layout), m_font(QStringLiteral("DejaVu Sans"), 8),
       m_boldFont(QStringLiteral("DejaVu Sans"), 8, QFont::Bold), m_metrics(m_font) {
+    setPalette(QGuiApplication::palette());
     m_font.setStyleHint(QFont::SansSerif);
     m_boldFont.setStyleHint(QFont::SansSerif);
     m_metrics = QFontMetricsF(m_font);
@@ -47,6 +53,12 @@ TimelineRenderer::TimelineRenderer(std::shared_ptr<const LoadedTrace> trace, Lan
     m_nameWidth.assign(strings, -1.0f);
     m_nameColor.assign(strings, -1);
     m_counterMax.assign(store().tracks.size(), std::numeric_limits<double>::quiet_NaN());
+}
+
+void TimelineRenderer::setPalette(const QPalette& palette) {
+    m_theme = TimelineTheme::forPalette(palette);
+    m_palette = TimelinePalette(m_theme.laneBackground);
+    m_cacheValid = false;
 }
 
 const QString& TimelineRenderer::nameText(StringId id) {
@@ -171,7 +183,7 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
 void TimelineRenderer::paint(QPainter& p, const TimelineFrame& frame) {
     p.save();
     p.setFont(m_font);
-    p.fillRect(QRectF(0, 0, frame.size.width(), frame.size.height()), laneBackground);
+    p.fillRect(QRectF(0, 0, frame.size.width(), frame.size.height()), m_theme.laneBackground);
     p.setClipRect(lanesRect(frame));
     paintLanes(p, frame);
     paintLabels(p, frame);
@@ -192,12 +204,12 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
     for (std::size_t ri = firstRow; ri < lastRow; ++ri) {
         const LaneRow& row = rows[ri];
         const QRectF band(headerWidth, viewY(frame, row.y), frame.axis.width, row.height);
-        if (row.kind == LaneRow::Kind::GroupHeader) p.fillRect(band, groupBackground);
-        else if (row.track.value % 2) p.fillRect(band, laneBackgroundAlt);
+        if (row.kind == LaneRow::Kind::GroupHeader) p.fillRect(band, m_theme.groupBackground);
+        else if (row.track.value % 2) p.fillRect(band, m_theme.laneBackgroundAlt);
     }
     // Vertical grid at the ruler's ticks.
     const TimeNs step = niceTickStep(frame.axis, 90);
-    p.setPen(QPen(gridLine, 1));
+    p.setPen(QPen(m_theme.gridLine, 1));
     for (const RulerTick& tick : rulerTicks(frame.axis, store().minTime, step)) {
         if (!tick.major) continue;
         const double x = std::round(headerWidth + frame.axis.xOf(tick.time)) + 0.5;
@@ -227,7 +239,7 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
         p.setPen(QPen(QColor(0x25, 0x63, 0xeb), 1));
         p.setBrush(Qt::NoBrush);
         if (area.polygon.size() > 2) p.drawPolyline(area.polygon.constData() + 1, int(area.polygon.size()) - 2);
-        p.setPen(mutedText);
+        p.setPen(m_theme.mutedText);
         p.drawText(area.rowRect.adjusted(4, 1, -4, 0), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("max ") + area.maxText);
     }
     p.setBrush(Qt::NoBrush);
@@ -261,7 +273,7 @@ void TimelineRenderer::paintLabels(QPainter& p, const TimelineFrame& frame) {
             it = m_labelCache.insert(key, st);
         }
         const bool faded = frame.searchNames && !(*frame.searchNames)[label.name.value];
-        p.setPen(faded ? mutedText : m_palette.text(label.color));
+        p.setPen(faded ? m_theme.mutedText : m_palette.text(label.color));
         p.drawStaticText(QPointF(left, label.rect.top() + (label.rect.height() - textHeight) / 2), *it);
     }
 }
@@ -311,7 +323,7 @@ void TimelineRenderer::paintOverlays(QPainter& p, const TimelineFrame& frame) {
         p.drawText(tag, Qt::AlignCenter, text);
     }
     if (frame.currentMatch.isValid()) {
-        p.setPen(QPen(matchColor, 2));
+        p.setPen(QPen(QColor(0xf5, 0x9e, 0x0b), 2));
         p.drawRect(sliceRect(frame, frame.currentMatch).adjusted(-1, -1, 1, 1));
     }
     if (frame.hovered.isValid() && frame.hovered != frame.selected) {
@@ -319,7 +331,7 @@ void TimelineRenderer::paintOverlays(QPainter& p, const TimelineFrame& frame) {
         p.drawRect(sliceRect(frame, frame.hovered));
     }
     if (frame.selected.isValid()) {
-        p.setPen(QPen(selectionColor, 2));
+        p.setPen(QPen(m_theme.selection, 2));
         p.drawRect(sliceRect(frame, frame.selected).adjusted(-1, -1, 1, 1));
     }
     if (frame.cursor) {
@@ -463,14 +475,14 @@ void TimelineRenderer::paintFlows(QPainter& p, const TimelineFrame& frame) {
         const double w = m_metrics.horizontalAdvance(note) + 12;
         const QRectF r(lanes.right() - w - 6, lanes.bottom() - 22, w, 18);
         p.fillRect(r, QColor(0xff, 0xfb, 0xeb, 230));
-        p.setPen(mutedText);
+        p.setPen(m_theme.mutedText);
         p.drawText(r, Qt::AlignCenter, note);
     }
 }
 
 void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& frame) {
     const QRectF ruler(headerWidth, 0, frame.axis.width, rulerHeight);
-    p.fillRect(QRectF(0, 0, frame.size.width(), rulerHeight), headerBackground);
+    p.fillRect(QRectF(0, 0, frame.size.width(), rulerHeight), m_theme.headerBackground);
     // ProfilerStep ranges along the top.
     const auto& steps = trace().steps;
     p.save();
@@ -495,14 +507,14 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& frame) {
     const TimeNs origin = store().minTime;
     for (const RulerTick& tick : rulerTicks(frame.axis, origin, niceTickStep(frame.axis, 18))) {
         const double x = std::round(headerWidth + frame.axis.xOf(tick.time)) + 0.5;
-        p.setPen(QPen(mutedText, 1));
+        p.setPen(QPen(m_theme.mutedText, 1));
         p.drawLine(QPointF(x, rulerHeight - 4), QPointF(x, rulerHeight));
     }
     for (const RulerTick& tick : rulerTicks(frame.axis, origin, step)) {
         const double x = std::round(headerWidth + frame.axis.xOf(tick.time)) + 0.5;
-        p.setPen(QPen(mutedText, 1));
+        p.setPen(QPen(m_theme.mutedText, 1));
         p.drawLine(QPointF(x, rulerHeight - 10), QPointF(x, rulerHeight));
-        p.setPen(textColor);
+        p.setPen(m_theme.text);
         p.drawText(QRectF(x + 3, stepBandHeight, 120, rulerHeight - stepBandHeight - 6), Qt::AlignLeft | Qt::AlignVCenter,
                    QString::fromStdString(formatTickLabel(tick.time - origin, step)));
     }
@@ -517,10 +529,10 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& frame) {
         p.drawText(tag, Qt::AlignCenter, text);
     }
     p.restore();
-    p.setPen(QPen(QColor(0xcb, 0xd2, 0xd9), 1));
+    p.setPen(QPen(m_theme.border, 1));
     p.drawLine(QPointF(0, rulerHeight - 0.5), QPointF(frame.size.width(), rulerHeight - 0.5));
     // The top-left corner: the visible span.
-    p.setPen(textColor);
+    p.setPen(m_theme.text);
     p.setFont(m_boldFont);
     p.drawText(QRectF(8, 0, headerWidth - 16, rulerHeight), Qt::AlignLeft | Qt::AlignVCenter,
                QStringLiteral("View: %1").arg(QString::fromStdString(formatDuration(frame.axis.span()))));
@@ -531,7 +543,7 @@ void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
     const QRectF column(0, rulerHeight, headerWidth, frame.size.height() - rulerHeight);
     p.save();
     p.setClipRect(column);
-    p.fillRect(column, headerBackground);
+    p.fillRect(column, m_theme.headerBackground);
     const auto [firstRow, lastRow] = m_layout->rowsBetween(frame.scrollY, frame.scrollY + column.height());
     const auto& rows = m_layout->rows();
     for (std::size_t ri = firstRow; ri < lastRow; ++ri) {
@@ -539,19 +551,19 @@ void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
         const double top = viewY(frame, row.y);
         if (row.kind == LaneRow::Kind::GroupHeader) {
             const LaneGroup& group = m_layout->groups()[row.group];
-            p.fillRect(QRectF(0, top, headerWidth, row.height), groupBackground);
+            p.fillRect(QRectF(0, top, headerWidth, row.height), m_theme.groupBackground);
             // The fold triangle.
             QPolygonF tri;
             const double cx = 11, cy = top + row.height / 2;
             if (group.collapsed) tri << QPointF(cx - 3, cy - 5) << QPointF(cx + 3, cy) << QPointF(cx - 3, cy + 5);
             else tri << QPointF(cx - 5, cy - 3) << QPointF(cx + 5, cy - 3) << QPointF(cx, cy + 3);
             p.setPen(Qt::NoPen);
-            p.setBrush(mutedText);
+            p.setBrush(m_theme.mutedText);
             p.setRenderHint(QPainter::Antialiasing, true);
             p.drawPolygon(tri);
             p.setRenderHint(QPainter::Antialiasing, false);
             p.setBrush(Qt::NoBrush);
-            p.setPen(textColor);
+            p.setPen(m_theme.text);
             p.setFont(m_boldFont);
             const QString title = QString::fromStdString(group.title) +
                                   (group.collapsed ? QStringLiteral("  (%1)").arg(group.tracks.size()) : QString());
@@ -562,7 +574,7 @@ void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
         }
         // A track's title on its first lane only.
         if (ri > 0 && rows[ri - 1].track == row.track) continue;
-        p.setPen(textColor);
+        p.setPen(m_theme.text);
         // The full name ("GPU 0 · NVIDIA H100 · stream 7") when it fits, else the short one under the group header.
         QString title = QString::fromStdString(m_layout->trackTitle(row.track));
         if (m_metrics.horizontalAdvance(title) > headerWidth - 24) title = QString::fromStdString(m_layout->laneTitle(row.track));
@@ -570,7 +582,7 @@ void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
                    m_metrics.elidedText(title, Qt::ElideMiddle, headerWidth - 24));
     }
     p.restore();
-    p.setPen(QPen(QColor(0xcb, 0xd2, 0xd9), 1));
+    p.setPen(QPen(m_theme.border, 1));
     p.drawLine(QPointF(headerWidth - 0.5, 0), QPointF(headerWidth - 0.5, frame.size.height()));
 }
 

@@ -6,7 +6,9 @@
 #include "timelineframe.h"
 #include "timelinepalette.h"
 
+#include <QColor>
 #include <QFont>
+#include <QPalette>
 #include <QFontMetricsF>
 #include <QPointF>
 #include <QPolygonF>
@@ -53,6 +55,21 @@ struct FlowArrow {
     std::uint32_t flow = 0;
 };
 
+// Background, grid and text colours: light, or dark when the system palette is dark.
+struct TimelineTheme {
+    bool dark = false;
+    QColor laneBackground{0xff, 0xff, 0xff};
+    QColor laneBackgroundAlt{0xf6, 0xf7, 0xf9};
+    QColor headerBackground{0xee, 0xf0, 0xf3};
+    QColor groupBackground{0xe2, 0xe6, 0xeb};
+    QColor gridLine{0xe5, 0xe7, 0xeb};
+    QColor text{0x1f, 0x29, 0x37};
+    QColor mutedText{0x4b, 0x55, 0x63};
+    QColor selection{0x11, 0x18, 0x27};
+    QColor border{0xcb, 0xd2, 0xd9};
+    static TimelineTheme forPalette(const QPalette& palette);
+};
+
 // A counter value for labels and tooltips; memory series in binary units ("1.00 GiB").
 QString formatCounterValue(double value, bool bytes);
 
@@ -70,6 +87,9 @@ public:
     const LoadedTrace& trace() const { return *m_trace; }
     LaneLayout& layout() { return *m_layout; }
     const QFont& font() const { return m_font; }
+    const TimelineTheme& theme() const { return m_theme; }
+    // Follows the system light/dark palette.
+    void setPalette(const QPalette& palette);
 
     // Paints the whole timeline: lanes, overlays, ruler and header column.
     void paint(QPainter& painter, const TimelineFrame& frame);
@@ -107,6 +127,7 @@ private:
 
     std::shared_ptr<const LoadedTrace> m_trace;
     LaneLayout* m_layout;
+    TimelineTheme m_theme;
     TimelinePalette m_palette;
     QFont m_font;
     QFont m_boldFont;

@@ -3,6 +3,7 @@
 #include "query/viewport.h"
 
 #include <QContextMenuEvent>
+#include <QGuiApplication>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMenu>
@@ -86,6 +87,7 @@ void TimelineWidget::pushHistory() {
 }
 
 void TimelineWidget::applyAxis(TimeAxis axis, bool recordHistory) {
+    if (isVisible() && m_frame.axis.width > 1 && axis.span() != m_frame.axis.span() && m_userInput) noteUsed();
     // Allow a margin around the trace so its first and last slices can be seen clear of the edges.
     const TimeNs margin = std::max<TimeNs>((store().maxTime - store().minTime) / 20, TimeAxis::minSpan);
     axis = axis.clampedTo(store().minTime - margin, store().maxTime + margin);
@@ -157,6 +159,7 @@ bool TimelineWidget::forward() {
 
 void TimelineWidget::setSelected(EventRef ref) {
     if (m_frame.selected == ref) return;
+    if (ref.isValid() && m_userInput) noteUsed();
     m_frame.selected = ref;
     update();
     emit selectionChanged(ref);
@@ -249,9 +252,36 @@ void TimelineWidget::setTrackHidden(TrackId track, bool hidden) {
     update();
 }
 
+void TimelineWidget::setShowHint(bool show) {
+    m_showHint = show;
+    update();
+}
+
+void TimelineWidget::noteUsed() {
+    if (!m_showHint) return;
+    m_showHint = false;
+    update();
+    emit firstUsed();
+}
+
 void TimelineWidget::paintEvent(QPaintEvent*) {
     QPainter p(this);
     m_renderer.paint(p, m_frame);
+    if (m_showHint) {
+        // One line for newcomers, until they first zoom, pan or select.
+        const QString hint = tr("Drag on the ruler to zoom · Ctrl+wheel or W/S zoom, A/D pan · Click a slice for details · "
+                                "Shift+drag measures, Ctrl+drag selects an area · Ctrl+F finds · 0 fits");
+        QFontMetrics fm(p.font());
+        const int w = std::min(m_frame.size.width() - int(TimelineRenderer::headerWidth) - 20, fm.horizontalAdvance(hint) + 24);
+        const QRect r(int(TimelineRenderer::headerWidth) + (m_frame.size.width() - int(TimelineRenderer::headerWidth) - w) / 2,
+                      height() - 34, w, 24);
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(0x11, 0x18, 0x27, 215));
+        p.setRenderHint(QPainter::Antialiasing);
+        p.drawRoundedRect(r, 6, 6);
+        p.setPen(Qt::white);
+        p.drawText(r, Qt::AlignCenter, fm.elidedText(hint, Qt::ElideRight, w - 12));
+    }
     // The strip under the scroll bar's column, beside the ruler.
     p.fillRect(QRect(m_frame.size.width(), 0, width() - m_frame.size.width(), int(TimelineRenderer::rulerHeight)),
                QColor(0xee, 0xf0, 0xf3));
@@ -264,6 +294,7 @@ void TimelineWidget::resizeEvent(QResizeEvent*) {
 }
 
 void TimelineWidget::wheelEvent(QWheelEvent* e) {
+    const UserInput input(this);
     const QPoint angle = e->angleDelta();
     const double notches = angle.y() / 120.0;
     if (e->modifiers() & Qt::ControlModifier) {
@@ -278,6 +309,7 @@ void TimelineWidget::wheelEvent(QWheelEvent* e) {
 }
 
 void TimelineWidget::keyPressEvent(QKeyEvent* e) {
+    const UserInput input(this);
     const QPointF mouse = mapFromGlobal(QCursor::pos());
     const std::optional<double> at =
         rect().contains(mouse.toPoint()) && mouse.x() > TimelineRenderer::headerWidth ? std::optional<double>(mouse.x()) : std::nullopt;
@@ -334,6 +366,7 @@ void TimelineWidget::mousePressEvent(QMouseEvent* e) {
 }
 
 void TimelineWidget::mouseMoveEvent(QMouseEvent* e) {
+    const UserInput input(this);
     const QPointF pos = e->position();
     const TimeNs t = timeAtX(pos.x());
     m_frame.cursor = pos.x() >= TimelineRenderer::headerWidth ? std::optional<TimeNs>(t) : std::nullopt;
@@ -371,6 +404,7 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* e) {
 }
 
 void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
+    const UserInput input(this);
     const QPointF pos = e->position();
     const Drag drag = m_drag;
     m_drag = Drag::None;
@@ -460,6 +494,10 @@ QString TimelineWidget::tooltipFor(EventRef ref) const {
 }
 
 bool TimelineWidget::event(QEvent* e) {
+    if (e->type() == QEvent::ApplicationPaletteChange || e->type() == QEvent::PaletteChange) {
+        m_renderer.setPalette(QGuiApplication::palette());
+        update();
+    }
     if (e->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(e);
         const QPointF pos = help->pos();

@@ -66,12 +66,17 @@ public:
     void setGroupCollapsed(std::uint32_t group, bool collapsed);
     void setTrackHidden(TrackId track, bool hidden);
 
+    // A one-line hint for newcomers at the bottom, hidden at the first zoom, pan or selection (firstUsed()).
+    void setShowHint(bool show);
+    bool showsHint() const { return m_showHint; }
+
     QSize sizeHint() const override { return {1200, 700}; }
 
 signals:
     void selectionChanged(kinetoscope::EventRef ref);
     void areaSelectionChanged();
     void viewChanged();
+    void firstUsed();
 
 protected:
     void paintEvent(QPaintEvent*) override;
@@ -94,6 +99,13 @@ private:
     TimeNs timeAtX(double x) const;
     void pushHistory();
     QString tooltipFor(EventRef ref) const;
+    void noteUsed();
+    // Marks a stretch of code as handling the user's own input (so programmatic moves don't dismiss the hint).
+    struct UserInput {
+        explicit UserInput(TimelineWidget* w) : m_w(w) { m_w->m_userInput = true; }
+        ~UserInput() { m_w->m_userInput = false; }
+        TimelineWidget* m_w;
+    };
 
     std::shared_ptr<const LoadedTrace> m_trace;
     LaneLayout m_layout;
@@ -113,6 +125,8 @@ private:
     double m_pressScroll = 0;
     int m_pressRow = -1;
     bool m_zoomTool = false;
+    bool m_showHint = false;
+    bool m_userInput = false;
 };
 
 } // namespace kinetoscope

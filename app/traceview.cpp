@@ -14,6 +14,7 @@
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -164,6 +165,11 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     splitter->addWidget(m_bottomTabs);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 1);
+    // The split between timeline and panels is remembered across traces and sessions.
+    m_splitter = splitter;
+    splitter->restoreState(QSettings().value(QStringLiteral("traceView/splitter")).toByteArray());
+    connect(splitter, &QSplitter::splitterMoved, this,
+            [splitter] { QSettings().setValue(QStringLiteral("traceView/splitter"), splitter->saveState()); });
     cl->addWidget(splitter, 1);
     m_stack->addWidget(content);
     m_stack->setCurrentWidget(content);
@@ -185,6 +191,10 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     m_state = State::Ready;
     m_timeline->setFocus();
     emit stateChanged(m_state);
+}
+
+void TraceView::setPanelsVisible(bool visible) {
+    if (m_bottomTabs) m_bottomTabs->setVisible(visible);
 }
 
 void TraceView::showSearch() {

@@ -48,6 +48,8 @@ public:
     SearchBar* searchBar() const { return m_searchBar; }
     const std::shared_ptr<const LoadedTrace>& trace() const { return m_trace; }
 
+    // Shows or hides the details / area-selection panels under the timeline.
+    void setPanelsVisible(bool visible);
     void showSearch();
     // Runs the search in the bar now (tests call it instead of waiting for the typing pause).
     void runSearch();
@@ -87,6 +89,7 @@ private:
     AreaSummaryPanel* m_areaPanel = nullptr;
     SearchBar* m_searchBar = nullptr;
     QTabWidget* m_bottomTabs = nullptr;
+    QSplitter* m_splitter = nullptr;
 
     struct SearchState;
     std::shared_ptr<SearchState> m_search;

@@ -9,6 +9,8 @@ packages=(
   libsimdjson-dev zlib1g-dev libdeflate-dev
   xvfb xauth imagemagick fonts-dejavu-core
   python3
+  # packaging and desktop-integration checks
+  dpkg-dev file desktop-file-utils appstream shared-mime-info xdg-utils libfile-mimeinfo-perl
 )
 
 missing=()

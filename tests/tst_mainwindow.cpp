@@ -12,6 +12,7 @@
 #include <QApplication>
 #include <QDropEvent>
 #include <QFile>
+#include <QMenuBar>
 #include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
@@ -20,6 +21,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
+
+#include <functional>
 
 using namespace kinetoscope;
 
@@ -38,6 +41,11 @@ private slots:
     void searchHighlightsAndSteps();
     void areaSelectionFillsPanel();
     void detailsFollowSelection();
+    void remembersWindowAndPanels();
+    void newcomerHint();
+    void shortcutsListed();
+    void aboutNamesVersions();
+    void followsDarkPalette();
 
 private:
     TraceView* openAndWait(MainWindow& w, const QString& path);
@@ -272,6 +280,91 @@ void TestMainWindow::detailsFollowSelection() {
     emit view->details()->anchorClicked(QUrl(DetailsPanel::linkFor(*launch)));
     QCOMPARE(view->timeline()->selected(), *launch);
     QCOMPARE(view->details()->shown(), *launch);
+}
+
+void TestMainWindow::remembersWindowAndPanels() {
+    QSettings().clear();
+    {
+        MainWindow w;
+        w.show();
+        w.resize(1100, 720);
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        TraceView* view = openAndWait(w, samplePath());
+        QVERIFY(view);
+        w.setDetailsVisible(false);
+        QVERIFY(!view->details()->isVisibleTo(view));
+        w.close();
+    }
+    MainWindow again;
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    QCOMPARE(again.size(), QSize(1100, 720));
+    QVERIFY(!again.detailsVisible());
+    TraceView* view = openAndWait(again, samplePath());
+    QVERIFY(!view->details()->isVisibleTo(view));
+    again.setDetailsVisible(true);
+    QVERIFY(view->details()->isVisibleTo(view));
+}
+
+void TestMainWindow::newcomerHint() {
+    QSettings().clear();
+    {
+        MainWindow w;
+        w.show();
+        TraceView* view = openAndWait(w, samplePath());
+        QVERIFY(view && view->timeline()->showsHint());
+        // Programmatic moves (opening, revealing a search match) do not count as use.
+        view->timeline()->fitAll();
+        QVERIFY(view->timeline()->showsHint());
+        QTest::keyClick(view->timeline(), Qt::Key_W);
+        QVERIFY(!view->timeline()->showsHint());
+        QVERIFY(QSettings().value(QStringLiteral("hints/timelineUsed")).toBool());
+    }
+    MainWindow again;
+    TraceView* view = openAndWait(again, samplePath());
+    QVERIFY(view && !view->timeline()->showsHint());
+}
+
+void TestMainWindow::shortcutsListed() {
+    MainWindow w;
+    const QString html = w.shortcutsHtml();
+    int withShortcut = 0;
+    std::function<void(const QList<QAction*>&)> walk = [&](const QList<QAction*>& actions) {
+        for (QAction* a : actions) {
+            if (a->menu()) walk(a->menu()->actions());
+            if (a->shortcut().isEmpty()) continue;
+            ++withShortcut;
+            QVERIFY2(html.contains(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped()), qPrintable(a->text()));
+        }
+    };
+    walk(w.menuBar()->actions());
+    QVERIFY(withShortcut >= 10); // Open, Close, Quit, Find, next/previous, zoom in/out, back/forward, full screen...
+    for (const char* key : {"Ctrl+drag", "Shift+drag", "Drag on the ruler", "Alt+Left"}) QVERIFY(html.contains(QLatin1String(key)));
+}
+
+void TestMainWindow::aboutNamesVersions() {
+    const QString text = MainWindow::versionsText();
+    QVERIFY(text.contains(QLatin1String(qVersion())));
+    QVERIFY(text.contains(QLatin1String("simdjson 3.")));
+    QVERIFY(text.contains(QLatin1String("CUPTI")));
+}
+
+void TestMainWindow::followsDarkPalette() {
+    MainWindow w;
+    w.show();
+    TraceView* view = openAndWait(w, samplePath());
+    QVERIFY(view);
+    QVERIFY(!view->timeline()->renderer().theme().dark);
+    const QPalette light = QApplication::palette();
+    QPalette dark = light;
+    dark.setColor(QPalette::Window, QColor(0x20, 0x20, 0x20));
+    dark.setColor(QPalette::WindowText, Qt::white);
+    QApplication::setPalette(dark);
+    QVERIFY(QTest::qWaitFor([&] { return view->timeline()->renderer().theme().dark; }, 2000));
+    const QImage image = view->timeline()->grab().toImage();
+    QVERIFY(QColor(image.pixel(image.width() / 2, image.height() - 5)).lightness() < 80);
+    QApplication::setPalette(light);
+    QVERIFY(QTest::qWaitFor([&] { return !view->timeline()->renderer().theme().dark; }, 2000));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Packaging and desktop integration, end to end: install into a prefix, validate the desktop entry, AppStream
+# metadata and man pages, check file-type detection and the default application with xdg-mime in an isolated
+# home, build the .deb, check its contents and dependencies, and run the binaries unpacked from it.
+# usage: packaging_test.sh BUILD_DIR SOURCE_DIR VERSION
+set -euo pipefail
+build=$1 src=$2 version=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+for tool in desktop-file-validate appstreamcli update-mime-database update-desktop-database xdg-mime dpkg-deb cpack; do
+  command -v "$tool" >/dev/null || fail "missing $tool (run packaging/install-deps.sh)"
+done
+
+echo "== install into a prefix"
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+app_id=io.github.kinetoscope.Kinetoscope
+for f in bin/kinetoscope bin/kinetoscope-cli share/applications/$app_id.desktop share/metainfo/$app_id.metainfo.xml \
+         share/mime/packages/kinetoscope.xml share/icons/hicolor/scalable/apps/$app_id.svg \
+         share/icons/hicolor/48x48/apps/$app_id.png share/icons/hicolor/256x256/apps/$app_id.png \
+         share/man/man1/kinetoscope.1 share/man/man1/kinetoscope-cli.1; do
+  [[ -s "$work/prefix/$f" ]] || fail "not installed: $f"
+done
+file "$work/prefix/share/icons/hicolor/48x48/apps/$app_id.png" | grep -q "48 x 48" || fail "48x48 icon has the wrong size"
+
+echo "== validate desktop entry, AppStream metadata, man pages"
+desktop-file-validate "$work/prefix/share/applications/$app_id.desktop"
+appstreamcli validate --no-net "$work/prefix/share/metainfo/$app_id.metainfo.xml"
+for m in kinetoscope kinetoscope-cli; do
+  head -1 "$work/prefix/share/man/man1/$m.1" | grep -q '^\.TH' || fail "$m.1 is not a man page"
+  if command -v groff >/dev/null; then groff -man -Tutf8 -ww -z "$work/prefix/share/man/man1/$m.1" || fail "$m.1 has troff errors"; fi
+done
+
+echo "== file types and the default application (xdg-mime, isolated home)"
+home="$work/home"
+data="$home/.local/share"
+mkdir -p "$data" "$work/files"
+cp -r "$work/prefix/share/mime" "$work/prefix/share/applications" "$data/"
+update-mime-database "$data/mime" 2>/dev/null
+update-desktop-database "$data/applications"
+sample="$src/resources/samples/sample.pt.trace.json"
+cp "$sample" "$work/files/run.pt.trace.json"
+cp "$sample" "$work/files/compiled_module_profile.json"
+cp "$sample" "$work/files/renamed.json"            # no trace suffix: found by the "traceEvents" content match
+gzip -c "$sample" > "$work/files/run.pt.trace.json.gz"
+echo '{"not": "a trace"}' > "$work/files/config.json"
+export HOME="$home" XDG_DATA_HOME="$data" XDG_CONFIG_HOME="$home/.config" XDG_DATA_DIRS=/usr/share XDG_CURRENT_DESKTOP=
+expect_type() {
+  local got; got=$(xdg-mime query filetype "$work/files/$1")
+  [[ "$got" == "$2" ]] || fail "xdg-mime query filetype $1: '$got', expected '$2'"
+  echo "  $1: $got"
+}
+expect_type run.pt.trace.json application/x-pytorch-trace
+expect_type compiled_module_profile.json application/x-pytorch-trace
+expect_type renamed.json application/x-pytorch-trace
+expect_type run.pt.trace.json.gz application/x-pytorch-trace-gzip
+expect_type config.json application/json
+for type in application/x-pytorch-trace application/x-pytorch-trace-gzip; do
+  got=$(xdg-mime query default "$type")
+  [[ "$got" == "$app_id.desktop" ]] || fail "xdg-mime query default $type: '$got'"
+  echo "  default for $type: $got"
+done
+
+echo "== Debian package"
+(cd "$build" && cpack -G DEB -B "$work/deb" >/dev/null)
+deb="$work/deb/kinetoscope_${version}_amd64.deb"
+[[ -s "$deb" ]] || fail "no $deb"
+contents=$(dpkg-deb -c "$deb")
+for f in ./usr/bin/kinetoscope ./usr/bin/kinetoscope-cli ./usr/share/applications/$app_id.desktop \
+         ./usr/share/mime/packages/kinetoscope.xml ./usr/share/metainfo/$app_id.metainfo.xml \
+         ./usr/share/icons/hicolor/scalable/apps/$app_id.svg ./usr/share/man/man1/kinetoscope.1; do
+  grep -qF " $f" <<<"$contents" || fail "$f missing from the package"
+done
+depends=$(dpkg-deb -f "$deb" Depends)
+for lib in libqt6widgets6 libqt6gui6 libqt6core6 libsimdjson libdeflate0 zlib1g libqt6svg6; do
+  grep -q "$lib" <<<"$depends" || fail "Depends lacks $lib: $depends"
+done
+echo "  Depends: $depends"
+
+echo "== run what the package installs"
+dpkg-deb -x "$deb" "$work/root"
+"$work/root/usr/bin/kinetoscope-cli" info "$sample" >/dev/null
+"$work/root/usr/bin/kinetoscope" --render "$work/shot.png" --size 800x400 "$sample"
+file "$work/shot.png" | grep -q "800 x 400" || fail "rendered image has the wrong size"
+"$work/root/usr/bin/kinetoscope" --version | grep -q "$version" || fail "--version does not say $version"
+echo "OK"
