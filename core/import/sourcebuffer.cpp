@@ -57,6 +57,16 @@ std::string formatBytes(std::uint64_t n) {
 
 } // namespace
 
+void SourceBuffer::release(std::size_t begin, std::size_t end) const {
+    if (!m_fileMapped || end <= begin) return;
+    // Only whole pages inside the range: a neighbour's bytes may still be being read on another thread (it would
+    // simply fault them back in, but there is no need).
+    const std::uintptr_t page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
+    const std::uintptr_t from = (std::uintptr_t(m_data) + begin + page - 1) & ~(page - 1);
+    const std::uintptr_t to = (std::uintptr_t(m_data) + std::min(end, m_size)) & ~(page - 1);
+    if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+}
+
 std::uint64_t availableMemoryBytes() {
     FILE* f = std::fopen("/proc/meminfo", "r");
     if (!f) return ~0ull;
@@ -137,6 +147,7 @@ SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::
         buffer->m_mappingSize = fileSize;
         buffer->m_data = static_cast<const char*>(map);
         buffer->m_size = fileSize;
+        buffer->m_fileMapped = true;
         if (progress) progress(fileSize, fileSize);
         result.buffer = std::move(buffer);
         return result;

@@ -36,6 +36,10 @@ public:
     std::size_t size() const { return m_size; }
     std::uint64_t fileSize() const { return m_fileSize; }
     bool wasGzip() const { return m_gzip; }
+    // Tells the kernel the loader is done with [begin, end) for now. For a mapped file this drops those pages
+    // from the process (they stay in the page cache and fault back in when args are decoded), so resident memory
+    // during a load does not grow with the file. Inflated gzip text is the only copy and is kept.
+    void release(std::size_t begin, std::size_t end) const;
 
 private:
     SourceBuffer() = default;
@@ -46,6 +50,7 @@ private:
     std::size_t m_mappingSize = 0;
     std::uint64_t m_fileSize = 0;
     bool m_gzip = false;
+    bool m_fileMapped = false;
 };
 
 // Bytes of physical memory the kernel says it could give us without swapping (MemAvailable).

@@ -102,9 +102,12 @@ public:
         finalizeTracks();
         step("sort+lanes");
         orderTracks();
+        // The correlation index does not depend on the flows: build it on a second core meanwhile.
+        std::thread index([this] { buildCorrelationIndex(); });
         resolveFlows();
-        step("flows");
-        buildCorrelation();
+        index.join();
+        step("flows+index");
+        linkLaunchesByCorrelation();
         step("correlation");
         computeTimeRange();
     }
@@ -631,6 +634,27 @@ private:
             if (row) pf.bound = EventRef{TrackId(it->second), *row};
             return pf.bound;
         };
+        // Bind every end that has a partner once, on two threads over disjoint halves (each a binary search per lane).
+        {
+            std::vector<std::uint32_t> ends;
+            ends.reserve(pairs.size() * 2);
+            for (const auto& [from, to] : pairs) {
+                ends.push_back(from);
+                ends.push_back(to);
+            }
+            std::sort(ends.begin(), ends.end());
+            ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+            auto bindRange = [&](std::size_t a, std::size_t b) {
+                for (std::size_t k = a; k < b; ++k) bind(m_flows[ends[k]]);
+            };
+            if (ends.size() >= 65536) {
+                std::thread other(bindRange, ends.size() / 2, ends.size());
+                bindRange(0, ends.size() / 2);
+                other.join();
+            } else {
+                bindRange(0, ends.size());
+            }
+        }
         std::vector<Flow> flows;
         flows.reserve(pairs.size());
         for (const auto& [from, to] : pairs) {
@@ -648,7 +672,7 @@ private:
         m_store.flows = std::move(flows);
     }
 
-    void buildCorrelation() {
+    void buildCorrelationIndex() {
         for (const PendingIds& p : m_pendingIds) {
             const EventRef ref{TrackId(p.track), p.row};
             const CategoryKind kind = m_store.categoryOf(ref).kind;
@@ -666,7 +690,9 @@ private:
         std::sort(m_store.launchByCorrelation.begin(), m_store.launchByCorrelation.end(), byId);
         std::sort(m_store.gpuByCorrelation.begin(), m_store.gpuByCorrelation.end(), byId);
         std::sort(m_store.byExternalId.begin(), m_store.byExternalId.end(), byId);
+    }
 
+    void linkLaunchesByCorrelation() {
         // Launch -> GPU work by correlation id. This also keeps the links whose ac2g flow lost a half.
         std::vector<EventRef> linkedTargets;
         for (const Flow& f : m_store.flows)

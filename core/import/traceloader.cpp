@@ -280,6 +280,7 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
             } else {
                 chunk.ok = plan[i].begin < plan[i].end && parser.parseRun(text, plan[i].begin, plan[i].end, chunk);
                 if (!chunk.ok) chunk.rollback(ParsedChunk().mark());
+                else source->release(plan[i].begin, plan[i].end);
             }
             const std::uint64_t done = bytesDone += plan[i].end - plan[i].begin;
             const std::uint64_t events = eventsDone += chunk.eventsSeen;
