@@ -93,12 +93,15 @@ int runSummary(const std::vector<std::string>& args) {
     auto store = load(path, seconds);
     if (!store) return 1;
     const Summary summary = summarize(*store, by == "op+shape" ? OperatorGrouping::NameAndShape : OperatorGrouping::Name);
+    const AnalysisReport report = analyzeReport(*store);
     if (json) {
-        std::fputs(summaryToJson(summary).c_str(), stdout);
+        std::fputs(summaryToJson(summary, &report).c_str(), stdout);
         return 0;
     }
     const auto text = summaryToText(summary, options, sortError);
     if (!text) return usage(sortError);
+    std::fputs(reportToText(*store, report).c_str(), stdout);
+    std::fputs("\n", stdout);
     std::fputs(text->c_str(), stdout);
     return 0;
 }

@@ -3,6 +3,9 @@
 #include "../model/tracestore.h"
 
 #include <cstddef>
+#include <map>
+#include <optional>
+#include <vector>
 
 namespace kinetoscope {
 
@@ -12,5 +15,43 @@ namespace kinetoscope {
 // Args are decoded here, once, for the memory events only. Returns the number of tracks added (appended after
 // the existing tracks, which keeps counters last in display order).
 std::size_t addMemoryCounterTracks(TraceStore& store);
+
+struct MemoryPeak {
+    double allocated = 0; // bytes
+    double reserved = 0;
+    EventRef at;          // the [memory] event at the allocated peak
+};
+// Peaks of "Total Allocated" / "Total Reserved" per device (GPU index; CPU is -1), from `[memory]` events.
+std::map<std::int64_t, MemoryPeak> memoryPeaks(const TraceStore& store, TimeNs from = INT64_MIN, TimeNs to = INT64_MAX);
+
+// One allocation and, when the trace has it, its free (matched by device and address).
+struct MemoryBlock {
+    std::int64_t device = -1;
+    std::uint64_t address = 0;
+    double bytes = 0;
+    TimeNs allocatedAt = 0;
+    std::optional<TimeNs> freedAt;
+    EventRef allocation;
+    EventRef free;
+    std::optional<std::uint32_t> operatorName; // StringId of the innermost op around the allocation
+};
+
+struct MemoryOperatorRow {
+    StringId name;
+    std::uint64_t allocations = 0;
+    double allocatedBytes = 0;   // sum of allocation sizes
+    double sizeIncrease = 0;     // allocations minus frees inside the op (and its children)
+    double selfSizeIncrease = 0; // allocations minus frees directly inside the op
+    std::uint64_t calls = 0;     // occurrences that allocated or freed
+};
+
+struct MemoryAnalysis {
+    std::map<std::int64_t, MemoryPeak> peaks;
+    std::vector<MemoryBlock> blocks;          // by allocation time
+    std::uint64_t unmatchedFrees = 0;         // frees of addresses never seen allocated
+    std::vector<MemoryOperatorRow> operators; // by allocated bytes, descending
+    std::vector<EventRef> outOfMemory;        // `[OutOfMemory]` events
+};
+MemoryAnalysis analyzeMemory(const TraceStore& store, TimeNs from = INT64_MIN, TimeNs to = INT64_MAX);
 
 } // namespace kinetoscope

@@ -37,14 +37,35 @@ std::string jsonEscape(std::string_view text) {
     return out;
 }
 
-std::string summaryToJson(const Summary& s) {
+AnalysisReport analyzeReport(const TraceStore& store) {
+    AnalysisReport r;
+    r.overview = computeOverview(store);
+    r.kernels = kernelTable(store);
+    r.memory = memoryPeaks(store);
+    for (const StepRange& st : r.overview.steps) {
+        r.stepNames.push_back(r.overview.syntheticStep ? std::string("(whole trace)") : std::string(store.strings.view(st.name)));
+    }
+    return r;
+}
+
+namespace {
+std::string fixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+} // namespace
+
+std::string summaryToJson(const Summary& s, const AnalysisReport* report) {
     std::string out = "{\"events\": " + std::to_string(s.events) + ",\n \"kernels\": [";
     for (std::size_t i = 0; i < s.kernels.size(); ++i) {
         const KernelRow& k = s.kernels[i];
         out += i ? ",\n  " : "\n  ";
         out += "{\"name\": \"" + jsonEscape(k.name) + "\", \"count\": " + std::to_string(k.count) +
                ", \"total_us\": " + formatMicros(k.total) + ", \"min_us\": " + formatMicros(k.min) +
-               ", \"max_us\": " + formatMicros(k.max) + ", \"mean_us\": " + formatMicros(k.mean()) + "}";
+               ", \"max_us\": " + formatMicros(k.max) + ", \"mean_us\": " + formatMicros(k.mean());
+        if (report) out += ", \"category\": \"" + std::string(kernelCategoryName(kernelCategory(k.name))) + "\"";
+        out += "}";
     }
     out += s.kernels.empty() ? "],\n \"operators\": [" : "\n ],\n \"operators\": [";
     for (std::size_t i = 0; i < s.operators.size(); ++i) {
@@ -63,7 +84,55 @@ std::string summaryToJson(const Summary& s) {
         out += "\"" + std::to_string(device) + "\": " + formatMicros(busy);
         first = false;
     }
-    out += "}}\n";
+    out += "}";
+    if (report) {
+        const Overview& ov = report->overview;
+        out += ",\n \"steps\": [";
+        for (std::size_t i = 0; i < ov.steps.size(); ++i) {
+            out += i ? ",\n  " : "\n  ";
+            out += "{\"name\": \"" + jsonEscape(report->stepNames[i]) + "\", \"start_us\": " + formatMicros(ov.steps[i].start) +
+                   ", \"end_us\": " + formatMicros(ov.steps[i].end) + "}";
+        }
+        out += ov.steps.empty() ? "]" : "\n ]";
+        out += ",\n \"gpu_utilization\": {";
+        for (std::size_t i = 0; i < ov.gpus.size(); ++i) {
+            out += (i ? ", \"" : "\"") + std::to_string(ov.gpus[i].device) + "\": " + fixed(ov.gpus[i].utilization, 6);
+        }
+        out += "},\n \"gpu_metrics\": {";
+        for (std::size_t i = 0; i < ov.gpus.size(); ++i) {
+            const GpuMetrics& g = ov.gpus[i];
+            out += (i ? ", \"" : "\"") + std::to_string(g.device) + "\": {\"utilization\": " + fixed(g.utilization, 6) +
+                   ", \"busy_of_wall\": " + fixed(g.busyOfWall, 6) + ", \"sm_efficiency\": " + fixed(g.smEfficiency, 6) +
+                   ", \"achieved_occupancy_pct\": " + fixed(g.achievedOccupancy, 3) +
+                   ", \"tensor_core_share\": " + fixed(g.tensorCoreShare, 6) + "}";
+        }
+        out += "},\n \"breakdown_us\": {";
+        for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
+            out += (c ? ", \"" : "\"") + std::string(breakdownCategoryName(BreakdownCategory(c))) + "\": " + formatMicros(ov.breakdownTotal[c]);
+        }
+        out += "},\n \"kernel_categories_us\": {";
+        bool firstCategory = true;
+        for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
+            if (report->kernels.byCategory[c] == 0) continue;
+            out += (firstCategory ? "\"" : ", \"") + std::string(kernelCategoryName(KernelCategory(c))) + "\": " + formatMicros(report->kernels.byCategory[c]);
+            firstCategory = false;
+        }
+        out += "},\n \"memory\": {";
+        bool firstDevice = true;
+        for (const auto& [device, peak] : report->memory) {
+            out += (firstDevice ? "\"" : ", \"") + std::to_string(device) + "\": {\"peak_allocated_bytes\": " + fixed(peak.allocated, 0) +
+                   ", \"peak_reserved_bytes\": " + fixed(peak.reserved, 0) + "}";
+            firstDevice = false;
+        }
+        out += "},\n \"recommendations\": [";
+        for (std::size_t i = 0; i < ov.recommendations.size(); ++i) {
+            const Recommendation& r = ov.recommendations[i];
+            out += i ? ",\n  " : "\n  ";
+            out += "{\"id\": \"" + r.id + "\", \"title\": \"" + jsonEscape(r.title) + "\", \"evidence\": \"" + jsonEscape(r.evidence) + "\"}";
+        }
+        out += ov.recommendations.empty() ? "]" : "\n ]";
+    }
+    out += "}\n";
     return out;
 }
 
@@ -230,6 +299,71 @@ std::string importReport(const TraceStore& store, double loadSeconds) {
     if (!st.trailingProblem.empty()) out += "After events:    " + st.trailingProblem + "\n";
     for (const ImportIssue& issue : st.issues)
         line("  byte %llu: %s\n", static_cast<unsigned long long>(issue.offset), issue.reason.c_str());
+    return out;
+}
+
+} // namespace kinetoscope
+
+namespace kinetoscope {
+
+std::string reportToText(const TraceStore& store, const AnalysisReport& report) {
+    const Overview& ov = report.overview;
+    std::string out;
+    char buf[512];
+    auto line = [&](const char* fmt, auto... args) {
+        std::snprintf(buf, sizeof buf, fmt, args...);
+        out += buf;
+    };
+    const RunFacts facts = runFacts(store);
+    if (!facts.devices.empty() || !facts.facts.empty()) {
+        out += "Run\n";
+        for (const DeviceProperties& d : facts.devices) {
+            line("  GPU %lld: %s, %.1f GiB, %lld SMs, compute %lld.%lld\n", static_cast<long long>(d.id), d.name.c_str(),
+                 double(d.totalGlobalMem) / double(1ll << 30), static_cast<long long>(d.numSms),
+                 static_cast<long long>(d.computeMajor), static_cast<long long>(d.computeMinor));
+        }
+        for (const auto& [k, v] : facts.facts) line("  %s: %s\n", k.c_str(), v.c_str());
+        out += "\n";
+    }
+    line("Steps: %zu%s, mean %s, median %s, min %s, max %s, %.2f steps/s\n", ov.steps.size(),
+         ov.syntheticStep ? " (no ProfilerStep: the whole trace)" : "", formatDuration(ov.stepMean).c_str(),
+         formatDuration(ov.stepMedian).c_str(), formatDuration(ov.stepMin).c_str(), formatDuration(ov.stepMax).c_str(),
+         ov.stepsPerSecond);
+    TimeNs span = 0;
+    for (TimeNs t : ov.breakdownTotal) span += t;
+    out += "Step time breakdown:";
+    for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
+        line(" %s %s (%.1f%%)%s", std::string(breakdownCategoryName(BreakdownCategory(c))).c_str(),
+             formatDuration(ov.breakdownTotal[c]).c_str(), span ? 100.0 * double(ov.breakdownTotal[c]) / double(span) : 0.0,
+             c + 1 < breakdownCategoryCount ? "," : "\n");
+    }
+    for (const GpuMetrics& g : ov.gpus) {
+        char sm[32] = "n/a", occ[32] = "n/a";
+        if (g.hasSmData) std::snprintf(sm, sizeof sm, "%.1f%%", g.smEfficiency * 100);
+        if (g.hasOccupancyData) std::snprintf(occ, sizeof occ, "%.1f%%", g.achievedOccupancy);
+        line("GPU %lld: utilization %.1f%%, busy %.1f%% of wall time, est. SM efficiency %s, est. achieved occupancy %s, "
+             "tensor cores %.1f%% of kernel time\n",
+             static_cast<long long>(g.device), g.utilization * 100, g.busyOfWall * 100, sm, occ, g.tensorCoreShare * 100);
+    }
+    if (report.kernels.totalKernelTime > 0) {
+        out += "Kernel time by category:";
+        bool first = true;
+        for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
+            if (report.kernels.byCategory[c] == 0) continue;
+            line("%s %s %s (%.1f%%)", first ? "" : ",", std::string(kernelCategoryName(KernelCategory(c))).c_str(),
+                 formatDuration(report.kernels.byCategory[c]).c_str(),
+                 100.0 * double(report.kernels.byCategory[c]) / double(report.kernels.totalKernelTime));
+            first = false;
+        }
+        out += "\n";
+    }
+    for (const auto& [device, peak] : report.memory) {
+        line("Memory %s: peak allocated %.1f MiB, peak reserved %.1f MiB\n",
+             device < 0 ? "CPU" : ("GPU " + std::to_string(device)).c_str(), peak.allocated / 1048576.0, peak.reserved / 1048576.0);
+    }
+    if (ov.recommendations.empty()) out += "Recommendations: none\n";
+    else out += "Recommendations:\n";
+    for (const Recommendation& r : ov.recommendations) line("  [%s] %s\n      %s\n", r.id.c_str(), r.title.c_str(), r.evidence.c_str());
     return out;
 }
 

@@ -1,5 +1,8 @@
 #pragma once
 
+#include "kernels.h"
+#include "memory.h"
+#include "overview.h"
 #include "summary.h"
 
 #include <optional>
@@ -11,8 +14,20 @@ namespace kinetoscope {
 std::string formatMicros(TimeNs ns);
 std::string jsonEscape(std::string_view text);
 
-// The `--json` document of `kinetoscope-cli summary`.
-std::string summaryToJson(const Summary& summary);
+// What `summary` adds to the tables: the overview (steps, breakdown, GPU metrics, recommendations), kernel
+// categories and memory peaks. Computed by analyzeReport, shared with the GUI's panels.
+struct AnalysisReport {
+    Overview overview;
+    KernelTable kernels;
+    std::map<std::int64_t, MemoryPeak> memory;
+    std::vector<std::string> stepNames; // parallel to overview.steps
+};
+AnalysisReport analyzeReport(const TraceStore& store);
+
+// The `--json` document of `kinetoscope-cli summary` (with `report`: steps, utilisation, breakdown, categories, memory).
+std::string summaryToJson(const Summary& summary, const AnalysisReport* report = nullptr);
+// The overview, kernel categories and memory summary as text.
+std::string reportToText(const TraceStore& store, const AnalysisReport& report);
 
 struct SummaryTextOptions {
     bool showOperators = true;

@@ -1,0 +1,69 @@
+#pragma once
+
+#include "../model/tracestore.h"
+#include "steps.h"
+
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kinetoscope {
+
+// Run facts shown at the top of the overview: GPUs, versions and profiler settings found in the metadata.
+struct RunFacts {
+    std::vector<DeviceProperties> devices;
+    std::vector<std::pair<std::string, std::string>> facts; // label -> value, in display order
+};
+RunFacts runFacts(const TraceStore& store);
+
+// The step-time breakdown categories, in priority order: each takes only time not already claimed (FORMAT.md).
+enum class BreakdownCategory : std::uint8_t { Kernel, Memcpy, Memset, Communication, Runtime, DataLoader, CpuExec, Other };
+constexpr std::size_t breakdownCategoryCount = 8;
+std::string_view breakdownCategoryName(BreakdownCategory c); // "kernel", "memcpy", ..., "cpu_exec", "other"
+
+struct StepBreakdown {
+    StepRange step;
+    std::array<TimeNs, breakdownCategoryCount> time{};
+};
+
+struct GpuMetrics {
+    std::int64_t device = 0;
+    TimeNs kernelTime = 0;        // union of kernel intervals within the steps
+    double utilization = 0;       // kernelTime / step span
+    double busyOfWall = 0;        // union of all GPU work (kernels, memcpy, memset) / trace span
+    double smEfficiency = 0;      // ∫ min(Σ blocks per SM of running kernels, 1) dt / step span
+    double achievedOccupancy = 0; // Σ occupancy × kernel time / Σ kernel time, in %
+    double tensorCoreShare = 0;   // kernel time of tensor-core kernels / kernel time
+    bool hasSmData = false;
+    bool hasOccupancyData = false;
+};
+
+struct Recommendation {
+    std::string id;       // stable: "dataloader", "low_utilization", "amp", "communication", "memory_capacity",
+                          // "launch_bound", "sync_bound", "tiny_kernels", "copy_traffic", "elementwise_fusion"
+    std::string title;
+    std::string evidence; // the numbers that triggered it
+    EventRef example;     // where it shows (may be invalid)
+    TimeNs from = 0;      // a range to look at
+    TimeNs to = 0;
+};
+
+struct Overview {
+    std::vector<StepRange> steps;    // the ProfilerSteps, or one step over the range when there are none
+    bool syntheticStep = false;      // true when the trace has no ProfilerStep
+    TimeNs stepMean = 0, stepMedian = 0, stepMin = 0, stepMax = 0;
+    double stepsPerSecond = 0;
+    std::vector<StepBreakdown> breakdown;
+    std::array<TimeNs, breakdownCategoryCount> breakdownTotal{};
+    std::vector<GpuMetrics> gpus;
+    std::vector<Recommendation> recommendations;
+};
+
+// Everything the overview shows for the part of the trace in [from, to] (the whole trace by default).
+Overview computeOverview(const TraceStore& store, TimeNs from = INT64_MIN, TimeNs to = INT64_MAX);
+
+// Whether an op or kernel name is a collective communication (NCCL/RCCL/gloo kernels and their host calls).
+bool isCommunicationName(std::string_view name);
+
+} // namespace kinetoscope
