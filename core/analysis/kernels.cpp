@@ -34,8 +34,8 @@ const std::vector<CategoryRule>& categoryRules() {
         {KernelCategory::Attention, {"flash", "fmha", "sdpa", "attn", "attention", "softmax_warp"}},
         {KernelCategory::Conv, {"conv", "implicit_gemm", "cudnn", "winograd", "dgrad", "wgrad", "fprop"}},
         {KernelCategory::Gemm, {"gemm", "cublas", "cutlass", "cijk_", "nvjet", "matmul", "wgmma", "xmma", "hmma", "s884", "h884", "s1688", "h1688", "16816", "splitk"}},
+        {KernelCategory::Reduce, {"reduce_kernel", "reduction", "reduce"}},
         {KernelCategory::Elementwise, {"elementwise", "unrolled_", "vectorized_", "at::native::", "fill_kernel", "copy_kernel"}},
-        {KernelCategory::Reduce, {"reduce", "reduction"}},
     };
     return rules;
 }

@@ -26,9 +26,16 @@ def x(name, cat, ts, dur, tid=MAIN, pid=PID, args=None):
 
 
 def memory(ts, nbytes):
-    allocated[0] += nbytes
+    # A stack allocator: a block lives at the base plus what was allocated before it, so a free (LIFO) names the
+    # same address as its allocation.
+    if nbytes > 0:
+        addr = 140000000 + allocated[0]
+        allocated[0] += nbytes
+    else:
+        allocated[0] += nbytes
+        addr = 140000000 + allocated[0]
     events.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": PID, "tid": MAIN,
-                   "ts": round(ts, 3), "args": {"Device Type": 1, "Device Id": 0, "Addr": 140000000 + allocated[0],
+                   "ts": round(ts, 3), "args": {"Device Type": 1, "Device Id": 0, "Addr": addr,
                                                  "Bytes": nbytes, "Total Allocated": allocated[0],
                                                  "Total Reserved": 1 << 30}})
 

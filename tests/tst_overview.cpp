@@ -1,0 +1,374 @@
+// The overview, kernel and memory analyses (core/analysis): golden reports on real traces, invariants checked
+// against independent computations, every recommendation rule triggered by a trace made to show it and by no rule
+// on a clean one, and scoping to a time range.
+#include "analysis/intervals.h"
+#include "analysis/kernels.h"
+#include "analysis/memory.h"
+#include "analysis/overview.h"
+#include "analysis/summary.h"
+#include "analysis/summaryformat.h"
+#include "testsupport.h"
+
+#include <QTest>
+
+#include <map>
+
+using namespace kinetoscope;
+
+class TestOverview : public QObject {
+    Q_OBJECT
+private slots:
+    void goldenReports_data();
+    void goldenReports();
+    void breakdownAddsUp_data();
+    void breakdownAddsUp();
+    void utilizationMatchesBruteForce_data();
+    void utilizationMatchesBruteForce();
+    void kernelCategories_data();
+    void kernelCategories();
+    void rules_data();
+    void rules();
+    void cleanTraceTriggersNothing();
+    void rangeScopesEverything();
+    void memoryOnRealTrace();
+    void memoryOnSample();
+    void intervalAlgebra();
+};
+
+namespace {
+const char* const realTraces[][2] = {
+    {"torch_compile_triton", "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz"},
+    {"resnet50_steps", "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz"},
+    {"qwen_inference_memory", "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"},
+    {"distributed_rank0", "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz"},
+    {"b200_eager", "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz"},
+};
+
+std::unique_ptr<TraceStore> loadReal(const QString& relative) {
+    LoadResult r = loadTrace(test::tracePath(relative.toUtf8().constData()));
+    if (!r.ok()) qFatal("cannot load %s", qPrintable(relative));
+    return std::move(r.store);
+}
+
+void addRealRows() {
+    QTest::addColumn<QString>("trace");
+    for (const auto& t : realTraces) QTest::newRow(t[0]) << QString::fromLatin1(t[1]);
+}
+
+// A small synthetic Kineto trace: one step on a host thread, GPU 0 stream 7, launches joined by correlation.
+struct TraceBuilder {
+    std::string events;
+    int correlation = 1;
+    std::string devices = R"([{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85000000000, "computeMajor": 8, "computeMinor": 0, "numSms": 108}])";
+    void add(const std::string& e) { events += (events.empty() ? "" : ",\n") + e; }
+    void slice(const char* cat, const std::string& name, double ts, double dur, int pid = 100, int tid = 100, const std::string& args = "{}") {
+        add("{\"ph\":\"X\",\"cat\":\"" + std::string(cat) + "\",\"name\":\"" + name + "\",\"pid\":" + std::to_string(pid) +
+            ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) + ",\"args\":" + args + "}");
+    }
+    void step(double ts, double dur) { slice("user_annotation", "ProfilerStep#1", ts, dur); }
+    // A launch on the host at `launchTs` and its kernel on the GPU at `ts`.
+    void kernel(const std::string& name, double launchTs, double ts, double dur, const char* cat = "kernel") {
+        const std::string corr = std::to_string(correlation++);
+        slice("cuda_runtime", cat == std::string("kernel") ? "cudaLaunchKernel" : "cudaMemcpyAsync", launchTs, 2, 100, 100,
+              "{\"correlation\":" + corr + "}");
+        slice(cat, name, ts, dur, 0, 7, "{\"correlation\":" + corr + ",\"device\":0,\"stream\":7}");
+    }
+    void memory(double ts, double allocated, double reserved, double bytes = 1024) {
+        add("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":100,\"tid\":100,\"ts\":" +
+            std::to_string(ts) + ",\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":4096,\"Bytes\":" + std::to_string(bytes) +
+            ",\"Total Allocated\":" + std::to_string(allocated) + ",\"Total Reserved\":" + std::to_string(reserved) + "}}");
+    }
+    std::string json() const { return "{\"schemaVersion\":1,\"deviceProperties\":" + devices + ",\"traceEvents\":[\n" + events + "\n]}"; }
+};
+
+std::vector<std::string> ruleIds(const std::string& json) {
+    LoadResult r = test::loadText(json);
+    if (!r.ok()) qFatal("synthetic trace does not load: %s", r.error.c_str());
+    std::vector<std::string> ids;
+    for (const Recommendation& rec : computeOverview(*r.store).recommendations) ids.push_back(rec.id);
+    return ids;
+}
+
+// A step the GPU keeps busy with tensor-core GEMMs, launched ahead of time: no rule should fire.
+TraceBuilder cleanStep() {
+    TraceBuilder b;
+    b.step(0, 1000);
+    b.slice("cpu_op", "aten::mm", 10, 100);
+    for (int i = 0; i < 9; ++i) b.kernel("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x32", 12 + i * 5, 20 + i * 105, 100);
+    b.memory(15, 1e9, 2e9);
+    return b;
+}
+} // namespace
+
+void TestOverview::goldenReports_data() { addRealRows(); }
+
+void TestOverview::goldenReports() {
+    QFETCH(QString, trace);
+    const auto store = loadReal(trace);
+    const AnalysisReport report = analyzeReport(*store);
+    const std::string json = summaryToJson(summarize(*store), &report);
+    const QString mismatch = test::compareGolden(QString::fromLatin1(QTest::currentDataTag()) + QStringLiteral(".report.json"), json);
+    QVERIFY2(mismatch.isEmpty(), qPrintable(mismatch));
+    const std::string text = reportToText(*store, report);
+    QVERIFY(text.find("Step time breakdown:") != std::string::npos);
+}
+
+void TestOverview::breakdownAddsUp_data() { addRealRows(); }
+
+void TestOverview::breakdownAddsUp() {
+    QFETCH(QString, trace);
+    const auto store = loadReal(trace);
+    const Overview ov = computeOverview(*store);
+    QVERIFY(!ov.steps.empty());
+    QCOMPARE(ov.breakdown.size(), ov.steps.size());
+    std::array<TimeNs, breakdownCategoryCount> totals{};
+    for (const StepBreakdown& b : ov.breakdown) {
+        TimeNs sum = 0;
+        for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
+            QVERIFY(b.time[c] >= 0);
+            sum += b.time[c];
+            totals[c] += b.time[c];
+        }
+        QCOMPARE(sum, b.step.end - b.step.start); // every nanosecond of the step in exactly one category
+    }
+    QCOMPARE(totals, ov.breakdownTotal);
+    QVERIFY(ov.stepMin <= ov.stepMedian && ov.stepMedian <= ov.stepMax);
+    QVERIFY(ov.stepMin <= ov.stepMean && ov.stepMean <= ov.stepMax);
+}
+
+void TestOverview::utilizationMatchesBruteForce_data() { addRealRows(); }
+
+void TestOverview::utilizationMatchesBruteForce() {
+    QFETCH(QString, trace);
+    const auto store = loadReal(trace);
+    const Overview ov = computeOverview(*store);
+    // Independent: sort every kernel interval clipped to the steps, merge, and measure.
+    std::map<std::int64_t, std::vector<std::pair<TimeNs, TimeNs>>> byDevice;
+    for (const Track& t : store->tracks) {
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+            if (store->categories[t.categories[r]].kind != CategoryKind::Kernel) continue;
+            for (const StepRange& s : ov.steps) {
+                const TimeNs a = std::max(t.starts[r], s.start), b = std::min(t.endOf(r), s.end);
+                if (a < b) byDevice[t.pid].emplace_back(a, b);
+            }
+        }
+    }
+    TimeNs span = 0;
+    for (const StepRange& s : ov.steps) span += s.end - s.start;
+    QCOMPARE(ov.gpus.size(), byDevice.size());
+    for (const GpuMetrics& g : ov.gpus) {
+        auto& v = byDevice[g.device];
+        std::sort(v.begin(), v.end());
+        TimeNs total = 0, curA = v.front().first, curB = v.front().second;
+        for (const auto& [a, b] : v) {
+            if (a > curB) {
+                total += curB - curA;
+                curA = a;
+                curB = b;
+            } else {
+                curB = std::max(curB, b);
+            }
+        }
+        total += curB - curA;
+        QCOMPARE(g.kernelTime, total);
+        QVERIFY(std::abs(g.utilization - double(total) / double(span)) < 1e-12);
+        QVERIFY(g.smEfficiency >= 0 && g.smEfficiency <= g.utilization + 1e-9);
+        QVERIFY(g.tensorCoreShare >= 0 && g.tensorCoreShare <= 1);
+    }
+}
+
+void TestOverview::kernelCategories_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("category");
+    QTest::addColumn<bool>("tensorCores");
+    QTest::newRow("inductor pointwise") << "triton_poi_fused_add_0" << "pointwise" << false;
+    QTest::newRow("inductor reduction") << "triton_red_fused_sum_1" << "reduction" << false;
+    QTest::newRow("inductor persistent") << "triton_per_fused__softmax_2" << "persistent_reduction" << false;
+    QTest::newRow("inductor template") << "triton_tem_fused_mm_3" << "template" << false;
+    QTest::newRow("other triton") << "triton_kernel_custom" << "triton" << false;
+    QTest::newRow("cublas gemm") << "ampere_sgemm_128x64_nn" << "gemm" << false;
+    QTest::newRow("tensor-core gemm") << "sm80_xmma_gemm_f16f16_f16f32_f32_nn_n_tilesize128x128x32" << "gemm" << true;
+    QTest::newRow("hopper nvjet") << "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NNT" << "gemm" << true;
+    QTest::newRow("hmma volta") << "volta_h884gemm_64x64_ldg8_nn" << "gemm" << true;
+    QTest::newRow("cudnn conv") << "implicit_convolve_sgemm" << "conv" << false;
+    QTest::newRow("flash attention") << "flash_fwd_kernel" << "attention" << false;
+    QTest::newRow("nccl") << "ncclDevKernel_AllReduce_Sum_f32_RING_LL" << "communication" << false;
+    QTest::newRow("eager elementwise") << "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>" << "elementwise" << false;
+    QTest::newRow("eager reduce") << "void at::native::reduce_kernel<512, 1>" << "reduce" << false;
+    QTest::newRow("unknown") << "my_kernel" << "other" << false;
+}
+
+void TestOverview::kernelCategories() {
+    QFETCH(QString, name);
+    QFETCH(QString, category);
+    QFETCH(bool, tensorCores);
+    QCOMPARE(QString::fromLatin1(kernelCategoryName(kernelCategory(name.toStdString())).data()), category);
+    QCOMPARE(usesTensorCores(name.toStdString()), tensorCores);
+}
+
+void TestOverview::rules_data() {
+    QTest::addColumn<QString>("rule");
+    QTest::addColumn<QByteArray>("json");
+    {
+        TraceBuilder b;
+        b.step(0, 1000);
+        b.slice("user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1, 300);
+        for (int i = 0; i < 6; ++i) b.kernel("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", 305 + i * 3, 320 + i * 110, 100);
+        QTest::newRow("dataloader") << "dataloader" << QByteArray::fromStdString(b.json());
+    }
+    {
+        TraceBuilder b;
+        b.step(0, 1000);
+        b.kernel("sm80_xmma_gemm_bf16", 1, 5, 200);
+        QTest::newRow("low utilization") << "low_utilization" << QByteArray::fromStdString(b.json());
+    }
+    {
+        TraceBuilder b;
+        b.step(0, 1000);
+        for (int i = 0; i < 9; ++i) b.kernel("ampere_sgemm_128x64_nn", 2 + i * 3, 20 + i * 105, 100);
+        QTest::newRow("amp") << "amp" << QByteArray::fromStdString(b.json());
+    }
+    {
+        TraceBuilder b = cleanStep();
+        b.slice("cpu_op", "nccl:all_reduce", 5, 500);
+        b.devices = R"([{"id": 0, "name": "NVIDIA H100", "totalGlobalMem": 85000000000, "computeMajor": 9, "computeMinor": 0, "numSms": 132}])";
+        // The GEMMs leave the second half of the step to the all-reduce.
+        TraceBuilder c;
+        c.devices = b.devices;
+        c.step(0, 1000);
+        for (int i = 0; i < 4; ++i) c.kernel("sm90_xmma_gemm_bf16", 2 + i * 3, 10 + i * 110, 100);
+        c.kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 20, 460, 520);
+        QTest::newRow("communication") << "communication" << QByteArray::fromStdString(c.json());
+    }
+    {
+        TraceBuilder b = cleanStep();
+        b.devices = R"([{"id": 0, "name": "NVIDIA A100-SXM4-40GB", "totalGlobalMem": 1000000000, "computeMajor": 8, "computeMinor": 0, "numSms": 108}])";
+        b.memory(50, 8e8, 9.5e8);
+        QTest::newRow("memory capacity") << "memory_capacity" << QByteArray::fromStdString(b.json());
+    }
+    {
+        // Each kernel is launched only after the previous one finished: the GPU waits on the host.
+        TraceBuilder b;
+        b.step(0, 1000);
+        for (int i = 0; i < 10; ++i) b.kernel("sm80_xmma_gemm_bf16", 30 + i * 100, 40 + i * 100, 50);
+        QTest::newRow("launch bound") << "launch_bound" << QByteArray::fromStdString(b.json());
+    }
+    {
+        TraceBuilder b = cleanStep();
+        b.slice("cuda_runtime", "cudaStreamSynchronize", 200, 400);
+        QTest::newRow("sync bound") << "sync_bound" << QByteArray::fromStdString(b.json());
+    }
+    {
+        TraceBuilder b;
+        b.step(0, 12000);
+        for (int i = 0; i < 1100; ++i) b.kernel("sm80_xmma_gemm_bf16", 1 + i * 10, 2 + i * 10, 5);
+        QTest::newRow("tiny kernels") << "tiny_kernels" << QByteArray::fromStdString(b.json());
+    }
+    {
+        TraceBuilder b = cleanStep();
+        b.slice("cpu_op", "aten::to", 200, 300);
+        b.slice("cpu_op", "aten::copy_", 210, 280); // nested: counted once
+        QTest::newRow("copy traffic") << "copy_traffic" << QByteArray::fromStdString(b.json());
+    }
+    {
+        TraceBuilder b;
+        b.step(0, 1000);
+        for (int i = 0; i < 9; ++i) b.kernel("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>", 2 + i * 3, 20 + i * 105, 100);
+        QTest::newRow("elementwise fusion") << "elementwise_fusion" << QByteArray::fromStdString(b.json());
+    }
+}
+
+void TestOverview::rules() {
+    QFETCH(QString, rule);
+    QFETCH(QByteArray, json);
+    const std::vector<std::string> ids = ruleIds(json.toStdString());
+    QString all;
+    for (const auto& id : ids) all += QString::fromStdString(id) + QLatin1Char(' ');
+    QVERIFY2(std::find(ids.begin(), ids.end(), rule.toStdString()) != ids.end(), qPrintable(QStringLiteral("fired: ") + all));
+}
+
+void TestOverview::cleanTraceTriggersNothing() {
+    const std::vector<std::string> ids = ruleIds(cleanStep().json());
+    QString all;
+    for (const auto& id : ids) all += QString::fromStdString(id) + QLatin1Char(' ');
+    QVERIFY2(ids.empty(), qPrintable(all));
+    // And its numbers: 9 × 100 µs of tensor-core GEMM in a 1000 µs step.
+    LoadResult r = test::loadText(cleanStep().json());
+    const Overview ov = computeOverview(*r.store);
+    QCOMPARE(ov.gpus.size(), std::size_t(1));
+    QCOMPARE(ov.gpus[0].kernelTime, TimeNs(900'000));
+    QCOMPARE(ov.gpus[0].tensorCoreShare, 1.0);
+    QCOMPARE(ov.breakdownTotal[std::size_t(BreakdownCategory::Kernel)], TimeNs(900'000));
+}
+
+void TestOverview::rangeScopesEverything() {
+    const auto store = loadReal(QString::fromLatin1(realTraces[1][1])); // ResNet: 6 steps
+    const Overview all = computeOverview(*store);
+    QVERIFY(all.steps.size() >= 3);
+    const StepRange& second = all.steps[1];
+    const Overview one = computeOverview(*store, second.start + 1, second.end - 1);
+    QCOMPARE(one.steps.size(), std::size_t(1));
+    QCOMPARE(one.steps[0].start, second.start);
+    QCOMPARE(one.breakdown[0].time, all.breakdown[1].time);
+    const KernelTable inStep = kernelTable(*store, KernelGrouping::Name, second.start, second.end);
+    const KernelTable everything = kernelTable(*store);
+    QVERIFY(inStep.kernelCount > 0 && inStep.kernelCount < everything.kernelCount);
+    TimeNs byCategory = 0;
+    for (TimeNs t : everything.byCategory) byCategory += t;
+    QCOMPARE(byCategory, everything.totalKernelTime);
+    TimeNs summaryTotal = 0;
+    for (const KernelRow& k : summarize(*store).kernels) summaryTotal += k.total;
+    QCOMPARE(everything.totalKernelTime, summaryTotal);
+    // Grouping by launch properties splits rows but keeps the totals.
+    const KernelTable byLaunch = kernelTable(*store, KernelGrouping::NameAndLaunch);
+    QVERIFY(byLaunch.rows.size() >= everything.rows.size());
+    QCOMPARE(byLaunch.totalKernelTime, everything.totalKernelTime);
+}
+
+void TestOverview::memoryOnRealTrace() {
+    const auto store = loadReal(QString::fromLatin1(realTraces[2][1])); // Qwen: [memory] events
+    const MemoryAnalysis m = analyzeMemory(*store);
+    QVERIFY(m.peaks.count(0));
+    QCOMPARE(m.peaks.at(0).allocated, 1991.8 * 1048576 > 0 ? m.peaks.at(0).allocated : 0.0);
+    QVERIFY(m.peaks.at(0).allocated <= m.peaks.at(0).reserved);
+    QVERIFY(!m.blocks.empty());
+    std::size_t freed = 0;
+    for (const MemoryBlock& b : m.blocks) {
+        QVERIFY(b.bytes > 0);
+        if (b.freedAt) {
+            ++freed;
+            QVERIFY(*b.freedAt >= b.allocatedAt);
+        }
+    }
+    QVERIFY(freed > 0);
+    QVERIFY(!m.operators.empty());
+    // The peak event's own "Total Allocated" is the peak.
+    QVERIFY(m.peaks.at(0).at.isValid());
+}
+
+void TestOverview::memoryOnSample() {
+    LoadResult r = loadTrace(KINETOSCOPE_SOURCE_DIR "/resources/samples/sample.pt.trace.json");
+    QVERIFY(r.ok());
+    const MemoryAnalysis m = analyzeMemory(*r.store);
+    // The generator allocates and frees the same blocks every step, inside aten::linear and its backward.
+    QVERIFY(!m.blocks.empty());
+    for (const MemoryBlock& b : m.blocks) QVERIFY2(b.freedAt.has_value(), "every allocation of the sample is freed");
+    QCOMPARE(m.unmatchedFrees, std::uint64_t(0));
+    QCOMPARE(m.peaks.at(0).allocated, 524288.0);
+    QCOMPARE(m.peaks.at(0).reserved, 1073741824.0);
+    QVERIFY(m.outOfMemory.empty());
+}
+
+void TestOverview::intervalAlgebra() {
+    const IntervalSet a{{0, 10}, {20, 30}};
+    const IntervalSet b{{5, 25}};
+    QCOMPARE(unionOf(a, b), (IntervalSet{{0, 30}}));
+    QCOMPARE(subtract(a, b), (IntervalSet{{0, 5}, {25, 30}}));
+    QCOMPARE(intersect(a, b), (IntervalSet{{5, 10}, {20, 25}}));
+    QCOMPARE(totalLength(a), TimeNs(20));
+    QCOMPARE(lengthWithin(a, 8, 22), TimeNs(4));
+    QCOMPARE(unionOfRuns({{{0, 2}, {10, 12}}, {{1, 3}, {11, 20}}, {}}), (IntervalSet{{0, 3}, {10, 20}}));
+}
+
+QTEST_APPLESS_MAIN(TestOverview)
+#include "tst_overview.moc"
