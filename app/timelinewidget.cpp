@@ -430,6 +430,9 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
     case Drag::Pan:
         pushHistory();
         break;
+    case Drag::Measure:
+        if (m_frame.measure && m_frame.measure->span() > 0) emit measurementChanged();
+        break;
     default: break;
     }
     update();

@@ -77,6 +77,7 @@ signals:
     void areaSelectionChanged();
     void viewChanged();
     void firstUsed();
+    void measurementChanged();
 
 protected:
     void paintEvent(QPaintEvent*) override;

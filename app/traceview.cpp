@@ -1,5 +1,7 @@
 #include "traceview.h"
 
+#include "analysispanels.h"
+#include "analysisresult.h"
 #include "areasummarypanel.h"
 #include "detailspanel.h"
 #include "loadjob.h"
@@ -14,12 +16,14 @@
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QThreadPool>
 #include <QTimer>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 namespace kinetoscope {
@@ -159,8 +163,39 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     m_bottomTabs = new QTabWidget(splitter);
     m_details = new DetailsPanel(store, m_bottomTabs);
     m_areaPanel = new AreaSummaryPanel(store, m_bottomTabs);
+    m_overview = new OverviewPanel(store, m_bottomTabs);
+    m_operators = new OperatorPanel(store, m_bottomTabs);
+    m_kernels = new KernelPanel(store, m_bottomTabs);
+    m_memory = new MemoryPanel(store, m_bottomTabs);
+    m_modules = new ModulePanel(store, m_bottomTabs);
     m_bottomTabs->addTab(m_details, tr("Details"));
     m_bottomTabs->addTab(m_areaPanel, tr("Area Selection"));
+    m_bottomTabs->addTab(m_overview, tr("Overview"));
+    m_bottomTabs->addTab(m_operators, tr("Operators"));
+    m_bottomTabs->addTab(m_kernels, tr("Kernels"));
+    m_bottomTabs->addTab(m_memory, tr("Memory"));
+    m_bottomTabs->addTab(m_modules, tr("Modules"));
+    // The analysis scope, and the way back to the whole trace.
+    auto* scopeBar = new QWidget(m_bottomTabs);
+    auto* scopeLayout = new QHBoxLayout(scopeBar);
+    scopeLayout->setContentsMargins(4, 0, 4, 0);
+    m_scopeLabel = new QLabel(scopeBar);
+    auto* wholeTrace = new QPushButton(tr("Whole trace"), scopeBar);
+    wholeTrace->setFlat(true);
+    scopeLayout->addWidget(m_scopeLabel);
+    scopeLayout->addWidget(wholeTrace);
+    m_bottomTabs->setCornerWidget(scopeBar, Qt::TopRightCorner);
+    connect(wholeTrace, &QPushButton::clicked, this, [this] { setAnalysisScope(std::nullopt); });
+    for (AnalysisPanel* panel : std::initializer_list<AnalysisPanel*>{m_overview, m_operators, m_kernels, m_memory, m_modules}) {
+        connect(panel, &AnalysisPanel::jumpRequested, this, [this](EventRef ref) { m_timeline->revealEvent(ref); });
+        connect(panel, &AnalysisPanel::rangeRequested, this, [this](qint64 a, qint64 b) { m_timeline->setVisibleRange(a, b); });
+        connect(panel, &AnalysisPanel::scopeRequested, this, [this](qint64 a, qint64 b) {
+            setAnalysisScope(std::make_pair(a, b));
+            m_timeline->setVisibleRange(a, b);
+        });
+        connect(panel, &AnalysisPanel::highlightRequested, this, &TraceView::highlightName);
+        connect(panel, &AnalysisPanel::groupingChanged, this, &TraceView::runAnalysis);
+    }
     splitter->addWidget(m_timeline);
     splitter->addWidget(m_bottomTabs);
     splitter->setStretchFactor(0, 3);
@@ -180,6 +215,13 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     });
     connect(m_details, &DetailsPanel::jumpRequested, m_timeline, &TimelineWidget::revealEvent);
     connect(m_timeline, &TimelineWidget::areaSelectionChanged, this, &TraceView::updateArea);
+    // A range selected on the timeline (area or measurement) scopes every analysis panel.
+    connect(m_timeline, &TimelineWidget::areaSelectionChanged, this, [this] {
+        if (const auto area = m_timeline->areaSelection()) setAnalysisScope(std::make_pair(area->range.from, area->range.to));
+    });
+    connect(m_timeline, &TimelineWidget::measurementChanged, this, [this] {
+        if (const auto m = m_timeline->measurement()) setAnalysisScope(std::make_pair(std::min(m->from, m->to), std::max(m->from, m->to)));
+    });
     connect(m_searchBar, &SearchBar::queryChanged, this, &TraceView::runSearch);
     connect(m_searchBar, &SearchBar::next, this, &TraceView::nextMatch);
     connect(m_searchBar, &SearchBar::previous, this, &TraceView::previousMatch);
@@ -190,7 +232,57 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     });
     m_state = State::Ready;
     m_timeline->setFocus();
+    runAnalysis();
     emit stateChanged(m_state);
+}
+
+void TraceView::setAnalysisScope(std::optional<std::pair<qint64, qint64>> scope) {
+    if (scope && scope->second <= scope->first) scope.reset();
+    if (scope == m_scope && m_analysis) return;
+    m_scope = scope;
+    runAnalysis();
+}
+
+void TraceView::runAnalysis() {
+    if (!m_trace || !m_overview) return;
+    const std::uint64_t generation = ++m_analysisGeneration;
+    const auto scope = m_scope;
+    const OperatorGrouping ops = m_operators->grouping();
+    const KernelGrouping kernels = m_kernels->grouping();
+    const TraceStore& store = *m_trace->store;
+    m_scopeLabel->setText(scope ? tr("Scope: %1 selected (from %2) — computing…")
+                                      .arg(QString::fromStdString(formatDuration(scope->second - scope->first)),
+                                           QString::fromStdString(formatTimeOffset(scope->first - store.minTime, 1000)))
+                                : tr("Scope: whole trace — computing…"));
+    auto trace = m_trace;
+    QPointer<TraceView> self(this);
+    QThreadPool::globalInstance()->start([trace, scope, ops, kernels, self, generation] {
+        std::optional<std::pair<TimeNs, TimeNs>> s;
+        if (scope) s = std::make_pair(TimeNs(scope->first), TimeNs(scope->second));
+        std::shared_ptr<const AnalysisResult> result = computeAnalysis(*trace->store, s, ops, kernels);
+        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, result, generation] {
+            if (!self || generation != self->m_analysisGeneration) return;
+            self->m_analysis = result;
+            for (AnalysisPanel* panel : std::initializer_list<AnalysisPanel*>{self->m_overview, self->m_operators, self->m_kernels,
+                                                                              self->m_memory, self->m_modules}) {
+                panel->setResult(result);
+            }
+            const TraceStore& st = *self->m_trace->store;
+            self->m_scopeLabel->setText(result->scope ? tr("Scope: %1 selected (from %2)")
+                                                            .arg(QString::fromStdString(formatDuration(result->scope->second - result->scope->first)),
+                                                                 QString::fromStdString(formatTimeOffset(result->scope->first - st.minTime, 1000)))
+                                                      : tr("Scope: whole trace"));
+            emit self->analysisReady();
+        }, Qt::QueuedConnection);
+    });
+}
+
+void TraceView::highlightName(const QString& name) {
+    if (!m_searchBar) return;
+    m_searchBar->show();
+    m_searchBar->setRegex(true);
+    m_searchBar->setText(QLatin1Char('^') + QRegularExpression::escape(name) + QLatin1Char('$'));
+    runSearch();
 }
 
 void TraceView::setPanelsVisible(bool visible) {

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 
 class QLabel;
 class QProgressBar;
@@ -19,6 +20,12 @@ class QSplitter;
 namespace kinetoscope {
 
 class AreaSummaryPanel;
+class KernelPanel;
+class MemoryPanel;
+class ModulePanel;
+class OperatorPanel;
+class OverviewPanel;
+struct AnalysisResult;
 class DetailsPanel;
 class LoadJob;
 class SearchBar;
@@ -50,6 +57,18 @@ public:
 
     // Shows or hides the details / area-selection panels under the timeline.
     void setPanelsVisible(bool visible);
+    // Scopes every analysis panel to [from, to] (none: the whole trace) and recomputes them off the UI thread.
+    void setAnalysisScope(std::optional<std::pair<qint64, qint64>> scope);
+    std::optional<std::pair<qint64, qint64>> analysisScope() const { return m_scope; }
+    const std::shared_ptr<const AnalysisResult>& analysis() const { return m_analysis; }
+    OverviewPanel* overviewPanel() const { return m_overview; }
+    OperatorPanel* operatorPanel() const { return m_operators; }
+    KernelPanel* kernelPanel() const { return m_kernels; }
+    MemoryPanel* memoryPanel() const { return m_memory; }
+    ModulePanel* modulePanel() const { return m_modules; }
+    QTabWidget* bottomTabs() const { return m_bottomTabs; }
+    // Marks every slice named exactly `name` on the timeline, with next/previous in the search bar.
+    void highlightName(const QString& name);
     void showSearch();
     // Runs the search in the bar now (tests call it instead of waiting for the typing pause).
     void runSearch();
@@ -64,6 +83,7 @@ signals:
     void titleChanged(const QString& title);
     void searchFinished();
     void areaSummaryReady();
+    void analysisReady();
 
 private:
     void onLoaded(std::shared_ptr<LoadedTrace> trace);
@@ -71,6 +91,7 @@ private:
     void updateProgress();
     void updateArea();
     void goToMatch(int index);
+    void runAnalysis();
 
     QString m_path;
     State m_state = State::Loading;
@@ -98,6 +119,15 @@ private:
     bool m_searchRunning = false;
     int m_currentMatch = -1;
     std::uint64_t m_areaGeneration = 0;
+    std::optional<std::pair<qint64, qint64>> m_scope;
+    std::shared_ptr<const AnalysisResult> m_analysis;
+    std::uint64_t m_analysisGeneration = 0;
+    QLabel* m_scopeLabel = nullptr;
+    OverviewPanel* m_overview = nullptr;
+    OperatorPanel* m_operators = nullptr;
+    KernelPanel* m_kernels = nullptr;
+    MemoryPanel* m_memory = nullptr;
+    ModulePanel* m_modules = nullptr;
 };
 
 } // namespace kinetoscope

@@ -1,5 +1,7 @@
 #include "summary.h"
 
+#include "kernels.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -31,13 +33,25 @@ std::optional<std::uint32_t> innermostOperator(const TraceStore& store, EventRef
 
 std::string inputDimsOf(const TraceStore& store, EventRef ref) {
     for (const ArgField& f : store.decodeArgs(ref))
-        if (f.key == "Input Dims" || f.key == "input_dims") return f.value;
+        if (f.key == "Input Dims" || f.key == "Input dims" || f.key == "input_dims") return f.value;
     return {};
 }
 
 } // namespace
 
-Summary summarize(const TraceStore& store, OperatorGrouping grouping) {
+bool OperatorRow::tensorCoreEligible() const {
+    static constexpr std::string_view eligible[] = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul",
+                                                    "aten::linear", "aten::conv", "aten::convolution", "aten::cudnn_convolution",
+                                                    "aten::_convolution", "aten::conv2d", "aten::conv1d", "aten::conv3d",
+                                                    "aten::_scaled_dot_product", "aten::scaled_dot_product", "aten::einsum",
+                                                    "aten::addbmm", "aten::_scaled_mm", "aten::lstm", "aten::gru"};
+    for (std::string_view e : eligible) {
+        if (std::string_view(name).substr(0, e.size()) == e) return true;
+    }
+    return false;
+}
+
+Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs from, TimeNs to) {
     Summary s;
 
     // Kernels, and device time attributed to the launching operator.
@@ -45,9 +59,12 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping) {
     std::map<std::int64_t, std::vector<std::pair<TimeNs, TimeNs>>> busy;
     // Per CPU track: device self time per operator row.
     std::vector<std::unordered_map<std::uint32_t, TimeNs>> deviceSelf(store.tracks.size());
+    std::vector<std::unordered_map<std::uint32_t, TimeNs>> deviceSelfTensor(store.tracks.size());
+    std::unordered_map<std::uint32_t, bool> tensorCoreName;
     for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
         const Track& t = store.tracks[ti];
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+            if (t.starts[r] < from || t.starts[r] > to) continue;
             if (!(t.flags[r] & SliceFlag::Instant) && !(t.flags[r] & SliceFlag::Unterminated) &&
                 t.kind != TrackKind::Async)
                 ++s.events;
@@ -65,7 +82,12 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping) {
             busy[deviceOf(t)].emplace_back(t.starts[r], t.endOf(r));
             const EventRef kernel{TrackId(ti), r};
             if (const auto launch = store.launchOf(kernel)) {
-                if (const auto op = innermostOperator(store, *launch)) deviceSelf[launch->track.value][*op] += dur;
+                if (const auto op = innermostOperator(store, *launch)) {
+                    deviceSelf[launch->track.value][*op] += dur;
+                    auto [tc, fresh] = tensorCoreName.try_emplace(t.names[r].value);
+                    if (fresh) tc->second = usesTensorCores(store.strings.view(t.names[r]));
+                    if (tc->second) deviceSelfTensor[launch->track.value][*op] += dur;
+                }
             }
         }
     }
@@ -107,7 +129,7 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping) {
         std::vector<Occurrence> occ;
         for (std::uint32_t d = 0; d < t.laneCount(); ++d)
             for (std::uint32_t r = t.laneBegin[d]; r < t.laneBegin[d + 1]; ++r)
-                if (isOperator(store, t, r)) occ.push_back({r, d, -1});
+                if (isOperator(store, t, r) && t.starts[r] >= from && t.starts[r] <= to) occ.push_back({r, d, -1});
         if (occ.empty()) continue;
         // Time order with parents first: by start, then lane.
         std::sort(occ.begin(), occ.end(), [&](const Occurrence& a, const Occurrence& b) {
@@ -153,6 +175,9 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping) {
                 row.inputDims = dims;
             }
             auto it = selfMap.find(o.row);
+            if (auto tc = deviceSelfTensor[ti].find(o.row); tc != deviceSelfTensor[ti].end()) row.deviceSelfTensorCore += tc->second;
+            if (!row.example.isValid() || t.durations[o.row] > store.tracks[row.example.track.value].durations[row.example.index])
+                row.example = {TrackId(ti), o.row};
             ++row.count;
             row.hostTotal += t.durations[o.row];
             row.hostSelf += t.durations[o.row] - o.childSum;

@@ -26,6 +26,10 @@ struct OperatorRow {
     TimeNs hostSelf = 0;    // duration minus direct operator children on the same thread
     TimeNs deviceTotal = 0; // device self of the op and all its descendant operators
     TimeNs deviceSelf = 0;  // kernels whose launch has this op as innermost enclosing operator
+    TimeNs deviceSelfTensorCore = 0; // the part of deviceSelf in tensor-core kernels
+    EventRef example;       // the longest occurrence
+    bool tensorCoreEligible() const; // a GEMM/convolution/attention op that could run on tensor cores
+    double tensorCoreShare() const { return deviceSelf ? double(deviceSelfTensorCore) / double(deviceSelf) : 0; }
 };
 
 enum class OperatorGrouping { Name, NameAndShape };
@@ -38,7 +42,9 @@ struct Summary {
 };
 
 // A pure function of the store: the GUI tables, the CLI and the tests all use it.
-Summary summarize(const TraceStore& store, OperatorGrouping grouping = OperatorGrouping::Name);
+// Only slices starting in [from, to] count (the whole trace by default).
+Summary summarize(const TraceStore& store, OperatorGrouping grouping = OperatorGrouping::Name, TimeNs from = INT64_MIN,
+                  TimeNs to = INT64_MAX);
 
 // GPU device index of a GPU track (Kineto writes the device as pid).
 std::int64_t deviceOf(const Track& track);

@@ -1,0 +1,30 @@
+#include "analysisresult.h"
+
+#include <chrono>
+
+namespace kinetoscope {
+
+std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store, std::optional<std::pair<TimeNs, TimeNs>> scope,
+                                                OperatorGrouping operators, KernelGrouping kernels) {
+    const auto started = std::chrono::steady_clock::now();
+    auto r = std::make_shared<AnalysisResult>();
+    r->scope = scope;
+    r->operatorGrouping = operators;
+    r->kernelGrouping = kernels;
+    const TimeNs from = scope ? scope->first : INT64_MIN;
+    const TimeNs to = scope ? scope->second : INT64_MAX;
+    r->summary = summarize(store, operators, from, to);
+    r->overview = computeOverview(store, from, to);
+    for (const StepRange& s : r->overview.steps) {
+        r->stepNames.push_back(r->overview.syntheticStep ? std::string(scope ? "(selection)" : "(whole trace)")
+                                                         : std::string(store.strings.view(s.name)));
+    }
+    r->kernels = kernelTable(store, kernels, from, to);
+    r->memory = analyzeMemory(store, from, to);
+    r->modules = moduleTree(store, from, to);
+    r->facts = runFacts(store);
+    r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return r;
+}
+
+} // namespace kinetoscope

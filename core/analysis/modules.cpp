@@ -1,0 +1,95 @@
+#include "modules.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace kinetoscope {
+
+namespace {
+constexpr std::string_view modulePrefix = "nn.Module: ";
+}
+
+ModuleTree moduleTree(const TraceStore& store, TimeNs from, TimeNs to) {
+    ModuleTree tree;
+    std::vector<bool> isModule(store.strings.size(), false);
+    bool any = false;
+    for (std::uint32_t i = 0; i < store.strings.size(); ++i) {
+        if (store.strings.view(StringId(i)).starts_with(modulePrefix)) isModule[i] = any = true;
+    }
+    if (!any) return tree;
+    std::map<std::pair<int, std::string>, int> nodeOf; // (parent node, name) -> node
+    auto nodeFor = [&](int parent, std::string_view name) {
+        auto [it, inserted] = nodeOf.try_emplace({parent, std::string(name)}, int(tree.nodes.size()));
+        if (inserted) {
+            ModuleNode n;
+            n.name = std::string(name);
+            n.parent = parent;
+            tree.nodes.push_back(n);
+            if (parent < 0) tree.roots.push_back(it->second);
+            else tree.nodes[std::size_t(parent)].children.push_back(it->second);
+        }
+        return it->second;
+    };
+    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
+        const Track& t = store.tracks[ti];
+        if (t.kind != TrackKind::CpuThread) continue;
+        // Module frames of this thread in time order, parents first; a stack gives each its module path.
+        struct Frame {
+            std::uint32_t row;
+            std::uint32_t depth;
+        };
+        std::vector<Frame> frames;
+        for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
+            for (std::uint32_t r = t.laneBegin[d]; r < t.laneBegin[d + 1]; ++r) {
+                if (isModule[t.names[r].value] && t.starts[r] >= from && t.starts[r] <= to) frames.push_back({r, d});
+            }
+        }
+        if (frames.empty()) continue;
+        std::sort(frames.begin(), frames.end(), [&](const Frame& a, const Frame& b) {
+            return t.starts[a.row] != t.starts[b.row] ? t.starts[a.row] < t.starts[b.row] : a.depth < b.depth;
+        });
+        struct Open {
+            std::uint32_t row;
+            int node;
+        };
+        std::vector<Open> stack;
+        std::vector<std::pair<std::uint32_t, int>> frameNode; // row -> node, in time order
+        for (const Frame& f : frames) {
+            while (!stack.empty() && t.endOf(stack.back().row) <= t.starts[f.row] && t.starts[stack.back().row] != t.starts[f.row]) stack.pop_back();
+            while (!stack.empty() && t.endOf(f.row) > t.endOf(stack.back().row)) stack.pop_back();
+            const int parent = stack.empty() ? -1 : stack.back().node;
+            const int node = nodeFor(parent, store.strings.view(t.names[f.row]).substr(modulePrefix.size()));
+            ModuleNode& n = tree.nodes[std::size_t(node)];
+            ++n.occurrences;
+            n.hostTotal += t.durations[f.row];
+            n.hostSelf += t.durations[f.row];
+            if (parent >= 0) tree.nodes[std::size_t(parent)].hostSelf -= t.durations[f.row];
+            if (!n.example.isValid() || t.durations[f.row] > store.tracks[n.example.track.value].durations[n.example.index]) n.example = {TrackId(ti), f.row};
+            stack.push_back({f.row, node});
+            frameNode.emplace_back(f.row, node);
+        }
+        // Device time: each launch on this thread goes to the innermost module frame among its ancestors.
+        std::unordered_map<std::uint32_t, int> nodeOfRow(frameNode.begin(), frameNode.end());
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+            const EventRef launch{TrackId(ti), r};
+            if (!isLaunchCategory(store.categoryOf(launch).kind)) continue;
+            TimeNs gpu = 0;
+            for (EventRef g : store.gpuWorkOf(launch)) gpu += store.tracks[g.track.value].durations[g.index];
+            if (gpu == 0) continue;
+            int best = -1;
+            for (auto p = t.parentOf(r); p && best < 0; p = t.parentOf(*p)) {
+                if (auto it = nodeOfRow.find(*p); it != nodeOfRow.end()) best = it->second;
+            }
+            if (best < 0) continue;
+            tree.nodes[std::size_t(best)].deviceSelf += gpu;
+            for (int n = best; n >= 0; n = tree.nodes[std::size_t(n)].parent) tree.nodes[std::size_t(n)].deviceTotal += gpu;
+        }
+    }
+    auto byHost = [&](int a, int b) { return tree.nodes[std::size_t(a)].hostTotal > tree.nodes[std::size_t(b)].hostTotal; };
+    std::sort(tree.roots.begin(), tree.roots.end(), byHost);
+    for (ModuleNode& n : tree.nodes) std::sort(n.children.begin(), n.children.end(), byHost);
+    return tree;
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,316 @@
+// The analysis panels on real traces: models pass QAbstractItemModelTester, the numbers match what
+// kinetoscope-cli prints, selections highlight and jump on the timeline, grouping and scoping recompute.
+#include "analysispanels.h"
+#include "analysisresult.h"
+#include "charts.h"
+#include "mainwindow.h"
+#include "searchbar.h"
+#include "tablemodels.h"
+#include "testsupport.h"
+#include "timelinewidget.h"
+#include "traceview.h"
+
+#include <QAbstractItemModelTester>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMouseEvent>
+#include <QProcess>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTest>
+#include <QTextBrowser>
+#include <QTreeWidget>
+
+using namespace kinetoscope;
+
+class TestAnalysisPanels : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void modelsPassTester();
+    void panelsMatchCli();
+    void overviewBreakdownAndThroughput();
+    void operatorSelectionHighlightsAndJumps();
+    void operatorFilterAndGrouping();
+    void kernelSelectionShowsOrigin();
+    void rangeScopesPanels();
+    void memoryPanel();
+    void modulePanel();
+    void snapshots();
+
+private:
+    TraceView* open(const char* relative);
+    QJsonObject cliJson(const char* relative);
+    MainWindow* m_window = nullptr;
+};
+
+namespace {
+const char* resnet = "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz";
+const char* qwen = "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+
+bool waitAnalysis(TraceView* view) {
+    QSignalSpy spy(view, &TraceView::analysisReady);
+    return spy.wait(30000);
+}
+} // namespace
+
+void TestAnalysisPanels::initTestCase() {
+    QCoreApplication::setOrganizationName(QStringLiteral("KinetoscopeTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_analysispanels"));
+    QSettings().clear();
+    m_window = new MainWindow;
+    m_window->resize(1600, 1000);
+    m_window->show();
+}
+
+TraceView* TestAnalysisPanels::open(const char* relative) {
+    TraceView* view = m_window->openTrace(QString::fromStdString(test::tracePath(relative)));
+    QSignalSpy ready(view, &TraceView::analysisReady);
+    if (!QTest::qWaitFor([&] { return view->state() != TraceView::State::Loading; }, 30000)) return nullptr;
+    if (view->state() != TraceView::State::Ready) return nullptr;
+    if (!view->analysis() && !ready.wait(30000)) return nullptr;
+    return view;
+}
+
+QJsonObject TestAnalysisPanels::cliJson(const char* relative) {
+    QProcess p;
+    p.start(QStringLiteral(KINETOSCOPE_CLI), {QStringLiteral("summary"), QString::fromStdString(test::tracePath(relative)), QStringLiteral("--json")});
+    p.waitForFinished(60000);
+    return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+}
+
+void TestAnalysisPanels::modelsPassTester() {
+    TraceView* view = open(resnet);
+    QVERIFY(view);
+    QAbstractItemModelTester opTester(view->operatorPanel()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester opProxy(view->operatorPanel()->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester kTester(view->kernelPanel()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester kProxy(view->kernelPanel()->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    // Exercise resets, sorting and filtering under the testers.
+    view->operatorPanel()->setGrouping(OperatorGrouping::NameAndShape);
+    QVERIFY(waitAnalysis(view));
+    view->operatorPanel()->filter()->setText(QStringLiteral("conv"));
+    view->operatorPanel()->view()->sortByColumn(OperatorTableModel::Calls, Qt::AscendingOrder);
+    view->operatorPanel()->filter()->clear();
+    view->operatorPanel()->setGrouping(OperatorGrouping::Name);
+    QVERIFY(waitAnalysis(view));
+    view->kernelPanel()->setGrouping(KernelGrouping::NameAndLaunch);
+    QVERIFY(waitAnalysis(view));
+    view->kernelPanel()->view()->sortByColumn(KernelTableModel::Mean, Qt::AscendingOrder);
+    view->kernelPanel()->setGrouping(KernelGrouping::Name);
+    QVERIFY(waitAnalysis(view));
+}
+
+void TestAnalysisPanels::panelsMatchCli() {
+    TraceView* view = open(resnet);
+    QVERIFY(view);
+    const QJsonObject cli = cliJson(resnet);
+    QVERIFY(!cli.isEmpty());
+    // Operators: every CLI row is in the model with the same numbers (ns in the model, µs with 3 decimals in the CLI).
+    OperatorTableModel* ops = view->operatorPanel()->model();
+    const QJsonArray cliOps = cli.value(QStringLiteral("operators")).toArray();
+    QCOMPARE(ops->rowCount(), int(cliOps.size()));
+    for (int r = 0; r < ops->rowCount(); ++r) {
+        const OperatorRow& row = ops->row(r);
+        const QJsonObject o = cliOps[r].toObject();
+        QCOMPARE(o.value(QStringLiteral("name")).toString(), QString::fromStdString(row.name));
+        QCOMPARE(qint64(std::llround(o.value(QStringLiteral("device_total_us")).toDouble() * 1000)), qint64(row.deviceTotal));
+        QCOMPARE(qint64(std::llround(o.value(QStringLiteral("host_self_us")).toDouble() * 1000)), qint64(row.hostSelf));
+        QCOMPARE(o.value(QStringLiteral("count")).toInteger(), qint64(row.count));
+    }
+    // Kernels and their categories.
+    KernelTableModel* kernels = view->kernelPanel()->model();
+    const QJsonArray cliKernels = cli.value(QStringLiteral("kernels")).toArray();
+    QCOMPARE(kernels->rowCount(), int(cliKernels.size()));
+    for (int r = 0; r < kernels->rowCount(); ++r) {
+        const QJsonObject k = cliKernels[r].toObject();
+        QCOMPARE(k.value(QStringLiteral("name")).toString(), QString::fromStdString(kernels->row(r).name));
+        QCOMPARE(qint64(std::llround(k.value(QStringLiteral("total_us")).toDouble() * 1000)), qint64(kernels->row(r).total));
+        QCOMPARE(k.value(QStringLiteral("category")).toString(), QString::fromLatin1(kernelCategoryName(kernels->row(r).category).data()));
+    }
+    const QJsonObject categories = cli.value(QStringLiteral("kernel_categories_us")).toObject();
+    for (const BarChart::Bar& bar : view->kernelPanel()->categories()->bars()) {
+        QCOMPARE(qint64(std::llround(categories.value(bar.label).toDouble() * 1000)), qint64(bar.value));
+    }
+    // Overview: the breakdown's "All steps" row and the GPU utilisation.
+    const QJsonObject breakdown = cli.value(QStringLiteral("breakdown_us")).toObject();
+    QTableWidget* table = view->overviewPanel()->breakdownTable();
+    const int all = table->rowCount() - 1;
+    QCOMPARE(table->item(all, 0)->text(), QStringLiteral("All steps"));
+    for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
+        const QString name = QString::fromLatin1(breakdownCategoryName(BreakdownCategory(c)).data());
+        QCOMPARE(qint64(std::llround(breakdown.value(name).toDouble() * 1000)), qint64(table->item(all, int(c) + 2)->data(SortRole).toDouble()));
+    }
+    const double utilization = cli.value(QStringLiteral("gpu_utilization")).toObject().value(QStringLiteral("0")).toDouble();
+    QVERIFY(std::abs(view->overviewPanel()->gpuTable()->item(0, 1)->data(SortRole).toDouble() - utilization) < 1e-6);
+    const QJsonArray recs = cli.value(QStringLiteral("recommendations")).toArray();
+    QVERIFY(!recs.isEmpty());
+    for (const QJsonValue& r : recs) {
+        QVERIFY2(view->overviewPanel()->recommendations()->toPlainText().contains(r.toObject().value(QStringLiteral("title")).toString()),
+                 qPrintable(r.toObject().value(QStringLiteral("id")).toString()));
+    }
+}
+
+void TestAnalysisPanels::overviewBreakdownAndThroughput() {
+    TraceView* view = open(resnet);
+    QVERIFY(view);
+    const Overview& ov = view->analysis()->overview;
+    QCOMPARE(view->overviewPanel()->breakdownTable()->rowCount(), int(ov.steps.size()) + 1);
+    view->overviewPanel()->batchSize()->setValue(32);
+    const QString text = view->overviewPanel()->throughputText();
+    QVERIFY2(text.contains(QString::number(ov.stepsPerSecond * 32, 'f', 1) + QStringLiteral(" samples/s")), qPrintable(text));
+    // Headers explain every GPU metric.
+    for (int c = 1; c < view->overviewPanel()->gpuTable()->columnCount(); ++c) {
+        QVERIFY(!view->overviewPanel()->gpuTable()->horizontalHeaderItem(c)->toolTip().isEmpty());
+    }
+    // A recommendation's link jumps the timeline to its evidence.
+    QTextBrowser* recs = view->overviewPanel()->recommendations();
+    QVERIFY(recs->toHtml().contains(QLatin1String("href=")));
+}
+
+void TestAnalysisPanels::operatorSelectionHighlightsAndJumps() {
+    TraceView* view = open(resnet);
+    QVERIFY(view);
+    OperatorPanel* panel = view->operatorPanel();
+    QSignalSpy searched(view, &TraceView::searchFinished);
+    const QModelIndex first = panel->proxy()->index(0, 0);
+    panel->view()->setCurrentIndex(first);
+    QVERIFY(searched.wait(10000));
+    const QString name = first.data(NameRole).toString();
+    QCOMPARE(view->searchBar()->text(), QLatin1Char('^') + QRegularExpression::escape(name) + QLatin1Char('$'));
+    std::size_t expected = 0;
+    const TraceStore& s = *view->trace()->store;
+    for (const Track& t : s.tracks) {
+        for (StringId n : t.names) expected += s.strings.view(n) == name.toStdString();
+    }
+    QCOMPARE(view->matchCount(), expected);
+    view->nextMatch();
+    QCOMPARE(QString::fromUtf8(s.nameOf(view->timeline()->selected()).data(), qsizetype(s.nameOf(view->timeline()->selected()).size())), name);
+    // Double-click jumps to the longest call.
+    emit panel->view()->doubleClicked(first);
+    QCOMPARE(view->timeline()->selected(), first.data(EventRole).value<EventRef>());
+    QVERIFY(!panel->chart()->bars().isEmpty());
+    QVERIFY(!panel->callStack()->toPlainText().isEmpty());
+}
+
+void TestAnalysisPanels::operatorFilterAndGrouping() {
+    TraceView* view = open(resnet);
+    QVERIFY(view);
+    OperatorPanel* panel = view->operatorPanel();
+    const int byName = panel->model()->rowCount();
+    panel->filter()->setText(QStringLiteral("conv"));
+    QVERIFY(panel->proxy()->rowCount() > 0 && panel->proxy()->rowCount() < byName);
+    for (int r = 0; r < panel->proxy()->rowCount(); ++r) QVERIFY(panel->proxy()->index(r, 0).data().toString().contains(QLatin1String("conv"), Qt::CaseInsensitive));
+    panel->filter()->clear();
+    panel->setGrouping(OperatorGrouping::NameAndShape);
+    QVERIFY(waitAnalysis(view));
+    QVERIFY(panel->model()->rowCount() > byName);
+    QVERIFY(!panel->view()->isColumnHidden(OperatorTableModel::InputDims));
+    panel->setGrouping(OperatorGrouping::Name);
+    QVERIFY(waitAnalysis(view));
+    QCOMPARE(panel->model()->rowCount(), byName);
+}
+
+void TestAnalysisPanels::kernelSelectionShowsOrigin() {
+    TraceView* view = open(resnet);
+    QVERIFY(view);
+    KernelPanel* panel = view->kernelPanel();
+    panel->view()->setCurrentIndex(panel->proxy()->index(0, 0));
+    QVERIFY2(panel->origin()->text().contains(QLatin1String("Launched from")), qPrintable(panel->origin()->text()));
+    QVERIFY(panel->origin()->text().contains(QLatin1String("cudaLaunchKernel")));
+}
+
+void TestAnalysisPanels::rangeScopesPanels() {
+    TraceView* view = open(resnet);
+    QVERIFY(view);
+    const Overview whole = view->analysis()->overview;
+    QVERIFY(whole.steps.size() >= 3);
+    const StepRange& second = whole.steps[1];
+    TimelineWidget* t = view->timeline();
+    t->setAreaSelection(AreaSelection{TimeRange{second.start + 1, second.end - 1}, 0, int(t->layout().rows().size()) - 1});
+    QVERIFY(waitAnalysis(view));
+    QVERIFY(view->analysisScope().has_value());
+    QCOMPARE(view->analysis()->overview.steps.size(), std::size_t(1));
+    QVERIFY(view->kernelPanel()->model()->rowCount() > 0);
+    std::uint64_t scopedCalls = 0, allCalls = 0;
+    for (int r = 0; r < view->kernelPanel()->model()->rowCount(); ++r) scopedCalls += view->kernelPanel()->model()->row(r).count;
+    for (const KernelRow& k : summarize(*view->trace()->store).kernels) allCalls += k.count;
+    QVERIFY(scopedCalls < allCalls);
+    view->setAnalysisScope(std::nullopt);
+    QVERIFY(waitAnalysis(view));
+    QCOMPARE(view->analysis()->overview.steps.size(), whole.steps.size());
+}
+
+void TestAnalysisPanels::memoryPanel() {
+    TraceView* view = open(qwen);
+    QVERIFY(view);
+    MemoryPanel* panel = view->memoryPanel();
+    QVERIFY2(panel->summary()->text().contains(QLatin1String("peak allocated")), qPrintable(panel->summary()->text()));
+    QVERIFY(panel->blocks()->rowCount() > 0);
+    QVERIFY(panel->operators()->rowCount() > 0);
+    QVERIFY(panel->curve()->seriesCount() >= 2);
+    // Dragging across the curve scopes the panels to that range.
+    MemoryCurve* curve = panel->curve();
+    curve->resize(800, 170);
+    const QPointF a(200, 60), b(400, 60);
+    const TimeNs expectedFrom = curve->timeAt(200);
+    QMouseEvent press(QEvent::MouseButtonPress, a, curve->mapToGlobal(a), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+    QMouseEvent move(QEvent::MouseMove, b, curve->mapToGlobal(b), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QMouseEvent release(QEvent::MouseButtonRelease, b, curve->mapToGlobal(b), Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(curve, &press);
+    QApplication::sendEvent(curve, &move);
+    QApplication::sendEvent(curve, &release);
+    QVERIFY(waitAnalysis(view));
+    QVERIFY(view->analysisScope().has_value());
+    QCOMPARE(view->analysisScope()->first, qint64(expectedFrom));
+}
+
+void TestAnalysisPanels::modulePanel() {
+    TraceView* view = open(qwen);
+    QVERIFY(view);
+    ModulePanel* panel = view->modulePanel();
+    QVERIFY(panel->tree()->topLevelItemCount() > 0);
+    const ModuleTree& tree = view->analysis()->modules;
+    TimeNs device = 0;
+    for (const ModuleNode& n : tree.nodes) {
+        QVERIFY(n.hostSelf <= n.hostTotal);
+        QVERIFY(n.deviceSelf <= n.deviceTotal);
+        device += n.deviceTotal;
+    }
+    QVERIFY(device > 0);
+    // Clicking a module in the flame graph selects it in the tree and its frame on the timeline.
+    const int root = tree.roots.front();
+    panel->flame()->resize(900, 200);
+    const QPointF at = panel->flame()->rectOf(root).center();
+    QCOMPARE(panel->flame()->nodeAt(at), root);
+    QMouseEvent press(QEvent::MouseButtonPress, at, panel->flame()->mapToGlobal(at), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(panel->flame(), &press);
+    QCOMPARE(panel->tree()->currentItem()->data(0, Qt::UserRole).toInt(), root);
+    QCOMPARE(view->timeline()->selected(), tree.nodes[std::size_t(root)].example);
+}
+
+void TestAnalysisPanels::snapshots() {
+    // KINETOSCOPE_SNAPSHOT_DIR=DIR saves each panel as a PNG, to look at them.
+    const QString dir = qEnvironmentVariable("KINETOSCOPE_SNAPSHOT_DIR");
+    if (dir.isEmpty()) QSKIP("set KINETOSCOPE_SNAPSHOT_DIR to save panel images");
+    for (const char* trace : {resnet, qwen}) {
+        TraceView* view = open(trace);
+        QVERIFY(view);
+        for (int i = 0; i < view->bottomTabs()->count(); ++i) {
+            view->bottomTabs()->setCurrentIndex(i);
+            QTest::qWait(50);
+            m_window->grab().save(QStringLiteral("%1/%2-%3.png").arg(dir, QString::fromLatin1(trace).section(QLatin1Char('/'), -1).left(20)).arg(i));
+        }
+    }
+}
+
+QTEST_MAIN(TestAnalysisPanels)
+#include "tst_analysispanels.moc"
