@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysisresult.h"
+#include "analysis/analysisresult.h"
 
 #include <QWidget>
 

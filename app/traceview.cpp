@@ -1,7 +1,7 @@
 #include "traceview.h"
 
 #include "analysispanels.h"
-#include "analysisresult.h"
+#include "analysis/analysisresult.h"
 #include "areasummarypanel.h"
 #include "detailspanel.h"
 #include "loadjob.h"

@@ -1,7 +1,7 @@
 // The analysis panels on real traces: models pass QAbstractItemModelTester, the numbers match what
 // kinetoscope-cli prints, selections highlight and jump on the timeline, grouping and scoping recompute.
 #include "analysispanels.h"
-#include "analysisresult.h"
+#include "analysis/analysisresult.h"
 #include "charts.h"
 #include "mainwindow.h"
 #include "searchbar.h"
@@ -255,7 +255,11 @@ void TestAnalysisPanels::memoryPanel() {
     MemoryPanel* panel = view->memoryPanel();
     QVERIFY2(panel->summary()->text().contains(QLatin1String("peak allocated")), qPrintable(panel->summary()->text()));
     QVERIFY(panel->blocks()->rowCount() > 0);
-    QVERIFY(panel->operators()->rowCount() > 0);
+    QVERIFY(panel->operators()->rowCount() > 1);
+    // Sorted by allocated bytes, descending, by number (not by text).
+    for (int r = 1; r < panel->operators()->rowCount(); ++r) {
+        QVERIFY(panel->operators()->item(r - 1, 3)->data(SortRole).toDouble() >= panel->operators()->item(r, 3)->data(SortRole).toDouble());
+    }
     QVERIFY(panel->curve()->seriesCount() >= 2);
     // Dragging across the curve scopes the panels to that range.
     MemoryCurve* curve = panel->curve();

@@ -69,19 +69,33 @@ ModuleTree moduleTree(const TraceStore& store, TimeNs from, TimeNs to) {
             stack.push_back({f.row, node});
             frameNode.emplace_back(f.row, node);
         }
-        // Device time: each launch on this thread goes to the innermost module frame among its ancestors.
-        std::unordered_map<std::uint32_t, int> nodeOfRow(frameNode.begin(), frameNode.end());
-        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
-            const EventRef launch{TrackId(ti), r};
-            if (!isLaunchCategory(store.categoryOf(launch).kind)) continue;
-            TimeNs gpu = 0;
-            for (EventRef g : store.gpuWorkOf(launch)) gpu += store.tracks[g.track.value].durations[g.index];
-            if (gpu == 0) continue;
-            int best = -1;
-            for (auto p = t.parentOf(r); p && best < 0; p = t.parentOf(*p)) {
-                if (auto it = nodeOfRow.find(*p); it != nodeOfRow.end()) best = it->second;
+        // Device time: each launch on this thread goes to the innermost module frame open at its start. Launches and
+        // frames are both walked in time order with a stack of open frames (frames nest), so this is linear.
+        const auto flowsBegin = std::lower_bound(store.flows.begin(), store.flows.end(), EventRef{TrackId(ti), 0},
+                                                 [](const Flow& f, EventRef v) { return f.source < v; });
+        std::vector<std::pair<TimeNs, TimeNs>> launches; // (launch start, GPU time)
+        for (auto f = flowsBegin; f != store.flows.end() && f->source.track == TrackId(ti); ++f) {
+            if (f->kind != FlowKind::Launch) continue;
+            const TimeNs gpu = store.tracks[f->target.track.value].durations[f->target.index];
+            if (!launches.empty() && launches.back().first == t.starts[f->source.index] && f != flowsBegin && (f - 1)->source == f->source) {
+                launches.back().second += gpu;
+            } else {
+                launches.emplace_back(t.starts[f->source.index], gpu);
             }
-            if (best < 0) continue;
+        }
+        std::sort(launches.begin(), launches.end());
+        std::sort(frameNode.begin(), frameNode.end(), [&](const auto& x, const auto& y) { return t.starts[x.first] < t.starts[y.first]; });
+        std::vector<std::pair<TimeNs, int>> open; // (frame end, node)
+        std::size_t next = 0;
+        for (const auto& [at, gpu] : launches) {
+            while (next < frameNode.size() && t.starts[frameNode[next].first] <= at) {
+                while (!open.empty() && open.back().first < t.starts[frameNode[next].first]) open.pop_back();
+                open.emplace_back(t.endOf(frameNode[next].first), frameNode[next].second);
+                ++next;
+            }
+            while (!open.empty() && open.back().first < at) open.pop_back();
+            if (open.empty()) continue;
+            const int best = open.back().second;
             tree.nodes[std::size_t(best)].deviceSelf += gpu;
             for (int n = best; n >= 0; n = tree.nodes[std::size_t(n)].parent) tree.nodes[std::size_t(n)].deviceTotal += gpu;
         }

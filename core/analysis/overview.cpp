@@ -74,8 +74,35 @@ RunFacts runFacts(const TraceStore& store) {
     return f;
 }
 
+namespace {
+// What a name means to the breakdown and the rules, decided once per distinct string rather than per slice.
+namespace NameClass {
+enum : std::uint8_t { Communication = 1, Sync = 2, Copy = 4, DataLoader = 8, Step = 16, TensorCore = 32 };
+}
+std::vector<std::uint8_t> classifyNames(const TraceStore& store) {
+    std::vector<std::uint8_t> c(store.strings.size(), 0);
+    for (std::uint32_t i = 0; i < c.size(); ++i) {
+        const std::string_view n = store.strings.view(StringId(i));
+        std::uint8_t f = 0;
+        if (isCommunicationName(n)) f |= NameClass::Communication;
+        if (isSyncName(n)) f |= NameClass::Sync;
+        if (isCopyTrafficName(n)) f |= NameClass::Copy;
+        if (startsWith(n, "enumerate(DataLoader)")) f |= NameClass::DataLoader;
+        if (startsWith(n, "ProfilerStep#")) f |= NameClass::Step;
+        c[i] = f;
+    }
+    return c;
+}
+} // namespace
+
 Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
     Overview ov;
+    const std::vector<std::uint8_t> nameClass = classifyNames(store);
+    std::vector<std::int8_t> tensorCoreName(store.strings.size(), -1); // kernels only, filled lazily
+    std::vector<std::int8_t> kernelCategoryOf(store.strings.size(), -1);
+    std::array<TimeNs, kernelCategoryCount> categoryTime{};
+    std::array<EventRef, kernelCategoryCount> categoryExample{};
+    TimeNs totalKernelTime = 0;
     const TimeNs lo = std::max(from, store.minTime);
     const TimeNs hi = std::min(to, store.maxTime);
     for (const StepRange& s : findSteps(store)) {
@@ -133,12 +160,12 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
                 const TimeNs s = std::max(t.starts[r], spanLo), e = std::min(t.endOf(r), spanHi);
                 if (e <= s) continue;
                 const CategoryKind kind = store.categories[t.categories[r]].kind;
-                const std::string_view name = store.strings.view(t.names[r]);
+                const std::uint8_t cls = nameClass[t.names[r].value];
                 const EventRef ref{TrackId(ti), r};
                 int cat = -1;
                 if (gpu) {
                     if (kind == CategoryKind::Kernel) {
-                        const bool comm = isCommunicationName(name);
+                        const bool comm = cls & NameClass::Communication;
                         cat = int(comm ? BreakdownCategory::Communication : BreakdownCategory::Kernel);
                         if (comm && (!longestComm.isValid() || t.durations[r] > store.tracks[longestComm.track.value].durations[longestComm.index])) longestComm = ref;
                         laneKernels.emplace_back(s, e);
@@ -152,7 +179,15 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
                         }
                         auto& tt = tensorTime[t.pid];
                         tt.second += t.durations[r];
-                        if (usesTensorCores(name)) tt.first += t.durations[r];
+                        std::int8_t& kc = kernelCategoryOf[t.names[r].value];
+                        if (kc < 0) kc = std::int8_t(kernelCategory(store.strings.view(t.names[r])));
+                        categoryTime[std::size_t(kc)] += t.durations[r];
+                        totalKernelTime += t.durations[r];
+                        EventRef& longest = categoryExample[std::size_t(kc)];
+                        if (!longest.isValid() || t.durations[r] > store.tracks[longest.track.value].durations[longest.index]) longest = ref;
+                        std::int8_t& tc = tensorCoreName[t.names[r].value];
+                        if (tc < 0) tc = usesTensorCores(store.strings.view(t.names[r])) ? 1 : 0;
+                        if (tc) tt.first += t.durations[r];
                         ++kernelCount;
                         if (t.durations[r] < 10'000) {
                             ++tinyKernels;
@@ -164,26 +199,29 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
                 } else {
                     if (isLaunchCategory(kind) || kind == CategoryKind::Sync) {
                         cat = int(BreakdownCategory::Runtime);
-                        if (isSyncName(name)) {
+                        if (cls & NameClass::Sync) {
                             syncTime += e - s;
                             if (!longestSync.isValid() || t.durations[r] > store.tracks[longestSync.track.value].durations[longestSync.index]) longestSync = ref;
                         }
-                    } else if (startsWith(name, "enumerate(DataLoader)")) {
+                    } else if (cls & NameClass::DataLoader) {
                         cat = int(BreakdownCategory::DataLoader);
                         if (!longestDataLoader.isValid() || t.durations[r] > store.tracks[longestDataLoader.track.value].durations[longestDataLoader.index]) longestDataLoader = ref;
-                    } else if (kind == CategoryKind::Collective || (kind == CategoryKind::CpuOp && isCommunicationName(name))) {
+                    } else if (kind == CategoryKind::Collective || (kind == CategoryKind::CpuOp && (cls & NameClass::Communication))) {
                         cat = int(BreakdownCategory::Communication);
-                    } else if ((kind == CategoryKind::CpuOp || kind == CategoryKind::UserAnnotation) && !startsWith(name, "ProfilerStep#")) {
+                    } else if ((kind == CategoryKind::CpuOp || kind == CategoryKind::UserAnnotation) && !(cls & NameClass::Step)) {
                         cat = int(BreakdownCategory::CpuExec);
                     }
-                    if (kind == CategoryKind::CpuOp && isSyncName(name)) {
+                    if (kind == CategoryKind::CpuOp && (cls & NameClass::Sync)) {
                         syncTime += e - s;
                         if (!longestSync.isValid() || t.durations[r] > store.tracks[longestSync.track.value].durations[longestSync.index]) longestSync = ref;
                     }
-                    if (kind == CategoryKind::CpuOp && isCopyTrafficName(name)) {
+                    if (kind == CategoryKind::CpuOp && (cls & NameClass::Copy)) {
                         // Count only the outermost of nested copy ops (aten::to calls aten::copy_).
                         bool nested = false;
-                        for (auto p = t.parentOf(r); p && !nested; p = t.parentOf(*p)) nested = isCopyTrafficName(store.strings.view(t.names[*p]));
+                        // aten::to → aten::_to_copy → aten::copy_: the copy ops that wrap each other sit within a few levels.
+                        int levels = 0;
+                        for (auto p = t.parentOf(r); p && !nested && levels < 4; p = t.parentOf(*p), ++levels)
+                            nested = nameClass[t.names[*p].value] & NameClass::Copy;
                         if (!nested) {
                             copyTime += e - s;
                             if (!longestCopy.isValid() || t.durations[r] > store.tracks[longestCopy.track.value].durations[longestCopy.index]) longestCopy = ref;
@@ -268,13 +306,6 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
         add("communication", "Communication dominates: overlap it with compute (DDP bucket size, FSDP prefetch) or compress gradients",
             "Communication not overlapped by kernels takes " + percent(commShare) + " of step time (threshold 20%)", longestComm);
     }
-    KernelTable kt;
-    bool kernelTableBuilt = false;
-    auto kernels = [&]() -> const KernelTable& {
-        if (!kernelTableBuilt) kt = kernelTable(store, KernelGrouping::Name, spanLo, spanHi);
-        kernelTableBuilt = true;
-        return kt;
-    };
     for (const GpuMetrics& g : ov.gpus) {
         const std::string dev = "GPU " + std::to_string(g.device);
         if (g.kernelTime > 0 && g.utilization < 0.5) {
@@ -286,19 +317,13 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
             if (d.id == g.device) props = &d;
         }
         if (props && props->computeMajor >= 7) {
-            const KernelTable& k = kernels();
-            const TimeNs matmul = k.byCategory[std::size_t(KernelCategory::Gemm)] + k.byCategory[std::size_t(KernelCategory::Conv)];
-            if (k.totalKernelTime > 0 && double(matmul) / double(k.totalKernelTime) > 0.1 && g.tensorCoreShare < 0.1) {
-                EventRef example;
-                for (const KernelTableRow& row : k.rows) {
-                    if (row.category == KernelCategory::Gemm || row.category == KernelCategory::Conv) {
-                        example = row.example;
-                        break;
-                    }
-                }
+            const TimeNs gemm = categoryTime[std::size_t(KernelCategory::Gemm)], conv = categoryTime[std::size_t(KernelCategory::Conv)];
+            const TimeNs matmul = gemm + conv;
+            if (totalKernelTime > 0 && double(matmul) / double(totalKernelTime) > 0.1 && g.tensorCoreShare < 0.1) {
+                const EventRef example = categoryExample[std::size_t(gemm >= conv ? KernelCategory::Gemm : KernelCategory::Conv)];
                 add("amp", dev + " (" + props->name + ") has tensor cores, but its GEMMs and convolutions do not use them: enable "
                            "mixed precision (torch.autocast) or TF32 (torch.backends.cuda.matmul.allow_tf32)",
-                    "GEMM/conv kernels take " + percent(double(matmul) / double(k.totalKernelTime)) + " of kernel time; tensor-core kernels " +
+                    "GEMM/conv kernels take " + percent(double(matmul) / double(totalKernelTime)) + " of kernel time; tensor-core kernels " +
                         percent(g.tensorCoreShare) + " (threshold 10%)",
                     example);
             }
@@ -326,7 +351,7 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
                 const Track& t = store.tracks[ti];
                 if (t.kind != TrackKind::CpuThread) continue;
                 for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
-                    if (isSyncName(store.strings.view(t.names[r])) && t.endOf(r) > spanLo && t.starts[r] < spanHi) sync.emplace_back(t.starts[r], t.endOf(r));
+                    if ((nameClass[t.names[r].value] & NameClass::Sync) && t.endOf(r) > spanLo && t.starts[r] < spanHi) sync.emplace_back(t.starts[r], t.endOf(r));
                 }
             }
             std::sort(sync.begin(), sync.end());
@@ -389,20 +414,13 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
         add("copy_traffic", "Heavy copy and layout traffic (aten::copy_/to/repeat/permute/contiguous): keep tensors on the device and in the layout the next op wants",
             "these ops take " + percent(copyShare) + " of the step time on the host (threshold 15%)", longestCopy);
     }
-    if (kernelCount > 0) {
-        const KernelTable& k = kernels();
-        const TimeNs elementwise = k.byCategory[std::size_t(KernelCategory::Elementwise)];
-        const double share = k.totalKernelTime ? double(elementwise) / double(k.totalKernelTime) : 0;
+    if (totalKernelTime > 0) {
+        const TimeNs elementwise = categoryTime[std::size_t(KernelCategory::Elementwise)];
+        const double share = double(elementwise) / double(totalKernelTime);
         if (share > 0.3) {
-            EventRef example;
-            for (const KernelTableRow& row : k.rows) {
-                if (row.category == KernelCategory::Elementwise) {
-                    example = row.example;
-                    break;
-                }
-            }
             add("elementwise_fusion", "Elementwise kernels dominate GPU time: they are fusion candidates for torch.compile",
-                "PyTorch elementwise kernels take " + percent(share) + " of kernel time (threshold 30%)", example);
+                "PyTorch elementwise kernels take " + percent(share) + " of kernel time (threshold 30%)",
+                categoryExample[std::size_t(KernelCategory::Elementwise)]);
         }
     }
     return ov;

@@ -28,23 +28,24 @@ std::vector<StepRange> findSteps(const TraceStore& store) {
     std::sort(steps.begin(), steps.end(), [](const StepRange& a, const StepRange& b) {
         return a.cpuStart != b.cpuStart ? a.cpuStart < b.cpuStart : a.slice < b.slice;
     });
-    // Extend each step over the GPU work of launches made inside it, on any CPU thread of the step's process.
-    for (StepRange& s : steps) {
-        const std::int64_t pid = store.tracks[s.slice.track.value].pid;
-        for (std::uint32_t t = 0; t < store.tracks.size(); ++t) {
-            const Track& track = store.tracks[t];
-            if (track.kind != TrackKind::CpuThread || track.pid != pid) continue;
-            for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
-                const auto [first, last] = track.rowsInRange(d, s.cpuStart, s.cpuEnd);
-                for (std::uint32_t r = first; r < last; ++r) {
-                    if (track.starts[r] < s.cpuStart || track.starts[r] > s.cpuEnd) continue;
-                    const EventRef ref{TrackId(t), r};
-                    if (!isLaunchCategory(store.categoryOf(ref).kind)) continue;
-                    for (EventRef gpu : store.gpuWorkOf(ref)) {
-                        s.end = std::max(s.end, store.tracks[gpu.track.value].endOf(gpu.index));
-                    }
-                }
+    // Extend each step over the GPU work of launches made inside it, on any CPU thread of the step's process: one pass
+    // over the launch flows (sorted by source), each placed in its step by binary search on the host ranges.
+    for (const Flow& f : store.flows) {
+        if (f.kind != FlowKind::Launch) continue;
+        const Track& lt = store.tracks[f.source.track.value];
+        if (lt.kind != TrackKind::CpuThread) continue;
+        const TimeNs at = lt.starts[f.source.index];
+        auto it = std::upper_bound(steps.begin(), steps.end(), at, [](TimeNs v, const StepRange& st) { return v < st.cpuStart; });
+        // Steps of different processes may overlap in time: look back over those that started before `at`.
+        for (auto k = it; k != steps.begin();) {
+            --k;
+            if (at > k->cpuEnd) {
+                if (it - k > 8) break;
+                continue;
             }
+            if (store.tracks[k->slice.track.value].pid != lt.pid) continue;
+            k->end = std::max(k->end, store.tracks[f.target.track.value].endOf(f.target.index));
+            break;
         }
     }
     for (std::size_t i = 1; i < steps.size(); ++i) {

@@ -61,6 +61,13 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
     std::vector<std::unordered_map<std::uint32_t, TimeNs>> deviceSelf(store.tracks.size());
     std::vector<std::unordered_map<std::uint32_t, TimeNs>> deviceSelfTensor(store.tracks.size());
     std::unordered_map<std::uint32_t, bool> tensorCoreName;
+    // Kernels by the thread that launched them; attributed to operators once each thread's operator tree is built.
+    struct LaunchedWork {
+        std::uint32_t launchRow;
+        TimeNs duration;
+        bool tensorCores;
+    };
+    std::vector<std::vector<LaunchedWork>> launchesByTrack(store.tracks.size());
     for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
         const Track& t = store.tracks[ti];
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
@@ -82,12 +89,9 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
             busy[deviceOf(t)].emplace_back(t.starts[r], t.endOf(r));
             const EventRef kernel{TrackId(ti), r};
             if (const auto launch = store.launchOf(kernel)) {
-                if (const auto op = innermostOperator(store, *launch)) {
-                    deviceSelf[launch->track.value][*op] += dur;
-                    auto [tc, fresh] = tensorCoreName.try_emplace(t.names[r].value);
-                    if (fresh) tc->second = usesTensorCores(store.strings.view(t.names[r]));
-                    if (tc->second) deviceSelfTensor[launch->track.value][*op] += dur;
-                }
+                auto [tc, fresh] = tensorCoreName.try_emplace(t.names[r].value);
+                if (fresh) tc->second = usesTensorCores(store.strings.view(t.names[r]));
+                launchesByTrack[launch->track.value].push_back({launch->index, dur, tc->second});
             }
         }
     }
@@ -154,6 +158,35 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
                 occ[stack.back()].childSum += t.durations[occ[i].row];
             }
             stack.push_back(i);
+        }
+        // Device self: each launch's GPU time goes to the innermost operator open at the launch's start. Launches
+        // and operators are walked in time order with a stack of open operators.
+        {
+            auto& launches = launchesByTrack[ti];
+            std::sort(launches.begin(), launches.end(), [&](const LaunchedWork& a, const LaunchedWork& b) {
+                return t.starts[a.launchRow] != t.starts[b.launchRow] ? t.starts[a.launchRow] < t.starts[b.launchRow] : a.launchRow < b.launchRow;
+            });
+            std::vector<std::uint32_t> open;
+            std::size_t next = 0;
+            auto contains = [&](std::uint32_t opIndex, TimeNs at) {
+                const std::uint32_t row = occ[opIndex].row;
+                return t.starts[row] <= at && (at < t.endOf(row) || t.starts[row] == at);
+            };
+            for (const LaunchedWork& w : launches) {
+                const TimeNs at = t.starts[w.launchRow];
+                while (next < occ.size() && t.starts[occ[next].row] <= at) {
+                    while (!open.empty() && !contains(open.back(), t.starts[occ[next].row])) open.pop_back();
+                    open.push_back(std::uint32_t(next));
+                    ++next;
+                }
+                while (!open.empty() && !contains(open.back(), at)) open.pop_back();
+                // The launch itself may be an operator-category slice; an operator never encloses itself.
+                while (!open.empty() && occ[open.back()].row == w.launchRow) open.pop_back();
+                if (open.empty()) continue;
+                const std::uint32_t opRow = occ[open.back()].row;
+                deviceSelf[ti][opRow] += w.duration;
+                if (w.tensorCores) deviceSelfTensor[ti][opRow] += w.duration;
+            }
         }
         const auto& selfMap = deviceSelf[ti];
         for (Occurrence& o : occ) {

@@ -1,10 +1,10 @@
 #pragma once
 
-#include "analysis/kernels.h"
-#include "analysis/memory.h"
-#include "analysis/modules.h"
-#include "analysis/overview.h"
-#include "analysis/summary.h"
+#include "kernels.h"
+#include "memory.h"
+#include "modules.h"
+#include "overview.h"
+#include "summary.h"
 
 #include <memory>
 #include <optional>
@@ -13,8 +13,8 @@
 
 namespace kinetoscope {
 
-// Every analysis the panels show, for one scope (the whole trace or a selected range), computed off the UI thread
-// by the same core functions the CLI prints.
+// Every analysis the GUI's panels show, for one scope (the whole trace or a selected range): the same functions the
+// CLI prints. computeAnalysis runs them on two threads (the viewer calls it off its UI thread).
 struct AnalysisResult {
     std::optional<std::pair<TimeNs, TimeNs>> scope; // none: the whole trace
     OperatorGrouping operatorGrouping = OperatorGrouping::Name;

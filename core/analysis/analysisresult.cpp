@@ -1,6 +1,7 @@
 #include "analysisresult.h"
 
 #include <chrono>
+#include <thread>
 
 namespace kinetoscope {
 
@@ -13,16 +14,20 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store, std::op
     r->kernelGrouping = kernels;
     const TimeNs from = scope ? scope->first : INT64_MIN;
     const TimeNs to = scope ? scope->second : INT64_MAX;
-    r->summary = summarize(store, operators, from, to);
+    // Two independent halves of about equal cost.
+    std::thread tables([&] {
+        r->summary = summarize(store, operators, from, to);
+        r->modules = moduleTree(store, from, to);
+    });
     r->overview = computeOverview(store, from, to);
+    r->kernels = kernelTable(store, kernels, from, to);
+    r->memory = analyzeMemory(store, from, to);
+    r->facts = runFacts(store);
+    tables.join();
     for (const StepRange& s : r->overview.steps) {
         r->stepNames.push_back(r->overview.syntheticStep ? std::string(scope ? "(selection)" : "(whole trace)")
                                                          : std::string(store.strings.view(s.name)));
     }
-    r->kernels = kernelTable(store, kernels, from, to);
-    r->memory = analyzeMemory(store, from, to);
-    r->modules = moduleTree(store, from, to);
-    r->facts = runFacts(store);
     r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return r;
 }
