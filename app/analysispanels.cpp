@@ -133,6 +133,12 @@ OverviewPanel::OverviewPanel(const TraceStore& store, QWidget* parent) : Analysi
             emit jumpRequested(ref);
         }
     });
+    // Double-clicking a step shows it on the timeline.
+    connect(m_breakdown, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (!m_result || row < 0 || std::size_t(row) >= m_result->overview.steps.size()) return;
+        const StepRange& s = m_result->overview.steps[std::size_t(row)];
+        emit rangeRequested(s.start, s.end);
+    });
     layout->addWidget(m_facts);
     layout->addWidget(m_steps);
     layout->addLayout(batchRow);

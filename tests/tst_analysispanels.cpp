@@ -11,6 +11,8 @@
 #include "traceview.h"
 
 #include <QAbstractItemModelTester>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -44,6 +46,8 @@ private slots:
     void rangeScopesPanels();
     void memoryPanel();
     void modulePanel();
+    void stepDoubleClickShowsStep();
+    void outOfMemoryAlert();
     void snapshots();
 
 private:
@@ -299,6 +303,34 @@ void TestAnalysisPanels::modulePanel() {
     QApplication::sendEvent(panel->flame(), &press);
     QCOMPARE(panel->tree()->currentItem()->data(0, Qt::UserRole).toInt(), root);
     QCOMPARE(view->timeline()->selected(), tree.nodes[std::size_t(root)].example);
+}
+
+void TestAnalysisPanels::stepDoubleClickShowsStep() {
+    TraceView* view = open(resnet);
+    QVERIFY(view);
+    const StepRange step = view->analysis()->overview.steps[2];
+    emit view->overviewPanel()->breakdownTable()->cellDoubleClicked(2, 0);
+    QCOMPARE(view->timeline()->axis().start, step.start);
+    QCOMPARE(view->timeline()->axis().end, step.end);
+}
+
+void TestAnalysisPanels::outOfMemoryAlert() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("oom.json"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"traceEvents": [
+{"ph":"X","cat":"cpu_op","name":"aten::empty","pid":1,"tid":1,"ts":0,"dur":10},
+{"ph":"i","s":"t","cat":"cpu_instant_event","name":"[memory]","pid":1,"tid":1,"ts":2,"args":{"Device Type":1,"Device Id":0,"Addr":64,"Bytes":1024,"Total Allocated":1024,"Total Reserved":2048}},
+{"ph":"i","s":"t","cat":"cpu_instant_event","name":"[OutOfMemory]","pid":1,"tid":1,"ts":5,"args":{"Device Type":1,"Device Id":0,"Bytes":1099511627776,"Total Allocated":1024,"Total Reserved":2048}}
+]})");
+    f.close();
+    TraceView* view = m_window->openTrace(path);
+    QSignalSpy ready(view, &TraceView::analysisReady);
+    QVERIFY(ready.wait(20000));
+    const QString text = view->memoryPanel()->summary()->text();
+    QVERIFY2(text.contains(QLatin1String("out-of-memory")), qPrintable(text));
+    QCOMPARE(view->memoryPanel()->blocks()->rowCount(), 1);
 }
 
 void TestAnalysisPanels::snapshots() {

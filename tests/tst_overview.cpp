@@ -4,6 +4,7 @@
 #include "analysis/intervals.h"
 #include "analysis/kernels.h"
 #include "analysis/memory.h"
+#include "analysis/modules.h"
 #include "analysis/overview.h"
 #include "analysis/summary.h"
 #include "analysis/summaryformat.h"
@@ -33,6 +34,8 @@ private slots:
     void memoryOnRealTrace();
     void memoryOnSample();
     void intervalAlgebra();
+    void moduleHierarchyArgs();
+    void outOfMemoryEvents();
 };
 
 namespace {
@@ -368,6 +371,44 @@ void TestOverview::intervalAlgebra() {
     QCOMPARE(totalLength(a), TimeNs(20));
     QCOMPARE(lengthWithin(a, 8, 22), TimeNs(4));
     QCOMPARE(unionOfRuns({{{0, 2}, {10, 12}}, {{1, 3}, {11, 20}}, {}}), (IntervalSet{{0, 3}, {10, 20}}));
+}
+
+void TestOverview::moduleHierarchyArgs() {
+    // No nn.Module frames, but ops that name their module path (TorchScript / mobile traces).
+    TraceBuilder b;
+    b.step(0, 1000);
+    const std::string conv = R"({"Module Hierarchy": "TOP(Net)::forward.features(torch.nn.Sequential)::forward.0(Conv2d)::forward"})";
+    const std::string fc = R"({"Module Hierarchy": "TOP(Net)::forward.fc(Linear)::forward"})";
+    b.slice("cpu_op", "aten::conv2d", 10, 100, 100, 100, conv);
+    b.slice("cpu_op", "aten::convolution", 20, 50, 100, 100, conv); // nested in the conv2d: counted once
+    b.slice("cpu_op", "aten::linear", 200, 40, 100, 100, fc);
+    b.kernel("sm80_xmma_fprop_implicit_gemm", 30, 300, 80);
+    LoadResult r = test::loadText(b.json());
+    QVERIFY(r.ok());
+    const ModuleTree tree = moduleTree(*r.store);
+    QCOMPARE(tree.roots.size(), std::size_t(1));
+    const ModuleNode& top = tree.nodes[std::size_t(tree.roots[0])];
+    QCOMPARE(QString::fromStdString(top.name), QStringLiteral("TOP(Net)"));
+    QCOMPARE(top.hostTotal, TimeNs(140'000));
+    QCOMPARE(top.deviceTotal, TimeNs(80'000));
+    QCOMPARE(top.children.size(), std::size_t(2));
+    const ModuleNode& features = tree.nodes[std::size_t(top.children[0])];
+    QCOMPARE(QString::fromStdString(features.name), QStringLiteral("features(torch.nn.Sequential)"));
+    const ModuleNode& conv0 = tree.nodes[std::size_t(features.children.at(0))];
+    QCOMPARE(QString::fromStdString(conv0.name), QStringLiteral("0(Conv2d)"));
+    QCOMPARE(conv0.hostSelf, TimeNs(100'000));
+    QCOMPARE(conv0.deviceSelf, TimeNs(80'000)); // the launch at 30 µs is inside the conv2d
+    QVERIFY(conv0.example.isValid());
+}
+
+void TestOverview::outOfMemoryEvents() {
+    TraceBuilder b = cleanStep();
+    b.add(R"({"ph":"i","s":"t","cat":"cpu_instant_event","name":"[OutOfMemory]","pid":100,"tid":100,"ts":500,"args":{"Device Type":1,"Device Id":0,"Bytes":4294967296,"Total Allocated":79000000000,"Total Reserved":80000000000}})");
+    LoadResult r = test::loadText(b.json());
+    QVERIFY(r.ok());
+    const MemoryAnalysis m = analyzeMemory(*r.store);
+    QCOMPARE(m.outOfMemory.size(), std::size_t(1));
+    QCOMPARE(r.store->tracks[m.outOfMemory[0].track.value].starts[m.outOfMemory[0].index], TimeNs(500'000));
 }
 
 QTEST_APPLESS_MAIN(TestOverview)

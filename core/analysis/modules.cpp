@@ -1,5 +1,7 @@
 #include "modules.h"
 
+#include "argscan.h"
+
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -8,7 +10,104 @@ namespace kinetoscope {
 
 namespace {
 constexpr std::string_view modulePrefix = "nn.Module: ";
+
+// GPU time launched from `track` with launch starts in time order: (launch start, GPU duration).
+std::vector<std::pair<TimeNs, TimeNs>> launchesOf(const TraceStore& store, std::uint32_t ti) {
+    const Track& t = store.tracks[ti];
+    std::vector<std::pair<TimeNs, TimeNs>> launches;
+    auto f = std::lower_bound(store.flows.begin(), store.flows.end(), EventRef{TrackId(ti), 0},
+                              [](const Flow& fl, EventRef v) { return fl.source < v; });
+    for (; f != store.flows.end() && f->source.track == TrackId(ti); ++f) {
+        if (f->kind == FlowKind::Launch) launches.emplace_back(t.starts[f->source.index], store.tracks[f->target.track.value].durations[f->target.index]);
+    }
+    std::sort(launches.begin(), launches.end());
+    return launches;
 }
+
+// Without nn.Module frames, TorchScript/mobile traces name the module path of each op in its "Module Hierarchy"
+// arg: "TOP(Net)::forward.layer1(Sequential)::forward.0(Conv2d)::forward". The outermost op with a path gives its
+// time to every module on the path (host and the GPU work it launched); the deepest module counts it as self.
+ModuleTree moduleTreeFromHierarchy(const TraceStore& store, TimeNs from, TimeNs to) {
+    ModuleTree tree;
+    std::map<std::pair<int, std::string>, int> nodeOf;
+    auto nodeFor = [&](int parent, const std::string& name) {
+        auto [it, inserted] = nodeOf.try_emplace({parent, name}, int(tree.nodes.size()));
+        if (inserted) {
+            ModuleNode n;
+            n.name = name;
+            n.parent = parent;
+            tree.nodes.push_back(n);
+            if (parent < 0) tree.roots.push_back(it->second);
+            else tree.nodes[std::size_t(parent)].children.push_back(it->second);
+        }
+        return it->second;
+    };
+    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
+        const Track& t = store.tracks[ti];
+        if (t.kind != TrackKind::CpuThread) continue;
+        struct Op {
+            std::uint32_t row;
+            int node;
+        };
+        std::vector<Op> ops;
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+            if (t.starts[r] < from || t.starts[r] > to) continue;
+            if (store.categories[t.categories[r]].kind != CategoryKind::CpuOp) continue;
+            const auto hierarchy = argString(store.argsText({TrackId(ti), r}), "Module Hierarchy");
+            if (!hierarchy || hierarchy->empty()) continue;
+            // Split at the dots outside parentheses (a type may be "(torch.nn.Linear)"); drop "::method".
+            int node = -1;
+            int depth = 0;
+            std::string part;
+            auto flush = [&] {
+                if (const auto colon = part.find("::"); colon != std::string::npos) part.resize(colon);
+                if (!part.empty()) node = nodeFor(node, part);
+                part.clear();
+            };
+            for (char c : *hierarchy) {
+                if (c == '(') ++depth;
+                else if (c == ')') --depth;
+                if (c == '.' && depth == 0) flush();
+                else part += c;
+            }
+            flush();
+            if (node >= 0) ops.push_back({r, node});
+        }
+        if (ops.empty()) continue;
+        std::sort(ops.begin(), ops.end(), [&](const Op& a, const Op& b) { return t.starts[a.row] < t.starts[b.row]; });
+        std::vector<Op> outer;
+        for (const Op& op : ops) {
+            if (!outer.empty() && t.starts[op.row] < t.endOf(outer.back().row)) continue; // inside an op already counted
+            outer.push_back(op);
+        }
+        for (const Op& op : outer) {
+            ModuleNode& deepest = tree.nodes[std::size_t(op.node)];
+            ++deepest.occurrences;
+            deepest.hostSelf += t.durations[op.row];
+            if (!deepest.example.isValid() || t.durations[op.row] > store.tracks[deepest.example.track.value].durations[deepest.example.index])
+                deepest.example = {TrackId(ti), op.row};
+            for (int n = op.node; n >= 0; n = tree.nodes[std::size_t(n)].parent) tree.nodes[std::size_t(n)].hostTotal += t.durations[op.row];
+        }
+        std::size_t k = 0;
+        for (const auto& [at, gpu] : launchesOf(store, ti)) {
+            while (k < outer.size() && t.endOf(outer[k].row) < at) ++k;
+            if (k == outer.size() || t.starts[outer[k].row] > at) continue;
+            tree.nodes[std::size_t(outer[k].node)].deviceSelf += gpu;
+            for (int n = outer[k].node; n >= 0; n = tree.nodes[std::size_t(n)].parent) tree.nodes[std::size_t(n)].deviceTotal += gpu;
+        }
+    }
+    // A parent without ops of its own was never an example: borrow its longest child's.
+    for (std::size_t i = tree.nodes.size(); i-- > 0;) {
+        ModuleNode& n = tree.nodes[i];
+        if (n.parent >= 0 && !tree.nodes[std::size_t(n.parent)].example.isValid()) tree.nodes[std::size_t(n.parent)].example = n.example;
+        if (n.occurrences == 0) n.occurrences = 1;
+    }
+    auto byHost = [&](int a, int b) { return tree.nodes[std::size_t(a)].hostTotal > tree.nodes[std::size_t(b)].hostTotal; };
+    std::sort(tree.roots.begin(), tree.roots.end(), byHost);
+    for (ModuleNode& n : tree.nodes) std::sort(n.children.begin(), n.children.end(), byHost);
+    return tree;
+}
+} // namespace
 
 ModuleTree moduleTree(const TraceStore& store, TimeNs from, TimeNs to) {
     ModuleTree tree;
@@ -17,7 +116,7 @@ ModuleTree moduleTree(const TraceStore& store, TimeNs from, TimeNs to) {
     for (std::uint32_t i = 0; i < store.strings.size(); ++i) {
         if (store.strings.view(StringId(i)).starts_with(modulePrefix)) isModule[i] = any = true;
     }
-    if (!any) return tree;
+    if (!any) return moduleTreeFromHierarchy(store, from, to);
     std::map<std::pair<int, std::string>, int> nodeOf; // (parent node, name) -> node
     auto nodeFor = [&](int parent, std::string_view name) {
         auto [it, inserted] = nodeOf.try_emplace({parent, std::string(name)}, int(tree.nodes.size()));
