@@ -26,7 +26,8 @@ void BarChart::paintEvent(QPaintEvent*) {
     labelWidth = std::min(labelWidth + 8, width() / 3);
     double maxValue = 0;
     for (const Bar& b : m_bars) maxValue = std::max(maxValue, b.value);
-    const int textSpace = 90;
+    int textSpace = 40;
+    for (const Bar& b : m_bars) textSpace = std::max(textSpace, fm.horizontalAdvance(b.text) + 8);
     const int barSpace = std::max(10, width() - labelWidth - textSpace - 8);
     int y = 4;
     for (const Bar& b : m_bars) {
