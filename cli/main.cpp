@@ -1,4 +1,5 @@
 // kinetoscope-cli: the store and the analyses without a GUI, for servers and CI.
+#include "analysis/diff.h"
 #include "analysis/summary.h"
 #include "analysis/summaryformat.h"
 #include "import/traceloader.h"
@@ -15,6 +16,7 @@ namespace {
 constexpr const char* usageText =
     "usage: kinetoscope-cli info TRACE\n"
     "       kinetoscope-cli summary TRACE [--by op|op+shape|kernel] [--sort FIELD] [--top N] [--json]\n"
+    "       kinetoscope-cli diff A B [--top N] [--json]\n"
     "       kinetoscope-cli --version\n";
 
 int usage(const std::string& problem) {
@@ -47,6 +49,37 @@ int runInfo(const std::vector<std::string>& args) {
     auto store = load(args[0], seconds);
     if (!store) return 1;
     std::fputs(importReport(*store, seconds).c_str(), stdout);
+    return 0;
+}
+
+// Compares two traces: A is the baseline, deltas are B - A.
+int runDiff(const std::vector<std::string>& args) {
+    std::vector<std::string> paths;
+    std::size_t top = 20;
+    bool json = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--json") json = true;
+        else if (a == "--top") {
+            char* end = nullptr;
+            const long n = i + 1 < args.size() ? std::strtol(args[i + 1].c_str(), &end, 10) : -1;
+            if (i + 1 >= args.size() || args[i + 1].empty() || *end || n <= 0) return usage("--top needs a positive number");
+            top = std::size_t(n);
+            ++i;
+        } else if (!a.empty() && a[0] == '-') {
+            return usage("unknown option " + a);
+        } else {
+            paths.push_back(a);
+        }
+    }
+    if (paths.size() != 2) return usage("diff takes two traces, A (baseline) and B");
+    double seconds = 0;
+    auto a = load(paths[0], seconds);
+    if (!a) return 1;
+    auto b = load(paths[1], seconds);
+    if (!b) return 1;
+    const TraceDiff diff = diffTraces(*a, *b);
+    std::fputs((json ? diffToJson(diff) : diffToText(diff, top)).c_str(), stdout);
     return 0;
 }
 
@@ -123,5 +156,6 @@ int main(int argc, char** argv) {
     }
     if (command == "info") return runInfo(args);
     if (command == "summary") return runSummary(args);
+    if (command == "diff") return runDiff(args);
     return usage("unknown command '" + command + "'");
 }
