@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
                               QStringLiteral("category|name"), QStringLiteral("category"));
     QCommandLineOption newWindow(QStringLiteral("new-window"),
                                  QStringLiteral("Open a new window instead of handing the traces to the running one."));
-    parser.addOptions({render, size, range, flows, colors, newWindow});
+    QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("Compare two traces: --compare A B (A is the baseline)."));
+    parser.addOptions({render, size, range, flows, colors, newWindow, compare});
     parser.addPositionalArgument(QStringLiteral("TRACE"), QStringLiteral("Trace files to open (.json, .json.gz)."), QStringLiteral("[TRACE...]"));
     parser.process(app);
 
@@ -79,17 +80,26 @@ int main(int argc, char** argv) {
 
     // A double-clicked trace opens as a tab in the window that is already running.
     SingleInstance instance;
-    if (!parser.isSet(newWindow)) {
+    // A comparison always opens in a window of its own.
+    if (!parser.isSet(newWindow) && !parser.isSet(compare)) {
         QStringList absolute;
         for (const QString& f : files) absolute << QFileInfo(f).absoluteFilePath();
         if (instance.sendToRunning(absolute)) return 0;
     }
     MainWindow window;
-    if (!parser.isSet(newWindow)) {
+    if (!parser.isSet(newWindow) && !parser.isSet(compare)) {
         instance.listen();
         window.attachSingleInstance(&instance);
     }
     window.show();
+    if (parser.isSet(compare)) {
+        if (files.size() != 2) {
+            std::fprintf(stderr, "kinetoscope: --compare takes two traces, A (baseline) and B\n");
+            return 2;
+        }
+        window.openComparison(files[0], files[1]);
+        return app.exec();
+    }
     for (const QString& f : files) window.openTrace(f);
     return app.exec();
 }

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "import/jsonbackend.h"
+#include "compareview.h"
 #include "loadedtrace.h"
 #include "singleinstance.h"
 #include "timelinewidget.h"
@@ -133,6 +134,12 @@ void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("&Compare Two Traces…"), this, [this] {
+        const QString a = QFileDialog::getOpenFileName(this, tr("Baseline Trace (A)"), QString(), fileDialogFilter());
+        if (a.isEmpty()) return;
+        const QString b = QFileDialog::getOpenFileName(this, tr("Trace to Compare (B)"), QFileInfo(a).absolutePath(), fileDialogFilter());
+        if (!b.isEmpty()) openComparison(a, b);
+    });
     rebuildRecentMenu();
     file->addSeparator();
     file->addAction(tr("&Close Tab"), QKeySequence::Close, this, [this] { closeTab(m_tabs->currentIndex()); });
@@ -239,6 +246,15 @@ TraceView* MainWindow::openTrace(const QString& path) {
         }
         updateStatus();
     });
+    updateEmptyState();
+    return view;
+}
+
+CompareView* MainWindow::openComparison(const QString& a, const QString& b) {
+    auto* view = new CompareView(QFileInfo(a).absoluteFilePath(), QFileInfo(b).absoluteFilePath(), m_tabs);
+    const int index = m_tabs->addTab(view, tr("%1 ↔ %2").arg(QFileInfo(a).fileName(), QFileInfo(b).fileName()));
+    m_tabs->setTabToolTip(index, a + QStringLiteral("\n") + b);
+    m_tabs->setCurrentIndex(index);
     updateEmptyState();
     return view;
 }

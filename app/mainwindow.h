@@ -23,6 +23,8 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
 
     TraceView* openTrace(const QString& path);
+    // Opens a tab comparing two traces (A is the baseline).
+    class CompareView* openComparison(const QString& a, const QString& b);
     TraceView* currentView() const;
     QTabWidget* tabs() const { return m_tabs; }
     QStringList recentFiles() const;

@@ -1,0 +1,203 @@
+#include "compareview.h"
+
+#include "loadjob.h"
+#include "tablemodels.h"
+#include "timelinewidget.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QThreadPool>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace kinetoscope {
+
+namespace {
+class NumberItem : public QTableWidgetItem {
+public:
+    NumberItem(const QString& text, double value) : QTableWidgetItem(text) {
+        setData(SortRole, value);
+        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    bool operator<(const QTableWidgetItem& other) const override { return data(SortRole).toDouble() < other.data(SortRole).toDouble(); }
+};
+
+QString signedDuration(TimeNs ns) { return (ns > 0 ? QStringLiteral("+") : ns < 0 ? QStringLiteral("−") : QString()) + durationText(std::llabs(ns)); }
+
+void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
+    table->setSortingEnabled(false);
+    table->setRowCount(int(rows.size()));
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const DiffRow& r = rows[i];
+        int c = 0;
+        auto* name = new QTableWidgetItem(QString::fromStdString(r.name));
+        if (r.onlyA() || r.onlyB()) name->setForeground(r.onlyB() ? QColor(0x04, 0x78, 0x57) : QColor(0xb9, 0x1c, 0x1c));
+        table->setItem(int(i), c++, name);
+        table->setItem(int(i), c++, new NumberItem(QString::number(r.countA), double(r.countA)));
+        table->setItem(int(i), c++, new NumberItem(QString::number(r.countB), double(r.countB)));
+        if (host) {
+            table->setItem(int(i), c++, new NumberItem(durationText(r.hostA), double(r.hostA)));
+            table->setItem(int(i), c++, new NumberItem(durationText(r.hostB), double(r.hostB)));
+            table->setItem(int(i), c++, new NumberItem(signedDuration(r.hostDelta()), double(r.hostDelta())));
+        }
+        table->setItem(int(i), c++, new NumberItem(durationText(r.deviceA), double(r.deviceA)));
+        table->setItem(int(i), c++, new NumberItem(durationText(r.deviceB), double(r.deviceB)));
+        table->setItem(int(i), c++, new NumberItem(signedDuration(r.deviceDelta()), double(r.deviceDelta())));
+        const double pct = r.percentChange();
+        const QString change = r.onlyA() ? QObject::tr("only in A") : r.onlyB() ? QObject::tr("only in B")
+                               : std::isnan(pct) ? QObject::tr("new time") : QStringLiteral("%1%2%").arg(pct > 0 ? QStringLiteral("+") : QString()).arg(pct, 0, 'f', 1);
+        table->setItem(int(i), c++, new NumberItem(change, std::isnan(pct) ? 1e9 : pct));
+    }
+    table->setSortingEnabled(true);
+}
+
+QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
+    auto* t = new QTableWidget(0, int(headers.size()), parent);
+    t->setHorizontalHeaderLabels(headers);
+    t->verticalHeader()->hide();
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+    t->horizontalHeader()->resizeSection(0, 420);
+    return t;
+}
+
+TimeNs anchorOf(const LoadedTrace& t) { return t.steps.empty() ? t.store->minTime : t.steps.front().start; }
+} // namespace
+
+CompareView::CompareView(QString pathA, QString pathB, QWidget* parent) : QWidget(parent) {
+    m_paths[0] = std::move(pathA);
+    m_paths[1] = std::move(pathB);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_stack = new QStackedWidget(this);
+    m_status = new QLabel(tr("Loading %1 and %2…").arg(QFileInfo(m_paths[0]).fileName(), QFileInfo(m_paths[1]).fileName()), m_stack);
+    m_status->setAlignment(Qt::AlignCenter);
+    m_status->setWordWrap(true);
+    m_stack->addWidget(m_status);
+    layout->addWidget(m_stack);
+    for (int i = 0; i < 2; ++i) {
+        m_jobs[i] = new LoadJob(m_paths[i], this);
+        connect(m_jobs[i], &LoadJob::loaded, this, [this, i](std::shared_ptr<LoadedTrace> t) { onLoaded(i, std::move(t)); });
+        connect(m_jobs[i], &LoadJob::failed, this, [this](const QString& message, bool) { onFailed(message); });
+        m_jobs[i]->start();
+    }
+}
+
+CompareView::~CompareView() = default;
+
+void CompareView::onFailed(const QString& message) {
+    if (!m_error.isEmpty()) return;
+    m_error = message;
+    m_status->setText(message);
+    m_status->setStyleSheet(QStringLiteral("QLabel{color:#991b1b}"));
+    emit failed(message);
+}
+
+void CompareView::onLoaded(int which, std::shared_ptr<LoadedTrace> trace) {
+    m_traces[which] = std::move(trace);
+    if (!m_traces[0] || !m_traces[1] || !m_error.isEmpty()) return;
+    m_status->setText(tr("Comparing…"));
+    auto a = m_traces[0], b = m_traces[1];
+    QPointer<CompareView> self(this);
+    QThreadPool::globalInstance()->start([a, b, self] {
+        auto diff = std::make_shared<const TraceDiff>(diffTraces(*a->store, *b->store));
+        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, diff] {
+            if (!self) return;
+            self->m_diff = diff;
+            self->build();
+            emit self->ready();
+        }, Qt::QueuedConnection);
+    });
+}
+
+void CompareView::build() {
+    m_offset = anchorOf(*m_traces[1]) - anchorOf(*m_traces[0]);
+    auto* content = new QSplitter(Qt::Vertical, m_stack);
+    auto* timelines = new QSplitter(Qt::Vertical, content);
+    auto titled = [&](const QString& title, TimelineWidget* timeline) {
+        auto* box = new QWidget(timelines);
+        auto* l = new QVBoxLayout(box);
+        l->setContentsMargins(0, 0, 0, 0);
+        l->setSpacing(0);
+        auto* label = new QLabel(title, box);
+        label->setStyleSheet(QStringLiteral("QLabel{background:#e5e7eb;padding:2px 6px;font-weight:bold}"));
+        l->addWidget(label);
+        l->addWidget(timeline, 1);
+        timeline->setParent(box);
+        return box;
+    };
+    m_timelineA = new TimelineWidget(m_traces[0]);
+    m_timelineB = new TimelineWidget(m_traces[1]);
+    timelines->addWidget(titled(tr("A (baseline): %1").arg(QFileInfo(m_paths[0]).fileName()), m_timelineA));
+    timelines->addWidget(titled(tr("B: %1").arg(QFileInfo(m_paths[1]).fileName()), m_timelineB));
+    auto* tabs = new QTabWidget(content);
+    m_operators = makeTable(tabs, {tr("Operator"), tr("Calls A"), tr("Calls B"), tr("Host self A"), tr("Host self B"), tr("Host self Δ"),
+                                   tr("Device self A"), tr("Device self B"), tr("Device self Δ"), tr("Change")});
+    m_kernels = makeTable(tabs, {tr("Kernel"), tr("Calls A"), tr("Calls B"), tr("Total A"), tr("Total B"), tr("Total Δ"), tr("Change")});
+    fill(m_operators, m_diff->operators, true);
+    fill(m_kernels, m_diff->kernels, false);
+    m_operators->sortByColumn(8, Qt::DescendingOrder);
+    m_kernels->sortByColumn(5, Qt::DescendingOrder);
+    const Overview& oa = m_diff->overviewA;
+    const Overview& ob = m_diff->overviewB;
+    QStringList breakdown;
+    for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
+        const TimeNs a = oa.steps.empty() ? 0 : oa.breakdownTotal[c] / TimeNs(oa.steps.size());
+        const TimeNs b = ob.steps.empty() ? 0 : ob.breakdownTotal[c] / TimeNs(ob.steps.size());
+        if (a || b) breakdown << QStringLiteral("%1 %2").arg(QString::fromLatin1(breakdownCategoryName(BreakdownCategory(c)).data()), signedDuration(b - a));
+    }
+    QStringList gpus;
+    for (const GpuMetrics& gb : ob.gpus) {
+        for (const GpuMetrics& ga : oa.gpus) {
+            if (ga.device == gb.device) {
+                gpus << tr("GPU %1 utilization %2% → %3%").arg(gb.device).arg(ga.utilization * 100, 0, 'f', 1).arg(gb.utilization * 100, 0, 'f', 1);
+            }
+        }
+    }
+    m_summary = new QLabel(tabs);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setText(tr("<b>Step time</b>: A %1 steps, mean %2 · B %3 steps, mean %4 (<b>%5</b>)<br/><b>Per-step breakdown Δ</b>: %6<br/>%7<br/>"
+                          "Timelines aligned at the first step (B − A = %8) and zoomed together. "
+                          "<span style=\"color:#b91c1c\">Red</span>: only in A; <span style=\"color:#047857\">green</span>: only in B.")
+                           .arg(oa.steps.size())
+                           .arg(durationText(oa.stepMean))
+                           .arg(ob.steps.size())
+                           .arg(durationText(ob.stepMean), signedDuration(ob.stepMean - oa.stepMean), breakdown.join(QStringLiteral(", ")),
+                                gpus.join(QStringLiteral(" · ")), signedDuration(m_offset)));
+    tabs->addTab(m_summary, tr("Summary"));
+    tabs->addTab(m_operators, tr("Operators Δ"));
+    tabs->addTab(m_kernels, tr("Kernels Δ"));
+    content->addWidget(timelines);
+    content->addWidget(tabs);
+    content->setStretchFactor(0, 3);
+    content->setStretchFactor(1, 2);
+    m_stack->addWidget(content);
+    m_stack->setCurrentWidget(content);
+    connect(m_timelineA, &TimelineWidget::viewChanged, this, [this] { syncFrom(m_timelineA); });
+    connect(m_timelineB, &TimelineWidget::viewChanged, this, [this] { syncFrom(m_timelineB); });
+    // Start with both showing A's first step (or all of A).
+    m_timelineA->fitAll();
+    if (!m_traces[0]->steps.empty()) m_timelineA->setVisibleRange(m_traces[0]->steps.front().start, m_traces[0]->steps.back().end);
+    syncFrom(m_timelineA);
+}
+
+void CompareView::syncFrom(TimelineWidget* source) {
+    if (m_syncing || !m_timelineA || !m_timelineB) return;
+    m_syncing = true;
+    const TimeAxis axis = source->axis();
+    if (source == m_timelineA) m_timelineB->setVisibleRange(axis.start + m_offset, axis.end + m_offset, false);
+    else m_timelineA->setVisibleRange(axis.start - m_offset, axis.end - m_offset, false);
+    m_syncing = false;
+}
+
+} // namespace kinetoscope
