@@ -46,7 +46,11 @@ int main(int argc, char** argv) {
     QCommandLineOption newWindow(QStringLiteral("new-window"),
                                  QStringLiteral("Open a new window instead of handing the traces to the running one."));
     QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("Compare two traces: --compare A B (A is the baseline)."));
-    parser.addOptions({render, size, range, flows, colors, newWindow, compare});
+    QCommandLineOption watch(QStringLiteral("watch"), QStringLiteral("Watch DIR: open each trace a running job completes there."),
+                             QStringLiteral("DIR"));
+    QCommandLineOption distributed(QStringLiteral("distributed"),
+                                   QStringLiteral("Open the traces (or per-rank .summary.json files) as the ranks of one job."));
+    parser.addOptions({render, size, range, flows, colors, newWindow, compare, watch, distributed});
     parser.addPositionalArgument(QStringLiteral("TRACE"), QStringLiteral("Trace files to open (.json, .json.gz)."), QStringLiteral("[TRACE...]"));
     parser.process(app);
 
@@ -81,7 +85,7 @@ int main(int argc, char** argv) {
     // A double-clicked trace opens as a tab in the window that is already running.
     SingleInstance instance;
     // A comparison always opens in a window of its own.
-    if (!parser.isSet(newWindow) && !parser.isSet(compare)) {
+    if (!parser.isSet(newWindow) && !parser.isSet(compare) && !parser.isSet(distributed) && !parser.isSet(watch)) {
         QStringList absolute;
         for (const QString& f : files) absolute << QFileInfo(f).absoluteFilePath();
         if (instance.sendToRunning(absolute)) return 0;
@@ -100,6 +104,14 @@ int main(int argc, char** argv) {
         window.openComparison(files[0], files[1]);
         return app.exec();
     }
-    for (const QString& f : files) window.openTrace(f);
+    if (parser.isSet(watch)) window.watchFolder(parser.value(watch));
+    if (parser.isSet(distributed)) {
+        window.openDistributed(files);
+        return app.exec();
+    }
+    for (const QString& f : files) {
+        if (QFileInfo(f).isDir()) window.openFolder(f);
+        else window.openTrace(f);
+    }
     return app.exec();
 }

@@ -2,6 +2,9 @@
 
 #include "import/jsonbackend.h"
 #include "compareview.h"
+#include "distributedview.h"
+#include "folderwatcher.h"
+#include "runspanel.h"
 #include "loadedtrace.h"
 #include "singleinstance.h"
 #include "timelinewidget.h"
@@ -11,6 +14,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -134,6 +138,14 @@ void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("Open &Folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Folder of Traces"));
+        if (!dir.isEmpty()) openFolder(dir);
+    });
+    file->addAction(tr("&Watch Folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Watch Folder for New Traces"));
+        if (!dir.isEmpty()) watchFolder(dir);
+    });
     file->addAction(tr("&Compare Two Traces…"), this, [this] {
         const QString a = QFileDialog::getOpenFileName(this, tr("Baseline Trace (A)"), QString(), fileDialogFilter());
         if (a.isEmpty()) return;
@@ -250,6 +262,46 @@ TraceView* MainWindow::openTrace(const QString& path) {
     return view;
 }
 
+void MainWindow::openFolder(const QString& dir) {
+    if (!m_runs) {
+        m_runs = new RunsPanel(this);
+        m_runsDock = new QDockWidget(tr("Runs"), this);
+        m_runsDock->setObjectName(QStringLiteral("runsDock"));
+        m_runsDock->setWidget(m_runs);
+        addDockWidget(Qt::LeftDockWidgetArea, m_runsDock);
+        connect(m_runs, &RunsPanel::openRequested, this, [this](const QString& path) { openTrace(path); });
+        connect(m_runs, &RunsPanel::distributedRequested, this, [this](const QStringList& files) { openDistributed(files); });
+    }
+    m_folder = QFileInfo(dir).absoluteFilePath();
+    std::string error;
+    const auto runs = scanRuns(m_folder.toStdString(), &error);
+    if (!error.empty()) statusBar()->showMessage(QString::fromStdString(error), 10000);
+    m_runs->setFolder(m_folder, runs, m_watcher && m_watcher->dir() == m_folder);
+    m_runsDock->show();
+    updateEmptyState();
+}
+
+void MainWindow::watchFolder(const QString& dir) {
+    delete m_watcher;
+    m_watcher = new FolderWatcher(QFileInfo(dir).absoluteFilePath(), this);
+    // Traces already there are listed; new ones open as they complete.
+    openFolder(dir);
+    connect(m_watcher, &FolderWatcher::traceReady, this, [this](const QString& path) {
+        openTrace(path);
+        openFolder(m_folder); // refresh the runs
+    });
+    m_watcher->start(false);
+}
+
+DistributedView* MainWindow::openDistributed(const QStringList& files) {
+    auto* view = new DistributedView(files, m_tabs);
+    const int index = m_tabs->addTab(view, tr("%n rank(s)", nullptr, int(files.size())));
+    m_tabs->setTabToolTip(index, files.join(QLatin1Char('\n')));
+    m_tabs->setCurrentIndex(index);
+    updateEmptyState();
+    return view;
+}
+
 CompareView* MainWindow::openComparison(const QString& a, const QString& b) {
     auto* view = new CompareView(QFileInfo(a).absoluteFilePath(), QFileInfo(b).absoluteFilePath(), m_tabs);
     const int index = m_tabs->addTab(view, tr("%1 ↔ %2").arg(QFileInfo(a).fileName(), QFileInfo(b).fileName()));
@@ -338,7 +390,7 @@ void MainWindow::updateStatus() {
     setWindowTitle(QFileInfo(view->path()).fileName() + QStringLiteral(" — Kinetoscope"));
 }
 
-void MainWindow::updateEmptyState() { m_stack->setCurrentIndex(m_tabs->count() > 0 ? 1 : 0); }
+void MainWindow::updateEmptyState() { m_stack->setCurrentIndex(m_tabs->count() > 0 || m_runs ? 1 : 0); }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
     if (e->mimeData()->hasUrls()) e->acceptProposedAction();
@@ -346,7 +398,9 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
 
 void MainWindow::dropEvent(QDropEvent* e) {
     for (const QUrl& url : e->mimeData()->urls()) {
-        if (url.isLocalFile()) openTrace(url.toLocalFile());
+        if (!url.isLocalFile()) continue;
+        if (QFileInfo(url.toLocalFile()).isDir()) openFolder(url.toLocalFile());
+        else openTrace(url.toLocalFile());
     }
     e->acceptProposedAction();
 }

@@ -25,6 +25,13 @@ public:
     TraceView* openTrace(const QString& path);
     // Opens a tab comparing two traces (A is the baseline).
     class CompareView* openComparison(const QString& a, const QString& b);
+    // Lists the traces under a folder by run, worker and span (and opens them on request).
+    void openFolder(const QString& dir);
+    // Also opens every trace that a running job completes in the folder from now on.
+    void watchFolder(const QString& dir);
+    class DistributedView* openDistributed(const QStringList& files);
+    class RunsPanel* runsPanel() const { return m_runs; }
+    class FolderWatcher* watcher() const { return m_watcher; }
     TraceView* currentView() const;
     QTabWidget* tabs() const { return m_tabs; }
     QStringList recentFiles() const;
@@ -62,6 +69,10 @@ private:
     QActionGroup* m_colorGroup = nullptr;
     QAction* m_zoomTool = nullptr;
     QLabel* m_statusLabel = nullptr;
+    class RunsPanel* m_runs = nullptr;
+    class QDockWidget* m_runsDock = nullptr;
+    class FolderWatcher* m_watcher = nullptr;
+    QString m_folder;
     QAction* m_detailsAction = nullptr;
     bool m_detailsVisible = true;
     FlowMode m_flowMode = FlowMode::Selected;

@@ -42,6 +42,7 @@ AnalysisReport analyzeReport(const TraceStore& store) {
     r.overview = computeOverview(store);
     r.kernels = kernelTable(store);
     r.memory = memoryPeaks(store);
+    r.distributed = rankFigures(store);
     for (const StepRange& st : r.overview.steps) {
         r.stepNames.push_back(r.overview.syntheticStep ? std::string("(whole trace)") : std::string(store.strings.view(st.name)));
     }
@@ -131,6 +132,7 @@ std::string summaryToJson(const Summary& s, const AnalysisReport* report) {
             out += "{\"id\": \"" + r.id + "\", \"title\": \"" + jsonEscape(r.title) + "\", \"evidence\": \"" + jsonEscape(r.evidence) + "\"}";
         }
         out += ov.recommendations.empty() ? "]" : "\n ]";
+        out += ",\n \"distributed\": " + rankFiguresToJson(report->distributed);
     }
     out += "}\n";
     return out;

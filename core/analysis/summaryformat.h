@@ -1,5 +1,6 @@
 #pragma once
 
+#include "distributed.h"
 #include "kernels.h"
 #include "memory.h"
 #include "overview.h"
@@ -21,6 +22,7 @@ struct AnalysisReport {
     KernelTable kernels;
     std::map<std::int64_t, MemoryPeak> memory;
     std::vector<std::string> stepNames; // parallel to overview.steps
+    RankFigures distributed;            // this trace as one rank of a job
 };
 AnalysisReport analyzeReport(const TraceStore& store);
 
