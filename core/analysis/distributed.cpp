@@ -105,8 +105,8 @@ RankFigures rankFigures(const TraceStore& store) {
         rs.name = s.name.isValid() ? std::string(store.strings.view(s.name)) : "(whole trace)";
         rs.start = s.start;
         rs.end = s.end;
-        rs.computation = lengthWithin(compute, s.start, s.end);
         rs.overlap = lengthWithin(overlap, s.start, s.end);
+        rs.computation = lengthWithin(compute, s.start, s.end) - rs.overlap;
         rs.communication = lengthWithin(comm, s.start, s.end) - rs.overlap;
         rs.other = (s.end - s.start) - lengthWithin(busy, s.start, s.end);
         f.computation += rs.computation;

@@ -8,11 +8,11 @@
 
 namespace kinetoscope {
 
-// One rank of a distributed job, with the TensorBoard plugin's definitions, per step:
-//   computation   = kernel time that is not communication (union of non-NCCL kernels),
-//   communication = communication kernel time not overlapped by computation,
-//   overlap       = communication time that overlaps computation,
-//   other         = the rest of the step.
+// One rank of a distributed job, with the TensorBoard plugin's definitions, per step (the four add up to the step):
+//   computation   = time computation kernels (all but NCCL/RCCL) run while no communication does,
+//   overlap       = time both run,
+//   communication = time communication runs while no computation does,
+//   other         = the rest of the step (the GPU idle).
 struct RankStep {
     std::string name;
     TimeNs start = 0, end = 0;

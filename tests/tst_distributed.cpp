@@ -1,0 +1,178 @@
+// Several ranks of one job: per-rank figures on the real sampled rank pair, the per-rank summary JSON that lets a
+// batch system summarise thousands of ranks (round trip), the cross-rank synchronisation split, stragglers, and the
+// distributed view from traces and from summaries.
+#include "analysis/distributed.h"
+#include "analysis/summaryformat.h"
+#include "distributedview.h"
+#include "testsupport.h"
+#include "timelinewidget.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QLabel>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace kinetoscope;
+
+class TestDistributed : public QObject {
+    Q_OBJECT
+private slots:
+    void perRankFigures_data();
+    void perRankFigures();
+    void summaryRoundTrip();
+    void synchronisationSplit();
+    void stragglers();
+    void viewFromTraces();
+    void viewFromSummaries();
+
+private:
+    QString rankPath(int r) const {
+        return QString::fromStdString(test::tracePath(r == 0 ? "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz"
+                                                             : "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-1.json.gz"));
+    }
+};
+
+void TestDistributed::perRankFigures_data() {
+    QTest::addColumn<int>("rank");
+    QTest::newRow("rank 0") << 0;
+    QTest::newRow("rank 1") << 1;
+}
+
+void TestDistributed::perRankFigures() {
+    QFETCH(int, rank);
+    LoadResult r = loadTrace(rankPath(rank).toStdString());
+    QVERIFY(r.ok());
+    const RankFigures f = rankFigures(*r.store);
+    QCOMPARE(f.rank, std::int64_t(rank));
+    QCOMPARE(f.worldSize, std::int64_t(128));
+    QVERIFY(!f.steps.empty());
+    for (const RankStep& s : f.steps) {
+        QCOMPARE(s.computation + s.communication + s.overlap + s.other, s.end - s.start);
+        QVERIFY(s.computation >= 0 && s.communication >= 0 && s.overlap >= 0 && s.other >= 0);
+    }
+    QVERIFY(f.communication + f.overlap > 0);
+    QVERIFY(!f.collectives.empty());
+    TimeNs collectiveTotal = 0;
+    for (const CollectiveStats& c : f.collectives) collectiveTotal += c.total;
+    QVERIFY(collectiveTotal > 0);
+}
+
+void TestDistributed::summaryRoundTrip() {
+    LoadResult r = loadTrace(rankPath(0).toStdString());
+    QVERIFY(r.ok());
+    const AnalysisReport report = analyzeReport(*r.store);
+    const std::string json = summaryToJson(summarize(*r.store), &report);
+    std::string error;
+    const auto back = rankFiguresFromSummaryJson(json, &error);
+    QVERIFY2(back.has_value(), error.c_str());
+    const RankFigures& f = report.distributed;
+    QCOMPARE(back->rank, f.rank);
+    QCOMPARE(back->worldSize, f.worldSize);
+    QCOMPARE(back->stepMean, f.stepMean);
+    QCOMPARE(back->steps.size(), f.steps.size());
+    for (std::size_t i = 0; i < f.steps.size(); ++i) {
+        QCOMPARE(back->steps[i].name, f.steps[i].name);
+        QCOMPARE(back->steps[i].computation, f.steps[i].computation);
+        QCOMPARE(back->steps[i].other, f.steps[i].other);
+    }
+    QCOMPARE(back->computation, f.computation);
+    QCOMPARE(back->collectives.size(), f.collectives.size());
+    QCOMPARE(back->collectives[0].total, f.collectives[0].total);
+    QVERIFY(!rankFiguresFromSummaryJson("{\"events\": 1}", &error));
+    QVERIFY(error.find("distributed") != std::string::npos);
+    QVERIFY(!rankFiguresFromSummaryJson("not json", &error));
+}
+
+void TestDistributed::synchronisationSplit() {
+    // Two ranks, one all-reduce each; rank 0 arrives 30 µs before rank 1 (after aligning their first steps).
+    std::vector<RankFigures> ranks(2);
+    for (auto& r : ranks) r.collectives.push_back({"AllReduce", 1, 0, 100'000, 0, 100'000});
+    std::vector<std::vector<CollectiveInstances>> instances = {
+        {{"AllReduce", {{1'000'000 + 10'000, 1'000'000 + 110'000}}}},
+        {{"AllReduce", {{5'000'000 + 40'000, 5'000'000 + 140'000}}}},
+    };
+    splitCollectiveTime(ranks, instances, {1'000'000, 5'000'000});
+    QCOMPARE(ranks[0].collectives[0].synchronization, TimeNs(30'000));
+    QCOMPARE(ranks[0].collectives[0].transfer, TimeNs(70'000));
+    QCOMPARE(ranks[1].collectives[0].synchronization, TimeNs(0));
+    QCOMPARE(ranks[1].collectives[0].transfer, TimeNs(100'000));
+}
+
+void TestDistributed::stragglers() {
+    std::vector<RankFigures> ranks(3);
+    const TimeNs compute[] = {100, 102, 150};
+    for (int i = 0; i < 3; ++i) {
+        ranks[std::size_t(i)].rank = i;
+        ranks[std::size_t(i)].steps.resize(1);
+        ranks[std::size_t(i)].computation = compute[i];
+    }
+    const auto s = findStragglers(ranks);
+    QCOMPARE(s.size(), std::size_t(1));
+    QCOMPARE(s[0].rank, std::int64_t(2));
+    QVERIFY(std::abs(s[0].excess - (150.0 / 102.0 - 1)) < 1e-9);
+}
+
+void TestDistributed::viewFromTraces() {
+    DistributedView view({rankPath(0), rankPath(1)});
+    view.resize(1400, 900);
+    view.show();
+    QSignalSpy ready(&view, &DistributedView::ready);
+    QVERIFY(view.isReady() || ready.wait(60000));
+    QCOMPARE(view.ranks().size(), std::size_t(2));
+    QCOMPARE(view.rankTable()->rowCount(), 2);
+    QVERIFY(view.collectiveTable()->rowCount() >= 2);
+    // With both ranks loaded, collective time splits into waiting and transfer.
+    TimeNs sync = 0;
+    for (const RankFigures& r : view.ranks()) {
+        for (const CollectiveStats& c : r.collectives) {
+            QCOMPARE(c.synchronization + c.transfer, c.total);
+            sync += c.synchronization;
+        }
+    }
+    QVERIFY(sync > 0);
+    QCOMPARE(view.timelines().size(), std::size_t(2));
+    // Aligned by first step and zoomed together.
+    TimelineWidget* a = view.timelines()[0];
+    TimelineWidget* b = view.timelines()[1];
+    a->zoomBy(0.5);
+    QCOMPARE(b->axis().start - a->axis().start, view.shiftOf(1) - view.shiftOf(0));
+    QCOMPARE(b->axis().span(), a->axis().span());
+    view.alignment()->setCurrentIndex(1); // by clock
+    QCOMPARE(b->axis().start - a->axis().start, view.shiftOf(1) - view.shiftOf(0));
+    QVERIFY(!view.stragglerLabel()->text().isEmpty());
+}
+
+void TestDistributed::viewFromSummaries() {
+    QTemporaryDir dir;
+    QStringList summaries;
+    for (int r : {0, 1}) {
+        QProcess p;
+        p.start(QStringLiteral(KINETOSCOPE_CLI), {QStringLiteral("summary"), rankPath(r), QStringLiteral("--json")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        const QString path = dir.filePath(QStringLiteral("rank-%1.summary.json").arg(r));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(p.readAllStandardOutput());
+        summaries << path;
+    }
+    DistributedView fromSummaries(summaries);
+    DistributedView fromTraces({rankPath(0), rankPath(1)});
+    QSignalSpy a(&fromSummaries, &DistributedView::ready), b(&fromTraces, &DistributedView::ready);
+    QVERIFY(fromSummaries.isReady() || a.wait(60000));
+    QVERIFY(fromTraces.isReady() || b.wait(60000));
+    QVERIFY(fromSummaries.timelines().empty()); // no timelines without the traces
+    for (std::size_t i = 0; i < 2; ++i) {
+        QCOMPARE(fromSummaries.ranks()[i].rank, fromTraces.ranks()[i].rank);
+        QCOMPARE(fromSummaries.ranks()[i].computation, fromTraces.ranks()[i].computation);
+        QCOMPARE(fromSummaries.ranks()[i].communication, fromTraces.ranks()[i].communication);
+        QCOMPARE(fromSummaries.ranks()[i].collectives.size(), fromTraces.ranks()[i].collectives.size());
+    }
+}
+
+QTEST_MAIN(TestDistributed)
+#include "tst_distributed.moc"
