@@ -156,12 +156,28 @@ void CompareView::build() {
         if (a || b) breakdown << QStringLiteral("%1 %2").arg(QString::fromLatin1(breakdownCategoryName(BreakdownCategory(c)).data()), signedDuration(b - a));
     }
     QStringList gpus;
-    for (const GpuMetrics& gb : ob.gpus) {
-        for (const GpuMetrics& ga : oa.gpus) {
-            if (ga.device == gb.device) {
-                gpus << tr("GPU %1 utilization %2% → %3%").arg(gb.device).arg(ga.utilization * 100, 0, 'f', 1).arg(gb.utilization * 100, 0, 'f', 1);
-            }
+    // The same device index on both sides, or else the i-th GPU of each (two ranks of a job use different devices).
+    for (std::size_t i = 0; i < ob.gpus.size(); ++i) {
+        const GpuMetrics& gb = ob.gpus[i];
+        const GpuMetrics* match = nullptr;
+        for (const GpuMetrics& g : oa.gpus) {
+            if (g.device == gb.device) match = &g;
         }
+        if (!match && i < oa.gpus.size()) match = &oa.gpus[i];
+        if (!match) continue;
+        const GpuMetrics& ga = *match;
+        gpus << tr("<b>GPU %10 → GPU %1</b>: utilization %2% → %3% · est. SM efficiency %4% → %5% · est. occupancy %6% → %7% · "
+                           "tensor cores %8% → %9%")
+                    .arg(gb.device)
+                    .arg(ga.utilization * 100, 0, 'f', 1)
+                    .arg(gb.utilization * 100, 0, 'f', 1)
+                    .arg(ga.smEfficiency * 100, 0, 'f', 1)
+                    .arg(gb.smEfficiency * 100, 0, 'f', 1)
+                    .arg(ga.achievedOccupancy, 0, 'f', 1)
+                    .arg(gb.achievedOccupancy, 0, 'f', 1)
+                    .arg(ga.tensorCoreShare * 100, 0, 'f', 1)
+                    .arg(gb.tensorCoreShare * 100, 0, 'f', 1)
+                    .arg(ga.device);
     }
     m_summary = new QLabel(tabs);
     m_summary->setWordWrap(true);
@@ -173,7 +189,7 @@ void CompareView::build() {
                            .arg(durationText(oa.stepMean))
                            .arg(ob.steps.size())
                            .arg(durationText(ob.stepMean), signedDuration(ob.stepMean - oa.stepMean), breakdown.join(QStringLiteral(", ")),
-                                gpus.join(QStringLiteral(" · ")), signedDuration(m_offset)));
+                                gpus.join(QStringLiteral("<br/>")), signedDuration(m_offset)));
     tabs->addTab(m_summary, tr("Summary"));
     tabs->addTab(m_operators, tr("Operators Δ"));
     tabs->addTab(m_kernels, tr("Kernels Δ"));

@@ -56,6 +56,8 @@ void TestCompare::comparesRealPair() {
     }
     QVERIFY(view->summary()->text().contains(QLatin1String("Step time")));
     QVERIFY(view->summary()->text().contains(QLatin1String("6 steps")));
+    QVERIFY(view->summary()->text().contains(QLatin1String("est. SM efficiency")));
+    QVERIFY(view->summary()->text().contains(QLatin1String("Per-step breakdown")));
 }
 
 void TestCompare::zoomIsSynchronised() {

@@ -130,11 +130,14 @@ std::string diffToJson(const TraceDiff& d) {
     }
     out += "},\n \"gpu_metrics_delta\": {";
     first = true;
-    for (const GpuMetrics& gb : d.overviewB.gpus) {
+    // The same device on both sides, or else the i-th GPU of each (two ranks of a job use different devices).
+    for (std::size_t i = 0; i < d.overviewB.gpus.size(); ++i) {
+        const GpuMetrics& gb = d.overviewB.gpus[i];
         const GpuMetrics* ga = nullptr;
         for (const GpuMetrics& g : d.overviewA.gpus) {
             if (g.device == gb.device) ga = &g;
         }
+        if (!ga && i < d.overviewA.gpus.size()) ga = &d.overviewA.gpus[i];
         GpuMetrics zero;
         if (!ga) ga = &zero;
         char buf[256];
