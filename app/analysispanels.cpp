@@ -205,15 +205,20 @@ void OverviewPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
     QStringList headers{tr("Step"), tr("Duration")};
     headers << series;
     m_breakdown->setHorizontalHeaderLabels(headers);
-    m_breakdown->setRowCount(int(ov.breakdown.size()) + 1);
+    // Hundreds of steps make a table nobody reads and cost the UI thread; the chart shows them all, the table the first
+    // 200 and the total over every step.
+    constexpr std::size_t maxSteps = 200;
+    const std::size_t listed = std::min(ov.breakdown.size(), maxSteps);
+    m_breakdown->setRowCount(int(listed) + 1);
     TimeNs totalSpan = 0;
-    for (std::size_t i = 0; i <= ov.breakdown.size(); ++i) {
-        const bool total = i == ov.breakdown.size();
+    for (std::size_t i = 0; i <= listed; ++i) {
+        const bool total = i == listed;
         const auto& times = total ? ov.breakdownTotal : ov.breakdown[i].time;
         TimeNs span = 0;
         for (TimeNs t : times) span += t;
         if (!total) totalSpan += span;
-        m_breakdown->setItem(int(i), 0, new QTableWidgetItem(total ? tr("All steps") : QString::fromStdString(result->stepNames[i])));
+        m_breakdown->setItem(int(i), 0, new QTableWidgetItem(total ? (listed < ov.breakdown.size() ? tr("All %1 steps").arg(ov.breakdown.size()) : tr("All steps"))
+                                                                   : QString::fromStdString(result->stepNames[i])));
         m_breakdown->setItem(int(i), 1, numberItem(durationText(span), double(span)));
         for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
             m_breakdown->setItem(int(i), int(c) + 2,
@@ -452,12 +457,22 @@ void MemoryPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
     }
     m_summary->setText(text);
 
-    // A table widget holds at most this many allocations; the summary counts them all.
-    constexpr std::size_t maxRows = 20000;
+    // The table shows the largest allocations (filling a table widget costs ~5 µs a cell on the UI thread); the
+    // summary above counts them all.
+    constexpr std::size_t maxRows = 2000;
+    std::vector<const MemoryBlock*> shown;
+    shown.reserve(m.blocks.size());
+    for (const MemoryBlock& b : m.blocks) shown.push_back(&b);
+    if (shown.size() > maxRows) {
+        std::partial_sort(shown.begin(), shown.begin() + maxRows, shown.end(), [](const MemoryBlock* a, const MemoryBlock* b) { return a->bytes > b->bytes; });
+        shown.resize(maxRows);
+        text += tr("<br/>The table lists the %1 largest of %2 allocations.").arg(maxRows).arg(m.blocks.size());
+        m_summary->setText(text);
+    }
     m_blocks->setSortingEnabled(false);
-    m_blocks->setRowCount(int(std::min(m.blocks.size(), maxRows)));
-    for (std::size_t i = 0; i < m.blocks.size() && i < maxRows; ++i) {
-        const MemoryBlock& b = m.blocks[i];
+    m_blocks->setRowCount(int(shown.size()));
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+        const MemoryBlock& b = *shown[i];
         auto* device = new QTableWidgetItem(b.device < 0 ? tr("CPU") : tr("GPU %1").arg(b.device));
         device->setData(EventRole, QVariant::fromValue(b.allocation));
         if (!b.freedAt) device->setForeground(QColor(0xb4, 0x53, 0x09));

@@ -1,5 +1,6 @@
 #include "folderwatcher.h"
 
+#include "backgroundjobs.h"
 #include "import/runscan.h"
 
 #include <QCoreApplication>
@@ -85,7 +86,7 @@ void FolderWatcher::pollNow() {
         }
         s.checking = true;
         QPointer<FolderWatcher> self(this);
-        QThreadPool::globalInstance()->start([self, path] {
+        backgroundPool()->start([self, path] {
             const bool complete = isComplete(path);
             QMetaObject::invokeMethod(QCoreApplication::instance(), [self, path, complete] {
                 if (!self) return;

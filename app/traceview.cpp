@@ -1,5 +1,6 @@
 #include "traceview.h"
 
+#include "backgroundjobs.h"
 #include "analysispanels.h"
 #include "analysis/analysisresult.h"
 #include "areasummarypanel.h"
@@ -256,23 +257,29 @@ void TraceView::runAnalysis() {
                                 : tr("Scope: whole trace — computing…"));
     auto trace = m_trace;
     QPointer<TraceView> self(this);
-    QThreadPool::globalInstance()->start([trace, scope, ops, kernels, self, generation] {
+    backgroundPool()->start([trace, scope, ops, kernels, self, generation] {
         std::optional<std::pair<TimeNs, TimeNs>> s;
         if (scope) s = std::make_pair(TimeNs(scope->first), TimeNs(scope->second));
         std::shared_ptr<const AnalysisResult> result = computeAnalysis(*trace->store, s, ops, kernels);
         QMetaObject::invokeMethod(QCoreApplication::instance(), [self, result, generation] {
             if (!self || generation != self->m_analysisGeneration) return;
             self->m_analysis = result;
-            for (AnalysisPanel* panel : std::initializer_list<AnalysisPanel*>{self->m_overview, self->m_operators, self->m_kernels,
-                                                                              self->m_memory, self->m_modules}) {
-                panel->setResult(result);
+            // One panel per event-loop turn: filling tables for a big trace takes tens of ms each, and the UI must
+            // keep answering in between.
+            const std::vector<QPointer<AnalysisPanel>> panels{self->m_overview, self->m_operators, self->m_kernels, self->m_memory,
+                                                              self->m_modules};
+            for (std::size_t i = 0; i < panels.size(); ++i) {
+                QTimer::singleShot(int(i), self, [panel = panels[i], result, self, generation, last = i + 1 == panels.size()] {
+                    if (!self || generation != self->m_analysisGeneration) return;
+                    if (panel) panel->setResult(result);
+                    if (last) emit self->analysisReady();
+                });
             }
             const TraceStore& st = *self->m_trace->store;
             self->m_scopeLabel->setText(result->scope ? tr("Scope: %1 selected (from %2)")
                                                             .arg(QString::fromStdString(formatDuration(result->scope->second - result->scope->first)),
                                                                  QString::fromStdString(formatTimeOffset(result->scope->first - st.minTime, 1000)))
                                                       : tr("Scope: whole trace"));
-            emit self->analysisReady();
         }, Qt::QueuedConnection);
     });
 }
@@ -316,7 +323,7 @@ void TraceView::runSearch() {
     auto trace = m_trace;
     QPointer<TraceView> self(this);
     // Off the UI thread: a search touches every slice. A newer query cancels this one; stale answers are dropped.
-    QThreadPool::globalInstance()->start([trace, query, cancel, self, generation] {
+    backgroundPool()->start([trace, query, cancel, self, generation] {
         auto state = std::make_shared<SearchState>();
         state->result = searchSlices(*trace->store, query, cancel.get());
         state->names = std::make_shared<const std::vector<bool>>(std::move(state->result.nameMatches));
@@ -376,7 +383,7 @@ void TraceView::updateArea() {
     const std::vector<TrackId> tracks = m_timeline->tracksOf(*area);
     auto trace = m_trace;
     QPointer<TraceView> self(this);
-    QThreadPool::globalInstance()->start([trace, tracks, area, self, generation] {
+    backgroundPool()->start([trace, tracks, area, self, generation] {
         auto summary = std::make_shared<AreaSummary>(summarizeArea(*trace->store, tracks, area->range.from, area->range.to));
         QMetaObject::invokeMethod(QCoreApplication::instance(), [self, summary, generation, count = tracks.size()] {
             if (!self || generation != self->m_areaGeneration) return;

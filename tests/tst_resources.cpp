@@ -1,0 +1,165 @@
+// Resource bounds of the viewer: no file descriptor or thread leaks after opening and closing 100 traces, two loads
+// at once, closing tabs mid-load, and the UI thread never stalling more than 50 ms while a large trace loads.
+#include "backgroundjobs.h"
+#include "mainwindow.h"
+#include "testsupport.h"
+#include "traceview.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThreadPool>
+#include <QTimer>
+
+using namespace kinetoscope;
+
+class TestResources : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void noLeaksAfterHundredTraces();
+    void twoLoadsAtOnce();
+    void closingMidLoad();
+    void uiNeverStallsWhileLoading();
+
+private:
+    static int countEntries(const char* dir) { return int(QDir(QString::fromLatin1(dir)).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::System).size()); }
+    bool waitIdle(MainWindow& w);
+    QString bigTrace();
+    QTemporaryDir m_dir;
+    QString m_big;
+};
+
+namespace {
+const QString sample = QStringLiteral(KINETOSCOPE_SOURCE_DIR "/resources/samples/sample.pt.trace.json");
+}
+
+void TestResources::initTestCase() {
+    QVERIFY(m_dir.isValid());
+    QCoreApplication::setOrganizationName(QStringLiteral("KinetoscopeTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_resources"));
+}
+
+QString TestResources::bigTrace() {
+    if (!m_big.isEmpty()) return m_big;
+    // ~150 MB: the sample's events repeated, shifted in time so they do not pile up.
+    QFile in(sample);
+    in.open(QIODevice::ReadOnly);
+    const QByteArray text = in.readAll();
+    const qsizetype open = text.indexOf('[', text.indexOf("traceEvents"));
+    const QByteArray events = text.mid(open + 1, text.lastIndexOf(']') - open - 1);
+    m_big = m_dir.filePath(QStringLiteral("big.json"));
+    QFile out(m_big);
+    out.open(QIODevice::WriteOnly);
+    out.write("{\"traceEvents\": [");
+    for (int i = 0; out.size() < (150 << 20); ++i) {
+        if (i) out.write(",");
+        out.write(events);
+    }
+    out.write("]}");
+    return m_big;
+}
+
+bool TestResources::waitIdle(MainWindow& w) {
+    return QTest::qWaitFor([&] {
+        for (int i = 0; i < w.tabs()->count(); ++i) {
+            auto* v = qobject_cast<TraceView*>(w.tabs()->widget(i));
+            if (v && (v->state() == TraceView::State::Loading || (v->state() == TraceView::State::Ready && !v->analysis()))) return false;
+        }
+        return true;
+    }, 60000);
+}
+
+void TestResources::noLeaksAfterHundredTraces() {
+    MainWindow w;
+    // Warm up once so lazily created resources (fonts, thread pool) are not counted as leaks.
+    w.openTrace(sample);
+    QVERIFY(waitIdle(w));
+    while (w.tabs()->count()) w.tabs()->tabCloseRequested(0);
+    backgroundPool()->waitForDone();
+    QTest::qWait(100);
+    const int fds = countEntries("/proc/self/fd");
+    const int threads = countEntries("/proc/self/task");
+    for (int round = 0; round < 10; ++round) {
+        for (int i = 0; i < 10; ++i) w.openTrace(sample);
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.tabs()->count(), 10);
+        while (w.tabs()->count()) w.tabs()->tabCloseRequested(0);
+    }
+    backgroundPool()->waitForDone();
+    QTest::qWait(200);
+    QCOMPARE(countEntries("/proc/self/fd"), fds);
+    // Pool threads may linger until their expiry; loader threads must all be gone.
+    QVERIFY2(countEntries("/proc/self/task") <= threads + backgroundPool()->maxThreadCount(),
+             qPrintable(QStringLiteral("%1 threads, %2 before").arg(countEntries("/proc/self/task")).arg(threads)));
+}
+
+void TestResources::twoLoadsAtOnce() {
+    MainWindow w;
+    TraceView* a = w.openTrace(bigTrace());
+    TraceView* b = w.openTrace(sample);
+    QVERIFY(QTest::qWaitFor([&] { return a->state() != TraceView::State::Loading && b->state() != TraceView::State::Loading; }, 120000));
+    QCOMPARE(a->state(), TraceView::State::Ready);
+    QCOMPARE(b->state(), TraceView::State::Ready);
+    QVERIFY(a->trace()->store->sliceCount() > 100 * b->trace()->store->sliceCount());
+}
+
+void TestResources::closingMidLoad() {
+    MainWindow w;
+    for (int i = 0; i < 3; ++i) w.openTrace(bigTrace());
+    QTest::qWait(50);
+    while (w.tabs()->count()) w.tabs()->tabCloseRequested(0);
+    // The loaders see the cancel flag and stop; their results are dropped without touching the closed tabs.
+    QTest::qWait(1500);
+    QCOMPARE(w.tabs()->count(), 0);
+    TraceView* after = w.openTrace(sample);
+    QVERIFY(QTest::qWaitFor([&] { return after->state() == TraceView::State::Ready; }, 30000));
+}
+
+void TestResources::uiNeverStallsWhileLoading() {
+    const QString big = bigTrace(); // written before measuring
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = clock.elapsed(), worst = 0;
+    QTimer ticker;
+    ticker.setInterval(1);
+    connect(&ticker, &QTimer::timeout, [&] {
+        worst = std::max(worst, clock.elapsed() - last);
+        last = clock.elapsed();
+    });
+    ticker.start();
+    // A real event loop, as the application runs (QTest::qWaitFor sleeps between its polls).
+    TraceView* v = w.openTrace(big);
+    QEventLoop loop;
+    QTimer done;
+    done.setInterval(20);
+    connect(&done, &QTimer::timeout, &loop, [&] {
+        if (v->state() != TraceView::State::Loading && v->analysis()) loop.quit();
+    });
+    done.start();
+    QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+    loop.exec();
+    QCOMPARE(v->state(), TraceView::State::Ready);
+    QVERIFY(v->analysis());
+    QTimer::singleShot(200, &loop, &QEventLoop::quit);
+    loop.exec();
+    ticker.stop();
+    // The event loop ran at least every 50 ms through the load, the first paint and the analyses (sanitizer builds are
+    // several times slower, so their bound is wider).
+#if defined(__SANITIZE_ADDRESS__)
+    const qint64 bound = 250;
+#else
+    const qint64 bound = 50;
+#endif
+    QVERIFY2(worst <= bound, qPrintable(QStringLiteral("the UI thread stalled for %1 ms").arg(worst)));
+}
+
+QTEST_MAIN(TestResources)
+#include "tst_resources.moc"
