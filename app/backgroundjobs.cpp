@@ -1,5 +1,9 @@
 #include "backgroundjobs.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 namespace kinetoscope {
 
 QThreadPool* backgroundPool() {
@@ -10,6 +14,19 @@ QThreadPool* backgroundPool() {
         return p;
     }();
     return pool;
+}
+
+void lowerThreadPriority() {
+    // Qt ignores thread priorities under Linux's default scheduler; the per-thread nice value is what counts.
+    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+    if (::getpriority(PRIO_PROCESS, tid) < 5) ::setpriority(PRIO_PROCESS, tid, 5);
+}
+
+void startBackground(std::function<void()> job) {
+    backgroundPool()->start([job = std::move(job)] {
+        lowerThreadPriority();
+        job();
+    });
 }
 
 } // namespace kinetoscope

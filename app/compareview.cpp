@@ -109,7 +109,7 @@ void CompareView::onLoaded(int which, std::shared_ptr<LoadedTrace> trace) {
     m_status->setText(tr("Comparing…"));
     auto a = m_traces[0], b = m_traces[1];
     QPointer<CompareView> self(this);
-    backgroundPool()->start([a, b, self] {
+    startBackground([a, b, self] {
         auto diff = std::make_shared<const TraceDiff>(diffTraces(*a->store, *b->store));
         QMetaObject::invokeMethod(QCoreApplication::instance(), [self, diff] {
             if (!self) return;

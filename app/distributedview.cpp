@@ -62,7 +62,7 @@ DistributedView::DistributedView(QStringList files, QWidget* parent) : QWidget(p
     layout->addWidget(m_stack);
     const QStringList files2 = m_files;
     QPointer<DistributedView> self(this);
-    backgroundPool()->start([files2, self] {
+    startBackground([files2, self] {
         auto loaded = std::make_shared<Loaded>();
         for (const QString& file : files2) {
             const std::string path = file.toStdString();

@@ -86,7 +86,7 @@ void FolderWatcher::pollNow() {
         }
         s.checking = true;
         QPointer<FolderWatcher> self(this);
-        backgroundPool()->start([self, path] {
+        startBackground([self, path] {
             const bool complete = isComplete(path);
             QMetaObject::invokeMethod(QCoreApplication::instance(), [self, path, complete] {
                 if (!self) return;

@@ -1,5 +1,7 @@
 #include "loadjob.h"
 
+#include "backgroundjobs.h"
+
 #include "import/traceloader.h"
 
 #include <QCoreApplication>
@@ -29,6 +31,7 @@ void LoadJob::start() {
     auto shared = m_shared;
     const std::string path = m_path.toStdString();
     m_thread = std::thread([self, shared, path] {
+        lowerThreadPriority(); // the loader's own worker threads inherit it
         LoadOptions options;
         options.cancel = &shared->cancel;
         options.progress = [shared](const LoadProgress& p) {

@@ -257,7 +257,7 @@ void TraceView::runAnalysis() {
                                 : tr("Scope: whole trace — computing…"));
     auto trace = m_trace;
     QPointer<TraceView> self(this);
-    backgroundPool()->start([trace, scope, ops, kernels, self, generation] {
+    startBackground([trace, scope, ops, kernels, self, generation] {
         std::optional<std::pair<TimeNs, TimeNs>> s;
         if (scope) s = std::make_pair(TimeNs(scope->first), TimeNs(scope->second));
         std::shared_ptr<const AnalysisResult> result = computeAnalysis(*trace->store, s, ops, kernels);
@@ -323,7 +323,7 @@ void TraceView::runSearch() {
     auto trace = m_trace;
     QPointer<TraceView> self(this);
     // Off the UI thread: a search touches every slice. A newer query cancels this one; stale answers are dropped.
-    backgroundPool()->start([trace, query, cancel, self, generation] {
+    startBackground([trace, query, cancel, self, generation] {
         auto state = std::make_shared<SearchState>();
         state->result = searchSlices(*trace->store, query, cancel.get());
         state->names = std::make_shared<const std::vector<bool>>(std::move(state->result.nameMatches));
@@ -383,7 +383,7 @@ void TraceView::updateArea() {
     const std::vector<TrackId> tracks = m_timeline->tracksOf(*area);
     auto trace = m_trace;
     QPointer<TraceView> self(this);
-    backgroundPool()->start([trace, tracks, area, self, generation] {
+    startBackground([trace, tracks, area, self, generation] {
         auto summary = std::make_shared<AreaSummary>(summarizeArea(*trace->store, tracks, area->range.from, area->range.to));
         QMetaObject::invokeMethod(QCoreApplication::instance(), [self, summary, generation, count = tracks.size()] {
             if (!self || generation != self->m_areaGeneration) return;
