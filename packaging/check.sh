@@ -12,3 +12,11 @@ export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 cmake --preset dev -DKINETOSCOPE_TRACES_DIR="$traces" >/dev/null
 cmake --build --preset dev
 ctest --preset dev -j "$(nproc)"
+
+# CI also builds everything with AddressSanitizer + UndefinedBehaviorSanitizer (UB is fatal, leaks are reported) and
+# runs the whole suite again. Locally: KINETOSCOPE_CHECK_ASAN=1 bash packaging/check.sh.
+if [[ "${CI:-}" == "true" || -n "${KINETOSCOPE_CHECK_ASAN:-}" ]]; then
+  cmake --preset asan -DKINETOSCOPE_TRACES_DIR="$traces" >/dev/null
+  cmake --build --preset asan
+  ctest --preset asan -j "$(nproc)" --timeout 1200
+fi
