@@ -19,4 +19,6 @@ if [[ "${CI:-}" == "true" || -n "${KINETOSCOPE_CHECK_ASAN:-}" ]]; then
   cmake --preset asan -DKINETOSCOPE_TRACES_DIR="$traces" >/dev/null
   cmake --build --preset asan
   ctest --preset asan -j "$(nproc)" --timeout 1200
+  # and fuzzes the importer and every analysis for a minute.
+  bash packaging/fuzz.sh 60
 fi

@@ -11,6 +11,8 @@ packages=(
   python3
   # packaging and desktop-integration checks
   dpkg-dev file desktop-file-utils appstream shared-mime-info xdg-utils libfile-mimeinfo-perl
+  # fuzzing
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()

@@ -15,22 +15,6 @@ bool isOperator(const TraceStore& store, const Track& t, std::uint32_t row) {
     return store.categories[t.categories[row]].kind == CategoryKind::CpuOp && !(t.flags[row] & SliceFlag::Instant);
 }
 
-// The innermost operator enclosing `ref` on its own thread (searching the lanes above it).
-std::optional<std::uint32_t> innermostOperator(const TraceStore& store, EventRef ref) {
-    const Track& t = store.tracks[ref.track.value];
-    const TimeNs at = t.starts[ref.index];
-    for (std::uint32_t d = t.depthOf(ref.index); d-- > 0;) {
-        const auto first = t.starts.begin() + t.laneBegin[d];
-        const auto last = t.starts.begin() + t.laneBegin[d + 1];
-        auto it = std::upper_bound(first, last, at);
-        if (it == first) continue;
-        const auto row = std::uint32_t(it - t.starts.begin()) - 1;
-        if (!(at < t.endOf(row) || t.starts[row] == at)) continue;
-        if (isOperator(store, t, row)) return row;
-    }
-    return std::nullopt;
-}
-
 std::string inputDimsOf(const TraceStore& store, EventRef ref) {
     for (const ArgField& f : store.decodeArgs(ref))
         if (f.key == "Input Dims" || f.key == "Input dims" || f.key == "input_dims") return f.value;

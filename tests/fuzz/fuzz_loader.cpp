@@ -1,0 +1,91 @@
+// libFuzzer target: the whole import and analysis pipeline on arbitrary bytes, plain or gzip.
+// Every input must load or fail with a message, and whatever loads must survive every analysis and the viewport
+// queries the viewer runs. Built by the `fuzz` preset (clang-14, -fsanitize=fuzzer,address,undefined).
+#include "analysis/analysisresult.h"
+#include "analysis/diff.h"
+#include "analysis/summaryformat.h"
+#include "import/traceloader.h"
+#include "query/areasummary.h"
+#include "query/flowindex.h"
+#include "query/lanelayout.h"
+#include "query/search.h"
+#include "query/viewport.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+using namespace kinetoscope;
+
+namespace {
+LoadResult loadBytes(const std::uint8_t* data, std::size_t size) {
+    LoadOptions options;
+    // Small pieces exercise the splitter and its repairs on small inputs; two threads only for some inputs (spawning
+    // threads dominates the cost of a small input).
+    options.threads = size > 0 && (data[size - 1] & 1) ? 2 : 1;
+    options.chunkBytes = 256;
+    if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
+        // gzip goes through the file path: an anonymous in-memory file, no disk.
+        const int fd = memfd_create("fuzz", 0);
+        if (fd < 0) return {};
+        if (write(fd, data, size) != ssize_t(size)) {
+            close(fd);
+            return {};
+        }
+        LoadResult r = loadTrace("/proc/self/fd/" + std::to_string(fd), options);
+        close(fd);
+        return r;
+    }
+    return loadTraceText(std::string_view(reinterpret_cast<const char*>(data), size), options);
+}
+
+void exercise(const TraceStore& s) {
+    const AnalysisReport report = analyzeReport(s);
+    (void)summaryToJson(summarize(s, OperatorGrouping::NameAndShape), &report);
+    (void)reportToText(s, report);
+    (void)summarize(s, OperatorGrouping::Name, s.minTime, s.minTime + (s.maxTime - s.minTime) / 2);
+    (void)kernelTable(s, KernelGrouping::NameAndLaunch);
+    (void)analyzeMemory(s);
+    (void)moduleTree(s);
+    (void)diffToJson(diffTraces(s, s));
+    LaneLayout layout(s);
+    std::vector<SliceBox> boxes;
+    for (const TimeAxis& axis : {TimeAxis{s.minTime, s.maxTime + 1, 1000}, TimeAxis{s.minTime, s.minTime + 100, 37}}) {
+        for (const LaneRow& row : layout.rows()) {
+            if (row.kind == LaneRow::Kind::Slices) collectLaneBoxes(s.tracks[row.track.value], row.depth, axis, 1.0, boxes);
+            if (row.kind == LaneRow::Kind::Counter) {
+                std::vector<CounterColumn> columns;
+                collectCounterColumns(s.tracks[row.track.value], axis, columns);
+            }
+        }
+    }
+    const FlowIndex flows(s);
+    flows.forEachInRange(s.minTime, s.maxTime, [](std::uint32_t) { return true; });
+    (void)searchSlices(s, {"a", false, false});
+    (void)searchSlices(s, {"^.*(x|y)", true, false});
+    std::vector<TrackId> all;
+    for (std::uint32_t t = 0; t < s.tracks.size(); ++t) all.push_back(TrackId(t));
+    (void)summarizeArea(s, all, s.minTime, s.maxTime);
+    for (std::uint32_t t = 0; t < s.tracks.size(); ++t) {
+        const Track& track = s.tracks[t];
+        for (std::uint32_t r = 0; r < track.sliceCount() && r < 64; ++r) {
+            const EventRef ref{TrackId(t), r};
+            (void)s.decodeArgs(ref);
+            (void)selfTime(track, r);
+            (void)track.parentOf(r);
+            (void)s.launchOf(ref);
+            (void)s.gpuWorkOf(ref);
+        }
+    }
+}
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    LoadResult r = loadBytes(data, size);
+    if (r.ok()) exercise(*r.store);
+    else if (r.error.empty() && !r.cancelled) std::abort(); // a failure must always say why
+    return 0;
+}
