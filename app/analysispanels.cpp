@@ -510,7 +510,9 @@ ModulePanel::ModulePanel(const TraceStore& store, QWidget* parent) : AnalysisPan
     m_tree = new QTreeWidget(this);
     m_tree->setColumnCount(6);
     m_tree->setHeaderLabels({tr("Module"), tr("Calls"), tr("Host total"), tr("Host self"), tr("Device total"), tr("Device self")});
-    m_tree->header()->resizeSection(0, 360);
+    m_tree->header()->setStretchLastSection(false);
+    m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int c = 1; c < 6; ++c) m_tree->header()->resizeSection(c, 100);
     m_tree->setSortingEnabled(false);
     m_flame = new ModuleFlame(this);
     auto* split = new QSplitter(Qt::Vertical, this);
