@@ -18,6 +18,8 @@ private slots:
     void missingFile();
     void emptyFileOnDisk();
     void cancellation();
+    void tooBigForMemory_data();
+    void tooBigForMemory();
 };
 
 
@@ -182,6 +184,38 @@ void TestBrokenInput::cancellation() {
         QVERIFY(!r.ok());
         QVERIFY(r.cancelled);
     }
+
+void TestBrokenInput::tooBigForMemory_data() {
+    QTest::addColumn<bool>("gzip");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("plain file larger than free memory") << false << "of memory to load, only 0.0 MiB available";
+    QTest::newRow("gzip larger than free memory") << true << "of memory to decompress, only 0.0 MiB available";
+}
+
+void TestBrokenInput::tooBigForMemory() {
+    // A 10 GB trace on a machine with less free memory, in miniature: a clear one-line error before anything is
+    // allocated, never the OOM killer. KINETOSCOPE_MEMORY_AVAILABLE pretends the machine has 1 KB free.
+    QFETCH(bool, gzip);
+    QFETCH(QString, message);
+    const std::string text = events(2000);
+    const QString path = QDir::temp().filePath(gzip ? "kinetoscope-test-big.json.gz" : "kinetoscope-test-big.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    const std::string bytes = gzip ? test::gzipText(text) : text;
+    f.write(bytes.data(), qint64(bytes.size()));
+    f.close();
+    qputenv("KINETOSCOPE_MEMORY_AVAILABLE", "1000");
+    const LoadResult r = loadTrace(path.toStdString());
+    qunsetenv("KINETOSCOPE_MEMORY_AVAILABLE");
+    QVERIFY(!r.ok());
+    const QString line = QString::fromStdString(r.message(path.toStdString()));
+    QVERIFY2(line.contains(message), qPrintable(line));
+    QVERIFY(line.startsWith(path));
+    QVERIFY(!line.contains(QLatin1Char('\n')));
+    // With the memory there, the same file loads.
+    QVERIFY(loadTrace(path.toStdString()).ok());
+    QFile::remove(path);
+}
 
 QTEST_GUILESS_MAIN(TestBrokenInput)
 #include "tst_brokeninput.moc"
