@@ -18,6 +18,7 @@ private slots:
     void missingFile();
     void emptyFileOnDisk();
     void cancellation();
+    void tenMillionUnmatchedFlowEnds();
     void tooBigForMemory_data();
     void tooBigForMemory();
 };
@@ -184,6 +185,27 @@ void TestBrokenInput::cancellation() {
         QVERIFY(!r.ok());
         QVERIFY(r.cancelled);
     }
+
+void TestBrokenInput::tenMillionUnmatchedFlowEnds() {
+    // A profiler that lost every flow start: ten million `f` ends with nothing to pair with (~750 MB of JSON).
+    // They are counted and dropped; the slices around them load; nothing grows without bound.
+    constexpr int ends = 10'000'000;
+    std::string json;
+    json.reserve(std::size_t(ends) * 80 + 200);
+    json += R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":0,"dur":100000000})";
+    char buf[128];
+    for (int i = 0; i < ends; ++i) {
+        const int n = std::snprintf(buf, sizeof buf, R"(,{"ph":"f","bp":"e","id":%d,"pid":1,"tid":1,"ts":%d,"cat":"ac2g","name":"ac2g"})", i, i % 100000000);
+        json.append(buf, std::size_t(n));
+    }
+    json += "]}";
+    const LoadResult r = loadTraceText(json);
+    QVERIFY(r.ok());
+    QCOMPARE(r.store->stats.flowEndsUnmatched, std::uint64_t(ends));
+    QCOMPARE(r.store->flows.size(), std::size_t(0));
+    QCOMPARE(r.store->sliceCount(), std::size_t(1));
+    QVERIFY(r.store->bytesHeld() < (64u << 20)); // the dropped ends leave nothing behind
+}
 
 void TestBrokenInput::tooBigForMemory_data() {
     QTest::addColumn<bool>("gzip");
