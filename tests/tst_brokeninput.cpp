@@ -18,6 +18,8 @@ private slots:
     void missingFile();
     void emptyFileOnDisk();
     void cancellation();
+    void gzipCorrupted_data();
+    void gzipCorrupted();
     void tenMillionUnmatchedFlowEnds();
     void tooBigForMemory_data();
     void tooBigForMemory();
@@ -185,6 +187,37 @@ void TestBrokenInput::cancellation() {
         QVERIFY(!r.ok());
         QVERIFY(r.cancelled);
     }
+
+void TestBrokenInput::gzipCorrupted_data() {
+    QTest::addColumn<double>("where"); // fraction of the compressed stream
+    QTest::newRow("corrupt near the start") << 0.1;
+    QTest::newRow("corrupt in the middle") << 0.5;
+    QTest::newRow("corrupt trailer") << 0.999;
+}
+
+void TestBrokenInput::gzipCorrupted() {
+    // Damaged deflate data (not just cut short): whatever inflated before the damage loads, or a one-line error
+    // names the file; never a crash or a hang.
+    QFETCH(double, where);
+    std::string gz = test::gzipText(events(4000));
+    const std::size_t at = std::max<std::size_t>(20, std::size_t(double(gz.size()) * where));
+    for (std::size_t i = at; i < std::min(gz.size(), at + 16); ++i) gz[i] = char(gz[i] ^ 0x5a);
+    const QString path = QDir::temp().filePath("kinetoscope-test-corrupt.json.gz");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(gz.data(), qint64(gz.size()));
+    f.close();
+    const LoadResult r = loadTrace(path.toStdString());
+    if (r.ok()) {
+        QVERIFY(r.store->sliceCount() <= 4000);
+        if (where < 0.9) QVERIFY(r.store->stats.truncated || r.store->stats.malformedEvents > 0);
+    } else {
+        const QString line = QString::fromStdString(r.message(path.toStdString()));
+        QVERIFY(line.startsWith(path));
+        QVERIFY(!line.contains(QLatin1Char('\n')));
+    }
+    QFile::remove(path);
+}
 
 void TestBrokenInput::tenMillionUnmatchedFlowEnds() {
     // A profiler that lost every flow start: ten million `f` ends with nothing to pair with (~750 MB of JSON).
