@@ -32,7 +32,7 @@ void TestRealTraces::corpus_data() {
     }
 void TestRealTraces::corpus() {
         QFETCH(QString, path);
-        const LoadResult whole = loadTrace(path.toStdString(), LoadOptions{1, 8u << 20});
+        const LoadResult whole = loadTrace(path.toStdString(), LoadOptions{1, 8u << 20, nullptr, {}});
         QVERIFY2(whole.ok(), whole.message(path.toStdString()).c_str());
         const ImportStats& st = whole.store->stats;
         QCOMPARE(st.malformedEvents, std::uint64_t(0));
@@ -48,7 +48,7 @@ void TestRealTraces::corpus() {
                     QVERIFY(t.starts[r] >= t.endOf(r - 1));
 
         // Split into 16 KiB pieces on two threads: the same store, the same numbers.
-        const LoadResult split = loadTrace(path.toStdString(), LoadOptions{2, 16u << 10});
+        const LoadResult split = loadTrace(path.toStdString(), LoadOptions{2, 16u << 10, nullptr, {}});
         QVERIFY(split.ok());
         QCOMPARE(split.store->sliceCount(), whole.store->sliceCount());
         QCOMPARE(split.store->flows.size(), whole.store->flows.size());
