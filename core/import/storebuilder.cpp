@@ -460,7 +460,29 @@ private:
                 // Same start and duration: the one earlier in the file is the parent.
                 return seq ? (*seq)[a] < (*seq)[b] : a < b;
             };
-            if (n >= (1u << 20)) {
+            // Kineto writes events nearly in order (51 descents in 3.3 million rows of the 1 GB benchmark trace): when the
+            // file order has few ascending runs, merge them instead of sorting from scratch.
+            std::vector<std::uint32_t> runStarts{0};
+            for (std::uint32_t k = 1; k < n && runStarts.size() <= 256; ++k) {
+                if (before(k, k - 1)) runStarts.push_back(k);
+            }
+            if (runStarts.size() <= 256) {
+                runStarts.push_back(std::uint32_t(n));
+                while (runStarts.size() > 2) {
+                    std::vector<std::uint32_t> merged;
+                    for (std::size_t i = 0; i + 1 < runStarts.size(); i += 2) {
+                        merged.push_back(runStarts[i]);
+                        if (i + 2 < runStarts.size()) {
+                            std::inplace_merge(order.begin() + runStarts[i], order.begin() + runStarts[i + 1],
+                                               order.begin() + runStarts[i + 2], before);
+                        } else {
+                            merged.push_back(runStarts[i + 1]); // an odd run out waits for the next pass
+                        }
+                    }
+                    if (runStarts.size() % 2 == 1) merged.push_back(runStarts.back());
+                    runStarts = std::move(merged);
+                }
+            } else if (n >= (1u << 20)) {
                 // One thread usually holds most events: sort its halves on two cores, then merge.
                 const auto mid = order.begin() + std::ptrdiff_t(n / 2);
                 std::thread half([&] { std::sort(order.begin(), mid, before); });
