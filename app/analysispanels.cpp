@@ -27,28 +27,10 @@ namespace {
 QString esc(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())).toHtmlEscaped(); }
 QString pct(double f) { return QString::number(f * 100, 'f', 1) + QLatin1Char('%'); }
 
-// Sorts by the number behind the text (QTableWidget's own sort compares the text).
-class NumberItem : public QTableWidgetItem {
-public:
-    using QTableWidgetItem::QTableWidgetItem;
-    bool operator<(const QTableWidgetItem& other) const override {
-        return data(SortRole).toDouble() < other.data(SortRole).toDouble();
-    }
-};
-
-QTableWidgetItem* numberItem(const QString& text, double sortValue) {
-    auto* item = new NumberItem(text);
-    item->setData(SortRole, sortValue);
-    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    return item;
-}
+QTableWidgetItem* numberItem(const QString& text, double sortValue) { return new NumberItem(text, sortValue); }
 
 QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
-    auto* t = new QTableWidget(0, int(headers.size()), parent);
-    t->setHorizontalHeaderLabels(headers);
-    t->verticalHeader()->hide();
-    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    QTableWidget* t = makeReadOnlyTable(parent, headers);
     t->horizontalHeader()->setStretchLastSection(true);
     return t;
 }

@@ -1,5 +1,7 @@
 #include "areasummarypanel.h"
 
+#include "tablemodels.h"
+
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableWidget>
@@ -7,31 +9,14 @@
 
 namespace kinetoscope {
 
-namespace {
-// Sorts numerically on the ns value while showing formatted durations.
-class NumberItem : public QTableWidgetItem {
-public:
-    NumberItem(const QString& text, double value) : QTableWidgetItem(text) {
-        setData(Qt::UserRole, value);
-        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    }
-    bool operator<(const QTableWidgetItem& other) const override {
-        return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
-    }
-};
-} // namespace
 
 AreaSummaryPanel::AreaSummaryPanel(const TraceStore& store, QWidget* parent) : QWidget(parent), m_store(store) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_caption = new QLabel(this);
     m_caption->setContentsMargins(6, 3, 6, 3);
-    m_table = new QTableWidget(0, 5, this);
-    m_table->setHorizontalHeaderLabels({tr("Name"), tr("Count"), tr("Total"), tr("Self"), tr("Longest")});
+    m_table = makeReadOnlyTable(this, {tr("Name"), tr("Count"), tr("Total"), tr("Self"), tr("Longest")});
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    m_table->verticalHeader()->hide();
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSortingEnabled(true);
     layout->addWidget(m_caption);
     layout->addWidget(m_table, 1);

@@ -22,15 +22,6 @@
 namespace kinetoscope {
 
 namespace {
-class NumberItem : public QTableWidgetItem {
-public:
-    NumberItem(const QString& text, double value) : QTableWidgetItem(text) {
-        setData(SortRole, value);
-        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    }
-    bool operator<(const QTableWidgetItem& other) const override { return data(SortRole).toDouble() < other.data(SortRole).toDouble(); }
-};
-
 QString signedDuration(TimeNs ns) { return (ns > 0 ? QStringLiteral("+") : ns < 0 ? QStringLiteral("−") : QString()) + durationText(std::llabs(ns)); }
 
 void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
@@ -61,11 +52,7 @@ void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
 }
 
 QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
-    auto* t = new QTableWidget(0, int(headers.size()), parent);
-    t->setHorizontalHeaderLabels(headers);
-    t->verticalHeader()->hide();
-    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    QTableWidget* t = makeReadOnlyTable(parent, headers);
     t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
     t->horizontalHeader()->resizeSection(0, 420);
     return t;

@@ -32,21 +32,8 @@ struct DistributedView::Loaded {
 };
 
 namespace {
-class NumberItem : public QTableWidgetItem {
-public:
-    NumberItem(const QString& text, double value) : QTableWidgetItem(text) {
-        setData(SortRole, value);
-        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    }
-    bool operator<(const QTableWidgetItem& other) const override { return data(SortRole).toDouble() < other.data(SortRole).toDouble(); }
-};
-
 QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
-    auto* t = new QTableWidget(0, int(headers.size()), parent);
-    t->setHorizontalHeaderLabels(headers);
-    t->verticalHeader()->hide();
-    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    QTableWidget* t = makeReadOnlyTable(parent, headers);
     t->setSortingEnabled(true);
     return t;
 }

@@ -4,6 +4,7 @@
 #include "analysis/summary.h"
 
 #include <QAbstractTableModel>
+#include <QTableWidgetItem>
 
 #include <vector>
 
@@ -48,5 +49,15 @@ private:
 };
 
 QString durationText(TimeNs ns);
+
+// A table-widget cell that shows text but sorts by the number in SortRole (QTableWidget itself compares the text).
+class NumberItem : public QTableWidgetItem {
+public:
+    NumberItem(const QString& text, double value);
+    bool operator<(const QTableWidgetItem& other) const override;
+};
+
+// A read-only table widget selecting whole rows, with these column headers and no row numbers.
+QTableWidget* makeReadOnlyTable(QWidget* parent, const QStringList& headers);
 
 } // namespace kinetoscope

@@ -5,6 +5,7 @@
 #include "mainwindow.h"
 #include "query/search.h"
 #include "searchbar.h"
+#include "tablemodels.h"
 #include "testsupport.h"
 #include "timelinewidget.h"
 #include "traceview.h"
@@ -258,9 +259,9 @@ void TestMainWindow::areaSelectionFillsPanel() {
     QVERIFY(table->rowCount() > 5);
     // Sorted by total, descending; counts add up to every slice of the trace.
     qulonglong count = 0;
-    for (int r = 0; r < table->rowCount(); ++r) count += table->item(r, 1)->data(Qt::UserRole).toULongLong();
+    for (int r = 0; r < table->rowCount(); ++r) count += table->item(r, 1)->data(SortRole).toULongLong();
     QCOMPARE(count, qulonglong(s.sliceCount()));
-    QVERIFY(table->item(0, 2)->data(Qt::UserRole).toDouble() >= table->item(1, 2)->data(Qt::UserRole).toDouble());
+    QVERIFY(table->item(0, 2)->data(SortRole).toDouble() >= table->item(1, 2)->data(SortRole).toDouble());
 }
 
 void TestMainWindow::detailsFollowSelection() {

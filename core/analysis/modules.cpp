@@ -24,24 +24,43 @@ std::vector<std::pair<TimeNs, TimeNs>> launchesOf(const TraceStore& store, std::
     return launches;
 }
 
-// Without nn.Module frames, TorchScript/mobile traces name the module path of each op in its "Module Hierarchy"
-// arg: "TOP(Net)::forward.layer1(Sequential)::forward.0(Conv2d)::forward". The outermost op with a path gives its
-// time to every module on the path (host and the GPU work it launched); the deepest module counts it as self.
-ModuleTree moduleTreeFromHierarchy(const TraceStore& store, TimeNs from, TimeNs to) {
+// Nodes keyed by (parent, name): occurrences with the same module path merge into one node.
+struct TreeBuilder {
     ModuleTree tree;
     std::map<std::pair<int, std::string>, int> nodeOf;
-    auto nodeFor = [&](int parent, const std::string& name) {
-        auto [it, inserted] = nodeOf.try_emplace({parent, name}, int(tree.nodes.size()));
+
+    int node(int parent, std::string_view name) {
+        auto [it, inserted] = nodeOf.try_emplace({parent, std::string(name)}, int(tree.nodes.size()));
         if (inserted) {
             ModuleNode n;
-            n.name = name;
+            n.name = std::string(name);
             n.parent = parent;
             tree.nodes.push_back(n);
             if (parent < 0) tree.roots.push_back(it->second);
             else tree.nodes[std::size_t(parent)].children.push_back(it->second);
         }
         return it->second;
-    };
+    }
+    // GPU time launched inside `innermost`: its own, and its ancestors' totals.
+    void addDevice(int innermost, TimeNs gpu) {
+        tree.nodes[std::size_t(innermost)].deviceSelf += gpu;
+        for (int n = innermost; n >= 0; n = tree.nodes[std::size_t(n)].parent) tree.nodes[std::size_t(n)].deviceTotal += gpu;
+    }
+    // Roots and children by host total, largest first.
+    ModuleTree finish() {
+        auto byHost = [&](int a, int b) { return tree.nodes[std::size_t(a)].hostTotal > tree.nodes[std::size_t(b)].hostTotal; };
+        std::sort(tree.roots.begin(), tree.roots.end(), byHost);
+        for (ModuleNode& n : tree.nodes) std::sort(n.children.begin(), n.children.end(), byHost);
+        return std::move(tree);
+    }
+};
+
+// Without nn.Module frames, TorchScript/mobile traces name the module path of each op in its "Module Hierarchy"
+// arg: "TOP(Net)::forward.layer1(Sequential)::forward.0(Conv2d)::forward". The outermost op with a path gives its
+// time to every module on the path (host and the GPU work it launched); the deepest module counts it as self.
+ModuleTree moduleTreeFromHierarchy(const TraceStore& store, TimeNs from, TimeNs to) {
+    TreeBuilder b;
+    ModuleTree& tree = b.tree;
     for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
         const Track& t = store.tracks[ti];
         if (t.kind != TrackKind::CpuThread) continue;
@@ -61,7 +80,7 @@ ModuleTree moduleTreeFromHierarchy(const TraceStore& store, TimeNs from, TimeNs 
             std::string part;
             auto flush = [&] {
                 if (const auto colon = part.find("::"); colon != std::string::npos) part.resize(colon);
-                if (!part.empty()) node = nodeFor(node, part);
+                if (!part.empty()) node = b.node(node, part);
                 part.clear();
             };
             for (char c : *hierarchy) {
@@ -92,8 +111,7 @@ ModuleTree moduleTreeFromHierarchy(const TraceStore& store, TimeNs from, TimeNs 
         for (const auto& [at, gpu] : launchesOf(store, ti)) {
             while (k < outer.size() && t.endOf(outer[k].row) < at) ++k;
             if (k == outer.size() || t.starts[outer[k].row] > at) continue;
-            tree.nodes[std::size_t(outer[k].node)].deviceSelf += gpu;
-            for (int n = outer[k].node; n >= 0; n = tree.nodes[std::size_t(n)].parent) tree.nodes[std::size_t(n)].deviceTotal += gpu;
+            b.addDevice(outer[k].node, gpu);
         }
     }
     // A parent without ops of its own was never an example: borrow its longest child's.
@@ -102,34 +120,19 @@ ModuleTree moduleTreeFromHierarchy(const TraceStore& store, TimeNs from, TimeNs 
         if (n.parent >= 0 && !tree.nodes[std::size_t(n.parent)].example.isValid()) tree.nodes[std::size_t(n.parent)].example = n.example;
         if (n.occurrences == 0) n.occurrences = 1;
     }
-    auto byHost = [&](int a, int b) { return tree.nodes[std::size_t(a)].hostTotal > tree.nodes[std::size_t(b)].hostTotal; };
-    std::sort(tree.roots.begin(), tree.roots.end(), byHost);
-    for (ModuleNode& n : tree.nodes) std::sort(n.children.begin(), n.children.end(), byHost);
-    return tree;
+    return b.finish();
 }
 } // namespace
 
 ModuleTree moduleTree(const TraceStore& store, TimeNs from, TimeNs to) {
-    ModuleTree tree;
     std::vector<bool> isModule(store.strings.size(), false);
     bool any = false;
     for (std::uint32_t i = 0; i < store.strings.size(); ++i) {
         if (store.strings.view(StringId(i)).starts_with(modulePrefix)) isModule[i] = any = true;
     }
     if (!any) return moduleTreeFromHierarchy(store, from, to);
-    std::map<std::pair<int, std::string>, int> nodeOf; // (parent node, name) -> node
-    auto nodeFor = [&](int parent, std::string_view name) {
-        auto [it, inserted] = nodeOf.try_emplace({parent, std::string(name)}, int(tree.nodes.size()));
-        if (inserted) {
-            ModuleNode n;
-            n.name = std::string(name);
-            n.parent = parent;
-            tree.nodes.push_back(n);
-            if (parent < 0) tree.roots.push_back(it->second);
-            else tree.nodes[std::size_t(parent)].children.push_back(it->second);
-        }
-        return it->second;
-    };
+    TreeBuilder b;
+    ModuleTree& tree = b.tree;
     for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
         const Track& t = store.tracks[ti];
         if (t.kind != TrackKind::CpuThread) continue;
@@ -158,7 +161,7 @@ ModuleTree moduleTree(const TraceStore& store, TimeNs from, TimeNs to) {
             while (!stack.empty() && t.endOf(stack.back().row) <= t.starts[f.row] && t.starts[stack.back().row] != t.starts[f.row]) stack.pop_back();
             while (!stack.empty() && t.endOf(f.row) > t.endOf(stack.back().row)) stack.pop_back();
             const int parent = stack.empty() ? -1 : stack.back().node;
-            const int node = nodeFor(parent, store.strings.view(t.names[f.row]).substr(modulePrefix.size()));
+            const int node = b.node(parent, store.strings.view(t.names[f.row]).substr(modulePrefix.size()));
             ModuleNode& n = tree.nodes[std::size_t(node)];
             ++n.occurrences;
             n.hostTotal += t.durations[f.row];
@@ -170,39 +173,20 @@ ModuleTree moduleTree(const TraceStore& store, TimeNs from, TimeNs to) {
         }
         // Device time: each launch on this thread goes to the innermost module frame open at its start. Launches and
         // frames are both walked in time order with a stack of open frames (frames nest), so this is linear.
-        const auto flowsBegin = std::lower_bound(store.flows.begin(), store.flows.end(), EventRef{TrackId(ti), 0},
-                                                 [](const Flow& f, EventRef v) { return f.source < v; });
-        std::vector<std::pair<TimeNs, TimeNs>> launches; // (launch start, GPU time)
-        for (auto f = flowsBegin; f != store.flows.end() && f->source.track == TrackId(ti); ++f) {
-            if (f->kind != FlowKind::Launch) continue;
-            const TimeNs gpu = store.tracks[f->target.track.value].durations[f->target.index];
-            if (!launches.empty() && launches.back().first == t.starts[f->source.index] && f != flowsBegin && (f - 1)->source == f->source) {
-                launches.back().second += gpu;
-            } else {
-                launches.emplace_back(t.starts[f->source.index], gpu);
-            }
-        }
-        std::sort(launches.begin(), launches.end());
         std::sort(frameNode.begin(), frameNode.end(), [&](const auto& x, const auto& y) { return t.starts[x.first] < t.starts[y.first]; });
         std::vector<std::pair<TimeNs, int>> open; // (frame end, node)
         std::size_t next = 0;
-        for (const auto& [at, gpu] : launches) {
+        for (const auto& [at, gpu] : launchesOf(store, ti)) {
             while (next < frameNode.size() && t.starts[frameNode[next].first] <= at) {
                 while (!open.empty() && open.back().first < t.starts[frameNode[next].first]) open.pop_back();
                 open.emplace_back(t.endOf(frameNode[next].first), frameNode[next].second);
                 ++next;
             }
             while (!open.empty() && open.back().first < at) open.pop_back();
-            if (open.empty()) continue;
-            const int best = open.back().second;
-            tree.nodes[std::size_t(best)].deviceSelf += gpu;
-            for (int n = best; n >= 0; n = tree.nodes[std::size_t(n)].parent) tree.nodes[std::size_t(n)].deviceTotal += gpu;
+            if (!open.empty()) b.addDevice(open.back().second, gpu);
         }
     }
-    auto byHost = [&](int a, int b) { return tree.nodes[std::size_t(a)].hostTotal > tree.nodes[std::size_t(b)].hostTotal; };
-    std::sort(tree.roots.begin(), tree.roots.end(), byHost);
-    for (ModuleNode& n : tree.nodes) std::sort(n.children.begin(), n.children.end(), byHost);
-    return tree;
+    return b.finish();
 }
 
 } // namespace kinetoscope
