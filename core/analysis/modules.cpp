@@ -103,8 +103,7 @@ ModuleTree moduleTreeFromHierarchy(const TraceStore& store, TimeNs from, TimeNs 
             ModuleNode& deepest = tree.nodes[std::size_t(op.node)];
             ++deepest.occurrences;
             deepest.hostSelf += t.durations[op.row];
-            if (!deepest.example.isValid() || t.durations[op.row] > store.tracks[deepest.example.track.value].durations[deepest.example.index])
-                deepest.example = {TrackId(ti), op.row};
+            store.keepLongest(deepest.example, {TrackId(ti), op.row});
             for (int n = op.node; n >= 0; n = tree.nodes[std::size_t(n)].parent) tree.nodes[std::size_t(n)].hostTotal += t.durations[op.row];
         }
         std::size_t k = 0;
@@ -167,7 +166,7 @@ ModuleTree moduleTree(const TraceStore& store, TimeNs from, TimeNs to) {
             n.hostTotal += t.durations[f.row];
             n.hostSelf += t.durations[f.row];
             if (parent >= 0) tree.nodes[std::size_t(parent)].hostSelf -= t.durations[f.row];
-            if (!n.example.isValid() || t.durations[f.row] > store.tracks[n.example.track.value].durations[n.example.index]) n.example = {TrackId(ti), f.row};
+            store.keepLongest(n.example, {TrackId(ti), f.row});
             stack.push_back({f.row, node});
             frameNode.emplace_back(f.row, node);
         }

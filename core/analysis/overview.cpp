@@ -167,7 +167,7 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
                     if (kind == CategoryKind::Kernel) {
                         const bool comm = cls & NameClass::Communication;
                         cat = int(comm ? BreakdownCategory::Communication : BreakdownCategory::Kernel);
-                        if (comm && (!longestComm.isValid() || t.durations[r] > store.tracks[longestComm.track.value].durations[longestComm.index])) longestComm = ref;
+                        if (comm) store.keepLongest(longestComm, ref);
                         laneKernels.emplace_back(s, e);
                         const std::string_view args = store.argsText(ref);
                         const auto blocks = blocksPerSm(store, ref);
@@ -184,7 +184,7 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
                         categoryTime[std::size_t(kc)] += t.durations[r];
                         totalKernelTime += t.durations[r];
                         EventRef& longest = categoryExample[std::size_t(kc)];
-                        if (!longest.isValid() || t.durations[r] > store.tracks[longest.track.value].durations[longest.index]) longest = ref;
+                        store.keepLongest(longest, ref);
                         std::int8_t& tc = tensorCoreName[t.names[r].value];
                         if (tc < 0) tc = usesTensorCores(store.strings.view(t.names[r])) ? 1 : 0;
                         if (tc) tt.first += t.durations[r];
@@ -201,11 +201,11 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
                         cat = int(BreakdownCategory::Runtime);
                         if (cls & NameClass::Sync) {
                             syncTime += e - s;
-                            if (!longestSync.isValid() || t.durations[r] > store.tracks[longestSync.track.value].durations[longestSync.index]) longestSync = ref;
+                            store.keepLongest(longestSync, ref);
                         }
                     } else if (cls & NameClass::DataLoader) {
                         cat = int(BreakdownCategory::DataLoader);
-                        if (!longestDataLoader.isValid() || t.durations[r] > store.tracks[longestDataLoader.track.value].durations[longestDataLoader.index]) longestDataLoader = ref;
+                        store.keepLongest(longestDataLoader, ref);
                     } else if (kind == CategoryKind::Collective || (kind == CategoryKind::CpuOp && (cls & NameClass::Communication))) {
                         cat = int(BreakdownCategory::Communication);
                     } else if ((kind == CategoryKind::CpuOp || kind == CategoryKind::UserAnnotation) && !(cls & NameClass::Step)) {
@@ -213,7 +213,7 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
                     }
                     if (kind == CategoryKind::CpuOp && (cls & NameClass::Sync)) {
                         syncTime += e - s;
-                        if (!longestSync.isValid() || t.durations[r] > store.tracks[longestSync.track.value].durations[longestSync.index]) longestSync = ref;
+                        store.keepLongest(longestSync, ref);
                     }
                     if (kind == CategoryKind::CpuOp && (cls & NameClass::Copy)) {
                         // Count only the outermost of nested copy ops (aten::to calls aten::copy_).
@@ -224,7 +224,7 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
                             nested = nameClass[t.names[*p].value] & NameClass::Copy;
                         if (!nested) {
                             copyTime += e - s;
-                            if (!longestCopy.isValid() || t.durations[r] > store.tracks[longestCopy.track.value].durations[longestCopy.index]) longestCopy = ref;
+                            store.keepLongest(longestCopy, ref);
                         }
                     }
                 }

@@ -193,8 +193,7 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
             }
             auto it = selfMap.find(o.row);
             if (auto tc = deviceSelfTensor[ti].find(o.row); tc != deviceSelfTensor[ti].end()) row.deviceSelfTensorCore += tc->second;
-            if (!row.example.isValid() || t.durations[o.row] > store.tracks[row.example.track.value].durations[row.example.index])
-                row.example = {TrackId(ti), o.row};
+            store.keepLongest(row.example, {TrackId(ti), o.row});
             ++row.count;
             row.hostTotal += t.durations[o.row];
             row.hostSelf += t.durations[o.row] - o.childSum;

@@ -166,6 +166,12 @@ public:
         return categories[tracks[ref.track.value].categories[ref.index]];
     }
     std::string_view nameOf(EventRef ref) const { return strings.view(tracks[ref.track.value].names[ref.index]); }
+    TimeNs durationOf(EventRef ref) const { return tracks[ref.track.value].durations[ref.index]; }
+    // Keeps in `longest` whichever of it and `candidate` lasts longer (the one seen first on a tie); the analyses use
+    // it to pick the example a table row or a recommendation links to.
+    void keepLongest(EventRef& longest, EventRef candidate) const {
+        if (!longest.isValid() || durationOf(candidate) > durationOf(longest)) longest = candidate;
+    }
     const ProcessInfo* process(std::int64_t pid) const;
 
     ArgsRange argsRange(EventRef ref) const;
