@@ -58,6 +58,59 @@ QSortFilterProxyModel* makeProxy(QObject* parent, QAbstractItemModel* model) {
     return proxy;
 }
 
+// The layout the operator and kernel panels share: a grouping box and a filter above a sortable, filterable table,
+// and beside it a column with a title, a bar chart and the panel's own detail widget. Selecting a row marks its name on
+// the timeline; double-clicking jumps to the row's example.
+struct TablePanel {
+    QComboBox* grouping;
+    QLineEdit* filter;
+    QSortFilterProxyModel* proxy;
+    QTableView* view;
+    BarChart* chart;
+};
+
+TablePanel buildTablePanel(AnalysisPanel* panel, QAbstractItemModel* model, const QStringList& groupings, const QString& filterHint,
+                           int sortColumn, const QString& sideTitle, QWidget* detail) {
+    auto* layout = new QVBoxLayout(panel);
+    layout->setContentsMargins(2, 2, 2, 2);
+    auto* bar = new QHBoxLayout;
+    TablePanel t;
+    t.grouping = new QComboBox(panel);
+    t.grouping->addItems(groupings);
+    t.filter = new QLineEdit(panel);
+    t.filter->setPlaceholderText(filterHint);
+    t.filter->setClearButtonEnabled(true);
+    bar->addWidget(t.grouping);
+    bar->addWidget(t.filter, 1);
+    layout->addLayout(bar);
+    t.proxy = makeProxy(panel, model);
+    t.view = makeView(panel, t.proxy);
+    t.view->sortByColumn(sortColumn, Qt::DescendingOrder);
+    auto* split = new QSplitter(Qt::Horizontal, panel);
+    split->addWidget(t.view);
+    auto* side = new QWidget(split);
+    auto* sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    t.chart = new BarChart(side);
+    sideLayout->addWidget(new QLabel(sideTitle, side));
+    sideLayout->addWidget(t.chart);
+    sideLayout->addWidget(detail, 1);
+    split->addWidget(side);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    layout->addWidget(split, 1);
+    QObject::connect(t.grouping, &QComboBox::currentIndexChanged, panel, &AnalysisPanel::groupingChanged);
+    QObject::connect(t.filter, &QLineEdit::textChanged, t.proxy, &QSortFilterProxyModel::setFilterFixedString);
+    QObject::connect(t.view->selectionModel(), &QItemSelectionModel::currentRowChanged, panel, [panel](const QModelIndex& current) {
+        if (current.isValid()) emit panel->highlightRequested(current.data(NameRole).toString());
+    });
+    QObject::connect(t.view, &QTableView::doubleClicked, panel, [panel](const QModelIndex& index) {
+        const EventRef ref = index.data(EventRole).value<EventRef>();
+        if (ref.isValid()) emit panel->jumpRequested(ref);
+    });
+    return t;
+}
+
 const QColor breakdownColors[] = {QColor(0x5f, 0xbf, 0x8f), QColor(0xf0, 0xa0, 0x4b), QColor(0xe5, 0x8f, 0xb7), QColor(0x3a, 0xa6, 0xa6),
                                   QColor(0xe5, 0x86, 0x6a), QColor(0xf2, 0xc1, 0x4e), QColor(0x6c, 0x9b, 0xd2), QColor(0xb0, 0xb7, 0xc3)};
 } // namespace
@@ -236,43 +289,21 @@ void OverviewPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
 // ---- Operators -------------------------------------------------------------------------------------------------
 
 OperatorPanel::OperatorPanel(const TraceStore& store, QWidget* parent) : AnalysisPanel(parent), m_store(store) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(2, 2, 2, 2);
-    auto* bar = new QHBoxLayout;
-    m_grouping = new QComboBox(this);
-    m_grouping->addItems({tr("Group by name"), tr("Group by name + input shapes")});
-    m_filter = new QLineEdit(this);
-    m_filter->setPlaceholderText(tr("Filter operators…"));
-    m_filter->setClearButtonEnabled(true);
-    bar->addWidget(m_grouping);
-    bar->addWidget(m_filter, 1);
-    layout->addLayout(bar);
     m_model = new OperatorTableModel(this);
-    m_proxy = makeProxy(this, m_model);
-    m_view = makeView(this, m_proxy);
-    m_view->sortByColumn(OperatorTableModel::DeviceTotal, Qt::DescendingOrder);
-    auto* split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(m_view);
-    auto* side = new QWidget(split);
-    auto* sideLayout = new QVBoxLayout(side);
-    sideLayout->setContentsMargins(0, 0, 0, 0);
-    m_chart = new BarChart(side);
-    m_stack = new QTextBrowser(side);
+    m_stack = new QTextBrowser(this);
     m_stack->setPlaceholderText(tr("Select an operator: its longest call's call stack (when recorded) shows here."));
-    sideLayout->addWidget(new QLabel(tr("<b>Top 10</b> by the sorted column"), side));
-    sideLayout->addWidget(m_chart);
-    sideLayout->addWidget(m_stack, 1);
-    split->addWidget(side);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 1);
-    layout->addWidget(split, 1);
-    connect(m_grouping, &QComboBox::currentIndexChanged, this, &AnalysisPanel::groupingChanged);
-    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    const TablePanel t = buildTablePanel(this, m_model, {tr("Group by name"), tr("Group by name + input shapes")},
+                                         tr("Filter operators…"), OperatorTableModel::DeviceTotal,
+                                         tr("<b>Top 10</b> by the sorted column"), m_stack);
+    m_grouping = t.grouping;
+    m_filter = t.filter;
+    m_proxy = t.proxy;
+    m_view = t.view;
+    m_chart = t.chart;
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &OperatorPanel::updateChart);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &OperatorPanel::updateChart);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         if (!current.isValid()) return;
-        emit highlightRequested(current.data(NameRole).toString());
         const EventRef ref = current.data(EventRole).value<EventRef>();
         QString stack;
         if (ref.isValid()) {
@@ -282,10 +313,6 @@ OperatorPanel::OperatorPanel(const TraceStore& store, QWidget* parent) : Analysi
         }
         m_stack->setPlainText(stack.isEmpty() ? tr("No call stack recorded for this operator (profile with with_stack=True).")
                                               : stack.replace(QLatin1Char(';'), QLatin1Char('\n')));
-    });
-    connect(m_view, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
-        const EventRef ref = index.data(EventRole).value<EventRef>();
-        if (ref.isValid()) emit jumpRequested(ref);
     });
 }
 
@@ -314,43 +341,21 @@ void OperatorPanel::updateChart() {
 // ---- Kernels ---------------------------------------------------------------------------------------------------
 
 KernelPanel::KernelPanel(const TraceStore& store, QWidget* parent) : AnalysisPanel(parent), m_store(store) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(2, 2, 2, 2);
-    auto* bar = new QHBoxLayout;
-    m_grouping = new QComboBox(this);
-    m_grouping->addItems({tr("Group by name"), tr("Group by name + launch (grid, block, registers, shared memory, operator)")});
-    m_filter = new QLineEdit(this);
-    m_filter->setPlaceholderText(tr("Filter kernels…"));
-    m_filter->setClearButtonEnabled(true);
-    bar->addWidget(m_grouping);
-    bar->addWidget(m_filter, 1);
-    layout->addLayout(bar);
     m_model = new KernelTableModel(this);
-    m_proxy = makeProxy(this, m_model);
-    m_view = makeView(this, m_proxy);
-    m_view->sortByColumn(KernelTableModel::Total, Qt::DescendingOrder);
-    auto* split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(m_view);
-    auto* side = new QWidget(split);
-    auto* sideLayout = new QVBoxLayout(side);
-    sideLayout->setContentsMargins(0, 0, 0, 0);
-    m_categories = new BarChart(side);
-    m_origin = new QLabel(side);
+    m_origin = new QLabel(this);
     m_origin->setWordWrap(true);
     m_origin->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_origin->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    sideLayout->addWidget(new QLabel(tr("<b>GPU time by category</b>"), side));
-    sideLayout->addWidget(m_categories);
-    sideLayout->addWidget(m_origin, 1);
-    split->addWidget(side);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 1);
-    layout->addWidget(split, 1);
-    connect(m_grouping, &QComboBox::currentIndexChanged, this, &AnalysisPanel::groupingChanged);
-    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    const TablePanel t = buildTablePanel(this, m_model,
+                                         {tr("Group by name"), tr("Group by name + launch (grid, block, registers, shared memory, operator)")},
+                                         tr("Filter kernels…"), KernelTableModel::Total, tr("<b>GPU time by category</b>"), m_origin);
+    m_grouping = t.grouping;
+    m_filter = t.filter;
+    m_proxy = t.proxy;
+    m_view = t.view;
+    m_categories = t.chart;
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         if (!current.isValid()) return;
-        emit highlightRequested(current.data(NameRole).toString());
         const EventRef kernel = current.data(EventRole).value<EventRef>();
         QStringList chain;
         if (const auto launch = m_store.launchOf(kernel)) {
@@ -364,10 +369,6 @@ KernelPanel::KernelPanel(const TraceStore& store, QWidget* parent) : AnalysisPan
         }
         m_origin->setText(chain.isEmpty() ? tr("No launch recorded for this kernel.")
                                           : tr("<b>Launched from</b> (innermost first; Python frames in purple):<br/>") + chain.join(QStringLiteral("<br/>")));
-    });
-    connect(m_view, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
-        const EventRef ref = index.data(EventRole).value<EventRef>();
-        if (ref.isValid()) emit jumpRequested(ref);
     });
 }
 
