@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang-14, ASan + UBSan) and runs each for SECONDS (default 60): the importer and
-# analyses, seeded with tests/fuzz/seeds and the small real traces of the corpus, and the live-capture wire decoder. A crash, leak, UB or an input
+# Builds the libFuzzer targets (clang-14, ASan + UBSan) and runs each for SECONDS (default 60): the importer with
+# every analysis (fuzz_loader), the importer alone (fuzz_import), seeded with tests/fuzz/seeds and the small real traces of the corpus, and the live-capture wire decoder. A crash, leak, UB or an input
 # slower than 10 s fails the run and leaves the input in build/fuzz/ (turn it into a regression test).
 #   bash packaging/fuzz.sh [SECONDS]
 set -euo pipefail
@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 traces=${KINETOSCOPE_TRACES_DIR:-$(realpath -m ../shared/traces)}
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target fuzz_loader fuzz_wire
+cmake --build --preset fuzz --target fuzz_loader fuzz_import fuzz_wire
 corpus=build/fuzz/corpus-loader
 mkdir -p "$corpus"
 cp -f tests/fuzz/seeds/* "$corpus"/
@@ -17,6 +17,11 @@ if [[ -d "$traces" ]]; then
 fi
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
   ./build/fuzz/tests/fuzz/fuzz_loader -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
+  -print_final_stats=1 -artifact_prefix=build/fuzz/ "$corpus"
+
+# The importer alone (store invariants checked), on the same corpus: the target of the long run.
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+  ./build/fuzz/tests/fuzz/fuzz_import -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
   -print_final_stats=1 -artifact_prefix=build/fuzz/ "$corpus"
 
 # The live-capture wire decoder.

@@ -1,5 +1,6 @@
 #include "stringpool.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace kinetoscope {
@@ -22,9 +23,12 @@ std::size_t StringViewHash::operator()(std::string_view s) const noexcept {
 StringPool::StringPool() { intern(std::string_view()); }
 
 std::string_view StringPool::store(std::string_view text) {
-    constexpr std::size_t blockSize = 1 << 20;
-    if (text.size() > blockSize / 4) {
-        auto block = std::make_unique<char[]>(text.size());
+    // Blocks grow from 16 KiB to 1 MiB: a loader chunk with a handful of names (and every tiny input) then costs a
+    // small block, not a megabyte; blocks are not zeroed, every byte handed out is written first.
+    constexpr std::size_t firstBlockSize = 16 << 10;
+    constexpr std::size_t maxBlockSize = 1 << 20;
+    if (text.size() > maxBlockSize / 4) {
+        auto block = std::make_unique_for_overwrite<char[]>(text.size());
         std::memcpy(block.get(), text.data(), text.size());
         std::string_view v(block.get(), text.size());
         // Keep the current block last so that small strings keep filling it.
@@ -33,10 +37,11 @@ std::string_view StringPool::store(std::string_view text) {
         return v;
     }
     if (m_blocks.empty() || m_blockUsed + text.size() > m_blockSize) {
-        m_blocks.push_back(std::make_unique<char[]>(blockSize));
-        m_blockSize = blockSize;
+        const std::size_t size = m_blocks.empty() ? firstBlockSize : std::min(maxBlockSize, m_blockSize * 2);
+        m_blocks.push_back(std::make_unique_for_overwrite<char[]>(std::max(size, text.size())));
+        m_blockSize = std::max(size, text.size());
         m_blockUsed = 0;
-        m_bytes += blockSize;
+        m_bytes += m_blockSize;
     }
     char* dst = m_blocks.back().get() + m_blockUsed;
     if (!text.empty()) std::memcpy(dst, text.data(), text.size());
