@@ -3,6 +3,10 @@
 #include "analysis/summary.h"
 #include "analysis/summaryformat.h"
 #include "import/traceloader.h"
+#include "live/capturesession.h"
+
+#include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -17,6 +21,8 @@ constexpr const char* usageText =
     "usage: kinetoscope-cli info TRACE\n"
     "       kinetoscope-cli summary TRACE [--by op|op+shape|kernel] [--sort FIELD] [--top N] [--json]\n"
     "       kinetoscope-cli diff A B [--top N] [--json]\n"
+    "       kinetoscope-cli record -o OUT.json [--replay TRACE] [--speed X] [--spool FILE] [--agent LIB] [--cwd DIR]\n"
+    "                              -- PROGRAM [ARGS...]\n"
     "       kinetoscope-cli --version\n";
 
 int usage(const std::string& problem) {
@@ -139,6 +145,111 @@ int runSummary(const std::vector<std::string>& args) {
     return 0;
 }
 
+volatile sig_atomic_t g_interrupted = 0;
+
+// Runs PROGRAM with the capture agent injected and saves what it captured as a Kineto trace. Ctrl+C ends the capture
+// (the target, in the same terminal, gets it too) and still saves everything received.
+int runRecord(const std::vector<std::string>& args) {
+    live::LaunchSpec spec;
+    std::string out;
+    bool keepSpool = false;
+    std::size_t i = 0;
+    for (; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&]() -> const std::string* { return i + 1 < args.size() ? &args[++i] : nullptr; };
+        if (a == "--") {
+            ++i;
+            break;
+        }
+        const std::string* v = nullptr;
+        if (a == "-o" || a == "--output") {
+            if (!(v = value())) return usage("-o needs a FILE");
+            out = *v;
+        } else if (a == "--replay") {
+            if (!(v = value())) return usage("--replay needs a TRACE");
+            spec.replayTrace = *v;
+        } else if (a == "--speed") {
+            char* end = nullptr;
+            if (!(v = value()) || (spec.replaySpeed = std::strtod(v->c_str(), &end), *end) || spec.replaySpeed < 0)
+                return usage("--speed needs a number >= 0 (0: as fast as possible)");
+        } else if (a == "--spool") {
+            if (!(v = value())) return usage("--spool needs a FILE");
+            spec.spoolPath = *v;
+            keepSpool = true;
+        } else if (a == "--agent") {
+            if (!(v = value())) return usage("--agent needs a LIBRARY");
+            spec.agentPath = *v;
+        } else if (a == "--cwd") {
+            if (!(v = value())) return usage("--cwd needs a DIR");
+            spec.workingDirectory = *v;
+        } else if (!a.empty() && a[0] == '-') {
+            return usage("unknown option " + a);
+        } else {
+            break;
+        }
+    }
+    if (out.empty()) return usage("record needs -o OUT.json");
+    if (i >= args.size()) return usage("record needs a PROGRAM to run (after --)");
+    spec.program = args[i];
+    spec.arguments.assign(args.begin() + std::ptrdiff_t(i) + 1, args.end());
+
+    struct sigaction action{};
+    action.sa_handler = [](int) { g_interrupted = 1; };
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+
+    live::CaptureSession session;
+    std::string error;
+    if (!session.start(spec, error)) {
+        std::fprintf(stderr, "kinetoscope-cli: record: %s\n", error.c_str());
+        return 1;
+    }
+    const bool progress = ::isatty(STDERR_FILENO);
+    while (!session.waitFinished(1000)) {
+        if (g_interrupted) {
+            // Give the agent its final flush (the target got the signal too), then stop listening.
+            session.waitFinished(5000);
+            break;
+        }
+        if (progress) {
+            const live::SessionStatus st = session.status();
+            std::fprintf(stderr, "\rkinetoscope-cli: %llu records, %llu dropped, %.1f MB",
+                         static_cast<unsigned long long>(st.counts.records), static_cast<unsigned long long>(st.counts.dropped),
+                         double(st.counts.bytes) / 1e6);
+        }
+    }
+    session.stop();
+    const live::SessionStatus st = session.status();
+    if (progress) std::fputc('\n', stderr);
+    live::CaptureRecords records = session.snapshot();
+    const std::string json = records.toTraceJson();
+    const std::string tmp = out + ".part";
+    FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f || std::fwrite(json.data(), 1, json.size(), f) != json.size() || std::fclose(f) != 0 ||
+        std::rename(tmp.c_str(), out.c_str()) != 0) {
+        std::fprintf(stderr, "kinetoscope-cli: %s: %s; the capture is still in the spool %s\n", out.c_str(),
+                     std::strerror(errno), session.spoolPath().c_str());
+        return 1;
+    }
+    if (!keepSpool) {
+        // Everything is in OUT now; the spool (and any per-process spools of children) served its purpose.
+        ::unlink(session.spoolPath().c_str());
+    }
+    if (!st.streamError.empty())
+        std::fprintf(stderr, "kinetoscope-cli: warning: capture stream cut short: %s; saved everything before it\n",
+                     st.streamError.c_str());
+    if (st.connections == 0)
+        std::fprintf(stderr, "kinetoscope-cli: warning: the agent never connected (is %s a CUDA program?)\n",
+                     spec.program.c_str());
+    std::fprintf(stderr, "kinetoscope-cli: %llu kernels, %llu memcpy, %llu memset, %llu API calls, %llu dropped -> %s\n",
+                 static_cast<unsigned long long>(st.counts.kernels), static_cast<unsigned long long>(st.counts.memcpys),
+                 static_cast<unsigned long long>(st.counts.memsets), static_cast<unsigned long long>(st.counts.apis),
+                 static_cast<unsigned long long>(st.counts.dropped), out.c_str());
+    if (st.targetExited && st.exitStatus != 0)
+        std::fprintf(stderr, "kinetoscope-cli: warning: %s exited with status %d\n", spec.program.c_str(), st.exitStatus);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -157,5 +268,6 @@ int main(int argc, char** argv) {
     if (command == "info") return runInfo(args);
     if (command == "summary") return runSummary(args);
     if (command == "diff") return runDiff(args);
+    if (command == "record") return runRecord(args);
     return usage("unknown command '" + command + "'");
 }

@@ -1,5 +1,7 @@
 #include "traceloader.h"
 
+#include "../live/livecapture.h"
+
 #include "jsonbackend.h"
 #include "jsonscan.h"
 #include "sourcebuffer.h"
@@ -396,6 +398,12 @@ LoadResult loadTrace(const std::string& path, const LoadOptions& options) {
         stats.addIssue(opened.gzipCutAt, "gzip stream is cut short or corrupt at compressed byte " +
                                              std::to_string(opened.gzipCutAt) + "; loading what inflated");
     std::shared_ptr<const SourceBuffer> source(std::move(opened.buffer));
+    if (live::isWireStream(source->text())) {
+        // A live-capture spool (or a raw capture): recovered into the same trace Capture > Save writes.
+        LoadResult r = live::loadWireStream(source->text(), options);
+        if (r.store) r.store->sourcePath = path;
+        return r;
+    }
     LoadResult r = loadFromBuffer(source, std::move(stats), options, started);
     if (r.store) r.store->sourcePath = path;
     return r;

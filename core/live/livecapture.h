@@ -1,0 +1,107 @@
+#pragma once
+
+// The viewer's side of live capture: the records of one capture as they arrive from the agent (or from a spool file),
+// kept compactly, and turned into a Kineto-compatible trace: as JSON text for Capture > Save and
+// `kinetoscope-cli record`, and as a TraceStore for the timeline and tables. The store is built from exactly the JSON
+// that Save writes, so what the viewer shows live is what a saved capture reopens as.
+
+#include "../import/traceloader.h"
+#include "../wire/wire.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kinetoscope::live {
+
+struct CaptureCounts {
+    std::uint64_t records = 0; // every decoded record, strings included
+    std::uint64_t kernels = 0, memcpys = 0, memsets = 0, apis = 0, syncs = 0, markers = 0;
+    std::uint64_t dropped = 0; // records the agent reported it could not deliver
+    std::uint64_t bytes = 0;   // wire bytes received
+};
+
+// Every record of one capture, with strings in one id space. Copyable, so the viewer can snapshot it under a short
+// lock and build the trace from the copy while more records arrive.
+class CaptureRecords {
+public:
+    void add(const wire::Record& record); // names must already be in this capture's id space (see WireIngest)
+    wire::StringRef intern(std::string_view text);
+
+    const CaptureCounts& counts() const { return m_counts; }
+    CaptureCounts& counts() { return m_counts; }
+    // GPU and runtime events captured so far (kernels, memcpy, memset, API calls, syncs, markers).
+    std::uint64_t eventCount() const;
+    std::string_view string(wire::StringRef id) const;
+
+    // Labels the target's process in the saved trace ("python train.py").
+    void setProcessName(std::uint32_t pid, std::string name) { m_processNames[pid] = std::move(name); }
+
+    // A Kineto trace: X events for GPU work (pid = device, tid = stream) and API calls (pid/tid of the caller), ac2g
+    // flows from each launch to its GPU work, NVTX ranges as user annotations, deviceProperties, and times relative
+    // to baseTimeNanoseconds with three decimals (exact ns).
+    std::string toTraceJson() const;
+    // The store the viewer shows, loaded from exactly that JSON.
+    LoadResult buildStore(const LoadOptions& options = {}) const;
+
+    const std::vector<wire::Kernel>& kernels() const { return m_kernels; }
+    const std::vector<wire::Api>& apis() const { return m_apis; }
+
+private:
+    std::vector<std::string> m_strings{std::string()}; // by StringRef; 0 is the empty string
+    std::unordered_map<std::string, wire::StringRef> m_stringIds;
+    std::vector<wire::Kernel> m_kernels;
+    std::vector<wire::Memcpy> m_memcpys;
+    std::vector<wire::Memset> m_memsets;
+    std::vector<wire::Api> m_apis;
+    std::vector<wire::Sync> m_syncs;
+    std::vector<wire::Marker> m_markers;
+    std::vector<wire::ExternalCorrelation> m_externals;
+    std::vector<wire::Device> m_devices;
+    std::map<std::uint32_t, std::string> m_processNames;
+    CaptureCounts m_counts;
+};
+
+// Decodes one wire stream (one connection, or one spool file) into a capture. Each stream numbers its strings on its
+// own (a target that forks connects once per process), so ids are mapped into the capture's space as they arrive.
+class WireIngest {
+public:
+    explicit WireIngest(CaptureRecords& into);
+    WireIngest(const WireIngest&) = delete;
+    WireIngest& operator=(const WireIngest&) = delete;
+    // False once the stream is corrupt (see error()).
+    bool feed(std::string_view bytes);
+    // At the end of the stream: true when it ended on a record boundary.
+    bool finish();
+    const std::string& error() const { return m_decoder.error(); }
+    std::uint64_t errorOffset() const { return m_decoder.errorOffset(); }
+
+private:
+    void add(const wire::Record& record);
+    wire::StringRef map(wire::StringRef id) const { return id < m_remap.size() ? m_remap[id] : 0; }
+    CaptureRecords& m_into;
+    std::vector<wire::StringRef> m_remap;
+    wire::Decoder m_decoder;
+};
+
+// True when `head` starts with the wire stream's magic: a spool file or a saved raw capture.
+bool isWireStream(std::string_view head);
+
+// Loads a wire stream already in memory (the loader routes spool files here).
+LoadResult loadWireStream(std::string_view bytes, const LoadOptions& options = {});
+
+// Reads a spool file (the whole stream the agent wrote). A stream cut short by a crash loads every whole record before
+// the cut: `truncated` says so and `error` names the byte offset.
+struct SpoolRead {
+    CaptureRecords capture;
+    bool ok = false; // false: the file could not be read at all (error says why)
+    bool truncated = false;
+    std::string error; // one line
+    std::uint64_t errorOffset = 0;
+};
+SpoolRead readSpool(const std::string& path);
+
+} // namespace kinetoscope::live
