@@ -22,7 +22,7 @@ class RecordSink {
 public:
     virtual ~RecordSink() = default;
     virtual wire::StringRef string(std::string_view text) = 0;
-    virtual void emit(const wire::Record& record) = 0;
+    virtual void add(const wire::Record& record) = 0;
 };
 
 class ActivitySource {

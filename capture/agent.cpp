@@ -78,7 +78,7 @@ private:
     void pass() {
         m_source->flush(false);
         m_source->drain(m_writer);
-        if (const std::uint64_t dropped = m_source->takeDropped()) m_writer.emit(wire::Dropped{dropped});
+        if (const std::uint64_t dropped = m_source->takeDropped()) m_writer.add(wire::Dropped{dropped});
         m_writer.ship();
     }
 
@@ -98,7 +98,7 @@ private:
         lock.unlock();
         m_source->flush(true);
         m_source->drain(m_writer);
-        if (const std::uint64_t dropped = m_source->takeDropped()) m_writer.emit(wire::Dropped{dropped});
+        if (const std::uint64_t dropped = m_source->takeDropped()) m_writer.add(wire::Dropped{dropped});
         m_source->stop();
         m_writer.close(std::chrono::seconds(5));
         const AgentWriter::Stats& s = m_writer.stats();

@@ -68,7 +68,7 @@ bool AgentWriter::open(const Options& options, std::string& error) {
     return m_socket >= 0 || m_spool >= 0;
 }
 
-void AgentWriter::emit(const wire::Record& record) {
+void AgentWriter::add(const wire::Record& record) {
     m_encoder.add(record);
     ++m_stats.recordsEncoded;
 }

@@ -38,7 +38,7 @@ public:
     bool open(const Options& options, std::string& error);
 
     wire::StringRef string(std::string_view text) override { return m_encoder.string(text); }
-    void emit(const wire::Record& record) override;
+    void add(const wire::Record& record) override;
 
     // Ships what was emitted since the last call.
     void ship();

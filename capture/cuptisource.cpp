@@ -307,7 +307,7 @@ void CuptiSource::convert(const CUpti_Activity& record, RecordSink& sink)
         out.registers = kernel.registersPerThread;
         out.staticShared = static_cast<std::uint32_t>(kernel.staticSharedMemory);
         out.dynamicShared = static_cast<std::uint32_t>(kernel.dynamicSharedMemory);
-        sink.emit(out);
+        sink.add(out);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -321,7 +321,7 @@ void CuptiSource::convert(const CUpti_Activity& record, RecordSink& sink)
         out.end = nanoseconds(copy.end);
         out.kind = copy.copyKind;
         out.bytes = copy.bytes;
-        sink.emit(out);
+        sink.add(out);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -334,7 +334,7 @@ void CuptiSource::convert(const CUpti_Activity& record, RecordSink& sink)
         out.start = nanoseconds(set.start);
         out.end = nanoseconds(set.end);
         out.bytes = set.bytes;
-        sink.emit(out);
+        sink.add(out);
         break;
     }
     case CUPTI_ACTIVITY_KIND_RUNTIME:
@@ -350,7 +350,7 @@ void CuptiSource::convert(const CUpti_Activity& record, RecordSink& sink)
         out.tid = api.threadId;
         out.start = nanoseconds(api.start);
         out.end = nanoseconds(api.end);
-        sink.emit(out);
+        sink.add(out);
         break;
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
@@ -363,7 +363,7 @@ void CuptiSource::convert(const CUpti_Activity& record, RecordSink& sink)
         out.correlation = sync.correlationId;
         out.start = nanoseconds(sync.start);
         out.end = nanoseconds(sync.end);
-        sink.emit(out);
+        sink.add(out);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MARKER:
@@ -374,7 +374,7 @@ void CuptiSource::convert(const CUpti_Activity& record, RecordSink& sink)
         wire::ExternalCorrelation out;
         out.correlation = external.correlationId;
         out.externalId = external.externalId;
-        sink.emit(out);
+        sink.add(out);
         break;
     }
     case CUPTI_ACTIVITY_KIND_DEVICE: {
@@ -389,7 +389,7 @@ void CuptiSource::convert(const CUpti_Activity& record, RecordSink& sink)
         out.warpSize = device.numThreadsPerWarp ? device.numThreadsPerWarp : 32;
         // The record has no thread limit per multiprocessor; it is the warp limit in threads.
         out.maxThreadsPerSm = device.maxWarpsPerMultiprocessor * out.warpSize;
-        sink.emit(out);
+        sink.add(out);
         break;
     }
     default:
@@ -415,7 +415,7 @@ void CuptiSource::convertMarker(const CUpti_ActivityMarker2& marker, RecordSink&
         out.tid = tid;
         out.start = timestamp;
         out.end = timestamp;
-        sink.emit(out);
+        sink.add(out);
     } else if (flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
         auto found = m_openMarkers.find(marker.id);
         if (found == m_openMarkers.end() && m_openMarkers.size() >= maxOpenMarkers) {
@@ -434,7 +434,7 @@ void CuptiSource::convertMarker(const CUpti_ActivityMarker2& marker, RecordSink&
         out.tid = open.tid;
         out.start = open.start;
         out.end = timestamp;
-        sink.emit(out);
+        sink.add(out);
         m_openMarkers.erase(found);
     }
 }

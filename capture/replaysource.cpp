@@ -55,7 +55,7 @@ public:
                               std::is_same_v<T, wire::Marker> || std::is_same_v<T, wire::Device>)
                     rec.name = nameRef(sink, rec.name);
             }, r);
-            sink.emit(r);
+            sink.add(r);
         }
         std::lock_guard lock(m_mutex);
         m_drainedAll = m_producerDone && m_ready.empty();

@@ -1,0 +1,506 @@
+// Live capture end to end: the agent's writer (spool + socket, drops when the viewer is slow or gone), the capture
+// session (private socket, peer check, target lifecycle), `kinetoscope-cli record` with the replay source and
+// kinetoscope-fake-cuda on real traces, faults on either side, spool recovery, and the agent library loading.
+#include "agentwriter.h"
+#include "analysis/summary.h"
+#include "live/capturesession.h"
+#include "testsupport.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+#include <tuple>
+
+using namespace kinetoscope;
+
+namespace {
+
+const char* const agentLibrary = KINETOSCOPE_AGENT_LIB;
+const char* const fakeCuda = KINETOSCOPE_FAKE_CUDA;
+
+// A kernel as the user sees it: name, start relative to the first kernel, duration, stream.
+using KernelKey = std::tuple<std::string, TimeNs, TimeNs, std::int64_t>;
+// A launch -> kernel link: launch name and start, kernel name and start (starts relative to the first kernel).
+using LinkKey = std::tuple<std::string, TimeNs, std::string, TimeNs>;
+
+struct GpuView {
+    std::vector<KernelKey> kernels;
+    std::vector<LinkKey> links;
+    std::size_t memcpys = 0, memsets = 0;
+};
+
+std::int64_t streamOf(const TraceStore& s, EventRef ref) {
+    const std::string_view args = s.argsText(ref);
+    const auto at = args.find("\"stream\":");
+    if (at != args.npos) return std::atoll(std::string(args.substr(at + 9, 24)).c_str());
+    return s.tracks[ref.track.value].tid;
+}
+
+GpuView gpuView(const TraceStore& s) {
+    GpuView v;
+    TimeNs first = INT64_MAX;
+    std::vector<EventRef> kernels;
+    for (std::uint32_t t = 0; t < s.tracks.size(); ++t)
+        for (std::uint32_t r = 0; r < s.tracks[t].sliceCount(); ++r) {
+            const EventRef ref{TrackId(t), r};
+            switch (s.categoryOf(ref).kind) {
+            case CategoryKind::Kernel:
+                kernels.push_back(ref);
+                first = std::min(first, s.tracks[t].starts[r]);
+                break;
+            case CategoryKind::Memcpy: ++v.memcpys; break;
+            case CategoryKind::Memset: ++v.memsets; break;
+            default: break;
+            }
+        }
+    for (const EventRef k : kernels) {
+        const Track& track = s.tracks[k.track.value];
+        v.kernels.emplace_back(std::string(s.nameOf(k)), track.starts[k.index] - first, track.durations[k.index], streamOf(s, k));
+        if (auto launch = s.launchOf(k))
+            v.links.emplace_back(std::string(s.nameOf(*launch)), s.tracks[launch->track.value].starts[launch->index] - first,
+                                 std::string(s.nameOf(k)), track.starts[k.index] - first);
+    }
+    std::sort(v.kernels.begin(), v.kernels.end());
+    std::sort(v.links.begin(), v.links.end());
+    return v;
+}
+
+// Runs `kinetoscope-cli record` to completion.
+bool record(const QStringList& arguments, QString& output, int timeoutMs = 120000) {
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(QStringLiteral(KINETOSCOPE_CLI), QStringList{"record"} + arguments);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        output = "timed out: " + QString::fromUtf8(p.readAll());
+        return false;
+    }
+    output = QString::fromUtf8(p.readAll());
+    return p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
+
+std::string readAll(int fd) {
+    std::string out;
+    char b[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, b, sizeof b);
+        if (n <= 0) break;
+        out.append(b, std::size_t(n));
+    }
+    return out;
+}
+
+wire::Kernel kernel(std::uint32_t name, std::int64_t start) {
+    wire::Kernel k;
+    k.name = name;
+    k.start = start;
+    k.end = start + 1000;
+    k.correlation = std::uint64_t(start);
+    return k;
+}
+
+} // namespace
+
+class TestCapture : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        ::signal(SIGPIPE, SIG_IGN);
+        QVERIFY2(QFileInfo::exists(agentLibrary), agentLibrary);
+        QVERIFY2(QFileInfo::exists(fakeCuda), fakeCuda);
+    }
+
+    // What the CUDA driver does: load the library and find its entry point. With CUPTI built in this also proves the
+    // CUPTI source linked and its library resolves.
+    void agentLoads() {
+        void* handle = dlopen(agentLibrary, RTLD_NOW | RTLD_LOCAL);
+        QVERIFY2(handle, dlerror());
+        QVERIFY(dlsym(handle, "InitializeInjection"));
+        QVERIFY(dlsym(handle, "KinetoscopeAgentWaitReplay"));
+        // Nothing else leaks into the target's symbol space.
+        QVERIFY(!dlsym(handle, "_ZN11kinetoscope9loadTraceERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERKNS_11LoadOptionsE"));
+        dlclose(handle);
+    }
+
+    // Without a GPU (and without a replay trace) the agent must say so and let the target run normally.
+    void agentWithoutGpuStaysOutOfTheWay() {
+        QTemporaryDir dir;
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("CUDA_INJECTION64_PATH", agentLibrary);
+        env.insert("KINETOSCOPE_SPOOL", dir.filePath("spool.kscw"));
+        env.remove("KINETOSCOPE_REPLAY");
+        p.setProcessEnvironment(env);
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start(fakeCuda, {"true"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        const QString out = QString::fromUtf8(p.readAll());
+        QVERIFY2(out.contains("kinetoscope-agent:") && out.contains("capture disabled"), qPrintable(out));
+    }
+
+    void replayMatchesTrace_data() {
+        QTest::addColumn<QString>("trace");
+        QTest::newRow("torch.compile triton (AMD)") << "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz";
+        QTest::newRow("H100 Qwen") << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+        QTest::newRow("tb_plugin resnet50, legacy categories")
+            << "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz";
+        QTest::newRow("HTA sampled rank") << "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz";
+        QTest::newRow("B200 eager") << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz";
+    }
+
+    // The whole pipeline: replay source -> agent -> socket -> session -> saved trace, which must show the same
+    // kernels (names, count, durations, streams, relative timing) and launch -> kernel links as the original.
+    void replayMatchesTrace() {
+        QFETCH(QString, trace);
+        const std::string path = test::tracePath(trace.toUtf8().constData());
+        QTemporaryDir dir;
+        const QString out = dir.filePath("capture.json");
+        QString log;
+        QVERIFY2(record({"-o", out, "--replay", QString::fromStdString(path), "--speed", "0", "--agent", agentLibrary, "--",
+                         fakeCuda}, log), qPrintable(log));
+        QVERIFY2(log.contains("0 dropped"), qPrintable(log));
+        QVERIFY2(!QFileInfo::exists(out + ".kscw"), "the spool is removed once the trace is saved");
+
+        const LoadResult original = loadTrace(path);
+        const LoadResult captured = loadTrace(out.toStdString());
+        QVERIFY(original.ok());
+        QVERIFY2(captured.ok(), captured.message(out.toStdString()).c_str());
+        QCOMPARE(captured.store->stats.malformedEvents, 0u);
+        const GpuView a = gpuView(*original.store), b = gpuView(*captured.store);
+        QVERIFY(!a.kernels.empty());
+        QCOMPARE(b.kernels.size(), a.kernels.size());
+        QVERIFY(b.kernels == a.kernels);
+        QVERIFY(!a.links.empty());
+        QCOMPARE(b.links.size(), a.links.size());
+        QVERIFY(b.links == a.links);
+        QCOMPARE(b.memcpys, a.memcpys);
+        QCOMPARE(b.memsets, a.memsets);
+        // Every link is a real ac2g flow in the saved file, so Perfetto and chrome://tracing draw it too.
+        std::size_t launchFlows = 0;
+        for (const Flow& f : captured.store->flows) launchFlows += f.kind == FlowKind::Launch;
+        QVERIFY(launchFlows >= b.links.size());
+        // And the kernel table reads the same.
+        const Summary sa = summarize(*original.store, OperatorGrouping::Name);
+        const Summary sb = summarize(*captured.store, OperatorGrouping::Name);
+        QCOMPARE(sb.kernels.size(), sa.kernels.size());
+    }
+
+    // Replay keeps the trace's relative timing: at speed S the capture takes at least span / S.
+    void replayKeepsTiming() {
+        const std::string path = test::tracePath("AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz");
+        QTemporaryDir dir;
+        QString log;
+        QElapsedTimer timer;
+        timer.start();
+        // The trace's GPU work spans ~13 ms; at 0.05x that is ~260 ms.
+        QVERIFY2(record({"-o", dir.filePath("c.json"), "--replay", QString::fromStdString(path), "--speed", "0.05", "--agent",
+                         agentLibrary, "--", fakeCuda}, log), qPrintable(log));
+        QVERIFY2(timer.elapsed() >= 240, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    // The writer never blocks on a viewer that does not read: batches beyond the backlog are dropped for the socket
+    // (strings kept, a Dropped record says how many), while the spool gets everything.
+    void slowViewerDropsAreCounted() {
+        QTemporaryDir dir;
+        const std::string spool = dir.filePath("spool.kscw").toStdString();
+        // AgentWriter connects by path, so serve a listening socket and hand over the accepted end.
+        const std::string socketPath = dir.filePath("s.sock").toStdString();
+        const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        std::strcpy(address.sun_path, socketPath.c_str());
+        QCOMPARE(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+        QCOMPARE(::listen(listener, 1), 0);
+
+        capture::AgentWriter writer;
+        capture::AgentWriter::Options options;
+        options.socketPath = socketPath;
+        options.spoolPath = spool;
+        options.socketBacklogLimit = 64 << 10;
+        std::string error;
+        QVERIFY2(writer.open(options, error), error.c_str());
+        const int viewer = ::accept(listener, nullptr, nullptr);
+        QVERIFY(viewer >= 0);
+        int small = 4096;
+        ::setsockopt(viewer, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+
+        constexpr int batches = 400, perBatch = 500;
+        QElapsedTimer timer;
+        timer.start();
+        for (int b = 0; b < batches; ++b) {
+            const wire::StringRef name = writer.string("kernel_" + std::to_string(b % 7));
+            for (int i = 0; i < perBatch; ++i) writer.add(kernel(name, std::int64_t(b) * perBatch + i));
+            writer.ship();
+        }
+        QVERIFY2(timer.elapsed() < 5000, "the writer must not wait for the viewer");
+        QVERIFY(writer.stats().recordsDroppedForSocket > 0);
+        // The viewer wakes up and reads while the target exits (the writer lingers for the backlog).
+        std::string received;
+        std::thread drain([&] { received = readAll(viewer); });
+        writer.close(std::chrono::milliseconds(10000));
+        drain.join();
+
+        // What reached the viewer decodes cleanly, its names resolve, and kept + dropped = sent.
+        live::CaptureRecords viewerSide;
+        live::WireIngest ingest(viewerSide);
+        QVERIFY(ingest.feed(received));
+        QVERIFY(ingest.finish());
+        QCOMPARE(viewerSide.counts().kernels + viewerSide.counts().dropped, std::uint64_t(batches) * perBatch);
+        QCOMPARE(viewerSide.counts().dropped, writer.stats().recordsDroppedForSocket);
+        for (const wire::Kernel& k : viewerSide.kernels()) QVERIFY(viewerSide.string(k.name).starts_with("kernel_"));
+
+        // The spool has every record.
+        const live::SpoolRead spooled = live::readSpool(spool);
+        QVERIFY(spooled.ok && !spooled.truncated);
+        QCOMPARE(spooled.capture.counts().kernels, std::uint64_t(batches) * perBatch);
+        QCOMPARE(spooled.capture.counts().dropped, 0u);
+        ::close(viewer);
+        ::close(listener);
+    }
+
+    // The viewer goes away mid-capture: the writer notices, stops sending and keeps spooling, without blocking.
+    void viewerGoneWriterContinues() {
+        QTemporaryDir dir;
+        const std::string socketPath = dir.filePath("s.sock").toStdString();
+        const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        std::strcpy(address.sun_path, socketPath.c_str());
+        QCOMPARE(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+        QCOMPARE(::listen(listener, 1), 0);
+        capture::AgentWriter writer;
+        std::string error;
+        QVERIFY(writer.open({socketPath, dir.filePath("spool.kscw").toStdString()}, error));
+        const int viewer = ::accept(listener, nullptr, nullptr);
+        const wire::StringRef name = writer.string("k");
+        writer.add(kernel(name, 1));
+        writer.ship();
+        ::close(viewer);
+        for (int i = 2; i < 20000; ++i) {
+            writer.add(kernel(name, i));
+            if (i % 100 == 0) writer.ship();
+        }
+        writer.close(std::chrono::milliseconds(100));
+        QVERIFY(writer.stats().socketLost);
+        const live::SpoolRead spooled = live::readSpool(dir.filePath("spool.kscw").toStdString());
+        QCOMPARE(spooled.capture.counts().kernels, 19999u);
+        ::close(listener);
+    }
+
+    // The target dies (SIGKILL) mid-capture: everything received up to then is kept and saves as a valid trace.
+    void targetKilledMidCapture() {
+        const std::string path = test::tracePath("AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+        live::CaptureSession session;
+        live::LaunchSpec spec;
+        spec.program = fakeCuda;
+        spec.agentPath = agentLibrary;
+        spec.replayTrace = path;
+        spec.replaySpeed = 0.02; // stretch the trace to many seconds
+        spec.environment = {"KINETOSCOPE_FLUSH_MS=20"};
+        std::string error;
+        QVERIFY2(session.start(spec, error), error.c_str());
+        QTRY_VERIFY_WITH_TIMEOUT(session.status().counts.kernels > 0, 30000);
+        QCOMPARE(::kill(session.targetPid(), SIGKILL), 0);
+        QVERIFY(session.waitFinished(10000));
+        const live::SessionStatus st = session.status();
+        QVERIFY(st.targetExited);
+        QCOMPARE(st.exitStatus, 128 + SIGKILL);
+        const live::CaptureRecords got = session.snapshot();
+        QCOMPARE(got.counts().kernels, st.counts.kernels);
+        const LoadResult saved = loadTraceText(got.toTraceJson());
+        QVERIFY(saved.ok());
+        QCOMPARE(gpuView(*saved.store).kernels.size(), std::size_t(st.counts.kernels));
+        // The spool holds at least what the viewer got (it is written first).
+        const live::SpoolRead spooled = live::readSpool(session.spoolPath());
+        QVERIFY(spooled.ok);
+        QVERIFY(spooled.capture.counts().kernels >= st.counts.kernels);
+        ::unlink(session.spoolPath().c_str());
+    }
+
+    // The viewer dies (SIGKILL) mid-capture: the target finishes normally and its spool is complete.
+    void viewerKilledTargetFinishes() {
+        const std::string path = test::tracePath("AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz");
+        const LoadResult original = loadTrace(path);
+        QVERIFY(original.ok());
+        const std::size_t expected = gpuView(*original.store).kernels.size();
+        QTemporaryDir dir;
+        const QString spool = dir.filePath("spool.kscw");
+        QProcess cli;
+        cli.start(QStringLiteral(KINETOSCOPE_CLI), {"record", "-o", dir.filePath("c.json"), "--spool", spool, "--replay",
+                                                    QString::fromStdString(path), "--speed", "0.005", "--agent", agentLibrary,
+                                                    "--", fakeCuda});
+        QVERIFY(cli.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(spool).size() > 0, 30000);
+        cli.kill(); // SIGKILL: no chance to clean up
+        QVERIFY(cli.waitForFinished());
+        // The target (now an orphan) runs to the end of its replay (~2.6 s) and finishes its spool.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                const live::SpoolRead s = live::readSpool(spool.toStdString());
+                return s.ok && !s.truncated && s.capture.counts().kernels == expected;
+            }(),
+            60000);
+        const LoadResult recovered = loadTrace(spool.toStdString());
+        QVERIFY(recovered.ok());
+        QVERIFY(!recovered.store->stats.truncated);
+        QCOMPARE(gpuView(*recovered.store).kernels.size(), expected);
+        QVERIFY(!QFileInfo::exists(dir.filePath("c.json")));
+    }
+
+    // A spool cut short (a crash mid-write) opens like a truncated trace: every whole record before the cut, and the
+    // byte offset of the cut.
+    void truncatedSpoolOpens_data() {
+        QTest::addColumn<int>("cutFromEnd");
+        QTest::newRow("mid-record") << 7;
+        QTest::newRow("mid-header of a record") << 3;
+        QTest::newRow("half the file") << -2;
+    }
+    void truncatedSpoolOpens() {
+        QFETCH(int, cutFromEnd);
+        QTemporaryDir dir;
+        const std::string spool = dir.filePath("s.kscw").toStdString();
+        {
+            capture::AgentWriter writer;
+            std::string error;
+            QVERIFY(writer.open({"", spool}, error));
+            const wire::StringRef name = writer.string("gemm");
+            for (int i = 0; i < 1000; ++i) writer.add(kernel(name, std::int64_t(i) * 2000));
+            writer.close(std::chrono::milliseconds(0));
+        }
+        const auto size = std::filesystem::file_size(spool);
+        const auto cut = cutFromEnd > 0 ? size - std::uintmax_t(cutFromEnd) : size / 2;
+        std::filesystem::resize_file(spool, cut);
+        const LoadResult r = loadTrace(spool);
+        QVERIFY2(r.ok(), r.message(spool).c_str());
+        QVERIFY(r.store->stats.truncated);
+        QVERIFY(r.store->stats.truncatedAt <= cut);
+        const std::size_t kernels = gpuView(*r.store).kernels.size();
+        QVERIFY(kernels > 0 && kernels < 1000);
+        if (cutFromEnd > 0) QCOMPARE(kernels, std::size_t(999));
+    }
+
+    void notASpool() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("bad.kscw").toStdString();
+        FILE* f = std::fopen(path.c_str(), "wb");
+        std::fputs("KSCW\x09\x00\x00\x00garbage", f);
+        std::fclose(f);
+        const LoadResult r = loadTrace(path);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.message(path).find("byte ") != std::string::npos, r.message(path).c_str());
+    }
+
+    // The socket is private: 0600 in a folder only we can enter, and a peer of another uid is refused.
+    void socketIsPrivate() {
+        QTemporaryDir tmp; // a folder of this test's own, so loosening its modes below disturbs nobody
+        qputenv("XDG_RUNTIME_DIR", "");
+        qputenv("TMPDIR", tmp.path().toUtf8());
+        live::CaptureSession session;
+        std::string error;
+        QVERIFY2(session.listen(error), error.c_str());
+        qunsetenv("TMPDIR");
+        struct stat st{};
+        QCOMPARE(::stat(session.socketPath().c_str(), &st), 0);
+        QVERIFY(S_ISSOCK(st.st_mode));
+        QCOMPARE(int(st.st_mode & 0777), 0600);
+        const std::string dir = std::filesystem::path(session.socketPath()).parent_path().string();
+        QCOMPARE(::stat(dir.c_str(), &st), 0);
+        QCOMPARE(int(st.st_mode & 0777), 0700);
+        QCOMPARE(st.st_uid, ::getuid());
+
+        if (::geteuid() != 0) QSKIP("checking a foreign peer needs root to become another user");
+        // Open the file modes (as a careless admin might), so only the peer check stands in the way of another user.
+        ::chmod(tmp.path().toUtf8().constData(), 0711);
+        ::chmod(dir.c_str(), 0711);
+        ::chmod(session.socketPath().c_str(), 0666);
+        const pid_t child = ::fork();
+        if (child == 0) {
+            if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+            const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+            sockaddr_un address{};
+            address.sun_family = AF_UNIX;
+            std::strcpy(address.sun_path, session.socketPath().c_str());
+            if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) ::_exit(2);
+            (void)!::write(fd, "KSCW", 4);
+            ::_exit(0);
+        }
+        int raw = 0;
+        ::waitpid(child, &raw, 0);
+        QVERIFY(WIFEXITED(raw));
+        QCOMPARE(WEXITSTATUS(raw), 0);
+        QTRY_COMPARE(session.status().refusedPeers, 1);
+        QCOMPARE(session.status().connections, 0);
+        QCOMPARE(session.status().counts.bytes, 0u);
+    }
+
+    void privateDirRefusesForeignFolders() {
+        QTemporaryDir tmp;
+        qputenv("XDG_RUNTIME_DIR", "");
+        qputenv("TMPDIR", tmp.path().toUtf8());
+        const std::string ours = tmp.filePath(QString("kinetoscope-capture-%1").arg(::getuid())).toStdString();
+        std::string error;
+        // A folder someone made world-readable (or a symlink planted in its place) is refused.
+        QCOMPARE(::mkdir(ours.c_str(), 0755), 0);
+        ::chmod(ours.c_str(), 0755);
+        QVERIFY(live::privateSocketDir(error).empty());
+        QVERIFY(error.find("not a private folder") != std::string::npos);
+        ::rmdir(ours.c_str());
+        QCOMPARE(::symlink(tmp.path().toUtf8().constData(), ours.c_str()), 0);
+        QVERIFY(live::privateSocketDir(error).empty());
+        ::unlink(ours.c_str());
+        // Otherwise it is created 0700.
+        QCOMPARE(live::privateSocketDir(error), ours);
+        struct stat st{};
+        QCOMPARE(::stat(ours.c_str(), &st), 0);
+        QCOMPARE(int(st.st_mode & 0777), 0700);
+        qunsetenv("TMPDIR");
+    }
+
+    void recordUsageErrors_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no output") << QStringList{"--", "true"} << 2 << "record needs -o";
+        QTest::newRow("no program") << QStringList{"-o", "x.json"} << 2 << "needs a PROGRAM";
+        QTest::newRow("bad speed") << QStringList{"-o", "x.json", "--speed", "fast", "--", "true"} << 2 << "--speed";
+        QTest::newRow("missing agent") << QStringList{"-o", "x.json", "--agent", "/nonexistent.so", "--", "true"} << 1
+                                       << "capture agent not found";
+        QTest::newRow("missing replay trace") << QStringList{"-o", "x.json", "--replay", "/nonexistent.json", "--", "true"} << 1
+                                              << "/nonexistent.json";
+        QTest::newRow("program not found") << QStringList{"-o", "x.json", "--", "/nonexistent-program"} << 1 << "cannot run";
+    }
+    void recordUsageErrors() {
+        QFETCH(QStringList, arguments);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        QProcess p;
+        p.setWorkingDirectory(dir.path());
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("KINETOSCOPE_AGENT", agentLibrary);
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(KINETOSCOPE_CLI), QStringList{"record"} + arguments);
+        QVERIFY(p.waitForFinished(30000));
+        const QString out = QString::fromUtf8(p.readAll());
+        QCOMPARE(p.exitCode(), exitCode);
+        QVERIFY2(out.contains(message), qPrintable(out));
+        QVERIFY(!QFileInfo::exists(dir.filePath("x.json")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCapture)
+#include "tst_capture.moc"
