@@ -1,5 +1,7 @@
 #include "headlessrender.h"
 #include "mainwindow.h"
+#include "captureview.h"
+#include "live/capturesession.h"
 #include "singleinstance.h"
 
 #include <QApplication>
@@ -50,7 +52,13 @@ int main(int argc, char** argv) {
                              QStringLiteral("DIR"));
     QCommandLineOption distributed(QStringLiteral("distributed"),
                                    QStringLiteral("Open the traces (or per-rank .summary.json files) as the ranks of one job."));
-    parser.addOptions({render, size, range, flows, colors, newWindow, compare, watch, distributed});
+    QCommandLineOption captureDemo(QStringLiteral("capture-replay"),
+                                   QStringLiteral("Live-capture demo without a GPU: capture kinetoscope-fake-cuda replaying TRACE "
+                                                  "(at --speed, default 1) as if it were a running CUDA program."),
+                                   QStringLiteral("TRACE"));
+    QCommandLineOption speed(QStringLiteral("speed"), QStringLiteral("Replay speed for --capture-replay (0: as fast as possible)."),
+                             QStringLiteral("X"), QStringLiteral("1"));
+    parser.addOptions({render, size, range, flows, colors, newWindow, compare, watch, distributed, captureDemo, speed});
     parser.addPositionalArgument(QStringLiteral("TRACE"), QStringLiteral("Trace files to open (.json, .json.gz)."), QStringLiteral("[TRACE...]"));
     parser.process(app);
 
@@ -85,7 +93,8 @@ int main(int argc, char** argv) {
     // A double-clicked trace opens as a tab in the window that is already running.
     SingleInstance instance;
     // A comparison always opens in a window of its own.
-    if (!parser.isSet(newWindow) && !parser.isSet(compare) && !parser.isSet(distributed) && !parser.isSet(watch)) {
+    if (!parser.isSet(newWindow) && !parser.isSet(compare) && !parser.isSet(distributed) && !parser.isSet(watch) &&
+        !parser.isSet(captureDemo)) {
         QStringList absolute;
         for (const QString& f : files) absolute << QFileInfo(f).absoluteFilePath();
         if (instance.sendToRunning(absolute)) return 0;
@@ -105,6 +114,18 @@ int main(int argc, char** argv) {
         return app.exec();
     }
     if (parser.isSet(watch)) window.watchFolder(parser.value(watch));
+    if (parser.isSet(captureDemo)) {
+        live::LaunchSpec spec;
+        // kinetoscope-fake-cuda sits beside the agent, in the build tree and when installed.
+        const QString agent = QString::fromStdString(live::defaultAgentPath());
+        const QString fake = QFileInfo(QCoreApplication::applicationDirPath() + "/kinetoscope-fake-cuda").exists()
+                                 ? QCoreApplication::applicationDirPath() + "/kinetoscope-fake-cuda"
+                                 : QFileInfo(agent).absolutePath() + "/kinetoscope-fake-cuda";
+        spec.program = fake.toStdString();
+        spec.replayTrace = QFileInfo(parser.value(captureDemo)).absoluteFilePath().toStdString();
+        spec.replaySpeed = parser.value(speed).toDouble();
+        window.startCapture(spec);
+    }
     if (parser.isSet(distributed)) {
         window.openDistributed(files);
         return app.exec();

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "import/jsonbackend.h"
+#include "captureview.h"
 #include "compareview.h"
 #include "distributedview.h"
 #include "folderwatcher.h"
@@ -131,7 +132,7 @@ void MainWindow::setDetailsVisible(bool visible) {
 }
 
 QString MainWindow::fileDialogFilter() {
-    return tr("Trace files (*.json *.json.gz *.pt.trace.json*);;All files (*)");
+    return tr("Trace files (*.json *.json.gz *.pt.trace.json*);;Capture spools (*.kscw);;All files (*)");
 }
 
 void MainWindow::buildMenus() {
@@ -156,6 +157,40 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     file->addAction(tr("&Close Tab"), QKeySequence::Close, this, [this] { closeTab(m_tabs->currentIndex()); });
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* capture = menuBar()->addMenu(tr("&Capture"));
+    capture->addAction(tr("&Launch…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L), this, [this] {
+        LaunchDialog dialog(this);
+        if (dialog.exec() == QDialog::Accepted) startCapture(dialog.spec());
+    });
+    QAction* stopCapture = capture->addAction(tr("&Stop Capture"), this, [this] {
+        if (CaptureView* c = currentCapture()) c->stop();
+    });
+    QAction* terminate = capture->addAction(tr("&Terminate Program"), this, [this] {
+        if (CaptureView* c = currentCapture()) c->terminateTarget();
+    });
+    m_followAction = capture->addAction(tr("&Follow Newest Data"));
+    m_followAction->setCheckable(true);
+    m_followAction->setChecked(true);
+    connect(m_followAction, &QAction::toggled, this, [this](bool on) {
+        if (CaptureView* c = currentCapture()) c->setFollow(on);
+    });
+    QAction* saveCapture = capture->addAction(tr("S&ave Capture…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
+        CaptureView* c = currentCapture();
+        if (!c) return;
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save Capture"), QStringLiteral("capture.pt.trace.json"),
+                                                          tr("Kineto trace (*.json)"));
+        QString error;
+        if (!path.isEmpty() && !c->save(path, &error)) QMessageBox::warning(this, tr("Save Capture"), error);
+    });
+    connect(capture, &QMenu::aboutToShow, this, [this, stopCapture, terminate, saveCapture] {
+        CaptureView* c = currentCapture();
+        stopCapture->setEnabled(c && c->capturing());
+        terminate->setEnabled(c && c->status().targetRunning);
+        saveCapture->setEnabled(c && c->status().counts.records > 0);
+        m_followAction->setEnabled(c);
+        if (c) m_followAction->setChecked(c->follow());
+    });
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(tr("&Find…"), QKeySequence::Find, this, [this] {
@@ -262,6 +297,30 @@ TraceView* MainWindow::openTrace(const QString& path) {
     return view;
 }
 
+CaptureView* MainWindow::startCapture(const live::LaunchSpec& spec) {
+    auto* view = new CaptureView(spec, m_tabs);
+    const int index = m_tabs->addTab(view, QStringLiteral("● ") + view->title());
+    m_tabs->setCurrentIndex(index);
+    connect(view, &CaptureView::statusChanged, this, [this, view] {
+        if (view == currentCapture()) updateStatus();
+    });
+    connect(view, &CaptureView::refreshed, this, [this, view] {
+        if (TraceView* v = view->traceView()) {
+            applyViewSettings(v);
+            v->setPanelsVisible(m_detailsVisible);
+        }
+        if (view == currentCapture()) updateStatus();
+    });
+    connect(view, &CaptureView::captureEnded, this, [this, view] {
+        if (const int i = m_tabs->indexOf(view); i >= 0) m_tabs->setTabText(i, view->title());
+    });
+    updateEmptyState();
+    view->start();
+    return view;
+}
+
+CaptureView* MainWindow::currentCapture() const { return qobject_cast<CaptureView*>(m_tabs->currentWidget()); }
+
 void MainWindow::openFolder(const QString& dir) {
     if (!m_runs) {
         m_runs = new RunsPanel(this);
@@ -311,7 +370,10 @@ CompareView* MainWindow::openComparison(const QString& a, const QString& b) {
     return view;
 }
 
-TraceView* MainWindow::currentView() const { return qobject_cast<TraceView*>(m_tabs->currentWidget()); }
+TraceView* MainWindow::currentView() const {
+    if (CaptureView* c = currentCapture()) return c->traceView();
+    return qobject_cast<TraceView*>(m_tabs->currentWidget());
+}
 
 void MainWindow::openDialog() {
     const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open Trace"), QString(), fileDialogFilter());
@@ -368,6 +430,11 @@ void MainWindow::applyViewSettings(TraceView* view) {
 void MainWindow::updateStatus() {
     TraceView* view = currentView();
     applyViewSettings(view);
+    if (CaptureView* c = currentCapture()) {
+        m_statusLabel->setText(c->statusText());
+        setWindowTitle(c->title() + QStringLiteral(" — Kinetoscope"));
+        return;
+    }
     if (!view) {
         m_statusLabel->clear();
         return;

@@ -13,6 +13,9 @@ class QTabWidget;
 
 namespace kinetoscope {
 
+namespace live {
+struct LaunchSpec;
+}
 class SingleInstance;
 class TraceView;
 
@@ -30,6 +33,9 @@ public:
     // Also opens every trace that a running job completes in the folder from now on.
     void watchFolder(const QString& dir);
     class DistributedView* openDistributed(const QStringList& files);
+    // Capture > Launch: a tab that runs the program with the capture agent and shows its GPU work as it arrives.
+    class CaptureView* startCapture(const live::LaunchSpec& spec);
+    class CaptureView* currentCapture() const;
     class RunsPanel* runsPanel() const { return m_runs; }
     class FolderWatcher* watcher() const { return m_watcher; }
     TraceView* currentView() const;
@@ -74,6 +80,7 @@ private:
     class FolderWatcher* m_watcher = nullptr;
     QString m_folder;
     QAction* m_detailsAction = nullptr;
+    QAction* m_followAction = nullptr;
     bool m_detailsVisible = true;
     FlowMode m_flowMode = FlowMode::Selected;
     ColorMode m_colorMode = ColorMode::Category;

@@ -42,7 +42,7 @@ QString countText(quint64 n) {
 }
 } // namespace
 
-TraceView::TraceView(QString path, QWidget* parent) : QWidget(parent), m_path(std::move(path)) {
+void TraceView::buildPages() {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_stack = new QStackedWidget(this);
@@ -79,11 +79,21 @@ TraceView::TraceView(QString path, QWidget* parent) : QWidget(parent), m_path(st
     m_progressTimer->setInterval(100);
     connect(m_progressTimer, &QTimer::timeout, this, &TraceView::updateProgress);
 
+}
+
+TraceView::TraceView(QString path, QWidget* parent) : QWidget(parent), m_path(std::move(path)) {
+    buildPages();
     m_job = new LoadJob(m_path, this);
     connect(m_job, &LoadJob::loaded, this, &TraceView::onLoaded);
     connect(m_job, &LoadJob::failed, this, &TraceView::onFailed);
     m_job->start();
     m_progressTimer->start();
+}
+
+TraceView::TraceView(std::shared_ptr<LoadedTrace> trace, QString title, QWidget* parent)
+    : QWidget(parent), m_path(std::move(title)) {
+    buildPages();
+    onLoaded(std::move(trace));
 }
 
 TraceView::~TraceView() {

@@ -40,6 +40,8 @@ public:
     enum class State { Loading, Failed, Cancelled, Ready };
 
     explicit TraceView(QString path, QWidget* parent = nullptr);
+    // A trace already in memory (a live capture's latest snapshot); `title` stands in for the path.
+    TraceView(std::shared_ptr<LoadedTrace> trace, QString title, QWidget* parent = nullptr);
     ~TraceView() override;
 
     const QString& path() const { return m_path; }
@@ -86,6 +88,7 @@ signals:
     void analysisReady();
 
 private:
+    void buildPages();
     void onLoaded(std::shared_ptr<LoadedTrace> trace);
     void onFailed(const QString& message, bool cancelled);
     void updateProgress();

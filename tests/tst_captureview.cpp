@@ -1,0 +1,144 @@
+// The viewer side of live capture: Capture > Launch with a replayed trace, the timeline and kernel table growing while
+// records arrive, pause and follow, Stop, Save, and the saved file reopening with the same GPU work.
+#include "analysispanels.h"
+#include "captureview.h"
+#include "mainwindow.h"
+#include "testsupport.h"
+#include "timelinewidget.h"
+#include "traceview.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QMenuBar>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+
+using namespace kinetoscope;
+
+namespace {
+QAction* findAction(QWidget* window, const QString& text) {
+    for (QAction* a : window->findChildren<QAction*>())
+        if (a->text() == text) return a;
+    return nullptr;
+}
+
+live::LaunchSpec replaySpec(const char* trace, double speed) {
+    live::LaunchSpec spec;
+    spec.program = KINETOSCOPE_FAKE_CUDA;
+    spec.agentPath = KINETOSCOPE_AGENT_LIB;
+    spec.replayTrace = test::tracePath(trace);
+    spec.replaySpeed = speed;
+    spec.environment = {"KINETOSCOPE_FLUSH_MS=20"};
+    return spec;
+}
+
+std::size_t kernelSlices(const TraceStore& s) {
+    std::size_t n = 0;
+    for (std::uint32_t t = 0; t < s.tracks.size(); ++t)
+        for (std::uint32_t r = 0; r < s.tracks[t].sliceCount(); ++r)
+            n += s.categoryOf(EventRef{TrackId(t), r}).kind == CategoryKind::Kernel;
+    return n;
+}
+} // namespace
+
+class TestCaptureView : public QObject {
+    Q_OBJECT
+
+private slots:
+    void init() { QSettings().clear(); }
+
+    // The whole round trip through the menus, as a user does it.
+    void launchWatchStopSaveReopen() {
+        MainWindow window;
+        window.show();
+        QAction* launch = findAction(&window, QStringLiteral("&Launch…"));
+        QVERIFY(launch);
+        // The trace's GPU work spans ~64 ms; at 0.02x it arrives over ~3 s, so the view is seen growing.
+        const live::LaunchSpec spec =
+            replaySpec("AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", 0.02);
+        QTimer::singleShot(0, this, [spec] {
+            for (QWidget* w : QApplication::topLevelWidgets())
+                if (auto* dialog = qobject_cast<LaunchDialog*>(w)) {
+                    dialog->setSpec(spec);
+                    dialog->accept();
+                }
+        });
+        launch->trigger();
+        CaptureView* capture = window.currentCapture();
+        QVERIFY(capture);
+        QVERIFY2(capture->status().targetRunning, qPrintable(capture->statusText()));
+
+        // Live: several snapshots while the target still runs, each with more kernels than the last.
+        QTRY_VERIFY_WITH_TIMEOUT(capture->refreshCount() >= 1 && capture->traceView(), 30000);
+        const std::size_t first = kernelSlices(*capture->traceView()->trace()->store);
+        QTRY_VERIFY_WITH_TIMEOUT(capture->traceView() && kernelSlices(*capture->traceView()->trace()->store) > first, 30000);
+        QVERIFY(capture->status().capturing);
+        QVERIFY(capture->statusText().contains(QStringLiteral("records")));
+        QVERIFY(capture->statusText().contains(QStringLiteral("dropped")));
+        // The kernel table is the one a loaded trace has, and it is filled.
+        QTRY_VERIFY_WITH_TIMEOUT(capture->traceView()->analysis() != nullptr, 30000);
+
+        // Pausing freezes the view while records keep arriving; following again catches up.
+        capture->setFollow(false);
+        const int shown = capture->refreshCount();
+        const auto records = capture->status().counts.records;
+        QTRY_VERIFY_WITH_TIMEOUT(capture->status().counts.records > records, 30000);
+        QTest::qWait(600);
+        QCOMPARE(capture->refreshCount(), shown);
+        capture->setFollow(true);
+        QTRY_VERIFY_WITH_TIMEOUT(capture->refreshCount() > shown, 30000);
+
+        // Stop: nothing more is received, the program runs on.
+        QAction* stop = findAction(&window, QStringLiteral("&Stop Capture"));
+        QVERIFY(stop);
+        stop->setEnabled(true);
+        stop->trigger();
+        QVERIFY(!capture->status().capturing);
+        const auto kept = capture->status().counts;
+        QTest::qWait(300);
+        QCOMPARE(capture->status().counts.records, kept.records);
+
+        QTemporaryDir dir;
+        const QString saved = dir.filePath("capture.pt.trace.json");
+        QString error;
+        QVERIFY2(capture->save(saved, &error), qPrintable(error));
+        capture->terminateTarget();
+
+        TraceView* reopened = window.openTrace(saved);
+        QTRY_COMPARE_WITH_TIMEOUT(reopened->state(), TraceView::State::Ready, 30000);
+        QCOMPARE(kernelSlices(*reopened->trace()->store), std::size_t(kept.kernels));
+        QVERIFY(!reopened->trace()->store->flows.empty());
+        QVERIFY(reopened->bannerText().isEmpty());
+    }
+
+    // Running to the end: the final view holds every kernel of the replayed trace, and the tab says it ended.
+    void captureRunsToTheEnd() {
+        MainWindow window;
+        const char* trace = "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz";
+        CaptureView* capture = window.startCapture(replaySpec(trace, 0));
+        QSignalSpy ended(capture, &CaptureView::captureEnded);
+        QTRY_VERIFY_WITH_TIMEOUT(ended.count() == 1, 60000);
+        const LoadResult original = loadTrace(test::tracePath(trace));
+        QVERIFY(capture->traceView());
+        QCOMPARE(kernelSlices(*capture->traceView()->trace()->store), kernelSlices(*original.store));
+        QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(capture)), capture->title());
+        QVERIFY(capture->statusText().contains(QStringLiteral("program exited (0)")));
+    }
+
+    // A program that cannot start says so in its tab; other tabs are untouched.
+    void launchFailureStaysInItsTab() {
+        MainWindow window;
+        live::LaunchSpec spec;
+        spec.program = "/nonexistent/program";
+        spec.agentPath = KINETOSCOPE_AGENT_LIB;
+        CaptureView* capture = window.startCapture(spec);
+        QVERIFY(!capture->capturing());
+        QVERIFY2(capture->statusText().contains(QStringLiteral("cannot run")), qPrintable(capture->statusText()));
+        QVERIFY(!capture->save(QDir::temp().filePath("never.json"), nullptr));
+    }
+};
+
+QTEST_MAIN(TestCaptureView)
+#include "tst_captureview.moc"
