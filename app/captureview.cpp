@@ -228,7 +228,12 @@ void CaptureView::poll() {
     m_stopButton->setEnabled(st.capturing);
     m_followButton->setEnabled(st.capturing);
     // A paused view stays as it is; otherwise show new data once the previous rebuild is done.
-    if ((m_follow || !m_view) && !m_building && m_session->generation() != m_shownGeneration && st.counts.records > 0) rebuild();
+    // Each rebuild is the whole capture so far: for a long capture it takes a while, so wait twice as long as the last
+    // one took before the next, and the viewer never spends more than a third of a core beside the target.
+    const bool rested = !m_sinceBuild.isValid() || m_sinceBuild.elapsed() >= 2 * m_lastBuildMs;
+    if ((m_follow || !m_view) && !m_building && rested && m_session->generation() != m_shownGeneration &&
+        st.counts.records > 0)
+        rebuild();
     if (!st.capturing && !m_ended && !m_building && m_session->generation() == m_shownGeneration) {
         m_ended = true;
         m_poll->setInterval(1000);
@@ -238,6 +243,7 @@ void CaptureView::poll() {
 
 void CaptureView::rebuild() {
     m_building = true;
+    m_buildTimer.start();
     const std::uint64_t generation = m_session->generation();
     // The copy is taken here, under the session's short lock; building the trace from it happens off the UI thread.
     auto records = std::make_shared<live::CaptureRecords>(m_session->snapshot());
@@ -257,6 +263,8 @@ void CaptureView::rebuild() {
 
 void CaptureView::show(std::shared_ptr<LoadedTrace> trace, std::uint64_t generation) {
     m_building = false;
+    m_lastBuildMs = m_buildTimer.elapsed();
+    m_sinceBuild.start();
     m_shownGeneration = generation;
     if (!trace) return;
     // Keep what the user looks at: the bottom tab, and the visible range unless following the newest data.

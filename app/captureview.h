@@ -3,6 +3,7 @@
 #include "live/capturesession.h"
 
 #include <QDialog>
+#include <QElapsedTimer>
 #include <QWidget>
 
 #include <memory>
@@ -91,6 +92,8 @@ private:
     bool m_ended = false;
     std::uint64_t m_shownGeneration = 0;
     int m_refreshes = 0;
+    QElapsedTimer m_buildTimer, m_sinceBuild;
+    qint64 m_lastBuildMs = 0;
 };
 
 } // namespace kinetoscope

@@ -71,6 +71,9 @@ bool AgentWriter::open(const Options& options, std::string& error) {
 void AgentWriter::add(const wire::Record& record) {
     m_encoder.add(record);
     ++m_stats.recordsEncoded;
+    // A burst (a full CUPTI buffer, a replay at full speed) goes out in pieces, so the viewer decodes one piece while
+    // the next is encoded, and the batch buffer stays small.
+    if (m_encoder.buffer().size() >= shipBytes) ship();
 }
 
 void AgentWriter::ship() {

@@ -18,15 +18,17 @@ app_id=io.github.kinetoscope.Kinetoscope
 for f in bin/kinetoscope bin/kinetoscope-cli share/applications/$app_id.desktop share/metainfo/$app_id.metainfo.xml \
          share/mime/packages/kinetoscope.xml share/icons/hicolor/scalable/apps/$app_id.svg \
          share/icons/hicolor/48x48/apps/$app_id.png share/icons/hicolor/256x256/apps/$app_id.png \
-         share/man/man1/kinetoscope.1 share/man/man1/kinetoscope-cli.1; do
+         share/man/man1/kinetoscope.1 share/man/man1/kinetoscope-cli.1 share/man/man1/kinetoscope-fake-cuda.1 \
+         bin/kinetoscope-fake-cuda; do
   [[ -s "$work/prefix/$f" ]] || fail "not installed: $f"
 done
+[[ -n $(find "$work/prefix" -path '*/kinetoscope/libkinetoscope-agent.so') ]] || fail "capture agent not installed"
 file "$work/prefix/share/icons/hicolor/48x48/apps/$app_id.png" | grep -q "48 x 48" || fail "48x48 icon has the wrong size"
 
 echo "== validate desktop entry, AppStream metadata, man pages"
 desktop-file-validate "$work/prefix/share/applications/$app_id.desktop"
 appstreamcli validate --no-net "$work/prefix/share/metainfo/$app_id.metainfo.xml"
-for m in kinetoscope kinetoscope-cli; do
+for m in kinetoscope kinetoscope-cli kinetoscope-fake-cuda; do
   head -1 "$work/prefix/share/man/man1/$m.1" | grep -q '^\.TH' || fail "$m.1 is not a man page"
   if command -v groff >/dev/null; then groff -man -Tutf8 -ww -z "$work/prefix/share/man/man1/$m.1" || fail "$m.1 has troff errors"; fi
 done
@@ -83,4 +85,10 @@ dpkg-deb -x "$deb" "$work/root"
 "$work/root/usr/bin/kinetoscope" --render "$work/shot.png" --size 800x400 "$sample"
 file "$work/shot.png" | grep -q "800 x 400" || fail "rendered image has the wrong size"
 "$work/root/usr/bin/kinetoscope" --version | grep -q "$version" || fail "--version does not say $version"
+# Live capture from the package: the CLI finds the installed agent, which replays into the installed fake CUDA.
+[[ -n $(find "$work/root/usr" -path "*/kinetoscope/libkinetoscope-agent.so") ]] || fail "agent missing from the package"
+PATH="$work/root/usr/bin:$PATH" "$work/root/usr/bin/kinetoscope-cli" record -o "$work/capture.json" --replay "$sample" \
+  --speed 0 -- kinetoscope-fake-cuda 2>"$work/record.log" || { cat "$work/record.log"; fail "record from the package"; }
+grep -q " 0 dropped" "$work/record.log" || fail "record: $(cat "$work/record.log")"
+"$work/root/usr/bin/kinetoscope-cli" info "$work/capture.json" | grep -q "launch->GPU" || fail "recorded trace has no launch flows"
 echo "OK"

@@ -6,13 +6,14 @@ namespace kinetoscope::wire {
 
 namespace {
 // Little-endian fixed-width fields (x86 and ARM Linux are little-endian; memcpy keeps it alignment-safe).
+// Fields go to a stack buffer and the whole record is appended once: a handful of stores per record, not a
+// capacity check per field (the encoder runs for every CUPTI record of the target).
 struct Writer {
-    std::string& out;
+    char* p;
     template <typename T>
     void put(T v) {
-        char b[sizeof(T)];
-        std::memcpy(b, &v, sizeof(T));
-        out.append(b, sizeof(T));
+        std::memcpy(p, &v, sizeof(T));
+        p += sizeof(T);
     }
 };
 
@@ -40,8 +41,7 @@ void encodePayload(Writer& w, const Record& record) {
     std::visit([&](const auto& r) {
         using T = std::decay_t<decltype(r)>;
         if constexpr (std::is_same_v<T, StringDef>) {
-            w.put<std::uint32_t>(r.id);
-            w.out.append(r.text);
+            // Variable length: written by Encoder::add directly.
         } else if constexpr (std::is_same_v<T, Kernel>) {
             w.put(r.device), w.put(r.stream), w.put(r.correlation), w.put(r.start), w.put(r.end), w.put(r.name);
             for (std::uint32_t g : r.grid) w.put(g);
@@ -70,10 +70,12 @@ void encodePayload(Writer& w, const Record& record) {
 } // namespace
 
 Encoder::Encoder() {
-    m_out.append(magic, sizeof magic);
-    Writer w{m_out};
+    char header[headerSize];
+    std::memcpy(header, magic, sizeof magic);
+    Writer w{header + sizeof magic};
     w.put<std::uint16_t>(version);
     w.put<std::uint16_t>(0);
+    m_out.append(header, headerSize);
 }
 
 std::string Encoder::take() {
@@ -89,13 +91,23 @@ StringRef Encoder::string(std::string_view text) {
 }
 
 void Encoder::add(const Record& record) {
-    const std::size_t at = m_out.size();
-    Writer w{m_out};
-    w.put<std::uint8_t>(std::uint8_t(typeOf(record)));
-    w.put<std::uint32_t>(0); // patched below
+    if (const auto* text = std::get_if<StringDef>(&record)) {
+        char head[recordHeaderSize + 4];
+        head[0] = char(RecordType::String);
+        const auto length = std::uint32_t(4 + text->text.size());
+        std::memcpy(head + 1, &length, 4);
+        std::memcpy(head + recordHeaderSize, &text->id, 4);
+        m_out.append(head, sizeof head);
+        m_out.append(text->text);
+        return;
+    }
+    char buffer[128]; // the largest fixed record (Kernel) is 80 bytes of payload
+    Writer w{buffer + recordHeaderSize};
     encodePayload(w, record);
-    const std::uint32_t length = std::uint32_t(m_out.size() - at - recordHeaderSize);
-    std::memcpy(m_out.data() + at + 1, &length, sizeof length);
+    buffer[0] = char(typeOf(record));
+    const auto length = std::uint32_t(w.p - buffer - recordHeaderSize);
+    std::memcpy(buffer + 1, &length, sizeof length);
+    m_out.append(buffer, std::size_t(w.p - buffer));
 }
 
 Decoder::Decoder(Sink sink) : m_sink(std::move(sink)) {}
@@ -114,30 +126,39 @@ bool Decoder::fail(std::uint64_t offset, std::string reason) {
 
 bool Decoder::feed(std::string_view bytes) {
     if (!m_error.empty()) return false;
-    m_pending.append(bytes);
+    // Decode straight from the caller's bytes; only a record split across calls is copied.
+    const bool fromPending = !m_pending.empty();
+    if (fromPending) m_pending.append(bytes);
+    const std::string_view data = fromPending ? std::string_view(m_pending) : bytes;
     std::size_t pos = 0;
+    auto keepTail = [&] {
+        if (fromPending) m_pending.erase(0, pos);
+        else m_pending.assign(data.substr(pos));
+        m_consumed += pos;
+    };
     if (!m_haveHeader) {
-        if (m_pending.size() < headerSize) return true;
-        if (std::memcmp(m_pending.data(), magic, sizeof magic) != 0) return fail(0, "not a Kinetoscope capture stream (bad magic)");
+        if (data.size() < headerSize) {
+            keepTail();
+            return true;
+        }
+        if (std::memcmp(data.data(), magic, sizeof magic) != 0) return fail(0, "not a Kinetoscope capture stream (bad magic)");
         std::uint16_t v = 0;
-        std::memcpy(&v, m_pending.data() + 4, sizeof v);
+        std::memcpy(&v, data.data() + 4, sizeof v);
         if (v != version) return fail(4, "capture stream version " + std::to_string(v) + ", this build reads " + std::to_string(version));
         m_haveHeader = true;
         pos = headerSize;
     }
-    while (m_pending.size() - pos >= recordHeaderSize) {
-        const auto type = RecordType(std::uint8_t(m_pending[pos]));
+    while (data.size() - pos >= recordHeaderSize) {
+        const auto type = RecordType(std::uint8_t(data[pos]));
         std::uint32_t length = 0;
-        std::memcpy(&length, m_pending.data() + pos + 1, sizeof length);
+        std::memcpy(&length, data.data() + pos + 1, sizeof length);
         const std::uint64_t offset = m_consumed + pos;
         if (length > maxPayload) return fail(offset, "record length " + std::to_string(length) + " exceeds the limit");
-        if (m_pending.size() - pos - recordHeaderSize < length) break; // wait for the rest
-        const std::string_view payload(m_pending.data() + pos + recordHeaderSize, length);
-        if (!decodeOne(type, payload, offset)) return false;
+        if (data.size() - pos - recordHeaderSize < length) break; // wait for the rest
+        if (!decodeOne(type, data.substr(pos + recordHeaderSize, length), offset)) return false;
         pos += recordHeaderSize + length;
     }
-    m_pending.erase(0, pos);
-    m_consumed += pos;
+    keepTail();
     return true;
 }
 
@@ -151,7 +172,7 @@ bool Decoder::finish() {
 bool Decoder::decodeOne(RecordType type, std::string_view payload, std::uint64_t offset) {
     Reader r{payload};
     auto needString = [&](StringRef id) { return id < m_strings.size(); };
-    Record out;
+    Record out(std::in_place_type<Dropped>);
     switch (type) {
     case RecordType::String: {
         StringDef s;
@@ -162,7 +183,7 @@ bool Decoder::decodeOne(RecordType type, std::string_view payload, std::uint64_t
         // Ids are dense and in order: a gap or repeat means a corrupt or spliced stream.
         if (s.id != m_strings.size()) return fail(offset, "string id " + std::to_string(s.id) + " out of sequence");
         m_strings.push_back(s.text);
-        out = std::move(s);
+        out.emplace<StringDef>(std::move(s));
         break;
     }
     case RecordType::Kernel: {
