@@ -131,7 +131,7 @@ private slots:
         QVERIFY(dlsym(handle, "KinetoscopeAgentWaitReplay"));
         // Nothing else leaks into the target's symbol space.
         QVERIFY(!dlsym(handle, "_ZN11kinetoscope9loadTraceERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERKNS_11LoadOptionsE"));
-        dlclose(handle);
+        // Not dlclose'd: as in a target, the agent (and CUPTI, which keeps allocations in its globals) stays loaded.
     }
 
     // Without a GPU (and without a replay trace) the agent must say so and let the target run normally.
