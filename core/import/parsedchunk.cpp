@@ -32,4 +32,18 @@ void ParsedChunk::rollback(const Mark& m) {
         categoryCounts[i] = i < m.categoryCounts.size() ? m.categoryCounts[i] : 0;
 }
 
+void ParsedChunk::tallyThreads() {
+    slicesByThread.assign(threads.size(), 0);
+    beginByThread.assign(threads.size(), 0);
+    beginEndEvents = 0;
+    for (const ParsedEvent& e : events) {
+        if (e.phase == 'X' || e.phase == 'i') {
+            ++slicesByThread[e.thread];
+        } else if (e.phase == 'B' || e.phase == 'E') {
+            ++beginEndEvents;
+            if (e.phase == 'B') beginByThread[e.thread] = 1;
+        }
+    }
+}
+
 } // namespace kinetoscope

@@ -119,6 +119,13 @@ struct ParsedChunk {
     std::vector<ParsedCounter> counters;
     std::vector<ParsedMeta> metas;
 
+    // Per local thread: slices (X and i events) and whether any B appears; filled by tallyThreads() on the parsing
+    // thread so that the store builder can place slices without another pass over every event.
+    std::vector<std::uint32_t> slicesByThread;
+    std::vector<std::uint8_t> beginByThread;
+    std::uint64_t beginEndEvents = 0; // B and E events in the chunk
+    void tallyThreads();
+
     std::uint64_t eventsSeen = 0;
     std::uint64_t phaseCounts[128] = {};
     std::uint64_t otherPhaseCount = 0;

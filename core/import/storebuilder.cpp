@@ -110,6 +110,7 @@ public:
         linkLaunchesByCorrelation();
         step("correlation");
         computeTimeRange();
+        if (m_freeing.joinable()) m_freeing.join();
     }
 
 private:
@@ -168,64 +169,140 @@ private:
         }
     }
 
-    // Moves events into their tracks' columns in file order, freeing each chunk as it goes.
+    // Moves events into their tracks' columns in file order, freeing each chunk as it goes. The slices (nearly every
+    // event) are placed by two threads: a counting pass gives each chunk its first row in every track, so chunks can
+    // be written independently; the rest (B/E, async, flows, counters, metadata) is appended in file order after.
     void scatterEvents() {
-        // Count first so that each column is allocated once (no doubling copies of big vectors).
+        const std::size_t chunkCount = m_chunks.size();
+        auto tick = std::chrono::steady_clock::now();
+        auto lap = [&](const char* what) {
+            if (!std::getenv("KINETOSCOPE_TIMING")) return;
+            const auto now = std::chrono::steady_clock::now();
+            std::fprintf(stderr, "    scatter %-10s %6.0f ms\n", what, std::chrono::duration<double, std::milli>(now - tick).count());
+            tick = now;
+        };
+        std::vector<std::vector<std::uint32_t>> chunkRows(chunkCount); // slices each chunk adds to each track
+        std::vector<std::uint64_t> chunkSeq(chunkCount + 1, 0);        // file-order index of each chunk's first event
         std::vector<std::size_t> counts;
-        for (std::size_t c = 0; c < m_chunks.size(); ++c) {
+        for (std::size_t c = 0; c < chunkCount; ++c) {
             ParsedChunk& chunk = m_chunks[c];
             ChunkRemap& remap = m_remaps[c];
-            for (const ParsedEvent& e : chunk.events) {
-                if (e.phase != 'X' && e.phase != 'i' && e.phase != 'B' && e.phase != 'E') continue;
-                std::uint32_t& track = remap.sliceTrack[e.thread];
-                if (track == StringId::invalidValue) track = threadTrack(remap.threads[e.thread]).value;
+            chunkSeq[c + 1] = chunkSeq[c] + chunk.events.size();
+            std::vector<std::uint32_t>& rows = chunkRows[c];
+            if (chunk.slicesByThread.size() != chunk.threads.size()) chunk.tallyThreads(); // repaired chunks
+            // From the per-thread tallies (made while parsing), not another pass over every event. Threads with only
+            // B/E get their track when the pairs are matched; orderTracks() decides the display order either way.
+            for (std::uint32_t th = 0; th < chunk.threads.size(); ++th) {
+                if (chunk.slicesByThread[th] == 0 && !chunk.beginByThread[th]) continue;
+                std::uint32_t& track = remap.sliceTrack[th];
+                if (track == StringId::invalidValue) track = threadTrack(remap.threads[th]).value;
                 if (counts.size() <= track) counts.resize(track + 1, 0);
                 if (m_rowSeq.size() <= track) m_rowSeq.resize(track + 1);
                 if (m_hasBeginEnd.size() <= track) m_hasBeginEnd.resize(track + 1, 0);
-                if (e.phase == 'B') m_hasBeginEnd[track] = 1;
-                else ++counts[track];
+                if (chunk.beginByThread[th]) m_hasBeginEnd[track] = 1;
+                counts[track] += chunk.slicesByThread[th];
+                if (rows.size() <= track) rows.resize(track + 1, 0);
+                rows[track] += chunk.slicesByThread[th];
             }
         }
-        counts.resize(m_store.tracks.size(), 0);
-        for (std::size_t t = 0; t < m_store.tracks.size(); ++t) {
-            Track& track = m_store.tracks[t];
-            track.starts.reserve(counts[t]);
-            track.durations.reserve(counts[t]);
-            track.names.reserve(counts[t]);
-            track.categories.reserve(counts[t]);
-            track.flags.reserve(counts[t]);
-            track.args.reserve(counts[t]);
+        const std::size_t trackCount = m_store.tracks.size();
+        counts.resize(trackCount, 0);
+        m_rowSeq.resize(trackCount);
+        m_hasBeginEnd.resize(trackCount, 0);
+        {
+            // Sizing the columns touches every page (a hundred MB for a 1 GB trace): half the columns on each core.
+            auto sizeColumns = [&](bool first) {
+                for (std::size_t t = 0; t < trackCount; ++t) {
+                    Track& track = m_store.tracks[t];
+                    if (first) {
+                        track.starts.resize(counts[t]);
+                        track.durations.resize(counts[t]);
+                    } else {
+                        track.names.resize(counts[t]);
+                        track.categories.resize(counts[t]);
+                        track.flags.resize(counts[t]);
+                        track.args.resize(counts[t]);
+                        // Tracks mixing X with B/E keep file order for the parent rule (B/E rows come later).
+                        if (m_hasBeginEnd[t]) m_rowSeq[t].resize(counts[t]);
+                    }
+                }
+            };
+            std::thread other(sizeColumns, true);
+            sizeColumns(false);
+            other.join();
+        }
+        lap("count+size");
+        // Each chunk's first row in each track.
+        std::vector<std::vector<std::uint32_t>> firstRow(chunkCount);
+        {
+            std::vector<std::uint32_t> next(trackCount, 0);
+            for (std::size_t c = 0; c < chunkCount; ++c) {
+                firstRow[c] = next;
+                for (std::size_t t = 0; t < chunkRows[c].size(); ++t) next[t] += chunkRows[c][t];
+            }
         }
 
-        std::uint64_t seq = 0;
-        for (std::size_t c = 0; c < m_chunks.size(); ++c) {
+        struct LongArgs {
+            std::uint32_t track, row;
+            ArgsRange range;
+        };
+        std::vector<std::vector<PendingIds>> chunkIds(chunkCount);
+        std::vector<std::vector<LongArgs>> chunkLongArgs(chunkCount);
+        auto placeSlices = [&](std::size_t cBegin, std::size_t cEnd) {
+            for (std::size_t c = cBegin; c < cEnd; ++c) {
+                const ParsedChunk& chunk = m_chunks[c];
+                const ChunkRemap& remap = m_remaps[c];
+                std::vector<std::uint32_t> cursor = std::move(firstRow[c]);
+                std::size_t nextIds = 0;
+                for (std::uint32_t i = 0; i < chunk.events.size(); ++i) {
+                    const ParsedEvent& e = chunk.events[i];
+                    if (e.phase != 'X' && e.phase != 'i') continue;
+                    const std::uint32_t t = remap.sliceTrack[e.thread];
+                    Track& track = m_store.tracks[t];
+                    const std::uint32_t row = cursor[t]++;
+                    track.starts[row] = e.ts;
+                    track.durations[row] = e.dur;
+                    track.names[row] = StringId(remap.strings[e.name]);
+                    track.categories[row] = e.category < remap.categories.size() ? remap.categories[e.category] : 0;
+                    track.flags[row] = std::uint8_t(e.flags | (e.phase == 'i' ? SliceFlag::Instant : 0));
+                    const ArgsRange range{e.argsOffset, e.argsLength};
+                    if (!TraceStore::packArgsInline(range, track.args[row])) chunkLongArgs[c].push_back({t, row, range});
+                    while (nextIds < chunk.ids.size() && chunk.ids[nextIds].event < i) ++nextIds;
+                    if (nextIds < chunk.ids.size() && chunk.ids[nextIds].event == i) chunkIds[c].push_back({t, row, chunk.ids[nextIds]});
+                    if (m_hasBeginEnd[t]) m_rowSeq[t][row] = chunkSeq[c] + i;
+                }
+            }
+        };
+        // Split the chunks where half the events lie.
+        std::size_t split = 0;
+        while (split < chunkCount && chunkSeq[split] * 2 < chunkSeq[chunkCount]) ++split;
+        if (chunkSeq[chunkCount] >= (1u << 16) && split > 0 && split < chunkCount) {
+            std::thread other(placeSlices, split, chunkCount);
+            placeSlices(0, split);
+            other.join();
+        } else {
+            placeSlices(0, chunkCount);
+        }
+        for (std::size_t c = 0; c < chunkCount; ++c) {
+            m_pendingIds.insert(m_pendingIds.end(), chunkIds[c].begin(), chunkIds[c].end());
+            for (const LongArgs& l : chunkLongArgs[c]) m_store.tracks[l.track].args[l.row] = m_store.packArgs(l.range);
+        }
+        chunkIds.clear();
+        lap("slices");
+        std::size_t flowCount = 0;
+        for (const ParsedChunk& chunk : m_chunks) flowCount += chunk.flows.size();
+        m_flows.reserve(m_flows.size() + flowCount); // one allocation: a million flows grow by copying otherwise
+
+        for (std::size_t c = 0; c < chunkCount; ++c) {
             ParsedChunk& chunk = m_chunks[c];
             ChunkRemap& remap = m_remaps[c];
-            std::size_t nextIds = 0;
-            for (std::uint32_t i = 0; i < chunk.events.size(); ++i, ++seq) {
+            for (std::uint32_t i = 0; chunk.beginEndEvents && i < chunk.events.size(); ++i) {
+                if (chunk.events[i].phase != 'B' && chunk.events[i].phase != 'E') continue;
                 ParsedEvent e = chunk.events[i];
                 e.name = remap.strings[e.name];
                 e.category = e.category < remap.categories.size() ? remap.categories[e.category] : 0;
-                while (nextIds < chunk.ids.size() && chunk.ids[nextIds].event < i) ++nextIds;
-                if (e.phase == 'X' || e.phase == 'i') {
-                    std::uint32_t& trackIndex = remap.sliceTrack[e.thread];
-                    if (trackIndex == StringId::invalidValue) trackIndex = threadTrack(remap.threads[e.thread]).value;
-                    Track& track = m_store.tracks[trackIndex];
-                    const auto row = static_cast<std::uint32_t>(track.starts.size());
-                    track.starts.push_back(e.ts);
-                    track.durations.push_back(e.dur);
-                    track.names.push_back(StringId(e.name));
-                    track.categories.push_back(e.category);
-                    track.flags.push_back(std::uint8_t(e.flags | (e.phase == 'i' ? SliceFlag::Instant : 0)));
-                    track.args.push_back(m_store.packArgs({e.argsOffset, e.argsLength}));
-                    if (nextIds < chunk.ids.size() && chunk.ids[nextIds].event == i)
-                        m_pendingIds.push_back({trackIndex, row, chunk.ids[nextIds]});
-                    // Tracks mixing X with B/E keep file order for the parent rule (B/E rows come later).
-                    if (trackIndex < m_hasBeginEnd.size() && m_hasBeginEnd[trackIndex]) m_rowSeq[trackIndex].push_back(seq);
-                } else if (e.phase == 'B' || e.phase == 'E') {
-                    const TrackId track = threadTrack(remap.threads[e.thread]);
-                    m_beginEnds[track.value].push_back({e, seq});
-                }
+                const TrackId track = threadTrack(remap.threads[e.thread]);
+                m_beginEnds[track.value].push_back({e, chunkSeq[c] + i});
             }
             for (const ParsedAsyncId& a : chunk.asyncIds) {
                 ParsedEvent e = chunk.events[a.event];
@@ -253,9 +330,12 @@ private:
                     g.text = remap.strings[g.text];
                 m_metas.push_back({g, remap.threads[m.thread]});
             }
-            chunk = ParsedChunk(); // free this chunk's memory before the next one
+            // Freed on another core meanwhile (returning a chunk's pages is a good part of the cost).
+            m_retired.push_back(std::move(chunk));
         }
         m_chunks.clear();
+        m_freeing = std::thread([retired = std::move(m_retired)]() mutable { retired.clear(); });
+        lap("rest");
     }
 
     void matchBeginEnd(std::uint32_t trackIndex) {
@@ -788,6 +868,17 @@ private:
 
     TraceStore& m_store;
     std::vector<ParsedChunk>& m_chunks;
+    std::vector<ParsedChunk> m_retired; // parsed chunks already scattered, freed on m_freeing
+    struct JoiningThread : std::thread {
+        using std::thread::thread;
+        JoiningThread& operator=(std::thread&& t) {
+            std::thread::operator=(std::move(t));
+            return *this;
+        }
+        ~JoiningThread() {
+            if (joinable()) join();
+        }
+    } m_freeing;
     std::vector<ChunkRemap> m_remaps;
     std::unordered_map<GlobalThread, std::uint32_t, GlobalThreadHash> m_threadTracks;
     std::unordered_map<std::uint32_t, std::uint16_t> m_categories;

@@ -284,6 +284,7 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
                 if (!chunk.ok) chunk.rollback(ParsedChunk().mark());
                 else source->release(plan[i].begin, plan[i].end);
             }
+            if (chunk.ok) chunk.tallyThreads(); // here, on the parsing threads, rather than in the serial build
             const std::uint64_t done = bytesDone += plan[i].end - plan[i].begin;
             const std::uint64_t events = eventsDone += chunk.eventsSeen;
             if (options.progress) {

@@ -110,10 +110,20 @@ const ProcessInfo* TraceStore::process(std::int64_t pid) const {
 
 void TraceStore::setSource(std::shared_ptr<const SourceBuffer> source) { m_source = std::move(source); }
 
+bool TraceStore::packArgsInline(ArgsRange range, std::uint64_t& packed) {
+    if (range.length == 0) {
+        packed = 0;
+        return true;
+    }
+    if (range.length < argsLongMarker && range.offset < (1ull << 40)) {
+        packed = (range.offset << argsLengthBits) | range.length;
+        return true;
+    }
+    return false;
+}
+
 std::uint64_t TraceStore::packArgs(ArgsRange range) {
-    if (range.length == 0) return 0;
-    if (range.length < argsLongMarker && range.offset < (1ull << 40))
-        return (range.offset << argsLengthBits) | range.length;
+    if (std::uint64_t packed; packArgsInline(range, packed)) return packed;
     m_longArgs.push_back(range);
     return (std::uint64_t(m_longArgs.size() - 1) << argsLengthBits) | argsLongMarker;
 }

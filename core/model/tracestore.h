@@ -191,6 +191,8 @@ public:
     // Used by the importer.
     void setSource(std::shared_ptr<const SourceBuffer> source);
     std::uint64_t packArgs(ArgsRange range);
+    // The packed form when it needs no side-table entry (any thread may call it); false for args of 16 MiB or more.
+    static bool packArgsInline(ArgsRange range, std::uint64_t& packed);
     void indexFlows();
     // Flows leaving / entering a slice.
     std::vector<const Flow*> flowsFrom(EventRef ref) const;
