@@ -60,6 +60,33 @@ struct PendingFlow {
     EventRef bound;
 };
 
+// Sorts `v` by merging its ascending runs when there are few of them (data that is nearly in order, as most of a
+// trace is), else with std::sort.
+template <typename T, typename Less>
+void sortFewRuns(std::vector<T>& v, Less less) {
+    std::vector<std::size_t> runs{0};
+    for (std::size_t i = 1; i < v.size() && runs.size() <= 1024; ++i)
+        if (less(v[i], v[i - 1])) runs.push_back(i);
+    if (runs.size() > 1024) {
+        std::sort(v.begin(), v.end(), less);
+        return;
+    }
+    runs.push_back(v.size());
+    while (runs.size() > 2) {
+        std::vector<std::size_t> merged;
+        for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
+            merged.push_back(runs[i]);
+            if (i + 2 < runs.size())
+                std::inplace_merge(v.begin() + std::ptrdiff_t(runs[i]), v.begin() + std::ptrdiff_t(runs[i + 1]),
+                                   v.begin() + std::ptrdiff_t(runs[i + 2]), less);
+            else
+                merged.push_back(runs[i + 1]);
+        }
+        if (runs.size() % 2 == 1) merged.push_back(runs.back());
+        runs = std::move(merged);
+    }
+}
+
 FlowKind flowKindOf(std::string_view cat) {
     std::string lower(cat);
     for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -99,12 +126,21 @@ public:
         buildCounterTracks();
         applyMetadata();
         step("pairs+meta");
+        std::thread pairing([this] { pairFlows(); });
         finalizeTracks();
+        pairing.join();
         step("sort+lanes");
         orderTracks();
         // The correlation index does not depend on the flows: build it on a second core meanwhile.
-        std::thread index([this] { buildCorrelationIndex(); });
+        std::thread index([this, timing] {
+            const auto t0 = std::chrono::steady_clock::now();
+            buildCorrelationIndex();
+            if (timing)
+                std::fprintf(stderr, "    correlation index %6.0f ms\n",
+                             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        });
         resolveFlows();
+        step("flows");
         index.join();
         step("flows+index");
         linkLaunchesByCorrelation();
@@ -513,8 +549,16 @@ private:
     // Sorts each track's rows by (start, longer first, file order), assigns lanes, and reorders the
     // columns by (lane, start).
     void finalizeTracks() {
-        std::sort(m_pendingIds.begin(), m_pendingIds.end(),
-                  [](const PendingIds& a, const PendingIds& b) { return a.track < b.track; });
+        // Stable: within a track the entries stay in file order, where ids mostly grow, so the correlation index
+        // later merges a few runs instead of sorting.
+        {
+            std::vector<std::size_t> start(m_store.tracks.size() + 1, 0);
+            for (const PendingIds& p : m_pendingIds) ++start[p.track + 1];
+            std::partial_sum(start.begin(), start.end(), start.begin());
+            std::vector<PendingIds> byTrack(m_pendingIds.size());
+            for (const PendingIds& p : m_pendingIds) byTrack[start[p.track]++] = p;
+            m_pendingIds.swap(byTrack);
+        }
         std::size_t nextIds = 0;
         for (std::uint32_t t = 0; t < m_store.tracks.size(); ++t) {
             Track& track = m_store.tracks[t];
@@ -697,7 +741,9 @@ private:
         return best;
     }
 
-    void resolveFlows() {
+    // Sorting the flow halves by id and pairing them needs no slice: done on a second core while the tracks are
+    // sorted (pairFlows), then resolveFlows binds the paired ends to slices.
+    void pairFlows() {
         ImportStats& stats = m_store.stats;
         std::sort(m_flows.begin(), m_flows.end(), [](const PendingFlow& a, const PendingFlow& b) {
             return std::tie(a.flow.category, a.flow.name, a.flow.idText, a.flow.id, a.flow.ts, a.flow.offset) <
@@ -708,7 +754,7 @@ private:
         };
         // Pair the halves first, so that only ends that have a partner are bound to slices (real traces
         // carry hundreds of thousands of orphan ends).
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+        std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs = m_flowPairs;
         std::int64_t pending = -1;
         for (std::size_t i = 0; i < m_flows.size(); ++i) {
             const char ph = m_flows[i].flow.phase;
@@ -727,6 +773,11 @@ private:
                 pending = -1;
             }
         }
+    }
+
+    void resolveFlows() {
+        ImportStats& stats = m_store.stats;
+        const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs = m_flowPairs;
         auto bind = [&](PendingFlow& pf) -> EventRef {
             if (pf.bound.isValid()) return pf.bound;
             auto it = m_threadTracks.find(pf.thread);
@@ -771,6 +822,7 @@ private:
         }
         m_flows.clear();
         m_flows.shrink_to_fit();
+        m_flowPairs = {};
         m_store.flows = std::move(flows);
     }
 
@@ -789,9 +841,10 @@ private:
         auto byId = [](const CorrelationEntry& a, const CorrelationEntry& b) {
             return a.id < b.id || (a.id == b.id && a.ref < b.ref);
         };
-        std::sort(m_store.launchByCorrelation.begin(), m_store.launchByCorrelation.end(), byId);
-        std::sort(m_store.gpuByCorrelation.begin(), m_store.gpuByCorrelation.end(), byId);
-        std::sort(m_store.byExternalId.begin(), m_store.byExternalId.end(), byId);
+        // Ids grow with time on each thread and the entries come track by track: a few ascending runs to merge.
+        sortFewRuns(m_store.launchByCorrelation, byId);
+        sortFewRuns(m_store.gpuByCorrelation, byId);
+        sortFewRuns(m_store.byExternalId, byId);
     }
 
     void linkLaunchesByCorrelation() {
@@ -868,6 +921,7 @@ private:
 
     TraceStore& m_store;
     std::vector<ParsedChunk>& m_chunks;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> m_flowPairs; // (start, end) indices into m_flows
     std::vector<ParsedChunk> m_retired; // parsed chunks already scattered, freed on m_freeing
     struct JoiningThread : std::thread {
         using std::thread::thread;
