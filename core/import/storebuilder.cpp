@@ -775,6 +775,37 @@ private:
         }
     }
 
+    // Binds flow ends of one track, given in time order, to the deepest slice containing their time, exactly as
+    // Track::deepestAt answers it (instants skipped; every lane tried, since a slice displaced by an overlap can sit
+    // below a gap): each lane keeps a pointer to its first row starting after the current time.
+    void sweepEnclosing(std::uint32_t trackIndex, const std::uint32_t* first, const std::uint32_t* last) {
+        if (first == last) return;
+        const Track& t = m_store.tracks[trackIndex];
+        const std::size_t lanes = t.laneCount();
+        std::vector<std::uint32_t> next(lanes);
+        const TimeNs t0 = m_flows[*first].flow.ts;
+        for (std::size_t d = 0; d < lanes; ++d)
+            next[d] = std::uint32_t(std::upper_bound(t.starts.begin() + t.laneBegin[d], t.starts.begin() + t.laneBegin[d + 1], t0) -
+                                    t.starts.begin());
+        for (const std::uint32_t* p = first; p != last; ++p) {
+            PendingFlow& pf = m_flows[*p];
+            const TimeNs ts = pf.flow.ts;
+            std::optional<std::uint32_t> found;
+            for (std::size_t d = 0; d < lanes; ++d) {
+                const std::uint32_t lo = t.laneBegin[d], hi = t.laneBegin[d + 1];
+                std::uint32_t& n = next[d];
+                while (n < hi && t.starts[n] <= ts) ++n;
+                for (std::uint32_t q = n; q > lo; --q) {
+                    const std::uint32_t row = q - 1;
+                    if (t.flags[row] & SliceFlag::Instant) continue;
+                    if (ts < t.endOf(row) || ts == t.starts[row]) found = row;
+                    break;
+                }
+            }
+            if (found) pf.bound = EventRef{TrackId(trackIndex), *found};
+        }
+    }
+
     void resolveFlows() {
         ImportStats& stats = m_store.stats;
         const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs = m_flowPairs;
@@ -787,7 +818,9 @@ private:
             if (row) pf.bound = EventRef{TrackId(it->second), *row};
             return pf.bound;
         };
-        // Bind every end that has a partner once, on two threads over disjoint halves (each a binary search per lane).
+        // Bind every end that has a partner once. Ends that bind to their enclosing slice (nearly all) are grouped by
+        // track and taken in time order, so each lane is walked once with a pointer (sweepEnclosing) instead of a
+        // binary search per lane per end; the pieces run on two threads.
         {
             std::vector<std::uint32_t> ends;
             ends.reserve(pairs.size() * 2);
@@ -797,16 +830,74 @@ private:
             }
             std::sort(ends.begin(), ends.end());
             ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
-            auto bindRange = [&](std::size_t a, std::size_t b) {
-                for (std::size_t k = a; k < b; ++k) bind(m_flows[ends[k]]);
+            std::vector<std::vector<std::uint32_t>> byTrack(m_store.tracks.size());
+            std::vector<std::uint32_t> nextStartingEnds;
+            const GlobalThread* cachedKey[2] = {nullptr, nullptr};
+            std::uint32_t cachedTrack[2] = {0, 0};
+            for (const std::uint32_t e : ends) {
+                const PendingFlow& pf = m_flows[e];
+                if (!pf.flow.bindEnclosing) {
+                    nextStartingEnds.push_back(e);
+                    continue;
+                }
+                // Launch flows alternate between a CPU thread and a GPU stream: remember the last two lookups.
+                std::uint32_t track;
+                if (cachedKey[0] && *cachedKey[0] == pf.thread) {
+                    track = cachedTrack[0];
+                } else if (cachedKey[1] && *cachedKey[1] == pf.thread) {
+                    track = cachedTrack[1];
+                } else {
+                    auto it = m_threadTracks.find(pf.thread);
+                    if (it == m_threadTracks.end()) continue;
+                    track = it->second;
+                    cachedKey[1] = cachedKey[0];
+                    cachedTrack[1] = cachedTrack[0];
+                    cachedKey[0] = &pf.thread;
+                    cachedTrack[0] = track;
+                }
+                byTrack[track].push_back(e);
+            }
+            struct Piece {
+                std::uint32_t track;
+                std::size_t begin, end;
             };
-            if (ends.size() >= 65536) {
-                std::thread other(bindRange, ends.size() / 2, ends.size());
-                bindRange(0, ends.size() / 2);
+            std::vector<Piece> pieces;
+            for (std::uint32_t t = 0; t < byTrack.size(); ++t) {
+                std::vector<std::uint32_t>& list = byTrack[t];
+                if (list.empty()) continue;
+                auto byTime = [&](std::uint32_t a, std::uint32_t b) { return m_flows[a].flow.ts < m_flows[b].flow.ts; };
+                sortFewRuns(list, byTime);
+                if (list.size() >= 65536) {
+                    pieces.push_back({t, 0, list.size() / 2});
+                    pieces.push_back({t, list.size() / 2, list.size()});
+                } else {
+                    pieces.push_back({t, 0, list.size()});
+                }
+            }
+            // Two workers take pieces, biggest first, each keeping to the lighter load.
+            std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.end - a.begin > b.end - b.begin; });
+            std::vector<Piece> work[2];
+            std::size_t load[2] = {0, 0};
+            for (const Piece& piece : pieces) {
+                const int w = load[0] <= load[1] ? 0 : 1;
+                work[w].push_back(piece);
+                load[w] += piece.end - piece.begin;
+            }
+            auto runWork = [&](int w) {
+                for (const Piece& piece : work[w]) {
+                    const std::vector<std::uint32_t>& list = byTrack[piece.track];
+                    sweepEnclosing(piece.track, list.data() + piece.begin, list.data() + piece.end);
+                }
+            };
+            if (load[0] + load[1] >= 65536) {
+                std::thread other(runWork, 1);
+                runWork(0);
                 other.join();
             } else {
-                bindRange(0, ends.size());
+                runWork(0);
+                runWork(1);
             }
+            for (const std::uint32_t e : nextStartingEnds) bind(m_flows[e]);
         }
         std::vector<Flow> flows;
         flows.reserve(pairs.size());
