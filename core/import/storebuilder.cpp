@@ -126,22 +126,25 @@ public:
         buildCounterTracks();
         applyMetadata();
         step("pairs+meta");
-        std::thread pairing([this] { pairFlows(); });
-        finalizeTracks();
-        pairing.join();
+        // Small traces (most files, and every fuzz input) do each part in turn: starting threads would cost more.
+        const bool big = m_sliceCount >= parallelThreshold;
+        {
+            std::thread pairing;
+            if (big) pairing = std::thread([this] { pairFlows(); });
+            else pairFlows();
+            finalizeTracks();
+            if (pairing.joinable()) pairing.join();
+        }
         step("sort+lanes");
         orderTracks();
-        // The correlation index does not depend on the flows: build it on a second core meanwhile.
-        std::thread index([this, timing] {
-            const auto t0 = std::chrono::steady_clock::now();
-            buildCorrelationIndex();
-            if (timing)
-                std::fprintf(stderr, "    correlation index %6.0f ms\n",
-                             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        });
-        resolveFlows();
-        step("flows");
-        index.join();
+        {
+            // The correlation index does not depend on the flows: build it on a second core meanwhile.
+            std::thread index;
+            if (big) index = std::thread([this] { buildCorrelationIndex(); });
+            resolveFlows();
+            if (index.joinable()) index.join();
+            else buildCorrelationIndex();
+        }
         step("flows+index");
         linkLaunchesByCorrelation();
         step("correlation");
@@ -243,6 +246,7 @@ private:
         }
         const std::size_t trackCount = m_store.tracks.size();
         counts.resize(trackCount, 0);
+        m_sliceCount = std::accumulate(counts.begin(), counts.end(), std::size_t(0));
         m_rowSeq.resize(trackCount);
         m_hasBeginEnd.resize(trackCount, 0);
         {
@@ -263,9 +267,11 @@ private:
                     }
                 }
             };
-            std::thread other(sizeColumns, true);
+            std::thread other;
+            if (m_sliceCount >= parallelThreshold) other = std::thread(sizeColumns, true);
+            else sizeColumns(true);
             sizeColumns(false);
-            other.join();
+            if (other.joinable()) other.join();
         }
         lap("count+size");
         // Each chunk's first row in each track.
@@ -370,7 +376,10 @@ private:
             m_retired.push_back(std::move(chunk));
         }
         m_chunks.clear();
-        m_freeing = std::thread([retired = std::move(m_retired)]() mutable { retired.clear(); });
+        if (m_sliceCount >= parallelThreshold)
+            m_freeing = std::thread([retired = std::move(m_retired)]() mutable { retired.clear(); });
+        else
+            m_retired.clear();
         lap("rest");
     }
 
@@ -1014,6 +1023,9 @@ private:
     std::vector<ParsedChunk>& m_chunks;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> m_flowPairs; // (start, end) indices into m_flows
     std::vector<ParsedChunk> m_retired; // parsed chunks already scattered, freed on m_freeing
+    // From this many slices on, the builder's independent parts run on two cores.
+    static constexpr std::size_t parallelThreshold = 1u << 16;
+    std::size_t m_sliceCount = 0;
     struct JoiningThread : std::thread {
         using std::thread::thread;
         JoiningThread& operator=(std::thread&& t) {
