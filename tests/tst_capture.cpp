@@ -101,6 +101,19 @@ std::string readAll(int fd) {
     return out;
 }
 
+// A listening Unix socket at `path`, standing in for the viewer's.
+int listenAt(const std::string& path) {
+    const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strcpy(address.sun_path, path.c_str());
+    if (::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(listener, 1) != 0) {
+        ::close(listener);
+        return -1;
+    }
+    return listener;
+}
+
 wire::Kernel kernel(std::uint32_t name, std::int64_t start) {
     wire::Kernel k;
     k.name = name;
@@ -218,12 +231,8 @@ private slots:
         const std::string spool = dir.filePath("spool.kscw").toStdString();
         // AgentWriter connects by path, so serve a listening socket and hand over the accepted end.
         const std::string socketPath = dir.filePath("s.sock").toStdString();
-        const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
-        sockaddr_un address{};
-        address.sun_family = AF_UNIX;
-        std::strcpy(address.sun_path, socketPath.c_str());
-        QCOMPARE(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-        QCOMPARE(::listen(listener, 1), 0);
+        const int listener = listenAt(socketPath);
+        QVERIFY(listener >= 0);
 
         capture::AgentWriter writer;
         capture::AgentWriter::Options options;
@@ -275,12 +284,8 @@ private slots:
     void viewerGoneWriterContinues() {
         QTemporaryDir dir;
         const std::string socketPath = dir.filePath("s.sock").toStdString();
-        const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
-        sockaddr_un address{};
-        address.sun_family = AF_UNIX;
-        std::strcpy(address.sun_path, socketPath.c_str());
-        QCOMPARE(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-        QCOMPARE(::listen(listener, 1), 0);
+        const int listener = listenAt(socketPath);
+        QVERIFY(listener >= 0);
         capture::AgentWriter writer;
         std::string error;
         QVERIFY(writer.open({socketPath, dir.filePath("spool.kscw").toStdString()}, error));

@@ -60,17 +60,14 @@ struct PendingFlow {
     EventRef bound;
 };
 
-// Sorts `v` by merging its ascending runs when there are few of them (data that is nearly in order, as most of a
-// trace is), else with std::sort.
+// Sorts `v` by merging its ascending runs, pairwise, when it has at most `maxRuns` of them (data nearly in order, as
+// most of a trace is: Kineto writes events nearly in time order) and returns true; leaves it alone otherwise.
 template <typename T, typename Less>
-void sortFewRuns(std::vector<T>& v, Less less) {
+bool mergeFewRuns(std::vector<T>& v, Less less, std::size_t maxRuns) {
     std::vector<std::size_t> runs{0};
-    for (std::size_t i = 1; i < v.size() && runs.size() <= 1024; ++i)
+    for (std::size_t i = 1; i < v.size() && runs.size() <= maxRuns; ++i)
         if (less(v[i], v[i - 1])) runs.push_back(i);
-    if (runs.size() > 1024) {
-        std::sort(v.begin(), v.end(), less);
-        return;
-    }
+    if (runs.size() > maxRuns) return false;
     runs.push_back(v.size());
     while (runs.size() > 2) {
         std::vector<std::size_t> merged;
@@ -80,11 +77,17 @@ void sortFewRuns(std::vector<T>& v, Less less) {
                 std::inplace_merge(v.begin() + std::ptrdiff_t(runs[i]), v.begin() + std::ptrdiff_t(runs[i + 1]),
                                    v.begin() + std::ptrdiff_t(runs[i + 2]), less);
             else
-                merged.push_back(runs[i + 1]);
+                merged.push_back(runs[i + 1]); // an odd run out waits for the next pass
         }
         if (runs.size() % 2 == 1) merged.push_back(runs.back());
         runs = std::move(merged);
     }
+    return true;
+}
+
+template <typename T, typename Less>
+void sortFewRuns(std::vector<T>& v, Less less) {
+    if (!mergeFewRuns(v, less, 1024)) std::sort(v.begin(), v.end(), less);
 }
 
 FlowKind flowKindOf(std::string_view cat) {
@@ -595,26 +598,8 @@ private:
             };
             // Kineto writes events nearly in order (51 descents in 3.3 million rows of the 1 GB benchmark trace): when the
             // file order has few ascending runs, merge them instead of sorting from scratch.
-            std::vector<std::uint32_t> runStarts{0};
-            for (std::uint32_t k = 1; k < n && runStarts.size() <= 256; ++k) {
-                if (before(k, k - 1)) runStarts.push_back(k);
-            }
-            if (runStarts.size() <= 256) {
-                runStarts.push_back(std::uint32_t(n));
-                while (runStarts.size() > 2) {
-                    std::vector<std::uint32_t> merged;
-                    for (std::size_t i = 0; i + 1 < runStarts.size(); i += 2) {
-                        merged.push_back(runStarts[i]);
-                        if (i + 2 < runStarts.size()) {
-                            std::inplace_merge(order.begin() + runStarts[i], order.begin() + runStarts[i + 1],
-                                               order.begin() + runStarts[i + 2], before);
-                        } else {
-                            merged.push_back(runStarts[i + 1]); // an odd run out waits for the next pass
-                        }
-                    }
-                    if (runStarts.size() % 2 == 1) merged.push_back(runStarts.back());
-                    runStarts = std::move(merged);
-                }
+            if (mergeFewRuns(order, before, 256)) {
+                // done
             } else if (n >= (1u << 20)) {
                 // One thread usually holds most events: sort its halves on two cores, then merge.
                 const auto mid = order.begin() + std::ptrdiff_t(n / 2);

@@ -245,14 +245,19 @@ std::string CaptureRecords::toTraceJson() const {
         out.raw("}}");
     }
 
-    for (const wire::Kernel& k : m_kernels) {
-        complete("kernel", string(k.name), k.device, k.stream, k.start, k.end);
+    // Every GPU event: the X event on its device/stream lane, and the args Kineto starts with.
+    auto gpuEvent = [&](const char* cat, std::string_view name, std::uint32_t device, std::uint32_t stream,
+                        std::int64_t start, std::int64_t end, std::uint64_t correlation) {
+        complete(cat, name, device, stream, start, end);
         out.raw(", \"args\": {");
-        ids(k.correlation);
+        ids(correlation);
         out.raw(", \"device\": ");
-        out.num(k.device);
+        out.num(device);
         out.raw(", \"stream\": ");
-        out.num(k.stream);
+        out.num(stream);
+    };
+    for (const wire::Kernel& k : m_kernels) {
+        gpuEvent("kernel", string(k.name), k.device, k.stream, k.start, k.end, k.correlation);
         out.raw(", \"registers per thread\": ");
         out.num(k.registers);
         out.raw(", \"shared memory\": ");
@@ -286,23 +291,11 @@ std::string CaptureRecords::toTraceJson() const {
         out.raw("}}");
     };
     for (const wire::Memcpy& m : m_memcpys) {
-        complete("gpu_memcpy", memcpyKindName(m.kind), m.device, m.stream, m.start, m.end);
-        out.raw(", \"args\": {");
-        ids(m.correlation);
-        out.raw(", \"device\": ");
-        out.num(m.device);
-        out.raw(", \"stream\": ");
-        out.num(m.stream);
+        gpuEvent("gpu_memcpy", memcpyKindName(m.kind), m.device, m.stream, m.start, m.end, m.correlation);
         bytesArgs(m.bytes, m.start, m.end);
     }
     for (const wire::Memset& m : m_memsets) {
-        complete("gpu_memset", "Memset (Device)", m.device, m.stream, m.start, m.end);
-        out.raw(", \"args\": {");
-        ids(m.correlation);
-        out.raw(", \"device\": ");
-        out.num(m.device);
-        out.raw(", \"stream\": ");
-        out.num(m.stream);
+        gpuEvent("gpu_memset", "Memset (Device)", m.device, m.stream, m.start, m.end, m.correlation);
         bytesArgs(m.bytes, m.start, m.end);
     }
     for (const wire::Sync& s : m_syncs) {
