@@ -129,9 +129,14 @@ private:
                 const TimeNs start = track.starts[row], end = track.endOf(row);
                 const std::uint64_t c = idOf(correlation, key(ref));
                 const std::string_view args = s.argsText(ref);
-                auto number = [&](std::string_view k, double fallback) { return argNumber(args, k).value_or(fallback); };
-                const auto device = std::uint32_t(number("device", double(std::max<std::int64_t>(0, track.pid))));
-                const auto stream = std::uint32_t(number("stream", double(std::max<std::int64_t>(0, track.tid))));
+                // Numbers from a trace may be anything: clamp before converting (out-of-range conversions are undefined).
+                auto number = [&](std::string_view k, double fallback) {
+                    const double v = argNumber(args, k).value_or(fallback);
+                    return v >= 0 && v < 1.8e19 ? v : 0.0;
+                };
+                auto u32 = [](double v) { return std::uint32_t(std::min(v, 4294967295.0)); };
+                const auto device = u32(number("device", double(std::max<std::int64_t>(0, track.pid))));
+                const auto stream = u32(number("stream", double(std::max<std::int64_t>(0, track.tid))));
                 switch (kind) {
                 case CategoryKind::Kernel: {
                     wire::Kernel k;
@@ -141,8 +146,8 @@ private:
                         for (int i = 0; i < 3; ++i) k.grid[i] = std::uint32_t((*g)[i]);
                     if (auto b = argTriple(args, "block"))
                         for (int i = 0; i < 3; ++i) k.block[i] = std::uint32_t((*b)[i]);
-                    k.registers = std::uint32_t(number("registers per thread", 0));
-                    k.staticShared = std::uint32_t(number("shared memory", 0));
+                    k.registers = u32(number("registers per thread", 0));
+                    k.staticShared = u32(number("shared memory", 0));
                     m_schedule.push_back({end, k});
                     break;
                 }
@@ -178,7 +183,7 @@ private:
                         m_schedule.push_back({end, wire::ExternalCorrelation{c, e}}); // CUPTI sends it first
                     wire::Api a;
                     a.driver = kind == CategoryKind::Driver;
-                    a.cbid = std::uint32_t(number("cbid", 0));
+                    a.cbid = u32(number("cbid", 0));
                     a.name = track.names[row].value;
                     a.correlation = c;
                     a.pid = std::uint32_t(track.pid);

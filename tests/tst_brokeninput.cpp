@@ -21,6 +21,8 @@ private slots:
     void gzipCorrupted_data();
     void gzipCorrupted();
     void tenMillionUnmatchedFlowEnds();
+    void metadataOutOfRange_data();
+    void metadataOutOfRange();
     void tooBigForMemory_data();
     void tooBigForMemory();
 };
@@ -238,6 +240,38 @@ void TestBrokenInput::tenMillionUnmatchedFlowEnds() {
     QCOMPARE(r.store->flows.size(), std::size_t(0));
     QCOMPARE(r.store->sliceCount(), std::size_t(1));
     QVERIFY(r.store->bytesHeld() < (64u << 20)); // the dropped ends leave nothing behind
+}
+
+// Top-level numbers beyond int64 (found by fuzz_import: a 19-digit baseTimeNanoseconds overflowed, UB) are dropped,
+// never wrapped; the events still load. The asan preset turns any such overflow into a failure.
+void TestBrokenInput::metadataOutOfRange_data() {
+    QTest::addColumn<QByteArray>("header");
+    QTest::addColumn<bool>("hasBase");
+    QTest::addColumn<qint64>("base");
+    QTest::addColumn<qint64>("numSms");
+    QTest::newRow("base past int64") << QByteArray(R"("baseTimeNanoseconds":9619999999999999999)") << false << qint64(0) << qint64(0);
+    QTest::newRow("base at int64 max") << QByteArray(R"("baseTimeNanoseconds":9223372036854775807)") << true
+                                       << qint64(9223372036854775807) << qint64(0);
+    QTest::newRow("base as a string") << QByteArray(R"("baseTimeNanoseconds":"1700000000000000000")") << true
+                                      << qint64(1700000000000000000) << qint64(0);
+    QTest::newRow("numSms 1e300") << QByteArray(R"("deviceProperties":[{"id":0,"numSms":1e300}])") << false << qint64(0)
+                                  << qint64(0);
+    QTest::newRow("numSms 132.0") << QByteArray(R"("deviceProperties":[{"id":0,"numSms":132.0}])") << false << qint64(0)
+                                  << qint64(132);
+}
+
+void TestBrokenInput::metadataOutOfRange() {
+    QFETCH(QByteArray, header);
+    QFETCH(bool, hasBase);
+    QFETCH(qint64, base);
+    QFETCH(qint64, numSms);
+    const std::string json = "{" + header.toStdString() + R"(,"traceEvents":[)" + goodEvent + "]}";
+    const LoadResult r = loadTraceText(json);
+    QVERIFY2(r.ok(), r.error.c_str());
+    QCOMPARE(qint64(r.store->sliceCount()), qint64(1));
+    QCOMPARE(r.store->metadata.baseTimeNanoseconds.has_value(), hasBase);
+    if (hasBase) QCOMPARE(qint64(*r.store->metadata.baseTimeNanoseconds), base);
+    if (!r.store->metadata.devices.empty()) QCOMPARE(qint64(r.store->metadata.devices.front().numSms), numSms);
 }
 
 void TestBrokenInput::tooBigForMemory_data() {

@@ -1,5 +1,7 @@
 #include "jsonbackend.h"
 
+#include <charconv>
+
 #include "../analysis/distributed.h"
 
 #include "../model/category.h"
@@ -608,22 +610,19 @@ std::optional<std::int64_t> exactInteger(std::string_view json) {
     json = trimRight(json);
     while (!json.empty() && (json.front() == ' ' || json.front() == '"')) json.remove_prefix(1);
     while (!json.empty() && json.back() == '"') json.remove_suffix(1);
-    if (json.empty() || json.size() > 19) return std::nullopt;
+    // from_chars refuses what does not fit in int64 (19 digits can overflow; found by fuzz_import).
     std::int64_t r = 0;
-    std::size_t i = json[0] == '-' ? 1 : 0;
-    if (i == json.size()) return std::nullopt;
-    for (; i < json.size(); ++i) {
-        if (json[i] < '0' || json[i] > '9') return std::nullopt;
-        r = r * 10 + (json[i] - '0');
-    }
-    return json[0] == '-' ? -r : r;
+    const auto [end, error] = std::from_chars(json.data(), json.data() + json.size(), r);
+    if (error != std::errc() || end != json.data() + json.size()) return std::nullopt;
+    return r;
 }
 
 std::int64_t intField(simdjson::dom::object o, std::string_view key) {
     std::int64_t v = 0;
     if (o[key].get_int64().get(v)) {
         double d;
-        if (!o[key].get_double().get(d)) v = std::int64_t(d);
+        // A double outside int64's range (1e300, from a hostile file) would be undefined to convert.
+        if (!o[key].get_double().get(d) && d > -9.2e18 && d < 9.2e18) v = std::int64_t(d);
     }
     return v;
 }
