@@ -75,8 +75,9 @@ private:
         return false;
     }
 
-    void pass() {
-        m_source->flush(false);
+    // One flush period's work; `final` at exit also forces out CUPTI's incomplete buffers.
+    void pass(bool final) {
+        m_source->flush(final);
         m_source->drain(m_writer);
         if (const std::uint64_t dropped = m_source->takeDropped()) m_writer.add(wire::Dropped{dropped});
         m_writer.ship();
@@ -86,7 +87,7 @@ private:
         std::unique_lock lock(m_mutex);
         while (!m_stopping) {
             lock.unlock();
-            pass();
+            pass(false);
             const bool finished = m_source->finished();
             lock.lock();
             if (finished && !m_sourceFinished) {
@@ -96,9 +97,7 @@ private:
             m_wake.wait_for(lock, m_flushPeriod, [this] { return m_stopping; });
         }
         lock.unlock();
-        m_source->flush(true);
-        m_source->drain(m_writer);
-        if (const std::uint64_t dropped = m_source->takeDropped()) m_writer.add(wire::Dropped{dropped});
+        pass(true);
         m_source->stop();
         m_writer.close(std::chrono::seconds(5));
         const AgentWriter::Stats& s = m_writer.stats();

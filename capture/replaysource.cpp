@@ -111,7 +111,7 @@ private:
         for (const DeviceProperties& d : s.metadata.devices) {
             wire::Device dev;
             dev.id = std::uint32_t(std::max<std::int64_t>(0, d.id));
-            dev.name = s.strings.find(d.name).isValid() ? s.strings.find(d.name).value : m_store->strings.intern(d.name).value;
+            dev.name = m_store->strings.intern(d.name).value; // the existing id when the name is already there
             dev.totalGlobalMem = std::uint64_t(std::max<std::int64_t>(0, d.totalGlobalMem));
             dev.computeMajor = std::uint32_t(d.computeMajor);
             dev.computeMinor = std::uint32_t(d.computeMinor);

@@ -2,6 +2,7 @@
 // session (private socket, peer check, target lifecycle), `kinetoscope-cli record` with the replay source and
 // kinetoscope-fake-cuda on real traces, faults on either side, spool recovery, and the agent library loading.
 #include "agentwriter.h"
+#include "analysis/argscan.h"
 #include "analysis/summary.h"
 #include "live/capturesession.h"
 #include "testsupport.h"
@@ -41,9 +42,7 @@ struct GpuView {
 };
 
 std::int64_t streamOf(const TraceStore& s, EventRef ref) {
-    const std::string_view args = s.argsText(ref);
-    const auto at = args.find("\"stream\":");
-    if (at != args.npos) return std::atoll(std::string(args.substr(at + 9, 24)).c_str());
+    if (const auto stream = argNumber(s.argsText(ref), "stream")) return std::int64_t(*stream);
     return s.tracks[ref.track.value].tid;
 }
 

@@ -239,7 +239,6 @@ private:
                 std::uint32_t& track = remap.sliceTrack[th];
                 if (track == StringId::invalidValue) track = threadTrack(remap.threads[th]).value;
                 if (counts.size() <= track) counts.resize(track + 1, 0);
-                if (m_rowSeq.size() <= track) m_rowSeq.resize(track + 1);
                 if (m_hasBeginEnd.size() <= track) m_hasBeginEnd.resize(track + 1, 0);
                 if (chunk.beginByThread[th]) m_hasBeginEnd[track] = 1;
                 counts[track] += chunk.slicesByThread[th];
