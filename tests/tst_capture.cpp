@@ -2,6 +2,7 @@
 // session (private socket, peer check, target lifecycle), `kinetoscope-cli record` with the replay source and
 // kinetoscope-fake-cuda on real traces, faults on either side, spool recovery, and the agent library loading.
 #include "agentwriter.h"
+#include "replaysource.h"
 #include "analysis/argscan.h"
 #include "analysis/summary.h"
 #include "live/capturesession.h"
@@ -122,6 +123,147 @@ wire::Kernel kernel(std::uint32_t name, std::int64_t start) {
     return k;
 }
 
+// Feeds a source's records straight into a capture: no writer, no socket.
+class CaptureSink : public capture::RecordSink {
+public:
+    explicit CaptureSink(live::CaptureRecords& into) : m_into(into) {}
+    wire::StringRef string(std::string_view text) override { return m_into.intern(text); }
+    void add(const wire::Record& record) override { m_into.add(record); }
+
+private:
+    live::CaptureRecords& m_into;
+};
+
+// The first way two stores differ, everything compared by value (string ids by their text); empty when none.
+std::string storeDifference(const TraceStore& a, const TraceStore& b) {
+    auto text = [](const TraceStore& s, StringId id) { return std::string(s.strings.view(id)); };
+    auto differ = [](const std::string& what, const auto& x, const auto& y) -> std::string {
+        return x == y ? std::string() : what + " differ";
+    };
+    std::string d;
+    auto check = [&](std::string found) {
+        if (d.empty()) d = std::move(found);
+    };
+    check(differ("time ranges", std::pair(a.minTime, a.maxTime), std::pair(b.minTime, b.maxTime)));
+    check(differ("category counts", a.categories.size(), b.categories.size()));
+    for (std::size_t i = 0; d.empty() && i < a.categories.size(); ++i)
+        check(differ("category " + std::to_string(i), std::pair(text(a, a.categories[i].name), a.categories[i].kind),
+                     std::pair(text(b, b.categories[i].name), b.categories[i].kind)));
+    check(differ("track counts", a.tracks.size(), b.tracks.size()));
+    for (std::size_t t = 0; d.empty() && t < a.tracks.size(); ++t) {
+        const Track& x = a.tracks[t];
+        const Track& y = b.tracks[t];
+        const std::string where = "track " + std::to_string(t) + ": ";
+        check(differ(where + "identities", std::tuple(x.kind, x.pid, x.tid, text(a, x.pidText), text(a, x.tidText), text(a, x.name), x.sortIndex, x.hasSortIndex),
+                     std::tuple(y.kind, y.pid, y.tid, text(b, y.pidText), text(b, y.tidText), text(b, y.name), y.sortIndex, y.hasSortIndex)));
+        check(differ(where + "starts", x.starts, y.starts));
+        check(differ(where + "durations", x.durations, y.durations));
+        check(differ(where + "flags", x.flags, y.flags));
+        check(differ(where + "lanes", x.laneBegin, y.laneBegin));
+        check(differ(where + "counter times", x.counterTimes, y.counterTimes));
+        check(differ(where + "counter values", x.counterValues, y.counterValues));
+        for (std::uint32_t r = 0; d.empty() && r < x.sliceCount(); ++r) {
+            const EventRef ref{TrackId(t), r};
+            check(differ(where + "row " + std::to_string(r) + " name", text(a, x.names[r]), text(b, y.names[r])));
+            check(differ(where + "row " + std::to_string(r) + " category", text(a, a.categoryOf(ref).name), text(b, b.categoryOf(ref).name)));
+            check(differ(where + "row " + std::to_string(r) + " args", a.argsText(ref), b.argsText(ref)));
+        }
+    }
+    check(differ("process counts", a.processes.size(), b.processes.size()));
+    for (std::size_t i = 0; d.empty() && i < a.processes.size(); ++i) {
+        const ProcessInfo& x = a.processes[i];
+        const ProcessInfo& y = b.processes[i];
+        std::vector<std::string> xl, yl;
+        for (StringId l : x.labels) xl.push_back(text(a, l));
+        for (StringId l : y.labels) yl.push_back(text(b, l));
+        check(differ("process " + std::to_string(i), std::tuple(x.pid, text(a, x.pidText), text(a, x.name), xl, x.sortIndex, x.hasSortIndex),
+                     std::tuple(y.pid, text(b, y.pidText), text(b, y.name), yl, y.sortIndex, y.hasSortIndex)));
+    }
+    check(differ("flow counts", a.flows.size(), b.flows.size()));
+    for (std::size_t i = 0; d.empty() && i < a.flows.size(); ++i) {
+        const Flow& x = a.flows[i];
+        const Flow& y = b.flows[i];
+        check(differ("flow " + std::to_string(i), std::tuple(x.source, x.target, x.kind, text(a, x.category)),
+                     std::tuple(y.source, y.target, y.kind, text(b, y.category))));
+    }
+    check(differ("flows by target", a.flowsByTarget, b.flowsByTarget));
+    auto entries = [](const std::vector<CorrelationEntry>& v) {
+        std::vector<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>> out;
+        for (const CorrelationEntry& e : v) out.emplace_back(e.id, e.ref.track.value, e.ref.index);
+        return out;
+    };
+    check(differ("launches by correlation", entries(a.launchByCorrelation), entries(b.launchByCorrelation)));
+    check(differ("GPU work by correlation", entries(a.gpuByCorrelation), entries(b.gpuByCorrelation)));
+    check(differ("External ids", entries(a.byExternalId), entries(b.byExternalId)));
+    check(differ("top-level keys", a.metadata.topLevel, b.metadata.topLevel));
+    check(differ("base time", a.metadata.baseTimeNanoseconds, b.metadata.baseTimeNanoseconds));
+    check(differ("device count", a.metadata.devices.size(), b.metadata.devices.size()));
+    for (std::size_t i = 0; d.empty() && i < a.metadata.devices.size(); ++i) {
+        const DeviceProperties& x = a.metadata.devices[i];
+        const DeviceProperties& y = b.metadata.devices[i];
+        check(differ("device " + std::to_string(i), std::tuple(x.id, x.name, x.totalGlobalMem, x.computeMajor, x.computeMinor, x.numSms, x.maxThreadsPerMultiprocessor, x.warpSize),
+                     std::tuple(y.id, y.name, y.totalGlobalMem, y.computeMajor, y.computeMinor, y.numSms, y.maxThreadsPerMultiprocessor, y.warpSize)));
+    }
+    const ImportStats& x = a.stats;
+    const ImportStats& y = b.stats;
+    check(differ("event counts", std::tuple(x.eventsSeen, x.malformedEvents, x.unknownPhaseEvents), std::tuple(y.eventsSeen, y.malformedEvents, y.unknownPhaseEvents)));
+    check(differ("phase counts", x.phaseCounts, y.phaseCounts));
+    check(differ("category event counts", x.categoryCounts, y.categoryCounts));
+    check(differ("issue counts", x.issues.size(), y.issues.size()));
+    return d;
+}
+
+// A capture with every kind of record and the awkward cases: names to escape, a graph launch (two kernels, one
+// correlation), a repeated External id, a launch with no GPU work, a driver call, a context sync on no stream (-1),
+// an unknown memcpy kind, an empty range, NVTX ranges and marks, kernels on a device without properties, times before
+// the first whole second, and correlation ids far apart (the sparse tables).
+live::CaptureRecords awkwardCapture(bool sparseIds) {
+    live::CaptureRecords c;
+    const std::uint64_t step = sparseIds ? 1'000'000'007ull : 1;
+    auto id = [&](std::uint64_t i) { return 100 + i * step; };
+    const wire::StringRef gemm = c.intern("ampere_sgemm_128x64_nn"), quoted = c.intern("k<\"a\\b\">\n\t\x01"),
+                          launch = c.intern("cudaLaunchKernel"), driverLaunch = c.intern("cuLaunchKernel"),
+                          copy = c.intern("cudaMemcpyAsync"), range = c.intern("forward"), mark = c.intern("step \"3\""),
+                          h100 = c.intern("NVIDIA H100 80GB HBM3");
+    c.add(wire::Device{0, h100, 85'000'000'000ull, 9, 0, 132, 2048, 32});
+    c.setProcessName(4242, "python train.py");
+    std::int64_t t = 1'700'000'000'999'990'000; // 10 µs before a whole second
+    for (std::uint64_t i = 0; i < 40; ++i, t += 7'321) {
+        const bool graph = i % 10 == 3, noGpu = i % 10 == 5, driver = i % 10 == 7, memcpy = i % 10 == 8;
+        c.add(wire::Api{std::uint8_t(driver), driver ? 307u : 211u, driver ? driverLaunch : memcpy ? copy : launch, id(i),
+                        4242, 4243 + (i % 2), t, t + 2'000});
+        if (i % 4 == 0) c.add(wire::ExternalCorrelation{id(i), 5000 + i / 2});
+        if (i == 9) c.add(wire::ExternalCorrelation{id(i), 7777}); // repeated: the last one counts
+        if (noGpu) continue;
+        if (memcpy) {
+            c.add(wire::Memcpy{0, 7, id(i), t + 5'000, t + 9'000, std::uint8_t(i == 18 ? 42 : 1), 1 << 20});
+            continue;
+        }
+        wire::Kernel k;
+        k.device = i % 3 == 0 ? 1 : 0; // device 1 has no properties
+        k.stream = 7 + std::uint32_t(i % 2);
+        k.correlation = id(i);
+        k.start = t + 4'000;
+        k.end = i == 11 ? k.start - 5 : k.start + 3'333; // one with its end before its start
+        k.name = i % 5 == 1 ? quoted : gemm;
+        k.grid[0] = 1 + std::uint32_t(i), k.grid[1] = 2, k.block[0] = 128 + std::uint32_t(i);
+        k.registers = 64, k.staticShared = 1024, k.dynamicShared = 4096;
+        c.add(k);
+        if (graph) {
+            k.start -= 1'000, k.end += 500; // the graph's second kernel starts first: the flow goes to it
+            c.add(k);
+        }
+    }
+    c.add(wire::Memset{0, 7, id(41), t, t + 100, 4096});
+    c.add(wire::Memset{0, 7, id(42), t + 200, t + 200, 0}); // empty: no bandwidth
+    c.add(wire::Sync{0, 0xFFFFFFFFu, 4, id(43), t + 300, t + 900});
+    c.add(wire::Sync{0, 7, 3, id(44), t + 1000, t + 1500});
+    c.add(wire::Marker{range, 4242, 4243, t - 300'000, t + 10'000});
+    c.add(wire::Marker{mark, 4242, 4243, t - 1, t - 1});
+    c.add(wire::Dropped{3});
+    return c;
+}
+
 } // namespace
 
 class TestCapture : public QObject {
@@ -208,6 +350,51 @@ private slots:
         const Summary sa = summarize(*original.store, OperatorGrouping::Name);
         const Summary sb = summarize(*captured.store, OperatorGrouping::Name);
         QCOMPARE(sb.kernels.size(), sa.kernels.size());
+    }
+
+    void directStoreMatchesSavedTrace_data() {
+        QTest::addColumn<QString>("trace");
+        QTest::addColumn<int>("threads");
+        QTest::newRow("awkward records, dense ids") << "awkward" << 0;
+        QTest::newRow("awkward records, sparse ids") << "awkward sparse" << 0;
+        QTest::newRow("torch.compile triton (AMD)") << "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz" << 0;
+        QTest::newRow("H100 Qwen") << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" << 0;
+        QTest::newRow("H100 Qwen, one thread") << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" << 1;
+        QTest::newRow("tb_plugin resnet50, legacy categories")
+            << "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz" << 0;
+        QTest::newRow("HTA sampled rank") << "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz" << 0;
+        QTest::newRow("B200 eager") << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz" << 0;
+    }
+
+    // The live view's store is built straight from the records; it must be exactly the store that the saved JSON
+    // loads as (every column, name, args text, flow, index and count), so what the viewer shows live is what a saved
+    // capture reopens as.
+    void directStoreMatchesSavedTrace() {
+        QFETCH(QString, trace);
+        QFETCH(int, threads);
+        live::CaptureRecords records;
+        if (trace.startsWith("awkward")) {
+            records = awkwardCapture(trace.endsWith("sparse"));
+        } else {
+            auto source = capture::makeReplaySource(test::tracePath(trace.toUtf8().constData()), 0);
+            std::string error;
+            QVERIFY2(source->start(error), error.c_str());
+            CaptureSink sink(records);
+            while (!source->finished()) source->drain(sink);
+            source->stop();
+        }
+        QVERIFY(records.counts().kernels > 0);
+        const std::string json = records.toTraceJson();
+        const LoadResult saved = loadTraceText(json);
+        QVERIFY(saved.ok());
+        QCOMPARE(saved.store->stats.malformedEvents, 0u);
+        QCOMPARE(saved.store->stats.issues.size(), 0u);
+        LoadOptions options;
+        options.threads = unsigned(threads);
+        const LoadResult direct = records.buildStore(options);
+        QVERIFY(direct.ok());
+        QCOMPARE(QString::fromStdString(storeDifference(*direct.store, *saved.store)), QString());
+        QCOMPARE(direct.store->sliceCount(), std::size_t(records.eventCount()));
     }
 
     // Replay keeps the trace's relative timing: at speed S the capture takes at least span / S.

@@ -31,14 +31,6 @@ inline std::string_view trimRight(std::string_view s) {
     return s;
 }
 
-// What an event needs from its args at load time.
-enum class ArgsNeed : std::uint8_t { None, Ids, Counter, Meta };
-
-bool categoryNeedsIds(CategoryKind k) {
-    return k == CategoryKind::CpuOp || k == CategoryKind::Runtime || k == CategoryKind::Driver ||
-           k == CategoryKind::Kernel || k == CategoryKind::Memcpy || k == CategoryKind::Memset;
-}
-
 // An integer id written as a number or a string of digits.
 bool readId(od::value v, std::uint64_t& out) {
     od::json_type t;

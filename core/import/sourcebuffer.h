@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,6 +27,8 @@ public:
                            const ProgressFn& progress = {});
     // For tests and in-memory sources.
     static std::unique_ptr<SourceBuffer> fromText(std::string_view text);
+    // The pieces one after another, copied once (a live capture's args texts, written by several threads).
+    static std::unique_ptr<SourceBuffer> fromParts(std::initializer_list<std::string_view> parts);
 
     ~SourceBuffer();
     SourceBuffer(const SourceBuffer&) = delete;

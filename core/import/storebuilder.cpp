@@ -1,6 +1,7 @@
 #include "storebuilder.h"
 
 #include "sourcebuffer.h"
+#include "../model/radixsort.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,6 +10,7 @@
 #include <numeric>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 namespace kinetoscope {
 
@@ -88,6 +90,12 @@ bool mergeFewRuns(std::vector<T>& v, Less less, std::size_t maxRuns) {
 template <typename T, typename Less>
 void sortFewRuns(std::vector<T>& v, Less less) {
     if (!mergeFewRuns(v, less, 1024)) std::sort(v.begin(), v.end(), less);
+}
+
+// Sorts correlation entries by (id, ref). Nearly sorted tables (one run per thread) are merged, others radix-sorted.
+void sortById(std::vector<CorrelationEntry>& v) {
+    auto byId = [](const CorrelationEntry& a, const CorrelationEntry& b) { return a.id < b.id || (a.id == b.id && a.ref < b.ref); };
+    if (!mergeFewRuns(v, byId, 16)) radixSort(v, [](const CorrelationEntry& e) { return e.id; }, byId);
 }
 
 FlowKind flowKindOf(std::string_view cat) {
@@ -892,6 +900,8 @@ private:
             }
             for (const std::uint32_t e : nextStartingEnds) bind(m_flows[e]);
         }
+        std::vector<FlowKind> kindOfCategory;
+        for (const Category& c : m_store.categories) kindOfCategory.push_back(flowKindOf(m_store.strings.view(c.name)));
         std::vector<Flow> flows;
         flows.reserve(pairs.size());
         for (const auto& [from, to] : pairs) {
@@ -901,8 +911,9 @@ private:
                 ++stats.flowsUnbound;
                 continue;
             }
-            const StringId cat = m_store.categories[m_flows[to].flow.category].name;
-            flows.push_back({source, target, flowKindOf(m_store.strings.view(cat)), cat});
+            const std::uint16_t category = m_flows[to].flow.category;
+            const StringId cat = m_store.categories[category].name;
+            flows.push_back({source, target, kindOfCategory[category], cat});
         }
         m_flows.clear();
         m_flows.shrink_to_fit();
@@ -922,33 +933,31 @@ private:
         }
         m_pendingIds.clear();
         m_pendingIds.shrink_to_fit();
-        auto byId = [](const CorrelationEntry& a, const CorrelationEntry& b) {
-            return a.id < b.id || (a.id == b.id && a.ref < b.ref);
-        };
-        // Ids grow with time on each thread and the entries come track by track: a few ascending runs to merge.
-        sortFewRuns(m_store.launchByCorrelation, byId);
-        sortFewRuns(m_store.gpuByCorrelation, byId);
-        sortFewRuns(m_store.byExternalId, byId);
+        // Ids grow with time on each thread and the entries come track by track: usually a few ascending runs.
+        sortById(m_store.launchByCorrelation);
+        sortById(m_store.gpuByCorrelation);
+        sortById(m_store.byExternalId);
     }
 
     void linkLaunchesByCorrelation() {
         // Launch -> GPU work by correlation id. This also keeps the links whose ac2g flow lost a half.
-        std::vector<EventRef> linkedTargets;
+        // Slices that already have a launch flow, one bit per slice (rows of track t start at firstRow[t]).
+        std::vector<std::size_t> firstRow(m_store.tracks.size() + 1, 0);
+        for (std::size_t t = 0; t < m_store.tracks.size(); ++t) firstRow[t + 1] = firstRow[t] + m_store.tracks[t].sliceCount();
+        std::vector<bool> linked(firstRow.back());
         for (const Flow& f : m_store.flows)
-            if (f.kind == FlowKind::Launch) linkedTargets.push_back(f.target);
-        std::sort(linkedTargets.begin(), linkedTargets.end());
+            if (f.kind == FlowKind::Launch) linked[firstRow[f.target.track.value] + f.target.index] = true;
         const StringId cat = m_store.strings.intern("ac2g");
         const auto& launches = m_store.launchByCorrelation;
         std::size_t li = 0;
         for (const CorrelationEntry& g : m_store.gpuByCorrelation) {
             while (li < launches.size() && launches[li].id < g.id) ++li;
             if (li == launches.size() || launches[li].id != g.id) continue;
-            if (std::binary_search(linkedTargets.begin(), linkedTargets.end(), g.ref)) continue;
+            if (linked[firstRow[g.ref.track.value] + g.ref.index]) continue;
             m_store.flows.push_back({launches[li].ref, g.ref, FlowKind::Launch, cat});
         }
-        std::sort(m_store.flows.begin(), m_store.flows.end(), [](const Flow& a, const Flow& b) {
-            return std::tie(a.source, a.target) < std::tie(b.source, b.target);
-        });
+        radixSort(m_store.flows, [](const Flow& f) { return packRef(f.source); },
+                  [](const Flow& a, const Flow& b) { return std::tie(a.source, a.target) < std::tie(b.source, b.target); });
         m_store.flows.erase(std::unique(m_store.flows.begin(), m_store.flows.end(),
                                         [](const Flow& a, const Flow& b) {
                                             return a.source == b.source && a.target == b.target && a.kind == b.kind;

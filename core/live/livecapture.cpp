@@ -1,13 +1,21 @@
 #include "livecapture.h"
 
 #include "../analysis/summaryformat.h"
+#include "../import/jsonbackend.h"
+#include "../import/sourcebuffer.h"
+#include "../import/storebuilder.h"
 
 #include <algorithm>
+#include <array>
+#include <chrono>
+#include <thread>
 #include <charconv>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 
@@ -90,10 +98,16 @@ namespace {
 struct JsonOut {
     std::string& s;
     void raw(std::string_view v) { s.append(v); }
+    // (append with a length: the two-pointer form goes through the string's generic replace, several times slower)
     template <typename Int>
     void num(Int v) {
         char b[24];
-        s.append(b, std::to_chars(b, b + sizeof b, v).ptr);
+        s.append(b, std::size_t(std::to_chars(b, b + sizeof b, v).ptr - b));
+    }
+    // printf's %.6g, as Kineto writes its derived figures (to_chars gives the same text without the locale).
+    void general(double v) {
+        char b[32];
+        s.append(b, std::size_t(std::to_chars(b, b + sizeof b, v, std::chars_format::general, 6).ptr - b));
     }
     // ns as µs with three decimals: exact, the way current Kineto writes ts and dur.
     void micros(std::int64_t ns) {
@@ -116,248 +130,585 @@ struct JsonOut {
     }
 };
 
-const char* memcpyKindName(std::uint8_t kind) {
-    // CUpti_ActivityMemcpyKind.
-    static const char* const names[] = {"Memcpy", "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA", "Memcpy AtoH",
-                                        "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA", "Memcpy DtoD", "Memcpy HtoH",
-                                        "Memcpy PtoP"};
-    return kind < std::size(names) ? names[kind] : "Memcpy";
+// The categories a capture's events carry, named as Kineto names them.
+enum class Cat : std::uint8_t { Metadata, Kernel, Memcpy, Memset, Sync, Runtime, Driver, Ac2g, UserAnnotation };
+constexpr std::size_t catCount = 9;
+constexpr std::string_view catText[catCount] = {"__metadata", "kernel",      "gpu_memcpy", "gpu_memset",     "cuda_sync",
+                                                "cuda_runtime", "cuda_driver", "ac2g",       "user_annotation"};
+
+// CUpti_ActivityMemcpyKind and CUpti_ActivitySynchronizationType, named as Kineto names them; then the other fixed
+// event names. Each has a slot after the capture's own strings, so the store builder can cache its local id.
+constexpr std::string_view memcpyKindNames[] = {"Memcpy",      "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
+                                                "Memcpy AtoH", "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",
+                                                "Memcpy DtoD", "Memcpy HtoH", "Memcpy PtoP"};
+constexpr std::string_view syncKindNames[] = {"Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync"};
+constexpr std::uint32_t memcpySlot = 0, syncSlot = std::size(memcpyKindNames), memsetSlot = syncSlot + std::size(syncKindNames),
+                        ac2gSlot = memsetSlot + 1, fixedNameSlots = ac2gSlot + 1;
+
+// An event name, and the slot its local id is cached under (the capture's string id, or a fixed name's slot after
+// them); `noSlot` for names made on the fly.
+struct Name {
+    static constexpr std::uint32_t noSlot = UINT32_MAX;
+    std::string_view text;
+    std::uint32_t slot = noSlot;
+};
+
+// correlation id -> value, for ids that are mostly dense (CUPTI numbers its correlations 1, 2, 3, ...): a flat table
+// when they are, sorted pairs otherwise. Hashing each of a capture's millions of events cost more than writing it.
+template <typename Value>
+class CorrelationTable {
+public:
+    // `entries` in arrival order; for an id seen twice, keep(kept, candidate) says whether the candidate replaces it.
+    template <typename Keep>
+    void build(std::vector<std::pair<std::uint64_t, Value>> entries, Keep keep) {
+        if (entries.empty()) return;
+        std::uint64_t low = UINT64_MAX, high = 0;
+        for (const auto& e : entries) low = std::min(low, e.first), high = std::max(high, e.first);
+        if (high - low < 4 * entries.size() + 1024) {
+            m_low = low;
+            m_dense.resize(std::size_t(high - low) + 1);
+            m_present.assign(m_dense.size(), 0);
+            for (const auto& [id, value] : entries) {
+                const std::size_t i = std::size_t(id - low);
+                if (!m_present[i] || keep(m_dense[i], value)) m_dense[i] = value;
+                m_present[i] = 1;
+            }
+            return;
+        }
+        std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (const auto& e : entries) {
+            if (!m_sparse.empty() && m_sparse.back().first == e.first) {
+                if (keep(m_sparse.back().second, e.second)) m_sparse.back().second = e.second;
+            } else {
+                m_sparse.push_back(e);
+            }
+        }
+    }
+    const Value* find(std::uint64_t id) const {
+        if (!m_dense.empty()) {
+            if (id < m_low || id - m_low >= m_dense.size() || !m_present[std::size_t(id - m_low)]) return nullptr;
+            return &m_dense[std::size_t(id - m_low)];
+        }
+        auto it = std::lower_bound(m_sparse.begin(), m_sparse.end(), id, [](const auto& e, std::uint64_t v) { return e.first < v; });
+        return it != m_sparse.end() && it->first == id ? &it->second : nullptr;
+    }
+
+private:
+    std::uint64_t m_low = 0;
+    std::vector<Value> m_dense;
+    std::vector<std::uint8_t> m_present;
+    std::vector<std::pair<std::uint64_t, Value>> m_sparse;
+};
+
+// Where a launch's GPU work begins: the flow's end.
+struct GpuStart {
+    std::uint32_t device = 0, stream = 0;
+    std::int64_t start = 0;
+};
+
+// The args object of a GPU event or an API call: ids first, as Kineto writes them, then the event's own fields.
+template <typename Rest>
+void writeArgs(JsonOut& out, const std::uint64_t* externalId, std::uint64_t correlation, Rest& rest) {
+    out.raw("{");
+    if (externalId) {
+        out.raw("\"External id\": ");
+        out.num(*externalId);
+        out.raw(", ");
+    }
+    out.raw("\"correlation\": ");
+    out.num(correlation);
+    rest(out);
+    out.raw("}");
 }
 
-const char* syncKindName(std::uint8_t kind) {
-    // CUpti_ActivitySynchronizationType, named as Kineto names them.
-    static const char* const names[] = {"Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync"};
-    return kind < std::size(names) ? names[kind] : "Sync";
-}
+// Writes the events as Kineto JSON (Capture > Save, `kinetoscope-cli record`).
+class JsonSink {
+public:
+    JsonSink(std::string& text, std::int64_t base) : m_out{text}, m_base(base) {}
+
+    void meta(bool process, std::int64_t pid, std::int64_t tid, std::int64_t ts, std::string_view value) {
+        begin("M", Cat::Metadata, process ? "process_name" : "thread_name", pid, tid, ts);
+        m_out.raw(", \"args\": {\"name\": ");
+        m_out.str(value);
+        m_out.raw("}}");
+    }
+    template <typename Rest>
+    void slice(Cat cat, Name name, std::int64_t pid, std::int64_t tid, std::int64_t start, std::int64_t end,
+               const std::uint64_t* externalId, std::uint64_t correlation, Rest&& rest) {
+        complete(cat, name.text, pid, tid, start, end);
+        m_out.raw(", \"args\": ");
+        writeArgs(m_out, externalId, correlation, rest);
+        m_out.raw("}");
+    }
+    void annotation(Name name, std::int64_t pid, std::int64_t tid, std::int64_t start, std::int64_t end) {
+        complete(Cat::UserAnnotation, name.text, pid, tid, start, end);
+        m_out.raw("}");
+    }
+    void mark(Name name, std::int64_t pid, std::int64_t tid, std::int64_t ts) {
+        begin("i", Cat::UserAnnotation, name.text, pid, tid, ts);
+        m_out.raw(", \"s\": \"t\"}");
+    }
+    // ac2g: a launch's start binds to the call, its end to the GPU work starting there (bp "e").
+    void flow(bool start, std::int64_t pid, std::int64_t tid, std::int64_t ts, std::uint64_t id) {
+        begin(start ? "s" : "f", Cat::Ac2g, "ac2g", pid, tid, ts);
+        m_out.raw(", \"id\": ");
+        m_out.num(id);
+        m_out.raw(start ? "}" : ", \"bp\": \"e\"}");
+    }
+
+private:
+    void begin(const char* ph, Cat cat, std::string_view name, std::int64_t pid, std::int64_t tid, std::int64_t ts) {
+        m_out.raw(m_first ? "    {\"ph\": \"" : ",\n    {\"ph\": \"");
+        m_first = false;
+        m_out.raw(ph);
+        m_out.raw("\", \"cat\": \"");
+        m_out.raw(catText[std::size_t(cat)]);
+        m_out.raw("\", \"name\": ");
+        m_out.str(name);
+        m_out.raw(", \"pid\": ");
+        m_out.num(pid);
+        m_out.raw(", \"tid\": ");
+        m_out.num(tid);
+        m_out.raw(", \"ts\": ");
+        m_out.micros(ts - m_base);
+    }
+    void complete(Cat cat, std::string_view name, std::int64_t pid, std::int64_t tid, std::int64_t start, std::int64_t end) {
+        begin("X", cat, name, pid, tid, start);
+        m_out.raw(", \"dur\": ");
+        m_out.micros(std::max<std::int64_t>(0, end - start));
+    }
+
+    JsonOut m_out;
+    std::int64_t m_base = 0;
+    bool m_first = true;
+};
+
+// Turns the events into a parsed chunk, exactly as the JSON parser would have parsed what JsonSink writes (same
+// names, categories, threads, times, ids, flows and args text), with no JSON in between: the live view's store.
+class ChunkSink {
+public:
+    ChunkSink(ParsedChunk& chunk, std::string& args, std::int64_t base, std::size_t nameSlots)
+        : m_chunk(chunk), m_args{args}, m_base(base), m_names(nameSlots, UINT32_MAX) {
+        m_categories.fill(UINT16_MAX);
+        // As the parser does: local category 0 is "no cat".
+        m_chunk.categoryNames.push_back(m_chunk.strings.pool.intern(std::string_view()).value);
+        m_chunk.categoryCounts.push_back(0);
+        m_chunk.ok = true;
+    }
+
+    void meta(bool process, std::int64_t pid, std::int64_t tid, std::int64_t, std::string_view value) {
+        count('M', Cat::Metadata);
+        (void)intern(process ? "process_name" : "thread_name");
+        ParsedMeta m;
+        m.thread = thread(pid, tid);
+        m.kind = process ? MetaKind::ProcessName : MetaKind::ThreadName;
+        m.text = intern(value);
+        m_chunk.metas.push_back(m);
+    }
+    template <typename Rest>
+    void slice(Cat cat, Name name, std::int64_t pid, std::int64_t tid, std::int64_t start, std::int64_t end,
+               const std::uint64_t* externalId, std::uint64_t correlation, Rest&& rest) {
+        const std::uint32_t index = event('X', cat, name, pid, tid, start, std::max<std::int64_t>(0, end - start));
+        ParsedEvent& e = m_chunk.events.back();
+        e.argsOffset = m_args.s.size();
+        writeArgs(m_args, externalId, correlation, rest);
+        e.argsLength = std::uint32_t(m_args.s.size() - e.argsOffset);
+        if (m_needsIds[std::size_t(cat)]) {
+            ParsedIds ids;
+            ids.event = index;
+            ids.hasCorrelation = true;
+            ids.correlation = correlation;
+            ids.hasExternalId = externalId != nullptr;
+            ids.externalId = externalId ? *externalId : 0;
+            m_chunk.ids.push_back(ids);
+        }
+    }
+    void annotation(Name name, std::int64_t pid, std::int64_t tid, std::int64_t start, std::int64_t end) {
+        event('X', Cat::UserAnnotation, name, pid, tid, start, std::max<std::int64_t>(0, end - start));
+    }
+    void mark(Name name, std::int64_t pid, std::int64_t tid, std::int64_t ts) {
+        event('i', Cat::UserAnnotation, name, pid, tid, ts, 0);
+    }
+    void flow(bool start, std::int64_t pid, std::int64_t tid, std::int64_t ts, std::uint64_t id) {
+        const char phase = start ? 's' : 'f';
+        const std::uint16_t category = count(phase, Cat::Ac2g);
+        ParsedFlow f;
+        f.ts = ts - m_base;
+        f.id = id;
+        f.name = nameId({"ac2g", ac2gSlot});
+        f.thread = thread(pid, tid);
+        f.category = category;
+        f.phase = phase;
+        f.bindEnclosing = true; // a start always binds to its enclosing slice; the end says bp "e"
+        f.offset = m_chunk.eventsSeen; // no byte offset: the event's ordinal keeps the halves in order
+        m_chunk.flows.push_back(f);
+    }
+
+    void reserve(std::size_t events, std::size_t ids, std::size_t flows, std::size_t argsBytes) {
+        m_chunk.events.reserve(events);
+        m_chunk.ids.reserve(ids);
+        m_chunk.flows.reserve(flows);
+        m_args.s.reserve(argsBytes);
+    }
+
+    // Args offsets so far are into this sink's text; once the texts are joined, they move by `by`.
+    static void shiftArgs(ParsedChunk& chunk, std::uint64_t by) {
+        for (ParsedEvent& e : chunk.events)
+            if (e.argsLength) e.argsOffset += by;
+    }
+
+private:
+    std::uint32_t intern(std::string_view text) { return m_chunk.strings.pool.intern(text).value; }
+    std::uint32_t nameId(Name name) {
+        if (name.slot >= m_names.size()) return intern(name.text);
+        std::uint32_t& id = m_names[name.slot];
+        if (id == UINT32_MAX) id = intern(name.text);
+        return id;
+    }
+    std::uint16_t count(char phase, Cat cat) {
+        ++m_chunk.eventsSeen;
+        ++m_chunk.phaseCounts[static_cast<unsigned char>(phase)];
+        std::uint16_t& local = m_categories[std::size_t(cat)];
+        if (local == UINT16_MAX) {
+            local = std::uint16_t(m_chunk.categoryNames.size());
+            m_chunk.categoryNames.push_back(intern(catText[std::size_t(cat)]));
+            m_chunk.categoryCounts.push_back(0);
+            m_needsIds[std::size_t(cat)] = categoryNeedsIds(classifyCategory(catText[std::size_t(cat)]));
+        }
+        ++m_chunk.categoryCounts[local];
+        return local;
+    }
+    std::uint32_t thread(std::int64_t pid, std::int64_t tid) {
+        if (m_lastThread != UINT32_MAX && pid == m_lastPid && tid == m_lastTid) return m_lastThread;
+        m_lastPid = pid, m_lastTid = tid;
+        return m_lastThread = m_chunk.threadId(ThreadKey{pid, tid, 0, 0});
+    }
+    std::uint32_t event(char phase, Cat cat, Name name, std::int64_t pid, std::int64_t tid, std::int64_t ts, std::int64_t dur) {
+        ParsedEvent e;
+        e.category = count(phase, cat);
+        e.ts = ts - m_base;
+        e.dur = dur;
+        e.name = nameId(name);
+        e.thread = thread(pid, tid);
+        e.phase = phase;
+        m_chunk.events.push_back(e);
+        return std::uint32_t(m_chunk.events.size() - 1);
+    }
+
+    ParsedChunk& m_chunk;
+    JsonOut m_args;
+    std::int64_t m_base = 0;
+    std::vector<std::uint32_t> m_names; // by name slot: local string id
+    std::array<std::uint16_t, catCount> m_categories{};
+    std::array<bool, catCount> m_needsIds{};
+    std::int64_t m_lastPid = 0, m_lastTid = 0;
+    std::uint32_t m_lastThread = UINT32_MAX;
+};
 
 } // namespace
 
+// The capture as a trace, event by event, in the order the saved JSON lists them. Both the JSON writer and the
+// direct store build walk it, so what the viewer shows live is what a saved capture reopens as.
+struct CaptureRecords::Walk {
+    const CaptureRecords& c;
+    std::int64_t minStart = 0;
+    std::int64_t base = 0; // baseTimeNanoseconds
+    CorrelationTable<std::uint64_t> externalOf;
+    CorrelationTable<GpuStart> gpuStart; // by the launch's correlation
+
+    Walk(const CaptureRecords& records, bool parallel) : c(records) {
+        std::int64_t low = INT64_MAX;
+        auto lower = [&](const auto& events) {
+            for (const auto& e : events) low = std::min(low, e.start);
+        };
+        lower(c.m_kernels), lower(c.m_memcpys), lower(c.m_memsets), lower(c.m_apis), lower(c.m_syncs), lower(c.m_markers);
+        minStart = low == INT64_MAX ? 0 : low;
+        // Times relative to a whole second, as Kineto writes them since 2024: short numbers, exact ns.
+        constexpr std::int64_t second = 1'000'000'000;
+        base = minStart >= 0 ? minStart / second * second : (minStart - second + 1) / second * second;
+
+        auto buildExternals = [this] {
+            std::vector<std::pair<std::uint64_t, std::uint64_t>> externals;
+            externals.reserve(c.m_externals.size());
+            for (const auto& e : c.m_externals) externals.emplace_back(e.correlation, e.externalId);
+            externalOf.build(std::move(externals), [](std::uint64_t, std::uint64_t) { return true; }); // the last one wins
+        };
+        auto buildGpuStarts = [this] {
+            std::vector<std::pair<std::uint64_t, GpuStart>> starts;
+            starts.reserve(c.m_kernels.size() + c.m_memcpys.size() + c.m_memsets.size());
+            for (const auto& k : c.m_kernels) starts.push_back({k.correlation, {k.device, k.stream, k.start}});
+            for (const auto& m : c.m_memcpys) starts.push_back({m.correlation, {m.device, m.stream, m.start}});
+            for (const auto& m : c.m_memsets) starts.push_back({m.correlation, {m.device, m.stream, m.start}});
+            // A launch of several kernels (a graph) links to its first.
+            gpuStart.build(std::move(starts), [](const GpuStart& kept, const GpuStart& candidate) { return candidate.start < kept.start; });
+        };
+        if (parallel) {
+            std::thread other(buildGpuStarts);
+            buildExternals();
+            other.join();
+        } else {
+            buildExternals();
+            buildGpuStarts();
+        }
+    }
+
+    std::size_t nameSlots() const { return c.m_strings.size() + fixedNameSlots; }
+    std::uint32_t fixedSlot(std::uint32_t slot) const { return std::uint32_t(c.m_strings.size()) + slot; }
+    Name captureName(wire::StringRef id) const { return {c.string(id), id < c.m_strings.size() ? id : Name::noSlot}; }
+
+    // Every top-level key but traceEvents, with its JSON text, in the order the file lists them.
+    std::vector<std::pair<std::string, std::string>> topLevel() const {
+        std::vector<std::pair<std::string, std::string>> keys;
+        keys.emplace_back("schemaVersion", "1");
+        keys.emplace_back("traceName", "\"kinetoscope live capture\"");
+        keys.emplace_back("displayTimeUnit", "\"ms\"");
+        keys.emplace_back("baseTimeNanoseconds", std::to_string(base));
+        keys.emplace_back("kinetoscopeCapture", "{\"records\": " + std::to_string(c.m_counts.records) +
+                                                    ", \"dropped\": " + std::to_string(c.m_counts.dropped) + "}");
+        std::string devices;
+        JsonOut out{devices};
+        out.raw("[");
+        for (std::size_t i = 0; i < c.m_devices.size(); ++i) {
+            const wire::Device& d = c.m_devices[i];
+            out.raw(i ? ",\n    {\"id\": " : "\n    {\"id\": ");
+            out.num(d.id);
+            out.raw(", \"name\": ");
+            out.str(c.string(d.name));
+            out.raw(", \"totalGlobalMem\": ");
+            out.num(d.totalGlobalMem);
+            out.raw(", \"computeMajor\": ");
+            out.num(d.computeMajor);
+            out.raw(", \"computeMinor\": ");
+            out.num(d.computeMinor);
+            out.raw(", \"numSms\": ");
+            out.num(d.numSms);
+            out.raw(", \"maxThreadsPerMultiprocessor\": ");
+            out.num(d.maxThreadsPerSm);
+            out.raw(", \"warpSize\": ");
+            out.num(d.warpSize);
+            out.raw("}");
+        }
+        out.raw(c.m_devices.empty() ? "]" : "\n  ]");
+        keys.emplace_back("deviceProperties", std::move(devices));
+        return keys;
+    }
+
+    // Process and stream names, so the lanes read as Kineto's do.
+    template <typename Sink>
+    void names(Sink& sink) const {
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> streams;
+        for (const auto& k : c.m_kernels) streams.emplace_back(k.device, k.stream);
+        for (const auto& m : c.m_memcpys) streams.emplace_back(m.device, m.stream);
+        for (const auto& m : c.m_memsets) streams.emplace_back(m.device, m.stream);
+        for (const auto& s : c.m_syncs) streams.emplace_back(s.device, s.stream);
+        std::sort(streams.begin(), streams.end());
+        streams.erase(std::unique(streams.begin(), streams.end()), streams.end());
+        std::uint32_t lastDevice = UINT32_MAX;
+        for (const auto& [device, stream] : streams) {
+            if (device != lastDevice) {
+                lastDevice = device;
+                sink.meta(true, device, 0, minStart, "GPU " + std::to_string(device));
+            }
+            sink.meta(false, device, stream, minStart, "stream " + std::to_string(stream));
+        }
+        for (const auto& [pid, name] : c.m_processNames) sink.meta(true, pid, 0, minStart, name);
+    }
+
+    // Every GPU event on its device/stream lane, with the args Kineto starts with.
+    template <typename Sink>
+    void gpuWork(Sink& sink) const {
+        auto gpu = [&](Cat cat, Name name, const auto& e, auto&& rest) {
+            sink.slice(cat, name, e.device, e.stream, e.start, e.end, externalOf.find(e.correlation), e.correlation,
+                       [&](JsonOut& out) {
+                           out.raw(", \"device\": ");
+                           out.num(e.device);
+                           out.raw(", \"stream\": ");
+                           out.num(e.stream);
+                           rest(out);
+                       });
+        };
+        const wire::Device* device = nullptr;
+        for (const wire::Kernel& k : c.m_kernels) {
+            if (!device || device->id != k.device) {
+                auto it = std::find_if(c.m_devices.begin(), c.m_devices.end(), [&](const wire::Device& d) { return d.id == k.device; });
+                device = it == c.m_devices.end() ? nullptr : &*it;
+            }
+            gpu(Cat::Kernel, captureName(k.name), k, [&](JsonOut& out) {
+                out.raw(", \"registers per thread\": ");
+                out.num(k.registers);
+                out.raw(", \"shared memory\": ");
+                out.num(std::uint64_t(k.staticShared) + k.dynamicShared);
+                const std::uint64_t blocks = std::uint64_t(k.grid[0]) * k.grid[1] * k.grid[2];
+                if (device && device->numSms > 0) {
+                    // Kineto's launch-shape estimates, which the occupancy and SM-efficiency figures read.
+                    const double sms = device->numSms;
+                    const std::uint64_t threads = std::uint64_t(k.block[0]) * k.block[1] * k.block[2];
+                    const std::uint32_t warp = device->warpSize ? device->warpSize : 32;
+                    out.raw(", \"blocks per SM\": ");
+                    out.general(double(blocks) / sms);
+                    out.raw(", \"warps per SM\": ");
+                    out.general(double(blocks * ((threads + warp - 1) / warp)) / sms);
+                }
+                out.raw(", \"grid\": [");
+                out.num(k.grid[0]), out.raw(", "), out.num(k.grid[1]), out.raw(", "), out.num(k.grid[2]);
+                out.raw("], \"block\": [");
+                out.num(k.block[0]), out.raw(", "), out.num(k.block[1]), out.raw(", "), out.num(k.block[2]);
+                out.raw("]");
+            });
+        }
+        auto bytesArgs = [](std::uint64_t bytes, std::int64_t start, std::int64_t end) {
+            return [=](JsonOut& out) {
+                out.raw(", \"bytes\": ");
+                out.num(bytes);
+                if (end > start) {
+                    out.raw(", \"memory bandwidth (GB/s)\": ");
+                    out.general(double(bytes) / double(end - start));
+                }
+            };
+        };
+        for (const wire::Memcpy& m : c.m_memcpys) {
+            const std::uint32_t kind = m.kind < std::size(memcpyKindNames) ? m.kind : 0;
+            gpu(Cat::Memcpy, {memcpyKindNames[kind], fixedSlot(memcpySlot + kind)}, m, bytesArgs(m.bytes, m.start, m.end));
+        }
+        for (const wire::Memset& m : c.m_memsets)
+            gpu(Cat::Memset, {"Memset (Device)", fixedSlot(memsetSlot)}, m, bytesArgs(m.bytes, m.start, m.end));
+        for (const wire::Sync& s : c.m_syncs) {
+            const std::uint32_t kind = s.kind < std::size(syncKindNames) ? s.kind : 0;
+            sink.slice(Cat::Sync, {syncKindNames[kind], fixedSlot(syncSlot + kind)}, s.device, s.stream, s.start, s.end,
+                       externalOf.find(s.correlation), s.correlation, [&](JsonOut& out) {
+                           out.raw(", \"device\": ");
+                           out.num(s.device);
+                           out.raw(", \"stream\": ");
+                           out.num(std::int64_t(std::int32_t(s.stream))); // CUPTI writes -1 for "no stream" (context sync)
+                       });
+        }
+    }
+
+    // API calls [begin, end), each with an ac2g flow to the first GPU work it launched.
+    template <typename Sink>
+    void apis(Sink& sink, std::size_t begin, std::size_t end) const {
+        for (std::size_t i = begin; i < end; ++i) {
+            const wire::Api& a = c.m_apis[i];
+            const std::int64_t tid = std::int64_t(a.tid);
+            sink.slice(a.driver ? Cat::Driver : Cat::Runtime, captureName(a.name), a.pid, tid, a.start, a.end,
+                       externalOf.find(a.correlation), a.correlation, [&](JsonOut& out) {
+                           out.raw(", \"cbid\": ");
+                           out.num(a.cbid);
+                       });
+            if (const GpuStart* g = gpuStart.find(a.correlation)) {
+                sink.flow(true, a.pid, tid, a.start, a.correlation);
+                sink.flow(false, g->device, g->stream, g->start, a.correlation);
+            }
+        }
+    }
+
+    // NVTX ranges and marks.
+    template <typename Sink>
+    void markers(Sink& sink) const {
+        for (const wire::Marker& m : c.m_markers) {
+            if (m.end > m.start) sink.annotation(captureName(m.name), m.pid, std::int64_t(m.tid), m.start, m.end);
+            else sink.mark(captureName(m.name), m.pid, std::int64_t(m.tid), m.start);
+        }
+    }
+};
+
 std::string CaptureRecords::toTraceJson() const {
-    std::int64_t minStart = INT64_MAX;
-    auto low = [&](std::int64_t t) { minStart = std::min(minStart, t); };
-    for (const auto& k : m_kernels) low(k.start);
-    for (const auto& m : m_memcpys) low(m.start);
-    for (const auto& m : m_memsets) low(m.start);
-    for (const auto& a : m_apis) low(a.start);
-    for (const auto& s : m_syncs) low(s.start);
-    for (const auto& m : m_markers) low(m.start);
-    if (minStart == INT64_MAX) minStart = 0;
-    // Times relative to a whole second, as Kineto writes them since 2024: short numbers, exact ns.
-    constexpr std::int64_t second = 1'000'000'000;
-    const std::int64_t base = minStart >= 0 ? minStart / second * second : (minStart - second + 1) / second * second;
-
-    std::unordered_map<std::uint64_t, std::uint64_t> externalOf;
-    externalOf.reserve(m_externals.size());
-    for (const auto& e : m_externals) externalOf[e.correlation] = e.externalId;
-    std::unordered_map<std::uint32_t, const wire::Device*> deviceById;
-    for (const auto& d : m_devices) deviceById[d.id] = &d;
-
+    const Walk walk(*this, false);
     std::string text;
     text.reserve(std::size_t(eventCount()) * 220 + 4096);
     JsonOut out{text};
-    out.raw("{\n  \"schemaVersion\": 1,\n  \"traceName\": \"kinetoscope live capture\",\n  \"displayTimeUnit\": \"ms\",\n");
-    out.raw("  \"baseTimeNanoseconds\": ");
-    out.num(base);
-    out.raw(",\n  \"kinetoscopeCapture\": {\"records\": ");
-    out.num(m_counts.records);
-    out.raw(", \"dropped\": ");
-    out.num(m_counts.dropped);
-    out.raw("},\n  \"deviceProperties\": [");
-    for (std::size_t i = 0; i < m_devices.size(); ++i) {
-        const wire::Device& d = m_devices[i];
-        out.raw(i ? ",\n    {\"id\": " : "\n    {\"id\": ");
-        out.num(d.id);
-        out.raw(", \"name\": ");
-        out.str(string(d.name));
-        out.raw(", \"totalGlobalMem\": ");
-        out.num(d.totalGlobalMem);
-        out.raw(", \"computeMajor\": ");
-        out.num(d.computeMajor);
-        out.raw(", \"computeMinor\": ");
-        out.num(d.computeMinor);
-        out.raw(", \"numSms\": ");
-        out.num(d.numSms);
-        out.raw(", \"maxThreadsPerMultiprocessor\": ");
-        out.num(d.maxThreadsPerSm);
-        out.raw(", \"warpSize\": ");
-        out.num(d.warpSize);
-        out.raw("}");
+    out.raw("{\n");
+    for (const auto& [key, value] : walk.topLevel()) {
+        out.raw("  \"");
+        out.raw(key);
+        out.raw("\": ");
+        out.raw(value);
+        out.raw(",\n");
     }
-    out.raw(m_devices.empty() ? "],\n  \"traceEvents\": [\n" : "\n  ],\n  \"traceEvents\": [\n");
-
-    bool first = true;
-    auto begin = [&](const char* ph, const char* cat, std::string_view name, auto pid, auto tid, std::int64_t ts) {
-        out.raw(first ? "    {\"ph\": \"" : ",\n    {\"ph\": \"");
-        first = false;
-        out.raw(ph);
-        out.raw("\", \"cat\": \"");
-        out.raw(cat);
-        out.raw("\", \"name\": ");
-        out.str(name);
-        out.raw(", \"pid\": ");
-        out.num(pid);
-        out.raw(", \"tid\": ");
-        out.num(tid);
-        out.raw(", \"ts\": ");
-        out.micros(ts - base);
-    };
-    auto complete = [&](const char* cat, std::string_view name, auto pid, auto tid, std::int64_t start, std::int64_t end) {
-        begin("X", cat, name, pid, tid, start);
-        out.raw(", \"dur\": ");
-        out.micros(std::max<std::int64_t>(0, end - start));
-    };
-    auto ids = [&](std::uint64_t correlation) {
-        if (auto it = externalOf.find(correlation); it != externalOf.end()) {
-            out.raw("\"External id\": ");
-            out.num(it->second);
-            out.raw(", ");
-        }
-        out.raw("\"correlation\": ");
-        out.num(correlation);
-    };
-
-    // Process and stream names, so the lanes read as Kineto's do.
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> streams;
-    for (const auto& k : m_kernels) streams.emplace_back(k.device, k.stream);
-    for (const auto& m : m_memcpys) streams.emplace_back(m.device, m.stream);
-    for (const auto& m : m_memsets) streams.emplace_back(m.device, m.stream);
-    for (const auto& s : m_syncs) streams.emplace_back(s.device, s.stream);
-    std::sort(streams.begin(), streams.end());
-    streams.erase(std::unique(streams.begin(), streams.end()), streams.end());
-    std::uint32_t lastDevice = UINT32_MAX;
-    for (const auto& [device, stream] : streams) {
-        if (device != lastDevice) {
-            lastDevice = device;
-            begin("M", "__metadata", "process_name", device, 0, minStart);
-            out.raw(", \"args\": {\"name\": ");
-            out.str("GPU " + std::to_string(device));
-            out.raw("}}");
-        }
-        begin("M", "__metadata", "thread_name", device, stream, minStart);
-        out.raw(", \"args\": {\"name\": ");
-        out.str("stream " + std::to_string(stream));
-        out.raw("}}");
-    }
-    for (const auto& [pid, name] : m_processNames) {
-        begin("M", "__metadata", "process_name", pid, 0, minStart);
-        out.raw(", \"args\": {\"name\": ");
-        out.str(name);
-        out.raw("}}");
-    }
-
-    // Every GPU event: the X event on its device/stream lane, and the args Kineto starts with.
-    auto gpuEvent = [&](const char* cat, std::string_view name, std::uint32_t device, std::uint32_t stream,
-                        std::int64_t start, std::int64_t end, std::uint64_t correlation) {
-        complete(cat, name, device, stream, start, end);
-        out.raw(", \"args\": {");
-        ids(correlation);
-        out.raw(", \"device\": ");
-        out.num(device);
-        out.raw(", \"stream\": ");
-        out.num(stream);
-    };
-    for (const wire::Kernel& k : m_kernels) {
-        gpuEvent("kernel", string(k.name), k.device, k.stream, k.start, k.end, k.correlation);
-        out.raw(", \"registers per thread\": ");
-        out.num(k.registers);
-        out.raw(", \"shared memory\": ");
-        out.num(std::uint64_t(k.staticShared) + k.dynamicShared);
-        const std::uint64_t blocks = std::uint64_t(k.grid[0]) * k.grid[1] * k.grid[2];
-        if (auto it = deviceById.find(k.device); it != deviceById.end() && it->second->numSms > 0) {
-            // Kineto's launch-shape estimates, which the occupancy and SM-efficiency figures read.
-            const double sms = it->second->numSms;
-            const std::uint64_t threads = std::uint64_t(k.block[0]) * k.block[1] * k.block[2];
-            const std::uint32_t warp = it->second->warpSize ? it->second->warpSize : 32;
-            char b[64];
-            out.raw(", \"blocks per SM\": ");
-            out.raw(std::string_view(b, std::snprintf(b, sizeof b, "%.6g", double(blocks) / sms)));
-            out.raw(", \"warps per SM\": ");
-            out.raw(std::string_view(b, std::snprintf(b, sizeof b, "%.6g", double(blocks * ((threads + warp - 1) / warp)) / sms)));
-        }
-        out.raw(", \"grid\": [");
-        out.num(k.grid[0]), out.raw(", "), out.num(k.grid[1]), out.raw(", "), out.num(k.grid[2]);
-        out.raw("], \"block\": [");
-        out.num(k.block[0]), out.raw(", "), out.num(k.block[1]), out.raw(", "), out.num(k.block[2]);
-        out.raw("]}}");
-    }
-    auto bytesArgs = [&](std::uint64_t bytes, std::int64_t start, std::int64_t end) {
-        out.raw(", \"bytes\": ");
-        out.num(bytes);
-        if (end > start) {
-            char b[48];
-            out.raw(", \"memory bandwidth (GB/s)\": ");
-            out.raw(std::string_view(b, std::snprintf(b, sizeof b, "%.6g", double(bytes) / double(end - start))));
-        }
-        out.raw("}}");
-    };
-    for (const wire::Memcpy& m : m_memcpys) {
-        gpuEvent("gpu_memcpy", memcpyKindName(m.kind), m.device, m.stream, m.start, m.end, m.correlation);
-        bytesArgs(m.bytes, m.start, m.end);
-    }
-    for (const wire::Memset& m : m_memsets) {
-        gpuEvent("gpu_memset", "Memset (Device)", m.device, m.stream, m.start, m.end, m.correlation);
-        bytesArgs(m.bytes, m.start, m.end);
-    }
-    for (const wire::Sync& s : m_syncs) {
-        complete("cuda_sync", syncKindName(s.kind), s.device, s.stream, s.start, s.end);
-        out.raw(", \"args\": {");
-        ids(s.correlation);
-        out.raw(", \"device\": ");
-        out.num(s.device);
-        out.raw(", \"stream\": ");
-        out.num(std::int64_t(std::int32_t(s.stream))); // CUPTI writes -1 for "no stream" (context sync)
-        out.raw("}}");
-    }
-
-    // Launch -> GPU work flows, one per correlation that reached the GPU.
-    std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> gpuByCorrelation; // -> device, stream
-    std::unordered_map<std::uint64_t, std::int64_t> gpuStartByCorrelation;
-    gpuByCorrelation.reserve(m_kernels.size() + m_memcpys.size() + m_memsets.size());
-    auto noteGpu = [&](std::uint64_t c, std::uint32_t device, std::uint32_t stream, std::int64_t start) {
-        // A launch of several kernels (a graph) links to its first.
-        auto [it, inserted] = gpuStartByCorrelation.try_emplace(c, start);
-        if (inserted || start < it->second) {
-            it->second = start;
-            gpuByCorrelation[c] = {device, stream};
-        }
-    };
-    for (const auto& k : m_kernels) noteGpu(k.correlation, k.device, k.stream, k.start);
-    for (const auto& m : m_memcpys) noteGpu(m.correlation, m.device, m.stream, m.start);
-    for (const auto& m : m_memsets) noteGpu(m.correlation, m.device, m.stream, m.start);
-
-    for (const wire::Api& a : m_apis) {
-        complete(a.driver ? "cuda_driver" : "cuda_runtime", string(a.name), a.pid, a.tid, a.start, a.end);
-        out.raw(", \"args\": {");
-        ids(a.correlation);
-        out.raw(", \"cbid\": ");
-        out.num(a.cbid);
-        out.raw("}}");
-        if (auto it = gpuByCorrelation.find(a.correlation); it != gpuByCorrelation.end()) {
-            begin("s", "ac2g", "ac2g", a.pid, a.tid, a.start);
-            out.raw(", \"id\": ");
-            out.num(a.correlation);
-            out.raw("}");
-            begin("f", "ac2g", "ac2g", it->second.first, it->second.second, gpuStartByCorrelation[a.correlation]);
-            out.raw(", \"id\": ");
-            out.num(a.correlation);
-            out.raw(", \"bp\": \"e\"}");
-        }
-    }
-    for (const wire::Marker& m : m_markers) {
-        if (m.end > m.start) {
-            complete("user_annotation", string(m.name), m.pid, m.tid, m.start, m.end);
-            out.raw("}");
-        } else {
-            begin("i", "user_annotation", string(m.name), m.pid, m.tid, m.start);
-            out.raw(", \"s\": \"t\"}");
-        }
-    }
+    out.raw("  \"traceEvents\": [\n");
+    JsonSink sink(text, walk.base);
+    walk.names(sink);
+    walk.gpuWork(sink);
+    walk.apis(sink, 0, m_apis.size());
+    walk.markers(sink);
     out.raw("\n  ]\n}\n");
     return text;
 }
 
 LoadResult CaptureRecords::buildStore(const LoadOptions& options) const {
-    return loadTraceText(toTraceJson(), options);
+    const auto started = std::chrono::steady_clock::now();
+    auto cancelled = [&] { return options.cancel && options.cancel->load(std::memory_order_relaxed); };
+    const bool parallel = options.threads != 1 && eventCount() >= 4096;
+    const Walk walk(*this, parallel);
+    const auto walkReady = std::chrono::steady_clock::now();
+    // Two chunks in file order, made on two threads: names, GPU work and the first API calls; the other API calls and
+    // the markers. The calls are split so that both have about as much to write (a GPU event's args cost about two
+    // calls').
+    const std::size_t gpuEvents = m_kernels.size() + m_memcpys.size() + m_memsets.size() + m_syncs.size();
+    const std::size_t half = (2 * gpuEvents + m_apis.size() + m_markers.size()) / 2;
+    const std::size_t split = std::min(m_apis.size(), half > 2 * gpuEvents ? half - 2 * gpuEvents : 0);
+    std::vector<ParsedChunk> chunks(2);
+    std::string firstArgs, secondArgs;
+    double firstMs = 0, secondMs = 0;
+    auto first = [&] {
+        const auto t0 = std::chrono::steady_clock::now();
+        ChunkSink sink(chunks[0], firstArgs, walk.base, walk.nameSlots());
+        sink.reserve(gpuEvents + split, gpuEvents + split, 2 * split, m_kernels.size() * 240 + (gpuEvents - m_kernels.size()) * 120 + split * 64);
+        walk.names(sink);
+        walk.gpuWork(sink);
+        walk.apis(sink, 0, split);
+        chunks[0].tallyThreads();
+        firstMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    };
+    auto second = [&] {
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::size_t calls = m_apis.size() - split;
+        ChunkSink sink(chunks[1], secondArgs, walk.base, walk.nameSlots());
+        sink.reserve(calls + m_markers.size(), calls, 2 * calls, calls * 64);
+        walk.apis(sink, split, m_apis.size());
+        walk.markers(sink);
+        chunks[1].tallyThreads();
+        secondMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    };
+    if (parallel) {
+        std::thread other(second);
+        first();
+        other.join();
+    } else {
+        first();
+        second();
+    }
+    if (cancelled()) {
+        LoadResult r;
+        r.cancelled = true;
+        r.error = "cancelled";
+        return r;
+    }
+    const auto walked = std::chrono::steady_clock::now();
+    ChunkSink::shiftArgs(chunks[1], firstArgs.size());
+    std::shared_ptr<const SourceBuffer> source(SourceBuffer::fromParts({firstArgs, secondArgs}));
+    if (!source) {
+        LoadResult r;
+        r.error = "out of memory for the capture's args";
+        return r;
+    }
+    { std::string().swap(firstArgs), std::string().swap(secondArgs); }
+
+    auto store = std::make_unique<TraceStore>();
+    store->metadata.topLevel = walk.topLevel();
+    decodeTopLevelMetadata(store->metadata);
+    store->stats.fileBytes = store->stats.jsonBytes = source->size();
+    const auto building = std::chrono::steady_clock::now();
+    kinetoscope::buildStore(*store, chunks, source);
+    if (std::getenv("KINETOSCOPE_TIMING")) {
+        auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+        std::fprintf(stderr, "timing: walk setup %.0f ms, records to chunks %.0f ms (first %.0f, second %.0f), args buffer %.0f ms, build %.0f ms\n", ms(started, walkReady), ms(walkReady, walked), firstMs, secondMs,
+                     ms(walked, building), ms(building, std::chrono::steady_clock::now()));
+    }
+    LoadResult result;
+    result.store = std::move(store);
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
 }
 
 bool isWireStream(std::string_view head) {

@@ -2,8 +2,9 @@
 
 // The viewer's side of live capture: the records of one capture as they arrive from the agent (or from a spool file),
 // kept compactly, and turned into a Kineto-compatible trace: as JSON text for Capture > Save and
-// `kinetoscope-cli record`, and as a TraceStore for the timeline and tables. The store is built from exactly the JSON
-// that Save writes, so what the viewer shows live is what a saved capture reopens as.
+// `kinetoscope-cli record`, and as a TraceStore for the timeline and tables. The store is built straight from the
+// records (no JSON in between), from the same walk over the events as the JSON, so what the viewer shows live is what
+// a saved capture reopens as (tst_capture compares the two, store against store).
 
 #include "../import/traceloader.h"
 #include "../wire/wire.h"
@@ -44,13 +45,14 @@ public:
     // flows from each launch to its GPU work, NVTX ranges as user annotations, deviceProperties, and times relative
     // to baseTimeNanoseconds with three decimals (exact ns).
     std::string toTraceJson() const;
-    // The store the viewer shows, loaded from exactly that JSON.
+    // The store the viewer shows: what loading that JSON gives, built without writing or parsing it.
     LoadResult buildStore(const LoadOptions& options = {}) const;
 
     const std::vector<wire::Kernel>& kernels() const { return m_kernels; }
     const std::vector<wire::Api>& apis() const { return m_apis; }
 
 private:
+    struct Walk; // the capture as trace events, for both of the above
     std::vector<std::string> m_strings{std::string()}; // by StringRef; 0 is the empty string
     std::unordered_map<std::string, wire::StringRef> m_stringIds;
     std::vector<wire::Kernel> m_kernels;

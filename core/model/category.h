@@ -34,5 +34,10 @@ inline bool isGpuCategory(CategoryKind k) {
            k == CategoryKind::GpuUserAnnotation;
 }
 inline bool isLaunchCategory(CategoryKind k) { return k == CategoryKind::Runtime || k == CategoryKind::Driver; }
+// Events whose correlation and External id the importer reads at load time (the launch and correlation indexes).
+inline bool categoryNeedsIds(CategoryKind k) {
+    return k == CategoryKind::CpuOp || k == CategoryKind::Runtime || k == CategoryKind::Driver ||
+           k == CategoryKind::Kernel || k == CategoryKind::Memcpy || k == CategoryKind::Memset;
+}
 
 } // namespace kinetoscope

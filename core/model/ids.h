@@ -34,6 +34,9 @@ struct EventRef {
     constexpr auto operator<=>(const EventRef&) const = default;
 };
 
+// An event ref as one integer with the same order (for radix sorts).
+constexpr std::uint64_t packRef(EventRef ref) { return std::uint64_t(ref.track.value) << 32 | ref.index; }
+
 } // namespace kinetoscope
 
 template <typename Tag>

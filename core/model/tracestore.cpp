@@ -1,5 +1,7 @@
 #include "tracestore.h"
 
+#include "radixsort.h"
+
 #include "../import/jsonbackend.h"
 #include "../import/sourcebuffer.h"
 
@@ -146,8 +148,9 @@ std::vector<ArgField> TraceStore::decodeArgs(EventRef ref) const { return decode
 void TraceStore::indexFlows() {
     flowsByTarget.resize(flows.size());
     for (std::uint32_t i = 0; i < flows.size(); ++i) flowsByTarget[i] = i;
-    std::sort(flowsByTarget.begin(), flowsByTarget.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return flows[a].target < flows[b].target; });
+    // Flows are in source order; for one target, keep that order.
+    radixSort(flowsByTarget, [&](std::uint32_t i) { return packRef(flows[i].target); },
+              [&](std::uint32_t a, std::uint32_t b) { return std::pair(flows[a].target, a) < std::pair(flows[b].target, b); });
 }
 
 std::vector<const Flow*> TraceStore::flowsFrom(EventRef ref) const {
