@@ -8,6 +8,11 @@
 #include "replaysource.h"
 
 #include <chrono>
+#include <dirent.h>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unistd.h>
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
@@ -16,6 +21,32 @@
 
 using namespace kinetoscope;
 using Clock = std::chrono::steady_clock;
+
+// CPU seconds used so far by each of this process's threads (from /proc): which stage bounds the pipeline.
+static std::map<int, double> threadCpu() {
+    std::map<int, double> out;
+    DIR* dir = ::opendir("/proc/self/task");
+    if (!dir) return out;
+    const double tick = double(::sysconf(_SC_CLK_TCK));
+    while (const dirent* entry = ::readdir(dir)) {
+        const int tid = std::atoi(entry->d_name);
+        if (tid <= 0) continue;
+        std::ifstream stat("/proc/self/task/" + std::string(entry->d_name) + "/stat");
+        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+        const auto close = text.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream fields(text.substr(close + 2));
+        std::string field;
+        unsigned long long utime = 0, stime = 0;
+        for (int i = 3; i <= 15 && fields >> field; ++i) {
+            if (i == 14) utime = std::stoull(field);
+            if (i == 15) stime = std::stoull(field);
+        }
+        out[tid] = double(utime + stime) / tick;
+    }
+    ::closedir(dir);
+    return out;
+}
 
 static double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
@@ -48,6 +79,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     // The agent's writer thread, as in the target: drain and ship until the replay is delivered.
+    const auto cpuBefore = threadCpu();
     const auto t2 = Clock::now();
     while (!source->finished()) {
         source->drain(writer);
@@ -58,6 +90,7 @@ int main(int argc, char** argv) {
     const auto sent = writer.stats();
     while (session.status().counts.bytes < sent.bytesSent) std::this_thread::sleep_for(std::chrono::microseconds(200));
     const auto t3 = Clock::now();
+    const auto cpuAfter = threadCpu();
     session.stop();
     const live::SessionStatus st = session.status();
 
@@ -86,6 +119,13 @@ int main(int argc, char** argv) {
                 spool.empty() ? "" : ", spooled too");
     std::printf("streaming (source -> writer -> socket -> session -> capture): %.3f s, %.2f M records/s\n", stream,
                 delivered / stream / 1e6);
+    std::printf("  CPU while streaming, by thread:");
+    for (const auto& [tid, after] : cpuAfter) {
+        const auto before = cpuBefore.find(tid);
+        const double used = after - (before == cpuBefore.end() ? 0.0 : before->second);
+        if (used >= 0.005) std::printf(" %s %.3f s", tid == ::getpid() ? "writer" : "other", used);
+    }
+    std::printf(" (of %.3f s)\n", stream);
     std::printf("store build (snapshot -> store, %zu slices, %zu flows): %.3f s, %.2f M records/s\n",
                 store.store->sliceCount(), store.store->flows.size(), build, delivered / build / 1e6);
     std::printf("source to store: %.3f s, %.2f M records/s\n", stream + build, delivered / (stream + build) / 1e6);

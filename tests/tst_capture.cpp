@@ -397,6 +397,27 @@ private slots:
         QCOMPARE(direct.store->sliceCount(), std::size_t(records.eventCount()));
     }
 
+    // A snapshot (a copy of the capture) shares the record blocks; records added afterwards, into the same partly
+    // filled block too, never show in it, and neither copy's records change.
+    void snapshotKeepsItsRecords() {
+        live::CaptureRecords capture;
+        const wire::StringRef name = capture.intern("k");
+        const std::size_t first = live::AppendOnly<wire::Kernel>::blockSize + 1000;
+        for (std::size_t i = 0; i < first; ++i) capture.add(kernel(name, std::int64_t(i)));
+        const live::CaptureRecords snapshot = capture;
+        for (std::size_t i = first; i < 3 * first; ++i) capture.add(kernel(name, std::int64_t(i)));
+        QCOMPARE(snapshot.kernels().size(), first);
+        QCOMPARE(snapshot.counts().kernels, std::uint64_t(first));
+        QCOMPARE(capture.kernels().size(), 3 * first);
+        std::size_t i = 0;
+        for (const wire::Kernel& k : snapshot.kernels()) QCOMPARE(k.start, std::int64_t(i++));
+        QCOMPARE(i, first);
+        for (i = 0; i < capture.kernels().size(); ++i) QCOMPARE(capture.kernels()[i].start, std::int64_t(i));
+        const LoadResult store = snapshot.buildStore();
+        QVERIFY(store.ok());
+        QCOMPARE(store.store->sliceCount(), first);
+    }
+
     // Replay keeps the trace's relative timing: at speed S the capture takes at least span / S.
     void replayKeepsTiming() {
         const std::string path = test::tracePath("AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz");

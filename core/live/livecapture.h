@@ -8,6 +8,7 @@
 
 #include "../import/traceloader.h"
 #include "../wire/wire.h"
+#include "appendonly.h"
 
 #include <cstdint>
 #include <map>
@@ -25,8 +26,8 @@ struct CaptureCounts {
     std::uint64_t bytes = 0;   // wire bytes received
 };
 
-// Every record of one capture, with strings in one id space. Copyable, so the viewer can snapshot it under a short
-// lock and build the trace from the copy while more records arrive.
+// Every record of one capture, with strings in one id space. Copyable (cheaply: the records' blocks are shared), so
+// the viewer can snapshot it under a short lock and build the trace from the copy while more records arrive.
 class CaptureRecords {
 public:
     void add(const wire::Record& record); // names must already be in this capture's id space (see WireIngest)
@@ -48,20 +49,20 @@ public:
     // The store the viewer shows: what loading that JSON gives, built without writing or parsing it.
     LoadResult buildStore(const LoadOptions& options = {}) const;
 
-    const std::vector<wire::Kernel>& kernels() const { return m_kernels; }
-    const std::vector<wire::Api>& apis() const { return m_apis; }
+
+    const AppendOnly<wire::Kernel>& kernels() const { return m_kernels; }
 
 private:
     struct Walk; // the capture as trace events, for both of the above
     std::vector<std::string> m_strings{std::string()}; // by StringRef; 0 is the empty string
     std::unordered_map<std::string, wire::StringRef> m_stringIds;
-    std::vector<wire::Kernel> m_kernels;
-    std::vector<wire::Memcpy> m_memcpys;
-    std::vector<wire::Memset> m_memsets;
-    std::vector<wire::Api> m_apis;
-    std::vector<wire::Sync> m_syncs;
-    std::vector<wire::Marker> m_markers;
-    std::vector<wire::ExternalCorrelation> m_externals;
+    AppendOnly<wire::Kernel> m_kernels;
+    AppendOnly<wire::Memcpy> m_memcpys;
+    AppendOnly<wire::Memset> m_memsets;
+    AppendOnly<wire::Api> m_apis;
+    AppendOnly<wire::Sync> m_syncs;
+    AppendOnly<wire::Marker> m_markers;
+    AppendOnly<wire::ExternalCorrelation> m_externals;
     std::vector<wire::Device> m_devices;
     std::map<std::uint32_t, std::string> m_processNames;
     CaptureCounts m_counts;
