@@ -48,7 +48,7 @@ public:
     const Stats& stats() const { return m_stats; }
 
 private:
-    static constexpr std::size_t shipBytes = 1u << 20;
+    static constexpr std::size_t shipBytes = 1u << 18;
     void sendBacklog();
     void dropForSocket(std::string_view batch);
 

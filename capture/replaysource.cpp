@@ -35,28 +35,29 @@ public:
         }
         m_store = std::move(loaded.store);
         schedule();
-        m_thread = std::thread([this] { run(); });
+        // Timed replay releases records from a thread of its own, as the GPU completes work; as fast as possible,
+        // the writer takes them straight from the schedule.
+        if (m_speed > 0) m_thread = std::thread([this] { run(); });
         return true;
     }
 
     void flush(bool) override {}
 
     void drain(RecordSink& sink) override {
+        if (m_speed <= 0) {
+            // One burst, as a full CUPTI buffer is.
+            for (Scheduled& s : m_schedule) emit(sink, s.record);
+            std::vector<Scheduled>().swap(m_schedule);
+            std::lock_guard lock(m_mutex);
+            m_drainedAll = true;
+            return;
+        }
         std::vector<wire::Record> ready;
         {
             std::lock_guard lock(m_mutex);
             ready.swap(m_ready);
         }
-        m_room.notify_all();
-        for (wire::Record& r : ready) {
-            std::visit([&](auto& rec) {
-                using T = std::decay_t<decltype(rec)>;
-                if constexpr (std::is_same_v<T, wire::Kernel> || std::is_same_v<T, wire::Api> ||
-                              std::is_same_v<T, wire::Marker> || std::is_same_v<T, wire::Device>)
-                    rec.name = nameRef(sink, rec.name);
-            }, r);
-            sink.add(r);
-        }
+        for (wire::Record& r : ready) emit(sink, r);
         std::lock_guard lock(m_mutex);
         m_drainedAll = m_producerDone && m_ready.empty();
     }
@@ -67,7 +68,6 @@ public:
             m_stopping = true;
         }
         m_wake.notify_all();
-        m_room.notify_all();
         if (m_thread.joinable()) m_thread.join();
     }
 
@@ -87,6 +87,17 @@ private:
     // At most this many records wait for the writer; beyond it a timed replay drops (as CUPTI does when its buffers
     // run out) so the simulated target never waits.
     static constexpr std::size_t maxReady = 1u << 22;
+
+    // Names are the store's string ids until the sink gives them wire ids.
+    void emit(RecordSink& sink, wire::Record& r) {
+        std::visit([&](auto& rec) {
+            using T = std::decay_t<decltype(rec)>;
+            if constexpr (std::is_same_v<T, wire::Kernel> || std::is_same_v<T, wire::Api> ||
+                          std::is_same_v<T, wire::Marker> || std::is_same_v<T, wire::Device>)
+                rec.name = nameRef(sink, rec.name);
+        }, r);
+        sink.add(r);
+    }
 
     wire::StringRef nameRef(RecordSink& sink, std::uint32_t storeId) {
         if (storeId >= m_nameRefs.size()) m_nameRefs.resize(std::size_t(storeId) + 1, UINT32_MAX);
@@ -210,28 +221,22 @@ private:
         m_traceStart = m_schedule.empty() ? 0 : std::min(s.minTime, m_schedule.front().due);
     }
 
+    // Timed replay: releases each record once the trace's clock, run at m_speed, reaches its end time.
     void run() {
         const auto wallStart = std::chrono::steady_clock::now();
         std::size_t next = 0;
         std::unique_lock lock(m_mutex);
         while (!m_stopping && next < m_schedule.size()) {
-            if (m_speed > 0) {
-                const auto elapsed = std::chrono::steady_clock::now() - wallStart;
-                const auto traceNow = m_traceStart + TimeNs(double(std::chrono::nanoseconds(elapsed).count()) * m_speed);
-                for (; next < m_schedule.size() && m_schedule[next].due <= traceNow; ++next) {
-                    if (m_ready.size() >= maxReady) ++m_dropped;
-                    else m_ready.push_back(std::move(m_schedule[next].record));
-                }
-                if (next < m_schedule.size()) {
-                    const double waitNs = double(m_schedule[next].due - traceNow) / m_speed;
-                    const auto wait = std::chrono::nanoseconds(std::int64_t(std::clamp(waitNs, 2e5, 5e7)));
-                    m_wake.wait_for(lock, wait, [this] { return m_stopping; });
-                }
-            } else {
-                // As fast as possible: batches, waiting for room instead of dropping.
-                m_room.wait(lock, [this] { return m_stopping || m_ready.size() < maxReady; });
-                const std::size_t end = std::min(m_schedule.size(), next + (maxReady - std::min(maxReady, m_ready.size())));
-                for (; next < end; ++next) m_ready.push_back(std::move(m_schedule[next].record));
+            const auto elapsed = std::chrono::steady_clock::now() - wallStart;
+            const auto traceNow = m_traceStart + TimeNs(double(std::chrono::nanoseconds(elapsed).count()) * m_speed);
+            for (; next < m_schedule.size() && m_schedule[next].due <= traceNow; ++next) {
+                if (m_ready.size() >= maxReady) ++m_dropped;
+                else m_ready.push_back(std::move(m_schedule[next].record));
+            }
+            if (next < m_schedule.size()) {
+                const double waitNs = double(m_schedule[next].due - traceNow) / m_speed;
+                const auto wait = std::chrono::nanoseconds(std::int64_t(std::clamp(waitNs, 2e5, 5e7)));
+                m_wake.wait_for(lock, wait, [this] { return m_stopping; });
             }
         }
         m_producerDone = true;
@@ -247,7 +252,7 @@ private:
     std::vector<wire::StringRef> m_nameRefs;
 
     mutable std::mutex m_mutex;
-    std::condition_variable m_wake, m_room;
+    std::condition_variable m_wake;
     std::vector<wire::Record> m_ready;
     std::uint64_t m_dropped = 0;
     bool m_stopping = false;
