@@ -264,6 +264,31 @@ live::CaptureRecords awkwardCapture(bool sparseIds) {
     return c;
 }
 
+// Every record with every number at its longest: the args made for the live store must still fit the room
+// reserved for them (the build would fall back to the JSON otherwise).
+live::CaptureRecords extremeCapture() {
+    live::CaptureRecords c;
+    const std::uint64_t huge = UINT64_MAX;
+    const wire::StringRef name = c.intern("k"), launch = c.intern("cuLaunchKernel"), tiny = c.intern("NVIDIA tiny");
+    const std::int64_t t = 1'000'000'000;
+    c.add(wire::Device{9, tiny, huge, UINT32_MAX, UINT32_MAX, 1, UINT32_MAX, UINT32_MAX});
+    for (std::uint64_t i = 0; i < 64; ++i) {
+        const std::uint64_t id = huge - i;
+        c.add(wire::ExternalCorrelation{id, huge});
+        wire::Kernel k;
+        k.device = 9, k.stream = UINT32_MAX, k.correlation = id, k.start = t + std::int64_t(i) * 10, k.end = k.start + 1;
+        k.name = name;
+        for (int d = 0; d < 3; ++d) k.grid[d] = k.block[d] = UINT32_MAX;
+        k.registers = k.staticShared = k.dynamicShared = UINT32_MAX;
+        c.add(k);
+        c.add(wire::Memcpy{UINT32_MAX, UINT32_MAX, id, k.start, k.end, 255, huge});
+        c.add(wire::Memset{UINT32_MAX, UINT32_MAX, id, k.start, k.end, huge});
+        c.add(wire::Sync{UINT32_MAX, 0x80000000u, 255, id, k.start, k.end});
+        c.add(wire::Api{1, UINT32_MAX, launch, id, UINT32_MAX, 4243, k.start - 5, k.start});
+    }
+    return c;
+}
+
 } // namespace
 
 class TestCapture : public QObject {
@@ -357,6 +382,7 @@ private slots:
         QTest::addColumn<int>("threads");
         QTest::newRow("awkward records, dense ids") << "awkward" << 0;
         QTest::newRow("awkward records, sparse ids") << "awkward sparse" << 0;
+        QTest::newRow("longest numbers") << "extreme" << 0;
         QTest::newRow("torch.compile triton (AMD)") << "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz" << 0;
         QTest::newRow("H100 Qwen") << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" << 0;
         QTest::newRow("H100 Qwen, one thread") << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" << 1;
@@ -375,6 +401,8 @@ private slots:
         live::CaptureRecords records;
         if (trace.startsWith("awkward")) {
             records = awkwardCapture(trace.endsWith("sparse"));
+        } else if (trace == "extreme") {
+            records = extremeCapture();
         } else {
             auto source = capture::makeReplaySource(test::tracePath(trace.toUtf8().constData()), 0);
             std::string error;
@@ -395,6 +423,13 @@ private slots:
         QVERIFY(direct.ok());
         QCOMPARE(QString::fromStdString(storeDifference(*direct.store, *saved.store)), QString());
         QCOMPARE(direct.store->sliceCount(), std::size_t(records.eventCount()));
+        // Built directly (not through the JSON, which it falls back to if args ever outgrew their room): it reports
+        // the args text it made.
+        std::uint64_t argsBytes = 0;
+        for (std::uint32_t t = 0; t < direct.store->tracks.size(); ++t)
+            for (std::uint32_t r = 0; r < direct.store->tracks[t].sliceCount(); ++r)
+                argsBytes += direct.store->argsText({TrackId(t), r}).size();
+        QCOMPARE(direct.store->stats.jsonBytes, argsBytes);
     }
 
     // A snapshot (a copy of the capture) shares the record blocks; records added afterwards, into the same partly

@@ -96,6 +96,18 @@ SourceBuffer::~SourceBuffer() {
 
 std::unique_ptr<SourceBuffer> SourceBuffer::fromText(std::string_view text) { return fromParts({text}); }
 
+std::unique_ptr<SourceBuffer> SourceBuffer::forWriting(std::size_t size) {
+    std::unique_ptr<SourceBuffer> b(new SourceBuffer);
+    GrowableMapping m;
+    if (!m.reserve(pageRound(size + 1))) return nullptr;
+    b->m_mapping = m.data;
+    b->m_mappingSize = m.capacity;
+    b->m_data = static_cast<const char*>(m.data);
+    b->m_size = size;
+    b->m_fileSize = size;
+    return b;
+}
+
 std::unique_ptr<SourceBuffer> SourceBuffer::fromParts(std::initializer_list<std::string_view> parts) {
     std::size_t size = 0;
     for (std::string_view part : parts) size += part.size();

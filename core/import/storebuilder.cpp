@@ -657,6 +657,13 @@ private:
             order.shrink_to_fit();
             depth.clear();
             depth.shrink_to_fit();
+            // Rows already in lane order (a GPU stream, a thread of CUDA calls: one lane, in time order) stay put.
+            bool identity = true;
+            for (std::uint32_t k = 0; k < n && identity; ++k) identity = final[k] == k;
+            if (identity) {
+                while (nextIds < m_pendingIds.size() && m_pendingIds[nextIds].track == t) ++nextIds;
+                continue;
+            }
             {
                 auto firstHalf = [&] {
                     applyPermutation(track.starts, final);

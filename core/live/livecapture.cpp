@@ -94,9 +94,36 @@ void WireIngest::add(const wire::Record& record) {
 
 namespace {
 
-// Appends JSON text; numbers through to_chars (the writer runs once per saved event and on every live refresh).
+// Text written into a region of a buffer reserved for it (the live store's args, one region per thread), sized by
+// argsBound so that it cannot fill up; a write that would not fit is refused and flagged, never made.
+struct RegionText {
+    char* base = nullptr;
+    std::uint64_t origin = 0; // the region's offset in the whole buffer
+    std::size_t used = 0;
+    std::size_t capacity = 0;
+    bool overflow = false;
+
+    void append(const char* p, std::size_t n) {
+        if (n > capacity - used) {
+            overflow = true;
+            return;
+        }
+        std::memcpy(base + used, p, n);
+        used += n;
+    }
+    void append(std::string_view v) { append(v.data(), v.size()); }
+    RegionText& operator+=(char c) {
+        append(&c, 1);
+        return *this;
+    }
+    std::size_t size() const { return used; }
+};
+
+// Appends JSON text to a std::string or a RegionText; numbers through to_chars (the writer runs once per saved event
+// and for every event of every live refresh).
+template <typename Text>
 struct JsonOut {
-    std::string& s;
+    Text& s;
     void raw(std::string_view v) { s.append(v); }
     // (append with a length: the two-pointer form goes through the string's generic replace, several times slower)
     template <typename Int>
@@ -144,6 +171,11 @@ constexpr std::string_view memcpyKindNames[] = {"Memcpy",      "Memcpy HtoD", "M
 constexpr std::string_view syncKindNames[] = {"Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync"};
 constexpr std::uint32_t memcpySlot = 0, syncSlot = std::size(memcpyKindNames), memsetSlot = syncSlot + std::size(syncKindNames),
                         ac2gSlot = memsetSlot + 1, fixedNameSlots = ac2gSlot + 1;
+
+// The longest args text of each kind of event, with every number at its longest: a kernel's is at most 350 bytes
+// (ids 37 + 35, device and stream 45, registers, shared memory, the two per-SM figures, grid and block 231, braces),
+// a memcpy's or memset's 192, a sync's 120, a call's 94.
+constexpr std::size_t kernelArgsBound = 512, gpuArgsBound = 320, callArgsBound = 160;
 
 // An event name, and the slot its local id is cached under (the capture's string id, or a fixed name's slot after
 // them); `noSlot` for names made on the fly.
@@ -207,8 +239,8 @@ struct GpuStart {
 };
 
 // The args object of a GPU event or an API call: ids first, as Kineto writes them, then the event's own fields.
-template <typename Rest>
-void writeArgs(JsonOut& out, const std::uint64_t* externalId, std::uint64_t correlation, Rest& rest) {
+template <typename Text, typename Rest>
+void writeArgs(JsonOut<Text>& out, const std::uint64_t* externalId, std::uint64_t correlation, Rest& rest) {
     out.raw("{");
     if (externalId) {
         out.raw("\"External id\": ");
@@ -278,7 +310,7 @@ private:
         m_out.micros(std::max<std::int64_t>(0, end - start));
     }
 
-    JsonOut m_out;
+    JsonOut<std::string> m_out;
     std::int64_t m_base = 0;
     bool m_first = true;
 };
@@ -287,7 +319,7 @@ private:
 // names, categories, threads, times, ids, flows and args text), with no JSON in between: the live view's store.
 class ChunkSink {
 public:
-    ChunkSink(ParsedChunk& chunk, std::string& args, std::int64_t base, std::size_t nameSlots)
+    ChunkSink(ParsedChunk& chunk, RegionText& args, std::int64_t base, std::size_t nameSlots)
         : m_chunk(chunk), m_args{args}, m_base(base), m_names(nameSlots, UINT32_MAX) {
         m_categories.fill(UINT16_MAX);
         // As the parser does: local category 0 is "no cat".
@@ -310,9 +342,10 @@ public:
                const std::uint64_t* externalId, std::uint64_t correlation, Rest&& rest) {
         const std::uint32_t index = event('X', cat, name, pid, tid, start, std::max<std::int64_t>(0, end - start));
         ParsedEvent& e = m_chunk.events.back();
-        e.argsOffset = m_args.s.size();
+        const std::size_t begin = m_args.s.used;
         writeArgs(m_args, externalId, correlation, rest);
-        e.argsLength = std::uint32_t(m_args.s.size() - e.argsOffset);
+        e.argsOffset = m_args.s.origin + begin;
+        e.argsLength = std::uint32_t(m_args.s.used - begin);
         if (m_needsIds[std::size_t(cat)]) {
             ParsedIds ids;
             ids.event = index;
@@ -344,17 +377,10 @@ public:
         m_chunk.flows.push_back(f);
     }
 
-    void reserve(std::size_t events, std::size_t ids, std::size_t flows, std::size_t argsBytes) {
+    void reserve(std::size_t events, std::size_t ids, std::size_t flows) {
         m_chunk.events.reserve(events);
         m_chunk.ids.reserve(ids);
         m_chunk.flows.reserve(flows);
-        m_args.s.reserve(argsBytes);
-    }
-
-    // Args offsets so far are into this sink's text; once the texts are joined, they move by `by`.
-    static void shiftArgs(ParsedChunk& chunk, std::uint64_t by) {
-        for (ParsedEvent& e : chunk.events)
-            if (e.argsLength) e.argsOffset += by;
     }
 
 private:
@@ -396,7 +422,7 @@ private:
     }
 
     ParsedChunk& m_chunk;
-    JsonOut m_args;
+    JsonOut<RegionText> m_args;
     std::int64_t m_base = 0;
     std::vector<std::uint32_t> m_names; // by name slot: local string id
     std::array<std::uint16_t, catCount> m_categories{};
@@ -466,7 +492,7 @@ struct CaptureRecords::Walk {
         keys.emplace_back("kinetoscopeCapture", "{\"records\": " + std::to_string(c.m_counts.records) +
                                                     ", \"dropped\": " + std::to_string(c.m_counts.dropped) + "}");
         std::string devices;
-        JsonOut out{devices};
+        JsonOut<std::string> out{devices};
         out.raw("[");
         for (std::size_t i = 0; i < c.m_devices.size(); ++i) {
             const wire::Device& d = c.m_devices[i];
@@ -519,7 +545,7 @@ struct CaptureRecords::Walk {
     void gpuWork(Sink& sink) const {
         auto gpu = [&](Cat cat, Name name, const auto& e, auto&& rest) {
             sink.slice(cat, name, e.device, e.stream, e.start, e.end, externalOf.find(e.correlation), e.correlation,
-                       [&](JsonOut& out) {
+                       [&](auto& out) {
                            out.raw(", \"device\": ");
                            out.num(e.device);
                            out.raw(", \"stream\": ");
@@ -533,7 +559,7 @@ struct CaptureRecords::Walk {
                 auto it = std::find_if(c.m_devices.begin(), c.m_devices.end(), [&](const wire::Device& d) { return d.id == k.device; });
                 device = it == c.m_devices.end() ? nullptr : &*it;
             }
-            gpu(Cat::Kernel, captureName(k.name), k, [&](JsonOut& out) {
+            gpu(Cat::Kernel, captureName(k.name), k, [&](auto& out) {
                 out.raw(", \"registers per thread\": ");
                 out.num(k.registers);
                 out.raw(", \"shared memory\": ");
@@ -557,7 +583,7 @@ struct CaptureRecords::Walk {
             });
         }
         auto bytesArgs = [](std::uint64_t bytes, std::int64_t start, std::int64_t end) {
-            return [=](JsonOut& out) {
+            return [=](auto& out) {
                 out.raw(", \"bytes\": ");
                 out.num(bytes);
                 if (end > start) {
@@ -575,7 +601,7 @@ struct CaptureRecords::Walk {
         for (const wire::Sync& s : c.m_syncs) {
             const std::uint32_t kind = s.kind < std::size(syncKindNames) ? s.kind : 0;
             sink.slice(Cat::Sync, {syncKindNames[kind], fixedSlot(syncSlot + kind)}, s.device, s.stream, s.start, s.end,
-                       externalOf.find(s.correlation), s.correlation, [&](JsonOut& out) {
+                       externalOf.find(s.correlation), s.correlation, [&](auto& out) {
                            out.raw(", \"device\": ");
                            out.num(s.device);
                            out.raw(", \"stream\": ");
@@ -591,7 +617,7 @@ struct CaptureRecords::Walk {
             const wire::Api& a = c.m_apis[i];
             const std::int64_t tid = std::int64_t(a.tid);
             sink.slice(a.driver ? Cat::Driver : Cat::Runtime, captureName(a.name), a.pid, tid, a.start, a.end,
-                       externalOf.find(a.correlation), a.correlation, [&](JsonOut& out) {
+                       externalOf.find(a.correlation), a.correlation, [&](auto& out) {
                            out.raw(", \"cbid\": ");
                            out.num(a.cbid);
                        });
@@ -616,7 +642,7 @@ std::string CaptureRecords::toTraceJson() const {
     const Walk walk(*this, false);
     std::string text;
     text.reserve(std::size_t(eventCount()) * 220 + 4096);
-    JsonOut out{text};
+    JsonOut<std::string> out{text};
     out.raw("{\n");
     for (const auto& [key, value] : walk.topLevel()) {
         out.raw("  \"");
@@ -647,13 +673,25 @@ LoadResult CaptureRecords::buildStore(const LoadOptions& options) const {
     const std::size_t gpuEvents = m_kernels.size() + m_memcpys.size() + m_memsets.size() + m_syncs.size();
     const std::size_t half = (2 * gpuEvents + m_apis.size() + m_markers.size()) / 2;
     const std::size_t split = std::min(m_apis.size(), half > 2 * gpuEvents ? half - 2 * gpuEvents : 0);
+    // The args texts go straight into the store's source buffer, each thread writing a region of its own sized for the
+    // longest args its events can have (pages left unwritten cost nothing).
+    const std::size_t firstBytes = m_kernels.size() * kernelArgsBound + (gpuEvents - m_kernels.size()) * gpuArgsBound +
+                                   split * callArgsBound;
+    const std::size_t secondBytes = (m_apis.size() - split) * callArgsBound;
+    std::unique_ptr<SourceBuffer> args = SourceBuffer::forWriting(firstBytes + secondBytes);
+    if (!args) {
+        LoadResult r;
+        r.error = "out of memory for the capture's args";
+        return r;
+    }
+    RegionText firstArgs{args->writable(), 0, 0, firstBytes};
+    RegionText secondArgs{args->writable() + firstBytes, firstBytes, 0, secondBytes};
     std::vector<ParsedChunk> chunks(2);
-    std::string firstArgs, secondArgs;
     double firstMs = 0, secondMs = 0;
     auto first = [&] {
         const auto t0 = std::chrono::steady_clock::now();
         ChunkSink sink(chunks[0], firstArgs, walk.base, walk.nameSlots());
-        sink.reserve(gpuEvents + split, gpuEvents + split, 2 * split, m_kernels.size() * 240 + (gpuEvents - m_kernels.size()) * 120 + split * 64);
+        sink.reserve(gpuEvents + split, gpuEvents + split, 2 * split);
         walk.names(sink);
         walk.gpuWork(sink);
         walk.apis(sink, 0, split);
@@ -664,7 +702,7 @@ LoadResult CaptureRecords::buildStore(const LoadOptions& options) const {
         const auto t0 = std::chrono::steady_clock::now();
         const std::size_t calls = m_apis.size() - split;
         ChunkSink sink(chunks[1], secondArgs, walk.base, walk.nameSlots());
-        sink.reserve(calls + m_markers.size(), calls, 2 * calls, calls * 64);
+        sink.reserve(calls + m_markers.size(), calls, 2 * calls);
         walk.apis(sink, split, m_apis.size());
         walk.markers(sink);
         chunks[1].tallyThreads();
@@ -684,25 +722,20 @@ LoadResult CaptureRecords::buildStore(const LoadOptions& options) const {
         r.error = "cancelled";
         return r;
     }
+    if (firstArgs.overflow || secondArgs.overflow) // cannot happen (see the bounds); the JSON path is always right
+        return loadTraceText(toTraceJson(), options);
     const auto walked = std::chrono::steady_clock::now();
-    ChunkSink::shiftArgs(chunks[1], firstArgs.size());
-    std::shared_ptr<const SourceBuffer> source(SourceBuffer::fromParts({firstArgs, secondArgs}));
-    if (!source) {
-        LoadResult r;
-        r.error = "out of memory for the capture's args";
-        return r;
-    }
-    { std::string().swap(firstArgs), std::string().swap(secondArgs); }
+    std::shared_ptr<const SourceBuffer> source(std::move(args));
 
     auto store = std::make_unique<TraceStore>();
     store->metadata.topLevel = walk.topLevel();
     decodeTopLevelMetadata(store->metadata);
-    store->stats.fileBytes = store->stats.jsonBytes = source->size();
+    store->stats.fileBytes = store->stats.jsonBytes = firstArgs.used + secondArgs.used;
     const auto building = std::chrono::steady_clock::now();
     kinetoscope::buildStore(*store, chunks, source);
     if (std::getenv("KINETOSCOPE_TIMING")) {
         auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-        std::fprintf(stderr, "timing: walk setup %.0f ms, records to chunks %.0f ms (first %.0f, second %.0f), args buffer %.0f ms, build %.0f ms\n", ms(started, walkReady), ms(walkReady, walked), firstMs, secondMs,
+        std::fprintf(stderr, "timing: walk setup %.0f ms, records to chunks %.0f ms (first %.0f, second %.0f), args %.0f ms, build %.0f ms\n", ms(started, walkReady), ms(walkReady, walked), firstMs, secondMs,
                      ms(walked, building), ms(building, std::chrono::steady_clock::now()));
     }
     LoadResult result;
