@@ -593,6 +593,17 @@ private:
                 if (track.kind != TrackKind::Counter) track.laneBegin = {0};
                 continue;
             }
+            // Rows already in time order without any overlap (a GPU stream, a thread of CUDA calls) form one lane as
+            // they are: nothing to sort or move.
+            bool oneLane = true;
+            for (std::size_t r = 1; r < n && oneLane; ++r)
+                oneLane = track.starts[r] > track.starts[r - 1] && track.starts[r] >= track.starts[r - 1] + track.durations[r - 1];
+            if (oneLane) {
+                track.laneBegin = {0, std::uint32_t(n)};
+                if (t < m_rowSeq.size()) m_rowSeq[t] = {};
+                while (nextIds < m_pendingIds.size() && m_pendingIds[nextIds].track == t) ++nextIds;
+                continue;
+            }
             std::vector<std::uint32_t> order(n);
             std::iota(order.begin(), order.end(), 0u);
             const std::vector<std::uint64_t>* seq =
