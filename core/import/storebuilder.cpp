@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -762,12 +763,57 @@ private:
 
     // Sorting the flow halves by id and pairing them needs no slice: done on a second core while the tracks are
     // sorted (pairFlows), then resolveFlows binds the paired ends to slices.
-    void pairFlows() {
-        ImportStats& stats = m_store.stats;
-        std::sort(m_flows.begin(), m_flows.end(), [](const PendingFlow& a, const PendingFlow& b) {
+    // Orders the flow halves by (category, name, idText, id, ts, offset). Traces have a handful of (category, name,
+    // idText) groups: the groups are ranked, then small keys are radix-sorted by id and bucketed by group, and the
+    // halves (72 bytes each) are moved once. Several times faster than sorting the halves themselves.
+    void sortFlowHalves() {
+        auto less = [](const PendingFlow& a, const PendingFlow& b) {
             return std::tie(a.flow.category, a.flow.name, a.flow.idText, a.flow.id, a.flow.ts, a.flow.offset) <
                    std::tie(b.flow.category, b.flow.name, b.flow.idText, b.flow.id, b.flow.ts, b.flow.offset);
+        };
+        using Group = std::tuple<std::uint16_t, std::uint32_t, std::uint32_t>; // category, name, idText
+        auto groupOf = [](const PendingFlow& f) { return Group(f.flow.category, f.flow.name, f.flow.idText); };
+        std::vector<Group> groups;
+        for (const PendingFlow& f : m_flows) {
+            const Group g = groupOf(f);
+            if (!groups.empty() && groups.back() == g) continue;
+            if (std::find(groups.begin(), groups.end(), g) != groups.end()) continue;
+            groups.push_back(g);
+            if (groups.size() > 64) break;
+        }
+        if (m_flows.size() < 4096 || groups.size() > 64) {
+            std::sort(m_flows.begin(), m_flows.end(), less);
+            return;
+        }
+        std::sort(groups.begin(), groups.end());
+        struct Key {
+            std::uint64_t id;
+            std::uint32_t group;
+            std::uint32_t index;
+        };
+        std::vector<Key> keys(m_flows.size());
+        std::size_t last = 0;
+        for (std::uint32_t i = 0; i < m_flows.size(); ++i) {
+            const Group g = groupOf(m_flows[i]);
+            if (groups[last] != g) last = std::size_t(std::lower_bound(groups.begin(), groups.end(), g) - groups.begin());
+            keys[i] = {m_flows[i].flow.id, std::uint32_t(last), i};
+        }
+        radixSort(keys, [](const Key& k) { return k.id; }, [&](const Key& a, const Key& b) {
+            if (a.group != b.group) return a.group < b.group;
+            return less(m_flows[a.index], m_flows[b.index]);
         });
+        // Stable bucketing by group keeps the (id, ts, offset) order within each.
+        std::vector<std::size_t> start(groups.size() + 1, 0);
+        for (const Key& k : keys) ++start[k.group + 1];
+        std::partial_sum(start.begin(), start.end(), start.begin());
+        std::vector<PendingFlow> sorted(m_flows.size());
+        for (const Key& k : keys) sorted[start[k.group]++] = m_flows[k.index];
+        m_flows.swap(sorted);
+    }
+
+    void pairFlows() {
+        ImportStats& stats = m_store.stats;
+        sortFlowHalves();
         auto sameKey = [](const ParsedFlow& a, const ParsedFlow& b) {
             return a.category == b.category && a.name == b.name && a.idText == b.idText && a.id == b.id;
         };
