@@ -281,8 +281,8 @@ public:
         m_out.raw(", \"s\": \"t\"}");
     }
     // ac2g: a launch's start binds to the call, its end to the GPU work starting there (bp "e").
-    void flow(bool start, std::int64_t pid, std::int64_t tid, std::int64_t ts, std::uint64_t id) {
-        begin(start ? "s" : "f", Cat::Ac2g, "ac2g", pid, tid, ts);
+    void flow(bool start, Name name, std::int64_t pid, std::int64_t tid, std::int64_t ts, std::uint64_t id) {
+        begin(start ? "s" : "f", Cat::Ac2g, name.text, pid, tid, ts);
         m_out.raw(", \"id\": ");
         m_out.num(id);
         m_out.raw(start ? "}" : ", \"bp\": \"e\"}");
@@ -362,13 +362,13 @@ public:
     void mark(Name name, std::int64_t pid, std::int64_t tid, std::int64_t ts) {
         event('i', Cat::UserAnnotation, name, pid, tid, ts, 0);
     }
-    void flow(bool start, std::int64_t pid, std::int64_t tid, std::int64_t ts, std::uint64_t id) {
+    void flow(bool start, Name name, std::int64_t pid, std::int64_t tid, std::int64_t ts, std::uint64_t id) {
         const char phase = start ? 's' : 'f';
         const std::uint16_t category = count(phase, Cat::Ac2g);
         ParsedFlow f;
         f.ts = ts - m_base;
         f.id = id;
-        f.name = nameId({"ac2g", ac2gSlot});
+        f.name = nameId(name);
         f.thread = thread(pid, tid);
         f.category = category;
         f.phase = phase;
@@ -622,8 +622,9 @@ struct CaptureRecords::Walk {
                            out.num(a.cbid);
                        });
             if (const GpuStart* g = gpuStart.find(a.correlation)) {
-                sink.flow(true, a.pid, tid, a.start, a.correlation);
-                sink.flow(false, g->device, g->stream, g->start, a.correlation);
+                const Name ac2g{"ac2g", fixedSlot(ac2gSlot)};
+                sink.flow(true, ac2g, a.pid, tid, a.start, a.correlation);
+                sink.flow(false, ac2g, g->device, g->stream, g->start, a.correlation);
             }
         }
     }
