@@ -217,6 +217,7 @@ void CaptureView::poll() {
     else if (st.targetExited) text += tr(" · program exited (%1)").arg(st.exitStatus);
     if (st.capturing) text += m_follow ? tr(" · live") : tr(" · view paused");
     else text += tr(" · capture ended");
+    if (st.counts.rejected) text += tr(" · %1 record(s) with impossible times skipped").arg(st.counts.rejected);
     if (st.refusedPeers) text += tr(" · %1 foreign connection(s) refused").arg(st.refusedPeers);
     if (!st.streamError.empty()) text += tr(" · stream cut: %1").arg(QString::fromStdString(st.streamError));
     text += tr(" · spool %1").arg(QString::fromStdString(m_session->spoolPath()));

@@ -643,6 +643,47 @@ private slots:
         if (cutFromEnd > 0) QCOMPARE(kernels, std::size_t(999));
     }
 
+    void impossibleTimesAreSkipped_data() {
+        QTest::addColumn<qint64>("start");
+        QTest::addColumn<qint64>("end");
+        QTest::newRow("start before the epoch") << qint64(-1) << qint64(1000);
+        QTest::newRow("lowest start") << qint64(INT64_MIN) << qint64(1000);
+        QTest::newRow("highest end") << qint64(1000) << qint64(INT64_MAX);
+        QTest::newRow("both extreme") << qint64(INT64_MIN) << qint64(INT64_MAX);
+        QTest::newRow("just past the bound") << qint64(live::CaptureRecords::maxTime + 1) << qint64(live::CaptureRecords::maxTime + 2);
+    }
+    // A stream is untrusted: records whose times no GPU clock gives (and whose differences would overflow) are
+    // counted and skipped; the others load, and the first bad one is reported at its byte offset.
+    void impossibleTimesAreSkipped() {
+        QFETCH(qint64, start);
+        QFETCH(qint64, end);
+        wire::Encoder encoder;
+        const wire::StringRef name = encoder.string("k");
+        const wire::StringRef call = encoder.string("cudaLaunchKernel");
+        for (int i = 0; i < 5; ++i) encoder.add(kernel(name, 1'000'000 + i * 2000));
+        const std::size_t badAt = encoder.buffer().size();
+        wire::Kernel bad = kernel(name, 0);
+        bad.start = start, bad.end = end;
+        encoder.add(bad);
+        encoder.add(wire::Api{0, 211, call, 7, 1, 2, start, end});
+        encoder.add(wire::Marker{call, 1, 2, start, end});
+        encoder.add(kernel(name, 2'000'000));
+        const std::string stream = encoder.take();
+        const LoadResult r = live::loadWireStream(stream);
+        QVERIFY(r.ok());
+        QCOMPARE(r.store->sliceCount(), std::size_t(6));
+        QCOMPARE(r.store->stats.malformedEvents, 3u);
+        QVERIFY(!r.store->stats.issues.empty());
+        QCOMPARE(r.store->stats.issues.front().offset, std::uint64_t(badAt));
+        QVERIFY(r.store->stats.issues.front().reason.find("impossible times") != std::string::npos);
+        // The saved form of what was kept loads the same.
+        live::CaptureRecords records;
+        live::WireIngest ingest(records);
+        QVERIFY(ingest.feed(stream) && ingest.finish());
+        QCOMPARE(records.counts().rejected, 3u);
+        QCOMPARE(loadTraceText(records.toTraceJson()).store->sliceCount(), std::size_t(6));
+    }
+
     void notASpool() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("bad.kscw").toStdString();

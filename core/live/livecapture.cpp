@@ -31,6 +31,13 @@ void CaptureRecords::add(const wire::Record& record) {
     ++m_counts.records;
     std::visit([&](const auto& r) {
         using T = std::decay_t<decltype(r)>;
+        if constexpr (requires { r.start; r.end; }) {
+            auto valid = [](std::int64_t t) { return t >= 0 && t <= maxTime; };
+            if (!valid(r.start) || !valid(r.end)) {
+                ++m_counts.rejected;
+                return;
+            }
+        }
         if constexpr (std::is_same_v<T, wire::StringDef>) {
             (void)intern(r.text);
         } else if constexpr (std::is_same_v<T, wire::Kernel>) {
@@ -77,6 +84,7 @@ bool WireIngest::feed(std::string_view bytes) {
 bool WireIngest::finish() { return m_decoder.finish(); }
 
 void WireIngest::add(const wire::Record& record) {
+    const std::uint64_t rejectedBefore = m_into.counts().rejected;
     std::visit([&](auto r) {
         using T = std::decay_t<decltype(r)>;
         if constexpr (std::is_same_v<T, wire::StringDef>) {
@@ -90,6 +98,7 @@ void WireIngest::add(const wire::Record& record) {
             m_into.add(r);
         }
     }, record);
+    if (!m_firstRejected && m_into.counts().rejected != rejectedBefore) m_firstRejected = m_decoder.recordOffset();
 }
 
 namespace {
@@ -752,6 +761,7 @@ bool isWireStream(std::string_view head) {
 namespace {
 struct WireLoad {
     CaptureRecords capture;
+    std::uint64_t firstRejectedAt = 0;
     bool truncated = false;
     std::string error;
     std::uint64_t errorOffset = 0;
@@ -765,6 +775,7 @@ WireLoad decodeAll(std::string_view bytes) {
     bool ok = true;
     for (std::size_t at = 0; ok && at < bytes.size(); at += piece) ok = ingest.feed(bytes.substr(at, piece));
     if (ok) ok = ingest.finish();
+    w.firstRejectedAt = ingest.firstRejectedOffset().value_or(0);
     if (!ok) {
         w.truncated = true;
         w.error = ingest.error();
@@ -788,6 +799,12 @@ LoadResult loadWireStream(std::string_view bytes, const LoadOptions& options) {
     if (r.store) {
         ImportStats& stats = r.store->stats;
         stats.fileBytes = stats.jsonBytes = bytes.size();
+        if (const std::uint64_t rejected = w.capture.counts().rejected) {
+            stats.malformedEvents += rejected;
+            stats.issues.insert(stats.issues.begin(), {w.firstRejectedAt, std::to_string(rejected) +
+                                                                              " record(s) with impossible times skipped (the first here)"});
+            if (stats.issues.size() > ImportStats::maxReportedIssues) stats.issues.pop_back();
+        }
         if (w.truncated) {
             // A crashed target or viewer: every whole record before the cut is loaded.
             stats.truncated = true;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,15 +23,20 @@ namespace kinetoscope::live {
 struct CaptureCounts {
     std::uint64_t records = 0; // every decoded record, strings included
     std::uint64_t kernels = 0, memcpys = 0, memsets = 0, apis = 0, syncs = 0, markers = 0;
-    std::uint64_t dropped = 0; // records the agent reported it could not deliver
-    std::uint64_t bytes = 0;   // wire bytes received
+    std::uint64_t dropped = 0;  // records the agent reported it could not deliver
+    std::uint64_t rejected = 0; // records with impossible times (see CaptureRecords::maxTime), skipped
+    std::uint64_t bytes = 0;    // wire bytes received
 };
 
 // Every record of one capture, with strings in one id space. Copyable (cheaply: the records' blocks are shared), so
 // the viewer can snapshot it under a short lock and build the trace from the copy while more records arrive.
 class CaptureRecords {
 public:
-    void add(const wire::Record& record); // names must already be in this capture's id space (see WireIngest)
+    // Names must already be in this capture's id space (see WireIngest). A record whose start or end lies outside
+    // [0, maxTime] ns is counted as rejected and skipped: GPU clocks count ns since the epoch (~2^60.6 today), and the
+    // bound keeps every difference the trace is built from within int64 (the stream is untrusted input).
+    void add(const wire::Record& record);
+    static constexpr std::int64_t maxTime = std::int64_t(1) << 62;
     wire::StringRef intern(std::string_view text);
 
     const CaptureCounts& counts() const { return m_counts; }
@@ -81,9 +87,12 @@ public:
     bool finish();
     const std::string& error() const { return m_decoder.error(); }
     std::uint64_t errorOffset() const { return m_decoder.errorOffset(); }
+    // Stream offset of the first record rejected for impossible times, if any was.
+    std::optional<std::uint64_t> firstRejectedOffset() const { return m_firstRejected; }
 
 private:
     void add(const wire::Record& record);
+    std::optional<std::uint64_t> m_firstRejected;
     wire::StringRef map(wire::StringRef id) const { return id < m_remap.size() ? m_remap[id] : 0; }
     CaptureRecords& m_into;
     std::vector<wire::StringRef> m_remap;

@@ -260,6 +260,7 @@ bool Decoder::decodeOne(RecordType type, std::string_view payload, std::uint64_t
     }
     if (!r.done()) return fail(offset, "record of type " + std::to_string(int(type)) + " has " + std::to_string(payload.size()) + " bytes, not its size");
     ++m_records;
+    m_recordOffset = offset;
     if (m_sink) m_sink(out);
     return true;
 }

@@ -115,6 +115,8 @@ public:
     std::uint64_t recordsDecoded() const { return m_records; }
     std::uint64_t unknownSkipped() const { return m_unknown; }
     std::uint64_t bytesConsumed() const { return m_consumed; }
+    // Stream offset of the record being handed to the sink (valid inside the callback).
+    std::uint64_t recordOffset() const { return m_recordOffset; }
     std::string_view stringOf(StringRef id) const;
 
 private:
@@ -128,6 +130,7 @@ private:
     std::uint64_t m_errorOffset = 0;
     std::uint64_t m_records = 0;
     std::uint64_t m_unknown = 0;
+    std::uint64_t m_recordOffset = 0;
     std::vector<std::string> m_strings; // by id
 };
 
