@@ -238,6 +238,9 @@ int runRecord(const std::vector<std::string>& args) {
     if (!st.streamError.empty())
         std::fprintf(stderr, "kinetoscope-cli: warning: capture stream cut short: %s; saved everything before it\n",
                      st.streamError.c_str());
+    if (st.counts.rejected)
+        std::fprintf(stderr, "kinetoscope-cli: warning: %llu record(s) with impossible times skipped\n",
+                     static_cast<unsigned long long>(st.counts.rejected));
     if (st.connections == 0)
         std::fprintf(stderr, "kinetoscope-cli: warning: the agent never connected (is %s a CUDA program?)\n",
                      spec.program.c_str());
