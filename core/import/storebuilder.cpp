@@ -307,6 +307,7 @@ private:
                 const ChunkRemap& remap = m_remaps[c];
                 std::vector<std::uint32_t> cursor = std::move(firstRow[c]);
                 std::size_t nextIds = 0;
+                chunkIds[c].reserve(chunk.ids.size());
                 for (std::uint32_t i = 0; i < chunk.events.size(); ++i) {
                     const ParsedEvent& e = chunk.events[i];
                     if (e.phase != 'X' && e.phase != 'i') continue;
@@ -336,9 +337,18 @@ private:
         } else {
             placeSlices(0, chunkCount);
         }
-        for (std::size_t c = 0; c < chunkCount; ++c) {
-            m_pendingIds.insert(m_pendingIds.end(), chunkIds[c].begin(), chunkIds[c].end());
+        for (std::size_t c = 0; c < chunkCount; ++c)
             for (const LongArgs& l : chunkLongArgs[c]) m_store.tracks[l.track].args[l.row] = m_store.packArgs(l.range);
+        {
+            // Grouped by track (a stable counting sort: file order within each), as the lane sort wants them.
+            std::vector<std::size_t> start(m_store.tracks.size() + 1, 0);
+            for (const auto& ids : chunkIds)
+                for (const PendingIds& p : ids) ++start[p.track + 1];
+            std::partial_sum(start.begin(), start.end(), start.begin());
+            const std::size_t before = m_pendingIds.size();
+            m_pendingIds.resize(before + start.back());
+            for (const auto& ids : chunkIds)
+                for (const PendingIds& p : ids) m_pendingIds[before + start[p.track]++] = p;
         }
         chunkIds.clear();
         lap("slices");
@@ -571,7 +581,8 @@ private:
     void finalizeTracks() {
         // Stable: within a track the entries stay in file order, where ids mostly grow, so the correlation index
         // later merges a few runs instead of sorting.
-        {
+        if (!std::is_sorted(m_pendingIds.begin(), m_pendingIds.end(),
+                            [](const PendingIds& a, const PendingIds& b) { return a.track < b.track; })) {
             std::vector<std::size_t> start(m_store.tracks.size() + 1, 0);
             for (const PendingIds& p : m_pendingIds) ++start[p.track + 1];
             std::partial_sum(start.begin(), start.end(), start.begin());
