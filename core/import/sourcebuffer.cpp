@@ -94,8 +94,6 @@ SourceBuffer::~SourceBuffer() {
     if (m_mapping) ::munmap(m_mapping, m_mappingSize);
 }
 
-std::unique_ptr<SourceBuffer> SourceBuffer::fromText(std::string_view text) { return fromParts({text}); }
-
 std::unique_ptr<SourceBuffer> SourceBuffer::forWriting(std::size_t size) {
     std::unique_ptr<SourceBuffer> b(new SourceBuffer);
     GrowableMapping m;
@@ -108,22 +106,9 @@ std::unique_ptr<SourceBuffer> SourceBuffer::forWriting(std::size_t size) {
     return b;
 }
 
-std::unique_ptr<SourceBuffer> SourceBuffer::fromParts(std::initializer_list<std::string_view> parts) {
-    std::size_t size = 0;
-    for (std::string_view part : parts) size += part.size();
-    std::unique_ptr<SourceBuffer> b(new SourceBuffer);
-    GrowableMapping m;
-    if (!m.reserve(pageRound(size + 1))) return nullptr;
-    std::size_t at = 0;
-    for (std::string_view part : parts) {
-        if (!part.empty()) std::memcpy(static_cast<char*>(m.data) + at, part.data(), part.size());
-        at += part.size();
-    }
-    b->m_mapping = m.data;
-    b->m_mappingSize = m.capacity;
-    b->m_data = static_cast<const char*>(m.data);
-    b->m_size = size;
-    b->m_fileSize = size;
+std::unique_ptr<SourceBuffer> SourceBuffer::fromText(std::string_view text) {
+    std::unique_ptr<SourceBuffer> b = forWriting(text.size());
+    if (b && !text.empty()) std::memcpy(b->writable(), text.data(), text.size());
     return b;
 }
 

@@ -3,7 +3,6 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -27,8 +26,6 @@ public:
                            const ProgressFn& progress = {});
     // For tests and in-memory sources.
     static std::unique_ptr<SourceBuffer> fromText(std::string_view text);
-    // The pieces one after another, copied once.
-    static std::unique_ptr<SourceBuffer> fromParts(std::initializer_list<std::string_view> parts);
     // `size` bytes of zeroed anonymous memory for text made in memory (a live capture's args, written by several
     // threads into regions of their own), filled through writable() before the buffer is shared. Pages never written
     // cost nothing, so a writer may reserve the most it could need.

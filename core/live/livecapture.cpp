@@ -166,6 +166,19 @@ struct JsonOut {
     }
 };
 
+// Runs both, the second on a thread of its own when `parallel`.
+template <typename First, typename Second>
+void runBoth(bool parallel, First&& first, Second&& second) {
+    if (!parallel) {
+        first();
+        second();
+        return;
+    }
+    std::thread other(std::forward<Second>(second));
+    first();
+    other.join();
+}
+
 // The categories a capture's events carry, named as Kineto names them.
 enum class Cat : std::uint8_t { Metadata, Kernel, Memcpy, Memset, Sync, Runtime, Driver, Ac2g, UserAnnotation };
 constexpr std::size_t catCount = 9;
@@ -477,14 +490,7 @@ struct CaptureRecords::Walk {
             // A launch of several kernels (a graph) links to its first.
             gpuStart.build(std::move(starts), [](const GpuStart& kept, const GpuStart& candidate) { return candidate.start < kept.start; });
         };
-        if (parallel) {
-            std::thread other(buildGpuStarts);
-            buildExternals();
-            other.join();
-        } else {
-            buildExternals();
-            buildGpuStarts();
-        }
+        runBoth(parallel, buildExternals, buildGpuStarts);
     }
 
     std::size_t nameSlots() const { return c.m_strings.size() + fixedNameSlots; }
@@ -718,14 +724,7 @@ LoadResult CaptureRecords::buildStore(const LoadOptions& options) const {
         chunks[1].tallyThreads();
         secondMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     };
-    if (parallel) {
-        std::thread other(second);
-        first();
-        other.join();
-    } else {
-        first();
-        second();
-    }
+    runBoth(parallel, first, second);
     if (cancelled()) {
         LoadResult r;
         r.cancelled = true;
@@ -745,8 +744,11 @@ LoadResult CaptureRecords::buildStore(const LoadOptions& options) const {
     kinetoscope::buildStore(*store, chunks, source);
     if (std::getenv("KINETOSCOPE_TIMING")) {
         auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-        std::fprintf(stderr, "timing: walk setup %.0f ms, records to chunks %.0f ms (first %.0f, second %.0f), args %.0f ms, build %.0f ms\n", ms(started, walkReady), ms(walkReady, walked), firstMs, secondMs,
-                     ms(walked, building), ms(building, std::chrono::steady_clock::now()));
+        std::fprintf(stderr,
+                     "timing: walk setup %.0f ms, records to chunks %.0f ms (threads %.0f and %.0f), metadata %.0f ms, "
+                     "build %.0f ms\n",
+                     ms(started, walkReady), ms(walkReady, walked), firstMs, secondMs, ms(walked, building),
+                     ms(building, std::chrono::steady_clock::now()));
     }
     LoadResult result;
     result.store = std::move(store);
