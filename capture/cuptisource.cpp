@@ -2,6 +2,7 @@
 // hand buffers out and take them back, and every record is parsed later in drain() on the agent's writer thread.
 
 #include "activitysource.h"
+#include "kernelname.h"
 
 #include <cupti.h>
 
@@ -106,6 +107,7 @@ private:
     void convert(const CUpti_Activity& record, RecordSink& sink);
     void convertMarker(const CUpti_ActivityMarker2& marker, RecordSink& sink);
     std::string_view apiName(CUpti_CallbackDomain domain, std::uint32_t cbid);
+    std::string_view kernelName(const char* name);
     std::uint32_t deviceOfContext(std::uint32_t contextId) const;
 
     // CUPTI's callbacks are plain C functions with no user pointer, so they reach the one collecting instance
@@ -126,6 +128,13 @@ private:
 
     // Writer-thread state for drain().
     std::unordered_map<std::uint64_t, std::string> m_apiNames; // key: domain << 32 | cbid
+    // CUPTI shares one name pointer among a kernel's records; the mangled text is kept to notice a pointer reused
+    // for another kernel (a module unloaded and another loaded).
+    struct KernelName {
+        std::string mangled;
+        std::string shown;
+    };
+    std::unordered_map<const char*, KernelName> m_kernelNames;
     std::unordered_map<std::uint32_t, OpenMarker> m_openMarkers; // key: CUPTI marker id
     std::unordered_map<std::uint32_t, std::uint32_t> m_contextDevices; // synchronization records carry no device
 };
@@ -277,6 +286,14 @@ std::string_view CuptiSource::apiName(CUpti_CallbackDomain domain, std::uint32_t
     return found->second;
 }
 
+std::string_view CuptiSource::kernelName(const char* name)
+{
+    if (!name) return {};
+    KernelName& cached = m_kernelNames[name];
+    if (cached.mangled != name) cached = KernelName{name, demangledKernelName(name)};
+    return cached.shown;
+}
+
 std::uint32_t CuptiSource::deviceOfContext(std::uint32_t contextId) const
 {
     // A synchronization seen before any kernel or copy of its context has no device yet; 0 is the common case.
@@ -297,7 +314,7 @@ void CuptiSource::convert(const CUpti_Activity& record, RecordSink& sink)
         out.correlation = kernel.correlationId;
         out.start = nanoseconds(kernel.start);
         out.end = nanoseconds(kernel.end);
-        out.name = sink.string(orEmpty(kernel.name));
+        out.name = sink.string(kernelName(kernel.name));
         out.grid[0] = static_cast<std::uint32_t>(kernel.gridX);
         out.grid[1] = static_cast<std::uint32_t>(kernel.gridY);
         out.grid[2] = static_cast<std::uint32_t>(kernel.gridZ);

@@ -2,6 +2,7 @@
 // session (private socket, peer check, target lifecycle), `kinetoscope-cli record` with the replay source and
 // kinetoscope-fake-cuda on real traces, faults on either side, spool recovery, and the agent library loading.
 #include "agentwriter.h"
+#include "kernelname.h"
 #include "replaysource.h"
 #include "analysis/argscan.h"
 #include "analysis/summary.h"
@@ -641,6 +642,26 @@ private slots:
         const std::size_t kernels = gpuView(*r.store).kernels.size();
         QVERIFY(kernels > 0 && kernels < 1000);
         if (cutFromEnd > 0) QCOMPARE(kernels, std::size_t(999));
+    }
+
+    void kernelNamesAreDemangled_data() {
+        QTest::addColumn<QString>("cupti");
+        QTest::addColumn<QString>("shown");
+        QTest::newRow("plain function") << "_Z22kinetoscope_probe_fillPfif" << "kinetoscope_probe_fill(float*, int, float)";
+        // As Kineto writes it (the form of the real traces' names, " >" and all).
+        QTest::newRow("PyTorch template")
+            << "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEENS_6detail5ArrayIPcLi1EEEEEviT0_T1_"
+            << "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >"
+               "(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)";
+        QTest::newRow("C kernel (cuBLAS)") << "ampere_sgemm_128x64_nn" << "ampere_sgemm_128x64_nn";
+        QTest::newRow("Triton") << "triton_poi_fused_add_0" << "triton_poi_fused_add_0";
+        QTest::newRow("not a valid symbol") << "_Zbogus!" << "_Zbogus!";
+        QTest::newRow("empty") << "" << "";
+    }
+    void kernelNamesAreDemangled() {
+        QFETCH(QString, cupti);
+        QFETCH(QString, shown);
+        QCOMPARE(QString::fromStdString(capture::demangledKernelName(cupti.toUtf8().constData())), shown);
     }
 
     void impossibleTimesAreSkipped_data() {
