@@ -340,15 +340,15 @@ private:
         for (std::size_t c = 0; c < chunkCount; ++c)
             for (const LongArgs& l : chunkLongArgs[c]) m_store.tracks[l.track].args[l.row] = m_store.packArgs(l.range);
         {
-            // Grouped by track (a stable counting sort: file order within each), as the lane sort wants them.
+            // Grouped by track (a stable counting sort: file order within each), as the lane sort wants them; within a
+            // track, ids mostly grow in file order, so the correlation index later merges a few runs.
             std::vector<std::size_t> start(m_store.tracks.size() + 1, 0);
             for (const auto& ids : chunkIds)
                 for (const PendingIds& p : ids) ++start[p.track + 1];
             std::partial_sum(start.begin(), start.end(), start.begin());
-            const std::size_t before = m_pendingIds.size();
-            m_pendingIds.resize(before + start.back());
+            m_pendingIds.resize(start.back());
             for (const auto& ids : chunkIds)
-                for (const PendingIds& p : ids) m_pendingIds[before + start[p.track]++] = p;
+                for (const PendingIds& p : ids) m_pendingIds[start[p.track]++] = p;
         }
         chunkIds.clear();
         lap("slices");
@@ -579,18 +579,7 @@ private:
     // Sorts each track's rows by (start, longer first, file order), assigns lanes, and reorders the
     // columns by (lane, start).
     void finalizeTracks() {
-        // Stable: within a track the entries stay in file order, where ids mostly grow, so the correlation index
-        // later merges a few runs instead of sorting.
-        if (!std::is_sorted(m_pendingIds.begin(), m_pendingIds.end(),
-                            [](const PendingIds& a, const PendingIds& b) { return a.track < b.track; })) {
-            std::vector<std::size_t> start(m_store.tracks.size() + 1, 0);
-            for (const PendingIds& p : m_pendingIds) ++start[p.track + 1];
-            std::partial_sum(start.begin(), start.end(), start.begin());
-            std::vector<PendingIds> byTrack(m_pendingIds.size());
-            for (const PendingIds& p : m_pendingIds) byTrack[start[p.track]++] = p;
-            m_pendingIds.swap(byTrack);
-        }
-        std::size_t nextIds = 0;
+        std::size_t nextIds = 0; // m_pendingIds are grouped by track (scatterEvents)
         for (std::uint32_t t = 0; t < m_store.tracks.size(); ++t) {
             Track& track = m_store.tracks[t];
             const std::size_t n = track.starts.size();
@@ -680,13 +669,6 @@ private:
             order.shrink_to_fit();
             depth.clear();
             depth.shrink_to_fit();
-            // Rows already in lane order (a GPU stream, a thread of CUDA calls: one lane, in time order) stay put.
-            bool identity = true;
-            for (std::uint32_t k = 0; k < n && identity; ++k) identity = final[k] == k;
-            if (identity) {
-                while (nextIds < m_pendingIds.size() && m_pendingIds[nextIds].track == t) ++nextIds;
-                continue;
-            }
             {
                 auto firstHalf = [&] {
                     applyPermutation(track.starts, final);

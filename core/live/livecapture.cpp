@@ -103,8 +103,8 @@ void WireIngest::add(const wire::Record& record) {
 
 namespace {
 
-// Text written into a region of a buffer reserved for it (the live store's args, one region per thread), sized by
-// argsBound so that it cannot fill up; a write that would not fit is refused and flagged, never made.
+// Text written into a region of a buffer reserved for it (the live store's args, one region per thread), sized by the
+// *ArgsBound constants below so that it cannot fill up; a write that would not fit is refused and flagged, never made.
 struct RegionText {
     char* base = nullptr;
     std::uint64_t origin = 0; // the region's offset in the whole buffer
@@ -125,7 +125,6 @@ struct RegionText {
         append(&c, 1);
         return *this;
     }
-    std::size_t size() const { return used; }
 };
 
 // Appends JSON text to a std::string or a RegionText; numbers through to_chars (the writer runs once per saved event
