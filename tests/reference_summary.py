@@ -1,133 +1,368 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """An independent reference for `kinetoscope-cli summary --json`, standard library only.
 
-    reference_summary.py KINETOSCOPE_CLI TRACES_DIR
+    reference_summary.py KINETOSCOPE_CLI TRACE_OR_DIR... [--max-mb N]
 
-For several real traces it recomputes the kernel table, GPU busy time, the event count and the operator
-table (host total/self, device self/total through `correlation`) straight from the JSON with Python's
-json module and exact decimal time, and compares them with what the CLI prints. Exit 1 on any difference.
+Recomputes, straight from the JSON with Python's json module and exact decimal time, the figures that
+docs/DEFINITIONS.md defines, and compares them with what the CLI prints:
+  - the event count, the kernel table and each device's busy time;
+  - the operator and annotation tables (definitions 1, 2 and 4: host self subtracts every direct child, runtime and
+    driver calls included; device self counts the kernels, copies and memsets an operator's launch calls made; one
+    nesting rule; key_averages' merge of an operator into a same-named only-child parent);
+  - the steps (ProfilerStep#N extended over the GPU work launched inside, or the one activity step), and each
+    device's GPU utilisation over the span from the first step's start to the last step's end (definition 3);
+  - each kernel's category and tensor-core flag, from the rules written out below (definitions 6 and 7).
+It is written from the definitions, not from the C++: where they disagree, one of them is wrong. A directory
+argument means every trace under it (*.json, *.json.gz) whose JSON is at most --max-mb (default 20) megabytes.
+Exit 1 on any difference.
 """
-import gzip, json, subprocess, sys
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
 from collections import defaultdict
 from decimal import Decimal
-
-TRACES = [
-    "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz",
-    "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
-    "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz",
-    "facebookresearch__HolisticTraceAnalysis/tests__data__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz",
-    "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz",
-    "debian-torch/mlp_full.json",
-]
 
 
 def ns(v):
     return int((Decimal(str(v)) * 1000).to_integral_value(rounding="ROUND_HALF_UP"))
 
 
-def load(path):
+def read_json_bytes(path):
     with open(path, "rb") as f:
         magic = f.read(2)
     with (gzip.open if magic == b"\x1f\x8b" else open)(path, "rb") as f:
-        doc = json.loads(f.read(), parse_float=Decimal)
+        return f.read()
+
+
+def events_of(text):
+    doc = json.loads(text, parse_float=Decimal)
     return doc["traceEvents"] if isinstance(doc, dict) else doc
 
 
+# ---- categories -------------------------------------------------------------------------------------------------
+def kind(e):
+    c = str(e.get("cat", "")).lower()
+    if c in ("cpu_op", "operator"):
+        return "op"
+    if c == "user_annotation":
+        return "annotation"
+    if c in ("cuda_runtime", "runtime") or c.endswith("_runtime"):
+        return "launch"
+    if c == "cuda_driver" or c.endswith("_driver"):
+        return "launch"
+    if c == "kernel":
+        return "kernel"
+    if c in ("gpu_memcpy", "memcpy"):
+        return "memcpy"
+    if c in ("gpu_memset", "memset"):
+        return "memset"
+    if c == "python_function":
+        return "python"
+    return "other"
+
+
+ANNOTATION_PREFIXES = ("ProfilerStep#", "Optimizer.step#", "Optimizer.zero_grad#", "enumerate(DataLoader)#",
+                       "enumerate(DataPipe)#")
+
+
+def role(e):
+    k = kind(e)
+    if k == "op":
+        return "annotation" if str(e["name"]).startswith(ANNOTATION_PREFIXES) else "op"
+    return k if k in ("annotation", "launch") else None
+
+
+def group_name(name):
+    return re.sub(r"#\d+$", "#*", name)
+
+
+# ---- kernel classes (docs/DEFINITIONS.md, "Kernel categories"): ordered rules, first match wins ------------------
+CATEGORY_RULES = [
+    ("communication", r"nccl|rccl|msccl|deep_ep::|internode::|intranode::|all_?reduce|all_?gather|reduce_?scatter|"
+                      r"all_?to_?all|cross_device_reduce|multimem_"),
+    ("attention", r"flash|fmha|sdpa|attention|attn|xformers|mha_fwd|mha_bwd|_mha_|flashinfer"),
+    ("softmax", r"softmax"),
+    ("normalization", r"layer_?norm|rms_?norm|batch_?norm|group_?norm|instance_?norm|bn_fw|bn_bw|welford|gamma_?beta|"
+                      r"cuapplylayernorm|cucomputegradgamma|cucomputepartgradgamma"),
+    ("conv", r"convolve|convolution|conv[123]d|conv_fwd|conv_bwd|conv_dgrad|conv_wgrad|grouped_conv|depthwise|fprop|"
+             r"dgrad|wgrad|implicit_gemm|winograd|scudnn|hcudnn|cudnn::cnn|im2col|col2im|fft2d|igemm_fwd|igemm_bwd|"
+             r"igemm_wrw|naive_conv"),
+    ("other", r"transpose|tma_desc|fill_tma|nchwtonhwc|nhwctonchw"),
+    ("gemm", r"gemm|gemv|cublas|cutlass::kernel|cutlass::device_kernel|cutlass_|cutlass3x|cijk_|nvjet|matmul|wgmma|xmma|hmma|s884|h884|s1688|h1688|16816|splitk|bmm_"),
+    ("reduce", r"reduce|reduction"),
+    ("elementwise", r"elementwise|multi_tensor_apply|fill_kernel|act_and_mul|silu_and_mul|gelu_and_mul"),
+    ("triton", r"triton"),
+]
+
+
+def rule_text(name):
+    """The name without the parameter list it ends with, lower-cased, without FBGEMM's namespace."""
+    if name.endswith(")"):
+        depth = 0
+        for i in range(len(name) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(name[i], 0)
+            if depth == 0:
+                name = name[:i]
+                break
+    return name.lower().replace("fbgemm", "")
+
+
+def category(name):
+    n = rule_text(name)
+    for prefix, cat in (("triton_poi_", "pointwise"), ("triton_red_", "reduction"), ("triton_per_", "persistent_reduction")):
+        if n.startswith(prefix):
+            return cat
+    if n.startswith("triton_tem_"):
+        if "conv" in n:
+            return "conv"
+        if "attention" in n or "flex_" in n:
+            return "attention"
+        if re.search(r"_mm|mm_|addmm|bmm|matmul", n):
+            return "gemm"
+        return "template"
+    for cat, pattern in CATEGORY_RULES:
+        if re.search(pattern, n):
+            return cat
+    return "other"
+
+
+def tensor_cores(name):
+    n = rule_text(name)
+    if not n.startswith("triton_") and re.search(r"transpose|tma_desc|fill_tma|nchwtonhwc|nhwctonchw", n):
+        return False
+    if re.search(r"sm(90|100|120)_xmma", n):
+        return bool(re.search(r"f16|tf32|e4m3|e5m2|e2m1|fp8|s8|i8", n))
+    if re.search(r"h884|s884|h1688|s1688|hmma|i8816|16816|dgrad_1x1_stride_2x2|first_layer_wgrad_kernel|conv1x1|"
+                 r"conv2d_c1_k1|direct_group|xmma_implicit_gemm|xmma_sparse_conv|xmma_warp_specialized_implicit_gemm|"
+                 r"xmma_gemm|xmma_sparse_gemm|c1688", n):
+        return True
+    if re.search(r"gmma|tcgen05|utcmma|nvjet|tensorop|cutlass3x_sm9|cutlass3x_sm10|cutlass_90|flash_fwd|flash_bwd|fmha|"
+                 r"mfma|xdl|deep_gemm|_mi\d", n):
+        return True
+    if category(name) in ("gemm", "conv") and not re.search(r"sgemm|gemv|reduce", n):
+        return bool(re.search(r"bf16|fp16|f16|half|tf32|e4m3|e5m2|e2m1|fp8|mxfp|bfloat16|int8", n))
+    return False
+
+
+# ---- the reference ----------------------------------------------------------------------------------------------
+def interval_union(iv):
+    total, cur = 0, None
+    for a, b in sorted(iv):
+        if cur is None or a > cur[1]:
+            if cur:
+                total += cur[1] - cur[0]
+            cur = [a, b]
+        else:
+            cur[1] = max(cur[1], b)
+    return total + (cur[1] - cur[0] if cur else 0)
+
+
 def reference(events):
-    xs = [e for e in events if isinstance(e, dict) and e.get("ph") == "X" and "ts" in e]
-    cat = lambda e: str(e.get("cat", "")).lower()
+    xs = [(i, e) for i, e in enumerate(events)
+          if isinstance(e, dict) and e.get("ph") == "X" and "ts" in e and e.get("dur") is not None]
     kernels = defaultdict(list)
     busy = defaultdict(list)
-    for e in xs:
-        if cat(e) == "kernel":
-            d = ns(e.get("dur", 0))
-            kernels[e["name"]].append(d)
-            busy[str(e["pid"])].append((ns(e["ts"]), ns(e["ts"]) + d))
-    gpu_busy = {}
-    for dev, iv in busy.items():
-        iv.sort()
-        total, (cs, ce) = 0, iv[0]
-        for a, b in iv[1:]:
-            if a > ce:
-                total += ce - cs
-                cs, ce = a, b
-            else:
-                ce = max(ce, b)
-        gpu_busy[dev] = total + ce - cs
+    gpu = []  # (start, end, kind, name, correlation, device)
+    for _, e in xs:
+        k = kind(e)
+        if k in ("kernel", "memcpy", "memset"):
+            s, d = ns(e["ts"]), ns(e.get("dur", 0))
+            gpu.append((s, s + d, k, e["name"], (e.get("args") or {}).get("correlation"), str(e["pid"])))
+            if k == "kernel":
+                kernels[e["name"]].append(d)
+                busy[str(e["pid"])].append((s, s + d))
 
-    # Operators per thread, ordered by start then longer first then file order (parents first).
+    # Host trees per thread.
     threads = defaultdict(list)
-    for i, e in enumerate(xs):
-        if cat(e) in ("cpu_op", "operator", "cuda_runtime", "runtime", "cuda_driver"):
-            threads[(str(e["pid"]), str(e["tid"]))].append((ns(e["ts"]), -ns(e.get("dur", 0)), i, e))
-    launch_op = {}  # correlation -> index of innermost enclosing op occurrence
-    occ = []  # [name, dur, child_sum, dev_self, parent]
+    for i, e in xs:
+        r = role(e)
+        if r:
+            s = ns(e["ts"])
+            threads[(str(e["pid"]), str(e["tid"]))].append((s, s + ns(e.get("dur", 0)), i, r, e))
+    nodes = []  # dicts
+    launch_node = {}  # correlation -> node index
     for key, lst in threads.items():
-        lst.sort(key=lambda t: (t[0], t[1], t[2]))
+        lst.sort(key=lambda t: (t[0], -(t[1] - t[0]), t[2]))
         stack = []
-        for start, negdur, _, e in lst:
-            end = start - negdur
-            while stack and not (start < occ[stack[-1]][4] or (start == occ[stack[-1]][5] and end == start and occ[stack[-1]][4] > start)) \
-                    or (stack and end > occ[stack[-1]][4]):
+        for s, end, _, r, e in lst:
+            while stack and not (s < nodes[stack[-1]]["end"] and end <= nodes[stack[-1]]["end"]):
                 stack.pop()
-            if cat(e) in ("cpu_op", "operator"):
-                parent = stack[-1] if stack else -1
-                occ.append([e["name"], -negdur, 0, 0, end, start, parent])
-                if parent >= 0:
-                    occ[parent][2] += -negdur
-                stack.append(len(occ) - 1)
-            else:
+            parent = stack[-1] if stack else -1
+            nodes.append({"name": e["name"], "role": r, "start": s, "end": end, "parent": parent, "children": 0,
+                          "child_sum": 0, "dev_self": 0, "merged": -1, "pid": str(e["pid"])})
+            idx = len(nodes) - 1
+            if parent >= 0:
+                nodes[parent]["children"] += 1
+                nodes[parent]["child_sum"] += end - s
+            if r == "launch":
                 corr = (e.get("args") or {}).get("correlation")
-                if corr is not None and stack:
-                    launch_op[corr] = stack[-1]
-    for e in xs:
-        if cat(e) == "kernel":
+                if corr is not None:
+                    launch_node.setdefault(corr, idx)
+            stack.append(idx)
+    # key_averages' _remove_dup_nodes.
+    for i, n in enumerate(nodes):
+        if n["parent"] < 0 or n["role"] != "op":
+            continue
+        p = n["parent"] if nodes[n["parent"]]["merged"] < 0 else nodes[n["parent"]]["merged"]
+        pn = nodes[p]
+        if pn["role"] == "op" and pn["children"] == 1 and pn["name"] == n["name"]:
+            n["merged"] = p
+            pn["child_sum"] += n["child_sum"] - (n["end"] - n["start"])
+            pn["children"] = n["children"]
+    for s, end, k, name, corr, dev in gpu:
+        i = launch_node.get(corr) if corr is not None else None
+        if i is None:
+            continue
+        owner = nodes[i]["parent"]
+        while owner >= 0 and nodes[owner]["role"] == "launch":
+            owner = nodes[owner]["parent"]
+        if owner < 0:
+            continue
+        if nodes[owner]["merged"] >= 0:
+            owner = nodes[owner]["merged"]
+        nodes[owner]["dev_self"] += end - s
+    total = [n["dev_self"] for n in nodes]
+    for i in range(len(nodes) - 1, -1, -1):
+        if nodes[i]["parent"] >= 0:
+            total[nodes[i]["parent"]] += total[i]
+    tables = {"op": defaultdict(lambda: [0, 0, 0, 0, 0]), "annotation": defaultdict(lambda: [0, 0, 0, 0, 0])}
+    for i, n in enumerate(nodes):
+        if n["role"] == "launch" or n["merged"] >= 0:
+            continue
+        name = n["name"] if n["role"] == "op" else group_name(n["name"])
+        row = tables[n["role"]][name]
+        row[0] += 1
+        row[1] += n["end"] - n["start"]
+        row[2] += n["end"] - n["start"] - n["child_sum"]
+        row[3] += total[i]
+        row[4] += n["dev_self"]
+
+    # Steps (definition 3).
+    launch_at = {}
+    for key, lst in threads.items():
+        for s, end, _, r, e in lst:
             corr = (e.get("args") or {}).get("correlation")
-            if corr in launch_op:
-                occ[launch_op[corr]][3] += ns(e.get("dur", 0))
-    total = [o[3] for o in occ]
-    for i in range(len(occ) - 1, -1, -1):
-        if occ[i][6] >= 0:
-            total[occ[i][6]] += total[i]
-    ops = defaultdict(lambda: [0, 0, 0, 0, 0])
-    for i, o in enumerate(occ):
-        r = ops[o[0]]
-        r[0] += 1; r[1] += o[1]; r[2] += o[1] - o[2]; r[3] += total[i]; r[4] += o[3]
+            if r == "launch" and corr is not None:
+                launch_at.setdefault(corr, (s, key[0]))
+    step_slices = sorted((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), str(e["pid"]), i) for i, e in xs
+                         if str(e["name"]).startswith("ProfilerStep#") and kind(e) not in ("kernel", "memcpy", "memset")
+                         and str(e.get("cat", "")).lower() != "gpu_user_annotation")
+    steps = []
+    if step_slices:
+        for s, end, pid, _ in step_slices:
+            gpu_end = end
+            for gs, ge, _, _, corr, _ in gpu:
+                at = launch_at.get(corr)
+                if at and at[1] == pid and s <= at[0] <= end:
+                    gpu_end = max(gpu_end, ge)
+            steps.append([s, gpu_end])
+        for i in range(1, len(steps)):
+            steps[i][0] = max(steps[i][0], steps[i - 1][1])
+            steps[i][1] = max(steps[i][1], steps[i][0])
+    else:
+        cpu = [(ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])) for _, e in xs if kind(e) in ("op", "python")]
+        if cpu:
+            lo, hi = min(a for a, _ in cpu), max(b for _, b in cpu)
+            end = hi
+            for gs, ge, _, _, corr, _ in gpu:
+                at = launch_at.get(corr)
+                if at and lo <= at[0] <= hi:
+                    end = max(end, ge)
+            steps.append([lo, end])
+        else:  # no CPU operators or Python frames: everything the trace holds
+            timed = [e for e in events if isinstance(e, dict) and "ts" in e and e.get("ph") != "M"]
+            if timed:
+                steps.append([min(ns(e["ts"]) for e in timed), max(ns(e["ts"]) + ns(e.get("dur", 0) or 0) for e in timed)])
+    utilization = {}
+    if steps:
+        lo, hi = steps[0][0], steps[-1][1]
+        for dev, iv in busy.items():
+            clipped = [(max(a, lo), min(b, hi)) for a, b in iv if min(b, hi) > max(a, lo)]
+            utilization[dev] = round(interval_union(clipped) / (hi - lo), 6) if hi > lo else 0.0
     return {
         "events": len(xs),
-        "kernels": {n: (len(d), sum(d), min(d), max(d)) for n, d in kernels.items()},
-        "gpu_busy": gpu_busy,
-        "operators": {n: tuple(v) for n, v in ops.items()},
+        "kernels": {n: (len(d), sum(d), min(d), max(d), category(n), tensor_cores(n)) for n, d in kernels.items()},
+        "gpu_busy": {dev: interval_union(iv) for dev, iv in busy.items()},
+        "operators": {n: tuple(v) for n, v in tables["op"].items()},
+        "annotations": {n: tuple(v) for n, v in tables["annotation"].items()},
+        "steps": [tuple(s) for s in steps],
+        "gpu_utilization": utilization,
     }
 
 
+def from_cli(out):
+    rows = lambda key: {o["name"]: (o["count"], ns(o["host_total_us"]), ns(o["host_self_us"]), ns(o["device_total_us"]),
+                                    ns(o["device_self_us"])) for o in out.get(key, [])}
+    return {
+        "events": out["events"],
+        "kernels": {k["name"]: (k["count"], ns(k["total_us"]), ns(k["min_us"]), ns(k["max_us"]), k["category"],
+                                k["tensor_cores"]) for k in out["kernels"]},
+        "gpu_busy": {d: ns(v) for d, v in out["gpu_busy_us"].items()},
+        "operators": rows("operators"),
+        "annotations": rows("annotations"),
+        "steps": [(ns(s["start_us"]), ns(s["end_us"])) for s in out.get("steps", [])],
+        "gpu_utilization": {d: round(float(v), 6) for d, v in out.get("gpu_utilization", {}).items()},
+    }
+
+
+def traces_of(args, max_mb):
+    for a in args:
+        if os.path.isdir(a):
+            for root, _, files in os.walk(a):
+                for f in sorted(files):
+                    if f.endswith((".json", ".json.gz")) and "snapshots" not in root:
+                        yield os.path.join(root, f), max_mb
+        else:
+            yield a, None
+
+
 def main():
-    cli, traces = sys.argv[1], sys.argv[2]
-    failures = 0
-    for rel in TRACES:
-        path = f"{traces}/{rel}"
-        ref = reference(load(path))
-        out = json.loads(subprocess.run([cli, "summary", path, "--json"], check=True, capture_output=True).stdout,
-                         parse_float=Decimal)
-        got = {
-            "events": out["events"],
-            "kernels": {k["name"]: (k["count"], ns(k["total_us"]), ns(k["min_us"]), ns(k["max_us"])) for k in out["kernels"]},
-            "gpu_busy": {d: ns(v) for d, v in out["gpu_busy_us"].items()},
-            "operators": {o["name"]: (o["count"], ns(o["host_total_us"]), ns(o["host_self_us"]), ns(o["device_total_us"]),
-                                      ns(o["device_self_us"])) for o in out["operators"]},
-        }
+    args = sys.argv[1:]
+    max_mb = 20.0
+    if "--max-mb" in args:
+        i = args.index("--max-mb")
+        max_mb = float(args[i + 1])
+        del args[i:i + 2]
+    cli, targets = args[0], args[1:]
+    failures, checked = 0, 0
+    for path, limit in sorted(traces_of(targets, max_mb)):
+        text = read_json_bytes(path)
+        if limit is not None and len(text) > limit * 1e6:
+            continue
+        try:
+            events = events_of(text)
+        except (ValueError, KeyError):
+            continue  # not a trace (or a deliberately broken one): the loader's own tests cover those
+        ref = reference(events)
+        run = subprocess.run([cli, "summary", path, "--json"], capture_output=True)
+        if run.returncode != 0:
+            print(f"FAIL {path}: the CLI exited {run.returncode}: {run.stderr.decode()[:200]}")
+            failures += 1
+            continue
+        got = from_cli(json.loads(run.stdout, parse_float=Decimal))
+        checked += 1
+        bad = 0
         for field in ref:
             if ref[field] != got[field]:
-                failures += 1
-                print(f"MISMATCH {rel}: {field}")
+                bad += 1
+                print(f"MISMATCH {path}: {field}")
                 if isinstance(ref[field], dict):
-                    for k in sorted(set(ref[field]) | set(got[field]), key=str)[:10]:
+                    for k in sorted(set(ref[field]) | set(got[field]), key=str):
                         if ref[field].get(k) != got[field].get(k):
                             print(f"   {k!r}: reference {ref[field].get(k)} cli {got[field].get(k)}")
+                            bad += 1
+                            if bad > 12:
+                                break
                 else:
-                    print(f"   reference {ref[field]} cli {got[field]}")
-        print(f"{'ok  ' if not failures else '... '} {rel}: {len(ref['kernels'])} kernels, {len(ref['operators'])} operators")
-    return 1 if failures else 0
+                    print(f"   reference {str(ref[field])[:300]}\n   cli       {str(got[field])[:300]}")
+        failures += bad > 0
+        print(f"{'ok  ' if not bad else 'FAIL'} {os.path.relpath(path)}: {len(ref['kernels'])} kernels, "
+              f"{len(ref['operators'])} operators, {len(ref['annotations'])} annotations, {len(ref['steps'])} steps")
+    print(f"{checked - failures} passed, {failures} failed")
+    return 1 if failures or not checked else 0
 
 
 if __name__ == "__main__":

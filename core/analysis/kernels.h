@@ -1,6 +1,7 @@
 #pragma once
 
 #include "../model/tracestore.h"
+#include "kernelclass.h"
 
 #include <array>
 #include <string>
@@ -8,28 +9,6 @@
 #include <vector>
 
 namespace kinetoscope {
-
-// TorchInductor's own breakdown of GPU time, extended to eager kernels.
-enum class KernelCategory : std::uint8_t {
-    Pointwise,           // triton_poi_
-    Reduction,           // triton_red_
-    PersistentReduction, // triton_per_
-    Template,            // triton_tem_
-    Triton,              // other Triton kernels
-    Gemm,
-    Conv,
-    Attention,           // flash / fmha / sdpa / attention kernels
-    Communication,       // nccl / rccl
-    Elementwise,         // PyTorch's own elementwise / vectorized kernels
-    Reduce,              // PyTorch's reduce kernels
-    Other,
-};
-constexpr std::size_t kernelCategoryCount = std::size_t(KernelCategory::Other) + 1;
-
-KernelCategory kernelCategory(std::string_view kernelName);
-std::string_view kernelCategoryName(KernelCategory c);
-// Tensor-core kernels recognised by name (the TensorBoard plugin's fragments, plus Hopper-era GEMMs).
-bool usesTensorCores(std::string_view kernelName);
 
 enum class KernelGrouping { Name, NameAndLaunch };
 

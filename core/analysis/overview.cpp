@@ -109,10 +109,7 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
         if (s.end > lo && s.start < hi) ov.steps.push_back(s);
     }
     if (ov.steps.empty()) {
-        StepRange whole;
-        whole.start = whole.cpuStart = lo;
-        whole.end = whole.cpuEnd = std::max(lo, hi);
-        ov.steps.push_back(whole);
+        ov.steps.push_back(activityStep(store, lo, hi));
         ov.syntheticStep = true;
     }
     IntervalSet stepSet;
@@ -130,7 +127,10 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
                                          : (durations[durations.size() / 2 - 1] + durations[durations.size() / 2]) / 2;
     ov.stepMean = stepSpan / TimeNs(durations.size());
     ov.stepsPerSecond = ov.stepMean > 0 ? 1e9 / double(ov.stepMean) : 0;
+    // GPU metrics are measured over the whole run of steps, gaps between steps included (they are idle time), as the
+    // TensorBoard plugin measures them.
     const TimeNs spanLo = ov.steps.front().start, spanHi = ov.steps.back().end;
+    const TimeNs metricSpan = spanHi - spanLo;
 
     // Intervals of each breakdown category, as runs sorted by start (one per lane and category).
     std::array<std::vector<IntervalSet>, breakdownCategoryCount> runs;
@@ -165,7 +165,10 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
                 int cat = -1;
                 if (gpu) {
                     if (kind == CategoryKind::Kernel) {
-                        const bool comm = cls & NameClass::Communication;
+                        std::int8_t& kc = kernelCategoryOf[t.names[r].value];
+                        if (kc < 0) kc = std::int8_t(kernelCategory(store.strings.view(t.names[r])));
+                        // Collectives by what the kernel is (NCCL/RCCL, DeepEP dispatch/combine, custom all-reduce).
+                        const bool comm = KernelCategory(kc) == KernelCategory::Communication;
                         cat = int(comm ? BreakdownCategory::Communication : BreakdownCategory::Kernel);
                         if (comm) store.keepLongest(longestComm, ref);
                         laneKernels.emplace_back(s, e);
@@ -174,20 +177,18 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
                         if (blocks) smData[t.pid] = true;
                         kernelsInSteps.push_back({s, e, blocks.value_or(0), t.pid});
                         if (const auto occ = argNumber(args, "est. achieved occupancy %")) {
-                            occupancy[t.pid].first += *occ * double(t.durations[r]);
-                            occupancy[t.pid].second += t.durations[r];
+                            occupancy[t.pid].first += *occ * double(e - s);
+                            occupancy[t.pid].second += e - s;
                         }
                         auto& tt = tensorTime[t.pid];
-                        tt.second += t.durations[r];
-                        std::int8_t& kc = kernelCategoryOf[t.names[r].value];
-                        if (kc < 0) kc = std::int8_t(kernelCategory(store.strings.view(t.names[r])));
+                        tt.second += e - s;
                         categoryTime[std::size_t(kc)] += t.durations[r];
                         totalKernelTime += t.durations[r];
                         EventRef& longest = categoryExample[std::size_t(kc)];
                         store.keepLongest(longest, ref);
                         std::int8_t& tc = tensorCoreName[t.names[r].value];
                         if (tc < 0) tc = usesTensorCores(store.strings.view(t.names[r])) ? 1 : 0;
-                        if (tc) tt.first += t.durations[r];
+                        if (tc) tt.first += e - s;
                         ++kernelCount;
                         if (t.durations[r] < 10'000) {
                             ++tinyKernels;
@@ -206,7 +207,9 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
                     } else if (cls & NameClass::DataLoader) {
                         cat = int(BreakdownCategory::DataLoader);
                         store.keepLongest(longestDataLoader, ref);
-                    } else if (kind == CategoryKind::Collective || (kind == CategoryKind::CpuOp && (cls & NameClass::Communication))) {
+                    } else if (kind == CategoryKind::Collective ||
+                               ((kind == CategoryKind::CpuOp || kind == CategoryKind::UserAnnotation) && (cls & NameClass::Communication))) {
+                        // On a CPU-only rank the collectives are the gloo:* / nccl:* annotation ranges.
                         cat = int(BreakdownCategory::Communication);
                     } else if ((kind == CategoryKind::CpuOp || kind == CategoryKind::UserAnnotation) && !(cls & NameClass::Step)) {
                         cat = int(BreakdownCategory::CpuExec);
@@ -234,6 +237,16 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
                 if (!lane[c].empty()) runs[c].push_back(std::move(lane[c]));
             }
             if (!laneKernels.empty()) kernelRuns[t.pid].push_back(std::move(laneKernels));
+            // A device whose kernels all ran outside the steps still gets its (zero) utilisation.
+            if (gpu && !kernelRuns.count(t.pid)) {
+                const auto [a0, a1] = t.rowsInRange(d, lo, hi);
+                for (std::uint32_t r = a0; r < a1; ++r) {
+                    if (store.categories[t.categories[r]].kind == CategoryKind::Kernel) {
+                        kernelRuns[t.pid];
+                        break;
+                    }
+                }
+            }
             if (!laneGpuWork.empty()) gpuWorkRuns[t.pid].push_back(std::move(laneGpuWork));
         }
     }
@@ -265,9 +278,8 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
     for (auto& [device, laneRuns] : kernelRuns) {
         GpuMetrics g;
         g.device = device;
-        const IntervalSet kernels = intersect(unionOfRuns(laneRuns), stepSet);
-        g.kernelTime = totalLength(kernels);
-        g.utilization = stepSpan ? double(g.kernelTime) / double(stepSpan) : 0;
+        g.kernelTime = totalLength(unionOfRuns(laneRuns));
+        g.utilization = metricSpan ? double(g.kernelTime) / double(metricSpan) : 0;
         g.busyOfWall = double(totalLength(unionOfRuns(gpuWorkRuns[device]))) / double(wall);
         // SM efficiency: sweep kernel starts and ends, integrating min(Σ blocks per SM, 1).
         std::vector<std::pair<TimeNs, double>> edges;
@@ -283,7 +295,7 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
             integral += std::min(std::max(level, 0.0), 1.0) * double(edges[i + 1].first - edges[i].first);
         }
         g.hasSmData = smData[device];
-        g.smEfficiency = stepSpan && g.hasSmData ? integral / double(stepSpan) : 0;
+        g.smEfficiency = metricSpan && g.hasSmData ? integral / double(metricSpan) : 0;
         const auto occ = occupancy[device];
         g.hasOccupancyData = occ.second > 0;
         g.achievedOccupancy = occ.second ? occ.first / double(occ.second) : 0;

@@ -29,11 +29,12 @@ struct StepBreakdown {
 
 struct GpuMetrics {
     std::int64_t device = 0;
-    TimeNs kernelTime = 0;        // union of kernel intervals within the steps
-    double utilization = 0;       // kernelTime / step span
+    // The metric span runs from the first step's start to the last step's end, gaps between steps included.
+    TimeNs kernelTime = 0;        // union of kernel intervals within the metric span
+    double utilization = 0;       // kernelTime / metric span
     double busyOfWall = 0;        // union of all GPU work (kernels, memcpy, memset) / trace span
-    double smEfficiency = 0;      // ∫ min(Σ blocks per SM of running kernels, 1) dt / step span
-    double achievedOccupancy = 0; // Σ occupancy × kernel time / Σ kernel time, in %
+    double smEfficiency = 0;      // ∫ min(Σ blocks per SM of running kernels, 1) dt over the metric span / metric span
+    double achievedOccupancy = 0; // Σ occupancy × kernel time clipped to the metric span / Σ that time, in %
     double tensorCoreShare = 0;   // kernel time of tensor-core kernels / kernel time
     bool hasSmData = false;
     bool hasOccupancyData = false;

@@ -55,4 +55,45 @@ std::vector<StepRange> findSteps(const TraceStore& store) {
     return steps;
 }
 
+StepRange activityStep(const TraceStore& store, TimeNs from, TimeNs to) {
+    from = std::max(from, store.minTime);
+    to = std::max(from, std::min(to, store.maxTime));
+    TimeNs cpuLo = INT64_MAX, cpuHi = INT64_MIN;
+    for (const Track& t : store.tracks) {
+        if (t.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
+            const auto [r0, r1] = t.rowsInRange(d, from, to);
+            for (std::uint32_t r = r0; r < r1; ++r) {
+                const CategoryKind kind = store.categories[t.categories[r]].kind;
+                if ((kind != CategoryKind::CpuOp && kind != CategoryKind::PythonFunction) || (t.flags[r] & SliceFlag::Instant)) continue;
+                cpuLo = std::min(cpuLo, std::max(t.starts[r], from));
+                cpuHi = std::max(cpuHi, std::min(t.endOf(r), to));
+            }
+        }
+    }
+    StepRange step;
+    if (cpuLo > cpuHi) {
+        step.start = step.cpuStart = from;
+        step.end = step.cpuEnd = to;
+        return step;
+    }
+    TimeNs end = cpuHi;
+    for (const Track& t : store.tracks) {
+        if (t.kind != TrackKind::GpuStream) continue;
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+            const CategoryKind kind = store.categories[t.categories[r]].kind;
+            if (kind != CategoryKind::Kernel && kind != CategoryKind::Memcpy && kind != CategoryKind::Memset) continue;
+            if (t.endOf(r) <= end) continue;
+            const auto launch = store.launchOf({TrackId(std::uint32_t(&t - store.tracks.data())), r});
+            if (!launch) continue;
+            const TimeNs at = store.tracks[launch->track.value].starts[launch->index];
+            if (at >= cpuLo && at <= cpuHi) end = t.endOf(r);
+        }
+    }
+    step.start = step.cpuStart = cpuLo;
+    step.cpuEnd = cpuHi;
+    step.end = end;
+    return step;
+}
+
 } // namespace kinetoscope

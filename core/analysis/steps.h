@@ -21,4 +21,9 @@ struct StepRange {
 // Steps in time order; empty when the trace has no ProfilerStep ranges.
 std::vector<StepRange> findSteps(const TraceStore& store);
 
+// The one step of a trace without ProfilerStep ranges, within [from, to]: from the first CPU operator or Python frame
+// to the last, stretched to the end of the GPU work launched in between (not the profiler's own `Trace` span, and not
+// idle time before the first op). A trace with no CPU operators or Python frames spans everything in [from, to].
+StepRange activityStep(const TraceStore& store, TimeNs from, TimeNs to);
+
 } // namespace kinetoscope

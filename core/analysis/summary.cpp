@@ -1,5 +1,6 @@
 #include "summary.h"
 
+#include "hosttree.h"
 #include "kernels.h"
 
 #include <algorithm>
@@ -10,10 +11,6 @@ namespace kinetoscope {
 std::int64_t deviceOf(const Track& track) { return track.pid; }
 
 namespace {
-
-bool isOperator(const TraceStore& store, const Track& t, std::uint32_t row) {
-    return store.categories[t.categories[row]].kind == CategoryKind::CpuOp && !(t.flags[row] & SliceFlag::Instant);
-}
 
 std::string inputDimsOf(const TraceStore& store, EventRef ref) {
     for (const ArgField& f : store.decodeArgs(ref))
@@ -41,9 +38,6 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
     // Kernels, and device time attributed to the launching operator.
     std::unordered_map<std::string_view, KernelRow> kernels;
     std::map<std::int64_t, std::vector<std::pair<TimeNs, TimeNs>>> busy;
-    // Per CPU track: device self time per operator row.
-    std::vector<std::unordered_map<std::uint32_t, TimeNs>> deviceSelf(store.tracks.size());
-    std::vector<std::unordered_map<std::uint32_t, TimeNs>> deviceSelfTensor(store.tracks.size());
     std::unordered_map<std::uint32_t, bool> tensorCoreName;
     // Kernels by the thread that launched them; attributed to operators once each thread's operator tree is built.
     struct LaunchedWork {
@@ -55,12 +49,26 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
     for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
         const Track& t = store.tracks[ti];
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
-            if (t.starts[r] < from || t.starts[r] > to) continue;
-            if (!(t.flags[r] & SliceFlag::Instant) && !(t.flags[r] & SliceFlag::Unterminated) &&
+            const CategoryKind kind = store.categories[t.categories[r]].kind;
+            const bool inRange = t.starts[r] >= from && t.starts[r] <= to;
+            if (inRange && !(t.flags[r] & SliceFlag::Instant) && !(t.flags[r] & SliceFlag::Unterminated) &&
                 t.kind != TrackKind::Async)
                 ++s.events;
-            if (store.categories[t.categories[r]].kind != CategoryKind::Kernel) continue;
+            if (kind != CategoryKind::Kernel && kind != CategoryKind::Memcpy && kind != CategoryKind::Memset) continue;
             const TimeNs dur = t.durations[r];
+            const bool kernel = kind == CategoryKind::Kernel;
+            // Kernels, copies and memsets are device time of the operator that launched them, wherever they run: an
+            // operator counted in the range keeps all its GPU work.
+            if (const auto launch = store.launchOf({TrackId(ti), r})) {
+                bool tensorCores = false;
+                if (kernel) {
+                    auto [tc, fresh] = tensorCoreName.try_emplace(t.names[r].value);
+                    if (fresh) tc->second = usesTensorCores(store.strings.view(t.names[r]));
+                    tensorCores = tc->second;
+                }
+                launchesByTrack[launch->track.value].push_back({launch->index, dur, tensorCores});
+            }
+            if (!kernel || !inRange) continue;
             KernelRow& k = kernels[store.strings.view(t.names[r])];
             if (k.count == 0) {
                 k.min = dur;
@@ -71,12 +79,6 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
             k.min = std::min(k.min, dur);
             k.max = std::max(k.max, dur);
             busy[deviceOf(t)].emplace_back(t.starts[r], t.endOf(r));
-            const EventRef kernel{TrackId(ti), r};
-            if (const auto launch = store.launchOf(kernel)) {
-                auto [tc, fresh] = tensorCoreName.try_emplace(t.names[r].value);
-                if (fresh) tc->second = usesTensorCores(store.strings.view(t.names[r]));
-                launchesByTrack[launch->track.value].push_back({launch->index, dur, tc->second});
-            }
         }
     }
     for (auto& [name, row] : kernels) {
@@ -102,111 +104,100 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
         s.gpuBusy[device] = total;
     }
 
-    // Operators: an operator-only tree per thread gives self and device-total times.
-    std::unordered_map<std::string, OperatorRow> ops;
+    // Operators and annotations: the host tree of each thread gives self and device-total times.
+    std::unordered_map<std::string, OperatorRow> ops, annotations;
     for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
         const Track& t = store.tracks[ti];
         if (t.kind != TrackKind::CpuThread) continue;
-        struct Occurrence {
-            std::uint32_t row;
-            std::uint32_t depth;
-            std::int64_t parent; // index into occurrences, -1 for none
+        const std::vector<HostNode> nodes = hostTree(store, t);
+        if (nodes.empty()) continue;
+        struct Figures {
             TimeNs childSum = 0;
+            TimeNs deviceSelf = 0;
+            TimeNs deviceSelfTensor = 0;
             TimeNs deviceTotal = 0;
         };
-        std::vector<Occurrence> occ;
-        for (std::uint32_t d = 0; d < t.laneCount(); ++d)
-            for (std::uint32_t r = t.laneBegin[d]; r < t.laneBegin[d + 1]; ++r)
-                if (isOperator(store, t, r) && t.starts[r] >= from && t.starts[r] <= to) occ.push_back({r, d, -1});
-        if (occ.empty()) continue;
-        // Time order with parents first: by start, then lane.
-        std::sort(occ.begin(), occ.end(), [&](const Occurrence& a, const Occurrence& b) {
-            return t.starts[a.row] != t.starts[b.row] ? t.starts[a.row] < t.starts[b.row] : a.depth < b.depth;
-        });
-        std::vector<std::uint32_t> stack;
-        for (std::uint32_t i = 0; i < occ.size(); ++i) {
-            const TimeNs start = t.starts[occ[i].row];
-            const TimeNs end = t.endOf(occ[i].row);
-            while (!stack.empty()) {
-                const Occurrence& top = occ[stack.back()];
-                const TimeNs topEnd = t.endOf(top.row);
-                // A zero-length op at its parent's start is inside it; anything else that starts at the
-                // parent's end, or runs past it, is not.
-                const bool inside = (start < topEnd || (start == t.starts[top.row] && end == start && topEnd > start)) &&
-                                    end <= topEnd;
-                if (inside) break;
-                stack.pop_back();
-            }
-            if (!stack.empty()) {
-                occ[i].parent = stack.back();
-                occ[stack.back()].childSum += t.durations[occ[i].row];
-            }
-            stack.push_back(i);
+        std::vector<Figures> fig(nodes.size());
+        std::vector<std::uint32_t> childCount(nodes.size(), 0);
+        for (const HostNode& n : nodes) {
+            if (n.parent < 0) continue;
+            fig[std::size_t(n.parent)].childSum += t.durations[n.row];
+            ++childCount[std::size_t(n.parent)];
         }
-        // Device self: each launch's GPU time goes to the innermost operator open at the launch's start. Launches
-        // and operators are walked in time order with a stack of open operators.
-        {
-            auto& launches = launchesByTrack[ti];
-            std::sort(launches.begin(), launches.end(), [&](const LaunchedWork& a, const LaunchedWork& b) {
-                return t.starts[a.launchRow] != t.starts[b.launchRow] ? t.starts[a.launchRow] < t.starts[b.launchRow] : a.launchRow < b.launchRow;
-            });
-            std::vector<std::uint32_t> open;
-            std::size_t next = 0;
-            auto contains = [&](std::uint32_t opIndex, TimeNs at) {
-                const std::uint32_t row = occ[opIndex].row;
-                return t.starts[row] <= at && (at < t.endOf(row) || t.starts[row] == at);
-            };
-            for (const LaunchedWork& w : launches) {
-                const TimeNs at = t.starts[w.launchRow];
-                while (next < occ.size() && t.starts[occ[next].row] <= at) {
-                    while (!open.empty() && !contains(open.back(), t.starts[occ[next].row])) open.pop_back();
-                    open.push_back(std::uint32_t(next));
-                    ++next;
-                }
-                while (!open.empty() && !contains(open.back(), at)) open.pop_back();
-                // The launch itself may be an operator-category slice; an operator never encloses itself.
-                while (!open.empty() && occ[open.back()].row == w.launchRow) open.pop_back();
-                if (open.empty()) continue;
-                const std::uint32_t opRow = occ[open.back()].row;
-                deviceSelf[ti][opRow] += w.duration;
-                if (w.tensorCores) deviceSelfTensor[ti][opRow] += w.duration;
+        // key_averages() merges an operator into its parent when the parent has the same name and no other child
+        // (EventList._remove_dup_nodes): the pair is one call, and the parent takes over the child's children.
+        std::vector<std::int32_t> mergedInto(nodes.size(), -1);
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            const HostNode& n = nodes[i];
+            if (n.parent < 0 || n.role != HostRole::Operator) continue;
+            const std::int32_t p = mergedInto[std::size_t(n.parent)] >= 0 ? mergedInto[std::size_t(n.parent)] : n.parent;
+            const HostNode& pn = nodes[std::size_t(p)];
+            if (pn.role != HostRole::Operator || childCount[std::size_t(p)] != 1 || t.names[pn.row] != t.names[n.row]) continue;
+            mergedInto[i] = p;
+            fig[std::size_t(p)].childSum += fig[i].childSum - t.durations[n.row];
+            childCount[std::size_t(p)] = childCount[i];
+        }
+        // GPU work goes to the operator or annotation that owns its launch call.
+        if (!launchesByTrack[ti].empty()) {
+            std::vector<std::int32_t> nodeOfRow(t.sliceCount(), -1);
+            for (std::size_t i = 0; i < nodes.size(); ++i) nodeOfRow[nodes[i].row] = std::int32_t(i);
+            for (const LaunchedWork& w : launchesByTrack[ti]) {
+                const std::int32_t launch = nodeOfRow[w.launchRow];
+                if (launch < 0) continue;
+                const std::int32_t owner = nodes[std::size_t(launch)].role == HostRole::Launch ? owningNode(nodes, launch) : launch;
+                if (owner < 0) continue;
+                fig[std::size_t(owner)].deviceSelf += w.duration;
+                if (w.tensorCores) fig[std::size_t(owner)].deviceSelfTensor += w.duration;
             }
         }
-        const auto& selfMap = deviceSelf[ti];
-        for (Occurrence& o : occ) {
-            auto it = selfMap.find(o.row);
-            o.deviceTotal = it == selfMap.end() ? 0 : it->second;
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            if (mergedInto[i] < 0) continue;
+            Figures& into = fig[std::size_t(mergedInto[i])];
+            into.deviceSelf += fig[i].deviceSelf;
+            into.deviceSelfTensor += fig[i].deviceSelfTensor;
+            fig[i].deviceSelf = fig[i].deviceSelfTensor = 0;
         }
-        for (std::size_t i = occ.size(); i-- > 0;)
-            if (occ[i].parent >= 0) occ[occ[i].parent].deviceTotal += occ[i].deviceTotal;
-        for (const Occurrence& o : occ) {
-            std::string key(store.strings.view(t.names[o.row]));
+        for (std::size_t i = 0; i < nodes.size(); ++i) fig[i].deviceTotal += fig[i].deviceSelf;
+        for (std::size_t i = nodes.size(); i-- > 0;)
+            if (nodes[i].parent >= 0) fig[std::size_t(nodes[i].parent)].deviceTotal += fig[i].deviceTotal;
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            const HostNode& n = nodes[i];
+            if (n.role == HostRole::Launch || mergedInto[i] >= 0 || t.starts[n.row] < from || t.starts[n.row] > to) continue;
+            const std::string_view name = store.strings.view(t.names[n.row]);
+            const bool annotation = n.role == HostRole::Annotation;
+            std::string key = annotation ? annotationGroupName(name) : std::string(name);
             std::string dims;
-            if (grouping == OperatorGrouping::NameAndShape) {
-                dims = inputDimsOf(store, {TrackId(ti), o.row});
+            if (grouping == OperatorGrouping::NameAndShape && !annotation) {
+                dims = inputDimsOf(store, {TrackId(ti), n.row});
                 key += "\x1f" + dims;
             }
-            OperatorRow& row = ops[key];
+            OperatorRow& row = (annotation ? annotations : ops)[key];
             if (row.count == 0) {
-                row.name = std::string(store.strings.view(t.names[o.row]));
+                row.name = annotation ? annotationGroupName(name) : std::string(name);
                 row.inputDims = dims;
             }
-            auto it = selfMap.find(o.row);
-            if (auto tc = deviceSelfTensor[ti].find(o.row); tc != deviceSelfTensor[ti].end()) row.deviceSelfTensorCore += tc->second;
-            store.keepLongest(row.example, {TrackId(ti), o.row});
+            store.keepLongest(row.example, {TrackId(ti), n.row});
             ++row.count;
-            row.hostTotal += t.durations[o.row];
-            row.hostSelf += t.durations[o.row] - o.childSum;
-            row.deviceSelf += it == selfMap.end() ? 0 : it->second;
-            row.deviceTotal += o.deviceTotal;
+            row.hostTotal += t.durations[n.row];
+            row.hostSelf += t.durations[n.row] - fig[i].childSum;
+            row.deviceSelf += fig[i].deviceSelf;
+            row.deviceSelfTensorCore += fig[i].deviceSelfTensor;
+            row.deviceTotal += fig[i].deviceTotal;
         }
     }
-    for (auto& [key, row] : ops) s.operators.push_back(std::move(row));
-    std::sort(s.operators.begin(), s.operators.end(), [](const OperatorRow& a, const OperatorRow& b) {
-        if (a.deviceTotal != b.deviceTotal) return a.deviceTotal > b.deviceTotal;
-        if (a.hostTotal != b.hostTotal) return a.hostTotal > b.hostTotal;
-        return std::tie(a.name, a.inputDims) < std::tie(b.name, b.inputDims);
-    });
+    auto sorted = [](std::unordered_map<std::string, OperatorRow>& rows) {
+        std::vector<OperatorRow> out;
+        out.reserve(rows.size());
+        for (auto& [key, row] : rows) out.push_back(std::move(row));
+        std::sort(out.begin(), out.end(), [](const OperatorRow& a, const OperatorRow& b) {
+            if (a.deviceTotal != b.deviceTotal) return a.deviceTotal > b.deviceTotal;
+            if (a.hostTotal != b.hostTotal) return a.hostTotal > b.hostTotal;
+            return std::tie(a.name, a.inputDims) < std::tie(b.name, b.inputDims);
+        });
+        return out;
+    };
+    s.operators = sorted(ops);
+    s.annotations = sorted(annotations);
     return s;
 }
 

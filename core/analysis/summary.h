@@ -23,9 +23,9 @@ struct OperatorRow {
     std::string inputDims;  // the shapes, when grouped by them
     std::uint64_t count = 0;
     TimeNs hostTotal = 0;
-    TimeNs hostSelf = 0;    // duration minus direct operator children on the same thread
-    TimeNs deviceTotal = 0; // device self of the op and all its descendant operators
-    TimeNs deviceSelf = 0;  // kernels whose launch has this op as innermost enclosing operator
+    TimeNs hostSelf = 0;    // duration minus its direct children: operators, annotations, runtime and driver calls
+    TimeNs deviceTotal = 0; // device self of the op and all its descendants
+    TimeNs deviceSelf = 0;  // kernels, copies and memsets whose launch call the op owns (docs/DEFINITIONS.md)
     TimeNs deviceSelfTensorCore = 0; // the part of deviceSelf in tensor-core kernels
     EventRef example;       // the longest occurrence
     bool tensorCoreEligible() const; // a GEMM/convolution/attention op that could run on tensor cores
@@ -38,6 +38,9 @@ struct Summary {
     std::uint64_t events = 0; // X slices plus matched B/E pairs
     std::vector<KernelRow> kernels;     // sorted by total, descending
     std::vector<OperatorRow> operators; // sorted by device total, then host total, descending
+    // Ranges that are not operators (record_function, ProfilerStep#*, Optimizer.step#..., DataLoader), grouped by
+    // name with a trailing "#N" folded to "#*"; the same figures and order as operators.
+    std::vector<OperatorRow> annotations;
     std::map<std::int64_t, TimeNs> gpuBusy; // device -> length of the union of its kernel intervals
 };
 

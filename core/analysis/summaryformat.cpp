@@ -65,20 +65,27 @@ std::string summaryToJson(const Summary& s, const AnalysisReport* report) {
         out += "{\"name\": \"" + jsonEscape(k.name) + "\", \"count\": " + std::to_string(k.count) +
                ", \"total_us\": " + formatMicros(k.total) + ", \"min_us\": " + formatMicros(k.min) +
                ", \"max_us\": " + formatMicros(k.max) + ", \"mean_us\": " + formatMicros(k.mean());
-        if (report) out += ", \"category\": \"" + std::string(kernelCategoryName(kernelCategory(k.name))) + "\"";
+        out += ", \"category\": \"" + std::string(kernelCategoryName(kernelCategory(k.name))) +
+               "\", \"tensor_cores\": " + (usesTensorCores(k.name) ? "true" : "false");
         out += "}";
     }
-    out += s.kernels.empty() ? "],\n \"operators\": [" : "\n ],\n \"operators\": [";
-    for (std::size_t i = 0; i < s.operators.size(); ++i) {
-        const OperatorRow& o = s.operators[i];
-        out += i ? ",\n  " : "\n  ";
-        out += "{\"name\": \"" + jsonEscape(o.name) + "\", ";
-        if (!o.inputDims.empty()) out += "\"input_dims\": \"" + jsonEscape(o.inputDims) + "\", ";
-        out += "\"count\": " + std::to_string(o.count) + ", \"host_total_us\": " + formatMicros(o.hostTotal) +
-               ", \"host_self_us\": " + formatMicros(o.hostSelf) + ", \"device_total_us\": " +
-               formatMicros(o.deviceTotal) + ", \"device_self_us\": " + formatMicros(o.deviceSelf) + "}";
-    }
-    out += s.operators.empty() ? "],\n \"gpu_busy_us\": {" : "\n ],\n \"gpu_busy_us\": {";
+    out += s.kernels.empty() ? "]" : "\n ]";
+    auto operatorRows = [&](const char* key, const std::vector<OperatorRow>& rows) {
+        out += std::string(",\n \"") + key + "\": [";
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const OperatorRow& o = rows[i];
+            out += i ? ",\n  " : "\n  ";
+            out += "{\"name\": \"" + jsonEscape(o.name) + "\", ";
+            if (!o.inputDims.empty()) out += "\"input_dims\": \"" + jsonEscape(o.inputDims) + "\", ";
+            out += "\"count\": " + std::to_string(o.count) + ", \"host_total_us\": " + formatMicros(o.hostTotal) +
+                   ", \"host_self_us\": " + formatMicros(o.hostSelf) + ", \"device_total_us\": " +
+                   formatMicros(o.deviceTotal) + ", \"device_self_us\": " + formatMicros(o.deviceSelf) + "}";
+        }
+        out += rows.empty() ? "]" : "\n ]";
+    };
+    operatorRows("operators", s.operators);
+    operatorRows("annotations", s.annotations);
+    out += ",\n \"gpu_busy_us\": {";
     bool first = true;
     for (const auto& [device, busy] : s.gpuBusy) {
         out += first ? "" : ", ";
@@ -230,6 +237,19 @@ std::optional<std::string> summaryToText(const Summary& summary, const SummaryTe
         out += renderTable({{"Name", false}, {"Calls", true}, {"Host total us", true}, {"Host self us", true},
                             {"Device total us", true}, {"Device self us", true}},
                            rows);
+        if (!summary.annotations.empty()) {
+            std::vector<std::vector<std::string>> annotationRows;
+            for (std::size_t i = 0; i < summary.annotations.size() && i < options.top; ++i) {
+                const OperatorRow& o = summary.annotations[i];
+                annotationRows.push_back({elide(o.name, 60), std::to_string(o.count), formatMicros(o.hostTotal), formatMicros(o.hostSelf),
+                                          formatMicros(o.deviceTotal), formatMicros(o.deviceSelf)});
+            }
+            out += "\nAnnotations: record_function ranges, steps, optimizer, DataLoader (" + std::to_string(annotationRows.size()) +
+                   " of " + std::to_string(summary.annotations.size()) + ")\n";
+            out += renderTable({{"Name", false}, {"Calls", true}, {"Host total us", true}, {"Host self us", true},
+                                {"Device total us", true}, {"Device self us", true}},
+                               annotationRows);
+        }
     }
     if (options.showKernels) {
         std::vector<std::vector<std::string>> rows;

@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""Compares `kinetoscope-cli summary --json` with the TensorBoard plugin's own parser (shared/tools/tbref).
+
+    compare_tbref.py OURS.json PLUGIN.json [--name LABEL]
+
+Prints one line per figure that differs by more than 1 us or 0.1% (the tolerance docs/DEFINITIONS.md uses), then a
+one-line verdict. Figures: steps (count and bounds), the average step-time breakdown, GPU utilisation, est. SM
+efficiency and est. achieved occupancy per device, the plugin's top 15 operators by host self time and its top 15
+kernels. Exit 0 always: differences are data for docs/DEFINITIONS.md, not failures.
+"""
+import json
+import sys
+
+
+def close(a, b, abs_tol=1.0, rel_tol=1e-3):
+    if a is None or b is None:
+        return a is None and b is None
+    return abs(a - b) <= max(abs_tol, rel_tol * max(abs(a), abs(b)))
+
+
+def compare(ours, plugin):
+    diffs = []
+
+    def check(figure, theirs, mine, abs_tol=1.0, rel_tol=1e-3):
+        if not close(theirs, mine, abs_tol, rel_tol):
+            diffs.append((figure, theirs, mine))
+
+    steps = ours.get("steps", [])
+    psteps = plugin.get("steps", [])
+    check("steps.count", len(psteps), len(steps), 0, 0)
+    base = None
+    if psteps and steps and len(psteps) == len(steps):
+        for i, (p, o) in enumerate(zip(psteps, steps)):
+            check(f"steps[{i}].start_us", p["start_us"], o["start_us"])
+            check(f"steps[{i}].end_us", p["end_us"], o["end_us"])
+    n = max(1, len(steps))
+    for key, theirs in plugin.get("breakdown_avg_us", {}).items():
+        if key == "total":
+            mine = sum(ours.get("breakdown_us", {}).values()) / n
+        else:
+            mine = ours.get("breakdown_us", {}).get(key, 0) / n
+        check(f"breakdown_avg_us.{key}", theirs, mine)
+    metrics = ours.get("gpu_metrics", {})
+    for dev, g in plugin.get("gpu", {}).items():
+        m = metrics.get(dev)
+        if m is None:
+            diffs.append((f"gpu[{dev}]", "present", "absent"))
+            continue
+        check(f"gpu[{dev}].utilization", g["utilization"], m["utilization"], 1e-4, 1e-3)
+        if g.get("sm_efficiency") is not None:
+            check(f"gpu[{dev}].sm_efficiency", g["sm_efficiency"], m["sm_efficiency"], 1e-4, 1e-3)
+        if g.get("occupancy_pct") is not None:
+            check(f"gpu[{dev}].occupancy_pct", g["occupancy_pct"], m["achieved_occupancy_pct"], 1e-2, 1e-3)
+    ops = {o["name"]: o for o in ours.get("operators", [])}
+    ops.update({o["name"]: o for o in ours.get("annotations", []) if o["name"] not in ops})
+    for p in plugin.get("operators_top15_by_host_self", []):
+        o = ops.get(p["name"])
+        if o is None:
+            diffs.append((f"op {p['name']}", "present", "absent"))
+            continue
+        check(f"op {p['name']}.calls", p["calls"], o["count"], 0, 0)
+        check(f"op {p['name']}.host_self_us", p["host_self_us"], o["host_self_us"])
+        check(f"op {p['name']}.host_total_us", p["host_total_us"], o["host_total_us"])
+        check(f"op {p['name']}.device_self_us", p["device_self_us"], o["device_self_us"])
+        check(f"op {p['name']}.device_total_us", p["device_total_us"], o["device_total_us"])
+    kernels = {k["name"]: k for k in ours.get("kernels", [])}
+    for p in plugin.get("kernels_top15_by_total", []):
+        k = kernels.get(p["name"])
+        if k is None:
+            diffs.append((f"kernel {p['name'][:60]}", "present", "absent"))
+            continue
+        check(f"kernel {p['name'][:60]}.calls", p["calls"], k["count"], 0, 0)
+        check(f"kernel {p['name'][:60]}.total_us", p["total_us"], k["total_us"])
+    return diffs
+
+
+def main():
+    ours = json.load(open(sys.argv[1]))
+    plugin = json.load(open(sys.argv[2]))
+    label = sys.argv[4] if len(sys.argv) > 4 and sys.argv[3] == "--name" else sys.argv[1]
+    diffs = compare(ours, plugin)
+    for figure, theirs, mine in diffs:
+        print(f"  {figure}: plugin {theirs} ours {mine}")
+    print(f"{'AGREE' if not diffs else 'DIFFER'} {label}: {len(diffs)} figure(s) differ")
+
+
+if __name__ == "__main__":
+    main()
