@@ -305,24 +305,40 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
     }
 
     // Recommendations.
-    auto add = [&](std::string id, std::string title, std::string evidence, EventRef example = {}, TimeNs a = 0, TimeNs b = 0) {
-        ov.recommendations.push_back({std::move(id), std::move(title), std::move(evidence), example, a, b});
+    // Each recommendation carries the figures that fired it (with its threshold) and where to look: its example
+    // event's extent, or the range it names.
+    auto add = [&](std::string id, std::string title, std::string evidence, std::vector<std::pair<std::string, double>> figures,
+                   EventRef example = {}, TimeNs a = 0, TimeNs b = 0) {
+        if (example.isValid() && a == b) {
+            a = store.tracks[example.track.value].starts[example.index];
+            b = store.tracks[example.track.value].endOf(example.index);
+        }
+        ov.recommendations.push_back({std::move(id), std::move(title), std::move(evidence), example, a, b, std::move(figures)});
+        if (example.isValid()) {
+            Recommendation& r = ov.recommendations.back();
+            r.exampleName = std::string(store.nameOf(example));
+            r.exampleStart = store.tracks[example.track.value].starts[example.index];
+            r.exampleDuration = store.durationOf(example);
+        }
     };
     const double dataLoaderShare = stepSpan ? double(ov.breakdownTotal[std::size_t(BreakdownCategory::DataLoader)]) / double(stepSpan) : 0;
     if (dataLoaderShare > 0.05) {
         add("dataloader", "Data loading stalls the steps: use DataLoader(num_workers > 0, pin_memory=True) or prefetch",
-            "DataLoader takes " + percent(dataLoaderShare) + " of step time (threshold 5%)", longestDataLoader);
+            "DataLoader takes " + percent(dataLoaderShare) + " of step time (threshold 5%)",
+            {{"dataloader_share", dataLoaderShare}, {"threshold", 0.05}}, longestDataLoader);
     }
     const double commShare = stepSpan ? double(ov.breakdownTotal[std::size_t(BreakdownCategory::Communication)]) / double(stepSpan) : 0;
     if (commShare > 0.2) {
         add("communication", "Communication dominates: overlap it with compute (DDP bucket size, FSDP prefetch) or compress gradients",
-            "Communication not overlapped by kernels takes " + percent(commShare) + " of step time (threshold 20%)", longestComm);
+            "Communication not overlapped by kernels takes " + percent(commShare) + " of step time (threshold 20%)",
+            {{"communication_share", commShare}, {"threshold", 0.2}}, longestComm);
     }
     for (const GpuMetrics& g : ov.gpus) {
         const std::string dev = "GPU " + std::to_string(g.device);
         if (g.kernelTime > 0 && g.utilization < 0.5) {
             add("low_utilization", dev + " is idle most of the time: look at the gaps between kernels (larger batches, fewer host syncs)",
-                dev + " runs kernels " + percent(g.utilization) + " of the step time (threshold 50%)", {}, spanLo, spanHi);
+                dev + " runs kernels " + percent(g.utilization) + " of the step time (threshold 50%)",
+                {{"device", double(g.device)}, {"gpu_utilization", g.utilization}, {"threshold", 0.5}}, {}, spanLo, spanHi);
         }
         const DeviceProperties* props = nullptr;
         for (const DeviceProperties& d : store.metadata.devices) {
@@ -333,10 +349,14 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
             const TimeNs matmul = gemm + conv;
             if (totalKernelTime > 0 && double(matmul) / double(totalKernelTime) > 0.1 && g.tensorCoreShare < 0.1) {
                 const EventRef example = categoryExample[std::size_t(gemm >= conv ? KernelCategory::Gemm : KernelCategory::Conv)];
-                add("amp", dev + " (" + props->name + ") has tensor cores, but its GEMMs and convolutions do not use them: enable "
-                           "mixed precision (torch.autocast) or TF32 (torch.backends.cuda.matmul.allow_tf32)",
+                // TF32 exists from Ampere (compute capability 8) on.
+                add("amp", dev + " (" + props->name + ") has tensor cores, but its GEMMs and convolutions do not use them: enable " +
+                               (props->computeMajor >= 8 ? "mixed precision (torch.autocast) or TF32 (torch.backends.cuda.matmul.allow_tf32)"
+                                                         : "mixed precision (torch.autocast)"),
                     "GEMM/conv kernels take " + percent(double(matmul) / double(totalKernelTime)) + " of kernel time; tensor-core kernels " +
                         percent(g.tensorCoreShare) + " (threshold 10%)",
+                    {{"device", double(g.device)}, {"gemm_conv_share_of_kernel_time", double(matmul) / double(totalKernelTime)},
+                     {"tensor_core_share", g.tensorCoreShare}, {"threshold", 0.1}},
                     example);
             }
         }
@@ -348,7 +368,10 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
                 const double share = peak.reserved / double(d.totalGlobalMem);
                 if (share >= 0.9) {
                     add("memory_capacity", "GPU " + std::to_string(device) + " memory is nearly full: reduce the batch, use activation checkpointing, or free cached tensors",
-                        "peak reserved " + percent(share) + " of " + std::to_string(d.totalGlobalMem >> 20) + " MiB (threshold 90%)", peak.at);
+                        "peak reserved " + percent(share) + " of " + std::to_string(d.totalGlobalMem >> 20) + " MiB (threshold 90%)",
+                        {{"device", double(device)}, {"peak_reserved_bytes", peak.reserved}, {"memory_bytes", double(d.totalGlobalMem)},
+                         {"peak_reserved_share", share}, {"threshold", 0.9}},
+                        peak.at);
                 }
             }
         }
@@ -409,22 +432,27 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
         const double share = stepSpan ? double(waiting) / double(stepSpan) : 0;
         if (share > 0.2) {
             add("launch_bound", "The GPU waits for the CPU to launch work: capture the steps with CUDA graphs or use torch.compile(mode=\"reduce-overhead\")",
-                "GPUs sit idle until the host issues the next launch " + percent(share) + " of the step time (threshold 20%)", {}, worst.first, worst.second);
+                "GPUs sit idle until the host issues the next launch " + percent(share) + " of the step time (threshold 20%)",
+                {{"launch_wait_share", share}, {"launch_wait_us", double(waiting) / 1000.0}, {"threshold", 0.2}}, {}, worst.first,
+                worst.second);
         }
     }
     const double syncShare = stepSpan ? double(syncTime) / double(stepSpan) : 0;
     if (syncShare > 0.2) {
         add("sync_bound", "Host time is dominated by synchronisation: avoid .item(), .cpu() and explicit synchronize calls inside the step",
-            "cudaStreamSynchronize/cudaDeviceSynchronize/aten::item take " + percent(syncShare) + " of the step time (threshold 20%)", longestSync);
+            "cudaStreamSynchronize/cudaDeviceSynchronize/aten::item take " + percent(syncShare) + " of the step time (threshold 20%)",
+            {{"sync_share", syncShare}, {"threshold", 0.2}}, longestSync);
     }
     if (kernelCount >= 1000 && double(tinyKernels) / double(kernelCount) > 0.5) {
         add("tiny_kernels", "Many tiny kernels: launch overhead dominates; fuse them with torch.compile or CUDA graphs",
-            std::to_string(tinyKernels) + " of " + std::to_string(kernelCount) + " kernels run under 10 us (threshold: half of at least 1000)", tinyExample);
+            std::to_string(tinyKernels) + " of " + std::to_string(kernelCount) + " kernels run under 10 us (threshold: half of at least 1000)",
+            {{"tiny_kernels", double(tinyKernels)}, {"kernels", double(kernelCount)}, {"threshold", 0.5}}, tinyExample);
     }
     const double copyShare = stepSpan ? double(copyTime) / double(stepSpan) : 0;
     if (copyShare > 0.15) {
         add("copy_traffic", "Heavy copy and layout traffic (aten::copy_/to/repeat/permute/contiguous): keep tensors on the device and in the layout the next op wants",
-            "these ops take " + percent(copyShare) + " of the step time on the host (threshold 15%)", longestCopy);
+            "these ops take " + percent(copyShare) + " of the step time on the host (threshold 15%)",
+            {{"copy_share", copyShare}, {"threshold", 0.15}}, longestCopy);
     }
     if (totalKernelTime > 0) {
         const TimeNs elementwise = categoryTime[std::size_t(KernelCategory::Elementwise)];
@@ -432,7 +460,7 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
         if (share > 0.3) {
             add("elementwise_fusion", "Elementwise kernels dominate GPU time: they are fusion candidates for torch.compile",
                 "PyTorch elementwise kernels take " + percent(share) + " of kernel time (threshold 30%)",
-                categoryExample[std::size_t(KernelCategory::Elementwise)]);
+                {{"elementwise_share_of_kernel_time", share}, {"threshold", 0.3}}, categoryExample[std::size_t(KernelCategory::Elementwise)]);
         }
     }
     return ov;

@@ -46,8 +46,13 @@ struct Recommendation {
     std::string title;
     std::string evidence; // the numbers that triggered it
     EventRef example;     // where it shows (may be invalid)
-    TimeNs from = 0;      // a range to look at
+    TimeNs from = 0;      // a range to look at: the example's extent when there is one
     TimeNs to = 0;
+    // The figures that fired it, each by name (shares are fractions), and the threshold it crossed.
+    std::vector<std::pair<std::string, double>> figures;
+    std::string exampleName; // the example's name, start and duration, for reports that have no store at hand
+    TimeNs exampleStart = 0;
+    TimeNs exampleDuration = 0;
 };
 
 struct Overview {

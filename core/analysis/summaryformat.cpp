@@ -136,7 +136,16 @@ std::string summaryToJson(const Summary& s, const AnalysisReport* report) {
         for (std::size_t i = 0; i < ov.recommendations.size(); ++i) {
             const Recommendation& r = ov.recommendations[i];
             out += i ? ",\n  " : "\n  ";
-            out += "{\"id\": \"" + r.id + "\", \"title\": \"" + jsonEscape(r.title) + "\", \"evidence\": \"" + jsonEscape(r.evidence) + "\"}";
+            out += "{\"id\": \"" + r.id + "\", \"title\": \"" + jsonEscape(r.title) + "\", \"evidence_text\": \"" +
+                   jsonEscape(r.evidence) + "\", \"evidence\": {";
+            for (std::size_t f = 0; f < r.figures.size(); ++f)
+                out += (f ? ", \"" : "\"") + jsonEscape(r.figures[f].first) + "\": " + fixed(r.figures[f].second, 6);
+            out += "}, \"where\": {\"start_us\": " + formatMicros(r.from) + ", \"end_us\": " + formatMicros(r.to);
+            if (r.example.isValid()) {
+                out += ", \"event\": {\"name\": \"" + jsonEscape(r.exampleName) + "\", \"start_us\": " +
+                       formatMicros(r.exampleStart) + ", \"dur_us\": " + formatMicros(r.exampleDuration) + "}";
+            }
+            out += "}}";
         }
         out += ov.recommendations.empty() ? "]" : "\n ]";
         out += ",\n \"distributed\": " + rankFiguresToJson(report->distributed);
