@@ -20,8 +20,10 @@ def close(a, b, abs_tol=1.0, rel_tol=1e-3):
 
 def compare(ours, plugin):
     diffs = []
+    compared = [0]
 
     def check(figure, theirs, mine, abs_tol=1.0, rel_tol=1e-3):
+        compared[0] += 1
         if not close(theirs, mine, abs_tol, rel_tol):
             diffs.append((figure, theirs, mine))
 
@@ -71,17 +73,17 @@ def compare(ours, plugin):
             continue
         check(f"kernel {p['name'][:60]}.calls", p["calls"], k["count"], 0, 0)
         check(f"kernel {p['name'][:60]}.total_us", p["total_us"], k["total_us"])
-    return diffs
+    return diffs, compared[0]
 
 
 def main():
     ours = json.load(open(sys.argv[1]))
     plugin = json.load(open(sys.argv[2]))
     label = sys.argv[4] if len(sys.argv) > 4 and sys.argv[3] == "--name" else sys.argv[1]
-    diffs = compare(ours, plugin)
+    diffs, compared = compare(ours, plugin)
     for figure, theirs, mine in diffs:
         print(f"  {figure}: plugin {theirs} ours {mine}")
-    print(f"{'AGREE' if not diffs else 'DIFFER'} {label}: {len(diffs)} figure(s) differ")
+    print(f"{'AGREE' if not diffs else 'DIFFER'} {label}: {len(diffs)} of {compared} figure(s) differ")
 
 
 if __name__ == "__main__":
