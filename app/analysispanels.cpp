@@ -1,5 +1,7 @@
 #include "analysispanels.h"
 
+#include "query/enclosing.h"
+
 #include "charts.h"
 #include "detailspanel.h"
 #include "tablemodels.h"
@@ -149,11 +151,13 @@ OverviewPanel::OverviewPanel(const TraceStore& store, QWidget* parent) : Analysi
                               tr("Est. achieved occupancy"), tr("Tensor-core share")});
     const char* gpuTips[] = {
         "Device index (Kineto writes it as the pid)",
-        "Length of the union of kernel intervals within the steps, divided by the summed step span",
+        "Union of kernel intervals from the first step's start to the last step's end, divided by that span (gaps "
+        "between steps count as idle, as in the TensorBoard plugin)",
         "Length of the union of all GPU work (kernels, memcpy, memset) divided by the trace's wall time",
-        "∫ min(Σ blocks per SM of the kernels running, 1) dt over the steps, divided by the step span",
-        "Σ (est. achieved occupancy % × kernel duration) / Σ kernel duration, over kernels that report it",
-        "Kernel time of tensor-core kernels (recognised by name) divided by all kernel time",
+        "∫ min(Σ blocks per SM of the kernels running, 1) dt from the first step's start to the last step's end, "
+        "divided by that span",
+        "Σ (est. achieved occupancy % × kernel time clipped to the steps' span) / Σ that time, over kernels that report it",
+        "Kernel time of tensor-core kernels (recognised by name, docs/DEFINITIONS.md) divided by all kernel time",
     };
     for (int c = 0; c < 6; ++c) m_gpus->horizontalHeaderItem(c)->setToolTip(QString::fromUtf8(gpuTips[c]));
     m_gpus->setMaximumHeight(110);
@@ -282,17 +286,41 @@ void OverviewPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
         else if (r.to > r.from) link = QStringLiteral(" <a href=\"range:%1:%2\">show</a>").arg(r.from).arg(r.to);
         html += QStringLiteral("<p><b>%1</b><br/><span style=\"color:#4b5563\">%2</span>%3</p>")
                     .arg(QString::fromStdString(r.title).toHtmlEscaped(), QString::fromStdString(r.evidence).toHtmlEscaped(), link);
+        if (r.example.isValid() && !r.exampleName.empty())
+            html += QStringLiteral("<p style=\"margin-left:12px;color:#6b7280\">%1</p>")
+                        .arg(tr("Example: %1 (%2)").arg(QString::fromStdString(r.exampleName).toHtmlEscaped(), durationText(r.exampleDuration)));
     }
     m_recommendations->setHtml(html);
 }
 
 // ---- Operators -------------------------------------------------------------------------------------------------
 
+// The call stack of one operator call, innermost first: its "Call stack" arg (legacy traces), else the Python frames
+// (python_function) that enclose it on its thread, as with_stack traces record them.
+QString callStackText(const TraceStore& store, EventRef ref) {
+    if (!ref.isValid()) return {};
+    for (const ArgField& f : store.decodeArgs(ref)) {
+        if (f.key == "Call stack" || f.key == "Python stack") return QString::fromStdString(f.value).replace(QLatin1Char(';'), QLatin1Char('\n'));
+    }
+    const Track& t = store.tracks[ref.track.value];
+    const std::vector<std::uint32_t> enclosing = enclosingRows(t, ref.index);
+    QStringList frames;
+    for (auto p = enclosing.rbegin(); p != enclosing.rend(); ++p) {
+        if (store.categories[t.categories[*p]].kind != CategoryKind::PythonFunction) continue;
+        const std::string_view name = store.strings.view(t.names[*p]);
+        frames << QString::fromUtf8(name.data(), qsizetype(name.size()));
+    }
+    if (frames.isEmpty()) return QObject::tr("No call stack recorded for this operator (profile with with_stack=True).");
+    return QObject::tr("Python frames around its longest call, innermost first:\n") + frames.join(QLatin1Char('\n'));
+}
+
 OperatorPanel::OperatorPanel(const TraceStore& store, QWidget* parent) : AnalysisPanel(parent), m_store(store) {
     m_model = new OperatorTableModel(this);
     m_stack = new QTextBrowser(this);
     m_stack->setPlaceholderText(tr("Select an operator: its longest call's call stack (when recorded) shows here."));
-    const TablePanel t = buildTablePanel(this, m_model, {tr("Group by name"), tr("Group by name + input shapes")},
+    const TablePanel t = buildTablePanel(this, m_model,
+                                         {tr("Group by name"), tr("Group by name + input shapes"),
+                                          tr("Annotations: record_function ranges, steps, optimizer, DataLoader")},
                                          tr("Filter operators…"), OperatorTableModel::DeviceTotal,
                                          tr("<b>Top 10</b> by the sorted column"), m_stack);
     m_grouping = t.grouping;
@@ -305,14 +333,7 @@ OperatorPanel::OperatorPanel(const TraceStore& store, QWidget* parent) : Analysi
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         if (!current.isValid()) return;
         const EventRef ref = current.data(EventRole).value<EventRef>();
-        QString stack;
-        if (ref.isValid()) {
-            for (const ArgField& f : m_store.decodeArgs(ref)) {
-                if (f.key == "Call stack" || f.key == "Python stack") stack = QString::fromStdString(f.value);
-            }
-        }
-        m_stack->setPlainText(stack.isEmpty() ? tr("No call stack recorded for this operator (profile with with_stack=True).")
-                                              : stack.replace(QLatin1Char(';'), QLatin1Char('\n')));
+        m_stack->setPlainText(callStackText(m_store, ref));
     });
 }
 
@@ -322,7 +343,7 @@ OperatorGrouping OperatorPanel::grouping() const {
 void OperatorPanel::setGrouping(OperatorGrouping g) { m_grouping->setCurrentIndex(g == OperatorGrouping::NameAndShape ? 1 : 0); }
 
 void OperatorPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
-    m_model->setRows(result->summary.operators);
+    m_model->setRows(m_grouping->currentIndex() == 2 ? result->summary.annotations : result->summary.operators);
     m_view->setColumnHidden(OperatorTableModel::InputDims, result->operatorGrouping != OperatorGrouping::NameAndShape);
     updateChart();
 }
@@ -361,7 +382,8 @@ KernelPanel::KernelPanel(const TraceStore& store, QWidget* parent) : AnalysisPan
         if (const auto launch = m_store.launchOf(kernel)) {
             const Track& t = m_store.tracks[launch->track.value];
             chain << esc(m_store.nameOf(*launch));
-            for (auto p = t.parentOf(launch->index); p; p = t.parentOf(*p)) {
+            const std::vector<std::uint32_t> enclosing = enclosingRows(t, launch->index);
+            for (auto p = enclosing.rbegin(); p != enclosing.rend(); ++p) {
                 const EventRef ref{launch->track, *p};
                 const bool python = m_store.categoryOf(ref).kind == CategoryKind::PythonFunction;
                 chain << (python ? QStringLiteral("<span style=\"color:#6d28d9\">%1</span>") : QStringLiteral("%1")).arg(esc(m_store.nameOf(ref)));

@@ -18,6 +18,9 @@ class QTreeWidget;
 
 namespace kinetoscope {
 
+// The call stack of one operator call, innermost first: its "Call stack" arg, else the enclosing Python frames.
+QString callStackText(const TraceStore& store, EventRef ref);
+
 class BarChart;
 class KernelTableModel;
 class OperatorTableModel;
@@ -49,6 +52,8 @@ public:
     QTextBrowser* recommendations() const { return m_recommendations; }
     QSpinBox* batchSize() const { return m_batch; }
     QString throughputText() const;
+    // The result the panel shows (a newer one may be on its way to it).
+    const std::shared_ptr<const AnalysisResult>& shownResult() const { return m_result; }
 
 private:
     void updateThroughput();

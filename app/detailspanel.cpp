@@ -1,5 +1,7 @@
 #include "detailspanel.h"
 
+#include "analysis/hosttree.h"
+#include "query/enclosing.h"
 #include "query/viewport.h"
 
 #include <QUrl>
@@ -86,7 +88,12 @@ void DetailsPanel::showEvent(EventRef ref) {
         for (EventRef gpu : m_store.gpuWorkOf(ref)) related << eventLink(gpu, tr("GPU work: "));
     }
     if (isGpuCategory(m_store.categoryOf(ref).kind)) {
-        if (auto launch = m_store.launchOf(ref)) related << eventLink(*launch, tr("Launched by: "));
+        if (auto launch = m_store.launchOf(ref)) {
+            related << eventLink(*launch, tr("Launched by: "));
+            if (const auto op = launchingOperator(m_store, *launch)) related << eventLink(*op, tr("Operator: "));
+            related << tr("Launch delay: %1 <span style=\"color:#6b7280\">(start − end of the launch call, at least 0)</span>")
+                           .arg(dur(launchDelay(m_store, ref, *launch)));
+        }
     }
     for (const Flow* f : m_store.flowsFrom(ref)) {
         if (f->kind == FlowKind::Launch) continue; // listed above
@@ -101,13 +108,12 @@ void DetailsPanel::showEvent(EventRef ref) {
         html += related.join(QStringLiteral("<br/>"));
     }
 
-    // Parent chain, outermost first.
-    std::vector<EventRef> parents;
-    for (auto p = t.parentOf(ref.index); p; p = t.parentOf(*p)) parents.push_back({ref.track, *p});
+    // Every slice that encloses it on its thread, outermost first.
+    const std::vector<std::uint32_t> parents = enclosingRows(t, ref.index);
     if (!parents.empty()) {
         html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Parents"));
         QStringList chain;
-        for (auto it = parents.rbegin(); it != parents.rend(); ++it) chain << eventLink(*it);
+        for (std::uint32_t p : parents) chain << eventLink({ref.track, p});
         html += chain.join(QStringLiteral("<br/>"));
     }
 

@@ -48,15 +48,15 @@ QVariant OperatorTableModel::headerData(int section, Qt::Orientation orientation
     static const char* titles[] = {"Name", "Input shapes", "Calls", "Host self", "Host total", "Device self", "Device total",
                                    "Host self %", "Device self %", "Tensor-core eligible", "Tensor-core share"};
     static const char* tips[] = {
-        "Operator name",
+        "Operator name (annotations: a trailing #N folded to #*)",
         "Input Dims of the calls (when grouped by shape)",
-        "Number of calls",
-        "Host time minus the host time of operators called inside",
+        "Number of calls; an operator whose only child has its name counts once, as in key_averages()",
+        "Duration minus its direct children: operators, annotations, and runtime and driver calls (key_averages' Self CPU)",
         "Host time from start to end of the calls",
-        "GPU time of kernels launched directly by this operator (not by operators inside it)",
-        "GPU time of kernels launched by this operator and every operator inside it",
-        "Share of the summed host self time of all operators",
-        "Share of the summed device self time of all operators",
+        "GPU time of the kernels, copies and memsets its own launch calls made (key_averages' Self CUDA)",
+        "Device self of the calls and of everything called inside them",
+        "Share of the summed host self time of all rows",
+        "Share of the summed device self time of all rows",
         "A GEMM, convolution or attention operator that can run on tensor cores",
         "Share of its device self time spent in tensor-core kernels",
     };
@@ -120,10 +120,12 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
     static const char* titles[] = {"Name", "Category", "Calls", "Total", "Mean", "Min", "Max", "% GPU time",
                                    "Blocks per SM", "Est. occupancy", "Tensor cores", "Launch"};
     static const char* tips[] = {
-        "Kernel name", "TorchInductor-style category, from the name", "Number of launches", "Summed duration",
+        "Kernel name", "What the kernel does, from its name (docs/DEFINITIONS.md: TorchInductor's categories first)",
+        "Number of launches", "Summed duration",
         "Mean duration", "Shortest call", "Longest call", "Share of all kernel time in scope",
         "Mean blocks per SM (the trace's 'blocks per SM', or grid size / SMs)",
-        "Duration-weighted mean of 'est. achieved occupancy %'", "Recognised as a tensor-core kernel by its name",
+        "Duration-weighted mean of 'est. achieved occupancy %'",
+        "Runs on tensor cores (HMMA/GMMA/MFMA), from its name: the TensorBoard plugin's list plus Hopper, Blackwell and AMD kernels",
         "Grid, block, registers, shared memory and launching operator (when grouped by launch)"};
     if (role == Qt::DisplayRole) return QString::fromLatin1(titles[section]);
     if (role == Qt::ToolTipRole) return QString::fromLatin1(tips[section]);

@@ -2,7 +2,9 @@
 // kinetoscope-cli prints, selections highlight and jump on the timeline, grouping and scoping recompute.
 #include "analysispanels.h"
 #include "analysis/analysisresult.h"
+#include "analysis/hosttree.h"
 #include "charts.h"
+#include "detailspanel.h"
 #include "mainwindow.h"
 #include "searchbar.h"
 #include "tablemodels.h"
@@ -11,6 +13,7 @@
 #include "traceview.h"
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QJsonArray>
@@ -43,6 +46,8 @@ private slots:
     void operatorSelectionHighlightsAndJumps();
     void operatorFilterAndGrouping();
     void kernelSelectionShowsOrigin();
+    void annotationsAndPythonCallStack();
+    void kernelDetailsNameTheOperatorAndDelay();
     void rangeScopesPanels();
     void memoryPanel();
     void modulePanel();
@@ -234,6 +239,55 @@ void TestAnalysisPanels::kernelSelectionShowsOrigin() {
     QVERIFY(panel->origin()->text().contains(QLatin1String("cudaLaunchKernel")));
 }
 
+// Annotations are listed apart (grouped ProfilerStep#*), and a with_stack trace's operators show the Python frames
+// around their longest call as their call stack.
+void TestAnalysisPanels::annotationsAndPythonCallStack() {
+    TraceView* view = open(qwen);
+    QVERIFY(view);
+    OperatorPanel* panel = view->operatorPanel();
+    for (int r = 0; r < panel->model()->rowCount(); ++r) {
+        const QString name = QString::fromStdString(panel->model()->row(r).name);
+        QVERIFY2(!name.startsWith(QLatin1String("ProfilerStep#")), qPrintable(name));
+    }
+    QComboBox* grouping = panel->findChild<QComboBox*>();
+    QVERIFY(grouping && grouping->count() == 3);
+    grouping->setCurrentIndex(2);
+    QVERIFY(waitAnalysis(view));
+    QStringList annotations;
+    for (int r = 0; r < panel->model()->rowCount(); ++r) annotations << QString::fromStdString(panel->model()->row(r).name);
+    QCOMPARE(annotations.size(), int(view->analysis()->summary.annotations.size()));
+    QVERIFY2(annotations.size() > 0, "the Qwen trace has a user annotation");
+    grouping->setCurrentIndex(0);
+    QVERIFY(waitAnalysis(view));
+    // aten::linear is called from Python in this trace.
+    for (int r = 0; r < panel->proxy()->rowCount(); ++r) {
+        if (panel->proxy()->index(r, 0).data().toString() != QLatin1String("aten::linear")) continue;
+        panel->view()->setCurrentIndex(panel->proxy()->index(r, 0));
+        break;
+    }
+    const QString stack = panel->callStack()->toPlainText();
+    QVERIFY2(stack.startsWith(QLatin1String("Python frames")) && stack.contains(QLatin1String(".py(")), qPrintable(stack));
+    QVERIFY(stack.contains(QLatin1String("nn.Module")));
+}
+
+// A kernel's details name the operator that launched it and its launch delay.
+void TestAnalysisPanels::kernelDetailsNameTheOperatorAndDelay() {
+    TraceView* view = open(resnet);
+    QVERIFY(view);
+    KernelPanel* panel = view->kernelPanel();
+    const EventRef kernel = panel->proxy()->index(0, 0).data(EventRole).value<EventRef>();
+    QVERIFY(kernel.isValid());
+    view->details()->showEvent(kernel);
+    const QString text = view->details()->toPlainText();
+    QVERIFY2(text.contains(QLatin1String("Operator: ")) && text.contains(QLatin1String("Launch delay: ")), qPrintable(text));
+    const TraceStore& store = *view->trace()->store;
+    const auto launch = store.launchOf(kernel);
+    QVERIFY(launch);
+    const auto op = launchingOperator(store, *launch);
+    QVERIFY(op && store.categoryOf(*op).kind == CategoryKind::CpuOp);
+    QVERIFY(text.contains(QString::fromUtf8(store.nameOf(*op).data(), qsizetype(store.nameOf(*op).size()))));
+}
+
 void TestAnalysisPanels::rangeScopesPanels() {
     TraceView* view = open(resnet);
     QVERIFY(view);
@@ -310,7 +364,9 @@ void TestAnalysisPanels::modulePanel() {
 void TestAnalysisPanels::stepDoubleClickShowsStep() {
     TraceView* view = open(resnet);
     QVERIFY(view);
-    const StepRange step = view->analysis()->overview.steps[2];
+    // The step the panel's own table shows: under load a newer result can be set on the view before the panel has it.
+    QTRY_VERIFY(view->overviewPanel()->shownResult() == view->analysis());
+    const StepRange step = view->overviewPanel()->shownResult()->overview.steps[2];
     emit view->overviewPanel()->breakdownTable()->cellDoubleClicked(2, 0);
     QCOMPARE(view->timeline()->axis().start, step.start);
     QCOMPARE(view->timeline()->axis().end, step.end);

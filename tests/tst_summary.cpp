@@ -1,4 +1,5 @@
 // Golden summaries (the `kinetoscope-cli summary --json` document) of real traces.
+#include "analysis/hosttree.h"
 #include "analysis/summary.h"
 #include "analysis/summaryformat.h"
 #include "testsupport.h"
@@ -15,6 +16,7 @@ private slots:
     void definitions();
     void keyAveragesDefinitions_data();
     void keyAveragesDefinitions();
+    void launchOwnerAndDelay();
 };
 
 
@@ -153,6 +155,40 @@ void TestSummary::keyAveragesDefinitions() {
     QCOMPARE(qlonglong(row->deviceSelf), deviceSelf);
     QCOMPARE(qlonglong(row->deviceTotal), deviceTotal);
     for (const OperatorRow& o : annotation ? s.operators : s.annotations) QVERIFY(QString::fromStdString(o.name) != name);
+}
+
+// The operator a kernel's details name (the owner of its launch call, through a Python frame and a nested driver
+// call) and its launch delay: max(0, kernel start - end of the launch call).
+void TestSummary::launchOwnerAndDelay() {
+    const LoadResult r = test::loadText(R"json([
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":100},
+ {"ph":"X","cat":"python_function","name":"helper.py(3): f","pid":1,"tid":1,"ts":5,"dur":90},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":30,"args":{"correlation":1}},
+ {"ph":"X","cat":"cuda_driver","name":"cuLaunchKernel","pid":1,"tid":1,"ts":12,"dur":20,"args":{"correlation":2}},
+ {"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":55,"dur":5,"args":{"correlation":1}},
+ {"ph":"X","cat":"kernel","name":"early","pid":0,"tid":7,"ts":30,"dur":5,"args":{"correlation":2}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":200,"dur":5,"args":{"correlation":3}},
+ {"ph":"X","cat":"kernel","name":"orphan","pid":0,"tid":7,"ts":210,"dur":5,"args":{"correlation":3}}])json");
+    QVERIFY(r.ok());
+    const TraceStore& store = *r.store;
+    auto kernelNamed = [&](std::string_view name) {
+        for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti)
+            for (std::uint32_t row = 0; row < store.tracks[ti].sliceCount(); ++row)
+                if (store.nameOf({TrackId(ti), row}) == name) return EventRef{TrackId(ti), row};
+        return EventRef{};
+    };
+    for (const char* k : {"late", "early"}) {
+        const EventRef kernel = kernelNamed(k);
+        const auto launch = store.launchOf(kernel);
+        QVERIFY(launch);
+        const auto op = launchingOperator(store, *launch);
+        QVERIFY(op);
+        QCOMPARE(QString::fromUtf8(store.nameOf(*op).data(), qsizetype(store.nameOf(*op).size())), QString("aten::mm"));
+        QCOMPARE(launchDelay(store, kernel, *launch), TimeNs(std::string_view(k) == "late" ? 15000 : 0));
+    }
+    const auto orphanLaunch = store.launchOf(kernelNamed("orphan"));
+    QVERIFY(orphanLaunch);
+    QVERIFY(!launchingOperator(store, *orphanLaunch));
 }
 
 QTEST_GUILESS_MAIN(TestSummary)

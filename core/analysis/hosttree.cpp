@@ -72,4 +72,18 @@ std::int32_t owningNode(const std::vector<HostNode>& nodes, std::int32_t node) {
     return p;
 }
 
+std::optional<EventRef> launchingOperator(const TraceStore& store, EventRef launch) {
+    const Track& t = store.tracks[launch.track.value];
+    for (auto p = t.parentOf(launch.index); p; p = t.parentOf(*p)) {
+        const HostRole role = hostRole(store, t, *p);
+        if (role == HostRole::Operator || role == HostRole::Annotation) return EventRef{launch.track, *p};
+    }
+    return std::nullopt;
+}
+
+TimeNs launchDelay(const TraceStore& store, EventRef gpuWork, EventRef launch) {
+    const TimeNs start = store.tracks[gpuWork.track.value].starts[gpuWork.index];
+    return std::max<TimeNs>(0, start - store.tracks[launch.track.value].endOf(launch.index));
+}
+
 } // namespace kinetoscope

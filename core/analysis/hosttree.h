@@ -2,6 +2,7 @@
 
 #include "../model/tracestore.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,12 @@ struct HostNode {
     HostRole role = HostRole::None;
 };
 std::vector<HostNode> hostTree(const TraceStore& store, const Track& track);
+
+// The operator or annotation that owns a launch call (its innermost enclosing host event that is not itself a launch),
+// the one whose device time the call's GPU work is; none for a launch outside any.
+std::optional<EventRef> launchingOperator(const TraceStore& store, EventRef launch);
+// How long GPU work waited after its launch call returned: max(0, its start − the call's end), as HTA defines it.
+TimeNs launchDelay(const TraceStore& store, EventRef gpuWork, EventRef launch);
 
 // The innermost enclosing node of `node` that is not a launch (the operator or annotation a runtime call belongs to).
 std::int32_t owningNode(const std::vector<HostNode>& nodes, std::int32_t node);

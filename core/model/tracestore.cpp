@@ -60,16 +60,43 @@ std::optional<std::uint32_t> Track::deepestAt(TimeNs t) const {
     return found;
 }
 
+bool Track::encloses(std::uint32_t outer, std::uint32_t row) const {
+    if (outer == row) return false;
+    const TimeNs ps = starts[outer], pe = endOf(outer), s = starts[row], e = endOf(row);
+    if (!(ps <= s && s < pe && e <= pe)) return false;
+    return !(ps == s && pe == e) || depthOf(outer) < depthOf(row);
+}
+
+std::optional<std::uint32_t> Track::candidateOnLane(std::uint32_t depth, TimeNs t) const {
+    if (depth + 1 >= laneBegin.size()) return std::nullopt;
+    const auto first = starts.begin() + laneBegin[depth];
+    const auto last = starts.begin() + laneBegin[depth + 1];
+    // Rows of a lane do not overlap, so only the last one starting at or before `t` can contain it.
+    for (auto it = std::upper_bound(first, last, t); it != first;) {
+        --it;
+        const auto row = std::uint32_t(it - starts.begin());
+        if (starts[row] == t && durations[row] == 0) continue;
+        return row;
+    }
+    return std::nullopt;
+}
+
 std::optional<std::uint32_t> Track::parentOf(std::uint32_t row) const {
     const std::uint32_t d = depthOf(row);
-    if (d == 0) return std::nullopt;
-    const auto first = starts.begin() + laneBegin[d - 1];
-    const auto last = starts.begin() + laneBegin[d];
-    auto it = std::upper_bound(first, last, starts[row]);
-    if (it == first) return std::nullopt;
-    const auto parent = std::uint32_t(it - starts.begin()) - 1;
-    if (endOf(parent) < starts[row]) return std::nullopt;
-    return parent;
+    if (d > 0) {
+        if (const auto above = candidateOnLane(d - 1, starts[row]); above && encloses(*above, row)) {
+            // The innermost unless a deeper lane holds a slice displaced by an overlap that also encloses it.
+            if (!(flags[*above] & SliceFlag::Overlapping) && !(flags[row] & SliceFlag::Overlapping)) return above;
+        }
+    }
+    std::optional<std::uint32_t> inner;
+    for (std::uint32_t lane = 0; lane + 1 < laneBegin.size(); ++lane) {
+        if (lane == d) continue;
+        const auto p = candidateOnLane(lane, starts[row]);
+        if (!p || !encloses(*p, row)) continue;
+        if (!inner || encloses(*inner, *p)) inner = p;
+    }
+    return inner;
 }
 
 std::size_t Track::bytesHeld() const {

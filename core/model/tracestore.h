@@ -71,8 +71,15 @@ public:
     std::pair<std::uint32_t, std::uint32_t> rowsInRange(std::uint32_t depth, TimeNs from, TimeNs to) const;
     // The deepest row whose [start, end] contains `t`; invalid when none.
     std::optional<std::uint32_t> deepestAt(TimeNs t) const;
-    // The row enclosing `row` on the lane above, if any.
+    // Whether `outer` encloses `row` by the one nesting rule of docs/DEFINITIONS.md: outer.start <= row.start <
+    // outer.end and row.end <= outer.end; of two with the same start and duration, the shallower lane encloses.
+    bool encloses(std::uint32_t outer, std::uint32_t row) const;
+    // The innermost row enclosing `row`, if any: usually on the lane above, but not always (a slice displaced by an
+    // overlap, or a lane above that holds only frames that ended before `row` began).
     std::optional<std::uint32_t> parentOf(std::uint32_t row) const;
+    // The row of lane `depth` that can enclose a slice starting at `t`: the last one starting at or before it that is
+    // not an instant at `t`.
+    std::optional<std::uint32_t> candidateOnLane(std::uint32_t depth, TimeNs t) const;
     std::size_t bytesHeld() const;
 };
 
