@@ -1,5 +1,8 @@
 #include "hosttree.h"
 
+#include "../model/radixsort.h"
+#include "../model/runmerge.h"
+
 #include <algorithm>
 #include <cctype>
 #include <numeric>
@@ -31,45 +34,98 @@ HostRole hostRole(const TraceStore& store, const Track& track, std::uint32_t row
     }
 }
 
-std::vector<HostNode> hostTree(const TraceStore& store, const Track& track) {
-    struct Item {
-        std::uint32_t row;
-        std::uint32_t depth;
-        HostRole role;
-    };
-    std::vector<Item> items;
-    for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
-        for (std::uint32_t r = track.laneBegin[d]; r < track.laneBegin[d + 1]; ++r) {
-            const HostRole role = hostRole(store, track, r);
-            if (role != HostRole::None) items.push_back({r, d, role});
+HostRoles::HostRoles(const TraceStore& store) : m_annotationName(store.strings.size(), false) {
+    for (const Category& c : store.categories) {
+        switch (c.kind) {
+        case CategoryKind::CpuOp: m_byCategory.push_back(HostRole::Operator); break;
+        case CategoryKind::UserAnnotation: m_byCategory.push_back(HostRole::Annotation); break;
+        case CategoryKind::Runtime:
+        case CategoryKind::Driver: m_byCategory.push_back(HostRole::Launch); break;
+        default: m_byCategory.push_back(HostRole::None);
         }
     }
-    // The store's own order within a thread: start, then longer first, then lane (the lane layout puts the event
-    // earlier in the file on the shallower lane when two have the same start and duration).
-    std::sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
-        if (track.starts[a.row] != track.starts[b.row]) return track.starts[a.row] < track.starts[b.row];
-        if (track.durations[a.row] != track.durations[b.row]) return track.durations[a.row] > track.durations[b.row];
-        return a.depth != b.depth ? a.depth < b.depth : a.row < b.row;
-    });
-    std::vector<HostNode> nodes(items.size());
-    std::vector<std::int32_t> open;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        const TimeNs s = track.starts[items[i].row], e = track.endOf(items[i].row);
-        while (!open.empty()) {
-            const std::uint32_t top = nodes[std::size_t(open.back())].row;
-            if (s < track.endOf(top) && e <= track.endOf(top)) break;
-            open.pop_back();
-        }
-        nodes[i] = {items[i].row, open.empty() ? -1 : open.back(), items[i].role};
-        open.push_back(std::int32_t(i));
-    }
-    return nodes;
+    for (std::uint32_t i = 0; i < store.strings.size(); ++i) m_annotationName[i] = isAnnotationName(store.strings.view(StringId(i)));
 }
 
-std::int32_t owningNode(const std::vector<HostNode>& nodes, std::int32_t node) {
-    std::int32_t p = nodes[std::size_t(node)].parent;
-    while (p >= 0 && nodes[std::size_t(p)].role == HostRole::Launch) p = nodes[std::size_t(p)].parent;
-    return p;
+HostTree hostTree(const HostRoles& roles, const Track& track, TimeNs from, TimeNs to) {
+    struct Item {
+        TimeNs start;
+        TimeNs negDuration;
+        std::uint32_t depth;
+        std::uint32_t row;
+    };
+    std::vector<Item> items;
+    // The events that start in the range, with all their descendants: those may start after `to`.
+    TimeNs reach = to;
+    if (to != INT64_MAX) {
+        for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
+            const auto [r0, r1] = track.rowsInRange(d, from, to);
+            for (std::uint32_t r = r0; r < r1; ++r)
+                if (track.starts[r] >= from && roles.of(track, r) != HostRole::None) reach = std::max(reach, track.endOf(r));
+        }
+    }
+    std::size_t rows = 0;
+    for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
+        const auto [r0, r1] = track.rowsInRange(d, from, reach);
+        rows += r1 - r0;
+    }
+    items.reserve(rows);
+    for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
+        const auto [r0, r1] = track.rowsInRange(d, from, reach);
+        for (std::uint32_t r = r0; r < r1; ++r)
+            if (roles.of(track, r) != HostRole::None) items.push_back({track.starts[r], -track.durations[r], d, r});
+    }
+    // The store's own order within a thread: start, then longer first, then lane (the lane layout puts the event
+    // earlier in the file on the shallower lane when two have the same start and duration). Each lane is one run of
+    // it already, so a few lanes are merged rather than sorted.
+    auto before = [](const Item& a, const Item& b) {
+        if (a.start != b.start) return a.start < b.start;
+        if (a.negDuration != b.negDuration) return a.negDuration < b.negDuration;
+        return a.depth != b.depth ? a.depth < b.depth : a.row < b.row;
+    };
+    if (!mergeFewRuns(items, before, 64)) std::sort(items.begin(), items.end(), before);
+    HostTree tree;
+    std::size_t launches = 0;
+    for (const Item& item : items) launches += roles.of(track, item.row) == HostRole::Launch;
+    tree.launches.reserve(launches);
+    tree.nodes.reserve(items.size() - launches);
+    struct Open {
+        TimeNs end;
+        std::int32_t node;  // the open event's node, or for a launch call the node that owns it
+        bool launch;
+    };
+    std::vector<Open> open;
+    for (const Item& item : items) {
+        const TimeNs s = item.start, e = s - item.negDuration;
+        while (!open.empty() && !(s < open.back().end && e <= open.back().end)) open.pop_back();
+        const Open* top = open.empty() ? nullptr : &open.back();
+        if (top && !top->launch) {
+            tree.nodes[std::size_t(top->node)].childSum += -item.negDuration;
+            ++tree.nodes[std::size_t(top->node)].childCount;
+        }
+        const std::int32_t owner = top ? top->node : -1;
+        const HostRole role = roles.of(track, item.row);
+        if (role == HostRole::Launch) {
+            tree.launches.push_back({item.row, owner});
+            open.push_back({e, owner, true});
+        } else {
+            HostNode node;
+            node.start = s;
+            node.row = item.row;
+            node.parent = owner;
+            node.role = role;
+            tree.nodes.push_back(node);
+            open.push_back({e, std::int32_t(tree.nodes.size() - 1), false});
+        }
+    }
+    radixSort(tree.launches, [](const LaunchOwner& l) { return std::uint64_t(l.row); },
+              [](const LaunchOwner& a, const LaunchOwner& b) { return a.row < b.row; });
+    return tree;
+}
+
+std::int32_t HostTree::ownerOfLaunch(std::uint32_t row) const {
+    auto it = std::lower_bound(launches.begin(), launches.end(), row, [](const LaunchOwner& l, std::uint32_t r) { return l.row < r; });
+    return it != launches.end() && it->row == row ? it->owner : -1;
 }
 
 std::optional<EventRef> launchingOperator(const TraceStore& store, EventRef launch) {

@@ -105,64 +105,39 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
     }
 
     // Operators and annotations: the host tree of each thread gives self and device-total times.
+    const HostRoles roles(store);
     std::unordered_map<std::string, OperatorRow> ops, annotations;
     for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
         const Track& t = store.tracks[ti];
         if (t.kind != TrackKind::CpuThread) continue;
-        const std::vector<HostNode> nodes = hostTree(store, t);
+        HostTree tree = hostTree(roles, t, from, to);
+        std::vector<HostNode>& nodes = tree.nodes;
         if (nodes.empty()) continue;
-        struct Figures {
-            TimeNs childSum = 0;
-            TimeNs deviceSelf = 0;
-            TimeNs deviceSelfTensor = 0;
-            TimeNs deviceTotal = 0;
-        };
-        std::vector<Figures> fig(nodes.size());
-        std::vector<std::uint32_t> childCount(nodes.size(), 0);
-        for (const HostNode& n : nodes) {
-            if (n.parent < 0) continue;
-            fig[std::size_t(n.parent)].childSum += t.durations[n.row];
-            ++childCount[std::size_t(n.parent)];
-        }
         // key_averages() merges an operator into its parent when the parent has the same name and no other child
         // (EventList._remove_dup_nodes): the pair is one call, and the parent takes over the child's children.
-        std::vector<std::int32_t> mergedInto(nodes.size(), -1);
-        for (std::size_t i = 0; i < nodes.size(); ++i) {
-            const HostNode& n = nodes[i];
+        for (HostNode& n : nodes) {
             if (n.parent < 0 || n.role != HostRole::Operator) continue;
-            const std::int32_t p = mergedInto[std::size_t(n.parent)] >= 0 ? mergedInto[std::size_t(n.parent)] : n.parent;
-            const HostNode& pn = nodes[std::size_t(p)];
-            if (pn.role != HostRole::Operator || childCount[std::size_t(p)] != 1 || t.names[pn.row] != t.names[n.row]) continue;
-            mergedInto[i] = p;
-            fig[std::size_t(p)].childSum += fig[i].childSum - t.durations[n.row];
-            childCount[std::size_t(p)] = childCount[i];
+            const std::int32_t p = nodes[std::size_t(n.parent)].mergedInto >= 0 ? nodes[std::size_t(n.parent)].mergedInto : n.parent;
+            HostNode& pn = nodes[std::size_t(p)];
+            if (pn.role != HostRole::Operator || pn.childCount != 1 || t.names[pn.row] != t.names[n.row]) continue;
+            n.mergedInto = p;
+            pn.childSum += n.childSum - t.durations[n.row];
+            pn.childCount = n.childCount;
         }
         // GPU work goes to the operator or annotation that owns its launch call.
-        if (!launchesByTrack[ti].empty()) {
-            std::vector<std::int32_t> nodeOfRow(t.sliceCount(), -1);
-            for (std::size_t i = 0; i < nodes.size(); ++i) nodeOfRow[nodes[i].row] = std::int32_t(i);
-            for (const LaunchedWork& w : launchesByTrack[ti]) {
-                const std::int32_t launch = nodeOfRow[w.launchRow];
-                if (launch < 0) continue;
-                const std::int32_t owner = nodes[std::size_t(launch)].role == HostRole::Launch ? owningNode(nodes, launch) : launch;
-                if (owner < 0) continue;
-                fig[std::size_t(owner)].deviceSelf += w.duration;
-                if (w.tensorCores) fig[std::size_t(owner)].deviceSelfTensor += w.duration;
-            }
+        for (const LaunchedWork& w : launchesByTrack[ti]) {
+            std::int32_t owner = tree.ownerOfLaunch(w.launchRow);
+            if (owner < 0) continue;
+            if (nodes[std::size_t(owner)].mergedInto >= 0) owner = nodes[std::size_t(owner)].mergedInto;
+            nodes[std::size_t(owner)].deviceSelf += w.duration;
+            if (w.tensorCores) nodes[std::size_t(owner)].deviceSelfTensor += w.duration;
         }
-        for (std::size_t i = 0; i < nodes.size(); ++i) {
-            if (mergedInto[i] < 0) continue;
-            Figures& into = fig[std::size_t(mergedInto[i])];
-            into.deviceSelf += fig[i].deviceSelf;
-            into.deviceSelfTensor += fig[i].deviceSelfTensor;
-            fig[i].deviceSelf = fig[i].deviceSelfTensor = 0;
-        }
-        for (std::size_t i = 0; i < nodes.size(); ++i) fig[i].deviceTotal += fig[i].deviceSelf;
+        for (HostNode& n : nodes) n.deviceTotal += n.deviceSelf;
         for (std::size_t i = nodes.size(); i-- > 0;)
-            if (nodes[i].parent >= 0) fig[std::size_t(nodes[i].parent)].deviceTotal += fig[i].deviceTotal;
+            if (nodes[i].parent >= 0) nodes[std::size_t(nodes[i].parent)].deviceTotal += nodes[i].deviceTotal;
         for (std::size_t i = 0; i < nodes.size(); ++i) {
             const HostNode& n = nodes[i];
-            if (n.role == HostRole::Launch || mergedInto[i] >= 0 || t.starts[n.row] < from || t.starts[n.row] > to) continue;
+            if (n.mergedInto >= 0 || n.start < from || n.start > to) continue;
             const std::string_view name = store.strings.view(t.names[n.row]);
             const bool annotation = n.role == HostRole::Annotation;
             std::string key = annotation ? annotationGroupName(name) : std::string(name);
@@ -179,10 +154,10 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
             store.keepLongest(row.example, {TrackId(ti), n.row});
             ++row.count;
             row.hostTotal += t.durations[n.row];
-            row.hostSelf += t.durations[n.row] - fig[i].childSum;
-            row.deviceSelf += fig[i].deviceSelf;
-            row.deviceSelfTensorCore += fig[i].deviceSelfTensor;
-            row.deviceTotal += fig[i].deviceTotal;
+            row.hostSelf += t.durations[n.row] - n.childSum;
+            row.deviceSelf += n.deviceSelf;
+            row.deviceSelfTensorCore += n.deviceSelfTensor;
+            row.deviceTotal += n.deviceTotal;
         }
     }
     auto sorted = [](std::unordered_map<std::string, OperatorRow>& rows) {

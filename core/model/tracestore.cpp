@@ -89,9 +89,10 @@ std::optional<std::uint32_t> Track::parentOf(std::uint32_t row) const {
             if (!(flags[*above] & SliceFlag::Overlapping) && !(flags[row] & SliceFlag::Overlapping)) return above;
         }
     }
+    // The layout places a slice below every slice still open at its start, so whatever encloses it sits on a
+    // shallower lane, and a slice on lane 0 has no parent.
     std::optional<std::uint32_t> inner;
-    for (std::uint32_t lane = 0; lane + 1 < laneBegin.size(); ++lane) {
-        if (lane == d) continue;
+    for (std::uint32_t lane = 0; lane < d; ++lane) {
         const auto p = candidateOnLane(lane, starts[row]);
         if (!p || !encloses(*p, row)) continue;
         if (!inner || encloses(*inner, *p)) inner = p;
