@@ -446,14 +446,28 @@ void MemoryPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
     else m_curve->setRange(m_store.minTime, m_store.maxTime);
     QStringList parts;
     for (const auto& [device, peak] : m.peaks) {
-        parts << tr("%1: peak allocated %2 MiB, peak reserved %3 MiB")
-                     .arg(device < 0 ? tr("CPU") : tr("GPU %1").arg(device))
-                     .arg(peak.allocated / 1048576.0, 0, 'f', 1)
-                     .arg(peak.reserved / 1048576.0, 0, 'f', 1);
+        QString part = tr("%1: peak allocated %2 MiB%3")
+                           .arg(device < 0 ? tr("CPU") : tr("GPU %1").arg(device))
+                           .arg(peak.allocated / 1048576.0, 0, 'f', 1)
+                           .arg(peak.relative ? tr(" above the trace's start") : QString());
+        if (peak.hasReserved) part += tr(", peak reserved %1 MiB").arg(peak.reserved / 1048576.0, 0, 'f', 1);
+        parts << part;
     }
-    std::size_t unfreed = 0;
-    for (const MemoryBlock& b : m.blocks) unfreed += !b.freedAt;
-    parts << tr("%1 allocations (%2 never freed in scope), %3 frees without an allocation").arg(m.blocks.size()).arg(unfreed).arg(m.unmatchedFrees);
+    std::size_t unfreed = 0, unpaired = 0;
+    for (const MemoryBlock& b : m.blocks) {
+        unfreed += b.paired && !b.freedAt;
+        unpaired += !b.paired;
+    }
+    if (m.unaddressedEvents > 0) {
+        // PyTorch before 1.10 wrote no addresses: an allocation's free cannot be known, so none is called unfreed.
+        parts << tr("%1 allocations, %2 frees; this trace records no addresses (PyTorch before 1.10), so allocations are "
+                    "not paired with their frees, and the curve is the running sum of their sizes from the trace's start")
+                     .arg(m.blocks.size())
+                     .arg(m.frees);
+        if (unpaired < m.blocks.size()) parts << tr("%1 allocations with addresses, %2 never freed in scope").arg(m.blocks.size() - unpaired).arg(unfreed);
+    } else {
+        parts << tr("%1 allocations (%2 never freed in scope), %3 frees without an allocation").arg(m.blocks.size()).arg(unfreed).arg(m.unmatchedFrees);
+    }
     QString text = parts.join(QStringLiteral(" · "));
     if (!m.outOfMemory.empty()) {
         text = tr("<span style=\"color:#b91c1c\"><b>⚠ %n out-of-memory event(s)</b> — the first at %1 from the start.</span><br/>", nullptr, int(m.outOfMemory.size()))
@@ -480,11 +494,12 @@ void MemoryPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
         const MemoryBlock& b = *shown[i];
         auto* device = new QTableWidgetItem(b.device < 0 ? tr("CPU") : tr("GPU %1").arg(b.device));
         device->setData(EventRole, QVariant::fromValue(b.allocation));
-        if (!b.freedAt) device->setForeground(QColor(0xb4, 0x53, 0x09));
+        if (b.paired && !b.freedAt) device->setForeground(QColor(0xb4, 0x53, 0x09));
         m_blocks->setItem(int(i), 0, device);
         m_blocks->setItem(int(i), 1, numberItem(QString::number(b.bytes / 1024.0, 'f', 1) + QStringLiteral(" KiB"), b.bytes));
         m_blocks->setItem(int(i), 2, numberItem(QString::fromStdString(formatDuration(b.allocatedAt - m_store.minTime)), double(b.allocatedAt)));
-        m_blocks->setItem(int(i), 3, numberItem(b.freedAt ? QString::fromStdString(formatDuration(*b.freedAt - m_store.minTime)) : tr("not freed"),
+        const QString notFreed = b.paired ? tr("not freed") : tr("unknown (no address)");
+        m_blocks->setItem(int(i), 3, numberItem(b.freedAt ? QString::fromStdString(formatDuration(*b.freedAt - m_store.minTime)) : notFreed,
                                                 b.freedAt ? double(*b.freedAt) : 1e30));
         m_blocks->setItem(int(i), 4, numberItem(b.freedAt ? durationText(*b.freedAt - b.allocatedAt) : QString(), b.freedAt ? double(*b.freedAt - b.allocatedAt) : 1e30));
         m_blocks->setItem(int(i), 5, new QTableWidgetItem(b.operatorName ? QString::fromUtf8(m_store.strings.view(StringId(*b.operatorName)).data(), qsizetype(m_store.strings.view(StringId(*b.operatorName)).size())) : QString()));

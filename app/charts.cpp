@@ -107,8 +107,13 @@ void MemoryCurve::setRange(TimeNs from, TimeNs to) {
     m_from = from;
     m_to = std::max(to, from + 1);
     m_max = 1;
+    m_min = 0;
+    // A curve that is a running sum from the trace's start (traces without totals) can go below zero.
     for (TrackId id : m_series) {
-        for (double v : m_store.tracks[id.value].counterValues) m_max = std::max(m_max, v);
+        for (double v : m_store.tracks[id.value].counterValues) {
+            m_max = std::max(m_max, v);
+            m_min = std::min(m_min, v);
+        }
     }
     update();
 }
@@ -133,10 +138,11 @@ void MemoryCurve::paintEvent(QPaintEvent*) {
         return;
     }
     p.drawText(QRectF(0, r.top() - 6, 66, 14), Qt::AlignRight, QString::number(m_max / 1048576.0, 'f', 0) + QStringLiteral(" MiB"));
-    p.drawText(QRectF(0, r.bottom() - 8, 66, 14), Qt::AlignRight, QStringLiteral("0"));
+    p.drawText(QRectF(0, r.bottom() - 8, 66, 14), Qt::AlignRight,
+               m_min < 0 ? QString::number(m_min / 1048576.0, 'f', 0) + QStringLiteral(" MiB") : QStringLiteral("0"));
     const QColor colors[] = {QColor(0x25, 0x63, 0xeb), QColor(0xdc, 0x26, 0x26), QColor(0x05, 0x96, 0x69), QColor(0x93, 0x33, 0xea)};
     auto xOf = [&](TimeNs t) { return r.left() + r.width() * double(t - m_from) / double(m_to - m_from); };
-    auto yOf = [&](double v) { return r.bottom() - r.height() * v / m_max; };
+    auto yOf = [&](double v) { return r.bottom() - r.height() * (v - m_min) / (m_max - m_min); };
     int legendY = int(r.top());
     for (std::size_t s = 0; s < m_series.size(); ++s) {
         const Track& t = m_store.tracks[m_series[s].value];

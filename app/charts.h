@@ -81,6 +81,7 @@ private:
     std::vector<TrackId> m_series;
     TimeNs m_from = 0, m_to = 1;
     double m_max = 1;
+    double m_min = 0;
     std::optional<double> m_dragFrom;
     double m_dragTo = 0;
 };

@@ -50,6 +50,7 @@ private slots:
     void kernelDetailsNameTheOperatorAndDelay();
     void rangeScopesPanels();
     void memoryPanel();
+    void memoryPanelOfSizesOnlyTrace();
     void modulePanel();
     void stepDoubleClickShowsStep();
     void outOfMemoryAlert();
@@ -335,6 +336,20 @@ void TestAnalysisPanels::memoryPanel() {
     QVERIFY(waitAnalysis(view));
     QVERIFY(view->analysisScope().has_value());
     QCOMPARE(view->analysisScope()->first, qint64(expectedFrom));
+}
+
+// PyTorch 1.8's `[memory]` events give sizes only: the curve is drawn from their running sum, and no allocation is
+// called unfreed.
+void TestAnalysisPanels::memoryPanelOfSizesOnlyTrace() {
+    TraceView* view = open("pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz");
+    QVERIFY(view);
+    MemoryPanel* panel = view->memoryPanel();
+    QVERIFY(panel->curve()->seriesCount() >= 2);
+    const QString text = panel->summary()->text();
+    QVERIFY2(text.contains(QLatin1String("no addresses")) && !text.contains(QLatin1String("never freed")), qPrintable(text));
+    QVERIFY(panel->blocks()->rowCount() > 0);
+    for (int r = 0; r < std::min(50, panel->blocks()->rowCount()); ++r)
+        QCOMPARE(panel->blocks()->item(r, 3)->text(), QStringLiteral("unknown (no address)"));
 }
 
 void TestAnalysisPanels::modulePanel() {

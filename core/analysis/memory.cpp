@@ -11,16 +11,6 @@
 namespace kinetoscope {
 
 namespace {
-std::optional<double> number(const std::vector<ArgField>& args, std::string_view key) {
-    for (const ArgField& a : args) {
-        if (a.key != key || a.isString) continue;
-        double v = 0;
-        const auto [p, ec] = std::from_chars(a.value.data(), a.value.data() + a.value.size(), v);
-        if (ec == std::errc()) return v;
-    }
-    return std::nullopt;
-}
-
 std::string deviceLabel(std::int64_t type, std::int64_t id) {
     // c10::DeviceType: 0 CPU, 1 CUDA; Kineto writes the enum value.
     if (type == 0) return "CPU";
@@ -29,45 +19,73 @@ std::string deviceLabel(std::int64_t type, std::int64_t id) {
 }
 } // namespace
 
-std::size_t addMemoryCounterTracks(TraceStore& store) {
+namespace {
+struct AllocatedSample {
+    TimeNs t;
+    double allocated;
+    std::optional<double> reserved;
+    EventRef ref;
+};
+struct AllocatedSeries {
+    std::vector<AllocatedSample> samples; // in time order
+    bool relative = false;                // running sum of "Bytes" from the trace's start: no "Total Allocated"
+};
+
+// The allocated (and reserved) memory over time per (pid, device type, device id), from `[memory]` events. Kineto
+// writes running totals ("Total Allocated", "Total Reserved"); PyTorch before 1.10 wrote only each event's "Bytes"
+// (positive for an allocation, negative for a free), from which the total is a running sum that starts at 0 at the
+// trace's start: the memory held before the profiler started is not in the trace.
+std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries> allocatedSeries(const TraceStore& store) {
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries> series;
     const StringId memoryName = store.strings.find("[memory]");
-    if (!memoryName.isValid()) return 0;
-    struct Sample {
-        TimeNs t;
-        double allocated;
-        std::optional<double> reserved;
-    };
-    // (pid, device type, device id) -> samples
-    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::vector<Sample>> series;
+    if (!memoryName.isValid()) return series;
     for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
         const Track& t = store.tracks[ti];
         if (t.kind == TrackKind::Counter) continue;
         for (std::uint32_t r = 0; r < t.names.size(); ++r) {
             if (t.names[r] != memoryName) continue;
-            const std::vector<ArgField> args = store.decodeArgs({TrackId(ti), r});
-            const auto allocated = number(args, "Total Allocated");
-            if (!allocated) continue;
-            const std::int64_t type = std::int64_t(number(args, "Device Type").value_or(-1));
-            const std::int64_t id = std::int64_t(number(args, "Device Id").value_or(-1));
-            series[{t.pid, type, id}].push_back({t.starts[r], *allocated, number(args, "Total Reserved")});
+            const std::string_view args = store.argsText({TrackId(ti), r});
+            const std::int64_t type = std::int64_t(argNumber(args, "Device Type").value_or(-1));
+            const std::int64_t id = std::int64_t(argNumber(args, "Device Id").value_or(-1));
+            AllocatedSeries& s = series[{t.pid, type, id}];
+            if (const auto allocated = argNumber(args, "Total Allocated")) {
+                s.samples.push_back({t.starts[r], *allocated, argNumber(args, "Total Reserved"), {TrackId(ti), r}});
+            } else if (const auto bytes = argNumber(args, "Bytes")) {
+                s.relative = true;
+                s.samples.push_back({t.starts[r], *bytes, std::nullopt, {TrackId(ti), r}}); // summed below
+            }
         }
     }
+    for (auto it = series.begin(); it != series.end();) {
+        AllocatedSeries& s = it->second;
+        std::stable_sort(s.samples.begin(), s.samples.end(), [](const AllocatedSample& a, const AllocatedSample& b) { return a.t < b.t; });
+        if (s.relative) {
+            double total = 0;
+            for (AllocatedSample& sample : s.samples) sample.allocated = total += sample.allocated;
+        }
+        it = s.samples.empty() ? series.erase(it) : std::next(it);
+    }
+    return series;
+}
+} // namespace
+
+std::size_t addMemoryCounterTracks(TraceStore& store) {
     std::size_t added = 0;
-    for (auto& [key, samples] : series) {
-        std::stable_sort(samples.begin(), samples.end(), [](const Sample& a, const Sample& b) { return a.t < b.t; });
+    for (auto& [key, s] : allocatedSeries(store)) {
+        const std::vector<AllocatedSample>& samples = s.samples;
         const auto [pid, type, id] = key;
-        const std::string device = deviceLabel(type, id);
-        const bool hasReserved = std::any_of(samples.begin(), samples.end(), [](const Sample& s) { return s.reserved.has_value(); });
+        const std::string device = deviceLabel(type, id) + (s.relative ? " (change since the trace's start)" : "");
+        const bool hasReserved = std::any_of(samples.begin(), samples.end(), [](const AllocatedSample& x) { return x.reserved.has_value(); });
         for (int which = 0; which < (hasReserved ? 2 : 1); ++which) {
             Track track;
             track.kind = TrackKind::Counter;
             track.pid = pid;
             track.tid = 0;
             track.name = store.strings.intern((which == 0 ? "Memory allocated · " : "Memory reserved · ") + device);
-            for (const Sample& s : samples) {
-                if (which == 1 && !s.reserved) continue;
-                track.counterTimes.push_back(s.t);
-                track.counterValues.push_back(which == 0 ? s.allocated : *s.reserved);
+            for (const AllocatedSample& x : samples) {
+                if (which == 1 && !x.reserved) continue;
+                track.counterTimes.push_back(x.t);
+                track.counterValues.push_back(which == 0 ? x.allocated : *x.reserved);
             }
             store.tracks.push_back(std::move(track));
             ++added;
@@ -122,17 +140,21 @@ std::optional<std::uint32_t> enclosingOperator(const TraceStore& store, EventRef
 
 std::map<std::int64_t, MemoryPeak> memoryPeaks(const TraceStore& store, TimeNs from, TimeNs to) {
     std::map<std::int64_t, MemoryPeak> peaks;
-    forEachNamed(store, "[memory]", from, to, [&](EventRef ref) {
-        const std::string_view args = store.argsText(ref);
-        const auto allocated = argNumber(args, "Total Allocated");
-        if (!allocated) return;
-        MemoryPeak& p = peaks[memoryDevice(args)];
-        if (!p.at.isValid() || *allocated > p.allocated) {
-            p.allocated = *allocated;
-            p.at = ref;
+    for (const auto& [key, s] : allocatedSeries(store)) {
+        const auto [pid, type, id] = key;
+        const std::int64_t device = type == 0 ? -1 : id; // CPU is -1
+        for (const AllocatedSample& x : s.samples) {
+            if (x.t < from || x.t > to) continue;
+            MemoryPeak& p = peaks[device];
+            if (!p.at.isValid() || x.allocated > p.allocated) {
+                p.allocated = x.allocated;
+                p.at = x.ref;
+            }
+            p.reserved = std::max(p.reserved, x.reserved.value_or(0));
+            p.hasReserved = p.hasReserved || x.reserved.has_value();
+            p.relative = s.relative;
         }
-        p.reserved = std::max(p.reserved, argNumber(args, "Total Reserved").value_or(0));
-    });
+    }
     return peaks;
 }
 
@@ -153,7 +175,10 @@ MemoryAnalysis analyzeMemory(const TraceStore& store, TimeNs from, TimeNs to) {
         const std::string_view args = store.argsText(e.ref);
         const double bytes = argNumber(args, "Bytes").value_or(0);
         const std::int64_t device = memoryDevice(args);
-        const std::uint64_t address = std::uint64_t(argNumber(args, "Addr").value_or(0));
+        const auto addressArg = argNumber(args, "Addr");
+        const std::uint64_t address = std::uint64_t(addressArg.value_or(0));
+        // PyTorch before 1.10 wrote no address: its allocations cannot be paired with their frees.
+        if (!addressArg && bytes != 0) m.unaddressedEvents += 1;
         std::uint32_t opRow = 0;
         const auto op = enclosingOperator(store, e.ref, &opRow);
         if (op) {
@@ -182,9 +207,12 @@ MemoryAnalysis analyzeMemory(const TraceStore& store, TimeNs from, TimeNs to) {
             b.allocatedAt = e.t;
             b.allocation = e.ref;
             b.operatorName = op;
-            live[{device, address}] = m.blocks.size();
+            b.paired = addressArg.has_value();
+            if (b.paired) live[{device, address}] = m.blocks.size();
             m.blocks.push_back(b);
         } else if (bytes < 0) {
+            ++m.frees;
+            if (!addressArg) continue;
             auto it = live.find({device, address});
             if (it == live.end()) {
                 ++m.unmatchedFrees;

@@ -313,9 +313,15 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
             a = store.tracks[example.track.value].starts[example.index];
             b = store.tracks[example.track.value].endOf(example.index);
         }
-        ov.recommendations.push_back({std::move(id), std::move(title), std::move(evidence), example, a, b, std::move(figures)});
+        Recommendation& r = ov.recommendations.emplace_back();
+        r.id = std::move(id);
+        r.title = std::move(title);
+        r.evidence = std::move(evidence);
+        r.example = example;
+        r.from = a;
+        r.to = b;
+        r.figures = std::move(figures);
         if (example.isValid()) {
-            Recommendation& r = ov.recommendations.back();
             r.exampleName = std::string(store.nameOf(example));
             r.exampleStart = store.tracks[example.track.value].starts[example.index];
             r.exampleDuration = store.durationOf(example);

@@ -129,7 +129,8 @@ std::string summaryToJson(const Summary& s, const AnalysisReport* report) {
         bool firstDevice = true;
         for (const auto& [device, peak] : report->memory) {
             out += (firstDevice ? "\"" : ", \"") + std::to_string(device) + "\": {\"peak_allocated_bytes\": " + fixed(peak.allocated, 0) +
-                   ", \"peak_reserved_bytes\": " + fixed(peak.reserved, 0) + "}";
+                   ", \"peak_reserved_bytes\": " + (peak.hasReserved ? fixed(peak.reserved, 0) : std::string("null")) +
+                   (peak.relative ? ", \"relative_to_trace_start\": true" : "") + "}";
             firstDevice = false;
         }
         out += "},\n \"recommendations\": [";
@@ -389,8 +390,11 @@ std::string reportToText(const TraceStore& store, const AnalysisReport& report) 
         out += "\n";
     }
     for (const auto& [device, peak] : report.memory) {
-        line("Memory %s: peak allocated %.1f MiB, peak reserved %.1f MiB\n",
-             device < 0 ? "CPU" : ("GPU " + std::to_string(device)).c_str(), peak.allocated / 1048576.0, peak.reserved / 1048576.0);
+        const std::string who = device < 0 ? "CPU" : "GPU " + std::to_string(device);
+        line("Memory %s: peak allocated %.1f MiB%s", who.c_str(), peak.allocated / 1048576.0,
+             peak.relative ? " above the trace's start (this trace gives sizes, not totals)" : "");
+        if (peak.hasReserved) line(", peak reserved %.1f MiB", peak.reserved / 1048576.0);
+        out += "\n";
     }
     if (ov.recommendations.empty()) out += "Recommendations: none\n";
     else out += "Recommendations:\n";
