@@ -75,13 +75,6 @@ void DetailsPanel::showEvent(EventRef ref) {
     if (t.flags[ref.index] & SliceFlag::Overlapping) row(tr("Note"), tr("overlaps its enclosing slice; drawn on a lane of its own"));
     html += QStringLiteral("</table>");
 
-    const std::vector<ArgField> args = m_store.decodeArgs(ref);
-    if (!args.empty()) {
-        html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4><table cellspacing=0 cellpadding=2>").arg(tr("Arguments"));
-        for (const ArgField& a : args) row(esc(a.key), QStringLiteral("<code>%1</code>").arg(esc(a.value)));
-        html += QStringLiteral("</table>");
-    }
-
     // Related events.
     QStringList related;
     if (isLaunchCategory(m_store.categoryOf(ref).kind)) {
@@ -115,6 +108,13 @@ void DetailsPanel::showEvent(EventRef ref) {
         QStringList chain;
         for (std::uint32_t p : parents) chain << eventLink({ref.track, p});
         html += chain.join(QStringLiteral("<br/>"));
+    }
+
+    const std::vector<ArgField> args = m_store.decodeArgs(ref);
+    if (!args.empty()) {
+        html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4><table cellspacing=0 cellpadding=2>").arg(tr("Arguments"));
+        for (const ArgField& a : args) row(esc(a.key), QStringLiteral("<code>%1</code>").arg(esc(a.value)));
+        html += QStringLiteral("</table>");
     }
 
     const auto [c0, c1] = childRows(t, ref.index);

@@ -419,6 +419,55 @@ void TestAnalysisPanels::snapshots() {
             m_window->grab().save(QStringLiteral("%1/%2-%3.png").arg(dir, QString::fromLatin1(trace).section(QLatin1Char('/'), -1).left(20)).arg(i));
         }
     }
+    // The views the trust issue fixed: Details > Parents of an operator late in a with_stack trace, an operator's
+    // Python call stack, the annotations, a kernel's launching operator and delay, a sizes-only memory trace.
+    TraceView* view = open(qwen);
+    QVERIFY(view);
+    const TraceStore& store = *view->trace()->store;
+    EventRef late;
+    for (std::uint32_t ti = 0; ti < store.tracks.size() && !late.isValid(); ++ti) {
+        const Track& t = store.tracks[ti];
+        if (t.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+            if (store.categoryOf({TrackId(ti), r}).kind == CategoryKind::CpuOp && t.starts[r] - store.minTime > (store.maxTime - store.minTime) / 2 &&
+                t.parentOf(r)) {
+                late = {TrackId(ti), r};
+                break;
+            }
+        }
+    }
+    QVERIFY(late.isValid());
+    view->timeline()->setSelected(late);
+    view->details()->showEvent(late);
+    view->bottomTabs()->setCurrentWidget(view->details());
+    QTest::qWait(50);
+    m_window->grab().save(dir + QStringLiteral("/trust-details-parents.png"));
+    OperatorPanel* ops = view->operatorPanel();
+    view->bottomTabs()->setCurrentWidget(ops);
+    for (int r = 0; r < ops->proxy()->rowCount(); ++r)
+        if (ops->proxy()->index(r, 0).data().toString() == QLatin1String("aten::linear")) ops->view()->setCurrentIndex(ops->proxy()->index(r, 0));
+    QTest::qWait(50);
+    m_window->grab().save(dir + QStringLiteral("/trust-operator-python-stack.png"));
+    ops->findChild<QComboBox*>()->setCurrentIndex(2);
+    QVERIFY(waitAnalysis(view));
+    QTest::qWait(50);
+    m_window->grab().save(dir + QStringLiteral("/trust-annotations.png"));
+    ops->findChild<QComboBox*>()->setCurrentIndex(0);
+    QVERIFY(waitAnalysis(view));
+    const EventRef kernel = view->kernelPanel()->proxy()->index(0, 0).data(EventRole).value<EventRef>();
+    view->timeline()->setSelected(kernel);
+    view->details()->showEvent(kernel);
+    view->bottomTabs()->setCurrentWidget(view->details());
+    QTest::qWait(50);
+    m_window->grab().save(dir + QStringLiteral("/trust-kernel-details.png"));
+    view->bottomTabs()->setCurrentWidget(view->kernelPanel());
+    QTest::qWait(50);
+    m_window->grab().save(dir + QStringLiteral("/trust-kernels.png"));
+    TraceView* old = open("pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz");
+    QVERIFY(old);
+    old->bottomTabs()->setCurrentWidget(old->memoryPanel());
+    QTest::qWait(50);
+    m_window->grab().save(dir + QStringLiteral("/trust-memory-sizes-only.png"));
 }
 
 QTEST_MAIN(TestAnalysisPanels)

@@ -74,14 +74,15 @@ std::size_t addMemoryCounterTracks(TraceStore& store) {
     for (auto& [key, s] : allocatedSeries(store)) {
         const std::vector<AllocatedSample>& samples = s.samples;
         const auto [pid, type, id] = key;
-        const std::string device = deviceLabel(type, id) + (s.relative ? " (change since the trace's start)" : "");
+        const std::string device = deviceLabel(type, id);
         const bool hasReserved = std::any_of(samples.begin(), samples.end(), [](const AllocatedSample& x) { return x.reserved.has_value(); });
         for (int which = 0; which < (hasReserved ? 2 : 1); ++which) {
             Track track;
             track.kind = TrackKind::Counter;
             track.pid = pid;
             track.tid = 0;
-            track.name = store.strings.intern((which == 0 ? "Memory allocated · " : "Memory reserved · ") + device);
+            // "Δ": the change since the trace's start, for traces that give sizes and no totals.
+            track.name = store.strings.intern((which == 0 ? (s.relative ? "Memory allocated Δ · " : "Memory allocated · ") : "Memory reserved · ") + device);
             for (const AllocatedSample& x : samples) {
                 if (which == 1 && !x.reserved) continue;
                 track.counterTimes.push_back(x.t);
