@@ -28,6 +28,8 @@ private slots:
     void rules_data();
     void rules();
     void cleanTraceTriggersNothing();
+    void noConfidentWrongAdvice_data();
+    void noConfidentWrongAdvice();
     void rangeScopesEverything();
     void memoryOnRealTrace();
     void memoryOnSample();
@@ -211,6 +213,15 @@ void TestOverview::rules_data() {
         QTest::newRow("communication") << "communication" << QByteArray::fromStdString(c.json());
     }
     {
+        // A CPU-only rank: its collectives are the gloo annotation ranges around the ops that wait in them.
+        TraceBuilder b;
+        b.step(0, 1000);
+        b.slice("cpu_op", "aten::mm", 10, 150);
+        b.slice("user_annotation", "gloo:all_reduce", 180, 800);
+        b.slice("cpu_op", "aten::copy_", 200, 20);
+        QTest::newRow("communication on a CPU-only rank") << "communication" << QByteArray::fromStdString(b.json());
+    }
+    {
         TraceBuilder b = cleanStep();
         b.devices = R"([{"id": 0, "name": "NVIDIA A100-SXM4-40GB", "totalGlobalMem": 1000000000, "computeMajor": 8, "computeMinor": 0, "numSms": 108}])";
         b.memory(50, 8e8, 9.5e8);
@@ -255,6 +266,68 @@ void TestOverview::rules() {
     QString all;
     for (const auto& id : ids) all += QString::fromStdString(id) + QLatin1Char(' ');
     QVERIFY2(std::find(ids.begin(), ids.end(), rule.toStdString()) != ids.end(), qPrintable(QStringLiteral("fired: ") + all));
+}
+
+// Advice that was confidently wrong on real traces, built here with their kernels' real names: softmax is not an
+// elementwise fusion candidate, an FP8 or BF16 run is never told to enable mixed precision, and expert-parallel
+// all-to-all kernels are communication, not "other".
+void TestOverview::noConfidentWrongAdvice_data() {
+    QTest::addColumn<QString>("rule");
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("category");
+    QTest::addColumn<double>("minShare");
+    {
+        TraceBuilder b;
+        b.step(0, 1000);
+        for (int i = 0; i < 5; ++i)
+            b.kernel("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)", 2 + i * 3, 20 + i * 105, 100);
+        for (int i = 0; i < 2; ++i) b.kernel("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>", 30 + i * 3, 560 + i * 105, 100);
+        QTest::newRow("softmax is not elementwise") << "elementwise_fusion" << QByteArray::fromStdString(b.json()) << "softmax" << 0.5;
+    }
+    {
+        TraceBuilder b;
+        b.devices = R"([{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85000000000, "computeMajor": 9, "computeMinor": 0, "numSms": 132}])";
+        b.step(0, 1000);
+        for (int i = 0; i < 9; ++i)
+            b.kernel("void deep_gemm::fp8_gemm_kernel<128u, 128u, 128u, 1u, 128u, 4u, 2u, 128u, (deep_gemm::GemmType)1>(__nv_bfloat16*, float*, int*, unsigned int, CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap)", 2 + i * 3, 20 + i * 105, 100);
+        QTest::newRow("fp8 grouped gemm: no amp advice") << "amp" << QByteArray::fromStdString(b.json()) << "gemm" << 0.9;
+    }
+    {
+        TraceBuilder b;
+        b.devices = R"([{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85000000000, "computeMajor": 9, "computeMinor": 0, "numSms": 132}])";
+        b.step(0, 1000);
+        for (int i = 0; i < 9; ++i)
+            b.kernel("nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NNT", 2 + i * 3, 20 + i * 105, 100);
+        QTest::newRow("bf16 nvjet gemm: no amp advice") << "amp" << QByteArray::fromStdString(b.json()) << "gemm" << 0.9;
+    }
+    {
+        TraceBuilder b;
+        b.step(0, 1000);
+        for (int i = 0; i < 6; ++i)
+            b.kernel("void deep_ep::internode::dispatch<true, 8, 8, 24, 32, 12, 2>(int4*, float*, int*, long*, float*, int*, int*, SourceMeta*, int4 const*, float const*, long const*, float const*, int*, int*, int*, int*, int*, int const*, bool const*, int, int, int, int, int, int, void*, int, int, int, void**, int, int, int, bool)", 2 + i * 3, 20 + i * 105, 100);
+        for (int i = 0; i < 3; ++i) b.kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 30 + i * 3, 660 + i * 105, 100);
+        QTest::newRow("deepep is communication") << "elementwise_fusion" << QByteArray::fromStdString(b.json()) << "communication" << 0.6;
+    }
+}
+
+void TestOverview::noConfidentWrongAdvice() {
+    QFETCH(QString, rule);
+    QFETCH(QByteArray, json);
+    QFETCH(QString, category);
+    QFETCH(double, minShare);
+    const std::vector<std::string> ids = ruleIds(json.toStdString());
+    QVERIFY2(std::find(ids.begin(), ids.end(), rule.toStdString()) == ids.end(), qPrintable(rule + QStringLiteral(" fired")));
+    LoadResult r = test::loadText(json.toStdString());
+    QVERIFY(r.ok());
+    const KernelTable k = kernelTable(*r.store);
+    TimeNs inCategory = 0;
+    for (std::size_t c = 0; c < kernelCategoryCount; ++c)
+        if (QString::fromLatin1(kernelCategoryName(KernelCategory(c)).data()) == category) inCategory = k.byCategory[c];
+    QVERIFY2(double(inCategory) >= minShare * double(k.totalKernelTime), qPrintable(category));
+    if (category == QLatin1String("communication")) {
+        const Overview ov = computeOverview(*r.store);
+        QVERIFY(ov.breakdownTotal[std::size_t(BreakdownCategory::Communication)] > 0);
+    }
 }
 
 void TestOverview::cleanTraceTriggersNothing() {
