@@ -219,7 +219,7 @@ void OverviewPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
     m_facts->setText(facts.isEmpty() ? tr("No device properties or version metadata in this trace.") : facts);
     m_steps->setText(tr("<b>Steps:</b> %1%2 · mean %3 · median %4 · min %5 · max %6")
                          .arg(ov.steps.size())
-                         .arg(ov.syntheticStep ? tr(" (no ProfilerStep: one step over the whole scope)") : QString())
+                         .arg(ov.syntheticStep ? tr(" (no ProfilerStep: one activity step, from the first CPU operator or Python frame to the end of the GPU work it launched)") : QString())
                          .arg(durationText(ov.stepMean), durationText(ov.stepMedian), durationText(ov.stepMin), durationText(ov.stepMax)));
     updateThroughput();
 
@@ -244,6 +244,22 @@ void OverviewPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
     QStringList headers{tr("Step"), tr("Duration")};
     headers << series;
     m_breakdown->setHorizontalHeaderLabels(headers);
+    // What each column counts (docs/DEFINITIONS.md, "Step-time breakdown"): each instant of a step goes to the first
+    // category that covers it, in this order.
+    static const char* const breakdownTips[breakdownCategoryCount] = {
+        "GPU kernels that are not communication (highest priority)",
+        "GPU memcpy not already under a kernel",
+        "GPU memset not already claimed",
+        "Collective kernels (NCCL/RCCL, DeepEP, custom all-reduce) and, on the CPU, nccl:*/gloo:*/c10d:: ranges",
+        "Runtime and driver calls (cudaLaunchKernel, cuLaunchKernel, synchronisation, ...)",
+        "enumerate(DataLoader) ranges",
+        "Operators and annotations on the CPU, other than the steps",
+        "The rest of the step: nothing recorded ran",
+    };
+    m_breakdown->horizontalHeaderItem(0)->setToolTip(tr("A ProfilerStep extended to the end of the GPU work it launched, or the one activity step"));
+    m_breakdown->horizontalHeaderItem(1)->setToolTip(tr("The step's length"));
+    for (std::size_t c = 0; c < breakdownCategoryCount; ++c)
+        if (QTableWidgetItem* h = m_breakdown->horizontalHeaderItem(int(c) + 2)) h->setToolTip(tr(breakdownTips[c]));
     // Hundreds of steps make a table nobody reads and cost the UI thread; the chart shows them all, the table the first
     // 200 and the total over every step.
     constexpr std::size_t maxSteps = 200;

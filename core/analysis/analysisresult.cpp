@@ -25,8 +25,7 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store, std::op
     r->facts = runFacts(store);
     tables.join();
     for (const StepRange& s : r->overview.steps) {
-        r->stepNames.push_back(r->overview.syntheticStep ? std::string(scope ? "(selection)" : "(whole trace)")
-                                                         : std::string(store.strings.view(s.name)));
+        r->stepNames.push_back(stepLabel(store, s, scope.has_value()));
     }
     r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return r;

@@ -94,15 +94,12 @@ RankFigures rankFigures(const TraceStore& store) {
     const IntervalSet busy = unionOf(compute, comm);
     std::vector<StepRange> steps = findSteps(store);
     if (steps.empty()) {
-        StepRange whole;
-        whole.start = store.minTime;
-        whole.end = store.maxTime;
-        steps.push_back(whole);
+        steps.push_back(activityStep(store, store.minTime, store.maxTime));
     }
     TimeNs span = 0;
     for (const StepRange& s : steps) {
         RankStep rs;
-        rs.name = s.name.isValid() ? std::string(store.strings.view(s.name)) : "(whole trace)";
+        rs.name = stepLabel(store, s);
         rs.start = s.start;
         rs.end = s.end;
         rs.overlap = lengthWithin(overlap, s.start, s.end);

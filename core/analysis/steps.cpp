@@ -96,4 +96,9 @@ StepRange activityStep(const TraceStore& store, TimeNs from, TimeNs to) {
     return step;
 }
 
+std::string stepLabel(const TraceStore& store, const StepRange& step, bool selection) {
+    if (step.name.isValid()) return std::string(store.strings.view(step.name));
+    return selection ? "(selection)" : "(activity)";
+}
+
 } // namespace kinetoscope

@@ -26,4 +26,8 @@ std::vector<StepRange> findSteps(const TraceStore& store);
 // idle time before the first op). A trace with no CPU operators or Python frames spans everything in [from, to].
 StepRange activityStep(const TraceStore& store, TimeNs from, TimeNs to);
 
+// The one naming rule for steps, in every table and report: a ProfilerStep's own name; the activity step of a whole
+// trace is "(activity)", of a selected range "(selection)".
+std::string stepLabel(const TraceStore& store, const StepRange& step, bool selection = false);
+
 } // namespace kinetoscope

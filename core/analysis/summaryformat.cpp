@@ -44,7 +44,7 @@ AnalysisReport analyzeReport(const TraceStore& store) {
     r.memory = memoryPeaks(store);
     r.distributed = rankFigures(store);
     for (const StepRange& st : r.overview.steps) {
-        r.stepNames.push_back(r.overview.syntheticStep ? std::string("(whole trace)") : std::string(store.strings.view(st.name)));
+        r.stepNames.push_back(stepLabel(store, st));
     }
     return r;
 }
@@ -358,7 +358,7 @@ std::string reportToText(const TraceStore& store, const AnalysisReport& report) 
         out += "\n";
     }
     line("Steps: %zu%s, mean %s, median %s, min %s, max %s, %.2f steps/s\n", ov.steps.size(),
-         ov.syntheticStep ? " (no ProfilerStep: the whole trace)" : "", formatDuration(ov.stepMean).c_str(),
+         ov.syntheticStep ? " (no ProfilerStep: one activity step, from the first CPU op or Python frame to the end of the GPU work it launched)" : "", formatDuration(ov.stepMean).c_str(),
          formatDuration(ov.stepMedian).c_str(), formatDuration(ov.stepMin).c_str(), formatDuration(ov.stepMax).c_str(),
          ov.stepsPerSecond);
     TimeNs span = 0;
