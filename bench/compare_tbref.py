@@ -55,24 +55,29 @@ def compare(ours, plugin):
             check(f"gpu[{dev}].occupancy_pct", g["occupancy_pct"], m["achieved_occupancy_pct"], 1e-2, 1e-3)
     ops = {o["name"]: o for o in ours.get("operators", [])}
     ops.update({o["name"]: o for o in ours.get("annotations", []) if o["name"] not in ops})
-    for p in plugin.get("operators_top15_by_host_self", []):
-        o = ops.get(p["name"])
-        if o is None:
-            diffs.append((f"op {p['name']}", "present", "absent"))
-            continue
-        check(f"op {p['name']}.calls", p["calls"], o["count"], 0, 0)
-        check(f"op {p['name']}.host_self_us", p["host_self_us"], o["host_self_us"])
-        check(f"op {p['name']}.host_total_us", p["host_total_us"], o["host_total_us"])
-        check(f"op {p['name']}.device_self_us", p["device_self_us"], o["device_self_us"])
-        check(f"op {p['name']}.device_total_us", p["device_total_us"], o["device_total_us"])
     kernels = {k["name"]: k for k in ours.get("kernels", [])}
-    for p in plugin.get("kernels_top15_by_total", []):
-        k = kernels.get(p["name"])
-        if k is None:
-            diffs.append((f"kernel {p['name'][:60]}", "present", "absent"))
-            continue
-        check(f"kernel {p['name'][:60]}.calls", p["calls"], k["count"], 0, 0)
-        check(f"kernel {p['name'][:60]}.total_us", p["total_us"], k["total_us"])
+    # (what, our rows by name, the plugin's list, [(figure, the plugin's key, our key, exact)])
+    tables = [
+        ("op", ops, "operators_top15_by_host_self",
+         [("calls", "calls", "count", True), ("host_self_us", "host_self_us", "host_self_us", False),
+          ("host_total_us", "host_total_us", "host_total_us", False),
+          ("device_self_us", "device_self_us", "device_self_us", False),
+          ("device_total_us", "device_total_us", "device_total_us", False)]),
+        ("kernel", kernels, "kernels_top15_by_total",
+         [("calls", "calls", "count", True), ("total_us", "total_us", "total_us", False)]),
+    ]
+    for what, mine, key, figures in tables:
+        for p in plugin.get(key, []):
+            label = f"{what} {p['name'][:60]}"
+            row = mine.get(p["name"])
+            if row is None:
+                diffs.append((label, "present", "absent"))
+                continue
+            for figure, theirs_key, our_key, exact in figures:
+                if exact:
+                    check(f"{label}.{figure}", p[theirs_key], row[our_key], 0, 0)
+                else:
+                    check(f"{label}.{figure}", p[theirs_key], row[our_key])
     return diffs, compared[0]
 
 
