@@ -18,8 +18,12 @@ using namespace kinetoscope;
 int main(int argc, char** argv) {
     // Headless rendering needs no display: choose the offscreen platform before Qt picks one, and keep stderr to
     // our one-line errors (Qt warns about the environment of headless machines, e.g. an unset XDG_RUNTIME_DIR).
+    // --help and --version need no display either: like every Unix tool they answer on a machine without one.
     for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--render") != 0) continue;
+        const bool answerOnly = std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ||
+                                std::strcmp(argv[i], "--help-all") == 0 || std::strcmp(argv[i], "--version") == 0 ||
+                                std::strcmp(argv[i], "-v") == 0;
+        if (std::strcmp(argv[i], "--render") != 0 && !answerOnly) continue;
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
         QLoggingCategory::setFilterRules(QStringLiteral("default.warning=false\nqt.*.warning=false"));
     }

@@ -14,6 +14,8 @@ private slots:
     void rejects_data();
     void rejects();
     void rangeChangesPicture();
+    void helpAndVersionNeedNoDisplay_data();
+    void helpAndVersionNeedNoDisplay();
 
 private:
     int run(const QStringList& args, QString* err = nullptr);
@@ -23,6 +25,33 @@ private:
 namespace {
 QString sample() { return QStringLiteral(KINETOSCOPE_SOURCE_DIR "/resources/samples/sample.pt.trace.json"); }
 } // namespace
+
+// `kinetoscope --help` and `--version` on a machine with no display answer and exit 0 (they aborted with Qt's
+// platform-plugin error, exit 134).
+void TestRender::helpAndVersionNeedNoDisplay_data() {
+    QTest::addColumn<QString>("option");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("--help") << "--help" << "--render";
+    QTest::newRow("-h") << "-h" << "--compare";
+    QTest::newRow("--version") << "--version" << KINETOSCOPE_VERSION;
+}
+
+void TestRender::helpAndVersionNeedNoDisplay() {
+    QFETCH(QString, option);
+    QFETCH(QString, expected);
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+    env.remove(QStringLiteral("DISPLAY"));
+    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(KINETOSCOPE_APP), {option});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 0);
+    const QString out = QString::fromUtf8(p.readAllStandardOutput());
+    QVERIFY2(out.contains(expected), qPrintable(out));
+}
 
 int TestRender::run(const QStringList& args, QString* err) {
     QProcess p;
