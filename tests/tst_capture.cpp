@@ -759,6 +759,40 @@ private slots:
         QCOMPARE(session.status().counts.bytes, 0u);
     }
 
+    // Connections that end in the round they are accepted in (an agent that connects, sends and exits at once): each
+    // is read to its end and dropped without touching the poll entries of the others (it once erased past the end
+    // of that list, which crashed `kinetoscope-cli record` under load; the ASan build catches the bad erase).
+    void connectionsEndingAtOnce() {
+        live::CaptureSession session;
+        std::string error;
+        QVERIFY2(session.listen(error), error.c_str());
+        wire::Encoder encoder;
+        wire::Kernel kernel;
+        kernel.name = encoder.string("k");
+        kernel.start = 1000;
+        kernel.end = 2000;
+        encoder.add(kernel);
+        const std::string stream = encoder.take();
+        constexpr int clients = 24;
+        for (int round = 0; round < clients; ++round) {
+            // Several at once, so that some are accepted together and end together.
+            std::vector<int> fds;
+            for (int k = 0; k < 3; ++k) {
+                const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+                sockaddr_un address{};
+                address.sun_family = AF_UNIX;
+                std::strcpy(address.sun_path, session.socketPath().c_str());
+                QCOMPARE(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+                QCOMPARE(::write(fd, stream.data(), stream.size()), ssize_t(stream.size()));
+                fds.push_back(fd);
+            }
+            for (int fd : fds) ::close(fd);
+        }
+        QTRY_COMPARE(session.status().connections, 3 * clients);
+        QTRY_COMPARE(session.snapshot().counts().kernels, std::uint64_t(3 * clients));
+        session.stop();
+    }
+
     void privateDirRefusesForeignFolders() {
         QTemporaryDir tmp;
         qputenv("XDG_RUNTIME_DIR", "");

@@ -303,7 +303,10 @@ void CaptureSession::run() {
             }
             ::close(m_connections[i].fd);
             m_connections.erase(m_connections.begin() + std::ptrdiff_t(i));
-            fds.erase(fds.begin() + std::ptrdiff_t(i) + 2);
+            // A connection accepted in this round has no poll entry yet: erasing one for it would be erase(end()),
+            // undefined behaviour that shrank the vector below its contents (and crashed `record` under load, when
+            // an agent connected and finished within one round).
+            if (i + 2 < fds.size()) fds.erase(fds.begin() + std::ptrdiff_t(i) + 2);
         }
         reapTarget();
         // Done once the target has exited and every stream (including any still waiting to be accepted) has ended.
