@@ -418,12 +418,14 @@ void KernelPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
     m_view->setColumnHidden(KernelTableModel::Launch, result->kernelGrouping != KernelGrouping::NameAndLaunch);
     QVector<BarChart::Bar> bars;
     const TimelinePalette palette;
+    // One colour of the name ring per category: 5 is prime to the ring's size, so the 14 categories get 14 colours.
+    static_assert(kernelCategoryCount <= std::size_t(TimelinePalette::nameColors));
     for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
         const TimeNs t = result->kernels.byCategory[c];
         if (t == 0) continue;
         const double share = result->kernels.totalKernelTime ? double(t) / double(result->kernels.totalKernelTime) : 0;
         bars.push_back({QString::fromLatin1(kernelCategoryName(KernelCategory(c)).data()), double(t),
-                        QStringLiteral("%1 (%2)").arg(durationText(t), pct(share)), palette.color(TimelinePalette::categoryColors + int(c) * 2)});
+                        QStringLiteral("%1 (%2)").arg(durationText(t), pct(share)), palette.color(TimelinePalette::categoryColors + int(c) * 5 % TimelinePalette::nameColors)});
     }
     std::sort(bars.begin(), bars.end(), [](const BarChart::Bar& a, const BarChart::Bar& b) { return a.value > b.value; });
     m_categories->setBars(bars);
