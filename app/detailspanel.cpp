@@ -2,6 +2,7 @@
 
 #include "analysis/hosttree.h"
 #include "query/enclosing.h"
+#include "query/lanelayout.h"
 #include "query/viewport.h"
 
 #include <QUrl>
@@ -69,7 +70,9 @@ void DetailsPanel::showEvent(EventRef ref) {
                              .arg(QString::number(double(start) / 1000.0, 'f', 3)));
     row(tr("Duration"), dur(t.durations[ref.index]));
     if (t.kind != TrackKind::Counter) row(tr("Self time"), dur(selfTime(t, ref.index)));
-    row(tr("Track"), QStringLiteral("pid %1 · tid %2").arg(t.pid).arg(t.tid));
+    // The track as the timeline names it ("GPU 0 · NVIDIA H100 · stream 7", not "tid 7"), then the raw ids.
+    const std::string title = trackTitle(m_store, ref.track);
+    row(tr("Track"), esc(title) + QStringLiteral(" <span style=\"color:#6b7280\">(pid %1 · tid %2)</span>").arg(t.pid).arg(t.tid));
     if (auto corr = m_store.correlationOf(ref)) row(tr("Correlation"), QString::number(*corr));
     if (t.flags[ref.index] & SliceFlag::Unterminated) row(tr("Note"), tr("never closed; ends at the track's last time"));
     if (t.flags[ref.index] & SliceFlag::Overlapping) row(tr("Note"), tr("overlaps its enclosing slice; drawn on a lane of its own"));

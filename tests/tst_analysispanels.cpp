@@ -281,6 +281,8 @@ void TestAnalysisPanels::kernelDetailsNameTheOperatorAndDelay() {
     view->details()->showEvent(kernel);
     const QString text = view->details()->toPlainText();
     QVERIFY2(text.contains(QLatin1String("Operator: ")) && text.contains(QLatin1String("Launch delay: ")), qPrintable(text));
+    // The track as the timeline names it: a stream, not a "tid".
+    QVERIFY2(text.contains(QStringLiteral("GPU 0 · stream 7")), qPrintable(text));
     const TraceStore& store = *view->trace()->store;
     const auto launch = store.launchOf(kernel);
     QVERIFY(launch);

@@ -67,8 +67,9 @@ std::string LaneLayout::laneTitle(TrackId id) const {
     return tid.rfind("stream", 0) == 0 ? tid : "stream " + tid;
 }
 
-std::string LaneLayout::trackTitle(TrackId id) const {
-    const TraceStore& store = *m_store;
+std::string LaneLayout::trackTitle(TrackId id) const { return kinetoscope::trackTitle(*m_store, id); }
+
+std::string trackTitle(const TraceStore& store, TrackId id) {
     const Track& t = store.tracks[id.value];
     const std::string tid = idText(store, t.tidText, t.tid);
     const std::string name = t.name.isValid() ? std::string(store.strings.view(t.name)) : "";

@@ -85,4 +85,8 @@ private:
     std::uint64_t m_generation = 0;
 };
 
+// The name shown for a track, wherever it is shown (lane headers, Details): a thread's name and id,
+// "GPU 0 · NVIDIA H100 · stream 7", a counter's series.
+std::string trackTitle(const TraceStore& store, TrackId track);
+
 } // namespace kinetoscope
