@@ -140,7 +140,8 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
             if (n.mergedInto >= 0 || n.start < from || n.start > to) continue;
             const std::string_view name = store.strings.view(t.names[n.row]);
             const bool annotation = n.role == HostRole::Annotation;
-            std::string key = annotation ? annotationGroupName(name) : std::string(name);
+            const std::string rowName = annotation ? annotationGroupName(name) : std::string(name);
+            std::string key = rowName;
             std::string dims;
             if (grouping == OperatorGrouping::NameAndShape && !annotation) {
                 dims = inputDimsOf(store, {TrackId(ti), n.row});
@@ -148,7 +149,7 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
             }
             OperatorRow& row = (annotation ? annotations : ops)[key];
             if (row.count == 0) {
-                row.name = annotation ? annotationGroupName(name) : std::string(name);
+                row.name = rowName;
                 row.inputDims = dims;
             }
             store.keepLongest(row.example, {TrackId(ti), n.row});
