@@ -1,5 +1,6 @@
 #include "analysispanels.h"
 
+#include "import/jsonbackend.h"
 #include "query/enclosing.h"
 
 #include "charts.h"
@@ -315,7 +316,7 @@ void OverviewPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
 // (python_function) that enclose it on its thread, as with_stack traces record them.
 QString callStackText(const TraceStore& store, EventRef ref) {
     if (!ref.isValid()) return {};
-    for (const ArgField& f : store.decodeArgs(ref)) {
+    for (const ArgField& f : decodeArgs(store, ref)) {
         if (f.key == "Call stack" || f.key == "Python stack") return QString::fromStdString(f.value).replace(QLatin1Char(';'), QLatin1Char('\n'));
     }
     const Track& t = store.tracks[ref.track.value];

@@ -1,5 +1,6 @@
 #include "detailspanel.h"
 
+#include "import/jsonbackend.h"
 #include "analysis/hosttree.h"
 #include "query/enclosing.h"
 #include "query/lanelayout.h"
@@ -113,7 +114,7 @@ void DetailsPanel::showEvent(EventRef ref) {
         html += chain.join(QStringLiteral("<br/>"));
     }
 
-    const std::vector<ArgField> args = m_store.decodeArgs(ref);
+    const std::vector<ArgField> args = decodeArgs(m_store, ref);
     if (!args.empty()) {
         html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4><table cellspacing=0 cellpadding=2>").arg(tr("Arguments"));
         for (const ArgField& a : args) row(esc(a.key), QStringLiteral("<code>%1</code>").arg(esc(a.value)));

@@ -2,7 +2,7 @@
 
 #include "backgroundjobs.h"
 #include "charts.h"
-#include "import/traceloader.h"
+#include "open/opentrace.h"
 #include "tablemodels.h"
 #include "timelinewidget.h"
 

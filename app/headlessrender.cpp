@@ -1,6 +1,6 @@
 #include "headlessrender.h"
 
-#include "import/traceloader.h"
+#include "open/opentrace.h"
 #include "loadedtrace.h"
 #include "timelinewidget.h"
 

@@ -2,7 +2,7 @@
 
 #include "backgroundjobs.h"
 
-#include "import/traceloader.h"
+#include "open/opentrace.h"
 
 #include <QCoreApplication>
 #include <QMetaObject>

@@ -5,6 +5,7 @@
 // the streaming part, the store build, and the two one after the other (source to store).
 #include "agentwriter.h"
 #include "live/capturesession.h"
+#include "live/tracewire.h"
 #include "replaysource.h"
 
 #include <algorithm>
@@ -65,8 +66,13 @@ int main(int argc, char** argv) {
     }
 
     const auto t0 = Clock::now();
-    auto source = capture::makeReplaySource(argv[1], 0);
-    std::string error;
+    // The trace becomes the wire stream the viewer would hand the agent; the agent's replay source plays it.
+    std::string wireStream, error;
+    if (!live::replayStreamFor(argv[1], wireStream, error)) {
+        std::fprintf(stderr, "%s\n", error.c_str());
+        return 1;
+    }
+    auto source = capture::makeReplaySourceFromStream(std::move(wireStream), 0);
     if (!source->start(error)) {
         std::fprintf(stderr, "%s\n", error.c_str());
         return 1;

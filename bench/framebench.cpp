@@ -5,7 +5,7 @@
 // over the trace, scrolled to different lanes, with all flow arrows on. Prints per-zoom-level figures and, as its
 // last line, `median_ms=<x> p99_ms=<y>`. Single-threaded: run it under `taskset -c 0` for the one-core figure.
 #include "headlessrender.h"
-#include "import/traceloader.h"
+#include "open/opentrace.h"
 #include "loadedtrace.h"
 #include "query/lanelayout.h"
 #include "timelinerenderer.h"

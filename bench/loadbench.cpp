@@ -2,7 +2,7 @@
 // Runs, each in a child process of its own (so that peak RSS is per run): the ceiling program, the
 // Kinetoscope loader on the plain file, and on the gzip file when given. Prints MB/s, the ratio to the
 // ceiling, peak RSS and the store's bytes per event. Figures, not assertions: see bench/RESULTS.md.
-#include "import/traceloader.h"
+#include "open/opentrace.h"
 
 #include <chrono>
 #include <cstdio>

@@ -9,7 +9,7 @@
 #include "analysis/modules.h"
 #include "analysis/overview.h"
 #include "analysis/summary.h"
-#include "import/traceloader.h"
+#include "open/opentrace.h"
 
 #include <algorithm>
 #include <chrono>

@@ -2,7 +2,7 @@
 #include "analysis/diff.h"
 #include "analysis/summary.h"
 #include "analysis/summaryformat.h"
-#include "import/traceloader.h"
+#include "open/opentrace.h"
 #include "live/capturesession.h"
 
 #include <signal.h>

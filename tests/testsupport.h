@@ -1,6 +1,6 @@
 #pragma once
 
-#include "import/traceloader.h"
+#include "open/opentrace.h"
 
 #include <QString>
 #include <string>

@@ -7,6 +7,7 @@
 #include "analysis/argscan.h"
 #include "analysis/summary.h"
 #include "live/capturesession.h"
+#include "live/tracewire.h"
 #include "testsupport.h"
 
 #include <QProcess>
@@ -409,8 +410,9 @@ private slots:
         } else if (trace == "extreme") {
             records = extremeCapture();
         } else {
-            auto source = capture::makeReplaySource(test::tracePath(trace.toUtf8().constData()), 0);
-            std::string error;
+            std::string stream, error;
+            QVERIFY2(live::replayStreamFor(test::tracePath(trace.toUtf8().constData()), stream, error), error.c_str());
+            auto source = capture::makeReplaySourceFromStream(std::move(stream), 0);
             QVERIFY2(source->start(error), error.c_str());
             CaptureSink sink(records);
             while (!source->finished()) source->drain(sink);

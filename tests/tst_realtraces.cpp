@@ -1,4 +1,5 @@
 // Every real trace of ../shared/traces loads cleanly, and the parallel splitter changes nothing.
+#include "import/jsonbackend.h"
 #include "analysis/summary.h"
 #include "analysis/summaryformat.h"
 #include "testsupport.h"
@@ -102,7 +103,7 @@ void TestRealTraces::launchLinksAndArgs() {
         QVERIFY(s.launchOf(f.target) == f.source);
         QCOMPARE(s.gpuWorkOf(f.source).size(), std::size_t(1));
         bool hasGrid = false;
-        for (const ArgField& a : s.decodeArgs(f.target)) hasGrid |= a.key == "grid";
+        for (const ArgField& a : decodeArgs(s, f.target)) hasGrid |= a.key == "grid";
         QVERIFY(hasGrid);
         QCOMPARE(s.tracks[f.target.track.value].kind, TrackKind::GpuStream);
     }

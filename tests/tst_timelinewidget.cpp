@@ -1,5 +1,6 @@
 // The timeline widget on real traces: keyboard and mouse navigation (drag-zoom included), history, selection,
 // hit testing, measuring, area selection, flow arrow geometry, collapsing, and the details panel's links.
+#include "import/jsonbackend.h"
 #include "detailspanel.h"
 #include "loadedtrace.h"
 #include "testsupport.h"
@@ -368,7 +369,7 @@ void TestTimelineWidget::detailsPanelLinks() {
     const QString text = panel.toPlainText();
     QVERIFY2(text.contains(QString::fromUtf8(s.nameOf(kernel).data(), qsizetype(s.nameOf(kernel).size()))), qPrintable(text));
     QVERIFY(text.contains(QLatin1String("Arguments")));
-    for (const ArgField& a : s.decodeArgs(kernel)) QVERIFY2(text.contains(QString::fromStdString(a.key)), a.key.c_str());
+    for (const ArgField& a : decodeArgs(s, kernel)) QVERIFY2(text.contains(QString::fromStdString(a.key)), a.key.c_str());
     QVERIFY(text.contains(QStringLiteral("Launched by: ") + QString::fromUtf8(s.nameOf(launch).data(), qsizetype(s.nameOf(launch).size()))));
     QVERIFY(text.contains(QLatin1String("Parents")) || s.tracks[kernel.track.value].depthOf(kernel.index) == 0);
     QVERIFY(std::find(panel.links().begin(), panel.links().end(), launch) != panel.links().end());

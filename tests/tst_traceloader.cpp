@@ -1,4 +1,5 @@
 // Every format variant of FORMAT.md as a named row: the JSON in, a compact description of the store out.
+#include "import/jsonbackend.h"
 #include "testsupport.h"
 
 #include <QDir>
@@ -215,7 +216,7 @@ void TestTraceLoader::argsDecodedOnDemand() {
             R"([{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":1,"args":{"External id":12,"Input Dims":[[2,3],[3,4]],"Call stack":"a.py(1): f\nb.py(2): g","Big id":18446744073709551615}}])";
         const LoadResult r = test::loadText(json);
         QVERIFY(r.ok());
-        const auto fields = r.store->decodeArgs({TrackId(0), 0});
+        const auto fields = decodeArgs(*r.store, {TrackId(0), 0});
         QCOMPARE(fields.size(), std::size_t(4));
         QCOMPARE(QString::fromStdString(fields[0].key), QString("External id"));
         QCOMPARE(QString::fromStdString(fields[0].value), QString("12"));

@@ -1,7 +1,7 @@
 #include "hosttree.h"
 
-#include "../model/radixsort.h"
-#include "../model/runmerge.h"
+#include "model/radixsort.h"
+#include "model/runmerge.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,6 @@
 #include "summary.h"
 
+#include "import/jsonbackend.h"
 #include "hosttree.h"
 #include "kernels.h"
 
@@ -13,7 +14,7 @@ std::int64_t deviceOf(const Track& track) { return track.pid; }
 namespace {
 
 std::string inputDimsOf(const TraceStore& store, EventRef ref) {
-    for (const ArgField& f : store.decodeArgs(ref))
+    for (const ArgField& f : decodeArgs(store, ref))
         if (f.key == "Input Dims" || f.key == "Input dims" || f.key == "input_dims") return f.value;
     return {};
 }

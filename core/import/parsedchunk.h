@@ -1,8 +1,8 @@
 #pragma once
 
-#include "../model/importstats.h"
-#include "../model/stringpool.h"
-#include "../model/timeconv.h"
+#include "model/importstats.h"
+#include "model/stringpool.h"
+#include "model/timeconv.h"
 
 #include <atomic>
 #include <cstdint>

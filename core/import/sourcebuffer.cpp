@@ -293,6 +293,7 @@ SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::
     }
     if (cancel && cancel->load(std::memory_order_relaxed)) {
         out.release();
+        result.cancelled = true;
         result.error = "cancelled";
         return result;
     }

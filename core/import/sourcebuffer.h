@@ -17,6 +17,7 @@ public:
         std::unique_ptr<SourceBuffer> buffer;
         std::string error;              // one line; empty on success
         std::uint64_t errorOffset = 0;  // byte offset the error refers to
+        bool cancelled = false;         // stopped because the caller asked (error says "cancelled")
         bool gzipCutShort = false;      // the gzip stream ended early; buffer holds what inflated
         std::uint64_t gzipCutAt = 0;    // compressed offset where inflation stopped
     };

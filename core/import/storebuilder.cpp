@@ -1,8 +1,8 @@
 #include "storebuilder.h"
 
 #include "sourcebuffer.h"
-#include "../model/radixsort.h"
-#include "../model/runmerge.h"
+#include "model/radixsort.h"
+#include "model/runmerge.h"
 
 #include <algorithm>
 #include <chrono>
@@ -1080,7 +1080,8 @@ private:
 } // namespace
 
 void buildStore(TraceStore& store, std::vector<ParsedChunk>& chunks, std::shared_ptr<const SourceBuffer> source) {
-    store.setSource(std::move(source));
+    const std::string_view text = source ? source->text() : std::string_view();
+    store.setSourceText(std::move(source), text);
     Builder(store, chunks).run();
 }
 

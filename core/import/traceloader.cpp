@@ -1,7 +1,5 @@
 #include "traceloader.h"
 
-#include "../live/livecapture.h"
-
 #include "jsonbackend.h"
 #include "jsonscan.h"
 #include "sourcebuffer.h"
@@ -232,12 +230,7 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
     const std::string_view text = source->text();
     const std::atomic<bool>* cancel = options.cancel;
     auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
-    auto cancelledResult = [] {
-        LoadResult r;
-        r.cancelled = true;
-        r.error = "cancelled";
-        return r;
-    };
+    auto cancelledResult = [] { return LoadResult::cancelledLoad(); };
 
     DocumentLayout layout;
     if (auto failure = findEventArray(text, layout)) return fail(*failure);
@@ -373,13 +366,21 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
 
 } // namespace
 
+LoadResult LoadResult::cancelledLoad() {
+    LoadResult r;
+    r.cancelled = true;
+    r.error = "cancelled";
+    return r;
+}
+
 std::string LoadResult::message(const std::string& path) const {
     if (errorHasOffset) return path + ": byte " + std::to_string(errorOffset) + ": " + error;
     return path + ": " + error;
 }
 
-LoadResult loadTrace(const std::string& path, const LoadOptions& options) {
-    const auto started = std::chrono::steady_clock::now();
+std::optional<TraceText> readTraceFile(const std::string& path, const LoadOptions& options, LoadResult& failure) {
+    TraceText file;
+    file.started = std::chrono::steady_clock::now();
     SourceBuffer::ProgressFn readProgress;
     if (options.progress)
         readProgress = [&](std::uint64_t done, std::uint64_t total) {
@@ -387,27 +388,21 @@ LoadResult loadTrace(const std::string& path, const LoadOptions& options) {
         };
     SourceBuffer::OpenResult opened = SourceBuffer::open(path, options.cancel, readProgress);
     if (!opened.buffer) {
-        LoadResult r = fail({opened.error, opened.errorOffset, false});
-        r.cancelled = opened.error == "cancelled";
-        return r;
+        failure = opened.cancelled ? LoadResult::cancelledLoad() : fail({opened.error, opened.errorOffset, false});
+        return std::nullopt;
     }
-    ImportStats stats;
-    stats.fileBytes = opened.buffer->fileSize();
-    stats.jsonBytes = opened.buffer->size();
-    stats.gzip = opened.buffer->wasGzip();
+    file.stats.fileBytes = opened.buffer->fileSize();
+    file.stats.jsonBytes = opened.buffer->size();
+    file.stats.gzip = opened.buffer->wasGzip();
     if (opened.gzipCutShort)
-        stats.addIssue(opened.gzipCutAt, "gzip stream is cut short or corrupt at compressed byte " +
-                                             std::to_string(opened.gzipCutAt) + "; loading what inflated");
-    std::shared_ptr<const SourceBuffer> source(std::move(opened.buffer));
-    if (live::isWireStream(source->text())) {
-        // A live-capture spool (or a raw capture): recovered into the same trace Capture > Save writes.
-        LoadResult r = live::loadWireStream(source->text(), options);
-        if (r.store) r.store->sourcePath = path;
-        return r;
-    }
-    LoadResult r = loadFromBuffer(source, std::move(stats), options, started);
-    if (r.store) r.store->sourcePath = path;
-    return r;
+        file.stats.addIssue(opened.gzipCutAt, "gzip stream is cut short or corrupt at compressed byte " +
+                                                  std::to_string(opened.gzipCutAt) + "; loading what inflated");
+    file.source = std::move(opened.buffer);
+    return file;
+}
+
+LoadResult loadJsonTrace(TraceText file, const LoadOptions& options) {
+    return loadFromBuffer(std::move(file.source), std::move(file.stats), options, file.started);
 }
 
 LoadResult loadTraceText(std::string_view json, const LoadOptions& options) {

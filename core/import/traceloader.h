@@ -1,11 +1,13 @@
 #pragma once
 
-#include "../model/tracestore.h"
+#include "model/tracestore.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -36,11 +38,26 @@ struct LoadResult {
     double seconds = 0;
 
     bool ok() const { return store != nullptr; }
+    // The result of a load stopped through LoadOptions::cancel.
+    static LoadResult cancelledLoad();
     // "FILE: byte N: reason" (or "FILE: reason" when no offset applies).
     std::string message(const std::string& path) const;
 };
 
-LoadResult loadTrace(const std::string& path, const LoadOptions& options = {});
+class SourceBuffer;
+
+// A trace file read (mapped, or inflated from gzip) but not yet parsed, with what reading it found. Opening a file of
+// any kind starts here (open/opentrace.h looks at the first bytes to pick the reader).
+struct TraceText {
+    std::shared_ptr<const SourceBuffer> source;
+    ImportStats stats;
+    std::chrono::steady_clock::time_point started;
+};
+// Reads `path`; on failure returns nothing and says why in `failure`.
+std::optional<TraceText> readTraceFile(const std::string& path, const LoadOptions& options, LoadResult& failure);
+// Parses the Chrome/Kineto JSON text of a file read by readTraceFile into a store.
+LoadResult loadJsonTrace(TraceText file, const LoadOptions& options = {});
+// The same for JSON text in memory.
 LoadResult loadTraceText(std::string_view json, const LoadOptions& options = {});
 
 } // namespace kinetoscope

@@ -1,5 +1,7 @@
 #include "capturesession.h"
 
+#include "tracewire.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -24,6 +26,25 @@ namespace kinetoscope::live {
 
 namespace {
 std::atomic<unsigned> g_sessionCounter{0};
+
+// Creates `path` (which must not exist) readable by us only, and writes `bytes` into it.
+bool writePrivateFile(const std::string& path, std::string_view bytes, std::string& error) {
+    ::unlink(path.c_str());
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    bool ok = fd >= 0;
+    for (std::size_t done = 0; ok && done < bytes.size();) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        ok = n > 0;
+        if (ok) done += std::size_t(n);
+    }
+    if (!ok) error = path + ": " + std::strerror(errno);
+    if (fd >= 0 && ::close(fd) != 0 && ok) {
+        error = path + ": " + std::strerror(errno);
+        ok = false;
+    }
+    return ok;
+}
 
 bool isPrivateDir(const std::string& path) {
     struct stat st{};
@@ -75,6 +96,7 @@ CaptureSession::CaptureSession() = default;
 
 CaptureSession::~CaptureSession() {
     stop();
+    if (!m_replayPath.empty()) ::unlink(m_replayPath.c_str()); // the agent read it as it started
     if (m_pid > 0 && !status().targetExited) {
         // Nobody will wait for it any more: reap it in the background so it does not linger as a zombie.
         std::thread([pid = m_pid] {
@@ -131,13 +153,22 @@ bool CaptureSession::start(const LaunchSpec& spec, std::string& error) {
                 " (set KINETOSCOPE_AGENT to libkinetoscope-agent.so)";
         return false;
     }
-    if (!spec.replayTrace.empty() && ::access(spec.replayTrace.c_str(), R_OK) != 0) {
-        error = spec.replayTrace + ": " + std::strerror(errno);
-        return false;
-    }
+    // The agent replays a wire stream only (it must not carry a JSON importer into the target): a trace is converted
+    // here, into a private file beside the socket that the agent reads as it starts.
+    std::string replayStream;
+    if (!spec.replayTrace.empty() && !replayStreamFor(spec.replayTrace, replayStream, error)) return false;
     if (!listen(error)) return false;
+    const std::string base = m_socketPath.substr(0, m_socketPath.size() - 5);
     m_spoolPath = spec.spoolPath;
-    if (m_spoolPath.empty()) m_spoolPath = m_socketPath.substr(0, m_socketPath.size() - 5) + ".kscw";
+    if (m_spoolPath.empty()) m_spoolPath = base + ".kscw";
+    if (!spec.replayTrace.empty()) {
+        m_replayPath = base + ".replay.kscw";
+        if (!writePrivateFile(m_replayPath, replayStream, error)) {
+            m_replayPath.clear();
+            stop();
+            return false;
+        }
+    }
     ::unlink(m_spoolPath.c_str()); // the agent creates it exclusively (see AgentWriter::open)
 
     // The environment: ours without any stale capture variables, the caller's extras, then the capture's own.
@@ -155,7 +186,7 @@ bool CaptureSession::start(const LaunchSpec& spec, std::string& error) {
     env.push_back("KINETOSCOPE_SOCKET=" + m_socketPath);
     env.push_back("KINETOSCOPE_SPOOL=" + m_spoolPath);
     if (!spec.replayTrace.empty()) {
-        env.push_back("KINETOSCOPE_REPLAY=" + spec.replayTrace);
+        env.push_back("KINETOSCOPE_REPLAY=" + m_replayPath);
         char speed[32];
         std::snprintf(speed, sizeof speed, "%g", spec.replaySpeed);
         env.push_back(std::string("KINETOSCOPE_REPLAY_SPEED=") + speed);

@@ -27,7 +27,7 @@ struct LaunchSpec {
     std::string workingDirectory;          // empty: ours
     std::vector<std::string> environment;  // extra NAME=VALUE entries on top of ours
     std::string agentPath;                 // empty: defaultAgentPath()
-    std::string replayTrace;               // KINETOSCOPE_REPLAY: replay this trace instead of CUPTI
+    std::string replayTrace;               // replay this trace (or saved capture) instead of CUPTI
     double replaySpeed = 1;                // KINETOSCOPE_REPLAY_SPEED
     std::string spoolPath;                 // empty: a file beside the socket, removed when the capture is discarded
 };
@@ -85,6 +85,7 @@ private:
 
     std::string m_socketPath;
     std::string m_spoolPath;
+    std::string m_replayPath; // the replayed trace as a wire stream, for the agent; removed with the session
     bool m_ownsSpool = false;
     int m_listen = -1;
     int m_wakeRead = -1, m_wakeWrite = -1;

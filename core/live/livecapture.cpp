@@ -1,9 +1,9 @@
 #include "livecapture.h"
 
-#include "../analysis/summaryformat.h"
-#include "../import/jsonbackend.h"
-#include "../import/sourcebuffer.h"
-#include "../import/storebuilder.h"
+#include "analysis/summaryformat.h"
+#include "import/jsonbackend.h"
+#include "import/sourcebuffer.h"
+#include "import/storebuilder.h"
 
 #include <algorithm>
 #include <array>
@@ -724,12 +724,7 @@ LoadResult CaptureRecords::buildStore(const LoadOptions& options) const {
         secondMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     };
     runBoth(parallel, first, second);
-    if (cancelled()) {
-        LoadResult r;
-        r.cancelled = true;
-        r.error = "cancelled";
-        return r;
-    }
+    if (cancelled()) return LoadResult::cancelledLoad();
     if (firstArgs.overflow || secondArgs.overflow) // cannot happen (see the bounds); the JSON path is always right
         return loadTraceText(toTraceJson(), options);
     const auto walked = std::chrono::steady_clock::now();

@@ -6,8 +6,8 @@
 // records (no JSON in between), from the same walk over the events as the JSON, so what the viewer shows live is what
 // a saved capture reopens as (tst_capture compares the two, store against store).
 
-#include "../import/traceloader.h"
-#include "../wire/wire.h"
+#include "import/traceloader.h"
+#include "wire/wire.h"
 #include "appendonly.h"
 
 #include <cstdint>

@@ -2,8 +2,6 @@
 
 #include "radixsort.h"
 
-#include "../import/jsonbackend.h"
-#include "../import/sourcebuffer.h"
 
 #include <algorithm>
 
@@ -138,7 +136,10 @@ const ProcessInfo* TraceStore::process(std::int64_t pid) const {
     return nullptr;
 }
 
-void TraceStore::setSource(std::shared_ptr<const SourceBuffer> source) { m_source = std::move(source); }
+void TraceStore::setSourceText(std::shared_ptr<const void> owner, std::string_view text) {
+    m_sourceOwner = std::move(owner);
+    m_sourceText = text;
+}
 
 bool TraceStore::packArgsInline(ArgsRange range, std::uint64_t& packed) {
     if (range.length == 0) {
@@ -167,11 +168,9 @@ ArgsRange TraceStore::argsRange(EventRef ref) const {
 
 std::string_view TraceStore::argsText(EventRef ref) const {
     const ArgsRange r = argsRange(ref);
-    if (r.length == 0 || !m_source || r.offset + r.length > m_source->size()) return {};
-    return m_source->text().substr(r.offset, r.length);
+    if (r.length == 0 || r.offset + r.length > m_sourceText.size()) return {};
+    return m_sourceText.substr(r.offset, r.length);
 }
-
-std::vector<ArgField> TraceStore::decodeArgs(EventRef ref) const { return decodeArgsText(argsText(ref)); }
 
 void TraceStore::indexFlows() {
     flowsByTarget.resize(flows.size());

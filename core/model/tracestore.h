@@ -15,8 +15,6 @@
 
 namespace kinetoscope {
 
-class SourceBuffer;
-
 enum class TrackKind : std::uint8_t { CpuThread, GpuStream, Async, Counter };
 
 namespace SliceFlag {
@@ -182,10 +180,9 @@ public:
     const ProcessInfo* process(std::int64_t pid) const;
 
     ArgsRange argsRange(EventRef ref) const;
-    // The args text of a slice, straight from the source (empty when it had none).
+    // The args text of a slice, straight from the source (empty when it had none). Decoding it is JSON work, which
+    // the import layer does (decodeArgs in import/jsonbackend.h).
     std::string_view argsText(EventRef ref) const;
-    // Decodes the args object on demand.
-    std::vector<ArgField> decodeArgs(EventRef ref) const;
 
     // Launch (runtime/driver call) of a GPU slice, and GPU slices of a launch, joined by correlation id.
     std::optional<EventRef> launchOf(EventRef gpuSlice) const;
@@ -196,7 +193,8 @@ public:
     std::size_t bytesHeld() const;
 
     // Used by the importer.
-    void setSource(std::shared_ptr<const SourceBuffer> source);
+    // The text args ranges point into, and whatever owns it (a mapped file, inflated gzip, a live capture's buffer).
+    void setSourceText(std::shared_ptr<const void> owner, std::string_view text);
     std::uint64_t packArgs(ArgsRange range);
     // The packed form when it needs no side-table entry (any thread may call it); false for args of 16 MiB or more.
     static bool packArgsInline(ArgsRange range, std::uint64_t& packed);
@@ -204,10 +202,10 @@ public:
     // Flows leaving / entering a slice.
     std::vector<const Flow*> flowsFrom(EventRef ref) const;
     std::vector<const Flow*> flowsInto(EventRef ref) const;
-    const SourceBuffer* source() const { return m_source.get(); }
 
 private:
-    std::shared_ptr<const SourceBuffer> m_source;
+    std::shared_ptr<const void> m_sourceOwner;
+    std::string_view m_sourceText;
     std::vector<ArgsRange> m_longArgs; // args of 16 MiB or more
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "../model/tracestore.h"
+#include "model/tracestore.h"
 
 #include <cstdint>
 #include <vector>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "../model/timeconv.h"
+#include "model/timeconv.h"
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
 // Shared by the fuzz targets: arbitrary bytes into the loader, plain text directly or gzip through the file path (an
 // anonymous in-memory file, no disk), and the store's invariants.
-#include "import/traceloader.h"
+#include "open/opentrace.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

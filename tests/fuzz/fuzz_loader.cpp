@@ -1,6 +1,7 @@
 // libFuzzer target: the whole import and analysis pipeline on arbitrary bytes, plain or gzip.
 // Every input must load or fail with a message, and whatever loads must survive every analysis and the viewport
 // queries the viewer runs. Built by the `fuzz` preset (clang-14, -fsanitize=fuzzer,address,undefined).
+#include "import/jsonbackend.h"
 #include "analysis/analysisresult.h"
 #include "analysis/diff.h"
 #include "analysis/summaryformat.h"
@@ -51,7 +52,7 @@ void exercise(const TraceStore& s) {
         const Track& track = s.tracks[t];
         for (std::uint32_t r = 0; r < track.sliceCount() && r < 64; ++r) {
             const EventRef ref{TrackId(t), r};
-            (void)s.decodeArgs(ref);
+            (void)decodeArgs(s, ref);
             (void)selfTime(track, r);
             (void)track.parentOf(r);
             (void)s.launchOf(ref);

@@ -1,0 +1,16 @@
+# Refuses relative includes that leave their folder ("../"): they would reach another layer's headers past the include
+# views that core/CMakeLists.txt sets up, so the layering would hold only by convention. Run with -DROOT=<source dir>.
+file(GLOB_RECURSE sources "${ROOT}/core/*.h" "${ROOT}/core/*.cpp" "${ROOT}/capture/*.h" "${ROOT}/capture/*.cpp")
+set(bad "")
+foreach(source IN LISTS sources)
+  file(STRINGS "${source}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"[^\"]*\\.\\./")
+  foreach(line IN LISTS lines)
+    file(RELATIVE_PATH rel "${ROOT}" "${source}")
+    string(STRIP "${line}" line)
+    list(APPEND bad "${rel}: ${line}")
+  endforeach()
+endforeach()
+if(bad)
+  list(JOIN bad "\n  " text)
+  message(FATAL_ERROR "include by a relative path that leaves its folder (name the layer instead: \"model/x.h\"):\n  ${text}")
+endif()
