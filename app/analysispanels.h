@@ -18,7 +18,8 @@ class QTreeWidget;
 
 namespace kinetoscope {
 
-// The call stack of one operator call, innermost first: its "Call stack" arg, else the enclosing Python frames.
+// The call stack of one operator call, innermost first: its "Call stack" arg, else the enclosing Python
+// frames.
 QString callStackText(const TraceStore& store, EventRef ref);
 
 class BarChart;
@@ -29,22 +30,23 @@ class StackedColumnChart;
 // Signals every analysis panel may send to the trace view.
 class AnalysisPanel : public QWidget {
     Q_OBJECT
-public:
+  public:
     using QWidget::QWidget;
     virtual void setResult(std::shared_ptr<const AnalysisResult> result) = 0;
 
-signals:
+  signals:
     void jumpRequested(kinetoscope::EventRef ref);
-    void rangeRequested(qint64 from, qint64 to);        // zoom the timeline there
-    void scopeRequested(qint64 from, qint64 to);        // scope every panel to it
-    void highlightRequested(const QString& exactName);  // mark every slice with this name on the timeline
+    void rangeRequested(qint64 from, qint64 to);       // zoom the timeline there
+    void scopeRequested(qint64 from, qint64 to);       // scope every panel to it
+    void highlightRequested(const QString& exactName); // mark every slice with this name on the timeline
     void groupingChanged();
 };
 
-// Run facts, steps and throughput, the step-time breakdown (chart and table), GPU metrics and recommendations.
+// Run facts, steps and throughput, the step-time breakdown (chart and table), GPU metrics and
+// recommendations.
 class OverviewPanel : public AnalysisPanel {
     Q_OBJECT
-public:
+  public:
     explicit OverviewPanel(const TraceStore& store, QWidget* parent = nullptr);
     void setResult(std::shared_ptr<const AnalysisResult> result) override;
     QTableWidget* breakdownTable() const { return m_breakdown; }
@@ -55,7 +57,7 @@ public:
     // The result the panel shows (a newer one may be on its way to it).
     const std::shared_ptr<const AnalysisResult>& shownResult() const { return m_result; }
 
-private:
+  private:
     void updateThroughput();
     const TraceStore& m_store;
     std::shared_ptr<const AnalysisResult> m_result;
@@ -71,7 +73,7 @@ private:
 
 class OperatorPanel : public AnalysisPanel {
     Q_OBJECT
-public:
+  public:
     explicit OperatorPanel(const TraceStore& store, QWidget* parent = nullptr);
     void setResult(std::shared_ptr<const AnalysisResult> result) override;
     OperatorGrouping grouping() const;
@@ -83,7 +85,7 @@ public:
     BarChart* chart() const { return m_chart; }
     QTextBrowser* callStack() const { return m_stack; }
 
-private:
+  private:
     void updateChart();
     const TraceStore& m_store;
     QComboBox* m_grouping;
@@ -97,7 +99,7 @@ private:
 
 class KernelPanel : public AnalysisPanel {
     Q_OBJECT
-public:
+  public:
     explicit KernelPanel(const TraceStore& store, QWidget* parent = nullptr);
     void setResult(std::shared_ptr<const AnalysisResult> result) override;
     KernelGrouping grouping() const;
@@ -108,7 +110,7 @@ public:
     BarChart* categories() const { return m_categories; }
     QLabel* origin() const { return m_origin; }
 
-private:
+  private:
     const TraceStore& m_store;
     QComboBox* m_grouping;
     QLineEdit* m_filter;
@@ -123,7 +125,7 @@ class MemoryCurve;
 
 class MemoryPanel : public AnalysisPanel {
     Q_OBJECT
-public:
+  public:
     explicit MemoryPanel(const TraceStore& store, QWidget* parent = nullptr);
     void setResult(std::shared_ptr<const AnalysisResult> result) override;
     QTableWidget* blocks() const { return m_blocks; }
@@ -131,7 +133,7 @@ public:
     QLabel* summary() const { return m_summary; }
     MemoryCurve* curve() const { return m_curve; }
 
-private:
+  private:
     const TraceStore& m_store;
     MemoryCurve* m_curve;
     QLabel* m_summary;
@@ -143,13 +145,13 @@ class ModuleFlame;
 
 class ModulePanel : public AnalysisPanel {
     Q_OBJECT
-public:
+  public:
     explicit ModulePanel(const TraceStore& store, QWidget* parent = nullptr);
     void setResult(std::shared_ptr<const AnalysisResult> result) override;
     QTreeWidget* tree() const { return m_tree; }
     ModuleFlame* flame() const { return m_flame; }
 
-private:
+  private:
     const TraceStore& m_store;
     std::shared_ptr<const AnalysisResult> m_result;
     QLabel* m_empty;

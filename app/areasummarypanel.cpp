@@ -9,8 +9,8 @@
 
 namespace kinetoscope {
 
-
-AreaSummaryPanel::AreaSummaryPanel(const TraceStore& store, QWidget* parent) : QWidget(parent), m_store(store) {
+AreaSummaryPanel::AreaSummaryPanel(const TraceStore& store, QWidget* parent)
+    : QWidget(parent), m_store(store) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_caption = new QLabel(this);
@@ -36,9 +36,13 @@ void AreaSummaryPanel::showSummary(const AreaSummary& summary, std::size_t track
         const std::string_view name = m_store.strings.view(row.name);
         m_table->setItem(r, 0, new QTableWidgetItem(QString::fromUtf8(name.data(), qsizetype(name.size()))));
         m_table->setItem(r, 1, new NumberItem(QString::number(row.count), double(row.count)));
-        m_table->setItem(r, 2, new NumberItem(QString::fromStdString(formatDuration(row.total)), double(row.total)));
-        m_table->setItem(r, 3, new NumberItem(QString::fromStdString(formatDuration(row.self)), double(row.self)));
-        m_table->setItem(r, 4, new NumberItem(QString::fromStdString(formatDuration(row.maxDuration)), double(row.maxDuration)));
+        m_table->setItem(
+            r, 2, new NumberItem(QString::fromStdString(formatDuration(row.total)), double(row.total)));
+        m_table->setItem(r, 3,
+                         new NumberItem(QString::fromStdString(formatDuration(row.self)), double(row.self)));
+        m_table->setItem(
+            r, 4,
+            new NumberItem(QString::fromStdString(formatDuration(row.maxDuration)), double(row.maxDuration)));
         ++r;
     }
     m_table->setSortingEnabled(true);

@@ -33,7 +33,8 @@ namespace kinetoscope {
 LaunchDialog::LaunchDialog(QWidget* parent) : QDialog(parent) {
     setWindowTitle(tr("Launch and Capture"));
     auto* form = new QFormLayout;
-    auto browseRow = [this, form](const QString& label, QLineEdit* edit, bool directory, const QString& filter) {
+    auto browseRow = [this, form](const QString& label, QLineEdit* edit, bool directory,
+                                  const QString& filter) {
         auto* row = new QHBoxLayout;
         auto* browse = new QToolButton(this);
         browse->setText(QStringLiteral("…"));
@@ -41,8 +42,9 @@ LaunchDialog::LaunchDialog(QWidget* parent) : QDialog(parent) {
         row->addWidget(browse);
         form->addRow(label, row);
         connect(browse, &QToolButton::clicked, this, [this, edit, directory, filter] {
-            const QString chosen = directory ? QFileDialog::getExistingDirectory(this, tr("Working Directory"), edit->text())
-                                             : QFileDialog::getOpenFileName(this, tr("Choose"), edit->text(), filter);
+            const QString chosen =
+                directory ? QFileDialog::getExistingDirectory(this, tr("Working Directory"), edit->text())
+                          : QFileDialog::getOpenFileName(this, tr("Choose"), edit->text(), filter);
             if (!chosen.isEmpty()) edit->setText(chosen);
         });
     };
@@ -60,9 +62,11 @@ LaunchDialog::LaunchDialog(QWidget* parent) : QDialog(parent) {
     form->addRow(tr("&Environment:"), m_environment);
     m_replay = new QLineEdit(this);
     m_replay->setPlaceholderText(tr("empty: capture the GPU with CUPTI"));
-    browseRow(tr("&Replay trace:"), m_replay, false, tr("Traces (*.json *.json.gz *.pt.trace.json);;All files (*)"));
+    browseRow(tr("&Replay trace:"), m_replay, false,
+              tr("Traces (*.json *.json.gz *.pt.trace.json);;All files (*)"));
     m_speed = new QLineEdit(QStringLiteral("1"), this);
-    m_speed->setToolTip(tr("Replay speed: 1 keeps the trace's timing, 2 plays twice as fast, 0 as fast as possible"));
+    m_speed->setToolTip(
+        tr("Replay speed: 1 keeps the trace's timing, 2 plays twice as fast, 0 as fast as possible"));
     form->addRow(tr("Replay &speed:"), m_speed);
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -79,8 +83,10 @@ LaunchDialog::LaunchDialog(QWidget* parent) : QDialog(parent) {
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto* layout = new QVBoxLayout(this);
-    auto* note = new QLabel(tr("The program runs with Kinetoscope's CUPTI agent injected (CUDA_INJECTION64_PATH); "
-                               "its kernels, copies and CUDA calls appear as they complete."), this);
+    auto* note =
+        new QLabel(tr("The program runs with Kinetoscope's CUPTI agent injected (CUDA_INJECTION64_PATH); "
+                      "its kernels, copies and CUDA calls appear as they complete."),
+                   this);
     note->setWordWrap(true);
     layout->addWidget(note);
     layout->addLayout(form);
@@ -99,7 +105,8 @@ LaunchDialog::LaunchDialog(QWidget* parent) : QDialog(parent) {
 live::LaunchSpec LaunchDialog::spec() const {
     live::LaunchSpec spec;
     spec.program = m_program->text().trimmed().toStdString();
-    for (const QString& a : QProcess::splitCommand(m_arguments->text())) spec.arguments.push_back(a.toStdString());
+    for (const QString& a : QProcess::splitCommand(m_arguments->text()))
+        spec.arguments.push_back(a.toStdString());
     spec.workingDirectory = m_directory->text().trimmed().toStdString();
     for (const QString& line : m_environment->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts))
         if (line.contains(QLatin1Char('='))) spec.environment.push_back(line.trimmed().toStdString());
@@ -120,7 +127,8 @@ void LaunchDialog::setSpec(const live::LaunchSpec& spec) {
     m_arguments->setText(args.join(QLatin1Char(' ')));
     m_directory->setText(QString::fromStdString(spec.workingDirectory));
     QStringList env;
-    for (const std::string& e : spec.environment) env << QString::fromStdString(e);
+    for (const std::string& e : spec.environment)
+        env << QString::fromStdString(e);
     m_environment->setPlainText(env.join(QLatin1Char('\n')));
     m_replay->setText(QString::fromStdString(spec.replayTrace));
     m_speed->setText(QString::number(spec.replaySpeed));
@@ -131,7 +139,8 @@ CaptureView::CaptureView(live::LaunchSpec spec, QWidget* parent) : QWidget(paren
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     auto* bar = new QWidget(this);
-    bar->setStyleSheet(QStringLiteral("QWidget#captureBar{background:#eef2ff;border-bottom:1px solid #c7d2fe}"));
+    bar->setStyleSheet(
+        QStringLiteral("QWidget#captureBar{background:#eef2ff;border-bottom:1px solid #c7d2fe}"));
     bar->setObjectName(QStringLiteral("captureBar"));
     auto* barLayout = new QHBoxLayout(bar);
     barLayout->setContentsMargins(8, 3, 8, 3);
@@ -146,7 +155,8 @@ CaptureView::CaptureView(live::LaunchSpec spec, QWidget* parent) : QWidget(paren
     barLayout->addWidget(m_stopButton);
     layout->addWidget(bar);
     m_stack = new QStackedWidget(this);
-    m_waiting = new QLabel(tr("Waiting for the first records from %1…").arg(QString::fromStdString(m_spec.program)), m_stack);
+    m_waiting = new QLabel(
+        tr("Waiting for the first records from %1…").arg(QString::fromStdString(m_spec.program)), m_stack);
     m_waiting->setAlignment(Qt::AlignCenter);
     m_waiting->setWordWrap(true);
     m_stack->addWidget(m_waiting);
@@ -181,9 +191,13 @@ bool CaptureView::start(QString* error) {
     return true;
 }
 
-bool CaptureView::capturing() const { return m_session && m_session->status().capturing; }
+bool CaptureView::capturing() const {
+    return m_session && m_session->status().capturing;
+}
 
-live::SessionStatus CaptureView::status() const { return m_session ? m_session->status() : live::SessionStatus{}; }
+live::SessionStatus CaptureView::status() const {
+    return m_session ? m_session->status() : live::SessionStatus{};
+}
 
 QString CaptureView::title() const {
     return tr("Capture: %1").arg(QFileInfo(QString::fromStdString(m_spec.program)).fileName());
@@ -210,14 +224,22 @@ void CaptureView::poll() {
     const live::SessionStatus st = m_session->status();
     const QLocale locale;
     QString text = tr("%1 records · %2 kernels · %3 dropped · %4 MB")
-                       .arg(locale.toString(qulonglong(st.counts.records)), locale.toString(qulonglong(st.counts.kernels)),
+                       .arg(locale.toString(qulonglong(st.counts.records)),
+                            locale.toString(qulonglong(st.counts.kernels)),
                             locale.toString(qulonglong(st.counts.dropped)))
                        .arg(double(st.counts.bytes) / 1e6, 0, 'f', 1);
-    if (st.targetRunning) text += tr(" · %1 running (pid %2)").arg(QFileInfo(QString::fromStdString(m_spec.program)).fileName()).arg(m_session->targetPid());
-    else if (st.targetExited) text += tr(" · program exited (%1)").arg(st.exitStatus);
-    if (st.capturing) text += m_follow ? tr(" · live") : tr(" · view paused");
-    else text += tr(" · capture ended");
-    if (st.counts.rejected) text += tr(" · %1 record(s) with impossible times skipped").arg(st.counts.rejected);
+    if (st.targetRunning)
+        text += tr(" · %1 running (pid %2)")
+                    .arg(QFileInfo(QString::fromStdString(m_spec.program)).fileName())
+                    .arg(m_session->targetPid());
+    else if (st.targetExited)
+        text += tr(" · program exited (%1)").arg(st.exitStatus);
+    if (st.capturing)
+        text += m_follow ? tr(" · live") : tr(" · view paused");
+    else
+        text += tr(" · capture ended");
+    if (st.counts.rejected)
+        text += tr(" · %1 record(s) with impossible times skipped").arg(st.counts.rejected);
     if (st.refusedPeers) text += tr(" · %1 foreign connection(s) refused").arg(st.refusedPeers);
     if (!st.streamError.empty()) text += tr(" · stream cut: %1").arg(QString::fromStdString(st.streamError));
     text += tr(" · spool %1").arg(QString::fromStdString(m_session->spoolPath()));
@@ -229,8 +251,9 @@ void CaptureView::poll() {
     m_stopButton->setEnabled(st.capturing);
     m_followButton->setEnabled(st.capturing);
     // A paused view stays as it is; otherwise show new data once the previous rebuild is done.
-    // Each rebuild is the whole capture so far: for a long capture it takes a while, so wait twice as long as the last
-    // one took before the next, and the viewer never spends more than a third of a core beside the target.
+    // Each rebuild is the whole capture so far: for a long capture it takes a while, so wait twice as long as
+    // the last one took before the next, and the viewer never spends more than a third of a core beside the
+    // target.
     const bool rested = !m_sinceBuild.isValid() || m_sinceBuild.elapsed() >= 2 * m_lastBuildMs;
     if ((m_follow || !m_view) && !m_building && rested && m_session->generation() != m_shownGeneration &&
         st.counts.records > 0)
@@ -246,7 +269,8 @@ void CaptureView::rebuild() {
     m_building = true;
     m_buildTimer.start();
     const std::uint64_t generation = m_session->generation();
-    // The copy is taken here, under the session's short lock; building the trace from it happens off the UI thread.
+    // The copy is taken here, under the session's short lock; building the trace from it happens off the UI
+    // thread.
     auto records = std::make_shared<live::CaptureRecords>(m_session->snapshot());
     QPointer<CaptureView> self(this);
     startBackground([records, self, generation] {
@@ -283,14 +307,17 @@ void CaptureView::show(std::shared_ptr<LoadedTrace> trace, std::uint64_t generat
     m_stack->setCurrentWidget(view);
     if (m_view) m_view->deleteLater();
     m_view = view;
-    if (bottomTab >= 0) view->bottomTabs()->setCurrentIndex(bottomTab);
-    else view->bottomTabs()->setCurrentWidget(view->kernelPanel());
+    if (bottomTab >= 0)
+        view->bottomTabs()->setCurrentIndex(bottomTab);
+    else
+        view->bottomTabs()->setCurrentWidget(view->kernelPanel());
     if (view->timeline()) {
         const TraceStore& store = *trace->store;
         if (previousAxis && !m_follow) {
             view->timeline()->setVisibleRange(previousAxis->start, previousAxis->end, false);
         } else if (previousAxis && !sawEverything && store.maxTime > store.minTime) {
-            // Follow a zoomed-in view: keep the zoom, slide to the newest data. (A view of everything stays one.)
+            // Follow a zoomed-in view: keep the zoom, slide to the newest data. (A view of everything stays
+            // one.)
             const TimeNs span = std::min(previousAxis->span(), store.maxTime - store.minTime);
             view->timeline()->setVisibleRange(store.maxTime - span, store.maxTime, false);
         }
@@ -306,8 +333,8 @@ bool CaptureView::save(const QString& path, QString* error) {
     }
     const std::string json = m_session->snapshot().toTraceJson();
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(json.data(), qint64(json.size())) != qint64(json.size()) ||
-        !file.commit()) {
+    if (!file.open(QIODevice::WriteOnly) ||
+        file.write(json.data(), qint64(json.size())) != qint64(json.size()) || !file.commit()) {
         if (error) *error = tr("%1: %2").arg(path, file.errorString());
         return false;
     }

@@ -21,17 +21,17 @@ namespace kinetoscope {
 class TraceView;
 struct LoadedTrace;
 
-// Capture > Launch…: program, arguments, working directory, environment, and optionally a trace to replay instead
-// of CUPTI (for machines without a GPU, and demos).
+// Capture > Launch…: program, arguments, working directory, environment, and optionally a trace to replay
+// instead of CUPTI (for machines without a GPU, and demos).
 class LaunchDialog : public QDialog {
     Q_OBJECT
-public:
+  public:
     explicit LaunchDialog(QWidget* parent = nullptr);
     live::LaunchSpec spec() const;
     // Fills the fields (remembered across sessions; tests set them directly).
     void setSpec(const live::LaunchSpec& spec);
 
-private:
+  private:
     QLineEdit* m_program;
     QLineEdit* m_arguments;
     QLineEdit* m_directory;
@@ -40,12 +40,13 @@ private:
     QLineEdit* m_speed;
 };
 
-// One live capture in a tab: the target runs with the agent injected, records stream in, and the timeline and the
-// tables (a full TraceView of the capture so far) are rebuilt off the UI thread as they grow, following the newest
-// data unless paused. A status line counts records received, dropped and bytes. Save writes a Kineto trace.
+// One live capture in a tab: the target runs with the agent injected, records stream in, and the timeline and
+// the tables (a full TraceView of the capture so far) are rebuilt off the UI thread as they grow, following
+// the newest data unless paused. A status line counts records received, dropped and bytes. Save writes a
+// Kineto trace.
 class CaptureView : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit CaptureView(live::LaunchSpec spec, QWidget* parent = nullptr);
     ~CaptureView() override;
 
@@ -67,12 +68,12 @@ public:
     // Snapshots shown so far.
     int refreshCount() const { return m_refreshes; }
 
-signals:
+  signals:
     void refreshed();
     void statusChanged();
     void captureEnded();
 
-private:
+  private:
     void poll();
     void rebuild();
     void show(std::shared_ptr<LoadedTrace> trace, std::uint64_t generation);

@@ -8,7 +8,9 @@
 
 namespace kinetoscope {
 
-BarChart::BarChart(QWidget* parent) : QWidget(parent) { setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed); }
+BarChart::BarChart(QWidget* parent) : QWidget(parent) {
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+}
 
 void BarChart::setBars(QVector<Bar> bars) {
     m_bars = std::move(bars);
@@ -16,33 +18,43 @@ void BarChart::setBars(QVector<Bar> bars) {
     update();
 }
 
-QSize BarChart::sizeHint() const { return {400, 8 + 18 * int(std::max<qsizetype>(1, m_bars.size()))}; }
+QSize BarChart::sizeHint() const {
+    return {400, 8 + 18 * int(std::max<qsizetype>(1, m_bars.size()))};
+}
 
 void BarChart::paintEvent(QPaintEvent*) {
     QPainter p(this);
     const QFontMetrics fm = p.fontMetrics();
     int labelWidth = 0;
-    for (const Bar& b : m_bars) labelWidth = std::max(labelWidth, fm.horizontalAdvance(b.label));
+    for (const Bar& b : m_bars)
+        labelWidth = std::max(labelWidth, fm.horizontalAdvance(b.label));
     labelWidth = std::min(labelWidth + 8, width() / 3);
     double maxValue = 0;
-    for (const Bar& b : m_bars) maxValue = std::max(maxValue, b.value);
+    for (const Bar& b : m_bars)
+        maxValue = std::max(maxValue, b.value);
     int textSpace = 40;
-    for (const Bar& b : m_bars) textSpace = std::max(textSpace, fm.horizontalAdvance(b.text) + 8);
+    for (const Bar& b : m_bars)
+        textSpace = std::max(textSpace, fm.horizontalAdvance(b.text) + 8);
     const int barSpace = std::max(10, width() - labelWidth - textSpace - 8);
     int y = 4;
     for (const Bar& b : m_bars) {
         p.setPen(palette().color(QPalette::WindowText));
-        p.drawText(QRect(4, y, labelWidth - 8, 16), Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(b.label, Qt::ElideMiddle, labelWidth - 8));
+        p.drawText(QRect(4, y, labelWidth - 8, 16), Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(b.label, Qt::ElideMiddle, labelWidth - 8));
         const int w = maxValue > 0 ? int(double(barSpace) * b.value / maxValue) : 0;
-        p.fillRect(QRect(labelWidth, y + 2, std::max(w, 1), 12), b.color.isValid() ? b.color : QColor(0x6c, 0x9b, 0xd2));
+        p.fillRect(QRect(labelWidth, y + 2, std::max(w, 1), 12),
+                   b.color.isValid() ? b.color : QColor(0x6c, 0x9b, 0xd2));
         p.drawText(QRect(labelWidth + w + 4, y, textSpace, 16), Qt::AlignLeft | Qt::AlignVCenter, b.text);
         y += 18;
     }
 }
 
-StackedColumnChart::StackedColumnChart(QWidget* parent) : QWidget(parent) { setMinimumHeight(150); }
+StackedColumnChart::StackedColumnChart(QWidget* parent) : QWidget(parent) {
+    setMinimumHeight(150);
+}
 
-void StackedColumnChart::setData(QStringList columns, std::vector<std::vector<double>> values, QStringList series, QVector<QColor> colors) {
+void StackedColumnChart::setData(QStringList columns, std::vector<std::vector<double>> values,
+                                 QStringList series, QVector<QColor> colors) {
     m_columns = std::move(columns);
     m_values = std::move(values);
     m_series = std::move(series);
@@ -58,14 +70,16 @@ void StackedColumnChart::paintEvent(QPaintEvent*) {
     double maxTotal = 0;
     for (const auto& col : m_values) {
         double sum = 0;
-        for (double v : col) sum += v;
+        for (double v : col)
+            sum += v;
         maxTotal = std::max(maxTotal, sum);
     }
     p.setPen(palette().color(QPalette::Mid));
     p.drawLine(plot.bottomLeft(), plot.bottomRight());
     p.drawLine(plot.bottomLeft(), plot.topLeft());
     p.setPen(palette().color(QPalette::WindowText));
-    p.drawText(QRect(0, plot.top() - 4, 38, 14), Qt::AlignRight, QString::fromStdString(formatDuration(TimeNs(maxTotal))).section(QLatin1Char(' '), 0, 0));
+    p.drawText(QRect(0, plot.top() - 4, 38, 14), Qt::AlignRight,
+               QString::fromStdString(formatDuration(TimeNs(maxTotal))).section(QLatin1Char(' '), 0, 0));
     if (!m_values.empty() && maxTotal > 0) {
         const double slot = double(plot.width()) / double(m_values.size());
         const double barWidth = std::max(2.0, slot * 0.7);
@@ -79,7 +93,8 @@ void StackedColumnChart::paintEvent(QPaintEvent*) {
             }
             if (slot > 40 && c < std::size_t(m_columns.size())) {
                 p.setPen(palette().color(QPalette::WindowText));
-                p.drawText(QRectF(plot.left() + slot * double(c), plot.bottom() + 2, slot, 16), Qt::AlignHCenter | Qt::AlignTop,
+                p.drawText(QRectF(plot.left() + slot * double(c), plot.bottom() + 2, slot, 16),
+                           Qt::AlignHCenter | Qt::AlignTop,
                            fm.elidedText(m_columns[int(c)], Qt::ElideLeft, int(slot)));
             }
         }
@@ -88,7 +103,8 @@ void StackedColumnChart::paintEvent(QPaintEvent*) {
     for (int s = 0; s < m_series.size(); ++s) {
         p.fillRect(QRect(width() - legendWidth, y + 3, 10, 10), m_colors.value(s, Qt::gray));
         p.setPen(palette().color(QPalette::WindowText));
-        p.drawText(QRect(width() - legendWidth + 14, y, legendWidth - 14, 16), Qt::AlignLeft | Qt::AlignVCenter, m_series[s]);
+        p.drawText(QRect(width() - legendWidth + 14, y, legendWidth - 14, 16),
+                   Qt::AlignLeft | Qt::AlignVCenter, m_series[s]);
         y += 17;
     }
 }
@@ -97,7 +113,8 @@ MemoryCurve::MemoryCurve(const TraceStore& store, QWidget* parent) : QWidget(par
     setMinimumHeight(120);
     for (std::uint32_t t = 0; t < store.tracks.size(); ++t) {
         const Track& track = store.tracks[t];
-        if (track.kind == TrackKind::Counter && store.strings.view(track.name).starts_with("Memory ")) m_series.push_back(TrackId(t));
+        if (track.kind == TrackKind::Counter && store.strings.view(track.name).starts_with("Memory "))
+            m_series.push_back(TrackId(t));
     }
     setRange(store.minTime, store.maxTime);
     setToolTip(tr("Drag across the curve to scope every panel to that time range"));
@@ -118,7 +135,9 @@ void MemoryCurve::setRange(TimeNs from, TimeNs to) {
     update();
 }
 
-QRectF MemoryCurve::plotRect() const { return QRectF(70, 8, std::max(10, width() - 200), std::max(10, height() - 28)); }
+QRectF MemoryCurve::plotRect() const {
+    return QRectF(70, 8, std::max(10, width() - 200), std::max(10, height() - 28));
+}
 
 TimeNs MemoryCurve::timeAt(double x) const {
     const QRectF r = plotRect();
@@ -134,13 +153,17 @@ void MemoryCurve::paintEvent(QPaintEvent*) {
     p.drawRect(r);
     p.setPen(palette().color(QPalette::WindowText));
     if (m_series.empty()) {
-        p.drawText(rect(), Qt::AlignCenter, tr("This trace has no memory events (profile with profile_memory=True)."));
+        p.drawText(rect(), Qt::AlignCenter,
+                   tr("This trace has no memory events (profile with profile_memory=True)."));
         return;
     }
-    p.drawText(QRectF(0, r.top() - 6, 66, 14), Qt::AlignRight, QString::number(m_max / 1048576.0, 'f', 0) + QStringLiteral(" MiB"));
+    p.drawText(QRectF(0, r.top() - 6, 66, 14), Qt::AlignRight,
+               QString::number(m_max / 1048576.0, 'f', 0) + QStringLiteral(" MiB"));
     p.drawText(QRectF(0, r.bottom() - 8, 66, 14), Qt::AlignRight,
-               m_min < 0 ? QString::number(m_min / 1048576.0, 'f', 0) + QStringLiteral(" MiB") : QStringLiteral("0"));
-    const QColor colors[] = {QColor(0x25, 0x63, 0xeb), QColor(0xdc, 0x26, 0x26), QColor(0x05, 0x96, 0x69), QColor(0x93, 0x33, 0xea)};
+               m_min < 0 ? QString::number(m_min / 1048576.0, 'f', 0) + QStringLiteral(" MiB")
+                         : QStringLiteral("0"));
+    const QColor colors[] = {QColor(0x25, 0x63, 0xeb), QColor(0xdc, 0x26, 0x26), QColor(0x05, 0x96, 0x69),
+                             QColor(0x93, 0x33, 0xea)};
     auto xOf = [&](TimeNs t) { return r.left() + r.width() * double(t - m_from) / double(m_to - m_from); };
     auto yOf = [&](double v) { return r.bottom() - r.height() * (v - m_min) / (m_max - m_min); };
     int legendY = int(r.top());
@@ -174,8 +197,11 @@ void MemoryCurve::paintEvent(QPaintEvent*) {
         p.fillRect(QRectF(r.right() + 8, legendY + 3, 10, 10), c);
         p.setPen(palette().color(QPalette::WindowText));
         const std::string_view name = m_store.strings.view(t.name);
-        p.drawText(QRectF(r.right() + 22, legendY, 170, 16), Qt::AlignLeft | Qt::AlignVCenter,
-                   QString::fromUtf8(name.data(), qsizetype(name.size())).mid(7) + QStringLiteral(" · peak %1 MiB").arg(t.counterValues.empty() ? 0.0 : t.counterValues[peak] / 1048576.0, 0, 'f', 1));
+        p.drawText(
+            QRectF(r.right() + 22, legendY, 170, 16), Qt::AlignLeft | Qt::AlignVCenter,
+            QString::fromUtf8(name.data(), qsizetype(name.size())).mid(7) +
+                QStringLiteral(" · peak %1 MiB")
+                    .arg(t.counterValues.empty() ? 0.0 : t.counterValues[peak] / 1048576.0, 0, 'f', 1));
         legendY += 17;
     }
     if (m_dragFrom) {
@@ -203,7 +229,9 @@ void MemoryCurve::mouseReleaseEvent(QMouseEvent* e) {
     if (std::abs(b - a) > 3) emit rangeSelected(timeAt(std::min(a, b)), timeAt(std::max(a, b)));
 }
 
-ModuleFlame::ModuleFlame(QWidget* parent) : QWidget(parent) { setMinimumHeight(100); }
+ModuleFlame::ModuleFlame(QWidget* parent) : QWidget(parent) {
+    setMinimumHeight(100);
+}
 
 void ModuleFlame::setTree(const ModuleTree* tree) {
     m_tree = tree;
@@ -211,7 +239,9 @@ void ModuleFlame::setTree(const ModuleTree* tree) {
     update();
 }
 
-void ModuleFlame::resizeEvent(QResizeEvent*) { layout(); }
+void ModuleFlame::resizeEvent(QResizeEvent*) {
+    layout();
+}
 
 void ModuleFlame::layout() {
     m_rects.clear();
@@ -231,7 +261,8 @@ void ModuleFlame::layout() {
             }
         };
     TimeNs rootTotal = 0;
-    for (int r : m_tree->roots) rootTotal += m_tree->nodes[std::size_t(r)].hostTotal;
+    for (int r : m_tree->roots)
+        rootTotal += m_tree->nodes[std::size_t(r)].hostTotal;
     place(m_tree->roots, 0, width(), 0, rootTotal);
 }
 
@@ -242,7 +273,9 @@ int ModuleFlame::nodeAt(QPointF pos) const {
     return -1;
 }
 
-QRectF ModuleFlame::rectOf(int node) const { return node >= 0 && std::size_t(node) < m_rects.size() ? m_rects[std::size_t(node)] : QRectF(); }
+QRectF ModuleFlame::rectOf(int node) const {
+    return node >= 0 && std::size_t(node) < m_rects.size() ? m_rects[std::size_t(node)] : QRectF();
+}
 
 void ModuleFlame::paintEvent(QPaintEvent*) {
     QPainter p(this);
@@ -256,7 +289,8 @@ void ModuleFlame::paintEvent(QPaintEvent*) {
         if (r.width() > 30) {
             p.setPen(QColor(0x1f, 0x29, 0x37));
             p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
-                       p.fontMetrics().elidedText(QString::fromStdString(m_tree->nodes[i].name), Qt::ElideRight, int(r.width()) - 5));
+                       p.fontMetrics().elidedText(QString::fromStdString(m_tree->nodes[i].name),
+                                                  Qt::ElideRight, int(r.width()) - 5));
         }
     }
 }

@@ -17,7 +17,7 @@ namespace kinetoscope {
 // Horizontal bars with labels (top-N operators, kernel categories). Painted directly: a handful of bars.
 class BarChart : public QWidget {
     Q_OBJECT
-public:
+  public:
     struct Bar {
         QString label;
         double value = 0;
@@ -29,25 +29,26 @@ public:
     const QVector<Bar>& bars() const { return m_bars; }
     QSize sizeHint() const override;
 
-protected:
+  protected:
     void paintEvent(QPaintEvent*) override;
 
-private:
+  private:
     QVector<Bar> m_bars;
 };
 
 // One stacked column per step (the step-time breakdown).
 class StackedColumnChart : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit StackedColumnChart(QWidget* parent = nullptr);
-    void setData(QStringList columns, std::vector<std::vector<double>> values, QStringList series, QVector<QColor> colors);
+    void setData(QStringList columns, std::vector<std::vector<double>> values, QStringList series,
+                 QVector<QColor> colors);
     QSize sizeHint() const override { return {600, 190}; }
 
-protected:
+  protected:
     void paintEvent(QPaintEvent*) override;
 
-private:
+  private:
     QStringList m_columns;
     std::vector<std::vector<double>> m_values; // [column][series]
     QStringList m_series;
@@ -58,7 +59,7 @@ private:
 // Dragging across it selects a time range (rangeSelected).
 class MemoryCurve : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit MemoryCurve(const TraceStore& store, QWidget* parent = nullptr);
     void setRange(TimeNs from, TimeNs to);
     QSize sizeHint() const override { return {600, 170}; }
@@ -66,16 +67,16 @@ public:
     // Time at an x position (for tests that drag across it).
     TimeNs timeAt(double x) const;
 
-signals:
+  signals:
     void rangeSelected(qint64 from, qint64 to);
 
-protected:
+  protected:
     void paintEvent(QPaintEvent*) override;
     void mousePressEvent(QMouseEvent*) override;
     void mouseMoveEvent(QMouseEvent*) override;
     void mouseReleaseEvent(QMouseEvent*) override;
 
-private:
+  private:
     QRectF plotRect() const;
     const TraceStore& m_store;
     std::vector<TrackId> m_series;
@@ -89,22 +90,22 @@ private:
 // The module tree as an icicle chart: each row a depth, widths by host total time. Click selects a module.
 class ModuleFlame : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit ModuleFlame(QWidget* parent = nullptr);
     void setTree(const ModuleTree* tree);
     int nodeAt(QPointF pos) const;
     QRectF rectOf(int node) const;
     QSize sizeHint() const override { return {600, 160}; }
 
-signals:
+  signals:
     void nodeClicked(int node);
 
-protected:
+  protected:
     void paintEvent(QPaintEvent*) override;
     void mousePressEvent(QMouseEvent*) override;
     void resizeEvent(QResizeEvent*) override;
 
-private:
+  private:
     void layout();
     const ModuleTree* m_tree = nullptr;
     std::vector<QRectF> m_rects; // by node

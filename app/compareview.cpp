@@ -22,7 +22,12 @@
 namespace kinetoscope {
 
 namespace {
-QString signedDuration(TimeNs ns) { return (ns > 0 ? QStringLiteral("+") : ns < 0 ? QStringLiteral("−") : QString()) + durationText(std::llabs(ns)); }
+QString signedDuration(TimeNs ns) {
+    return (ns > 0   ? QStringLiteral("+")
+            : ns < 0 ? QStringLiteral("−")
+                     : QString()) +
+           durationText(std::llabs(ns));
+}
 
 void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
     table->setSortingEnabled(false);
@@ -31,7 +36,8 @@ void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
         const DiffRow& r = rows[i];
         int c = 0;
         auto* name = new QTableWidgetItem(QString::fromStdString(r.name));
-        if (r.onlyA() || r.onlyB()) name->setForeground(r.onlyB() ? QColor(0x04, 0x78, 0x57) : QColor(0xb9, 0x1c, 0x1c));
+        if (r.onlyA() || r.onlyB())
+            name->setForeground(r.onlyB() ? QColor(0x04, 0x78, 0x57) : QColor(0xb9, 0x1c, 0x1c));
         table->setItem(int(i), c++, name);
         table->setItem(int(i), c++, new NumberItem(QString::number(r.countA), double(r.countA)));
         table->setItem(int(i), c++, new NumberItem(QString::number(r.countB), double(r.countB)));
@@ -44,8 +50,12 @@ void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
         table->setItem(int(i), c++, new NumberItem(durationText(r.deviceB), double(r.deviceB)));
         table->setItem(int(i), c++, new NumberItem(signedDuration(r.deviceDelta()), double(r.deviceDelta())));
         const double pct = r.percentChange();
-        const QString change = r.onlyA() ? QObject::tr("only in A") : r.onlyB() ? QObject::tr("only in B")
-                               : std::isnan(pct) ? QObject::tr("new time") : QStringLiteral("%1%2%").arg(pct > 0 ? QStringLiteral("+") : QString()).arg(pct, 0, 'f', 1);
+        const QString change =
+            r.onlyA()   ? QObject::tr("only in A")
+            : r.onlyB() ? QObject::tr("only in B")
+            : std::isnan(pct)
+                ? QObject::tr("new time")
+                : QStringLiteral("%1%2%").arg(pct > 0 ? QStringLiteral("+") : QString()).arg(pct, 0, 'f', 1);
         table->setItem(int(i), c++, new NumberItem(change, std::isnan(pct) ? 1e9 : pct));
     }
     table->setSortingEnabled(true);
@@ -58,7 +68,9 @@ QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
     return t;
 }
 
-TimeNs anchorOf(const LoadedTrace& t) { return t.steps.empty() ? t.store->minTime : t.steps.front().start; }
+TimeNs anchorOf(const LoadedTrace& t) {
+    return t.steps.empty() ? t.store->minTime : t.steps.front().start;
+}
 } // namespace
 
 CompareView::CompareView(QString pathA, QString pathB, QWidget* parent) : QWidget(parent) {
@@ -67,15 +79,19 @@ CompareView::CompareView(QString pathA, QString pathB, QWidget* parent) : QWidge
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_stack = new QStackedWidget(this);
-    m_status = new QLabel(tr("Loading %1 and %2…").arg(QFileInfo(m_paths[0]).fileName(), QFileInfo(m_paths[1]).fileName()), m_stack);
+    m_status = new QLabel(
+        tr("Loading %1 and %2…").arg(QFileInfo(m_paths[0]).fileName(), QFileInfo(m_paths[1]).fileName()),
+        m_stack);
     m_status->setAlignment(Qt::AlignCenter);
     m_status->setWordWrap(true);
     m_stack->addWidget(m_status);
     layout->addWidget(m_stack);
     for (int i = 0; i < 2; ++i) {
         m_jobs[i] = new LoadJob(m_paths[i], this);
-        connect(m_jobs[i], &LoadJob::loaded, this, [this, i](std::shared_ptr<LoadedTrace> t) { onLoaded(i, std::move(t)); });
-        connect(m_jobs[i], &LoadJob::failed, this, [this](const QString& message, bool) { onFailed(message); });
+        connect(m_jobs[i], &LoadJob::loaded, this,
+                [this, i](std::shared_ptr<LoadedTrace> t) { onLoaded(i, std::move(t)); });
+        connect(m_jobs[i], &LoadJob::failed, this,
+                [this](const QString& message, bool) { onFailed(message); });
         m_jobs[i]->start();
     }
 }
@@ -98,12 +114,15 @@ void CompareView::onLoaded(int which, std::shared_ptr<LoadedTrace> trace) {
     QPointer<CompareView> self(this);
     startBackground([a, b, self] {
         auto diff = std::make_shared<const TraceDiff>(diffTraces(*a->store, *b->store));
-        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, diff] {
-            if (!self) return;
-            self->m_diff = diff;
-            self->build();
-            emit self->ready();
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, diff] {
+                if (!self) return;
+                self->m_diff = diff;
+                self->build();
+                emit self->ready();
+            },
+            Qt::QueuedConnection);
     });
 }
 
@@ -128,9 +147,11 @@ void CompareView::build() {
     timelines->addWidget(titled(tr("A (baseline): %1").arg(QFileInfo(m_paths[0]).fileName()), m_timelineA));
     timelines->addWidget(titled(tr("B: %1").arg(QFileInfo(m_paths[1]).fileName()), m_timelineB));
     auto* tabs = new QTabWidget(content);
-    m_operators = makeTable(tabs, {tr("Operator"), tr("Calls A"), tr("Calls B"), tr("Host self A"), tr("Host self B"), tr("Host self Δ"),
-                                   tr("Device self A"), tr("Device self B"), tr("Device self Δ"), tr("Change")});
-    m_kernels = makeTable(tabs, {tr("Kernel"), tr("Calls A"), tr("Calls B"), tr("Total A"), tr("Total B"), tr("Total Δ"), tr("Change")});
+    m_operators = makeTable(tabs, {tr("Operator"), tr("Calls A"), tr("Calls B"), tr("Host self A"),
+                                   tr("Host self B"), tr("Host self Δ"), tr("Device self A"),
+                                   tr("Device self B"), tr("Device self Δ"), tr("Change")});
+    m_kernels = makeTable(tabs, {tr("Kernel"), tr("Calls A"), tr("Calls B"), tr("Total A"), tr("Total B"),
+                                 tr("Total Δ"), tr("Change")});
     fill(m_operators, m_diff->operators, true);
     fill(m_kernels, m_diff->kernels, false);
     m_operators->sortByColumn(8, Qt::DescendingOrder);
@@ -141,10 +162,14 @@ void CompareView::build() {
     for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
         const TimeNs a = oa.steps.empty() ? 0 : oa.breakdownTotal[c] / TimeNs(oa.steps.size());
         const TimeNs b = ob.steps.empty() ? 0 : ob.breakdownTotal[c] / TimeNs(ob.steps.size());
-        if (a || b) breakdown << QStringLiteral("%1 %2").arg(QString::fromLatin1(breakdownCategoryName(BreakdownCategory(c)).data()), signedDuration(b - a));
+        if (a || b)
+            breakdown << QStringLiteral("%1 %2").arg(
+                QString::fromLatin1(breakdownCategoryName(BreakdownCategory(c)).data()),
+                signedDuration(b - a));
     }
     QStringList gpus;
-    // The same device index on both sides, or else the i-th GPU of each (two ranks of a job use different devices).
+    // The same device index on both sides, or else the i-th GPU of each (two ranks of a job use different
+    // devices).
     for (std::size_t i = 0; i < ob.gpus.size(); ++i) {
         const GpuMetrics& gb = ob.gpus[i];
         const GpuMetrics* match = nullptr;
@@ -154,8 +179,9 @@ void CompareView::build() {
         if (!match && i < oa.gpus.size()) match = &oa.gpus[i];
         if (!match) continue;
         const GpuMetrics& ga = *match;
-        gpus << tr("<b>GPU %10 → GPU %1</b>: utilization %2% → %3% · est. SM efficiency %4% → %5% · est. occupancy %6% → %7% · "
-                           "tensor cores %8% → %9%")
+        gpus << tr("<b>GPU %10 → GPU %1</b>: utilization %2% → %3% · est. SM efficiency %4% → %5% · est. "
+                   "occupancy %6% → %7% · "
+                   "tensor cores %8% → %9%")
                     .arg(gb.device)
                     .arg(ga.utilization * 100, 0, 'f', 1)
                     .arg(gb.utilization * 100, 0, 'f', 1)
@@ -170,14 +196,17 @@ void CompareView::build() {
     m_summary = new QLabel(tabs);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setText(tr("<b>Step time</b>: A %1 steps, mean %2 · B %3 steps, mean %4 (<b>%5</b>)<br/><b>Per-step breakdown Δ</b>: %6<br/>%7<br/>"
+    m_summary->setText(tr("<b>Step time</b>: A %1 steps, mean %2 · B %3 steps, mean %4 "
+                          "(<b>%5</b>)<br/><b>Per-step breakdown Δ</b>: %6<br/>%7<br/>"
                           "Timelines aligned at the first step (B − A = %8) and zoomed together. "
-                          "<span style=\"color:#b91c1c\">Red</span>: only in A; <span style=\"color:#047857\">green</span>: only in B.")
+                          "<span style=\"color:#b91c1c\">Red</span>: only in A; <span "
+                          "style=\"color:#047857\">green</span>: only in B.")
                            .arg(oa.steps.size())
                            .arg(durationText(oa.stepMean))
                            .arg(ob.steps.size())
-                           .arg(durationText(ob.stepMean), signedDuration(ob.stepMean - oa.stepMean), breakdown.join(QStringLiteral(", ")),
-                                gpus.join(QStringLiteral("<br/>")), signedDuration(m_offset)));
+                           .arg(durationText(ob.stepMean), signedDuration(ob.stepMean - oa.stepMean),
+                                breakdown.join(QStringLiteral(", ")), gpus.join(QStringLiteral("<br/>")),
+                                signedDuration(m_offset)));
     tabs->addTab(m_summary, tr("Summary"));
     tabs->addTab(m_operators, tr("Operators Δ"));
     tabs->addTab(m_kernels, tr("Kernels Δ"));
@@ -191,7 +220,8 @@ void CompareView::build() {
     connect(m_timelineB, &TimelineWidget::viewChanged, this, [this] { syncFrom(m_timelineB); });
     // Start with both showing A's first step (or all of A).
     m_timelineA->fitAll();
-    if (!m_traces[0]->steps.empty()) m_timelineA->setVisibleRange(m_traces[0]->steps.front().start, m_traces[0]->steps.back().end);
+    if (!m_traces[0]->steps.empty())
+        m_timelineA->setVisibleRange(m_traces[0]->steps.front().start, m_traces[0]->steps.back().end);
     syncFrom(m_timelineA);
 }
 
@@ -199,8 +229,10 @@ void CompareView::syncFrom(TimelineWidget* source) {
     if (m_syncing || !m_timelineA || !m_timelineB) return;
     m_syncing = true;
     const TimeAxis axis = source->axis();
-    if (source == m_timelineA) m_timelineB->setVisibleRange(axis.start + m_offset, axis.end + m_offset, false);
-    else m_timelineA->setVisibleRange(axis.start - m_offset, axis.end - m_offset, false);
+    if (source == m_timelineA)
+        m_timelineB->setVisibleRange(axis.start + m_offset, axis.end + m_offset, false);
+    else
+        m_timelineA->setVisibleRange(axis.start - m_offset, axis.end - m_offset, false);
     m_syncing = false;
 }
 

@@ -16,11 +16,11 @@ namespace kinetoscope {
 class LoadJob;
 class TimelineWidget;
 
-// Two traces compared: their timelines one above the other, aligned by their first step and zoomed together, and
-// the operator and kernel tables side by side with deltas (B − A), sortable by delta.
+// Two traces compared: their timelines one above the other, aligned by their first step and zoomed together,
+// and the operator and kernel tables side by side with deltas (B − A), sortable by delta.
 class CompareView : public QWidget {
     Q_OBJECT
-public:
+  public:
     CompareView(QString pathA, QString pathB, QWidget* parent = nullptr);
     ~CompareView() override;
 
@@ -32,14 +32,15 @@ public:
     QTableWidget* kernelTable() const { return m_kernels; }
     QLabel* summary() const { return m_summary; }
     const TraceDiff* diff() const { return m_diff.get(); }
-    // B's time minus A's time at the same point of the run (first step starts, or trace starts without steps).
+    // B's time minus A's time at the same point of the run (first step starts, or trace starts without
+    // steps).
     TimeNs alignmentOffset() const { return m_offset; }
 
-signals:
+  signals:
     void ready();
     void failed(const QString& message);
 
-private:
+  private:
     void onLoaded(int which, std::shared_ptr<LoadedTrace> trace);
     void onFailed(const QString& message);
     void build();

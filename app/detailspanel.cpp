@@ -1,7 +1,7 @@
 #include "detailspanel.h"
 
-#include "import/jsonbackend.h"
 #include "analysis/hosttree.h"
+#include "import/jsonbackend.h"
 #include "query/enclosing.h"
 #include "query/lanelayout.h"
 #include "query/viewport.h"
@@ -13,8 +13,12 @@ namespace kinetoscope {
 namespace {
 constexpr int maxChildrenListed = 50;
 
-QString esc(std::string_view text) { return QString::fromUtf8(text.data(), qsizetype(text.size())).toHtmlEscaped(); }
-QString dur(TimeNs ns) { return QString::fromStdString(formatDuration(ns)); }
+QString esc(std::string_view text) {
+    return QString::fromUtf8(text.data(), qsizetype(text.size())).toHtmlEscaped();
+}
+QString dur(TimeNs ns) {
+    return QString::fromStdString(formatDuration(ns));
+}
 } // namespace
 
 DetailsPanel::DetailsPanel(const TraceStore& store, QWidget* parent) : QTextBrowser(parent), m_store(store) {
@@ -46,15 +50,16 @@ QString DetailsPanel::eventLink(EventRef ref, const QString& prefix) {
     m_links.push_back(ref);
     const Track& t = m_store.tracks[ref.track.value];
     return QStringLiteral("%1<a href=\"%2\">%3</a> <span style=\"color:#6b7280\">%4 · %5</span>")
-        .arg(prefix, linkFor(ref), esc(m_store.nameOf(ref)), esc(m_store.strings.view(m_store.categoryOf(ref).name)),
-             dur(t.durations[ref.index]));
+        .arg(prefix, linkFor(ref), esc(m_store.nameOf(ref)),
+             esc(m_store.strings.view(m_store.categoryOf(ref).name)), dur(t.durations[ref.index]));
 }
 
 void DetailsPanel::showEvent(EventRef ref) {
     m_ref = ref;
     m_links.clear();
     if (!ref.isValid() || ref.track.value >= m_store.tracks.size()) {
-        setHtml(tr("<p style=\"color:#6b7280\">Click a slice to see its details. Ctrl+drag selects an area.</p>"));
+        setHtml(tr(
+            "<p style=\"color:#6b7280\">Click a slice to see its details. Ctrl+drag selects an area.</p>"));
         return;
     }
     const Track& t = m_store.tracks[ref.track.value];
@@ -73,32 +78,41 @@ void DetailsPanel::showEvent(EventRef ref) {
     if (t.kind != TrackKind::Counter) row(tr("Self time"), dur(selfTime(t, ref.index)));
     // The track as the timeline names it ("GPU 0 · NVIDIA H100 · stream 7", not "tid 7"), then the raw ids.
     const std::string title = trackTitle(m_store, ref.track);
-    row(tr("Track"), esc(title) + QStringLiteral(" <span style=\"color:#6b7280\">(pid %1 · tid %2)</span>").arg(t.pid).arg(t.tid));
+    row(tr("Track"),
+        esc(title) +
+            QStringLiteral(" <span style=\"color:#6b7280\">(pid %1 · tid %2)</span>").arg(t.pid).arg(t.tid));
     if (auto corr = m_store.correlationOf(ref)) row(tr("Correlation"), QString::number(*corr));
-    if (t.flags[ref.index] & SliceFlag::Unterminated) row(tr("Note"), tr("never closed; ends at the track's last time"));
-    if (t.flags[ref.index] & SliceFlag::Overlapping) row(tr("Note"), tr("overlaps its enclosing slice; drawn on a lane of its own"));
+    if (t.flags[ref.index] & SliceFlag::Unterminated)
+        row(tr("Note"), tr("never closed; ends at the track's last time"));
+    if (t.flags[ref.index] & SliceFlag::Overlapping)
+        row(tr("Note"), tr("overlaps its enclosing slice; drawn on a lane of its own"));
     html += QStringLiteral("</table>");
 
     // Related events.
     QStringList related;
     if (isLaunchCategory(m_store.categoryOf(ref).kind)) {
-        for (EventRef gpu : m_store.gpuWorkOf(ref)) related << eventLink(gpu, tr("GPU work: "));
+        for (EventRef gpu : m_store.gpuWorkOf(ref))
+            related << eventLink(gpu, tr("GPU work: "));
     }
     if (isGpuCategory(m_store.categoryOf(ref).kind)) {
         if (auto launch = m_store.launchOf(ref)) {
             related << eventLink(*launch, tr("Launched by: "));
-            if (const auto op = launchingOperator(m_store, *launch)) related << eventLink(*op, tr("Operator: "));
-            related << tr("Launch delay: %1 <span style=\"color:#6b7280\">(start − end of the launch call, at least 0)</span>")
+            if (const auto op = launchingOperator(m_store, *launch))
+                related << eventLink(*op, tr("Operator: "));
+            related << tr("Launch delay: %1 <span style=\"color:#6b7280\">(start − end of the launch call, "
+                          "at least 0)</span>")
                            .arg(dur(launchDelay(m_store, ref, *launch)));
         }
     }
     for (const Flow* f : m_store.flowsFrom(ref)) {
         if (f->kind == FlowKind::Launch) continue; // listed above
-        related << eventLink(f->target, f->kind == FlowKind::ForwardBackward ? tr("Backward: ") : tr("Flow to: "));
+        related << eventLink(f->target,
+                             f->kind == FlowKind::ForwardBackward ? tr("Backward: ") : tr("Flow to: "));
     }
     for (const Flow* f : m_store.flowsInto(ref)) {
         if (f->kind == FlowKind::Launch) continue;
-        related << eventLink(f->source, f->kind == FlowKind::ForwardBackward ? tr("Forward: ") : tr("Flow from: "));
+        related << eventLink(f->source,
+                             f->kind == FlowKind::ForwardBackward ? tr("Forward: ") : tr("Flow from: "));
     }
     if (!related.isEmpty()) {
         html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Related"));
@@ -110,23 +124,29 @@ void DetailsPanel::showEvent(EventRef ref) {
     if (!parents.empty()) {
         html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Parents"));
         QStringList chain;
-        for (std::uint32_t p : parents) chain << eventLink({ref.track, p});
+        for (std::uint32_t p : parents)
+            chain << eventLink({ref.track, p});
         html += chain.join(QStringLiteral("<br/>"));
     }
 
     const std::vector<ArgField> args = decodeArgs(m_store, ref);
     if (!args.empty()) {
-        html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4><table cellspacing=0 cellpadding=2>").arg(tr("Arguments"));
-        for (const ArgField& a : args) row(esc(a.key), QStringLiteral("<code>%1</code>").arg(esc(a.value)));
+        html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4><table cellspacing=0 cellpadding=2>")
+                    .arg(tr("Arguments"));
+        for (const ArgField& a : args)
+            row(esc(a.key), QStringLiteral("<code>%1</code>").arg(esc(a.value)));
         html += QStringLiteral("</table>");
     }
 
     const auto [c0, c1] = childRows(t, ref.index);
     if (c1 > c0) {
-        html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Children (%1)").arg(c1 - c0));
+        html +=
+            QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Children (%1)").arg(c1 - c0));
         QStringList children;
-        for (std::uint32_t c = c0; c < c1 && int(c - c0) < maxChildrenListed; ++c) children << eventLink({ref.track, c});
-        if (int(c1 - c0) > maxChildrenListed) children << tr("… and %1 more").arg(int(c1 - c0) - maxChildrenListed);
+        for (std::uint32_t c = c0; c < c1 && int(c - c0) < maxChildrenListed; ++c)
+            children << eventLink({ref.track, c});
+        if (int(c1 - c0) > maxChildrenListed)
+            children << tr("… and %1 more").arg(int(c1 - c0) - maxChildrenListed);
         html += children.join(QStringLiteral("<br/>"));
     }
     setHtml(html);

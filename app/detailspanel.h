@@ -10,7 +10,7 @@ namespace kinetoscope {
 // children and related events (launch ↔ GPU work, forward ↔ backward). Each related event is a link.
 class DetailsPanel : public QTextBrowser {
     Q_OBJECT
-public:
+  public:
     explicit DetailsPanel(const TraceStore& store, QWidget* parent = nullptr);
 
     void showEvent(EventRef ref);
@@ -21,10 +21,10 @@ public:
     static QString linkFor(EventRef ref);
     static EventRef refFromLink(const QUrl& url);
 
-signals:
+  signals:
     void jumpRequested(kinetoscope::EventRef ref);
 
-private:
+  private:
     QString eventLink(EventRef ref, const QString& prefix = {});
     const TraceStore& m_store;
     EventRef m_ref;

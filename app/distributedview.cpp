@@ -39,7 +39,8 @@ QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
 }
 } // namespace
 
-DistributedView::DistributedView(QStringList files, QWidget* parent) : QWidget(parent), m_files(std::move(files)) {
+DistributedView::DistributedView(QStringList files, QWidget* parent)
+    : QWidget(parent), m_files(std::move(files)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_stack = new QStackedWidget(this);
@@ -53,12 +54,14 @@ DistributedView::DistributedView(QStringList files, QWidget* parent) : QWidget(p
         auto loaded = std::make_shared<Loaded>();
         for (const QString& file : files2) {
             const std::string path = file.toStdString();
-            // A per-rank summary (kinetoscope-cli summary --json) instead of a trace: figures without a timeline.
+            // A per-rank summary (kinetoscope-cli summary --json) instead of a trace: figures without a
+            // timeline.
             if (file.endsWith(QLatin1String(".summary.json"))) {
                 QFile f(file);
                 std::string error = "cannot read the file";
                 std::optional<RankFigures> figures;
-                if (f.open(QIODevice::ReadOnly)) figures = rankFiguresFromSummaryJson(f.readAll().toStdString(), &error);
+                if (f.open(QIODevice::ReadOnly))
+                    figures = rankFiguresFromSummaryJson(f.readAll().toStdString(), &error);
                 if (!figures) {
                     loaded->error = file + QStringLiteral(": ") + QString::fromStdString(error);
                     break;
@@ -80,17 +83,22 @@ DistributedView::DistributedView(QStringList files, QWidget* parent) : QWidget(p
             if (f.rank < 0) f.rank = std::int64_t(loaded->ranks.size());
             loaded->instances.push_back(collectiveInstances(*trace->store));
             loaded->clockShift.push_back(trace->store->metadata.baseTimeNanoseconds.value_or(0));
-            loaded->stepShift.push_back(trace->steps.empty() ? trace->store->minTime : trace->steps.front().start);
+            loaded->stepShift.push_back(trace->steps.empty() ? trace->store->minTime
+                                                             : trace->steps.front().start);
             loaded->ranks.push_back(std::move(f));
             loaded->traces.push_back(std::move(trace));
         }
         if (loaded->error.isEmpty()) {
             // Collective instances line up once the ranks' clocks do (by first step: robust to clock skew).
-            if (loaded->traces.size() == loaded->ranks.size()) splitCollectiveTime(loaded->ranks, loaded->instances, loaded->stepShift);
+            if (loaded->traces.size() == loaded->ranks.size())
+                splitCollectiveTime(loaded->ranks, loaded->instances, loaded->stepShift);
         }
-        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, loaded] {
-            if (self) self->build(loaded);
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, loaded] {
+                if (self) self->build(loaded);
+            },
+            Qt::QueuedConnection);
     });
 }
 
@@ -118,12 +126,15 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
     for (const RankFigures& r : m_ranks) {
         columns << QStringLiteral("rank %1").arg(r.rank);
         const double n = std::max<double>(1, double(r.steps.size()));
-        values.push_back({double(r.computation) / n, double(r.overlap) / n, double(r.communication) / n, double(r.other) / n});
+        values.push_back({double(r.computation) / n, double(r.overlap) / n, double(r.communication) / n,
+                          double(r.other) / n});
     }
     m_chart->setData(columns, values, {tr("computation"), tr("overlap"), tr("communication"), tr("other")},
-                     {QColor(0x5f, 0xbf, 0x8f), QColor(0x9c, 0xc9, 0x7a), QColor(0x3a, 0xa6, 0xa6), QColor(0xb0, 0xb7, 0xc3)});
-    m_rankTable = makeTable(figures, {tr("Rank"), tr("Steps"), tr("Mean step"), tr("Computation / step"), tr("Communication / step"),
-                                      tr("Overlap / step"), tr("Other / step"), tr("File")});
+                     {QColor(0x5f, 0xbf, 0x8f), QColor(0x9c, 0xc9, 0x7a), QColor(0x3a, 0xa6, 0xa6),
+                      QColor(0xb0, 0xb7, 0xc3)});
+    m_rankTable = makeTable(figures, {tr("Rank"), tr("Steps"), tr("Mean step"), tr("Computation / step"),
+                                      tr("Communication / step"), tr("Overlap / step"), tr("Other / step"),
+                                      tr("File")});
     m_rankTable->setSortingEnabled(false);
     m_rankTable->setRowCount(int(m_ranks.size()));
     for (std::size_t i = 0; i < m_ranks.size(); ++i) {
@@ -131,19 +142,24 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
         const TimeNs n = std::max<TimeNs>(1, TimeNs(r.steps.size()));
         int c = 0;
         m_rankTable->setItem(int(i), c++, new NumberItem(QString::number(r.rank), double(r.rank)));
-        m_rankTable->setItem(int(i), c++, new NumberItem(QString::number(r.steps.size()), double(r.steps.size())));
+        m_rankTable->setItem(int(i), c++,
+                             new NumberItem(QString::number(r.steps.size()), double(r.steps.size())));
         for (TimeNs v : {r.stepMean, r.computation / n, r.communication / n, r.overlap / n, r.other / n}) {
             m_rankTable->setItem(int(i), c++, new NumberItem(durationText(v), double(v)));
         }
-        m_rankTable->setItem(int(i), c++, new QTableWidgetItem(QFileInfo(QString::fromStdString(r.source)).fileName()));
+        m_rankTable->setItem(int(i), c++,
+                             new QTableWidgetItem(QFileInfo(QString::fromStdString(r.source)).fileName()));
     }
     m_rankTable->setSortingEnabled(true);
     m_rankTable->resizeColumnsToContents();
     QStringList stragglers;
-    for (const Straggler& s : m_stragglers) stragglers << tr("rank %1 (+%2% computation per step)").arg(s.rank).arg(s.excess * 100, 0, 'f', 1);
-    m_stragglerLabel = new QLabel(stragglers.isEmpty() ? tr("<b>Stragglers</b>: none (every rank within 5% of the median computation per step)")
-                                                       : tr("<b>Stragglers</b> (the others wait for them): ") + stragglers.join(QStringLiteral(", ")),
-                                  figures);
+    for (const Straggler& s : m_stragglers)
+        stragglers << tr("rank %1 (+%2% computation per step)").arg(s.rank).arg(s.excess * 100, 0, 'f', 1);
+    m_stragglerLabel = new QLabel(
+        stragglers.isEmpty()
+            ? tr("<b>Stragglers</b>: none (every rank within 5% of the median computation per step)")
+            : tr("<b>Stragglers</b> (the others wait for them): ") + stragglers.join(QStringLiteral(", ")),
+        figures);
     m_stragglerLabel->setWordWrap(true);
     fl->addWidget(m_chart);
     fl->addWidget(m_stragglerLabel);
@@ -151,11 +167,12 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
     tabs->addTab(figures, tr("Ranks"));
 
     // Collectives per rank.
-    m_collectives = makeTable(tabs, {tr("Rank"), tr("Collective"), tr("Calls"), tr("Bytes"), tr("Total"), tr("Mean"),
-                                     tr("Synchronisation"), tr("Data transfer")});
+    m_collectives = makeTable(tabs, {tr("Rank"), tr("Collective"), tr("Calls"), tr("Bytes"), tr("Total"),
+                                     tr("Mean"), tr("Synchronisation"), tr("Data transfer")});
     m_collectives->setSortingEnabled(false);
     int rows = 0;
-    for (const RankFigures& r : m_ranks) rows += int(r.collectives.size());
+    for (const RankFigures& r : m_ranks)
+        rows += int(r.collectives.size());
     m_collectives->setRowCount(rows);
     int row = 0;
     for (const RankFigures& r : m_ranks) {
@@ -164,8 +181,13 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
             m_collectives->setItem(row, col++, new NumberItem(QString::number(r.rank), double(r.rank)));
             m_collectives->setItem(row, col++, new QTableWidgetItem(QString::fromStdString(c.name)));
             m_collectives->setItem(row, col++, new NumberItem(QString::number(c.calls), double(c.calls)));
-            m_collectives->setItem(row, col++, new NumberItem(c.bytes > 0 ? QString::number(c.bytes / 1048576.0, 'f', 2) + QStringLiteral(" MiB") : QString(), c.bytes));
-            for (TimeNs v : {c.total, c.mean(), c.synchronization, c.transfer}) m_collectives->setItem(row, col++, new NumberItem(durationText(v), double(v)));
+            m_collectives->setItem(row, col++,
+                                   new NumberItem(c.bytes > 0 ? QString::number(c.bytes / 1048576.0, 'f', 2) +
+                                                                    QStringLiteral(" MiB")
+                                                              : QString(),
+                                                  c.bytes));
+            for (TimeNs v : {c.total, c.mean(), c.synchronization, c.transfer})
+                m_collectives->setItem(row, col++, new NumberItem(durationText(v), double(v)));
             ++row;
         }
     }
@@ -186,8 +208,13 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
             auto* l = new QVBoxLayout(w);
             l->setContentsMargins(0, 0, 0, 0);
             l->setSpacing(0);
-            auto* title = new QLabel(tr("rank %1 · %2").arg(m_ranks[i].rank).arg(QFileInfo(QString::fromStdString(m_ranks[i].source)).fileName()), w);
-            title->setStyleSheet(QStringLiteral("QLabel{background:#e5e7eb;padding:2px 6px;font-weight:bold}"));
+            auto* title =
+                new QLabel(tr("rank %1 · %2")
+                               .arg(m_ranks[i].rank)
+                               .arg(QFileInfo(QString::fromStdString(m_ranks[i].source)).fileName()),
+                           w);
+            title->setStyleSheet(
+                QStringLiteral("QLabel{background:#e5e7eb;padding:2px 6px;font-weight:bold}"));
             auto* t = new TimelineWidget(m_traces[i], w);
             t->setMinimumHeight(160);
             l->addWidget(title);
@@ -210,9 +237,11 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
 void DistributedView::applyAlignment() {
     const auto& base = (m_alignment && m_alignment->currentIndex() == 1) ? m_clockShift : m_stepShift;
     m_shifts.assign(base.size(), 0);
-    // Kineto writes relative times with a per-file base: absolute = ts + base. By step: each rank's first step at 0.
+    // Kineto writes relative times with a per-file base: absolute = ts + base. By step: each rank's first
+    // step at 0.
     const bool byClock = m_alignment && m_alignment->currentIndex() == 1;
-    for (std::size_t i = 0; i < base.size(); ++i) m_shifts[i] = byClock ? -(base[i] - base[0]) : base[i] - base[0];
+    for (std::size_t i = 0; i < base.size(); ++i)
+        m_shifts[i] = byClock ? -(base[i] - base[0]) : base[i] - base[0];
     if (!m_timelines.empty()) {
         m_timelines[0]->fitAll();
         syncFrom(0);

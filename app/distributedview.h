@@ -20,13 +20,14 @@ namespace kinetoscope {
 class StackedColumnChart;
 class TimelineWidget;
 
-// Several ranks of one job: per-rank computation / communication / overlap / other per step (a chart across ranks
-// makes stragglers obvious, and they are listed), collectives per rank with their synchronisation and transfer
-// time, and the ranks' timelines one above the other, aligned by clock or by first step and zoomed together.
-// Accepts trace files or the per-rank `kinetoscope-cli summary --json` files (then without timelines).
+// Several ranks of one job: per-rank computation / communication / overlap / other per step (a chart across
+// ranks makes stragglers obvious, and they are listed), collectives per rank with their synchronisation and
+// transfer time, and the ranks' timelines one above the other, aligned by clock or by first step and zoomed
+// together. Accepts trace files or the per-rank `kinetoscope-cli summary --json` files (then without
+// timelines).
 class DistributedView : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit DistributedView(QStringList files, QWidget* parent = nullptr);
 
     bool isReady() const { return m_ready; }
@@ -41,11 +42,11 @@ public:
     TimeNs shiftOf(std::size_t rank) const { return m_shifts.at(rank); }
     QString errorMessage() const { return m_error; }
 
-signals:
+  signals:
     void ready();
     void failed(const QString& message);
 
-private:
+  private:
     struct Loaded;
     void build(std::shared_ptr<Loaded> loaded);
     void applyAlignment();

@@ -15,7 +15,8 @@
 
 namespace kinetoscope {
 
-FolderWatcher::FolderWatcher(QString dir, QObject* parent, int pollMs) : QObject(parent), m_dir(std::move(dir)) {
+FolderWatcher::FolderWatcher(QString dir, QObject* parent, int pollMs)
+    : QObject(parent), m_dir(std::move(dir)) {
     m_timer = new QTimer(this);
     m_timer->setInterval(pollMs);
     connect(m_timer, &QTimer::timeout, this, &FolderWatcher::pollNow);
@@ -88,17 +89,20 @@ void FolderWatcher::pollNow() {
         QPointer<FolderWatcher> self(this);
         startBackground([self, path] {
             const bool complete = isComplete(path);
-            QMetaObject::invokeMethod(QCoreApplication::instance(), [self, path, complete] {
-                if (!self) return;
-                Seen& s = self->m_seen[path];
-                s.checking = false;
-                if (!complete) {
-                    s.stablePolls = 0; // wait for it to change, then try again
-                    return;
-                }
-                s.reported = true;
-                emit self->traceReady(path);
-            }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                QCoreApplication::instance(),
+                [self, path, complete] {
+                    if (!self) return;
+                    Seen& s = self->m_seen[path];
+                    s.checking = false;
+                    if (!complete) {
+                        s.stablePolls = 0; // wait for it to change, then try again
+                        return;
+                    }
+                    s.reported = true;
+                    emit self->traceReady(path);
+                },
+                Qt::QueuedConnection);
         });
     }
     emit scanned();

@@ -1,7 +1,7 @@
 #include "headlessrender.h"
 
-#include "open/opentrace.h"
 #include "loadedtrace.h"
+#include "open/opentrace.h"
 #include "timelinewidget.h"
 
 #include <QImage>
@@ -47,7 +47,8 @@ QString renderTimeline(const RenderRequest& request) {
     QImage image(request.size, QImage::Format_RGB32);
     image.fill(Qt::white);
     widget.render(&image);
-    if (!image.save(request.outputPath, "PNG")) return request.outputPath + QStringLiteral(": cannot write the image");
+    if (!image.save(request.outputPath, "PNG"))
+        return request.outputPath + QStringLiteral(": cannot write the image");
     return {};
 }
 

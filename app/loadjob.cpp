@@ -18,7 +18,8 @@ struct LoadJob::Shared {
     std::atomic<quint64> eventsDone{0};
 };
 
-LoadJob::LoadJob(QString path, QObject* parent) : QObject(parent), m_path(std::move(path)), m_shared(std::make_shared<Shared>()) {}
+LoadJob::LoadJob(QString path, QObject* parent)
+    : QObject(parent), m_path(std::move(path)), m_shared(std::make_shared<Shared>()) {}
 
 LoadJob::~LoadJob() {
     m_shared->cancel = true;
@@ -42,22 +43,33 @@ void LoadJob::start() {
         };
         LoadResult result = loadTrace(path, options);
         std::shared_ptr<LoadedTrace> trace;
-        if (result.ok() && !shared->cancel) trace = prepareLoadedTrace(std::move(result.store), result.seconds);
+        if (result.ok() && !shared->cancel)
+            trace = prepareLoadedTrace(std::move(result.store), result.seconds);
         const bool cancelled = result.cancelled || shared->cancel;
-        const QString message = QString::fromStdString(cancelled ? path + ": loading cancelled" : result.message(path));
-        // Delivered through the application object: `self` may be deleted meanwhile, and is only checked on its thread.
-        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, trace, message, cancelled] {
-            if (!self) return;
-            if (trace && !cancelled) emit self->loaded(trace);
-            else emit self->failed(message, cancelled);
-        }, Qt::QueuedConnection);
+        const QString message =
+            QString::fromStdString(cancelled ? path + ": loading cancelled" : result.message(path));
+        // Delivered through the application object: `self` may be deleted meanwhile, and is only checked on
+        // its thread.
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, trace, message, cancelled] {
+                if (!self) return;
+                if (trace && !cancelled)
+                    emit self->loaded(trace);
+                else
+                    emit self->failed(message, cancelled);
+            },
+            Qt::QueuedConnection);
     });
 }
 
-void LoadJob::cancel() { m_shared->cancel = true; }
+void LoadJob::cancel() {
+    m_shared->cancel = true;
+}
 
 LoadJob::Progress LoadJob::progress() const {
-    return {m_shared->stage.load(), m_shared->bytesDone.load(), m_shared->bytesTotal.load(), m_shared->eventsDone.load()};
+    return {m_shared->stage.load(), m_shared->bytesDone.load(), m_shared->bytesTotal.load(),
+            m_shared->eventsDone.load()};
 }
 
 } // namespace kinetoscope

@@ -16,7 +16,7 @@ namespace kinetoscope {
 // sets a flag the loader checks between chunks, so the UI never waits for a load.
 class LoadJob : public QObject {
     Q_OBJECT
-public:
+  public:
     explicit LoadJob(QString path, QObject* parent = nullptr);
     ~LoadJob() override;
 
@@ -32,11 +32,11 @@ public:
     };
     Progress progress() const;
 
-signals:
+  signals:
     void loaded(std::shared_ptr<kinetoscope::LoadedTrace> trace);
     void failed(QString message, bool cancelled);
 
-private:
+  private:
     struct Shared;
     QString m_path;
     std::shared_ptr<Shared> m_shared;

@@ -1,7 +1,7 @@
-#include "headlessrender.h"
-#include "mainwindow.h"
 #include "captureview.h"
+#include "headlessrender.h"
 #include "live/capturesession.h"
+#include "mainwindow.h"
 #include "singleinstance.h"
 
 #include <QApplication>
@@ -16,13 +16,14 @@
 using namespace kinetoscope;
 
 int main(int argc, char** argv) {
-    // Headless rendering needs no display: choose the offscreen platform before Qt picks one, and keep stderr to
-    // our one-line errors (Qt warns about the environment of headless machines, e.g. an unset XDG_RUNTIME_DIR).
+    // Headless rendering needs no display: choose the offscreen platform before Qt picks one, and keep stderr
+    // to our one-line errors (Qt warns about the environment of headless machines, e.g. an unset
+    // XDG_RUNTIME_DIR).
     // --help and --version need no display either: like every Unix tool they answer on a machine without one.
     for (int i = 1; i < argc; ++i) {
         const bool answerOnly = std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ||
-                                std::strcmp(argv[i], "--help-all") == 0 || std::strcmp(argv[i], "--version") == 0 ||
-                                std::strcmp(argv[i], "-v") == 0;
+                                std::strcmp(argv[i], "--help-all") == 0 ||
+                                std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0;
         if (std::strcmp(argv[i], "--render") != 0 && !answerOnly) continue;
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
         QLoggingCategory::setFilterRules(QStringLiteral("default.warning=false\nqt.*.warning=false"));
@@ -35,39 +36,53 @@ int main(int argc, char** argv) {
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/kinetoscope.svg")));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("A viewer for PyTorch profiler (Kineto) and Chrome traces."));
+    parser.setApplicationDescription(
+        QStringLiteral("A viewer for PyTorch profiler (Kineto) and Chrome traces."));
     parser.addHelpOption();
     parser.addVersionOption();
-    QCommandLineOption render(QStringLiteral("render"), QStringLiteral("Render the timeline of TRACE to OUT.png and exit."),
+    QCommandLineOption render(QStringLiteral("render"),
+                              QStringLiteral("Render the timeline of TRACE to OUT.png and exit."),
                               QStringLiteral("OUT.png"));
-    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Image size for --render (default 1600x900)."),
+    QCommandLineOption size(QStringLiteral("size"),
+                            QStringLiteral("Image size for --render (default 1600x900)."),
                             QStringLiteral("WxH"), QStringLiteral("1600x900"));
     QCommandLineOption range(QStringLiteral("range"),
                              QStringLiteral("Time range for --render, in microseconds from the trace start."),
                              QStringLiteral("START_US:END_US"));
-    QCommandLineOption flows(QStringLiteral("flows"), QStringLiteral("Flow arrows for --render: none or all (default all)."),
+    QCommandLineOption flows(QStringLiteral("flows"),
+                             QStringLiteral("Flow arrows for --render: none or all (default all)."),
                              QStringLiteral("none|all"), QStringLiteral("all"));
     QCommandLineOption colors(QStringLiteral("color"), QStringLiteral("Colour slices by category or name."),
                               QStringLiteral("category|name"), QStringLiteral("category"));
-    QCommandLineOption newWindow(QStringLiteral("new-window"),
-                                 QStringLiteral("Open a new window instead of handing the traces to the running one."));
-    QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("Compare two traces: --compare A B (A is the baseline)."));
-    QCommandLineOption watch(QStringLiteral("watch"), QStringLiteral("Watch DIR: open each trace a running job completes there."),
+    QCommandLineOption newWindow(
+        QStringLiteral("new-window"),
+        QStringLiteral("Open a new window instead of handing the traces to the running one."));
+    QCommandLineOption compare(QStringLiteral("compare"),
+                               QStringLiteral("Compare two traces: --compare A B (A is the baseline)."));
+    QCommandLineOption watch(QStringLiteral("watch"),
+                             QStringLiteral("Watch DIR: open each trace a running job completes there."),
                              QStringLiteral("DIR"));
-    QCommandLineOption distributed(QStringLiteral("distributed"),
-                                   QStringLiteral("Open the traces (or per-rank .summary.json files) as the ranks of one job."));
-    QCommandLineOption captureDemo(QStringLiteral("capture-replay"),
-                                   QStringLiteral("Live-capture demo without a GPU: capture kinetoscope-fake-cuda replaying TRACE "
-                                                  "(at --speed, default 1) as if it were a running CUDA program."),
-                                   QStringLiteral("TRACE"));
-    QCommandLineOption speed(QStringLiteral("speed"), QStringLiteral("Replay speed for --capture-replay (0: as fast as possible)."),
+    QCommandLineOption distributed(
+        QStringLiteral("distributed"),
+        QStringLiteral("Open the traces (or per-rank .summary.json files) as the ranks of one job."));
+    QCommandLineOption captureDemo(
+        QStringLiteral("capture-replay"),
+        QStringLiteral("Live-capture demo without a GPU: capture kinetoscope-fake-cuda replaying TRACE "
+                       "(at --speed, default 1) as if it were a running CUDA program."),
+        QStringLiteral("TRACE"));
+    QCommandLineOption speed(QStringLiteral("speed"),
+                             QStringLiteral("Replay speed for --capture-replay (0: as fast as possible)."),
                              QStringLiteral("X"), QStringLiteral("1"));
-    parser.addOptions({render, size, range, flows, colors, newWindow, compare, watch, distributed, captureDemo, speed});
-    parser.addPositionalArgument(QStringLiteral("TRACE"), QStringLiteral("Trace files to open (.json, .json.gz)."), QStringLiteral("[TRACE...]"));
+    parser.addOptions(
+        {render, size, range, flows, colors, newWindow, compare, watch, distributed, captureDemo, speed});
+    parser.addPositionalArgument(QStringLiteral("TRACE"),
+                                 QStringLiteral("Trace files to open (.json, .json.gz)."),
+                                 QStringLiteral("[TRACE...]"));
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();
-    const ColorMode colorMode = parser.value(colors) == QLatin1String("name") ? ColorMode::Name : ColorMode::Category;
+    const ColorMode colorMode =
+        parser.value(colors) == QLatin1String("name") ? ColorMode::Name : ColorMode::Category;
     if (parser.isSet(render)) {
         auto fail = [](const QString& message) {
             std::fprintf(stderr, "kinetoscope: %s\n", qPrintable(message));
@@ -83,12 +98,16 @@ int main(int argc, char** argv) {
         request.size = *parsedSize;
         if (parser.isSet(range)) {
             request.rangeFromStart = parseRange(parser.value(range));
-            if (!request.rangeFromStart) return fail(QStringLiteral("--range: expected START_US:END_US with START < END"));
+            if (!request.rangeFromStart)
+                return fail(QStringLiteral("--range: expected START_US:END_US with START < END"));
         }
         const QString flowText = parser.value(flows);
-        if (flowText == QLatin1String("none")) request.flows = FlowMode::None;
-        else if (flowText == QLatin1String("all")) request.flows = FlowMode::All;
-        else return fail(QStringLiteral("--flows: expected none or all"));
+        if (flowText == QLatin1String("none"))
+            request.flows = FlowMode::None;
+        else if (flowText == QLatin1String("all"))
+            request.flows = FlowMode::All;
+        else
+            return fail(QStringLiteral("--flows: expected none or all"));
         const QString error = renderTimeline(request);
         if (!error.isEmpty()) return fail(error);
         return 0;
@@ -97,10 +116,11 @@ int main(int argc, char** argv) {
     // A double-clicked trace opens as a tab in the window that is already running.
     SingleInstance instance;
     // A comparison always opens in a window of its own.
-    if (!parser.isSet(newWindow) && !parser.isSet(compare) && !parser.isSet(distributed) && !parser.isSet(watch) &&
-        !parser.isSet(captureDemo)) {
+    if (!parser.isSet(newWindow) && !parser.isSet(compare) && !parser.isSet(distributed) &&
+        !parser.isSet(watch) && !parser.isSet(captureDemo)) {
         QStringList absolute;
-        for (const QString& f : files) absolute << QFileInfo(f).absoluteFilePath();
+        for (const QString& f : files)
+            absolute << QFileInfo(f).absoluteFilePath();
         if (instance.sendToRunning(absolute)) return 0;
     }
     MainWindow window;
@@ -122,9 +142,10 @@ int main(int argc, char** argv) {
         live::LaunchSpec spec;
         // kinetoscope-fake-cuda sits beside the agent, in the build tree and when installed.
         const QString agent = QString::fromStdString(live::defaultAgentPath());
-        const QString fake = QFileInfo(QCoreApplication::applicationDirPath() + "/kinetoscope-fake-cuda").exists()
-                                 ? QCoreApplication::applicationDirPath() + "/kinetoscope-fake-cuda"
-                                 : QFileInfo(agent).absolutePath() + "/kinetoscope-fake-cuda";
+        const QString fake =
+            QFileInfo(QCoreApplication::applicationDirPath() + "/kinetoscope-fake-cuda").exists()
+                ? QCoreApplication::applicationDirPath() + "/kinetoscope-fake-cuda"
+                : QFileInfo(agent).absolutePath() + "/kinetoscope-fake-cuda";
         spec.program = fake.toStdString();
         spec.replayTrace = QFileInfo(parser.value(captureDemo)).absoluteFilePath().toStdString();
         spec.replaySpeed = parser.value(speed).toDouble();
@@ -135,8 +156,10 @@ int main(int argc, char** argv) {
         return app.exec();
     }
     for (const QString& f : files) {
-        if (QFileInfo(f).isDir()) window.openFolder(f);
-        else window.openTrace(f);
+        if (QFileInfo(f).isDir())
+            window.openFolder(f);
+        else
+            window.openTrace(f);
     }
     return app.exec();
 }

@@ -1,12 +1,12 @@
 #include "mainwindow.h"
 
-#include "import/jsonbackend.h"
 #include "captureview.h"
 #include "compareview.h"
 #include "distributedview.h"
 #include "folderwatcher.h"
-#include "runspanel.h"
+#include "import/jsonbackend.h"
 #include "loadedtrace.h"
+#include "runspanel.h"
 #include "singleinstance.h"
 #include "timelinewidget.h"
 #include "traceview.h"
@@ -39,8 +39,7 @@ namespace kinetoscope {
 namespace {
 const char* recentKey = "recentFiles";
 
-template <typename Fn>
-void withTimeline(TraceView* view, Fn&& fn) {
+template <typename Fn> void withTimeline(TraceView* view, Fn&& fn) {
     if (view && view->timeline()) fn(view->timeline());
 }
 } // namespace
@@ -51,8 +50,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_stack = new QStackedWidget(this);
     auto* welcome = new QLabel(m_stack);
     welcome->setAlignment(Qt::AlignCenter);
-    welcome->setText(tr("<h2>Kinetoscope</h2><p>Open a PyTorch profiler trace (<code>*.pt.trace.json</code>, "
-                        "<code>*.json.gz</code>):<br/>File › Open (Ctrl+O), File › Open Recent, or drop files here.</p>"));
+    welcome->setText(
+        tr("<h2>Kinetoscope</h2><p>Open a PyTorch profiler trace (<code>*.pt.trace.json</code>, "
+           "<code>*.json.gz</code>):<br/>File › Open (Ctrl+O), File › Open Recent, or drop files here.</p>"));
     welcome->setStyleSheet(QStringLiteral("QLabel{color:#374151}"));
     m_tabs = new QTabWidget(m_stack);
     m_tabs->setTabsClosable(true);
@@ -75,7 +75,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
 void MainWindow::attachSingleInstance(SingleInstance* instance) {
     connect(instance, &SingleInstance::filesReceived, this, [this](const QStringList& files) {
-        for (const QString& f : files) openTrace(f);
+        for (const QString& f : files)
+            openTrace(f);
         if (isMinimized()) showNormal();
         raise();
         activateWindow();
@@ -88,12 +89,14 @@ QString MainWindow::versionsText() {
     cupti = QStringLiteral(KINETOSCOPE_HAVE_CUPTI);
 #endif
     return tr("Qt %1 (built with %2) · simdjson %3 · zlib %4 · libdeflate %5 · CUPTI: %6")
-        .arg(QLatin1String(qVersion()), QLatin1String(QT_VERSION_STR), QString::fromStdString(jsonLibraryVersion()),
-             QLatin1String(zlibVersion()), QLatin1String(LIBDEFLATE_VERSION_STRING), cupti);
+        .arg(QLatin1String(qVersion()), QLatin1String(QT_VERSION_STR),
+             QString::fromStdString(jsonLibraryVersion()), QLatin1String(zlibVersion()),
+             QLatin1String(LIBDEFLATE_VERSION_STRING), cupti);
 }
 
 QString MainWindow::shortcutsHtml() const {
-    QString html = QStringLiteral("<table cellspacing=4><tr><td colspan=2><b>%1</b></td></tr>").arg(tr("Menus"));
+    QString html =
+        QStringLiteral("<table cellspacing=4><tr><td colspan=2><b>%1</b></td></tr>").arg(tr("Menus"));
     // Straight from the menus, so the list cannot go stale.
     std::function<void(const QList<QAction*>&)> walk = [&](const QList<QAction*>& actions) {
         for (QAction* a : actions) {
@@ -102,19 +105,26 @@ QString MainWindow::shortcutsHtml() const {
             QString text = a->text().section(QLatin1Char('\t'), 0, 0);
             text.remove(QLatin1Char('&'));
             html += QStringLiteral("<tr><td>%1</td><td>%2</td></tr>")
-                        .arg(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(), text.toHtmlEscaped());
+                        .arg(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(),
+                             text.toHtmlEscaped());
         }
     };
     walk(menuBar()->actions());
     html += QStringLiteral("<tr><td colspan=2><b>%1</b></td></tr>").arg(tr("Timeline"));
     const std::pair<const char*, const char*> timeline[] = {
-        {"W / S, Ctrl+Wheel", "Zoom in / out at the cursor"}, {"A / D, Shift+Wheel", "Pan left / right"},
-        {"Wheel", "Scroll lanes"}, {"Drag on the ruler", "Zoom to the dragged range"},
-        {"Drag, middle-drag", "Pan"}, {"Shift+drag", "Measure a range"},
+        {"W / S, Ctrl+Wheel", "Zoom in / out at the cursor"},
+        {"A / D, Shift+Wheel", "Pan left / right"},
+        {"Wheel", "Scroll lanes"},
+        {"Drag on the ruler", "Zoom to the dragged range"},
+        {"Drag, middle-drag", "Pan"},
+        {"Shift+drag", "Measure a range"},
         {"Ctrl+drag", "Select an area (summary in the Area Selection tab)"},
-        {"Click / double-click", "Select a slice / zoom to it"}, {"F", "Zoom to the selection"},
-        {"0, Home", "Fit the whole trace"}, {"Alt+Left / Alt+Right", "Back / forward in the view history"},
-        {"Esc", "Clear the selection"}, {"Right-click", "Hide a lane, collapse or expand groups"},
+        {"Click / double-click", "Select a slice / zoom to it"},
+        {"F", "Zoom to the selection"},
+        {"0, Home", "Fit the whole trace"},
+        {"Alt+Left / Alt+Right", "Back / forward in the view history"},
+        {"Esc", "Clear the selection"},
+        {"Right-click", "Hide a lane, collapse or expand groups"},
     };
     for (const auto& [keys, what] : timeline) {
         html += QStringLiteral("<tr><td>%1</td><td>%2</td></tr>").arg(QLatin1String(keys), tr(what));
@@ -148,14 +158,17 @@ void MainWindow::buildMenus() {
         if (!dir.isEmpty()) watchFolder(dir);
     });
     file->addAction(tr("&Compare Two Traces…"), this, [this] {
-        const QString a = QFileDialog::getOpenFileName(this, tr("Baseline Trace (A)"), QString(), fileDialogFilter());
+        const QString a =
+            QFileDialog::getOpenFileName(this, tr("Baseline Trace (A)"), QString(), fileDialogFilter());
         if (a.isEmpty()) return;
-        const QString b = QFileDialog::getOpenFileName(this, tr("Trace to Compare (B)"), QFileInfo(a).absolutePath(), fileDialogFilter());
+        const QString b = QFileDialog::getOpenFileName(this, tr("Trace to Compare (B)"),
+                                                       QFileInfo(a).absolutePath(), fileDialogFilter());
         if (!b.isEmpty()) openComparison(a, b);
     });
     rebuildRecentMenu();
     file->addSeparator();
-    file->addAction(tr("&Close Tab"), QKeySequence::Close, this, [this] { closeTab(m_tabs->currentIndex()); });
+    file->addAction(tr("&Close Tab"), QKeySequence::Close, this,
+                    [this] { closeTab(m_tabs->currentIndex()); });
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* capture = menuBar()->addMenu(tr("&Capture"));
@@ -175,14 +188,17 @@ void MainWindow::buildMenus() {
     connect(m_followAction, &QAction::toggled, this, [this](bool on) {
         if (CaptureView* c = currentCapture()) c->setFollow(on);
     });
-    QAction* saveCapture = capture->addAction(tr("S&ave Capture…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
-        CaptureView* c = currentCapture();
-        if (!c) return;
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save Capture"), QStringLiteral("capture.pt.trace.json"),
-                                                          tr("Kineto trace (*.json)"));
-        QString error;
-        if (!path.isEmpty() && !c->save(path, &error)) QMessageBox::warning(this, tr("Save Capture"), error);
-    });
+    QAction* saveCapture = capture->addAction(
+        tr("S&ave Capture…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
+            CaptureView* c = currentCapture();
+            if (!c) return;
+            const QString path = QFileDialog::getSaveFileName(this, tr("Save Capture"),
+                                                              QStringLiteral("capture.pt.trace.json"),
+                                                              tr("Kineto trace (*.json)"));
+            QString error;
+            if (!path.isEmpty() && !c->save(path, &error))
+                QMessageBox::warning(this, tr("Save Capture"), error);
+        });
     connect(capture, &QMenu::aboutToShow, this, [this, stopCapture, terminate, saveCapture] {
         CaptureView* c = currentCapture();
         stopCapture->setEnabled(c && c->capturing());
@@ -206,8 +222,9 @@ void MainWindow::buildMenus() {
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QMenu* flows = view->addMenu(tr("&Flows"));
     m_flowGroup = new QActionGroup(this);
-    const std::pair<QString, FlowMode> flowModes[] = {
-        {tr("&None"), FlowMode::None}, {tr("&Selected Event"), FlowMode::Selected}, {tr("&All Visible"), FlowMode::All}};
+    const std::pair<QString, FlowMode> flowModes[] = {{tr("&None"), FlowMode::None},
+                                                      {tr("&Selected Event"), FlowMode::Selected},
+                                                      {tr("&All Visible"), FlowMode::All}};
     for (const auto& [label, mode] : flowModes) {
         QAction* a = flows->addAction(label);
         a->setCheckable(true);
@@ -220,7 +237,8 @@ void MainWindow::buildMenus() {
     }
     QMenu* colors = view->addMenu(tr("&Colour By"));
     m_colorGroup = new QActionGroup(this);
-    const std::pair<QString, ColorMode> colorModes[] = {{tr("&Category"), ColorMode::Category}, {tr("&Name"), ColorMode::Name}};
+    const std::pair<QString, ColorMode> colorModes[] = {{tr("&Category"), ColorMode::Category},
+                                                        {tr("&Name"), ColorMode::Name}};
     for (const auto& [label, mode] : colorModes) {
         QAction* a = colors->addAction(label);
         a->setCheckable(true);
@@ -236,13 +254,20 @@ void MainWindow::buildMenus() {
     m_zoomTool->setCheckable(true);
     m_zoomTool->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
     connect(m_zoomTool, &QAction::toggled, this, [this] { applyViewSettings(currentView()); });
-    // W/S/A/D, F and 0 are handled by the timeline itself (as in Perfetto); the menu shows them for discovery.
-    view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->zoomBy(0.8); }); });
-    view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->zoomBy(1.25); }); });
-    view->addAction(tr("Zoom to &Selection\tF"), this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->zoomToSelection(); }); });
-    view->addAction(tr("&Fit Trace\t0"), this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->fitAll(); }); });
-    view->addAction(tr("&Back"), QKeySequence::Back, this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->back(); }); });
-    view->addAction(tr("&Forward"), QKeySequence::Forward, this, [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->forward(); }); });
+    // W/S/A/D, F and 0 are handled by the timeline itself (as in Perfetto); the menu shows them for
+    // discovery.
+    view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this,
+                    [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->zoomBy(0.8); }); });
+    view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this,
+                    [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->zoomBy(1.25); }); });
+    view->addAction(tr("Zoom to &Selection\tF"), this,
+                    [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->zoomToSelection(); }); });
+    view->addAction(tr("&Fit Trace\t0"), this,
+                    [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->fitAll(); }); });
+    view->addAction(tr("&Back"), QKeySequence::Back, this,
+                    [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->back(); }); });
+    view->addAction(tr("&Forward"), QKeySequence::Forward, this,
+                    [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->forward(); }); });
 
     view->addSeparator();
     m_detailsAction = view->addAction(tr("&Details Panel"));
@@ -256,13 +281,13 @@ void MainWindow::buildMenus() {
     connect(fullScreen, &QAction::toggled, this, [this](bool on) { on ? showFullScreen() : showNormal(); });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard Shortcuts"), this, [this] {
-        QMessageBox::information(this, tr("Keyboard Shortcuts"), shortcutsHtml());
-    });
+    help->addAction(tr("&Keyboard Shortcuts"), this,
+                    [this] { QMessageBox::information(this, tr("Keyboard Shortcuts"), shortcutsHtml()); });
     help->addAction(tr("&About Kinetoscope"), this, [this] {
-        QMessageBox::about(this, tr("About Kinetoscope"),
-                           tr("<b>Kinetoscope %1</b><p>A native viewer for PyTorch profiler traces.</p><p>%2</p>")
-                               .arg(QStringLiteral(KINETOSCOPE_VERSION), versionsText()));
+        QMessageBox::about(
+            this, tr("About Kinetoscope"),
+            tr("<b>Kinetoscope %1</b><p>A native viewer for PyTorch profiler traces.</p><p>%2</p>")
+                .arg(QStringLiteral(KINETOSCOPE_VERSION), versionsText()));
     });
 }
 
@@ -319,7 +344,9 @@ CaptureView* MainWindow::startCapture(const live::LaunchSpec& spec) {
     return view;
 }
 
-CaptureView* MainWindow::currentCapture() const { return qobject_cast<CaptureView*>(m_tabs->currentWidget()); }
+CaptureView* MainWindow::currentCapture() const {
+    return qobject_cast<CaptureView*>(m_tabs->currentWidget());
+}
 
 void MainWindow::openFolder(const QString& dir) {
     if (!m_runs) {
@@ -329,7 +356,8 @@ void MainWindow::openFolder(const QString& dir) {
         m_runsDock->setWidget(m_runs);
         addDockWidget(Qt::LeftDockWidgetArea, m_runsDock);
         connect(m_runs, &RunsPanel::openRequested, this, [this](const QString& path) { openTrace(path); });
-        connect(m_runs, &RunsPanel::distributedRequested, this, [this](const QStringList& files) { openDistributed(files); });
+        connect(m_runs, &RunsPanel::distributedRequested, this,
+                [this](const QStringList& files) { openDistributed(files); });
     }
     m_folder = QFileInfo(dir).absoluteFilePath();
     std::string error;
@@ -363,7 +391,8 @@ DistributedView* MainWindow::openDistributed(const QStringList& files) {
 
 CompareView* MainWindow::openComparison(const QString& a, const QString& b) {
     auto* view = new CompareView(QFileInfo(a).absoluteFilePath(), QFileInfo(b).absoluteFilePath(), m_tabs);
-    const int index = m_tabs->addTab(view, tr("%1 ↔ %2").arg(QFileInfo(a).fileName(), QFileInfo(b).fileName()));
+    const int index =
+        m_tabs->addTab(view, tr("%1 ↔ %2").arg(QFileInfo(a).fileName(), QFileInfo(b).fileName()));
     m_tabs->setTabToolTip(index, a + QStringLiteral("\n") + b);
     m_tabs->setCurrentIndex(index);
     updateEmptyState();
@@ -376,8 +405,10 @@ TraceView* MainWindow::currentView() const {
 }
 
 void MainWindow::openDialog() {
-    const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open Trace"), QString(), fileDialogFilter());
-    for (const QString& f : files) openTrace(f);
+    const QStringList files =
+        QFileDialog::getOpenFileNames(this, tr("Open Trace"), QString(), fileDialogFilter());
+    for (const QString& f : files)
+        openTrace(f);
 }
 
 void MainWindow::closeTab(int index) {
@@ -390,14 +421,17 @@ void MainWindow::closeTab(int index) {
     updateStatus();
 }
 
-QStringList MainWindow::recentFiles() const { return QSettings().value(QLatin1String(recentKey)).toStringList(); }
+QStringList MainWindow::recentFiles() const {
+    return QSettings().value(QLatin1String(recentKey)).toStringList();
+}
 
 void MainWindow::addRecent(const QString& path) {
     QSettings settings;
     QStringList files = settings.value(QLatin1String(recentKey)).toStringList();
     files.removeAll(path);
     files.prepend(path);
-    while (files.size() > maxRecentFiles) files.removeLast();
+    while (files.size() > maxRecentFiles)
+        files.removeLast();
     settings.setValue(QLatin1String(recentKey), files);
     rebuildRecentMenu();
 }
@@ -406,10 +440,12 @@ void MainWindow::rebuildRecentMenu() {
     m_recentMenu->clear();
     const QStringList files = recentFiles();
     for (const QString& f : files) {
-        m_recentMenu->addAction(QFileInfo(f).fileName() + QStringLiteral("  —  ") + QFileInfo(f).absolutePath(), this,
-                                [this, f] { openTrace(f); });
+        m_recentMenu->addAction(QFileInfo(f).fileName() + QStringLiteral("  —  ") +
+                                    QFileInfo(f).absolutePath(),
+                                this, [this, f] { openTrace(f); });
     }
-    if (files.isEmpty()) m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
+    if (files.isEmpty())
+        m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
     else {
         m_recentMenu->addSeparator();
         m_recentMenu->addAction(tr("Clear"), this, [this] {
@@ -440,9 +476,15 @@ void MainWindow::updateStatus() {
         return;
     }
     switch (view->state()) {
-    case TraceView::State::Loading: m_statusLabel->setText(tr("Loading %1…").arg(view->path())); break;
-    case TraceView::State::Failed: m_statusLabel->setText(view->errorMessage()); break;
-    case TraceView::State::Cancelled: m_statusLabel->setText(tr("Cancelled")); break;
+    case TraceView::State::Loading:
+        m_statusLabel->setText(tr("Loading %1…").arg(view->path()));
+        break;
+    case TraceView::State::Failed:
+        m_statusLabel->setText(view->errorMessage());
+        break;
+    case TraceView::State::Cancelled:
+        m_statusLabel->setText(tr("Cancelled"));
+        break;
     case TraceView::State::Ready: {
         const LoadedTrace& t = *view->trace();
         m_statusLabel->setText(tr("%1 slices · %2 flows · %3 tracks · %4 steps · loaded in %5 s")
@@ -457,7 +499,9 @@ void MainWindow::updateStatus() {
     setWindowTitle(QFileInfo(view->path()).fileName() + QStringLiteral(" — Kinetoscope"));
 }
 
-void MainWindow::updateEmptyState() { m_stack->setCurrentIndex(m_tabs->count() > 0 || m_runs ? 1 : 0); }
+void MainWindow::updateEmptyState() {
+    m_stack->setCurrentIndex(m_tabs->count() > 0 || m_runs ? 1 : 0);
+}
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
     if (e->mimeData()->hasUrls()) e->acceptProposedAction();
@@ -466,8 +510,10 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
 void MainWindow::dropEvent(QDropEvent* e) {
     for (const QUrl& url : e->mimeData()->urls()) {
         if (!url.isLocalFile()) continue;
-        if (QFileInfo(url.toLocalFile()).isDir()) openFolder(url.toLocalFile());
-        else openTrace(url.toLocalFile());
+        if (QFileInfo(url.toLocalFile()).isDir())
+            openFolder(url.toLocalFile());
+        else
+            openTrace(url.toLocalFile());
     }
     e->acceptProposedAction();
 }

@@ -22,7 +22,7 @@ class TraceView;
 // Tabs of traces, the menus, Open Recent, and drag-and-drop of files.
 class MainWindow : public QMainWindow {
     Q_OBJECT
-public:
+  public:
     explicit MainWindow(QWidget* parent = nullptr);
 
     TraceView* openTrace(const QString& path);
@@ -33,11 +33,16 @@ public:
     // Also opens every trace that a running job completes in the folder from now on.
     void watchFolder(const QString& dir);
     class DistributedView* openDistributed(const QStringList& files);
-    // Capture > Launch: a tab that runs the program with the capture agent and shows its GPU work as it arrives.
+    // Capture > Launch: a tab that runs the program with the capture agent and shows its GPU work as it
+    // arrives.
     class CaptureView* startCapture(const live::LaunchSpec& spec);
     class CaptureView* currentCapture() const;
-    class RunsPanel* runsPanel() const { return m_runs; }
-    class FolderWatcher* watcher() const { return m_watcher; }
+    class RunsPanel* runsPanel() const {
+        return m_runs;
+    }
+    class FolderWatcher* watcher() const {
+        return m_watcher;
+    }
     TraceView* currentView() const;
     QTabWidget* tabs() const { return m_tabs; }
     QStringList recentFiles() const;
@@ -53,12 +58,12 @@ public:
     bool detailsVisible() const { return m_detailsVisible; }
     void setDetailsVisible(bool visible);
 
-protected:
+  protected:
     void dragEnterEvent(QDragEnterEvent*) override;
     void dropEvent(QDropEvent*) override;
     void closeEvent(QCloseEvent*) override;
 
-private:
+  private:
     void buildMenus();
     void openDialog();
     void closeTab(int index);

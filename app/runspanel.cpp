@@ -30,7 +30,8 @@ RunsPanel::RunsPanel(QWidget* parent) : QWidget(parent) {
         const QString path = item->data(0, PathRole).toString();
         if (!path.isEmpty()) emit openRequested(path);
     });
-    connect(m_tree, &QTreeWidget::currentItemChanged, this, [this] { m_distributed->setEnabled(selectedRunFiles().size() >= 2); });
+    connect(m_tree, &QTreeWidget::currentItemChanged, this,
+            [this] { m_distributed->setEnabled(selectedRunFiles().size() >= 2); });
     connect(m_distributed, &QPushButton::clicked, this, [this] {
         const QStringList files = selectedRunFiles();
         if (files.size() >= 2) emit distributedRequested(files);
@@ -46,15 +47,18 @@ void RunsPanel::setFolder(const QString& dir, const std::vector<TraceRun>& runs,
         for (const TraceWorker& worker : run.workers) {
             auto* workerItem = new QTreeWidgetItem(runItem, {QString::fromStdString(worker.name)});
             for (const TraceFile& span : worker.spans) {
-                const QString label = span.span.empty() ? QFileInfo(QString::fromStdString(span.path)).fileName()
-                                                        : tr("span %1").arg(QString::fromStdString(span.span));
-                auto* spanItem = new QTreeWidgetItem(workerItem, {label, QStringLiteral("%1 MB").arg(double(span.size) / 1e6, 0, 'f', 1)});
+                const QString label = span.span.empty()
+                                          ? QFileInfo(QString::fromStdString(span.path)).fileName()
+                                          : tr("span %1").arg(QString::fromStdString(span.span));
+                auto* spanItem = new QTreeWidgetItem(
+                    workerItem, {label, QStringLiteral("%1 MB").arg(double(span.size) / 1e6, 0, 'f', 1)});
                 spanItem->setData(0, PathRole, QString::fromStdString(span.path));
                 spanItem->setToolTip(0, QString::fromStdString(span.path));
             }
             if (!worker.spans.empty()) latest << QString::fromStdString(worker.spans.back().path);
             // A worker with a single span opens on double-click too.
-            if (worker.spans.size() == 1) workerItem->setData(0, PathRole, QString::fromStdString(worker.spans.front().path));
+            if (worker.spans.size() == 1)
+                workerItem->setData(0, PathRole, QString::fromStdString(worker.spans.front().path));
         }
         runItem->setData(0, RunFilesRole, latest);
         runItem->setExpanded(true);
@@ -63,7 +67,8 @@ void RunsPanel::setFolder(const QString& dir, const std::vector<TraceRun>& runs,
 
 QStringList RunsPanel::selectedRunFiles() const {
     QTreeWidgetItem* item = m_tree->currentItem();
-    while (item && item->parent()) item = item->parent();
+    while (item && item->parent())
+        item = item->parent();
     return item ? item->data(0, RunFilesRole).toStringList() : QStringList();
 }
 

@@ -47,19 +47,31 @@ SearchBar::SearchBar(QWidget* parent) : QWidget(parent) {
     connect(m_regex, &QCheckBox::toggled, this, &SearchBar::queryChanged);
     connect(m_case, &QCheckBox::toggled, this, &SearchBar::queryChanged);
     connect(m_edit, &QLineEdit::returnPressed, this, [this] {
-        if (QGuiApplication::keyboardModifiers() & Qt::ShiftModifier) emit previous();
-        else emit next();
+        if (QGuiApplication::keyboardModifiers() & Qt::ShiftModifier)
+            emit previous();
+        else
+            emit next();
     });
     connect(prev, &QToolButton::clicked, this, &SearchBar::previous);
     connect(nextButton, &QToolButton::clicked, this, &SearchBar::next);
     connect(close, &QToolButton::clicked, this, &SearchBar::closed);
 }
 
-QString SearchBar::text() const { return m_edit->text(); }
-bool SearchBar::isRegex() const { return m_regex->isChecked(); }
-bool SearchBar::isCaseSensitive() const { return m_case->isChecked(); }
-void SearchBar::setText(const QString& text) { m_edit->setText(text); }
-void SearchBar::setRegex(bool on) { m_regex->setChecked(on); }
+QString SearchBar::text() const {
+    return m_edit->text();
+}
+bool SearchBar::isRegex() const {
+    return m_regex->isChecked();
+}
+bool SearchBar::isCaseSensitive() const {
+    return m_case->isChecked();
+}
+void SearchBar::setText(const QString& text) {
+    m_edit->setText(text);
+}
+void SearchBar::setRegex(bool on) {
+    m_regex->setChecked(on);
+}
 void SearchBar::focusQuery() {
     m_edit->setFocus();
     m_edit->selectAll();

@@ -12,7 +12,7 @@ namespace kinetoscope {
 // Ctrl+F: a query field with regex and case toggles, the match count and next/previous.
 class SearchBar : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit SearchBar(QWidget* parent = nullptr);
 
     QString text() const;
@@ -23,16 +23,16 @@ public:
     void setStatus(const QString& text, bool error = false);
     void focusQuery();
 
-signals:
+  signals:
     void queryChanged();
     void next();
     void previous();
     void closed();
 
-protected:
+  protected:
     void keyPressEvent(QKeyEvent*) override;
 
-private:
+  private:
     QLineEdit* m_edit;
     QCheckBox* m_regex;
     QCheckBox* m_case;

@@ -7,11 +7,11 @@ class QLocalServer;
 
 namespace kinetoscope {
 
-// One Kinetoscope window per user: a second `kinetoscope FILE` (a double-click in the file manager) hands its files
-// to the running instance over a local socket and exits; the running one opens them as tabs.
+// One Kinetoscope window per user: a second `kinetoscope FILE` (a double-click in the file manager) hands its
+// files to the running instance over a local socket and exits; the running one opens them as tabs.
 class SingleInstance : public QObject {
     Q_OBJECT
-public:
+  public:
     // The per-user socket name (overridable with KINETOSCOPE_INSTANCE for tests).
     static QString defaultName();
 
@@ -24,10 +24,10 @@ public:
     bool listen();
     const QString& name() const { return m_name; }
 
-signals:
+  signals:
     void filesReceived(const QStringList& files);
 
-private:
+  private:
     QString m_name;
     QLocalServer* m_server = nullptr;
 };

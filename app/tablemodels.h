@@ -15,9 +15,21 @@ enum AnalysisRole { SortRole = Qt::UserRole + 1, EventRole, NameRole };
 
 class OperatorTableModel : public QAbstractTableModel {
     Q_OBJECT
-public:
-    enum Column { Name, InputDims, Calls, HostSelf, HostTotal, DeviceSelf, DeviceTotal, HostTotalShare, DeviceTotalShare,
-                  TensorCoreEligible, TensorCoreShare, ColumnCount };
+  public:
+    enum Column {
+        Name,
+        InputDims,
+        Calls,
+        HostSelf,
+        HostTotal,
+        DeviceSelf,
+        DeviceTotal,
+        HostTotalShare,
+        DeviceTotalShare,
+        TensorCoreEligible,
+        TensorCoreShare,
+        ColumnCount
+    };
     using QAbstractTableModel::QAbstractTableModel;
     void setRows(std::vector<OperatorRow> rows);
     const OperatorRow& row(int r) const { return m_rows[std::size_t(r)]; }
@@ -26,7 +38,7 @@ public:
     QVariant data(const QModelIndex& index, int role) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
-private:
+  private:
     std::vector<OperatorRow> m_rows;
     TimeNs m_hostTotal = 0;
     TimeNs m_deviceTotal = 0;
@@ -34,8 +46,22 @@ private:
 
 class KernelTableModel : public QAbstractTableModel {
     Q_OBJECT
-public:
-    enum Column { Name, Category, Calls, Total, Mean, Min, Max, GpuShare, BlocksPerSm, Occupancy, TensorCores, Launch, ColumnCount };
+  public:
+    enum Column {
+        Name,
+        Category,
+        Calls,
+        Total,
+        Mean,
+        Min,
+        Max,
+        GpuShare,
+        BlocksPerSm,
+        Occupancy,
+        TensorCores,
+        Launch,
+        ColumnCount
+    };
     using QAbstractTableModel::QAbstractTableModel;
     void setRows(std::vector<KernelTableRow> rows);
     const KernelTableRow& row(int r) const { return m_rows[std::size_t(r)]; }
@@ -44,15 +70,16 @@ public:
     QVariant data(const QModelIndex& index, int role) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
-private:
+  private:
     std::vector<KernelTableRow> m_rows;
 };
 
 QString durationText(TimeNs ns);
 
-// A table-widget cell that shows text but sorts by the number in SortRole (QTableWidget itself compares the text).
+// A table-widget cell that shows text but sorts by the number in SortRole (QTableWidget itself compares the
+// text).
 class NumberItem : public QTableWidgetItem {
-public:
+  public:
     NumberItem(const QString& text, double value);
     bool operator<(const QTableWidgetItem& other) const override;
 };

@@ -32,17 +32,17 @@ struct AreaSelection {
 // Everything that decides what one frame shows. The widget, `--render` and the frame benchmark fill it in and
 // hand it to TimelineRenderer, so all three draw the same picture.
 struct TimelineFrame {
-    QSize size;                 // of the whole timeline, header column and ruler included
-    TimeAxis axis;              // its width is the width of the lanes area
-    double scrollY = 0;         // content y at the top of the lanes area
+    QSize size;         // of the whole timeline, header column and ruler included
+    TimeAxis axis;      // its width is the width of the lanes area
+    double scrollY = 0; // content y at the top of the lanes area
     FlowMode flows = FlowMode::Selected;
     ColorMode colors = ColorMode::Category;
     EventRef selected;
     EventRef hovered;
-    std::optional<TimeNs> cursor;          // the time under the mouse
-    std::optional<TimeRange> measure;      // Shift+drag
-    std::optional<TimeRange> zoomDrag;     // drag on the ruler or with the zoom tool
-    std::optional<AreaSelection> area;     // Ctrl+drag
+    std::optional<TimeNs> cursor;                   // the time under the mouse
+    std::optional<TimeRange> measure;               // Shift+drag
+    std::optional<TimeRange> zoomDrag;              // drag on the ruler or with the zoom tool
+    std::optional<AreaSelection> area;              // Ctrl+drag
     const std::vector<bool>* searchNames = nullptr; // by StringId; null when no search is active
     EventRef currentMatch;
 };

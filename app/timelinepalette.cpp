@@ -4,7 +4,8 @@ namespace kinetoscope {
 
 TimelinePalette::TimelinePalette(QColor background) {
     auto set = [&](CategoryKind k, QRgb rgb) { m_colors[std::size_t(indexOf(k))] = QColor::fromRgb(rgb); };
-    // Hues chosen so the kinds that sit next to each other (op over runtime, kernel beside memcpy) differ clearly.
+    // Hues chosen so the kinds that sit next to each other (op over runtime, kernel beside memcpy) differ
+    // clearly.
     set(CategoryKind::Other, 0xa3acb9);
     set(CategoryKind::CpuOp, 0x6c9bd2);
     set(CategoryKind::UserAnnotation, 0xf2c14e);
@@ -37,7 +38,8 @@ TimelinePalette::TimelinePalette(QColor background) {
 
 int TimelinePalette::indexOfName(std::string_view name) {
     std::uint32_t h = 2166136261u; // FNV-1a: stable across runs and machines
-    for (unsigned char c : name) h = (h ^ c) * 16777619u;
+    for (unsigned char c : name)
+        h = (h ^ c) * 16777619u;
     return categoryColors + int(h % nameColors);
 }
 

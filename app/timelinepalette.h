@@ -9,10 +9,10 @@
 
 namespace kinetoscope {
 
-// Slice colours. Index space: one colour per category kind, then a ring of name colours (for "stable per name").
-// Every colour has a faded twin used for slices that do not match an active search.
+// Slice colours. Index space: one colour per category kind, then a ring of name colours (for "stable per
+// name"). Every colour has a faded twin used for slices that do not match an active search.
 class TimelinePalette {
-public:
+  public:
     static constexpr int categoryColors = int(CategoryKind::HardwareCounters) + 1;
     static constexpr int nameColors = 24;
     static constexpr int size = categoryColors + nameColors;
@@ -30,7 +30,7 @@ public:
     static QColor forwardBackwardFlow() { return QColor(0x6d, 0x28, 0xd9); }
     static QColor otherFlow() { return QColor(0x33, 0x41, 0x55); }
 
-private:
+  private:
     std::array<QColor, size> m_colors;
     std::array<QColor, size> m_faded;
     std::array<QColor, size> m_text;

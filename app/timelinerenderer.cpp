@@ -93,13 +93,14 @@ double TimelineRenderer::counterMax(TrackId id) {
 }
 
 QRectF TimelineRenderer::lanesRect(const TimelineFrame& frame) const {
-    return QRectF(headerWidth, rulerHeight, frame.axis.width, std::max(0.0, frame.size.height() - rulerHeight));
+    return QRectF(headerWidth, rulerHeight, frame.axis.width,
+                  std::max(0.0, frame.size.height() - rulerHeight));
 }
 
 const TimelineGeometry& TimelineRenderer::geometry(const TimelineFrame& frame) {
-    if (!m_cacheValid || m_cacheAxis != frame.axis || m_cacheSize != frame.size || m_cacheScroll != frame.scrollY ||
-        m_cacheColors != frame.colors || m_cacheSearch != frame.searchNames ||
-        m_cacheLayoutGeneration != m_layout->generation()) {
+    if (!m_cacheValid || m_cacheAxis != frame.axis || m_cacheSize != frame.size ||
+        m_cacheScroll != frame.scrollY || m_cacheColors != frame.colors ||
+        m_cacheSearch != frame.searchNames || m_cacheLayoutGeneration != m_layout->generation()) {
         buildGeometry(frame);
         m_cacheValid = true;
         m_cacheAxis = frame.axis;
@@ -114,8 +115,10 @@ const TimelineGeometry& TimelineRenderer::geometry(const TimelineFrame& frame) {
 
 void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
     TimelineGeometry& g = m_geometry;
-    for (auto& v : g.rects) v.clear();
-    for (auto& v : g.fadedRects) v.clear();
+    for (auto& v : g.rects)
+        v.clear();
+    for (auto& v : g.fadedRects)
+        v.clear();
     g.labels.clear();
     g.instants.clear();
     g.counters.clear();
@@ -137,7 +140,8 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
             TimelineGeometry::CounterArea area;
             area.rowRect = QRectF(headerWidth, top, frame.axis.width, row.height);
             area.maxValue = maxValue;
-            area.maxText = formatCounterValue(maxValue, store().strings.view(track.name).starts_with("Memory "));
+            area.maxText =
+                formatCounterValue(maxValue, store().strings.view(track.name).starts_with("Memory "));
             const double base = top + row.height - 1;
             const double scale = maxValue > 0 ? (row.height - 4) / maxValue : 0;
             auto yOf = [&](double v) { return base - std::max(0.0, v) * scale; };
@@ -147,8 +151,8 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
                 double previous = m_columns.front().lastValue;
                 for (const CounterColumn& c : m_columns) {
                     const double x = headerWidth + c.x;
-                    // A step chart: hold the previous value up to this column, then jump (to the column's peak, so
-                    // short spikes stay visible at any zoom).
+                    // A step chart: hold the previous value up to this column, then jump (to the column's
+                    // peak, so short spikes stay visible at any zoom).
                     area.polygon << QPointF(x, yOf(previous)) << QPointF(x, yOf(c.maxValue));
                     previous = c.lastValue;
                 }
@@ -175,7 +179,8 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
             // Leave a hairline between neighbours of the same colour.
             if (w > 3) w -= 1;
             (faded ? g.fadedRects : g.rects)[std::size_t(color)].push_back(QRectF(x0, top + 1, w, h));
-            if (b.folded == 1 && w >= 24) g.labels.push_back({QRectF(x0, top + 1, w, h), track.names[b.row], std::uint8_t(color)});
+            if (b.folded == 1 && w >= 24)
+                g.labels.push_back({QRectF(x0, top + 1, w, h), track.names[b.row], std::uint8_t(color)});
         }
     }
 }
@@ -204,8 +209,10 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
     for (std::size_t ri = firstRow; ri < lastRow; ++ri) {
         const LaneRow& row = rows[ri];
         const QRectF band(headerWidth, viewY(frame, row.y), frame.axis.width, row.height);
-        if (row.kind == LaneRow::Kind::GroupHeader) p.fillRect(band, m_theme.groupBackground);
-        else if (row.track.value % 2) p.fillRect(band, m_theme.laneBackgroundAlt);
+        if (row.kind == LaneRow::Kind::GroupHeader)
+            p.fillRect(band, m_theme.groupBackground);
+        else if (row.track.value % 2)
+            p.fillRect(band, m_theme.laneBackgroundAlt);
     }
     // Vertical grid at the ruler's ticks.
     const TimeNs step = niceTickStep(frame.axis, 90);
@@ -238,9 +245,11 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
         p.drawPolygon(area.polygon);
         p.setPen(QPen(QColor(0x25, 0x63, 0xeb), 1));
         p.setBrush(Qt::NoBrush);
-        if (area.polygon.size() > 2) p.drawPolyline(area.polygon.constData() + 1, int(area.polygon.size()) - 2);
+        if (area.polygon.size() > 2)
+            p.drawPolyline(area.polygon.constData() + 1, int(area.polygon.size()) - 2);
         p.setPen(m_theme.mutedText);
-        p.drawText(area.rowRect.adjusted(4, 1, -4, 0), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("max ") + area.maxText);
+        p.drawText(area.rowRect.adjusted(4, 1, -4, 0), Qt::AlignLeft | Qt::AlignTop,
+                   QStringLiteral("max ") + area.maxText);
     }
     p.setBrush(Qt::NoBrush);
 }
@@ -250,8 +259,8 @@ void TimelineRenderer::paintLabels(QPainter& p, const TimelineFrame& frame) {
     const double lanesRight = headerWidth + frame.axis.width;
     const double ellipsis = m_metrics.horizontalAdvance(QChar(0x2026));
     const double textHeight = m_metrics.height();
-    // Shaping text is the dearest part of a frame, so each (name, width rounded down to 8 px) is laid out once
-    // as a QStaticText and replayed; the cache is dropped when it grows past a bound.
+    // Shaping text is the dearest part of a frame, so each (name, width rounded down to 8 px) is laid out
+    // once as a QStaticText and replayed; the cache is dropped when it grows past a bound.
     if (m_labelCache.size() > 50000) m_labelCache.clear();
     for (const TimelineGeometry::Label& label : g.labels) {
         // Keep labels of slices that start off screen readable: start the text at the visible left edge.
@@ -358,14 +367,16 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
         const QPointF a = anchor(f.source, true);
         const QPointF b = anchor(f.target, false);
         // Entirely above or below the lanes on screen: cannot cross the view.
-        if ((a.y() < lanes.top() && b.y() < lanes.top()) || (a.y() > lanes.bottom() && b.y() > lanes.bottom())) return;
+        if ((a.y() < lanes.top() && b.y() < lanes.top()) ||
+            (a.y() > lanes.bottom() && b.y() > lanes.bottom()))
+            return;
         ++count;
         if (always || arrows.size() < maxArrows) arrows.push_back({a, b, f.kind, index});
     };
     if (frame.flows == FlowMode::All) {
-        // Zoomed out, hundreds of thousands of arrows cross the view and share pixels. Anchoring each costs a few
-        // binary searches, so past `sampleLimit` an evenly strided sample stands for the rest; then arrows whose ends
-        // fall within 3 px of an arrow already taken are dropped.
+        // Zoomed out, hundreds of thousands of arrows cross the view and share pixels. Anchoring each costs a
+        // few binary searches, so past `sampleLimit` an evenly strided sample stands for the rest; then
+        // arrows whose ends fall within 3 px of an arrow already taken are dropped.
         constexpr double sampleLimit = 6000;
         const double traceSpan = double(std::max<TimeNs>(1, s.maxTime - s.minTime));
         const double expected = double(s.flows.size()) * std::min(1.0, double(frame.axis.span()) / traceSpan);
@@ -392,10 +403,12 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
     if (frame.selected.isValid() && frame.flows != FlowMode::None) {
         // The selected event's arrows always show, even past the cap.
         std::vector<const Flow*> own = s.flowsFrom(frame.selected);
-        for (const Flow* f : s.flowsInto(frame.selected)) own.push_back(f);
+        for (const Flow* f : s.flowsInto(frame.selected))
+            own.push_back(f);
         for (const Flow* f : own) {
             const auto index = std::uint32_t(f - s.flows.data());
-            const bool drawn = std::any_of(arrows.begin(), arrows.end(), [&](const FlowArrow& a) { return a.flow == index; });
+            const bool drawn = std::any_of(arrows.begin(), arrows.end(),
+                                           [&](const FlowArrow& a) { return a.flow == index; });
             if (!drawn) add(index, true);
         }
     }
@@ -407,15 +420,17 @@ void TimelineRenderer::paintFlows(QPainter& p, const TimelineFrame& frame) {
     if (frame.flows == FlowMode::None) return;
     std::size_t total = 0;
     const std::vector<FlowArrow> arrows = flowArrows(frame, &total);
-    // Antialiased Bézier paths cost ~0.1 ms each in the raster engine; thousands of arrows would take a second.
-    // So every arrow is flattened into a few straight segments and each colour is drawn with one drawLines call;
-    // only the selection's own arrows get smooth, thicker curves.
+    // Antialiased Bézier paths cost ~0.1 ms each in the raster engine; thousands of arrows would take a
+    // second. So every arrow is flattened into a few straight segments and each colour is drawn with one
+    // drawLines call; only the selection's own arrows get smooth, thicker curves.
     const bool dense = arrows.size() > 150;
     const QRectF lanes = lanesRect(frame);
     std::array<QVector<QLineF>, 3> lines;
     std::array<QVector<QPointF>, 3> heads; // triangles, three points each
     std::vector<const FlowArrow*> emphasised;
-    auto kindIndex = [](FlowKind k) { return k == FlowKind::Launch ? 0 : k == FlowKind::ForwardBackward ? 1 : 2; };
+    auto kindIndex = [](FlowKind k) {
+        return k == FlowKind::Launch ? 0 : k == FlowKind::ForwardBackward ? 1 : 2;
+    };
     for (const FlowArrow& a : arrows) {
         const Flow& f = store().flows[a.flow];
         if (frame.selected.isValid() && (f.source == frame.selected || f.target == frame.selected)) {
@@ -430,16 +445,19 @@ void TimelineRenderer::paintFlows(QPainter& p, const TimelineFrame& frame) {
         QPointF prev = a.from;
         for (int i = 1; i <= segments; ++i) {
             const double t = double(i) / segments, u = 1 - t;
-            const QPointF pt = u * u * u * a.from + 3 * u * u * t * c1 + 3 * u * t * t * c2 + t * t * t * a.to;
+            const QPointF pt =
+                u * u * u * a.from + 3 * u * u * t * c1 + 3 * u * t * t * c2 + t * t * t * a.to;
             lines[std::size_t(k)].append(QLineF(prev, pt));
             prev = pt;
         }
-        if (lanes.contains(a.to)) heads[std::size_t(k)] << a.to << a.to + QPointF(-6, -3.5) << a.to + QPointF(-6, 3.5);
+        if (lanes.contains(a.to))
+            heads[std::size_t(k)] << a.to << a.to + QPointF(-6, -3.5) << a.to + QPointF(-6, 3.5);
     }
-    const QColor colors[3] = {TimelinePalette::launchFlow(), TimelinePalette::forwardBackwardFlow(), TimelinePalette::otherFlow()};
+    const QColor colors[3] = {TimelinePalette::launchFlow(), TimelinePalette::forwardBackwardFlow(),
+                              TimelinePalette::otherFlow()};
     for (std::size_t k = 0; k < 3; ++k) {
-        // Dense arrows fade so the slices under them stay readable. Faded by mixing with white rather than by alpha:
-        // opaque lines are filled, not blended, which halves their cost when thousands cross the view.
+        // Dense arrows fade so the slices under them stay readable. Faded by mixing with white rather than by
+        // alpha: opaque lines are filled, not blended, which halves their cost when thousands cross the view.
         QColor c = colors[k];
         if (dense || frame.selected.isValid()) {
             const double keep = dense ? 0.35 : 0.5;
@@ -450,7 +468,8 @@ void TimelineRenderer::paintFlows(QPainter& p, const TimelineFrame& frame) {
         if (!lines[k].isEmpty()) p.drawLines(lines[k]);
         p.setPen(Qt::NoPen);
         p.setBrush(c);
-        for (qsizetype i = 0; i + 2 < heads[k].size(); i += 3) p.drawConvexPolygon(heads[k].constData() + i, 3);
+        for (qsizetype i = 0; i + 2 < heads[k].size(); i += 3)
+            p.drawConvexPolygon(heads[k].constData() + i, 3);
     }
     p.setRenderHint(QPainter::Antialiasing, true);
     for (const FlowArrow* a : emphasised) {
@@ -490,7 +509,8 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& frame) {
     auto firstStep = std::lower_bound(steps.begin(), steps.end(), frame.axis.start,
                                       [](const StepRange& s, TimeNs t) { return s.end < t; });
     int drawn = 0;
-    for (auto it = firstStep; it != steps.end() && it->start <= frame.axis.end && drawn < 2000; ++it, ++drawn) {
+    for (auto it = firstStep; it != steps.end() && it->start <= frame.axis.end && drawn < 2000;
+         ++it, ++drawn) {
         const double x0 = headerWidth + frame.axis.xOf(it->start);
         const double x1 = headerWidth + frame.axis.xOf(it->end);
         const QRectF r(x0, 1, std::max(1.0, x1 - x0 - 1), stepBandHeight - 2);
@@ -515,15 +535,17 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& frame) {
         p.setPen(QPen(m_theme.mutedText, 1));
         p.drawLine(QPointF(x, rulerHeight - 10), QPointF(x, rulerHeight));
         p.setPen(m_theme.text);
-        p.drawText(QRectF(x + 3, stepBandHeight, 120, rulerHeight - stepBandHeight - 6), Qt::AlignLeft | Qt::AlignVCenter,
+        p.drawText(QRectF(x + 3, stepBandHeight, 120, rulerHeight - stepBandHeight - 6),
+                   Qt::AlignLeft | Qt::AlignVCenter,
                    QString::fromStdString(formatTickLabel(tick.time - origin, step)));
     }
     if (frame.cursor) {
         const double x = headerWidth + frame.axis.xOf(*frame.cursor);
-        const QString text =
-            QString::fromStdString(formatTimeOffset(*frame.cursor - origin, TimeNs(std::max(1.0, frame.axis.nsPerPixel()))));
+        const QString text = QString::fromStdString(
+            formatTimeOffset(*frame.cursor - origin, TimeNs(std::max(1.0, frame.axis.nsPerPixel()))));
         const double w = m_metrics.horizontalAdvance(text) + 10;
-        const QRectF tag(std::clamp(x - w / 2, headerWidth, headerWidth + frame.axis.width - w), stepBandHeight + 1, w, 15);
+        const QRectF tag(std::clamp(x - w / 2, headerWidth, headerWidth + frame.axis.width - w),
+                         stepBandHeight + 1, w, 15);
         p.fillRect(tag, QColor(0x11, 0x18, 0x27));
         p.setPen(Qt::white);
         p.drawText(tag, Qt::AlignCenter, text);
@@ -555,8 +577,10 @@ void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
             // The fold triangle.
             QPolygonF tri;
             const double cx = 11, cy = top + row.height / 2;
-            if (group.collapsed) tri << QPointF(cx - 3, cy - 5) << QPointF(cx + 3, cy) << QPointF(cx - 3, cy + 5);
-            else tri << QPointF(cx - 5, cy - 3) << QPointF(cx + 5, cy - 3) << QPointF(cx, cy + 3);
+            if (group.collapsed)
+                tri << QPointF(cx - 3, cy - 5) << QPointF(cx + 3, cy) << QPointF(cx - 3, cy + 5);
+            else
+                tri << QPointF(cx - 5, cy - 3) << QPointF(cx + 5, cy - 3) << QPointF(cx, cy + 3);
             p.setPen(Qt::NoPen);
             p.setBrush(m_theme.mutedText);
             p.setRenderHint(QPainter::Antialiasing, true);
@@ -565,8 +589,9 @@ void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
             p.setBrush(Qt::NoBrush);
             p.setPen(m_theme.text);
             p.setFont(m_boldFont);
-            const QString title = QString::fromStdString(group.title) +
-                                  (group.collapsed ? QStringLiteral("  (%1)").arg(group.tracks.size()) : QString());
+            const QString title =
+                QString::fromStdString(group.title) +
+                (group.collapsed ? QStringLiteral("  (%1)").arg(group.tracks.size()) : QString());
             p.drawText(QRectF(22, top, headerWidth - 28, row.height), Qt::AlignLeft | Qt::AlignVCenter,
                        QFontMetricsF(m_boldFont).elidedText(title, Qt::ElideRight, headerWidth - 28));
             p.setFont(m_font);
@@ -575,10 +600,13 @@ void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
         // A track's title on its first lane only.
         if (ri > 0 && rows[ri - 1].track == row.track) continue;
         p.setPen(m_theme.text);
-        // The full name ("GPU 0 · NVIDIA H100 · stream 7") when it fits, else the short one under the group header.
+        // The full name ("GPU 0 · NVIDIA H100 · stream 7") when it fits, else the short one under the group
+        // header.
         QString title = QString::fromStdString(m_layout->trackTitle(row.track));
-        if (m_metrics.horizontalAdvance(title) > headerWidth - 24) title = QString::fromStdString(m_layout->laneTitle(row.track));
-        p.drawText(QRectF(18, top, headerWidth - 24, std::min(row.height, 18.0)), Qt::AlignLeft | Qt::AlignVCenter,
+        if (m_metrics.horizontalAdvance(title) > headerWidth - 24)
+            title = QString::fromStdString(m_layout->laneTitle(row.track));
+        p.drawText(QRectF(18, top, headerWidth - 24, std::min(row.height, 18.0)),
+                   Qt::AlignLeft | Qt::AlignVCenter,
                    m_metrics.elidedText(title, Qt::ElideMiddle, headerWidth - 24));
     }
     p.restore();

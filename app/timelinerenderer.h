@@ -8,12 +8,12 @@
 
 #include <QColor>
 #include <QFont>
-#include <QPalette>
 #include <QFontMetricsF>
+#include <QHash>
+#include <QPalette>
 #include <QPointF>
 #include <QPolygonF>
 #include <QRectF>
-#include <QHash>
 #include <QStaticText>
 #include <QString>
 
@@ -74,7 +74,7 @@ struct TimelineTheme {
 QString formatCounterValue(double value, bool bytes);
 
 class TimelineRenderer {
-public:
+  public:
     static constexpr double headerWidth = 260;
     static constexpr double rulerHeight = 42;
     static constexpr double stepBandHeight = 16;
@@ -99,7 +99,9 @@ public:
     void invalidate() { m_cacheValid = false; }
 
     // Widget y of a content y, and the lanes area rectangle.
-    double viewY(const TimelineFrame& frame, double contentY) const { return contentY - frame.scrollY + rulerHeight; }
+    double viewY(const TimelineFrame& frame, double contentY) const {
+        return contentY - frame.scrollY + rulerHeight;
+    }
     QRectF lanesRect(const TimelineFrame& frame) const;
     // The slice under a widget position (with a few pixels of slack for thin slices), invalid when none.
     EventRef eventAt(const TimelineFrame& frame, QPointF pos) const;
@@ -109,12 +111,13 @@ public:
     QRectF sliceRect(const TimelineFrame& frame, EventRef ref) const;
     // The arrows drawn for a frame; `total` is set to how many crossed the view before the cap.
     std::vector<FlowArrow> flowArrows(const TimelineFrame& frame, std::size_t* total = nullptr) const;
-    // Whether a widget position is on the group header's fold triangle or title; returns the group index or -1.
+    // Whether a widget position is on the group header's fold triangle or title; returns the group index or
+    // -1.
     int groupHeaderAt(const TimelineFrame& frame, QPointF pos) const;
 
     const QString& nameText(StringId id);
 
-private:
+  private:
     void buildGeometry(const TimelineFrame& frame);
     int colorOf(const Track& track, std::uint32_t row, ColorMode mode);
     void paintLanes(QPainter& p, const TimelineFrame& frame);
@@ -132,13 +135,13 @@ private:
     QFont m_font;
     QFont m_boldFont;
     QFontMetricsF m_metrics;
-    std::vector<QString> m_nameText;     // by StringId, filled on first use
-    std::vector<float> m_nameWidth;      // by StringId, -1 until measured
-    std::vector<std::int16_t> m_nameColor; // by StringId, -1 until hashed
-    std::vector<double> m_counterMax;    // by TrackId, NaN until computed
+    std::vector<QString> m_nameText;          // by StringId, filled on first use
+    std::vector<float> m_nameWidth;           // by StringId, -1 until measured
+    std::vector<std::int16_t> m_nameColor;    // by StringId, -1 until hashed
+    std::vector<double> m_counterMax;         // by TrackId, NaN until computed
     QHash<quint64, QStaticText> m_labelCache; // (name, width bucket) -> laid-out label
-    std::vector<SliceBox> m_boxes;       // scratch
-    std::vector<CounterColumn> m_columns; // scratch
+    std::vector<SliceBox> m_boxes;            // scratch
+    std::vector<CounterColumn> m_columns;     // scratch
 
     TimelineGeometry m_geometry;
     bool m_cacheValid = false;

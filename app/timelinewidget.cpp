@@ -19,8 +19,8 @@
 namespace kinetoscope {
 
 namespace {
-constexpr double zoomStep = 0.8;   // one W press or wheel notch
-constexpr double panStep = 0.15;   // one A/D press, as a fraction of the view
+constexpr double zoomStep = 0.8;    // one W press or wheel notch
+constexpr double panStep = 0.15;    // one A/D press, as a fraction of the view
 constexpr int historyMergeMs = 700; // continuous zooming and panning merges into one history entry
 constexpr std::size_t historyLimit = 200;
 
@@ -76,7 +76,9 @@ void TimelineWidget::setScrollY(double y) {
     update();
 }
 
-TimeNs TimelineWidget::timeAtX(double x) const { return m_frame.axis.timeAt(x - TimelineRenderer::headerWidth); }
+TimeNs TimelineWidget::timeAtX(double x) const {
+    return m_frame.axis.timeAt(x - TimelineRenderer::headerWidth);
+}
 
 void TimelineWidget::pushHistory() {
     if (!m_back.empty() && m_back.back() == m_frame.axis) return;
@@ -87,7 +89,8 @@ void TimelineWidget::pushHistory() {
 }
 
 void TimelineWidget::applyAxis(TimeAxis axis, bool recordHistory) {
-    if (isVisible() && m_frame.axis.width > 1 && axis.span() != m_frame.axis.span() && m_userInput) noteUsed();
+    if (isVisible() && m_frame.axis.width > 1 && axis.span() != m_frame.axis.span() && m_userInput)
+        noteUsed();
     // Allow a margin around the trace so its first and last slices can be seen clear of the edges.
     const TimeNs margin = std::max<TimeNs>((store().maxTime - store().minTime) / 20, TimeAxis::minSpan);
     axis = axis.clampedTo(store().minTime - margin, store().maxTime + margin);
@@ -176,7 +179,8 @@ void TimelineWidget::revealEvent(EventRef ref) {
     const TimeNs e = t.endOf(ref.index);
     const double widthPx = double(e - s) / m_frame.axis.nsPerPixel();
     if (s < m_frame.axis.start || e > m_frame.axis.end || widthPx < 4) {
-        // Keep the zoom when the event fits and is visible enough; otherwise frame it with context either side.
+        // Keep the zoom when the event fits and is visible enough; otherwise frame it with context either
+        // side.
         const TimeNs d = std::max<TimeNs>(e - s, TimeAxis::minSpan);
         if (widthPx >= 4 && d < m_frame.axis.span()) {
             const TimeNs half = m_frame.axis.span() / 2;
@@ -227,7 +231,8 @@ std::vector<TrackId> TimelineWidget::tracksOf(const AreaSelection& area) const {
             // A collapsed group under the selection contributes all its tracks.
             const LaneGroup& g = m_layout.groups()[row.group];
             if (g.collapsed) {
-                for (TrackId id : g.tracks) tracks.push_back(id);
+                for (TrackId id : g.tracks)
+                    tracks.push_back(id);
             }
             continue;
         }
@@ -269,11 +274,14 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     m_renderer.paint(p, m_frame);
     if (m_showHint) {
         // One line for newcomers, until they first zoom, pan or select.
-        const QString hint = tr("Drag on the ruler to zoom · Ctrl+wheel or W/S zoom, A/D pan · Click a slice for details · "
-                                "Shift+drag measures, Ctrl+drag selects an area · Ctrl+F finds · 0 fits");
+        const QString hint =
+            tr("Drag on the ruler to zoom · Ctrl+wheel or W/S zoom, A/D pan · Click a slice for details · "
+               "Shift+drag measures, Ctrl+drag selects an area · Ctrl+F finds · 0 fits");
         QFontMetrics fm(p.font());
-        const int w = std::min(m_frame.size.width() - int(TimelineRenderer::headerWidth) - 20, fm.horizontalAdvance(hint) + 24);
-        const QRect r(int(TimelineRenderer::headerWidth) + (m_frame.size.width() - int(TimelineRenderer::headerWidth) - w) / 2,
+        const int w = std::min(m_frame.size.width() - int(TimelineRenderer::headerWidth) - 20,
+                               fm.horizontalAdvance(hint) + 24);
+        const QRect r(int(TimelineRenderer::headerWidth) +
+                          (m_frame.size.width() - int(TimelineRenderer::headerWidth) - w) / 2,
                       height() - 34, w, 24);
         p.setPen(Qt::NoPen);
         p.setBrush(QColor(0x11, 0x18, 0x27, 215));
@@ -283,8 +291,9 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
         p.drawText(r, Qt::AlignCenter, fm.elidedText(hint, Qt::ElideRight, w - 12));
     }
     // The strip under the scroll bar's column, beside the ruler.
-    p.fillRect(QRect(m_frame.size.width(), 0, width() - m_frame.size.width(), int(TimelineRenderer::rulerHeight)),
-               QColor(0xee, 0xf0, 0xf3));
+    p.fillRect(
+        QRect(m_frame.size.width(), 0, width() - m_frame.size.width(), int(TimelineRenderer::rulerHeight)),
+        QColor(0xee, 0xf0, 0xf3));
 }
 
 void TimelineWidget::resizeEvent(QResizeEvent*) {
@@ -312,28 +321,55 @@ void TimelineWidget::keyPressEvent(QKeyEvent* e) {
     const UserInput input(this);
     const QPointF mouse = mapFromGlobal(QCursor::pos());
     const std::optional<double> at =
-        rect().contains(mouse.toPoint()) && mouse.x() > TimelineRenderer::headerWidth ? std::optional<double>(mouse.x()) : std::nullopt;
+        rect().contains(mouse.toPoint()) && mouse.x() > TimelineRenderer::headerWidth
+            ? std::optional<double>(mouse.x())
+            : std::nullopt;
     if (e->modifiers() & Qt::AltModifier) {
-        if (e->key() == Qt::Key_Left) { back(); return; }
-        if (e->key() == Qt::Key_Right) { forward(); return; }
+        if (e->key() == Qt::Key_Left) {
+            back();
+            return;
+        }
+        if (e->key() == Qt::Key_Right) {
+            forward();
+            return;
+        }
     }
     switch (e->key()) {
-    case Qt::Key_W: zoomBy(zoomStep, at); return;
-    case Qt::Key_S: zoomBy(1 / zoomStep, at); return;
-    case Qt::Key_A: panBy(-panStep); return;
-    case Qt::Key_D: panBy(panStep); return;
-    case Qt::Key_F: zoomToSelection(); return;
+    case Qt::Key_W:
+        zoomBy(zoomStep, at);
+        return;
+    case Qt::Key_S:
+        zoomBy(1 / zoomStep, at);
+        return;
+    case Qt::Key_A:
+        panBy(-panStep);
+        return;
+    case Qt::Key_D:
+        panBy(panStep);
+        return;
+    case Qt::Key_F:
+        zoomToSelection();
+        return;
     case Qt::Key_0:
-    case Qt::Key_Home: fitAll(); return;
-    case Qt::Key_Back: back(); return;
-    case Qt::Key_Forward: forward(); return;
+    case Qt::Key_Home:
+        fitAll();
+        return;
+    case Qt::Key_Back:
+        back();
+        return;
+    case Qt::Key_Forward:
+        forward();
+        return;
     case Qt::Key_Escape:
         m_frame.measure.reset();
-        if (m_frame.area) setAreaSelection(std::nullopt);
-        else setSelected({});
+        if (m_frame.area)
+            setAreaSelection(std::nullopt);
+        else
+            setSelected({});
         update();
         return;
-    default: break;
+    default:
+        break;
     }
     QWidget::keyPressEvent(e);
 }
@@ -351,18 +387,29 @@ void TimelineWidget::mousePressEvent(QMouseEvent* e) {
         setCursor(Qt::ClosedHandCursor);
         return;
     }
-    if (e->button() == Qt::BackButton) { back(); return; }
-    if (e->button() == Qt::ForwardButton) { forward(); return; }
+    if (e->button() == Qt::BackButton) {
+        back();
+        return;
+    }
+    if (e->button() == Qt::ForwardButton) {
+        forward();
+        return;
+    }
     if (e->button() != Qt::LeftButton) return;
     if (pos.x() < TimelineRenderer::headerWidth) {
         const int group = m_renderer.groupHeaderAt(m_frame, pos);
-        if (group >= 0) setGroupCollapsed(std::uint32_t(group), !m_layout.groups()[std::size_t(group)].collapsed);
+        if (group >= 0)
+            setGroupCollapsed(std::uint32_t(group), !m_layout.groups()[std::size_t(group)].collapsed);
         return;
     }
-    if (pos.y() < TimelineRenderer::rulerHeight || m_zoomTool) m_drag = Drag::ZoomRange;
-    else if (e->modifiers() & Qt::ShiftModifier) m_drag = Drag::Measure;
-    else if (e->modifiers() & Qt::ControlModifier) m_drag = Drag::Area;
-    else m_drag = Drag::Click;
+    if (pos.y() < TimelineRenderer::rulerHeight || m_zoomTool)
+        m_drag = Drag::ZoomRange;
+    else if (e->modifiers() & Qt::ShiftModifier)
+        m_drag = Drag::Measure;
+    else if (e->modifiers() & Qt::ControlModifier)
+        m_drag = Drag::Area;
+    else
+        m_drag = Drag::Click;
 }
 
 void TimelineWidget::mouseMoveEvent(QMouseEvent* e) {
@@ -386,12 +433,17 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* e) {
     case Drag::ZoomRange:
         if (moved) m_frame.zoomDrag = TimeRange{m_pressTime, t};
         break;
-    case Drag::Measure: m_frame.measure = TimeRange{m_pressTime, t}; break;
+    case Drag::Measure:
+        m_frame.measure = TimeRange{m_pressTime, t};
+        break;
     case Drag::Area: {
-        const int row = m_renderer.rowAtY(m_frame, std::clamp(pos.y(), TimelineRenderer::rulerHeight, double(height() - 1)));
+        const int row = m_renderer.rowAtY(
+            m_frame, std::clamp(pos.y(), TimelineRenderer::rulerHeight, double(height() - 1)));
         const int a = m_pressRow >= 0 ? m_pressRow : row;
         const int b = row >= 0 ? row : a;
-        if (a >= 0) m_frame.area = AreaSelection{TimeRange{std::min(m_pressTime, t), std::max(m_pressTime, t)}, std::min(a, b), std::max(a, b)};
+        if (a >= 0)
+            m_frame.area = AreaSelection{TimeRange{std::min(m_pressTime, t), std::max(m_pressTime, t)},
+                                         std::min(a, b), std::max(a, b)};
         break;
     }
     case Drag::None: {
@@ -424,8 +476,10 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
         m_frame.zoomDrag.reset();
         break;
     case Drag::Area:
-        if (m_frame.area && std::abs(pos.x() - m_pressPos.x()) > 3) emit areaSelectionChanged();
-        else setAreaSelection(std::nullopt);
+        if (m_frame.area && std::abs(pos.x() - m_pressPos.x()) > 3)
+            emit areaSelectionChanged();
+        else
+            setAreaSelection(std::nullopt);
         break;
     case Drag::Pan:
         pushHistory();
@@ -433,7 +487,8 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
     case Drag::Measure:
         if (m_frame.measure && m_frame.measure->span() > 0) emit measurementChanged();
         break;
-    default: break;
+    default:
+        break;
     }
     update();
 }
@@ -463,7 +518,8 @@ void TimelineWidget::contextMenuEvent(QContextMenuEvent* e) {
         }
     }
     menu.addAction(tr("Show All Hidden Tracks"), this, [this] {
-        for (std::uint32_t t = 0; t < store().tracks.size(); ++t) m_layout.setHidden(TrackId(t), false);
+        for (std::uint32_t t = 0; t < store().tracks.size(); ++t)
+            m_layout.setHidden(TrackId(t), false);
         updateScrollBar();
         update();
     });
@@ -487,7 +543,9 @@ QString TimelineWidget::tooltipFor(EventRef ref) const {
     const TimeNs start = t.starts[ref.index];
     QString html = QStringLiteral("<b>%1</b><br/>").arg(htmlEscaped(s.nameOf(ref)));
     html += QStringLiteral("<table cellspacing=0 cellpadding=1>");
-    auto row = [&](const QString& k, const QString& v) { html += QStringLiteral("<tr><td>%1&nbsp;&nbsp;</td><td>%2</td></tr>").arg(k, v); };
+    auto row = [&](const QString& k, const QString& v) {
+        html += QStringLiteral("<tr><td>%1&nbsp;&nbsp;</td><td>%2</td></tr>").arg(k, v);
+    };
     row(tr("Category"), htmlEscaped(s.strings.view(s.categoryOf(ref).name)));
     row(tr("Start"), QString::fromStdString(formatTimeOffset(start - s.minTime, 1)));
     row(tr("Duration"), QString::fromStdString(formatDuration(t.durations[ref.index])));
@@ -512,15 +570,22 @@ bool TimelineWidget::event(QEvent* e) {
             const LaneRow* row = ri >= 0 ? &m_layout.rows()[std::size_t(ri)] : nullptr;
             if (row && row->kind == LaneRow::Kind::Counter && pos.x() >= TimelineRenderer::headerWidth) {
                 const auto v = counterValueAt(store().tracks[row->track.value], timeAtX(pos.x()));
+                QToolTip::showText(
+                    help->globalPos(),
+                    QStringLiteral("<b>%1</b><br/>%2")
+                        .arg(QString::fromStdString(m_layout.trackTitle(row->track)).toHtmlEscaped(),
+                             v ? formatCounterValue(*v,
+                                                    m_layout.trackTitle(row->track).starts_with("Memory ")) +
+                                     (m_layout.trackTitle(row->track).starts_with("Memory ")
+                                          ? QStringLiteral(" (%1 bytes)").arg(*v, 0, 'f', 0)
+                                          : QString())
+                               : tr("no value yet")),
+                    this);
+            } else if (row && pos.x() < TimelineRenderer::headerWidth &&
+                       row->kind != LaneRow::Kind::GroupHeader) {
                 QToolTip::showText(help->globalPos(),
-                                   QStringLiteral("<b>%1</b><br/>%2")
-                                       .arg(QString::fromStdString(m_layout.trackTitle(row->track)).toHtmlEscaped(),
-                                            v ? formatCounterValue(*v, m_layout.trackTitle(row->track).starts_with("Memory ")) +
-                                                    (m_layout.trackTitle(row->track).starts_with("Memory ") ? QStringLiteral(" (%1 bytes)").arg(*v, 0, 'f', 0) : QString())
-                                              : tr("no value yet")),
+                                   QString::fromStdString(m_layout.trackTitle(row->track)).toHtmlEscaped(),
                                    this);
-            } else if (row && pos.x() < TimelineRenderer::headerWidth && row->kind != LaneRow::Kind::GroupHeader) {
-                QToolTip::showText(help->globalPos(), QString::fromStdString(m_layout.trackTitle(row->track)).toHtmlEscaped(), this);
             } else {
                 QToolTip::hideText();
             }

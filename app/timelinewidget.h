@@ -16,12 +16,12 @@ class QScrollBar;
 namespace kinetoscope {
 
 // The zoomable timeline of one trace. Navigation follows Perfetto and chrome://tracing: wheel scrolls lanes,
-// Ctrl+wheel zooms at the cursor, W/S/A/D, drag on the ruler (or with the zoom tool) zooms to the dragged range,
-// Shift+drag measures, Ctrl+drag selects an area, middle-drag or plain drag pans, F fits the selection, 0/Home the
-// whole trace, Alt+Left/Right walk the view history.
+// Ctrl+wheel zooms at the cursor, W/S/A/D, drag on the ruler (or with the zoom tool) zooms to the dragged
+// range, Shift+drag measures, Ctrl+drag selects an area, middle-drag or plain drag pans, F fits the
+// selection, 0/Home the whole trace, Alt+Left/Right walk the view history.
 class TimelineWidget : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit TimelineWidget(std::shared_ptr<const LoadedTrace> trace, QWidget* parent = nullptr);
     ~TimelineWidget() override;
 
@@ -45,7 +45,8 @@ public:
 
     EventRef selected() const { return m_frame.selected; }
     void setSelected(EventRef ref);
-    // Selects, expands its group if collapsed, scrolls it into view and zooms so it is visible and wide enough.
+    // Selects, expands its group if collapsed, scrolls it into view and zooms so it is visible and wide
+    // enough.
     void revealEvent(EventRef ref);
 
     void setFlowMode(FlowMode mode);
@@ -72,14 +73,14 @@ public:
 
     QSize sizeHint() const override { return {1200, 700}; }
 
-signals:
+  signals:
     void selectionChanged(kinetoscope::EventRef ref);
     void areaSelectionChanged();
     void viewChanged();
     void firstUsed();
     void measurementChanged();
 
-protected:
+  protected:
     void paintEvent(QPaintEvent*) override;
     void resizeEvent(QResizeEvent*) override;
     void wheelEvent(QWheelEvent*) override;
@@ -92,7 +93,7 @@ protected:
     void contextMenuEvent(QContextMenuEvent*) override;
     bool event(QEvent*) override;
 
-private:
+  private:
     enum class Drag { None, Pan, ZoomRange, Measure, Area, Click };
     void applyAxis(TimeAxis axis, bool recordHistory);
     void updateFrameGeometry();
@@ -101,7 +102,8 @@ private:
     void pushHistory();
     QString tooltipFor(EventRef ref) const;
     void noteUsed();
-    // Marks a stretch of code as handling the user's own input (so programmatic moves don't dismiss the hint).
+    // Marks a stretch of code as handling the user's own input (so programmatic moves don't dismiss the
+    // hint).
     struct UserInput {
         explicit UserInput(TimelineWidget* w) : m_w(w) { m_w->m_userInput = true; }
         ~UserInput() { m_w->m_userInput = false; }

@@ -1,9 +1,9 @@
 #include "traceview.h"
 
-#include "backgroundjobs.h"
-#include "analysispanels.h"
 #include "analysis/analysisresult.h"
+#include "analysispanels.h"
 #include "areasummarypanel.h"
+#include "backgroundjobs.h"
 #include "detailspanel.h"
 #include "loadjob.h"
 #include "query/areasummary.h"
@@ -13,6 +13,7 @@
 
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPointer>
 #include <QProgressBar>
@@ -24,7 +25,6 @@
 #include <QTabWidget>
 #include <QThreadPool>
 #include <QTimer>
-#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 namespace kinetoscope {
@@ -35,7 +35,9 @@ struct TraceView::SearchState {
 };
 
 namespace {
-QString mb(quint64 bytes) { return QString::number(double(bytes) / 1e6, 'f', 1) + QStringLiteral(" MB"); }
+QString mb(quint64 bytes) {
+    return QString::number(double(bytes) / 1e6, 'f', 1) + QStringLiteral(" MB");
+}
 QString countText(quint64 n) {
     if (n >= 10'000'000) return QString::number(double(n) / 1e6, 'f', 1) + QStringLiteral(" M");
     return QLocale().toString(n);
@@ -78,7 +80,6 @@ void TraceView::buildPages() {
     m_progressTimer = new QTimer(this);
     m_progressTimer->setInterval(100);
     connect(m_progressTimer, &QTimer::timeout, this, &TraceView::updateProgress);
-
 }
 
 TraceView::TraceView(QString path, QWidget* parent) : QWidget(parent), m_path(std::move(path)) {
@@ -114,8 +115,9 @@ void TraceView::updateProgress() {
     static const char* stages[] = {"Reading", "Parsing", "Building"};
     if (m_cancel->isEnabled()) {
         m_loadingLabel->setText(tr("%1 %2 — %3 of %4, %5 events")
-                                    .arg(QLatin1String(stages[std::clamp(p.stage, 0, 2)]), QFileInfo(m_path).fileName(),
-                                         mb(p.bytesDone), mb(p.bytesTotal), countText(p.eventsDone)));
+                                    .arg(QLatin1String(stages[std::clamp(p.stage, 0, 2)]),
+                                         QFileInfo(m_path).fileName(), mb(p.bytesDone), mb(p.bytesTotal),
+                                         countText(p.eventsDone)));
     }
 }
 
@@ -123,7 +125,8 @@ void TraceView::onFailed(const QString& message, bool cancelled) {
     m_progressTimer->stop();
     m_state = cancelled ? State::Cancelled : State::Failed;
     m_error = message;
-    m_errorLabel->setText(cancelled ? tr("Loading %1 was cancelled.").arg(QFileInfo(m_path).fileName()) : message);
+    m_errorLabel->setText(cancelled ? tr("Loading %1 was cancelled.").arg(QFileInfo(m_path).fileName())
+                                    : message);
     m_stack->setCurrentIndex(1);
     emit stateChanged(m_state);
 }
@@ -139,10 +142,16 @@ QString TraceView::bannerText() const {
     }
     if (st.malformedEvents > 0) {
         QString first;
-        if (!st.issues.empty()) first = tr(" (first at byte %1: %2)").arg(st.issues.front().offset).arg(QString::fromStdString(st.issues.front().reason));
-        parts << tr("%n malformed event(s) skipped%1.", nullptr, int(std::min<quint64>(st.malformedEvents, INT_MAX))).arg(first);
+        if (!st.issues.empty())
+            first = tr(" (first at byte %1: %2)")
+                        .arg(st.issues.front().offset)
+                        .arg(QString::fromStdString(st.issues.front().reason));
+        parts << tr("%n malformed event(s) skipped%1.", nullptr,
+                    int(std::min<quint64>(st.malformedEvents, INT_MAX)))
+                     .arg(first);
     }
-    if (st.unknownPhaseEvents > 0) parts << tr("%1 events with an unknown phase skipped.").arg(st.unknownPhaseEvents);
+    if (st.unknownPhaseEvents > 0)
+        parts << tr("%1 events with an unknown phase skipped.").arg(st.unknownPhaseEvents);
     if (st.endWithoutBegin > 0) parts << tr("%1 `E` events without a `B` dropped.").arg(st.endWithoutBegin);
     if (!st.trailingProblem.empty()) parts << QString::fromStdString(st.trailingProblem);
     return parts.join(QLatin1Char(' '));
@@ -162,7 +171,8 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
         m_banner = new QLabel(banner, content);
         m_banner->setWordWrap(true);
         m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        m_banner->setStyleSheet(QStringLiteral("QLabel{background:#fef3c7;color:#78350f;border-bottom:1px solid #f59e0b;padding:5px 8px}"));
+        m_banner->setStyleSheet(QStringLiteral(
+            "QLabel{background:#fef3c7;color:#78350f;border-bottom:1px solid #f59e0b;padding:5px 8px}"));
         cl->addWidget(m_banner);
     }
     m_searchBar = new SearchBar(content);
@@ -197,9 +207,12 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     scopeLayout->addWidget(wholeTrace);
     m_bottomTabs->setCornerWidget(scopeBar, Qt::TopRightCorner);
     connect(wholeTrace, &QPushButton::clicked, this, [this] { setAnalysisScope(std::nullopt); });
-    for (AnalysisPanel* panel : std::initializer_list<AnalysisPanel*>{m_overview, m_operators, m_kernels, m_memory, m_modules}) {
-        connect(panel, &AnalysisPanel::jumpRequested, this, [this](EventRef ref) { m_timeline->revealEvent(ref); });
-        connect(panel, &AnalysisPanel::rangeRequested, this, [this](qint64 a, qint64 b) { m_timeline->setVisibleRange(a, b); });
+    for (AnalysisPanel* panel :
+         std::initializer_list<AnalysisPanel*>{m_overview, m_operators, m_kernels, m_memory, m_modules}) {
+        connect(panel, &AnalysisPanel::jumpRequested, this,
+                [this](EventRef ref) { m_timeline->revealEvent(ref); });
+        connect(panel, &AnalysisPanel::rangeRequested, this,
+                [this](qint64 a, qint64 b) { m_timeline->setVisibleRange(a, b); });
         connect(panel, &AnalysisPanel::scopeRequested, this, [this](qint64 a, qint64 b) {
             setAnalysisScope(std::make_pair(a, b));
             m_timeline->setVisibleRange(a, b);
@@ -214,8 +227,9 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     // The split between timeline and panels is remembered across traces and sessions.
     m_splitter = splitter;
     splitter->restoreState(QSettings().value(QStringLiteral("traceView/splitter")).toByteArray());
-    connect(splitter, &QSplitter::splitterMoved, this,
-            [splitter] { QSettings().setValue(QStringLiteral("traceView/splitter"), splitter->saveState()); });
+    connect(splitter, &QSplitter::splitterMoved, this, [splitter] {
+        QSettings().setValue(QStringLiteral("traceView/splitter"), splitter->saveState());
+    });
     cl->addWidget(splitter, 1);
     m_stack->addWidget(content);
     m_stack->setCurrentWidget(content);
@@ -228,10 +242,12 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     connect(m_timeline, &TimelineWidget::areaSelectionChanged, this, &TraceView::updateArea);
     // A range selected on the timeline (area or measurement) scopes every analysis panel.
     connect(m_timeline, &TimelineWidget::areaSelectionChanged, this, [this] {
-        if (const auto area = m_timeline->areaSelection()) setAnalysisScope(std::make_pair(area->range.from, area->range.to));
+        if (const auto area = m_timeline->areaSelection())
+            setAnalysisScope(std::make_pair(area->range.from, area->range.to));
     });
     connect(m_timeline, &TimelineWidget::measurementChanged, this, [this] {
-        if (const auto m = m_timeline->measurement()) setAnalysisScope(std::make_pair(std::min(m->from, m->to), std::max(m->from, m->to)));
+        if (const auto m = m_timeline->measurement())
+            setAnalysisScope(std::make_pair(std::min(m->from, m->to), std::max(m->from, m->to)));
     });
     connect(m_searchBar, &SearchBar::queryChanged, this, &TraceView::runSearch);
     connect(m_searchBar, &SearchBar::next, this, &TraceView::nextMatch);
@@ -261,36 +277,45 @@ void TraceView::runAnalysis() {
     const OperatorGrouping ops = m_operators->grouping();
     const KernelGrouping kernels = m_kernels->grouping();
     const TraceStore& store = *m_trace->store;
-    m_scopeLabel->setText(scope ? tr("Scope: %1 selected (from %2) — computing…")
-                                      .arg(QString::fromStdString(formatDuration(scope->second - scope->first)),
-                                           QString::fromStdString(formatTimeOffset(scope->first - store.minTime, 1000)))
-                                : tr("Scope: whole trace — computing…"));
+    m_scopeLabel->setText(
+        scope ? tr("Scope: %1 selected (from %2) — computing…")
+                    .arg(QString::fromStdString(formatDuration(scope->second - scope->first)),
+                         QString::fromStdString(formatTimeOffset(scope->first - store.minTime, 1000)))
+              : tr("Scope: whole trace — computing…"));
     auto trace = m_trace;
     QPointer<TraceView> self(this);
     startBackground([trace, scope, ops, kernels, self, generation] {
         std::optional<std::pair<TimeNs, TimeNs>> s;
         if (scope) s = std::make_pair(TimeNs(scope->first), TimeNs(scope->second));
         std::shared_ptr<const AnalysisResult> result = computeAnalysis(*trace->store, s, ops, kernels);
-        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, result, generation] {
-            if (!self || generation != self->m_analysisGeneration) return;
-            self->m_analysis = result;
-            // One panel per event-loop turn: filling tables for a big trace takes tens of ms each, and the UI must
-            // keep answering in between.
-            const std::vector<QPointer<AnalysisPanel>> panels{self->m_overview, self->m_operators, self->m_kernels, self->m_memory,
-                                                              self->m_modules};
-            for (std::size_t i = 0; i < panels.size(); ++i) {
-                QTimer::singleShot(int(i), self, [panel = panels[i], result, self, generation, last = i + 1 == panels.size()] {
-                    if (!self || generation != self->m_analysisGeneration) return;
-                    if (panel) panel->setResult(result);
-                    if (last) emit self->analysisReady();
-                });
-            }
-            const TraceStore& st = *self->m_trace->store;
-            self->m_scopeLabel->setText(result->scope ? tr("Scope: %1 selected (from %2)")
-                                                            .arg(QString::fromStdString(formatDuration(result->scope->second - result->scope->first)),
-                                                                 QString::fromStdString(formatTimeOffset(result->scope->first - st.minTime, 1000)))
-                                                      : tr("Scope: whole trace"));
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, result, generation] {
+                if (!self || generation != self->m_analysisGeneration) return;
+                self->m_analysis = result;
+                // One panel per event-loop turn: filling tables for a big trace takes tens of ms each, and
+                // the UI must keep answering in between.
+                const std::vector<QPointer<AnalysisPanel>> panels{
+                    self->m_overview, self->m_operators, self->m_kernels, self->m_memory, self->m_modules};
+                for (std::size_t i = 0; i < panels.size(); ++i) {
+                    QTimer::singleShot(
+                        int(i), self,
+                        [panel = panels[i], result, self, generation, last = i + 1 == panels.size()] {
+                            if (!self || generation != self->m_analysisGeneration) return;
+                            if (panel) panel->setResult(result);
+                            if (last) emit self->analysisReady();
+                        });
+                }
+                const TraceStore& st = *self->m_trace->store;
+                self->m_scopeLabel->setText(result->scope
+                                                ? tr("Scope: %1 selected (from %2)")
+                                                      .arg(QString::fromStdString(formatDuration(
+                                                               result->scope->second - result->scope->first)),
+                                                           QString::fromStdString(formatTimeOffset(
+                                                               result->scope->first - st.minTime, 1000)))
+                                                : tr("Scope: whole trace"));
+            },
+            Qt::QueuedConnection);
     });
 }
 
@@ -316,7 +341,8 @@ void TraceView::runSearch() {
     if (!m_trace || !m_searchBar) return;
     if (m_searchCancel) *m_searchCancel = true;
     const std::uint64_t generation = ++m_searchGeneration;
-    SearchQuery query{m_searchBar->text().toStdString(), m_searchBar->isRegex(), m_searchBar->isCaseSensitive()};
+    SearchQuery query{m_searchBar->text().toStdString(), m_searchBar->isRegex(),
+                      m_searchBar->isCaseSensitive()};
     m_currentMatch = -1;
     if (query.text.empty()) {
         m_search.reset();
@@ -332,30 +358,37 @@ void TraceView::runSearch() {
     m_searchCancel = cancel;
     auto trace = m_trace;
     QPointer<TraceView> self(this);
-    // Off the UI thread: a search touches every slice. A newer query cancels this one; stale answers are dropped.
+    // Off the UI thread: a search touches every slice. A newer query cancels this one; stale answers are
+    // dropped.
     startBackground([trace, query, cancel, self, generation] {
         auto state = std::make_shared<SearchState>();
         state->result = searchSlices(*trace->store, query, cancel.get());
         state->names = std::make_shared<const std::vector<bool>>(std::move(state->result.nameMatches));
-        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, state, generation] {
-            if (!self || generation != self->m_searchGeneration) return;
-            self->m_searchRunning = false;
-            if (state->result.cancelled) return;
-            self->m_search = state;
-            if (!state->result.error.empty()) {
-                self->m_searchBar->setStatus(QString::fromStdString(state->result.error), true);
-                self->m_timeline->setSearchHighlight(nullptr, {});
-            } else {
-                self->m_timeline->setSearchHighlight(state->names, {});
-                self->m_searchBar->setStatus(state->result.matches.empty() ? tr("no matches")
-                                                                            : tr("%1 matches").arg(state->result.matches.size()));
-            }
-            emit self->searchFinished();
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, state, generation] {
+                if (!self || generation != self->m_searchGeneration) return;
+                self->m_searchRunning = false;
+                if (state->result.cancelled) return;
+                self->m_search = state;
+                if (!state->result.error.empty()) {
+                    self->m_searchBar->setStatus(QString::fromStdString(state->result.error), true);
+                    self->m_timeline->setSearchHighlight(nullptr, {});
+                } else {
+                    self->m_timeline->setSearchHighlight(state->names, {});
+                    self->m_searchBar->setStatus(state->result.matches.empty()
+                                                     ? tr("no matches")
+                                                     : tr("%1 matches").arg(state->result.matches.size()));
+                }
+                emit self->searchFinished();
+            },
+            Qt::QueuedConnection);
     });
 }
 
-std::size_t TraceView::matchCount() const { return m_search ? m_search->result.matches.size() : 0; }
+std::size_t TraceView::matchCount() const {
+    return m_search ? m_search->result.matches.size() : 0;
+}
 
 void TraceView::goToMatch(int index) {
     if (!m_search || m_search->result.matches.empty()) return;
@@ -371,7 +404,8 @@ void TraceView::nextMatch() {
     if (!m_search) return;
     if (m_currentMatch < 0) {
         // Start from the first match at or after the left edge of the view.
-        const std::size_t first = firstMatchAtOrAfter(*m_trace->store, m_search->result.matches, m_timeline->axis().start);
+        const std::size_t first =
+            firstMatchAtOrAfter(*m_trace->store, m_search->result.matches, m_timeline->axis().start);
         goToMatch(int(first));
     } else {
         goToMatch(m_currentMatch + 1);
@@ -394,13 +428,17 @@ void TraceView::updateArea() {
     auto trace = m_trace;
     QPointer<TraceView> self(this);
     startBackground([trace, tracks, area, self, generation] {
-        auto summary = std::make_shared<AreaSummary>(summarizeArea(*trace->store, tracks, area->range.from, area->range.to));
-        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, summary, generation, count = tracks.size()] {
-            if (!self || generation != self->m_areaGeneration) return;
-            self->m_areaPanel->showSummary(*summary, count);
-            self->m_bottomTabs->setCurrentWidget(self->m_areaPanel);
-            emit self->areaSummaryReady();
-        }, Qt::QueuedConnection);
+        auto summary = std::make_shared<AreaSummary>(
+            summarizeArea(*trace->store, tracks, area->range.from, area->range.to));
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, summary, generation, count = tracks.size()] {
+                if (!self || generation != self->m_areaGeneration) return;
+                self->m_areaPanel->showSummary(*summary, count);
+                self->m_bottomTabs->setCurrentWidget(self->m_areaPanel);
+                emit self->areaSummaryReady();
+            },
+            Qt::QueuedConnection);
     });
 }
 

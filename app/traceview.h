@@ -36,7 +36,7 @@ class TimelineWidget;
 // one-line error in this tab only.
 class TraceView : public QWidget {
     Q_OBJECT
-public:
+  public:
     enum class State { Loading, Failed, Cancelled, Ready };
 
     explicit TraceView(QString path, QWidget* parent = nullptr);
@@ -59,7 +59,8 @@ public:
 
     // Shows or hides the details / area-selection panels under the timeline.
     void setPanelsVisible(bool visible);
-    // Scopes every analysis panel to [from, to] (none: the whole trace) and recomputes them off the UI thread.
+    // Scopes every analysis panel to [from, to] (none: the whole trace) and recomputes them off the UI
+    // thread.
     void setAnalysisScope(std::optional<std::pair<qint64, qint64>> scope);
     std::optional<std::pair<qint64, qint64>> analysisScope() const { return m_scope; }
     const std::shared_ptr<const AnalysisResult>& analysis() const { return m_analysis; }
@@ -80,14 +81,14 @@ public:
     int currentMatchIndex() const { return m_currentMatch; }
     bool searchRunning() const { return m_searchRunning; }
 
-signals:
+  signals:
     void stateChanged(kinetoscope::TraceView::State state);
     void titleChanged(const QString& title);
     void searchFinished();
     void areaSummaryReady();
     void analysisReady();
 
-private:
+  private:
     void buildPages();
     void onLoaded(std::shared_ptr<LoadedTrace> trace);
     void onFailed(const QString& message, bool cancelled);

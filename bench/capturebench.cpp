@@ -1,8 +1,9 @@
-// kinetoscope-bench-capture TRACE [--spool FILE] [--repeat N]: throughput of the live-capture pipeline, source to store.
-// The replay source plays TRACE as fast as it can (speed 0) into the agent's writer, which encodes and sends over the
-// viewer's Unix socket (and spools, with --spool); the capture session decodes every record into the capture; then
-// the store is built from it as the live view builds it. Everything but reading TRACE is timed. Prints records/s for
-// the streaming part, the store build, and the two one after the other (source to store).
+// kinetoscope-bench-capture TRACE [--spool FILE] [--repeat N]: throughput of the live-capture pipeline,
+// source to store. The replay source plays TRACE as fast as it can (speed 0) into the agent's writer, which
+// encodes and sends over the viewer's Unix socket (and spools, with --spool); the capture session decodes
+// every record into the capture; then the store is built from it as the live view builds it. Everything but
+// reading TRACE is timed. Prints records/s for the streaming part, the store build, and the two one after the
+// other (source to store).
 #include "agentwriter.h"
 #include "live/capturesession.h"
 #include "live/tracewire.h"
@@ -10,16 +11,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <dirent.h>
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <unistd.h>
-#include <cstdio>
-#include <cstring>
-#include <cstdlib>
 #include <string>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 using namespace kinetoscope;
@@ -51,7 +52,9 @@ static std::map<int, double> threadCpu() {
     return out;
 }
 
-static double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+static double seconds(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+}
 
 int main(int argc, char** argv) {
     if (argc < 2) {
@@ -61,8 +64,10 @@ int main(int argc, char** argv) {
     std::string spool;
     int repeat = 1;
     for (int i = 2; i + 1 < argc; ++i) {
-        if (std::strcmp(argv[i], "--spool") == 0) spool = argv[++i];
-        else if (std::strcmp(argv[i], "--repeat") == 0) repeat = std::max(1, std::atoi(argv[++i]));
+        if (std::strcmp(argv[i], "--spool") == 0)
+            spool = argv[++i];
+        else if (std::strcmp(argv[i], "--repeat") == 0)
+            repeat = std::max(1, std::atoi(argv[++i]));
     }
 
     const auto t0 = Clock::now();
@@ -99,18 +104,22 @@ int main(int argc, char** argv) {
     }
     writer.close(std::chrono::seconds(120));
     const auto sent = writer.stats();
-    while (session.status().counts.bytes < sent.bytesSent) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    while (session.status().counts.bytes < sent.bytesSent)
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
     const auto t3 = Clock::now();
     const auto cpuAfter = threadCpu();
     session.stop();
     const live::SessionStatus st = session.status();
 
-    // What the live view does on each refresh: copy the capture under the session's lock, build the store from it.
+    // What the live view does on each refresh: copy the capture under the session's lock, build the store
+    // from it.
     const live::CaptureRecords records = session.snapshot();
-    if (std::getenv("KINETOSCOPE_TIMING")) std::fprintf(stderr, "snapshot %.0f ms\n", seconds(t3, Clock::now()) * 1000);
+    if (std::getenv("KINETOSCOPE_TIMING"))
+        std::fprintf(stderr, "snapshot %.0f ms\n", seconds(t3, Clock::now()) * 1000);
     LoadResult store = records.buildStore();
     const auto t4 = Clock::now();
-    // --repeat N: the build again N-1 times from the same snapshot, for its best and median time on a noisy machine.
+    // --repeat N: the build again N-1 times from the same snapshot, for its best and median time on a noisy
+    // machine.
     std::vector<double> builds{seconds(t3, t4)};
     for (int i = 1; i < repeat; ++i) {
         const auto a = Clock::now();
@@ -131,13 +140,15 @@ int main(int argc, char** argv) {
     const double stream = seconds(t2, t3), build = seconds(t3, t4);
     const double delivered = double(st.counts.records);
     std::printf("trace: %s (read and scheduled in %.2f s)\n", argv[1], seconds(t0, t1));
-    std::printf("records encoded %llu, received %llu (events %llu), dropped for the socket %llu, %.1f MB on the wire%s\n",
-                static_cast<unsigned long long>(sent.recordsEncoded), static_cast<unsigned long long>(st.counts.records),
+    std::printf("records encoded %llu, received %llu (events %llu), dropped for the socket %llu, %.1f MB on "
+                "the wire%s\n",
+                static_cast<unsigned long long>(sent.recordsEncoded),
+                static_cast<unsigned long long>(st.counts.records),
                 static_cast<unsigned long long>(records.eventCount()),
                 static_cast<unsigned long long>(sent.recordsDroppedForSocket), double(st.counts.bytes) / 1e6,
                 spool.empty() ? "" : ", spooled too");
-    std::printf("streaming (source -> writer -> socket -> session -> capture): %.3f s, %.2f M records/s\n", stream,
-                delivered / stream / 1e6);
+    std::printf("streaming (source -> writer -> socket -> session -> capture): %.3f s, %.2f M records/s\n",
+                stream, delivered / stream / 1e6);
     std::printf("  CPU while streaming, by thread:");
     for (const auto& [tid, after] : cpuAfter) {
         const auto before = cpuBefore.find(tid);
@@ -147,11 +158,15 @@ int main(int argc, char** argv) {
     std::printf(" (of %.3f s)\n", stream);
     std::printf("store build (snapshot -> store, %zu slices, %zu flows): %.3f s, %.2f M records/s\n",
                 store.store->sliceCount(), store.store->flows.size(), build, delivered / build / 1e6);
-    std::printf("source to store: %.3f s, %.2f M records/s\n", stream + build, delivered / (stream + build) / 1e6);
+    std::printf("source to store: %.3f s, %.2f M records/s\n", stream + build,
+                delivered / (stream + build) / 1e6);
     if (repeat > 1)
-        std::printf("store build over %d runs (the first included): best %.3f s (%.2f M records/s), median %.3f s\n",
-                    repeat, builds.front(), delivered / builds.front() / 1e6, builds[builds.size() / 2]);
-    std::printf("for comparison, Save's JSON (%.0f MB) %.3f s, loading it %.3f s (%s)\n", double(json.size()) / 1e6,
-                seconds(t4, t5), seconds(t5, t6), saved.ok() && saved.store->sliceCount() == store.store->sliceCount() ? "same slices" : "DIFFERENT");
+        std::printf(
+            "store build over %d runs (the first included): best %.3f s (%.2f M records/s), median %.3f s\n",
+            repeat, builds.front(), delivered / builds.front() / 1e6, builds[builds.size() / 2]);
+    std::printf("for comparison, Save's JSON (%.0f MB) %.3f s, loading it %.3f s (%s)\n",
+                double(json.size()) / 1e6, seconds(t4, t5), seconds(t5, t6),
+                saved.ok() && saved.store->sliceCount() == store.store->sliceCount() ? "same slices"
+                                                                                     : "DIFFERENT");
     return 0;
 }

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
         if (!event["dur"].get_double().get(dur)) durSum += dur;
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("ceiling_seconds=%.3f events=%llu dur_sum=%.0f\n", s, static_cast<unsigned long long>(events), durSum);
+    std::printf("ceiling_seconds=%.3f events=%llu dur_sum=%.0f\n", s, static_cast<unsigned long long>(events),
+                durSum);
     return 0;
 }

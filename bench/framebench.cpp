@@ -1,12 +1,13 @@
 // kinetoscope-bench-frames TRACE [--frames N] [--size WxH] [--phases] [--no-flows]
 //
-// Renders frames of the real timeline (geometry built anew for every frame, then painted into a 1920x1080 image
-// with the widget's own renderer) over a sweep of views: the whole trace down to 1 µs windows at points spread
-// over the trace, scrolled to different lanes, with all flow arrows on. Prints per-zoom-level figures and, as its
-// last line, `median_ms=<x> p99_ms=<y>`. Single-threaded: run it under `taskset -c 0` for the one-core figure.
+// Renders frames of the real timeline (geometry built anew for every frame, then painted into a 1920x1080
+// image with the widget's own renderer) over a sweep of views: the whole trace down to 1 µs windows at points
+// spread over the trace, scrolled to different lanes, with all flow arrows on. Prints per-zoom-level figures
+// and, as its last line, `median_ms=<x> p99_ms=<y>`. Single-threaded: run it under `taskset -c 0` for the
+// one-core figure.
 #include "headlessrender.h"
-#include "open/opentrace.h"
 #include "loadedtrace.h"
+#include "open/opentrace.h"
 #include "query/lanelayout.h"
 #include "timelinerenderer.h"
 
@@ -33,17 +34,23 @@ int main(int argc, char** argv) {
     bool phases = false;  // --phases: print geometry / arrows / paint times of every frame
     bool noFlows = false; // --no-flows: the same sweep without arrows, to see what they cost
     for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--phases") == 0) phases = true;
-        else if (std::strcmp(argv[i], "--no-flows") == 0) noFlows = true;
-        else if (std::strcmp(argv[i], "--frames") == 0 && i + 1 < argc) frames = std::max(10, std::atoi(argv[++i]));
+        if (std::strcmp(argv[i], "--phases") == 0)
+            phases = true;
+        else if (std::strcmp(argv[i], "--no-flows") == 0)
+            noFlows = true;
+        else if (std::strcmp(argv[i], "--frames") == 0 && i + 1 < argc)
+            frames = std::max(10, std::atoi(argv[++i]));
         else if (std::strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
             const auto s = parseSize(QString::fromLocal8Bit(argv[++i]));
             if (!s) return std::fprintf(stderr, "bad --size\n"), 2;
             size = *s;
-        } else path = argv[i];
+        } else
+            path = argv[i];
     }
     if (path.empty()) {
-        std::fprintf(stderr, "usage: kinetoscope-bench-frames TRACE [--frames N] [--size WxH] [--phases] [--no-flows]\n");
+        std::fprintf(
+            stderr,
+            "usage: kinetoscope-bench-frames TRACE [--frames N] [--size WxH] [--phases] [--no-flows]\n");
         return 2;
     }
     const auto t0 = std::chrono::steady_clock::now();
@@ -57,8 +64,10 @@ int main(int argc, char** argv) {
     const TraceStore& store = *trace->store;
     LaneLayout layout(store);
     TimelineRenderer renderer(trace, &layout);
-    std::printf("trace: %s\nevents: %llu, slices: %zu, flows: %zu, tracks: %zu, lanes: %zu, load+index %.2f s\n", path.c_str(),
-                static_cast<unsigned long long>(store.stats.eventsSeen), store.sliceCount(), store.flows.size(), store.tracks.size(), layout.rows().size(), prepare);
+    std::printf(
+        "trace: %s\nevents: %llu, slices: %zu, flows: %zu, tracks: %zu, lanes: %zu, load+index %.2f s\n",
+        path.c_str(), static_cast<unsigned long long>(store.stats.eventsSeen), store.sliceCount(),
+        store.flows.size(), store.tracks.size(), layout.rows().size(), prepare);
 
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
     TimelineFrame frame;
@@ -97,17 +106,23 @@ int main(int argc, char** argv) {
                 const auto g = std::chrono::steady_clock::now();
                 std::vector<FlowArrow> fa = renderer.flowArrows(frame);
                 const auto f = std::chrono::steady_clock::now();
-                std::printf("geom %.2f flows %.2f (%zu) ", std::chrono::duration<double, std::milli>(g - a).count(),
+                std::printf("geom %.2f flows %.2f (%zu) ",
+                            std::chrono::duration<double, std::milli>(g - a).count(),
                             std::chrono::duration<double, std::milli>(f - g).count(), fa.size());
             }
             const auto a2 = std::chrono::steady_clock::now();
             QPainter painter(&image);
             renderer.paint(painter, frame);
             painter.end();
-            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
+            const double ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
             boxes += renderer.geometry(frame).boxCount;
             arrows += renderer.flowArrows(frame).size(); // outside the timed part
-            if (phases) std::printf("paint %.2f total %.2f span %.0f\n", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a2).count(), ms, viewSpan);
+            if (phases)
+                std::printf(
+                    "paint %.2f total %.2f span %.0f\n",
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a2).count(),
+                    ms, viewSpan);
             times.push_back(ms);
             levelTimes.push_back(ms);
         }
@@ -120,10 +135,12 @@ int main(int argc, char** argv) {
     };
     std::printf("%-14s %10s %10s\n", "view span", "median ms", "max ms");
     for (const auto& [viewSpan, t] : byLevel) {
-        std::printf("%-14s %10.2f %10.2f\n", formatDuration(TimeNs(viewSpan)).c_str(), percentile(t, 0.5), percentile(t, 1.0));
+        std::printf("%-14s %10.2f %10.2f\n", formatDuration(TimeNs(viewSpan)).c_str(), percentile(t, 0.5),
+                    percentile(t, 1.0));
     }
-    std::printf("frames: %zu at %dx%d, mean boxes/frame %.0f, mean arrows/frame %.0f\n", times.size(), size.width(),
-                size.height(), double(boxes) / double(times.size()), double(arrows) / double(times.size()));
+    std::printf("frames: %zu at %dx%d, mean boxes/frame %.0f, mean arrows/frame %.0f\n", times.size(),
+                size.width(), size.height(), double(boxes) / double(times.size()),
+                double(arrows) / double(times.size()));
     std::printf("median_ms=%.2f p99_ms=%.2f\n", percentile(times, 0.5), percentile(times, 0.99));
     return 0;
 }

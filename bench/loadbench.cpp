@@ -26,8 +26,7 @@ struct Run {
 };
 
 // Runs `fn` in a forked child; it writes "seconds events bytesPerEvent" to a pipe.
-template <typename Fn>
-Run inChild(Fn fn) {
+template <typename Fn> Run inChild(Fn fn) {
     int fds[2];
     if (pipe(fds) != 0) return {};
     const pid_t pid = fork();
@@ -43,7 +42,7 @@ Run inChild(Fn fn) {
     const ssize_t got = read(fds[0], buf, sizeof buf - 1);
     close(fds[0]);
     int status = 0;
-    struct rusage usage{};
+    struct rusage usage {};
     wait4(pid, &status, 0, &usage);
     Run r;
     if (got > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
@@ -62,9 +61,10 @@ Run runLoader(const std::string& path) {
             std::fprintf(stderr, "%s\n", r.message(path).c_str());
             return 0;
         }
-        const double perEvent = double(r.store->bytesHeld()) / double(std::max<std::uint64_t>(1, r.store->stats.eventsSeen));
-        return std::snprintf(line, size, "%.6f %llu %.2f", s, static_cast<unsigned long long>(r.store->stats.eventsSeen),
-                             perEvent);
+        const double perEvent =
+            double(r.store->bytesHeld()) / double(std::max<std::uint64_t>(1, r.store->stats.eventsSeen));
+        return std::snprintf(line, size, "%.6f %llu %.2f", s,
+                             static_cast<unsigned long long>(r.store->stats.eventsSeen), perEvent);
     });
 }
 
@@ -84,7 +84,7 @@ Run runCeiling(const std::string& exe, const std::string& path) {
 }
 
 double fileMb(const std::string& path) {
-    struct stat st{};
+    struct stat st {};
     return stat(path.c_str(), &st) == 0 ? double(st.st_size) / 1e6 : 0;
 }
 
@@ -105,16 +105,18 @@ int main(int argc, char** argv) {
     const Run ceiling = runCeiling(ceilingExe, plain);
     const Run ours = runLoader(plain);
     std::printf("file=%s size_mb=%.1f events=%llu\n", plain.c_str(), mb, ours.events);
-    std::printf("ceiling: %.3f s  %.0f MB/s  peak_rss=%.0f MB (%.2fx file)\n", ceiling.seconds, mb / ceiling.seconds,
-                ceiling.peakRssKb / 1024.0, ceiling.peakRssKb / 1024.0 * 1.048576 / mb);
-    std::printf("plain:   %.3f s  %.0f MB/s  peak_rss=%.0f MB  budget(file+64B/event)=%.0f MB  store=%.1f B/event\n",
-                ours.seconds, mb / ours.seconds, ours.peakRssKb / 1024.0,
-                (mb * 1e6 + 64.0 * double(ours.events)) / 1048576.0, ours.bytesPerEvent);
+    std::printf("ceiling: %.3f s  %.0f MB/s  peak_rss=%.0f MB (%.2fx file)\n", ceiling.seconds,
+                mb / ceiling.seconds, ceiling.peakRssKb / 1024.0, ceiling.peakRssKb / 1024.0 * 1.048576 / mb);
+    std::printf(
+        "plain:   %.3f s  %.0f MB/s  peak_rss=%.0f MB  budget(file+64B/event)=%.0f MB  store=%.1f B/event\n",
+        ours.seconds, mb / ours.seconds, ours.peakRssKb / 1024.0,
+        (mb * 1e6 + 64.0 * double(ours.events)) / 1048576.0, ours.bytesPerEvent);
     std::printf("ratio_to_ceiling=%.2f (>= 1.0 is the goal)\n", ceiling.seconds / ours.seconds);
     if (argc == 3) {
         const Run gz = runLoader(argv[2]);
-        std::printf("gzip:    %.3f s  %.0f MB/s of JSON  peak_rss=%.0f MB  gzip/plain=%.2f (<= 1.5 is the goal)\n",
-                    gz.seconds, mb / gz.seconds, gz.peakRssKb / 1024.0, gz.seconds / ours.seconds);
+        std::printf(
+            "gzip:    %.3f s  %.0f MB/s of JSON  peak_rss=%.0f MB  gzip/plain=%.2f (<= 1.5 is the goal)\n",
+            gz.seconds, mb / gz.seconds, gz.peakRssKb / 1024.0, gz.seconds / ours.seconds);
     }
     return ours.ok && ceiling.ok ? 0 : 1;
 }

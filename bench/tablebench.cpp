@@ -24,7 +24,8 @@ double bestOf3(const std::function<void()>& fn) {
     for (int i = 0; i < 3; ++i) {
         const auto a = std::chrono::steady_clock::now();
         fn();
-        best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
+        best = std::min(
+            best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
     }
     return best;
 }
@@ -47,7 +48,8 @@ int main(int argc, char** argv) {
     struct Scope {
         const char* name;
         TimeNs from, to;
-    } scopes[] = {{"whole trace", INT64_MIN, INT64_MAX}, {"10% window", s.minTime + span / 2, s.minTime + span / 2 + span / 10}};
+    } scopes[] = {{"whole trace", INT64_MIN, INT64_MAX},
+                  {"10% window", s.minTime + span / 2, s.minTime + span / 2 + span / 10}};
     double total = 0;
     for (const Scope& sc : scopes) {
         const double ops = bestOf3([&] { summarize(s, OperatorGrouping::Name, sc.from, sc.to); });
@@ -56,13 +58,16 @@ int main(int argc, char** argv) {
         const double memory = bestOf3([&] { analyzeMemory(s, sc.from, sc.to); });
         const double modules = bestOf3([&] { moduleTree(s, sc.from, sc.to); });
         const double sum = ops + kernels + overview + memory + modules;
-        std::printf("%-12s operators %7.1f ms  kernels %7.1f ms  overview %7.1f ms  memory %6.1f ms  modules %6.1f ms  = %7.1f ms\n",
+        std::printf("%-12s operators %7.1f ms  kernels %7.1f ms  overview %7.1f ms  memory %6.1f ms  modules "
+                    "%6.1f ms  = %7.1f ms\n",
                     sc.name, ops, kernels, overview, memory, modules, sum);
         if (&sc == &scopes[0]) total = sum;
     }
     // What the panels and the CLI actually run: all of it, on two threads.
-    const double parallel = bestOf3([&] { computeAnalysis(s, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name); });
-    std::printf("sequential sum %.1f ms; computeAnalysis (two threads, whole trace) %.1f ms\n", total, parallel);
+    const double parallel =
+        bestOf3([&] { computeAnalysis(s, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name); });
+    std::printf("sequential sum %.1f ms; computeAnalysis (two threads, whole trace) %.1f ms\n", total,
+                parallel);
     std::printf("total_ms=%.1f\n", parallel);
     return 0;
 }

@@ -1,8 +1,9 @@
 // kinetoscope-bench-ui TRACE
 //
 // Opens TRACE in the real main window (offscreen) and measures how long the UI thread goes without running
-// its event loop while the trace loads and the first frames paint: a 1 ms timer records the largest gap between
-// its ticks. Then it zooms, searches and area-selects, and measures those too. Prints `max_stall_ms=<x>` last.
+// its event loop while the trace loads and the first frames paint: a 1 ms timer records the largest gap
+// between its ticks. Then it zooms, searches and area-selects, and measures those too. Prints
+// `max_stall_ms=<x>` last.
 #include "mainwindow.h"
 #include "searchbar.h"
 #include "timelinewidget.h"
@@ -49,7 +50,8 @@ int main(int argc, char** argv) {
     auto spin = [&](auto done, int timeoutMs) {
         QElapsedTimer t;
         t.start();
-        while (!done() && t.elapsed() < timeoutMs) app.processEvents(QEventLoop::AllEvents, 5);
+        while (!done() && t.elapsed() < timeoutMs)
+            app.processEvents(QEventLoop::AllEvents, 5);
     };
     spin([&] { return view->state() != TraceView::State::Loading; }, 600000);
     if (view->state() != TraceView::State::Ready) {
@@ -75,11 +77,13 @@ int main(int argc, char** argv) {
     phase = QStringLiteral("area selection");
     QSignalSpy area(view, &TraceView::areaSummaryReady);
     t->fitAll();
-    t->setAreaSelection(AreaSelection{TimeRange{t->axis().start, t->axis().end}, 0, int(t->layout().rows().size()) - 1});
+    t->setAreaSelection(
+        AreaSelection{TimeRange{t->axis().start, t->axis().end}, 0, int(t->layout().rows().size()) - 1});
     spin([&] { return area.count() > 0; }, 120000);
     ticker.stop();
     std::printf("search matches: %zu\n", view->matchCount());
-    std::printf("trace: %s\nloaded and shown in %.2f s\nworst stall during: %s (at %.2f s)\nmax_stall_ms=%.1f\n", argv[1],
-                loadSeconds, qPrintable(worstPhase), double(worstAt) / 1e9, double(worst) / 1e6);
+    std::printf(
+        "trace: %s\nloaded and shown in %.2f s\nworst stall during: %s (at %.2f s)\nmax_stall_ms=%.1f\n",
+        argv[1], loadSeconds, qPrintable(worstPhase), double(worstAt) / 1e9, double(worst) / 1e6);
     return 0;
 }

@@ -1,12 +1,12 @@
 #pragma once
 
 // The seam between where GPU activity comes from and the agent that ships it (DESIGN.md "Live capture"). Two
-// implementations: CUPTI (cuptisource.cpp, built when CMake finds CUDA::cupti) and replay (replaysource.cpp), which
-// plays a Kineto trace back so every machine without a GPU can run the whole pipeline.
+// implementations: CUPTI (cuptisource.cpp, built when CMake finds CUDA::cupti) and replay (replaysource.cpp),
+// which plays a Kineto trace back so every machine without a GPU can run the whole pipeline.
 //
-// Threading contract: the target's own threads (and CUPTI's callbacks) never do more than hand data over; drain()
-// runs on the agent's writer thread, which converts what is ready into wire records and emits them. Nothing here may
-// block the target: when a source runs out of room it drops and counts.
+// Threading contract: the target's own threads (and CUPTI's callbacks) never do more than hand data over;
+// drain() runs on the agent's writer thread, which converts what is ready into wire records and emits them.
+// Nothing here may block the target: when a source runs out of room it drops and counts.
 
 #include "wire/wire.h"
 
@@ -16,22 +16,22 @@
 
 namespace kinetoscope::capture {
 
-// Receives records on the writer thread. Strings are interned by the sink: call string() to get a StringRef for a
-// name, then emit records that refer to it.
+// Receives records on the writer thread. Strings are interned by the sink: call string() to get a StringRef
+// for a name, then emit records that refer to it.
 class RecordSink {
-public:
+  public:
     virtual ~RecordSink() = default;
     virtual wire::StringRef string(std::string_view text) = 0;
     virtual void add(const wire::Record& record) = 0;
 };
 
 class ActivitySource {
-public:
+  public:
     virtual ~ActivitySource() = default;
     // Starts collecting. On failure returns false with a one-line reason; the agent then stays inert.
     virtual bool start(std::string& error) = 0;
-    // Asks for whatever has completed so far to become drainable (CUPTI: cuptiActivityFlushAll). Called by the
-    // writer thread every flush period; `final` at exit forces out incomplete buffers too.
+    // Asks for whatever has completed so far to become drainable (CUPTI: cuptiActivityFlushAll). Called by
+    // the writer thread every flush period; `final` at exit forces out incomplete buffers too.
     virtual void flush(bool final) = 0;
     // Converts everything ready into records. Writer thread only.
     virtual void drain(RecordSink& sink) = 0;

@@ -1,11 +1,11 @@
 // libkinetoscope-agent.so: loaded into the target by the CUDA driver (CUDA_INJECTION64_PATH) or by
 // kinetoscope-fake-cuda, which both call InitializeInjection. It picks an activity source (replay when
-// KINETOSCOPE_REPLAY names a trace, otherwise CUPTI), and runs one writer thread that drains the source every flush
-// period and ships the records (agentwriter.h). Everything stays out of the target's way: no Qt, no exceptions
-// across the C boundary, nothing exported but the two entry points (see agent.map).
+// KINETOSCOPE_REPLAY names a trace, otherwise CUPTI), and runs one writer thread that drains the source every
+// flush period and ships the records (agentwriter.h). Everything stays out of the target's way: no Qt, no
+// exceptions across the C boundary, nothing exported but the two entry points (see agent.map).
 //
-// Environment: KINETOSCOPE_SOCKET (the viewer's socket), KINETOSCOPE_SPOOL (file), KINETOSCOPE_REPLAY (trace),
-// KINETOSCOPE_REPLAY_SPEED (default 1; 0 = as fast as possible), KINETOSCOPE_FLUSH_MS (default 100).
+// Environment: KINETOSCOPE_SOCKET (the viewer's socket), KINETOSCOPE_SPOOL (file), KINETOSCOPE_REPLAY
+// (trace), KINETOSCOPE_REPLAY_SPEED (default 1; 0 = as fast as possible), KINETOSCOPE_FLUSH_MS (default 100).
 
 #include "agentwriter.h"
 #include "replaysource.h"
@@ -26,14 +26,16 @@ namespace kinetoscope::capture {
 namespace {
 
 class Agent {
-public:
+  public:
     bool start() {
         const char* replay = std::getenv("KINETOSCOPE_REPLAY");
         const char* speedText = std::getenv("KINETOSCOPE_REPLAY_SPEED");
         const char* flushText = std::getenv("KINETOSCOPE_FLUSH_MS");
         if (flushText) m_flushPeriod = std::chrono::milliseconds(std::max(1, std::atoi(flushText)));
-        if (replay && *replay) m_source = makeReplaySource(replay, speedText ? std::atof(speedText) : 1.0);
-        else m_source = makeCuptiSource();
+        if (replay && *replay)
+            m_source = makeReplaySource(replay, speedText ? std::atof(speedText) : 1.0);
+        else
+            m_source = makeCuptiSource();
         if (!m_source) return fail("built without CUPTI and no KINETOSCOPE_REPLAY trace given");
 
         AgentWriter::Options options;
@@ -50,9 +52,11 @@ public:
         return true;
     }
 
-    // At exit: a final forced flush, everything drained and shipped, the viewer given a moment to take the rest.
+    // At exit: a final forced flush, everything drained and shipped, the viewer given a moment to take the
+    // rest.
     void shutdown() {
-        if (m_owner != ::getpid()) return; // a forked child has no writer thread: leave the parent's state alone
+        if (m_owner != ::getpid())
+            return; // a forked child has no writer thread: leave the parent's state alone
         {
             std::lock_guard lock(m_mutex);
             if (m_stopping) return;
@@ -68,7 +72,7 @@ public:
         m_idle.wait(lock, [this] { return m_sourceFinished || m_stopping; });
     }
 
-private:
+  private:
     bool fail(const std::string& why) {
         std::fprintf(stderr, "kinetoscope-agent: %s; capture disabled\n", why.c_str());
         m_source.reset();

@@ -21,21 +21,25 @@ std::string stringRecordsOf(std::string_view batch, std::uint64_t& otherRecords)
         std::memcpy(&length, batch.data() + at + 1, sizeof length);
         const std::size_t size = wire::recordHeaderSize + length;
         if (at + size > batch.size()) break; // cannot happen for our own batches
-        if (wire::RecordType(batch[at]) == wire::RecordType::String) strings.append(batch.substr(at, size));
-        else ++otherRecords;
+        if (wire::RecordType(batch[at]) == wire::RecordType::String)
+            strings.append(batch.substr(at, size));
+        else
+            ++otherRecords;
         at += size;
     }
     return strings;
 }
 
-AgentWriter::~AgentWriter() { close(std::chrono::milliseconds(0)); }
+AgentWriter::~AgentWriter() {
+    close(std::chrono::milliseconds(0));
+}
 
 bool AgentWriter::open(const Options& options, std::string& error) {
     m_backlogLimit = options.socketBacklogLimit;
     std::string problems;
     if (!options.spoolPath.empty()) {
-        // Each process of the target writes its own spool: a child that loads the agent too (a CUDA program forked or
-        // run by the target) gets PATH.PID instead of overwriting its parent's.
+        // Each process of the target writes its own spool: a child that loads the agent too (a CUDA program
+        // forked or run by the target) gets PATH.PID instead of overwriting its parent's.
         m_spool = ::open(options.spoolPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (m_spool < 0 && errno == EEXIST)
             m_spool = ::open((options.spoolPath + "." + std::to_string(::getpid())).c_str(),
@@ -53,12 +57,14 @@ bool AgentWriter::open(const Options& options, std::string& error) {
         } else {
             std::memcpy(address.sun_path, options.socketPath.c_str(), options.socketPath.size() + 1);
             m_socket = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-            if (m_socket >= 0 && ::connect(m_socket, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+            if (m_socket >= 0 &&
+                ::connect(m_socket, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
                 // From here on the socket never blocks the writer: a full socket means a slow viewer.
                 ::fcntl(m_socket, F_SETFL, ::fcntl(m_socket, F_GETFL) | O_NONBLOCK);
                 m_stats.socketConnected = true;
             } else {
-                problems += (problems.empty() ? "socket " : "; socket ") + options.socketPath + ": " + std::strerror(errno);
+                problems += (problems.empty() ? "socket " : "; socket ") + options.socketPath + ": " +
+                            std::strerror(errno);
                 if (m_socket >= 0) ::close(m_socket);
                 m_socket = -1;
             }
@@ -71,8 +77,8 @@ bool AgentWriter::open(const Options& options, std::string& error) {
 void AgentWriter::add(const wire::Record& record) {
     m_encoder.add(record);
     ++m_stats.recordsEncoded;
-    // A burst (a full CUPTI buffer, a replay at full speed) goes out in pieces, so the viewer decodes one piece while
-    // the next is encoded, and the batch buffer stays small.
+    // A burst (a full CUPTI buffer, a replay at full speed) goes out in pieces, so the viewer decodes one
+    // piece while the next is encoded, and the batch buffer stays small.
     if (m_encoder.buffer().size() >= shipBytes) ship();
 }
 
@@ -97,8 +103,8 @@ void AgentWriter::ship() {
     if (m_socket < 0) return;
     sendBacklog();
     if (m_socket < 0) return;
-    // The first batch carries the stream header; it and every String record always go through, so that what does
-    // reach the viewer stays decodable after a drop.
+    // The first batch carries the stream header; it and every String record always go through, so that what
+    // does reach the viewer stays decodable after a drop.
     const std::size_t headerBytes = m_headerPending ? wire::headerSize : 0;
     m_headerPending = false;
     if (m_backlog.size() - m_backlogSent + batch.size() <= m_backlogLimit) {

@@ -1,8 +1,9 @@
 #pragma once
 
-// The agent's writer: encodes records into the wire format and ships each batch to the spool file (everything, so a
-// crash of either side loses nothing already captured) and to the viewer's socket (without ever blocking: when the
-// viewer falls behind or goes away the batch is dropped there and counted, and the target runs on at full speed).
+// The agent's writer: encodes records into the wire format and ships each batch to the spool file
+// (everything, so a crash of either side loses nothing already captured) and to the viewer's socket (without
+// ever blocking: when the viewer falls behind or goes away the batch is dropped there and counted, and the
+// target runs on at full speed).
 
 #include "activitysource.h"
 
@@ -13,11 +14,12 @@
 namespace kinetoscope::capture {
 
 class AgentWriter final : public RecordSink {
-public:
+  public:
     struct Options {
         std::string socketPath; // KINETOSCOPE_SOCKET; empty: spool only
         std::string spoolPath;  // KINETOSCOPE_SPOOL; empty: socket only
-        std::size_t socketBacklogLimit = 64u << 20; // bytes queued for a slow viewer before batches are dropped
+        std::size_t socketBacklogLimit = 64u
+                                         << 20; // bytes queued for a slow viewer before batches are dropped
     };
     struct Stats {
         std::uint64_t recordsEncoded = 0;
@@ -47,7 +49,7 @@ public:
 
     const Stats& stats() const { return m_stats; }
 
-private:
+  private:
     static constexpr std::size_t shipBytes = 1u << 18;
     void sendBacklog();
     void dropForSocket(std::string_view batch);

@@ -2,5 +2,7 @@
 #include "activitysource.h"
 
 namespace kinetoscope::capture {
-std::unique_ptr<ActivitySource> makeCuptiSource() { return nullptr; }
+std::unique_ptr<ActivitySource> makeCuptiSource() {
+    return nullptr;
+}
 } // namespace kinetoscope::capture

@@ -5,24 +5,26 @@
 namespace kinetoscope::capture {
 
 namespace {
-const char* orEmpty(const char* text) { return text ? text : ""; }
+const char* orEmpty(const char* text) {
+    return text ? text : "";
+}
 
-std::int64_t nanoseconds(std::uint64_t cuptiTimestamp) { return static_cast<std::int64_t>(cuptiTimestamp); }
+std::int64_t nanoseconds(std::uint64_t cuptiTimestamp) {
+    return static_cast<std::int64_t>(cuptiTimestamp);
+}
 } // namespace
 
 CuptiRecordConverter::CuptiRecordConverter(ApiNames apiNames) : m_apiNames(std::move(apiNames)) {}
 
-std::uint64_t CuptiRecordConverter::takeDropped()
-{
+std::uint64_t CuptiRecordConverter::takeDropped() {
     const std::uint64_t dropped = m_dropped;
     m_dropped = 0;
     return dropped;
 }
 
-// cuptiGetCallbackName reports the versioned entry point ("cudaLaunchKernel_v7000", "cuMemcpyHtoD_v2"); traces and
-// users call the function by its plain name, so the suffix is cut.
-std::string CuptiRecordConverter::withoutVersionSuffix(std::string name)
-{
+// cuptiGetCallbackName reports the versioned entry point ("cudaLaunchKernel_v7000", "cuMemcpyHtoD_v2");
+// traces and users call the function by its plain name, so the suffix is cut.
+std::string CuptiRecordConverter::withoutVersionSuffix(std::string name) {
     const std::size_t marker = name.rfind("_v");
     if (marker == std::string::npos || marker == 0 || marker + 2 == name.size()) return name;
     for (std::size_t i = marker + 2; i < name.size(); ++i)
@@ -31,8 +33,7 @@ std::string CuptiRecordConverter::withoutVersionSuffix(std::string name)
     return name;
 }
 
-std::string_view CuptiRecordConverter::apiName(bool driver, std::uint32_t cbid)
-{
+std::string_view CuptiRecordConverter::apiName(bool driver, std::uint32_t cbid) {
     const std::uint64_t key = (std::uint64_t{driver ? 1u : 0u} << 32) | cbid;
     auto found = m_apiNameCache.find(key);
     if (found == m_apiNameCache.end()) {
@@ -43,23 +44,21 @@ std::string_view CuptiRecordConverter::apiName(bool driver, std::uint32_t cbid)
     return found->second;
 }
 
-std::string_view CuptiRecordConverter::kernelName(const char* name)
-{
+std::string_view CuptiRecordConverter::kernelName(const char* name) {
     if (!name) return {};
     KernelName& cached = m_kernelNames[name];
     if (cached.mangled != name) cached = KernelName{name, demangledKernelName(name)};
     return cached.shown;
 }
 
-std::uint32_t CuptiRecordConverter::deviceOfContext(std::uint32_t contextId) const
-{
-    // A synchronization seen before any kernel or copy of its context has no device yet; 0 is the common case.
+std::uint32_t CuptiRecordConverter::deviceOfContext(std::uint32_t contextId) const {
+    // A synchronization seen before any kernel or copy of its context has no device yet; 0 is the common
+    // case.
     const auto found = m_contextDevices.find(contextId);
     return found == m_contextDevices.end() ? 0 : found->second;
 }
 
-void CuptiRecordConverter::convert(const CUpti_Activity& record, RecordSink& sink)
-{
+void CuptiRecordConverter::convert(const CUpti_Activity& record, RecordSink& sink) {
     switch (record.kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
@@ -171,12 +170,12 @@ void CuptiRecordConverter::convert(const CUpti_Activity& record, RecordSink& sin
     }
 }
 
-void CuptiRecordConverter::convertMarker(const CUpti_ActivityMarker2& marker, RecordSink& sink)
-{
+void CuptiRecordConverter::convertMarker(const CUpti_ActivityMarker2& marker, RecordSink& sink) {
     const auto flags = static_cast<std::uint32_t>(marker.flags);
     std::uint32_t pid = 0;
     std::uint64_t tid = 0;
-    if (marker.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS || marker.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD) {
+    if (marker.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS ||
+        marker.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD) {
         pid = marker.objectId.pt.processId;
         if (marker.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD) tid = marker.objectId.pt.threadId;
     }

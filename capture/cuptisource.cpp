@@ -1,5 +1,6 @@
-// The CUPTI activity source (activitysource.h). CUPTI fills buffers on its own threads; the callbacks here only
-// hand buffers out and take them back, and every record is parsed later in drain() on the agent's writer thread.
+// The CUPTI activity source (activitysource.h). CUPTI fills buffers on its own threads; the callbacks here
+// only hand buffers out and take them back, and every record is parsed later in drain() on the agent's writer
+// thread.
 
 #include "activitysource.h"
 #include "cupticonvert.h"
@@ -18,8 +19,8 @@
 namespace kinetoscope::capture {
 namespace {
 
-// A fixed pool keeps the callbacks allocation-free: when the writer falls behind, CUPTI drops and counts instead of
-// the target's memory growing.
+// A fixed pool keeps the callbacks allocation-free: when the writer falls behind, CUPTI drops and counts
+// instead of the target's memory growing.
 constexpr std::size_t bufferCount = 32;
 constexpr std::size_t bufferSize = std::size_t{4} << 20;
 constexpr std::size_t bufferAlignment = 8; // CUPTI requires activity buffers aligned to 8 bytes
@@ -30,19 +31,14 @@ struct CollectedKind {
 };
 
 constexpr CollectedKind collectedKinds[] = {
-    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, true},
-    {CUPTI_ACTIVITY_KIND_MEMCPY, false},
-    {CUPTI_ACTIVITY_KIND_MEMSET, false},
-    {CUPTI_ACTIVITY_KIND_RUNTIME, false},
-    {CUPTI_ACTIVITY_KIND_DRIVER, false},
-    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, false},
-    {CUPTI_ACTIVITY_KIND_MARKER, false},
-    {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, false},
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, true}, {CUPTI_ACTIVITY_KIND_MEMCPY, false},
+    {CUPTI_ACTIVITY_KIND_MEMSET, false},           {CUPTI_ACTIVITY_KIND_RUNTIME, false},
+    {CUPTI_ACTIVITY_KIND_DRIVER, false},           {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, false},
+    {CUPTI_ACTIVITY_KIND_MARKER, false},           {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, false},
     {CUPTI_ACTIVITY_KIND_DEVICE, false},
 };
 
-std::string cuptiFailure(std::string_view call, CUptiResult result)
-{
+std::string cuptiFailure(std::string_view call, CUptiResult result) {
     const char* text = nullptr;
     if (cuptiGetResultString(result, &text) != CUPTI_SUCCESS || !text) text = "unknown CUPTI error";
     std::string message(call);
@@ -52,11 +48,13 @@ std::string cuptiFailure(std::string_view call, CUptiResult result)
 }
 
 struct PoolDeleter {
-    void operator()(std::uint8_t* memory) const { ::operator delete[](memory, std::align_val_t{bufferAlignment}); }
+    void operator()(std::uint8_t* memory) const {
+        ::operator delete[](memory, std::align_val_t{bufferAlignment});
+    }
 };
 
 class CuptiSource final : public ActivitySource {
-public:
+  public:
     ~CuptiSource() override;
 
     bool start(std::string& error) override;
@@ -66,13 +64,14 @@ public:
     std::uint64_t takeDropped() override { return m_dropped.exchange(0, std::memory_order_relaxed); }
     const char* kind() const override { return "cupti"; }
 
-private:
+  private:
     struct FilledBuffer {
         std::uint8_t* data = nullptr;
         std::size_t validSize = 0;
     };
 
-    static void CUPTIAPI onBufferRequested(std::uint8_t** buffer, std::size_t* size, std::size_t* maxNumRecords);
+    static void CUPTIAPI onBufferRequested(std::uint8_t** buffer, std::size_t* size,
+                                           std::size_t* maxNumRecords);
     static void CUPTIAPI onBufferCompleted(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer,
                                            std::size_t size, std::size_t validSize);
 
@@ -81,14 +80,14 @@ private:
 
     // CUPTI's callbacks are plain C functions with no user pointer, so they reach the one collecting instance
     // through s_active. s_handoffMutex guards s_active together with the free list and the completed queue: a
-    // callback that found the instance keeps it alive until it is done, and the destructor can tell which buffers
-    // CUPTI still holds. The callbacks run once per 4 MiB buffer, so a single mutex costs nothing.
+    // callback that found the instance keeps it alive until it is done, and the destructor can tell which
+    // buffers CUPTI still holds. The callbacks run once per 4 MiB buffer, so a single mutex costs nothing.
     static inline std::mutex s_handoffMutex;
     static inline CuptiSource* s_active = nullptr;
 
     std::unique_ptr<std::uint8_t[], PoolDeleter> m_pool;
-    std::vector<std::uint8_t*> m_freeBuffers;      // capacity bufferCount: the callbacks never allocate
-    std::vector<FilledBuffer> m_completedBuffers;  // capacity bufferCount, swapped with m_drainingBuffers
+    std::vector<std::uint8_t*> m_freeBuffers;     // capacity bufferCount: the callbacks never allocate
+    std::vector<FilledBuffer> m_completedBuffers; // capacity bufferCount, swapped with m_drainingBuffers
     std::vector<FilledBuffer> m_drainingBuffers;
 
     std::vector<CUpti_ActivityKind> m_enabledKinds;
@@ -99,23 +98,22 @@ private:
     CuptiRecordConverter m_converter{[](bool driver, std::uint32_t cbid) {
         const char* name = nullptr;
         const auto domain = driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
-        return cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name ? std::string(name) : std::string();
+        return cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name ? std::string(name)
+                                                                                  : std::string();
     }};
 };
 
-CuptiSource::~CuptiSource()
-{
+CuptiSource::~CuptiSource() {
     if (m_collecting) stop();
     std::lock_guard lock(s_handoffMutex);
     if (s_active == this) s_active = nullptr;
-    // CUPTI may still own a buffer it was handed (records arriving after the final flush); freeing the pool would let
-    // it write into freed memory, so in that case the pool is deliberately left allocated.
+    // CUPTI may still own a buffer it was handed (records arriving after the final flush); freeing the pool
+    // would let it write into freed memory, so in that case the pool is deliberately left allocated.
     const std::size_t returned = m_freeBuffers.size() + m_completedBuffers.size() + m_drainingBuffers.size();
     if (m_pool && returned != bufferCount) static_cast<void>(m_pool.release());
 }
 
-bool CuptiSource::start(std::string& error)
-{
+bool CuptiSource::start(std::string& error) {
     if (m_collecting) return true;
     {
         std::lock_guard lock(s_handoffMutex);
@@ -125,17 +123,18 @@ bool CuptiSource::start(std::string& error)
         }
         if (!m_pool) {
             m_pool.reset(static_cast<std::uint8_t*>(
-                ::operator new[](bufferCount * bufferSize, std::align_val_t{bufferAlignment})));
+                ::operator new[](bufferCount* bufferSize, std::align_val_t{bufferAlignment})));
             m_freeBuffers.reserve(bufferCount);
             m_completedBuffers.reserve(bufferCount);
             m_drainingBuffers.reserve(bufferCount);
-            for (std::size_t i = 0; i < bufferCount; ++i) m_freeBuffers.push_back(m_pool.get() + i * bufferSize);
+            for (std::size_t i = 0; i < bufferCount; ++i)
+                m_freeBuffers.push_back(m_pool.get() + i * bufferSize);
         }
         s_active = this;
     }
 
-    CUptiResult result = cuptiActivityRegisterCallbacks(&CuptiSource::onBufferRequested,
-                                                        &CuptiSource::onBufferCompleted);
+    CUptiResult result =
+        cuptiActivityRegisterCallbacks(&CuptiSource::onBufferRequested, &CuptiSource::onBufferCompleted);
     if (result != CUPTI_SUCCESS) {
         error = cuptiFailure("cuptiActivityRegisterCallbacks", result);
         std::lock_guard lock(s_handoffMutex);
@@ -158,34 +157,33 @@ bool CuptiSource::start(std::string& error)
     return true;
 }
 
-void CuptiSource::flush(bool final)
-{
+void CuptiSource::flush(bool final) {
     if (!m_collecting) return;
     cuptiActivityFlushAll(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 }
 
-void CuptiSource::stop()
-{
+void CuptiSource::stop() {
     if (!m_collecting) return;
     m_collecting = false;
     disableCollection();
 }
 
-void CuptiSource::disableCollection()
-{
-    for (CUpti_ActivityKind kind : m_enabledKinds) cuptiActivityDisable(kind);
+void CuptiSource::disableCollection() {
+    for (CUpti_ActivityKind kind : m_enabledKinds)
+        cuptiActivityDisable(kind);
     m_enabledKinds.clear();
     // Forcing a flush takes back the buffers CUPTI still holds, so a later start() or the destructor sees the
     // whole pool. Whatever they carry arrived after the agent's final drain and is discarded.
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     std::lock_guard lock(s_handoffMutex);
     if (s_active == this) s_active = nullptr;
-    for (const FilledBuffer& filled : m_completedBuffers) m_freeBuffers.push_back(filled.data);
+    for (const FilledBuffer& filled : m_completedBuffers)
+        m_freeBuffers.push_back(filled.data);
     m_completedBuffers.clear();
 }
 
-void CUPTIAPI CuptiSource::onBufferRequested(std::uint8_t** buffer, std::size_t* size, std::size_t* maxNumRecords)
-{
+void CUPTIAPI CuptiSource::onBufferRequested(std::uint8_t** buffer, std::size_t* size,
+                                             std::size_t* maxNumRecords) {
     *maxNumRecords = 0; // fill each buffer as far as it goes
     *buffer = nullptr;
     *size = 0;
@@ -197,22 +195,19 @@ void CUPTIAPI CuptiSource::onBufferRequested(std::uint8_t** buffer, std::size_t*
 }
 
 void CUPTIAPI CuptiSource::onBufferCompleted(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t,
-                                             std::size_t validSize)
-{
+                                             std::size_t validSize) {
     if (!buffer) return;
     std::lock_guard lock(s_handoffMutex);
     // With no active instance the buffer belongs to a pool that was left allocated on purpose; nothing to do.
     if (s_active) s_active->m_completedBuffers.push_back({buffer, validSize});
 }
 
-void CuptiSource::recycle(std::uint8_t* buffer)
-{
+void CuptiSource::recycle(std::uint8_t* buffer) {
     std::lock_guard lock(s_handoffMutex);
     m_freeBuffers.push_back(buffer);
 }
 
-void CuptiSource::drain(RecordSink& sink)
-{
+void CuptiSource::drain(RecordSink& sink) {
     if (!m_pool) return;
     {
         std::lock_guard lock(s_handoffMutex);
@@ -224,7 +219,8 @@ void CuptiSource::drain(RecordSink& sink)
         // incomplete record after which nothing can be located.
         while (cuptiActivityGetNextRecord(filled.data, filled.validSize, &record) == CUPTI_SUCCESS)
             m_converter.convert(*record, sink);
-        // Handing each buffer back as soon as it is parsed gives CUPTI room while the rest are still converting.
+        // Handing each buffer back as soon as it is parsed gives CUPTI room while the rest are still
+        // converting.
         recycle(filled.data);
     }
     m_drainingBuffers.clear();
@@ -237,6 +233,8 @@ void CuptiSource::drain(RecordSink& sink)
 
 } // namespace
 
-std::unique_ptr<ActivitySource> makeCuptiSource() { return std::make_unique<CuptiSource>(); }
+std::unique_ptr<ActivitySource> makeCuptiSource() {
+    return std::make_unique<CuptiSource>();
+}
 
 } // namespace kinetoscope::capture

@@ -1,8 +1,9 @@
 #pragma once
 
-// CUPTI names a C++ kernel by its mangled symbol (_Z22kinetoscope_probe_fillPfif); Kineto demangles it, so every
-// trace the viewer reads, and the TorchInductor categories it derives, use the readable form
-// ("kinetoscope_probe_fill(float*, int, float)", "void at::native::vectorized_elementwise_kernel<4, ...>(...)").
+// CUPTI names a C++ kernel by its mangled symbol (_Z22kinetoscope_probe_fillPfif); Kineto demangles it, so
+// every trace the viewer reads, and the TorchInductor categories it derives, use the readable form
+// ("kinetoscope_probe_fill(float*, int, float)", "void at::native::vectorized_elementwise_kernel<4,
+// ...>(...)").
 
 #include <string>
 

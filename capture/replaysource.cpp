@@ -10,8 +10,8 @@
 #include <limits>
 #include <mutex>
 #include <thread>
-#include <utility>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace kinetoscope::capture {
@@ -20,14 +20,15 @@ namespace {
 
 using TimeNs = std::int64_t;
 
-// A record waiting for its time, with names still as the stream's string ids (mapped to the sink's ids in drain).
+// A record waiting for its time, with names still as the stream's string ids (mapped to the sink's ids in
+// drain).
 struct Scheduled {
     TimeNs due = 0; // end time in the trace
     wire::Record record;
 };
 
 class ReplaySource final : public ActivitySource {
-public:
+  public:
     // Either a file to read at start() or the stream itself.
     ReplaySource(std::string path, std::string stream, double speed)
         : m_path(std::move(path)), m_stream(std::move(stream)), m_speed(speed) {}
@@ -41,8 +42,8 @@ public:
             error = "replay: " + (m_path.empty() ? std::string("stream") : m_path) + ": " + error;
             return false;
         }
-        // Timed replay releases records from a thread of its own, as the GPU completes work; as fast as possible,
-        // the writer takes them straight from the schedule.
+        // Timed replay releases records from a thread of its own, as the GPU completes work; as fast as
+        // possible, the writer takes them straight from the schedule.
         if (m_speed > 0) m_thread = std::thread([this] { run(); });
         return true;
     }
@@ -52,7 +53,8 @@ public:
     void drain(RecordSink& sink) override {
         if (m_speed <= 0) {
             // One burst, as a full CUPTI buffer is.
-            for (Scheduled& s : m_schedule) emit(sink, s.record);
+            for (Scheduled& s : m_schedule)
+                emit(sink, s.record);
             std::vector<Scheduled>().swap(m_schedule);
             std::lock_guard lock(m_mutex);
             m_drainedAll = true;
@@ -63,7 +65,8 @@ public:
             std::lock_guard lock(m_mutex);
             ready.swap(m_ready);
         }
-        for (wire::Record& r : ready) emit(sink, r);
+        for (wire::Record& r : ready)
+            emit(sink, r);
         std::lock_guard lock(m_mutex);
         m_drainedAll = m_producerDone && m_ready.empty();
     }
@@ -89,9 +92,9 @@ public:
 
     const char* kind() const override { return "replay"; }
 
-private:
-    // At most this many records wait for the writer; beyond it a timed replay drops (as CUPTI does when its buffers
-    // run out) so the simulated target never waits.
+  private:
+    // At most this many records wait for the writer; beyond it a timed replay drops (as CUPTI does when its
+    // buffers run out) so the simulated target never waits.
     static constexpr std::size_t maxReady = 1u << 22;
 
     static bool readFile(const std::string& path, std::string& out, std::string& error) {
@@ -106,12 +109,14 @@ private:
 
     // Names are the stream's string ids until the sink gives them its own.
     void emit(RecordSink& sink, wire::Record& r) {
-        std::visit([&](auto& rec) {
-            using T = std::decay_t<decltype(rec)>;
-            if constexpr (std::is_same_v<T, wire::Kernel> || std::is_same_v<T, wire::Api> ||
-                          std::is_same_v<T, wire::Marker> || std::is_same_v<T, wire::Device>)
-                rec.name = nameRef(sink, rec.name);
-        }, r);
+        std::visit(
+            [&](auto& rec) {
+                using T = std::decay_t<decltype(rec)>;
+                if constexpr (std::is_same_v<T, wire::Kernel> || std::is_same_v<T, wire::Api> ||
+                              std::is_same_v<T, wire::Marker> || std::is_same_v<T, wire::Device>)
+                    rec.name = nameRef(sink, rec.name);
+            },
+            r);
         sink.add(r);
     }
 
@@ -123,27 +128,30 @@ private:
         return ref;
     }
 
-    // Decodes the stream into the schedule. Every timed record is due at its end (the stream is in that order, as
-    // CUPTI delivers completed work); a record without times (a device, an External id) goes with the one before it.
+    // Decodes the stream into the schedule. Every timed record is due at its end (the stream is in that
+    // order, as CUPTI delivers completed work); a record without times (a device, an External id) goes with
+    // the one before it.
     bool schedule(std::string_view stream, std::string& error) {
         TimeNs lastDue = std::numeric_limits<TimeNs>::min();
         TimeNs firstStart = std::numeric_limits<TimeNs>::max();
         wire::Decoder decoder([&](const wire::Record& record) {
-            std::visit([&](const auto& rec) {
-                using T = std::decay_t<decltype(rec)>;
-                if constexpr (std::is_same_v<T, wire::StringDef>) {
-                    if (rec.id >= m_fileStrings.size()) m_fileStrings.resize(std::size_t(rec.id) + 1);
-                    m_fileStrings[rec.id] = rec.text;
-                } else if constexpr (std::is_same_v<T, wire::Dropped>) {
-                    // What the recorded agent dropped is not replayed as this one's drops.
-                } else {
-                    if constexpr (requires { rec.end; }) {
-                        lastDue = std::max(lastDue, TimeNs(rec.end));
-                        firstStart = std::min(firstStart, TimeNs(rec.start));
+            std::visit(
+                [&](const auto& rec) {
+                    using T = std::decay_t<decltype(rec)>;
+                    if constexpr (std::is_same_v<T, wire::StringDef>) {
+                        if (rec.id >= m_fileStrings.size()) m_fileStrings.resize(std::size_t(rec.id) + 1);
+                        m_fileStrings[rec.id] = rec.text;
+                    } else if constexpr (std::is_same_v<T, wire::Dropped>) {
+                        // What the recorded agent dropped is not replayed as this one's drops.
+                    } else {
+                        if constexpr (requires { rec.end; }) {
+                            lastDue = std::max(lastDue, TimeNs(rec.end));
+                            firstStart = std::min(firstStart, TimeNs(rec.start));
+                        }
+                        m_schedule.push_back({lastDue, record});
                     }
-                    m_schedule.push_back({lastDue, record});
-                }
-            }, record);
+                },
+                record);
         });
         if (!decoder.feed(stream)) {
             error = "byte " + std::to_string(decoder.errorOffset()) + ": " + decoder.error();
@@ -162,10 +170,13 @@ private:
         std::unique_lock lock(m_mutex);
         while (!m_stopping && next < m_schedule.size()) {
             const auto elapsed = std::chrono::steady_clock::now() - wallStart;
-            const auto traceNow = m_traceStart + TimeNs(double(std::chrono::nanoseconds(elapsed).count()) * m_speed);
+            const auto traceNow =
+                m_traceStart + TimeNs(double(std::chrono::nanoseconds(elapsed).count()) * m_speed);
             for (; next < m_schedule.size() && m_schedule[next].due <= traceNow; ++next) {
-                if (m_ready.size() >= maxReady) ++m_dropped;
-                else m_ready.push_back(std::move(m_schedule[next].record));
+                if (m_ready.size() >= maxReady)
+                    ++m_dropped;
+                else
+                    m_ready.push_back(std::move(m_schedule[next].record));
             }
             if (next < m_schedule.size()) {
                 const double waitNs = double(m_schedule[next].due - traceNow) / m_speed;

@@ -2,8 +2,8 @@
 #include "analysis/diff.h"
 #include "analysis/summary.h"
 #include "analysis/summaryformat.h"
-#include "open/opentrace.h"
 #include "live/capturesession.h"
+#include "open/opentrace.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -21,7 +21,8 @@ constexpr const char* usageText =
     "usage: kinetoscope-cli info TRACE\n"
     "       kinetoscope-cli summary TRACE [--by op|op+shape|kernel] [--sort FIELD] [--top N] [--json]\n"
     "       kinetoscope-cli diff A B [--top N] [--json]\n"
-    "       kinetoscope-cli record -o OUT.json [--replay TRACE] [--speed X] [--spool FILE] [--agent LIB] [--cwd DIR]\n"
+    "       kinetoscope-cli record -o OUT.json [--replay TRACE] [--speed X] [--spool FILE] [--agent LIB] "
+    "[--cwd DIR]\n"
     "                              -- PROGRAM [ARGS...]\n"
     "       kinetoscope-cli --version\n";
 
@@ -40,10 +41,13 @@ std::unique_ptr<TraceStore> load(const std::string& path, double& seconds) {
     seconds = r.seconds;
     const ImportStats& st = r.store->stats;
     if (st.truncated)
-        std::fprintf(stderr, "kinetoscope-cli: warning: %s: byte %llu: file is truncated; loaded the events before it\n",
-                     path.c_str(), static_cast<unsigned long long>(st.truncatedAt));
+        std::fprintf(
+            stderr,
+            "kinetoscope-cli: warning: %s: byte %llu: file is truncated; loaded the events before it\n",
+            path.c_str(), static_cast<unsigned long long>(st.truncatedAt));
     if (st.malformedEvents)
-        std::fprintf(stderr, "kinetoscope-cli: warning: %s: %llu malformed events skipped (first at byte %llu)\n",
+        std::fprintf(stderr,
+                     "kinetoscope-cli: warning: %s: %llu malformed events skipped (first at byte %llu)\n",
                      path.c_str(), static_cast<unsigned long long>(st.malformedEvents),
                      static_cast<unsigned long long>(st.issues.empty() ? 0 : st.issues.front().offset));
     return std::move(r.store);
@@ -65,11 +69,13 @@ int runDiff(const std::vector<std::string>& args) {
     bool json = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
-        if (a == "--json") json = true;
+        if (a == "--json")
+            json = true;
         else if (a == "--top") {
             char* end = nullptr;
             const long n = i + 1 < args.size() ? std::strtol(args[i + 1].c_str(), &end, 10) : -1;
-            if (i + 1 >= args.size() || args[i + 1].empty() || *end || n <= 0) return usage("--top needs a positive number");
+            if (i + 1 >= args.size() || args[i + 1].empty() || *end || n <= 0)
+                return usage("--top needs a positive number");
             top = std::size_t(n);
             ++i;
         } else if (!a.empty() && a[0] == '-') {
@@ -96,10 +102,12 @@ int runSummary(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&]() -> const std::string* { return i + 1 < args.size() ? &args[++i] : nullptr; };
-        if (a == "--json") json = true;
+        if (a == "--json")
+            json = true;
         else if (a == "--by") {
             const std::string* v = value();
-            if (!v || (*v != "op" && *v != "op+shape" && *v != "kernel")) return usage("--by needs op, op+shape or kernel");
+            if (!v || (*v != "op" && *v != "op+shape" && *v != "kernel"))
+                return usage("--by needs op, op+shape or kernel");
             by = *v;
         } else if (a == "--sort") {
             const std::string* v = value();
@@ -131,7 +139,8 @@ int runSummary(const std::vector<std::string>& args) {
     double seconds = 0;
     auto store = load(path, seconds);
     if (!store) return 1;
-    const Summary summary = summarize(*store, by == "op+shape" ? OperatorGrouping::NameAndShape : OperatorGrouping::Name);
+    const Summary summary =
+        summarize(*store, by == "op+shape" ? OperatorGrouping::NameAndShape : OperatorGrouping::Name);
     const AnalysisReport report = analyzeReport(*store);
     if (json) {
         std::fputs(summaryToJson(summary, &report).c_str(), stdout);
@@ -147,8 +156,8 @@ int runSummary(const std::vector<std::string>& args) {
 
 volatile sig_atomic_t g_interrupted = 0;
 
-// Runs PROGRAM with the capture agent injected and saves what it captured as a Kineto trace. Ctrl+C ends the capture
-// (the target, in the same terminal, gets it too) and still saves everything received.
+// Runs PROGRAM with the capture agent injected and saves what it captured as a Kineto trace. Ctrl+C ends the
+// capture (the target, in the same terminal, gets it too) and still saves everything received.
 int runRecord(const std::vector<std::string>& args) {
     live::LaunchSpec spec;
     std::string out;
@@ -170,7 +179,8 @@ int runRecord(const std::vector<std::string>& args) {
             spec.replayTrace = *v;
         } else if (a == "--speed") {
             char* end = nullptr;
-            if (!(v = value()) || (spec.replaySpeed = std::strtod(v->c_str(), &end), *end) || spec.replaySpeed < 0)
+            if (!(v = value()) || (spec.replaySpeed = std::strtod(v->c_str(), &end), *end) ||
+                spec.replaySpeed < 0)
                 return usage("--speed needs a number >= 0 (0: as fast as possible)");
         } else if (a == "--spool") {
             if (!(v = value())) return usage("--spool needs a FILE");
@@ -193,7 +203,7 @@ int runRecord(const std::vector<std::string>& args) {
     spec.program = args[i];
     spec.arguments.assign(args.begin() + std::ptrdiff_t(i) + 1, args.end());
 
-    struct sigaction action{};
+    struct sigaction action {};
     action.sa_handler = [](int) { g_interrupted = 1; };
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
@@ -214,8 +224,8 @@ int runRecord(const std::vector<std::string>& args) {
         if (progress) {
             const live::SessionStatus st = session.status();
             std::fprintf(stderr, "\rkinetoscope-cli: %llu records, %llu dropped, %.1f MB",
-                         static_cast<unsigned long long>(st.counts.records), static_cast<unsigned long long>(st.counts.dropped),
-                         double(st.counts.bytes) / 1e6);
+                         static_cast<unsigned long long>(st.counts.records),
+                         static_cast<unsigned long long>(st.counts.dropped), double(st.counts.bytes) / 1e6);
         }
     }
     session.stop();
@@ -236,7 +246,8 @@ int runRecord(const std::vector<std::string>& args) {
         ::unlink(session.spoolPath().c_str());
     }
     if (!st.streamError.empty())
-        std::fprintf(stderr, "kinetoscope-cli: warning: capture stream cut short: %s; saved everything before it\n",
+        std::fprintf(stderr,
+                     "kinetoscope-cli: warning: capture stream cut short: %s; saved everything before it\n",
                      st.streamError.c_str());
     if (st.counts.rejected)
         std::fprintf(stderr, "kinetoscope-cli: warning: %llu record(s) with impossible times skipped\n",
@@ -244,12 +255,16 @@ int runRecord(const std::vector<std::string>& args) {
     if (st.connections == 0)
         std::fprintf(stderr, "kinetoscope-cli: warning: the agent never connected (is %s a CUDA program?)\n",
                      spec.program.c_str());
-    std::fprintf(stderr, "kinetoscope-cli: %llu kernels, %llu memcpy, %llu memset, %llu API calls, %llu dropped -> %s\n",
-                 static_cast<unsigned long long>(st.counts.kernels), static_cast<unsigned long long>(st.counts.memcpys),
-                 static_cast<unsigned long long>(st.counts.memsets), static_cast<unsigned long long>(st.counts.apis),
-                 static_cast<unsigned long long>(st.counts.dropped), out.c_str());
+    std::fprintf(
+        stderr,
+        "kinetoscope-cli: %llu kernels, %llu memcpy, %llu memset, %llu API calls, %llu dropped -> %s\n",
+        static_cast<unsigned long long>(st.counts.kernels),
+        static_cast<unsigned long long>(st.counts.memcpys),
+        static_cast<unsigned long long>(st.counts.memsets), static_cast<unsigned long long>(st.counts.apis),
+        static_cast<unsigned long long>(st.counts.dropped), out.c_str());
     if (st.targetExited && st.exitStatus != 0)
-        std::fprintf(stderr, "kinetoscope-cli: warning: %s exited with status %d\n", spec.program.c_str(), st.exitStatus);
+        std::fprintf(stderr, "kinetoscope-cli: warning: %s exited with status %d\n", spec.program.c_str(),
+                     st.exitStatus);
     return 0;
 }
 

@@ -7,7 +7,9 @@
 
 namespace kinetoscope::test {
 
-std::string tracePath(const char* relative) { return std::string(KINETOSCOPE_TRACES_DIR) + "/" + relative; }
+std::string tracePath(const char* relative) {
+    return std::string(KINETOSCOPE_TRACES_DIR) + "/" + relative;
+}
 
 std::string gzipText(const std::string& text, int members) {
     std::string out;

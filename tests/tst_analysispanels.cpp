@@ -1,8 +1,8 @@
 // The analysis panels on real traces: models pass QAbstractItemModelTester, the numbers match what
 // kinetoscope-cli prints, selections highlight and jump on the timeline, grouping and scoping recompute.
-#include "analysispanels.h"
 #include "analysis/analysisresult.h"
 #include "analysis/hosttree.h"
+#include "analysispanels.h"
 #include "charts.h"
 #include "detailspanel.h"
 #include "mainwindow.h"
@@ -15,7 +15,6 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QFile>
-#include <QTemporaryDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -30,6 +29,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
 #include <QTreeWidget>
@@ -38,7 +38,7 @@ using namespace kinetoscope;
 
 class TestAnalysisPanels : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void initTestCase();
     void modelsPassTester();
     void panelsMatchCli();
@@ -56,7 +56,7 @@ private slots:
     void outOfMemoryAlert();
     void snapshots();
 
-private:
+  private:
     TraceView* open(const char* relative);
     QJsonObject cliJson(const char* relative);
     MainWindow* m_window = nullptr;
@@ -86,15 +86,17 @@ TraceView* TestAnalysisPanels::open(const char* relative) {
     QSignalSpy ready(view, &TraceView::analysisReady);
     if (!QTest::qWaitFor([&] { return view->state() != TraceView::State::Loading; }, 30000)) return nullptr;
     if (view->state() != TraceView::State::Ready) return nullptr;
-    // analysisReady, not analysis(): the result arrives first and the panels are filled over the next event-loop
-    // turns, so a view whose analysis() is set may still show empty tables.
+    // analysisReady, not analysis(): the result arrives first and the panels are filled over the next
+    // event-loop turns, so a view whose analysis() is set may still show empty tables.
     if (ready.isEmpty() && !ready.wait(30000)) return nullptr;
     return view;
 }
 
 QJsonObject TestAnalysisPanels::cliJson(const char* relative) {
     QProcess p;
-    p.start(QStringLiteral(KINETOSCOPE_CLI), {QStringLiteral("summary"), QString::fromStdString(test::tracePath(relative)), QStringLiteral("--json")});
+    p.start(QStringLiteral(KINETOSCOPE_CLI),
+            {QStringLiteral("summary"), QString::fromStdString(test::tracePath(relative)),
+             QStringLiteral("--json")});
     p.waitForFinished(60000);
     return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
 }
@@ -102,10 +104,14 @@ QJsonObject TestAnalysisPanels::cliJson(const char* relative) {
 void TestAnalysisPanels::modelsPassTester() {
     TraceView* view = open(resnet);
     QVERIFY(view);
-    QAbstractItemModelTester opTester(view->operatorPanel()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester opProxy(view->operatorPanel()->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester kTester(view->kernelPanel()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester kProxy(view->kernelPanel()->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester opTester(view->operatorPanel()->model(),
+                                      QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester opProxy(view->operatorPanel()->proxy(),
+                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester kTester(view->kernelPanel()->model(),
+                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester kProxy(view->kernelPanel()->proxy(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
     // Exercise resets, sorting and filtering under the testers.
     view->operatorPanel()->setGrouping(OperatorGrouping::NameAndShape);
     QVERIFY(waitAnalysis(view));
@@ -126,7 +132,8 @@ void TestAnalysisPanels::panelsMatchCli() {
     QVERIFY(view);
     const QJsonObject cli = cliJson(resnet);
     QVERIFY(!cli.isEmpty());
-    // Operators: every CLI row is in the model with the same numbers (ns in the model, µs with 3 decimals in the CLI).
+    // Operators: every CLI row is in the model with the same numbers (ns in the model, µs with 3 decimals in
+    // the CLI).
     OperatorTableModel* ops = view->operatorPanel()->model();
     const QJsonArray cliOps = cli.value(QStringLiteral("operators")).toArray();
     QCOMPARE(ops->rowCount(), int(cliOps.size()));
@@ -134,8 +141,10 @@ void TestAnalysisPanels::panelsMatchCli() {
         const OperatorRow& row = ops->row(r);
         const QJsonObject o = cliOps[r].toObject();
         QCOMPARE(o.value(QStringLiteral("name")).toString(), QString::fromStdString(row.name));
-        QCOMPARE(qint64(std::llround(o.value(QStringLiteral("device_total_us")).toDouble() * 1000)), qint64(row.deviceTotal));
-        QCOMPARE(qint64(std::llround(o.value(QStringLiteral("host_self_us")).toDouble() * 1000)), qint64(row.hostSelf));
+        QCOMPARE(qint64(std::llround(o.value(QStringLiteral("device_total_us")).toDouble() * 1000)),
+                 qint64(row.deviceTotal));
+        QCOMPARE(qint64(std::llround(o.value(QStringLiteral("host_self_us")).toDouble() * 1000)),
+                 qint64(row.hostSelf));
         QCOMPARE(o.value(QStringLiteral("count")).toInteger(), qint64(row.count));
     }
     // Kernels and their categories.
@@ -145,8 +154,10 @@ void TestAnalysisPanels::panelsMatchCli() {
     for (int r = 0; r < kernels->rowCount(); ++r) {
         const QJsonObject k = cliKernels[r].toObject();
         QCOMPARE(k.value(QStringLiteral("name")).toString(), QString::fromStdString(kernels->row(r).name));
-        QCOMPARE(qint64(std::llround(k.value(QStringLiteral("total_us")).toDouble() * 1000)), qint64(kernels->row(r).total));
-        QCOMPARE(k.value(QStringLiteral("category")).toString(), QString::fromLatin1(kernelCategoryName(kernels->row(r).category).data()));
+        QCOMPARE(qint64(std::llround(k.value(QStringLiteral("total_us")).toDouble() * 1000)),
+                 qint64(kernels->row(r).total));
+        QCOMPARE(k.value(QStringLiteral("category")).toString(),
+                 QString::fromLatin1(kernelCategoryName(kernels->row(r).category).data()));
     }
     const QJsonObject categories = cli.value(QStringLiteral("kernel_categories_us")).toObject();
     for (const BarChart::Bar& bar : view->kernelPanel()->categories()->bars()) {
@@ -159,14 +170,18 @@ void TestAnalysisPanels::panelsMatchCli() {
     QCOMPARE(table->item(all, 0)->text(), QStringLiteral("All steps"));
     for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
         const QString name = QString::fromLatin1(breakdownCategoryName(BreakdownCategory(c)).data());
-        QCOMPARE(qint64(std::llround(breakdown.value(name).toDouble() * 1000)), qint64(table->item(all, int(c) + 2)->data(SortRole).toDouble()));
+        QCOMPARE(qint64(std::llround(breakdown.value(name).toDouble() * 1000)),
+                 qint64(table->item(all, int(c) + 2)->data(SortRole).toDouble()));
     }
-    const double utilization = cli.value(QStringLiteral("gpu_utilization")).toObject().value(QStringLiteral("0")).toDouble();
-    QVERIFY(std::abs(view->overviewPanel()->gpuTable()->item(0, 1)->data(SortRole).toDouble() - utilization) < 1e-6);
+    const double utilization =
+        cli.value(QStringLiteral("gpu_utilization")).toObject().value(QStringLiteral("0")).toDouble();
+    QVERIFY(std::abs(view->overviewPanel()->gpuTable()->item(0, 1)->data(SortRole).toDouble() - utilization) <
+            1e-6);
     const QJsonArray recs = cli.value(QStringLiteral("recommendations")).toArray();
     QVERIFY(!recs.isEmpty());
     for (const QJsonValue& r : recs) {
-        QVERIFY2(view->overviewPanel()->recommendations()->toPlainText().contains(r.toObject().value(QStringLiteral("title")).toString()),
+        QVERIFY2(view->overviewPanel()->recommendations()->toPlainText().contains(
+                     r.toObject().value(QStringLiteral("title")).toString()),
                  qPrintable(r.toObject().value(QStringLiteral("id")).toString()));
     }
 }
@@ -178,7 +193,8 @@ void TestAnalysisPanels::overviewBreakdownAndThroughput() {
     QCOMPARE(view->overviewPanel()->breakdownTable()->rowCount(), int(ov.steps.size()) + 1);
     view->overviewPanel()->batchSize()->setValue(32);
     const QString text = view->overviewPanel()->throughputText();
-    QVERIFY2(text.contains(QString::number(ov.stepsPerSecond * 32, 'f', 1) + QStringLiteral(" samples/s")), qPrintable(text));
+    QVERIFY2(text.contains(QString::number(ov.stepsPerSecond * 32, 'f', 1) + QStringLiteral(" samples/s")),
+             qPrintable(text));
     // Headers explain every GPU metric.
     for (int c = 1; c < view->overviewPanel()->gpuTable()->columnCount(); ++c) {
         QVERIFY(!view->overviewPanel()->gpuTable()->horizontalHeaderItem(c)->toolTip().isEmpty());
@@ -197,15 +213,19 @@ void TestAnalysisPanels::operatorSelectionHighlightsAndJumps() {
     panel->view()->setCurrentIndex(first);
     QVERIFY(searched.wait(10000));
     const QString name = first.data(NameRole).toString();
-    QCOMPARE(view->searchBar()->text(), QLatin1Char('^') + QRegularExpression::escape(name) + QLatin1Char('$'));
+    QCOMPARE(view->searchBar()->text(),
+             QLatin1Char('^') + QRegularExpression::escape(name) + QLatin1Char('$'));
     std::size_t expected = 0;
     const TraceStore& s = *view->trace()->store;
     for (const Track& t : s.tracks) {
-        for (StringId n : t.names) expected += s.strings.view(n) == name.toStdString();
+        for (StringId n : t.names)
+            expected += s.strings.view(n) == name.toStdString();
     }
     QCOMPARE(view->matchCount(), expected);
     view->nextMatch();
-    QCOMPARE(QString::fromUtf8(s.nameOf(view->timeline()->selected()).data(), qsizetype(s.nameOf(view->timeline()->selected()).size())), name);
+    QCOMPARE(QString::fromUtf8(s.nameOf(view->timeline()->selected()).data(),
+                               qsizetype(s.nameOf(view->timeline()->selected()).size())),
+             name);
     // Double-click jumps to the longest call.
     emit panel->view()->doubleClicked(first);
     QCOMPARE(view->timeline()->selected(), first.data(EventRole).value<EventRef>());
@@ -220,7 +240,9 @@ void TestAnalysisPanels::operatorFilterAndGrouping() {
     const int byName = panel->model()->rowCount();
     panel->filter()->setText(QStringLiteral("conv"));
     QVERIFY(panel->proxy()->rowCount() > 0 && panel->proxy()->rowCount() < byName);
-    for (int r = 0; r < panel->proxy()->rowCount(); ++r) QVERIFY(panel->proxy()->index(r, 0).data().toString().contains(QLatin1String("conv"), Qt::CaseInsensitive));
+    for (int r = 0; r < panel->proxy()->rowCount(); ++r)
+        QVERIFY(panel->proxy()->index(r, 0).data().toString().contains(QLatin1String("conv"),
+                                                                       Qt::CaseInsensitive));
     panel->filter()->clear();
     panel->setGrouping(OperatorGrouping::NameAndShape);
     QVERIFY(waitAnalysis(view));
@@ -236,12 +258,13 @@ void TestAnalysisPanels::kernelSelectionShowsOrigin() {
     QVERIFY(view);
     KernelPanel* panel = view->kernelPanel();
     panel->view()->setCurrentIndex(panel->proxy()->index(0, 0));
-    QVERIFY2(panel->origin()->text().contains(QLatin1String("Launched from")), qPrintable(panel->origin()->text()));
+    QVERIFY2(panel->origin()->text().contains(QLatin1String("Launched from")),
+             qPrintable(panel->origin()->text()));
     QVERIFY(panel->origin()->text().contains(QLatin1String("cudaLaunchKernel")));
 }
 
-// Annotations are listed apart (grouped ProfilerStep#*), and a with_stack trace's operators show the Python frames
-// around their longest call as their call stack.
+// Annotations are listed apart (grouped ProfilerStep#*), and a with_stack trace's operators show the Python
+// frames around their longest call as their call stack.
 void TestAnalysisPanels::annotationsAndPythonCallStack() {
     TraceView* view = open(qwen);
     QVERIFY(view);
@@ -255,7 +278,8 @@ void TestAnalysisPanels::annotationsAndPythonCallStack() {
     grouping->setCurrentIndex(2);
     QVERIFY(waitAnalysis(view));
     QStringList annotations;
-    for (int r = 0; r < panel->model()->rowCount(); ++r) annotations << QString::fromStdString(panel->model()->row(r).name);
+    for (int r = 0; r < panel->model()->rowCount(); ++r)
+        annotations << QString::fromStdString(panel->model()->row(r).name);
     QCOMPARE(annotations.size(), int(view->analysis()->summary.annotations.size()));
     QVERIFY2(annotations.size() > 0, "the Qwen trace has a user annotation");
     grouping->setCurrentIndex(0);
@@ -267,7 +291,8 @@ void TestAnalysisPanels::annotationsAndPythonCallStack() {
         break;
     }
     const QString stack = panel->callStack()->toPlainText();
-    QVERIFY2(stack.startsWith(QLatin1String("Python frames")) && stack.contains(QLatin1String(".py(")), qPrintable(stack));
+    QVERIFY2(stack.startsWith(QLatin1String("Python frames")) && stack.contains(QLatin1String(".py(")),
+             qPrintable(stack));
     QVERIFY(stack.contains(QLatin1String("nn.Module")));
 }
 
@@ -280,7 +305,8 @@ void TestAnalysisPanels::kernelDetailsNameTheOperatorAndDelay() {
     QVERIFY(kernel.isValid());
     view->details()->showEvent(kernel);
     const QString text = view->details()->toPlainText();
-    QVERIFY2(text.contains(QLatin1String("Operator: ")) && text.contains(QLatin1String("Launch delay: ")), qPrintable(text));
+    QVERIFY2(text.contains(QLatin1String("Operator: ")) && text.contains(QLatin1String("Launch delay: ")),
+             qPrintable(text));
     // The track as the timeline names it: a stream, not a "tid".
     QVERIFY2(text.contains(QStringLiteral("GPU 0 · stream 7")), qPrintable(text));
     const TraceStore& store = *view->trace()->store;
@@ -298,14 +324,17 @@ void TestAnalysisPanels::rangeScopesPanels() {
     QVERIFY(whole.steps.size() >= 3);
     const StepRange& second = whole.steps[1];
     TimelineWidget* t = view->timeline();
-    t->setAreaSelection(AreaSelection{TimeRange{second.start + 1, second.end - 1}, 0, int(t->layout().rows().size()) - 1});
+    t->setAreaSelection(
+        AreaSelection{TimeRange{second.start + 1, second.end - 1}, 0, int(t->layout().rows().size()) - 1});
     QVERIFY(waitAnalysis(view));
     QVERIFY(view->analysisScope().has_value());
     QCOMPARE(view->analysis()->overview.steps.size(), std::size_t(1));
     QVERIFY(view->kernelPanel()->model()->rowCount() > 0);
     std::uint64_t scopedCalls = 0, allCalls = 0;
-    for (int r = 0; r < view->kernelPanel()->model()->rowCount(); ++r) scopedCalls += view->kernelPanel()->model()->row(r).count;
-    for (const KernelRow& k : summarize(*view->trace()->store).kernels) allCalls += k.count;
+    for (int r = 0; r < view->kernelPanel()->model()->rowCount(); ++r)
+        scopedCalls += view->kernelPanel()->model()->row(r).count;
+    for (const KernelRow& k : summarize(*view->trace()->store).kernels)
+        allCalls += k.count;
     QVERIFY(scopedCalls < allCalls);
     view->setAnalysisScope(std::nullopt);
     QVERIFY(waitAnalysis(view));
@@ -316,12 +345,14 @@ void TestAnalysisPanels::memoryPanel() {
     TraceView* view = open(qwen);
     QVERIFY(view);
     MemoryPanel* panel = view->memoryPanel();
-    QVERIFY2(panel->summary()->text().contains(QLatin1String("peak allocated")), qPrintable(panel->summary()->text()));
+    QVERIFY2(panel->summary()->text().contains(QLatin1String("peak allocated")),
+             qPrintable(panel->summary()->text()));
     QVERIFY(panel->blocks()->rowCount() > 0);
     QVERIFY(panel->operators()->rowCount() > 1);
     // Sorted by allocated bytes, descending, by number (not by text).
     for (int r = 1; r < panel->operators()->rowCount(); ++r) {
-        QVERIFY(panel->operators()->item(r - 1, 3)->data(SortRole).toDouble() >= panel->operators()->item(r, 3)->data(SortRole).toDouble());
+        QVERIFY(panel->operators()->item(r - 1, 3)->data(SortRole).toDouble() >=
+                panel->operators()->item(r, 3)->data(SortRole).toDouble());
     }
     QVERIFY(panel->curve()->seriesCount() >= 2);
     // Dragging across the curve scopes the panels to that range.
@@ -329,9 +360,12 @@ void TestAnalysisPanels::memoryPanel() {
     curve->resize(800, 170);
     const QPointF a(200, 60), b(400, 60);
     const TimeNs expectedFrom = curve->timeAt(200);
-    QMouseEvent press(QEvent::MouseButtonPress, a, curve->mapToGlobal(a), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
-    QMouseEvent move(QEvent::MouseMove, b, curve->mapToGlobal(b), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
-    QMouseEvent release(QEvent::MouseButtonRelease, b, curve->mapToGlobal(b), Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
+    QMouseEvent press(QEvent::MouseButtonPress, a, curve->mapToGlobal(a), Qt::LeftButton, Qt::LeftButton,
+                      Qt::NoModifier);
+    QMouseEvent move(QEvent::MouseMove, b, curve->mapToGlobal(b), Qt::NoButton, Qt::LeftButton,
+                     Qt::NoModifier);
+    QMouseEvent release(QEvent::MouseButtonRelease, b, curve->mapToGlobal(b), Qt::LeftButton, Qt::NoButton,
+                        Qt::NoModifier);
     QApplication::sendEvent(curve, &press);
     QApplication::sendEvent(curve, &move);
     QApplication::sendEvent(curve, &release);
@@ -340,15 +374,17 @@ void TestAnalysisPanels::memoryPanel() {
     QCOMPARE(view->analysisScope()->first, qint64(expectedFrom));
 }
 
-// PyTorch 1.8's `[memory]` events give sizes only: the curve is drawn from their running sum, and no allocation is
-// called unfreed.
+// PyTorch 1.8's `[memory]` events give sizes only: the curve is drawn from their running sum, and no
+// allocation is called unfreed.
 void TestAnalysisPanels::memoryPanelOfSizesOnlyTrace() {
-    TraceView* view = open("pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz");
+    TraceView* view = open(
+        "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz");
     QVERIFY(view);
     MemoryPanel* panel = view->memoryPanel();
     QVERIFY(panel->curve()->seriesCount() >= 2);
     const QString text = panel->summary()->text();
-    QVERIFY2(text.contains(QLatin1String("no addresses")) && !text.contains(QLatin1String("never freed")), qPrintable(text));
+    QVERIFY2(text.contains(QLatin1String("no addresses")) && !text.contains(QLatin1String("never freed")),
+             qPrintable(text));
     QVERIFY(panel->blocks()->rowCount() > 0);
     for (int r = 0; r < std::min(50, panel->blocks()->rowCount()); ++r)
         QCOMPARE(panel->blocks()->item(r, 3)->text(), QStringLiteral("unknown (no address)"));
@@ -372,7 +408,8 @@ void TestAnalysisPanels::modulePanel() {
     panel->flame()->resize(900, 200);
     const QPointF at = panel->flame()->rectOf(root).center();
     QCOMPARE(panel->flame()->nodeAt(at), root);
-    QMouseEvent press(QEvent::MouseButtonPress, at, panel->flame()->mapToGlobal(at), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+    QMouseEvent press(QEvent::MouseButtonPress, at, panel->flame()->mapToGlobal(at), Qt::LeftButton,
+                      Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(panel->flame(), &press);
     QCOMPARE(panel->tree()->currentItem()->data(0, Qt::UserRole).toInt(), root);
     QCOMPARE(view->timeline()->selected(), tree.nodes[std::size_t(root)].example);
@@ -381,7 +418,8 @@ void TestAnalysisPanels::modulePanel() {
 void TestAnalysisPanels::stepDoubleClickShowsStep() {
     TraceView* view = open(resnet);
     QVERIFY(view);
-    // The step the panel's own table shows: under load a newer result can be set on the view before the panel has it.
+    // The step the panel's own table shows: under load a newer result can be set on the view before the panel
+    // has it.
     QTRY_VERIFY(view->overviewPanel()->shownResult() == view->analysis());
     const StepRange step = view->overviewPanel()->shownResult()->overview.steps[2];
     emit view->overviewPanel()->breakdownTable()->cellDoubleClicked(2, 0);
@@ -418,11 +456,15 @@ void TestAnalysisPanels::snapshots() {
         for (int i = 0; i < view->bottomTabs()->count(); ++i) {
             view->bottomTabs()->setCurrentIndex(i);
             QTest::qWait(50);
-            m_window->grab().save(QStringLiteral("%1/%2-%3.png").arg(dir, QString::fromLatin1(trace).section(QLatin1Char('/'), -1).left(20)).arg(i));
+            m_window->grab().save(
+                QStringLiteral("%1/%2-%3.png")
+                    .arg(dir, QString::fromLatin1(trace).section(QLatin1Char('/'), -1).left(20))
+                    .arg(i));
         }
     }
-    // The views the trust issue fixed: Details > Parents of an operator late in a with_stack trace, an operator's
-    // Python call stack, the annotations, a kernel's launching operator and delay, a sizes-only memory trace.
+    // The views the trust issue fixed: Details > Parents of an operator late in a with_stack trace, an
+    // operator's Python call stack, the annotations, a kernel's launching operator and delay, a sizes-only
+    // memory trace.
     TraceView* view = open(qwen);
     QVERIFY(view);
     const TraceStore& store = *view->trace()->store;
@@ -431,8 +473,8 @@ void TestAnalysisPanels::snapshots() {
         const Track& t = store.tracks[ti];
         if (t.kind != TrackKind::CpuThread) continue;
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
-            if (store.categoryOf({TrackId(ti), r}).kind == CategoryKind::CpuOp && t.starts[r] - store.minTime > (store.maxTime - store.minTime) / 2 &&
-                t.parentOf(r)) {
+            if (store.categoryOf({TrackId(ti), r}).kind == CategoryKind::CpuOp &&
+                t.starts[r] - store.minTime > (store.maxTime - store.minTime) / 2 && t.parentOf(r)) {
                 late = {TrackId(ti), r};
                 break;
             }
@@ -447,7 +489,8 @@ void TestAnalysisPanels::snapshots() {
     OperatorPanel* ops = view->operatorPanel();
     view->bottomTabs()->setCurrentWidget(ops);
     for (int r = 0; r < ops->proxy()->rowCount(); ++r)
-        if (ops->proxy()->index(r, 0).data().toString() == QLatin1String("aten::linear")) ops->view()->setCurrentIndex(ops->proxy()->index(r, 0));
+        if (ops->proxy()->index(r, 0).data().toString() == QLatin1String("aten::linear"))
+            ops->view()->setCurrentIndex(ops->proxy()->index(r, 0));
     QTest::qWait(50);
     m_window->grab().save(dir + QStringLiteral("/trust-operator-python-stack.png"));
     ops->findChild<QComboBox*>()->setCurrentIndex(2);
@@ -465,7 +508,8 @@ void TestAnalysisPanels::snapshots() {
     view->bottomTabs()->setCurrentWidget(view->kernelPanel());
     QTest::qWait(50);
     m_window->grab().save(dir + QStringLiteral("/trust-kernels.png"));
-    TraceView* old = open("pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz");
+    TraceView* old = open(
+        "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz");
     QVERIFY(old);
     old->bottomTabs()->setCurrentWidget(old->memoryPanel());
     QTest::qWait(50);

@@ -1,13 +1,14 @@
-// Live capture end to end: the agent's writer (spool + socket, drops when the viewer is slow or gone), the capture
-// session (private socket, peer check, target lifecycle), `kinetoscope-cli record` with the replay source and
-// kinetoscope-fake-cuda on real traces, faults on either side, spool recovery, and the agent library loading.
+// Live capture end to end: the agent's writer (spool + socket, drops when the viewer is slow or gone), the
+// capture session (private socket, peer check, target lifecycle), `kinetoscope-cli record` with the replay
+// source and kinetoscope-fake-cuda on real traces, faults on either side, spool recovery, and the agent
+// library loading.
 #include "agentwriter.h"
-#include "kernelname.h"
-#include "replaysource.h"
 #include "analysis/argscan.h"
 #include "analysis/summary.h"
+#include "kernelname.h"
 #include "live/capturesession.h"
 #include "live/tracewire.h"
+#include "replaysource.h"
 #include "testsupport.h"
 
 #include <QProcess>
@@ -35,7 +36,8 @@ const char* const fakeCuda = KINETOSCOPE_FAKE_CUDA;
 
 // A kernel as the user sees it: name, start relative to the first kernel, duration, stream.
 using KernelKey = std::tuple<std::string, TimeNs, TimeNs, std::int64_t>;
-// A launch -> kernel link: launch name and start, kernel name and start (starts relative to the first kernel).
+// A launch -> kernel link: launch name and start, kernel name and start (starts relative to the first
+// kernel).
 using LinkKey = std::tuple<std::string, TimeNs, std::string, TimeNs>;
 
 struct GpuView {
@@ -61,16 +63,23 @@ GpuView gpuView(const TraceStore& s) {
                 kernels.push_back(ref);
                 first = std::min(first, s.tracks[t].starts[r]);
                 break;
-            case CategoryKind::Memcpy: ++v.memcpys; break;
-            case CategoryKind::Memset: ++v.memsets; break;
-            default: break;
+            case CategoryKind::Memcpy:
+                ++v.memcpys;
+                break;
+            case CategoryKind::Memset:
+                ++v.memsets;
+                break;
+            default:
+                break;
             }
         }
     for (const EventRef k : kernels) {
         const Track& track = s.tracks[k.track.value];
-        v.kernels.emplace_back(std::string(s.nameOf(k)), track.starts[k.index] - first, track.durations[k.index], streamOf(s, k));
+        v.kernels.emplace_back(std::string(s.nameOf(k)), track.starts[k.index] - first,
+                               track.durations[k.index], streamOf(s, k));
         if (auto launch = s.launchOf(k))
-            v.links.emplace_back(std::string(s.nameOf(*launch)), s.tracks[launch->track.value].starts[launch->index] - first,
+            v.links.emplace_back(std::string(s.nameOf(*launch)),
+                                 s.tracks[launch->track.value].starts[launch->index] - first,
                                  std::string(s.nameOf(k)), track.starts[k.index] - first);
     }
     std::sort(v.kernels.begin(), v.kernels.end());
@@ -109,7 +118,8 @@ int listenAt(const std::string& path) {
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
     std::strcpy(address.sun_path, path.c_str());
-    if (::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(listener, 1) != 0) {
+    if (::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+        ::listen(listener, 1) != 0) {
         ::close(listener);
         return -1;
     }
@@ -127,12 +137,12 @@ wire::Kernel kernel(std::uint32_t name, std::int64_t start) {
 
 // Feeds a source's records straight into a capture: no writer, no socket.
 class CaptureSink : public capture::RecordSink {
-public:
+  public:
     explicit CaptureSink(live::CaptureRecords& into) : m_into(into) {}
     wire::StringRef string(std::string_view text) override { return m_into.intern(text); }
     void add(const wire::Record& record) override { m_into.add(record); }
 
-private:
+  private:
     live::CaptureRecords& m_into;
 };
 
@@ -149,15 +159,19 @@ std::string storeDifference(const TraceStore& a, const TraceStore& b) {
     check(differ("time ranges", std::pair(a.minTime, a.maxTime), std::pair(b.minTime, b.maxTime)));
     check(differ("category counts", a.categories.size(), b.categories.size()));
     for (std::size_t i = 0; d.empty() && i < a.categories.size(); ++i)
-        check(differ("category " + std::to_string(i), std::pair(text(a, a.categories[i].name), a.categories[i].kind),
+        check(differ("category " + std::to_string(i),
+                     std::pair(text(a, a.categories[i].name), a.categories[i].kind),
                      std::pair(text(b, b.categories[i].name), b.categories[i].kind)));
     check(differ("track counts", a.tracks.size(), b.tracks.size()));
     for (std::size_t t = 0; d.empty() && t < a.tracks.size(); ++t) {
         const Track& x = a.tracks[t];
         const Track& y = b.tracks[t];
         const std::string where = "track " + std::to_string(t) + ": ";
-        check(differ(where + "identities", std::tuple(x.kind, x.pid, x.tid, text(a, x.pidText), text(a, x.tidText), text(a, x.name), x.sortIndex, x.hasSortIndex),
-                     std::tuple(y.kind, y.pid, y.tid, text(b, y.pidText), text(b, y.tidText), text(b, y.name), y.sortIndex, y.hasSortIndex)));
+        check(differ(where + "identities",
+                     std::tuple(x.kind, x.pid, x.tid, text(a, x.pidText), text(a, x.tidText), text(a, x.name),
+                                x.sortIndex, x.hasSortIndex),
+                     std::tuple(y.kind, y.pid, y.tid, text(b, y.pidText), text(b, y.tidText), text(b, y.name),
+                                y.sortIndex, y.hasSortIndex)));
         check(differ(where + "starts", x.starts, y.starts));
         check(differ(where + "durations", x.durations, y.durations));
         check(differ(where + "flags", x.flags, y.flags));
@@ -166,8 +180,10 @@ std::string storeDifference(const TraceStore& a, const TraceStore& b) {
         check(differ(where + "counter values", x.counterValues, y.counterValues));
         for (std::uint32_t r = 0; d.empty() && r < x.sliceCount(); ++r) {
             const EventRef ref{TrackId(t), r};
-            check(differ(where + "row " + std::to_string(r) + " name", text(a, x.names[r]), text(b, y.names[r])));
-            check(differ(where + "row " + std::to_string(r) + " category", text(a, a.categoryOf(ref).name), text(b, b.categoryOf(ref).name)));
+            check(differ(where + "row " + std::to_string(r) + " name", text(a, x.names[r]),
+                         text(b, y.names[r])));
+            check(differ(where + "row " + std::to_string(r) + " category", text(a, a.categoryOf(ref).name),
+                         text(b, b.categoryOf(ref).name)));
             check(differ(where + "row " + std::to_string(r) + " args", a.argsText(ref), b.argsText(ref)));
         }
     }
@@ -176,10 +192,14 @@ std::string storeDifference(const TraceStore& a, const TraceStore& b) {
         const ProcessInfo& x = a.processes[i];
         const ProcessInfo& y = b.processes[i];
         std::vector<std::string> xl, yl;
-        for (StringId l : x.labels) xl.push_back(text(a, l));
-        for (StringId l : y.labels) yl.push_back(text(b, l));
-        check(differ("process " + std::to_string(i), std::tuple(x.pid, text(a, x.pidText), text(a, x.name), xl, x.sortIndex, x.hasSortIndex),
-                     std::tuple(y.pid, text(b, y.pidText), text(b, y.name), yl, y.sortIndex, y.hasSortIndex)));
+        for (StringId l : x.labels)
+            xl.push_back(text(a, l));
+        for (StringId l : y.labels)
+            yl.push_back(text(b, l));
+        check(
+            differ("process " + std::to_string(i),
+                   std::tuple(x.pid, text(a, x.pidText), text(a, x.name), xl, x.sortIndex, x.hasSortIndex),
+                   std::tuple(y.pid, text(b, y.pidText), text(b, y.name), yl, y.sortIndex, y.hasSortIndex)));
     }
     check(differ("flow counts", a.flows.size(), b.flows.size()));
     for (std::size_t i = 0; d.empty() && i < a.flows.size(); ++i) {
@@ -191,7 +211,8 @@ std::string storeDifference(const TraceStore& a, const TraceStore& b) {
     check(differ("flows by target", a.flowsByTarget, b.flowsByTarget));
     auto entries = [](const std::vector<CorrelationEntry>& v) {
         std::vector<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>> out;
-        for (const CorrelationEntry& e : v) out.emplace_back(e.id, e.ref.track.value, e.ref.index);
+        for (const CorrelationEntry& e : v)
+            out.emplace_back(e.id, e.ref.track.value, e.ref.index);
         return out;
     };
     check(differ("launches by correlation", entries(a.launchByCorrelation), entries(b.launchByCorrelation)));
@@ -203,41 +224,50 @@ std::string storeDifference(const TraceStore& a, const TraceStore& b) {
     for (std::size_t i = 0; d.empty() && i < a.metadata.devices.size(); ++i) {
         const DeviceProperties& x = a.metadata.devices[i];
         const DeviceProperties& y = b.metadata.devices[i];
-        check(differ("device " + std::to_string(i), std::tuple(x.id, x.name, x.totalGlobalMem, x.computeMajor, x.computeMinor, x.numSms, x.maxThreadsPerMultiprocessor, x.warpSize),
-                     std::tuple(y.id, y.name, y.totalGlobalMem, y.computeMajor, y.computeMinor, y.numSms, y.maxThreadsPerMultiprocessor, y.warpSize)));
+        check(differ("device " + std::to_string(i),
+                     std::tuple(x.id, x.name, x.totalGlobalMem, x.computeMajor, x.computeMinor, x.numSms,
+                                x.maxThreadsPerMultiprocessor, x.warpSize),
+                     std::tuple(y.id, y.name, y.totalGlobalMem, y.computeMajor, y.computeMinor, y.numSms,
+                                y.maxThreadsPerMultiprocessor, y.warpSize)));
     }
     const ImportStats& x = a.stats;
     const ImportStats& y = b.stats;
-    check(differ("event counts", std::tuple(x.eventsSeen, x.malformedEvents, x.unknownPhaseEvents), std::tuple(y.eventsSeen, y.malformedEvents, y.unknownPhaseEvents)));
+    check(differ("event counts", std::tuple(x.eventsSeen, x.malformedEvents, x.unknownPhaseEvents),
+                 std::tuple(y.eventsSeen, y.malformedEvents, y.unknownPhaseEvents)));
     check(differ("phase counts", x.phaseCounts, y.phaseCounts));
     check(differ("category event counts", x.categoryCounts, y.categoryCounts));
     check(differ("issue counts", x.issues.size(), y.issues.size()));
     return d;
 }
 
-// A capture with every kind of record and the awkward cases: names to escape, a graph launch (two kernels, one
-// correlation), a repeated External id, a launch with no GPU work, a driver call, a context sync on no stream (-1),
-// an unknown memcpy kind, an empty range, NVTX ranges and marks, kernels on a device without properties, times before
-// the first whole second, and correlation ids far apart (the sparse tables).
+// A capture with every kind of record and the awkward cases: names to escape, a graph launch (two kernels,
+// one correlation), a repeated External id, a launch with no GPU work, a driver call, a context sync on no
+// stream (-1), an unknown memcpy kind, an empty range, NVTX ranges and marks, kernels on a device without
+// properties, times before the first whole second, and correlation ids far apart (the sparse tables).
 live::CaptureRecords awkwardCapture(bool sparseIds) {
     live::CaptureRecords c;
     const std::uint64_t step = sparseIds ? 1'000'000'007ull : 1;
     auto id = [&](std::uint64_t i) { return 100 + i * step; };
     const wire::StringRef gemm = c.intern("ampere_sgemm_128x64_nn"), quoted = c.intern("k<\"a\\b\">\n\t\x01"),
                           launch = c.intern("cudaLaunchKernel"), driverLaunch = c.intern("cuLaunchKernel"),
-                          copy = c.intern("cudaMemcpyAsync"), range = c.intern("forward"), mark = c.intern("step \"3\""),
-                          h100 = c.intern("NVIDIA H100 80GB HBM3");
-    // Calls named for the first time after flows were written: a name's id must never share a cache slot with the
-    // fixed names (Memcpy kinds, ac2g...) however many names come before.
+                          copy = c.intern("cudaMemcpyAsync"), range = c.intern("forward"),
+                          mark = c.intern("step \"3\""), h100 = c.intern("NVIDIA H100 80GB HBM3");
+    // Calls named for the first time after flows were written: a name's id must never share a cache slot with
+    // the fixed names (Memcpy kinds, ac2g...) however many names come before.
     std::vector<wire::StringRef> lateNames;
-    for (int i = 0; i < 32; ++i) lateNames.push_back(c.intern("cudaLateCall" + std::to_string(i)));
+    for (int i = 0; i < 32; ++i)
+        lateNames.push_back(c.intern("cudaLateCall" + std::to_string(i)));
     c.add(wire::Device{0, h100, 85'000'000'000ull, 9, 0, 132, 2048, 32});
     c.setProcessName(4242, "python train.py");
     std::int64_t t = 1'700'000'000'999'990'000; // 10 µs before a whole second
     for (std::uint64_t i = 0; i < 40; ++i, t += 7'321) {
         const bool graph = i % 10 == 3, noGpu = i % 10 == 5, driver = i % 10 == 7, memcpy = i % 10 == 8;
-        const wire::StringRef callName = i >= 8 ? lateNames[i - 8] : driver ? driverLaunch : memcpy ? copy : launch;
-        c.add(wire::Api{std::uint8_t(driver), driver ? 307u : 211u, callName, id(i), 4242, 4243 + (i % 2), t, t + 2'000});
+        const wire::StringRef callName = i >= 8   ? lateNames[i - 8]
+                                         : driver ? driverLaunch
+                                         : memcpy ? copy
+                                                  : launch;
+        c.add(wire::Api{std::uint8_t(driver), driver ? 307u : 211u, callName, id(i), 4242, 4243 + (i % 2), t,
+                        t + 2'000});
         if (i % 4 == 0) c.add(wire::ExternalCorrelation{id(i), 5000 + i / 2});
         if (i == 9) c.add(wire::ExternalCorrelation{id(i), 7777}); // repeated: the last one counts
         if (noGpu) continue;
@@ -275,16 +305,19 @@ live::CaptureRecords awkwardCapture(bool sparseIds) {
 live::CaptureRecords extremeCapture() {
     live::CaptureRecords c;
     const std::uint64_t huge = UINT64_MAX;
-    const wire::StringRef name = c.intern("k"), launch = c.intern("cuLaunchKernel"), tiny = c.intern("NVIDIA tiny");
+    const wire::StringRef name = c.intern("k"), launch = c.intern("cuLaunchKernel"),
+                          tiny = c.intern("NVIDIA tiny");
     const std::int64_t t = 1'000'000'000;
     c.add(wire::Device{9, tiny, huge, UINT32_MAX, UINT32_MAX, 1, UINT32_MAX, UINT32_MAX});
     for (std::uint64_t i = 0; i < 64; ++i) {
         const std::uint64_t id = huge - i;
         c.add(wire::ExternalCorrelation{id, huge});
         wire::Kernel k;
-        k.device = 9, k.stream = UINT32_MAX, k.correlation = id, k.start = t + std::int64_t(i) * 10, k.end = k.start + 1;
+        k.device = 9, k.stream = UINT32_MAX, k.correlation = id, k.start = t + std::int64_t(i) * 10,
+        k.end = k.start + 1;
         k.name = name;
-        for (int d = 0; d < 3; ++d) k.grid[d] = k.block[d] = UINT32_MAX;
+        for (int d = 0; d < 3; ++d)
+            k.grid[d] = k.block[d] = UINT32_MAX;
         k.registers = k.staticShared = k.dynamicShared = UINT32_MAX;
         c.add(k);
         c.add(wire::Memcpy{UINT32_MAX, UINT32_MAX, id, k.start, k.end, 255, huge});
@@ -300,23 +333,25 @@ live::CaptureRecords extremeCapture() {
 class TestCapture : public QObject {
     Q_OBJECT
 
-private slots:
+  private slots:
     void initTestCase() {
         ::signal(SIGPIPE, SIG_IGN);
         QVERIFY2(QFileInfo::exists(agentLibrary), agentLibrary);
         QVERIFY2(QFileInfo::exists(fakeCuda), fakeCuda);
     }
 
-    // What the CUDA driver does: load the library and find its entry point. With CUPTI built in this also proves the
-    // CUPTI source linked and its library resolves.
+    // What the CUDA driver does: load the library and find its entry point. With CUPTI built in this also
+    // proves the CUPTI source linked and its library resolves.
     void agentLoads() {
         void* handle = dlopen(agentLibrary, RTLD_NOW | RTLD_LOCAL);
         QVERIFY2(handle, dlerror());
         QVERIFY(dlsym(handle, "InitializeInjection"));
         QVERIFY(dlsym(handle, "KinetoscopeAgentWaitReplay"));
         // Nothing else leaks into the target's symbol space.
-        QVERIFY(!dlsym(handle, "_ZN11kinetoscope9loadTraceERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERKNS_11LoadOptionsE"));
-        // Not dlclose'd: as in a target, the agent (and CUPTI, which keeps allocations in its globals) stays loaded.
+        QVERIFY(!dlsym(handle, "_ZN11kinetoscope9loadTraceERKNSt7__cxx1112basic_stringIcSt11char_"
+                               "traitsIcESaIcEEERKNS_11LoadOptionsE"));
+        // Not dlclose'd: as in a target, the agent (and CUPTI, which keeps allocations in its globals) stays
+        // loaded.
     }
 
     // Without a GPU (and without a replay trace) the agent must say so and let the target run normally.
@@ -338,24 +373,30 @@ private slots:
 
     void replayMatchesTrace_data() {
         QTest::addColumn<QString>("trace");
-        QTest::newRow("torch.compile triton (AMD)") << "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz";
-        QTest::newRow("H100 Qwen") << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+        QTest::newRow("torch.compile triton (AMD)")
+            << "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz";
+        QTest::newRow("H100 Qwen")
+            << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
         QTest::newRow("tb_plugin resnet50, legacy categories")
             << "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz";
-        QTest::newRow("HTA sampled rank") << "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz";
+        QTest::newRow("HTA sampled rank")
+            << "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz";
         QTest::newRow("B200 eager") << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz";
     }
 
-    // The whole pipeline: replay source -> agent -> socket -> session -> saved trace, which must show the same
-    // kernels (names, count, durations, streams, relative timing) and launch -> kernel links as the original.
+    // The whole pipeline: replay source -> agent -> socket -> session -> saved trace, which must show the
+    // same kernels (names, count, durations, streams, relative timing) and launch -> kernel links as the
+    // original.
     void replayMatchesTrace() {
         QFETCH(QString, trace);
         const std::string path = test::tracePath(trace.toUtf8().constData());
         QTemporaryDir dir;
         const QString out = dir.filePath("capture.json");
         QString log;
-        QVERIFY2(record({"-o", out, "--replay", QString::fromStdString(path), "--speed", "0", "--agent", agentLibrary, "--",
-                         fakeCuda}, log), qPrintable(log));
+        QVERIFY2(record({"-o", out, "--replay", QString::fromStdString(path), "--speed", "0", "--agent",
+                         agentLibrary, "--", fakeCuda},
+                        log),
+                 qPrintable(log));
         QVERIFY2(log.contains("0 dropped"), qPrintable(log));
         QVERIFY2(!QFileInfo::exists(out + ".kscw"), "the spool is removed once the trace is saved");
 
@@ -375,7 +416,8 @@ private slots:
         QCOMPARE(b.memsets, a.memsets);
         // Every link is a real ac2g flow in the saved file, so Perfetto and chrome://tracing draw it too.
         std::size_t launchFlows = 0;
-        for (const Flow& f : captured.store->flows) launchFlows += f.kind == FlowKind::Launch;
+        for (const Flow& f : captured.store->flows)
+            launchFlows += f.kind == FlowKind::Launch;
         QVERIFY(launchFlows >= b.links.size());
         // And the kernel table reads the same.
         const Summary sa = summarize(*original.store, OperatorGrouping::Name);
@@ -389,18 +431,23 @@ private slots:
         QTest::newRow("awkward records, dense ids") << "awkward" << 0;
         QTest::newRow("awkward records, sparse ids") << "awkward sparse" << 0;
         QTest::newRow("longest numbers") << "extreme" << 0;
-        QTest::newRow("torch.compile triton (AMD)") << "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz" << 0;
-        QTest::newRow("H100 Qwen") << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" << 0;
-        QTest::newRow("H100 Qwen, one thread") << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" << 1;
+        QTest::newRow("torch.compile triton (AMD)")
+            << "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz" << 0;
+        QTest::newRow("H100 Qwen")
+            << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" << 0;
+        QTest::newRow("H100 Qwen, one thread")
+            << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" << 1;
         QTest::newRow("tb_plugin resnet50, legacy categories")
             << "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz" << 0;
-        QTest::newRow("HTA sampled rank") << "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz" << 0;
+        QTest::newRow("HTA sampled rank")
+            << "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz"
+            << 0;
         QTest::newRow("B200 eager") << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz" << 0;
     }
 
-    // The live view's store is built straight from the records; it must be exactly the store that the saved JSON
-    // loads as (every column, name, args text, flow, index and count), so what the viewer shows live is what a saved
-    // capture reopens as.
+    // The live view's store is built straight from the records; it must be exactly the store that the saved
+    // JSON loads as (every column, name, args text, flow, index and count), so what the viewer shows live is
+    // what a saved capture reopens as.
     void directStoreMatchesSavedTrace() {
         QFETCH(QString, trace);
         QFETCH(int, threads);
@@ -411,11 +458,13 @@ private slots:
             records = extremeCapture();
         } else {
             std::string stream, error;
-            QVERIFY2(live::replayStreamFor(test::tracePath(trace.toUtf8().constData()), stream, error), error.c_str());
+            QVERIFY2(live::replayStreamFor(test::tracePath(trace.toUtf8().constData()), stream, error),
+                     error.c_str());
             auto source = capture::makeReplaySourceFromStream(std::move(stream), 0);
             QVERIFY2(source->start(error), error.c_str());
             CaptureSink sink(records);
-            while (!source->finished()) source->drain(sink);
+            while (!source->finished())
+                source->drain(sink);
             source->stop();
         }
         QVERIFY(records.counts().kernels > 0);
@@ -430,8 +479,8 @@ private slots:
         QVERIFY(direct.ok());
         QCOMPARE(QString::fromStdString(storeDifference(*direct.store, *saved.store)), QString());
         QCOMPARE(direct.store->sliceCount(), std::size_t(records.eventCount()));
-        // Built directly (not through the JSON, which it falls back to if args ever outgrew their room): it reports
-        // the args text it made.
+        // Built directly (not through the JSON, which it falls back to if args ever outgrew their room): it
+        // reports the args text it made.
         std::uint64_t argsBytes = 0;
         for (std::uint32_t t = 0; t < direct.store->tracks.size(); ++t)
             for (std::uint32_t r = 0; r < direct.store->tracks[t].sliceCount(); ++r)
@@ -439,22 +488,26 @@ private slots:
         QCOMPARE(direct.store->stats.jsonBytes, argsBytes);
     }
 
-    // A snapshot (a copy of the capture) shares the record blocks; records added afterwards, into the same partly
-    // filled block too, never show in it, and neither copy's records change.
+    // A snapshot (a copy of the capture) shares the record blocks; records added afterwards, into the same
+    // partly filled block too, never show in it, and neither copy's records change.
     void snapshotKeepsItsRecords() {
         live::CaptureRecords capture;
         const wire::StringRef name = capture.intern("k");
         const std::size_t first = live::AppendOnly<wire::Kernel>::blockSize + 1000;
-        for (std::size_t i = 0; i < first; ++i) capture.add(kernel(name, std::int64_t(i)));
+        for (std::size_t i = 0; i < first; ++i)
+            capture.add(kernel(name, std::int64_t(i)));
         const live::CaptureRecords snapshot = capture;
-        for (std::size_t i = first; i < 3 * first; ++i) capture.add(kernel(name, std::int64_t(i)));
+        for (std::size_t i = first; i < 3 * first; ++i)
+            capture.add(kernel(name, std::int64_t(i)));
         QCOMPARE(snapshot.kernels().size(), first);
         QCOMPARE(snapshot.counts().kernels, std::uint64_t(first));
         QCOMPARE(capture.kernels().size(), 3 * first);
         std::size_t i = 0;
-        for (const wire::Kernel& k : snapshot.kernels()) QCOMPARE(k.start, std::int64_t(i++));
+        for (const wire::Kernel& k : snapshot.kernels())
+            QCOMPARE(k.start, std::int64_t(i++));
         QCOMPARE(i, first);
-        for (i = 0; i < capture.kernels().size(); ++i) QCOMPARE(capture.kernels()[i].start, std::int64_t(i));
+        for (i = 0; i < capture.kernels().size(); ++i)
+            QCOMPARE(capture.kernels()[i].start, std::int64_t(i));
         const LoadResult store = snapshot.buildStore();
         QVERIFY(store.ok());
         QCOMPARE(store.store->sliceCount(), first);
@@ -462,19 +515,22 @@ private slots:
 
     // Replay keeps the trace's relative timing: at speed S the capture takes at least span / S.
     void replayKeepsTiming() {
-        const std::string path = test::tracePath("AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz");
+        const std::string path =
+            test::tracePath("AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz");
         QTemporaryDir dir;
         QString log;
         QElapsedTimer timer;
         timer.start();
         // The trace's GPU work spans ~13 ms; at 0.05x that is ~260 ms.
-        QVERIFY2(record({"-o", dir.filePath("c.json"), "--replay", QString::fromStdString(path), "--speed", "0.05", "--agent",
-                         agentLibrary, "--", fakeCuda}, log), qPrintable(log));
+        QVERIFY2(record({"-o", dir.filePath("c.json"), "--replay", QString::fromStdString(path), "--speed",
+                         "0.05", "--agent", agentLibrary, "--", fakeCuda},
+                        log),
+                 qPrintable(log));
         QVERIFY2(timer.elapsed() >= 240, qPrintable(QString::number(timer.elapsed())));
     }
 
-    // The writer never blocks on a viewer that does not read: batches beyond the backlog are dropped for the socket
-    // (strings kept, a Dropped record says how many), while the spool gets everything.
+    // The writer never blocks on a viewer that does not read: batches beyond the backlog are dropped for the
+    // socket (strings kept, a Dropped record says how many), while the spool gets everything.
     void slowViewerDropsAreCounted() {
         QTemporaryDir dir;
         const std::string spool = dir.filePath("spool.kscw").toStdString();
@@ -500,7 +556,8 @@ private slots:
         timer.start();
         for (int b = 0; b < batches; ++b) {
             const wire::StringRef name = writer.string("kernel_" + std::to_string(b % 7));
-            for (int i = 0; i < perBatch; ++i) writer.add(kernel(name, std::int64_t(b) * perBatch + i));
+            for (int i = 0; i < perBatch; ++i)
+                writer.add(kernel(name, std::int64_t(b) * perBatch + i));
             writer.ship();
         }
         QVERIFY2(timer.elapsed() < 5000, "the writer must not wait for the viewer");
@@ -516,9 +573,11 @@ private slots:
         live::WireIngest ingest(viewerSide);
         QVERIFY(ingest.feed(received));
         QVERIFY(ingest.finish());
-        QCOMPARE(viewerSide.counts().kernels + viewerSide.counts().dropped, std::uint64_t(batches) * perBatch);
+        QCOMPARE(viewerSide.counts().kernels + viewerSide.counts().dropped,
+                 std::uint64_t(batches) * perBatch);
         QCOMPARE(viewerSide.counts().dropped, writer.stats().recordsDroppedForSocket);
-        for (const wire::Kernel& k : viewerSide.kernels()) QVERIFY(viewerSide.string(k.name).starts_with("kernel_"));
+        for (const wire::Kernel& k : viewerSide.kernels())
+            QVERIFY(viewerSide.string(k.name).starts_with("kernel_"));
 
         // The spool has every record.
         const live::SpoolRead spooled = live::readSpool(spool);
@@ -529,7 +588,8 @@ private slots:
         ::close(listener);
     }
 
-    // The viewer goes away mid-capture: the writer notices, stops sending and keeps spooling, without blocking.
+    // The viewer goes away mid-capture: the writer notices, stops sending and keeps spooling, without
+    // blocking.
     void viewerGoneWriterContinues() {
         QTemporaryDir dir;
         const std::string socketPath = dir.filePath("s.sock").toStdString();
@@ -554,9 +614,11 @@ private slots:
         ::close(listener);
     }
 
-    // The target dies (SIGKILL) mid-capture: everything received up to then is kept and saves as a valid trace.
+    // The target dies (SIGKILL) mid-capture: everything received up to then is kept and saves as a valid
+    // trace.
     void targetKilledMidCapture() {
-        const std::string path = test::tracePath("AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+        const std::string path = test::tracePath(
+            "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
         live::CaptureSession session;
         live::LaunchSpec spec;
         spec.program = fakeCuda;
@@ -586,16 +648,17 @@ private slots:
 
     // The viewer dies (SIGKILL) mid-capture: the target finishes normally and its spool is complete.
     void viewerKilledTargetFinishes() {
-        const std::string path = test::tracePath("AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz");
+        const std::string path =
+            test::tracePath("AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz");
         const LoadResult original = loadTrace(path);
         QVERIFY(original.ok());
         const std::size_t expected = gpuView(*original.store).kernels.size();
         QTemporaryDir dir;
         const QString spool = dir.filePath("spool.kscw");
         QProcess cli;
-        cli.start(QStringLiteral(KINETOSCOPE_CLI), {"record", "-o", dir.filePath("c.json"), "--spool", spool, "--replay",
-                                                    QString::fromStdString(path), "--speed", "0.005", "--agent", agentLibrary,
-                                                    "--", fakeCuda});
+        cli.start(QStringLiteral(KINETOSCOPE_CLI), {"record", "-o", dir.filePath("c.json"), "--spool", spool,
+                                                    "--replay", QString::fromStdString(path), "--speed",
+                                                    "0.005", "--agent", agentLibrary, "--", fakeCuda});
         QVERIFY(cli.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(spool).size() > 0, 30000);
         cli.kill(); // SIGKILL: no chance to clean up
@@ -614,8 +677,8 @@ private slots:
         QVERIFY(!QFileInfo::exists(dir.filePath("c.json")));
     }
 
-    // A spool cut short (a crash mid-write) opens like a truncated trace: every whole record before the cut, and the
-    // byte offset of the cut.
+    // A spool cut short (a crash mid-write) opens like a truncated trace: every whole record before the cut,
+    // and the byte offset of the cut.
     void truncatedSpoolOpens_data() {
         QTest::addColumn<int>("cutFromEnd");
         QTest::newRow("mid-record") << 7;
@@ -631,7 +694,8 @@ private slots:
             std::string error;
             QVERIFY(writer.open({"", spool}, error));
             const wire::StringRef name = writer.string("gemm");
-            for (int i = 0; i < 1000; ++i) writer.add(kernel(name, std::int64_t(i) * 2000));
+            for (int i = 0; i < 1000; ++i)
+                writer.add(kernel(name, std::int64_t(i) * 2000));
             writer.close(std::chrono::milliseconds(0));
         }
         const auto size = std::filesystem::file_size(spool);
@@ -649,16 +713,23 @@ private slots:
     void kernelNamesAreDemangled_data() {
         QTest::addColumn<QString>("cupti");
         QTest::addColumn<QString>("shown");
-        QTest::newRow("plain function") << "_Z22kinetoscope_probe_fillPfif" << "kinetoscope_probe_fill(float*, int, float)";
+        QTest::newRow("plain function") << "_Z22kinetoscope_probe_fillPfif"
+                                        << "kinetoscope_probe_fill(float*, int, float)";
         // As Kineto writes it (the form of the real traces' names, " >" and all).
         QTest::newRow("PyTorch template")
-            << "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEENS_6detail5ArrayIPcLi1EEEEEviT0_T1_"
-            << "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >"
+            << "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEENS_"
+               "6detail5ArrayIPcLi1EEEEEviT0_T1_"
+            << "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+               "at::detail::Array<char*, 1> >"
                "(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)";
-        QTest::newRow("C kernel (cuBLAS)") << "ampere_sgemm_128x64_nn" << "ampere_sgemm_128x64_nn";
-        QTest::newRow("Triton") << "triton_poi_fused_add_0" << "triton_poi_fused_add_0";
-        QTest::newRow("not a valid symbol") << "_Zbogus!" << "_Zbogus!";
-        QTest::newRow("empty") << "" << "";
+        QTest::newRow("C kernel (cuBLAS)") << "ampere_sgemm_128x64_nn"
+                                           << "ampere_sgemm_128x64_nn";
+        QTest::newRow("Triton") << "triton_poi_fused_add_0"
+                                << "triton_poi_fused_add_0";
+        QTest::newRow("not a valid symbol") << "_Zbogus!"
+                                            << "_Zbogus!";
+        QTest::newRow("empty") << ""
+                               << "";
     }
     void kernelNamesAreDemangled() {
         QFETCH(QString, cupti);
@@ -673,17 +744,19 @@ private slots:
         QTest::newRow("lowest start") << qint64(INT64_MIN) << qint64(1000);
         QTest::newRow("highest end") << qint64(1000) << qint64(INT64_MAX);
         QTest::newRow("both extreme") << qint64(INT64_MIN) << qint64(INT64_MAX);
-        QTest::newRow("just past the bound") << qint64(live::CaptureRecords::maxTime + 1) << qint64(live::CaptureRecords::maxTime + 2);
+        QTest::newRow("just past the bound")
+            << qint64(live::CaptureRecords::maxTime + 1) << qint64(live::CaptureRecords::maxTime + 2);
     }
-    // A stream is untrusted: records whose times no GPU clock gives (and whose differences would overflow) are
-    // counted and skipped; the others load, and the first bad one is reported at its byte offset.
+    // A stream is untrusted: records whose times no GPU clock gives (and whose differences would overflow)
+    // are counted and skipped; the others load, and the first bad one is reported at its byte offset.
     void impossibleTimesAreSkipped() {
         QFETCH(qint64, start);
         QFETCH(qint64, end);
         wire::Encoder encoder;
         const wire::StringRef name = encoder.string("k");
         const wire::StringRef call = encoder.string("cudaLaunchKernel");
-        for (int i = 0; i < 5; ++i) encoder.add(kernel(name, 1'000'000 + i * 2000));
+        for (int i = 0; i < 5; ++i)
+            encoder.add(kernel(name, 1'000'000 + i * 2000));
         const std::size_t badAt = encoder.buffer().size();
         wire::Kernel bad = kernel(name, 0);
         bad.start = start, bad.end = end;
@@ -727,7 +800,7 @@ private slots:
         std::string error;
         QVERIFY2(session.listen(error), error.c_str());
         qunsetenv("TMPDIR");
-        struct stat st{};
+        struct stat st {};
         QCOMPARE(::stat(session.socketPath().c_str(), &st), 0);
         QVERIFY(S_ISSOCK(st.st_mode));
         QCOMPARE(int(st.st_mode & 0777), 0600);
@@ -737,7 +810,8 @@ private slots:
         QCOMPARE(st.st_uid, ::getuid());
 
         if (::geteuid() != 0) QSKIP("checking a foreign peer needs root to become another user");
-        // Open the file modes (as a careless admin might), so only the peer check stands in the way of another user.
+        // Open the file modes (as a careless admin might), so only the peer check stands in the way of
+        // another user.
         ::chmod(tmp.path().toUtf8().constData(), 0711);
         ::chmod(dir.c_str(), 0711);
         ::chmod(session.socketPath().c_str(), 0666);
@@ -761,9 +835,10 @@ private slots:
         QCOMPARE(session.status().counts.bytes, 0u);
     }
 
-    // Connections that end in the round they are accepted in (an agent that connects, sends and exits at once): each
-    // is read to its end and dropped without touching the poll entries of the others (it once erased past the end
-    // of that list, which crashed `kinetoscope-cli record` under load; the ASan build catches the bad erase).
+    // Connections that end in the round they are accepted in (an agent that connects, sends and exits at
+    // once): each is read to its end and dropped without touching the poll entries of the others (it once
+    // erased past the end of that list, which crashed `kinetoscope-cli record` under load; the ASan build
+    // catches the bad erase).
     void connectionsEndingAtOnce() {
         live::CaptureSession session;
         std::string error;
@@ -788,7 +863,8 @@ private slots:
                 QCOMPARE(::write(fd, stream.data(), stream.size()), ssize_t(stream.size()));
                 fds.push_back(fd);
             }
-            for (int fd : fds) ::close(fd);
+            for (int fd : fds)
+                ::close(fd);
         }
         QTRY_COMPARE(session.status().connections, 3 * clients);
         QTRY_COMPARE(session.snapshot().counts().kernels, std::uint64_t(3 * clients));
@@ -799,7 +875,8 @@ private slots:
         QTemporaryDir tmp;
         qputenv("XDG_RUNTIME_DIR", "");
         qputenv("TMPDIR", tmp.path().toUtf8());
-        const std::string ours = tmp.filePath(QString("kinetoscope-capture-%1").arg(::getuid())).toStdString();
+        const std::string ours =
+            tmp.filePath(QString("kinetoscope-capture-%1").arg(::getuid())).toStdString();
         std::string error;
         // A folder someone made world-readable (or a symlink planted in its place) is refused.
         QCOMPARE(::mkdir(ours.c_str(), 0755), 0);
@@ -812,7 +889,7 @@ private slots:
         ::unlink(ours.c_str());
         // Otherwise it is created 0700.
         QCOMPARE(live::privateSocketDir(error), ours);
-        struct stat st{};
+        struct stat st {};
         QCOMPARE(::stat(ours.c_str(), &st), 0);
         QCOMPARE(int(st.st_mode & 0777), 0700);
         qunsetenv("TMPDIR");
@@ -824,12 +901,16 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("no output") << QStringList{"--", "true"} << 2 << "record needs -o";
         QTest::newRow("no program") << QStringList{"-o", "x.json"} << 2 << "needs a PROGRAM";
-        QTest::newRow("bad speed") << QStringList{"-o", "x.json", "--speed", "fast", "--", "true"} << 2 << "--speed";
-        QTest::newRow("missing agent") << QStringList{"-o", "x.json", "--agent", "/nonexistent.so", "--", "true"} << 1
-                                       << "capture agent not found";
-        QTest::newRow("missing replay trace") << QStringList{"-o", "x.json", "--replay", "/nonexistent.json", "--", "true"} << 1
-                                              << "/nonexistent.json";
-        QTest::newRow("program not found") << QStringList{"-o", "x.json", "--", "/nonexistent-program"} << 1 << "cannot run";
+        QTest::newRow("bad speed") << QStringList{"-o", "x.json", "--speed", "fast", "--", "true"} << 2
+                                   << "--speed";
+        QTest::newRow("missing agent")
+            << QStringList{"-o", "x.json", "--agent", "/nonexistent.so", "--", "true"} << 1
+            << "capture agent not found";
+        QTest::newRow("missing replay trace")
+            << QStringList{"-o", "x.json", "--replay", "/nonexistent.json", "--", "true"} << 1
+            << "/nonexistent.json";
+        QTest::newRow("program not found")
+            << QStringList{"-o", "x.json", "--", "/nonexistent-program"} << 1 << "cannot run";
     }
     void recordUsageErrors() {
         QFETCH(QStringList, arguments);

@@ -1,5 +1,6 @@
-// The viewer side of live capture: Capture > Launch with a replayed trace, the timeline and kernel table growing while
-// records arrive, pause and follow, Stop, Save, and the saved file reopening with the same GPU work.
+// The viewer side of live capture: Capture > Launch with a replayed trace, the timeline and kernel table
+// growing while records arrive, pause and follow, Stop, Save, and the saved file reopening with the same GPU
+// work.
 #include "analysispanels.h"
 #include "captureview.h"
 #include "mainwindow.h"
@@ -46,7 +47,7 @@ std::size_t kernelSlices(const TraceStore& s) {
 class TestCaptureView : public QObject {
     Q_OBJECT
 
-private slots:
+  private slots:
     void init() { QSettings().clear(); }
 
     // The whole round trip through the menus, as a user does it.
@@ -56,8 +57,8 @@ private slots:
         QAction* launch = findAction(&window, QStringLiteral("&Launch…"));
         QVERIFY(launch);
         // The trace's GPU work spans ~64 ms; at 0.02x it arrives over ~3 s, so the view is seen growing.
-        const live::LaunchSpec spec =
-            replaySpec("AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", 0.02);
+        const live::LaunchSpec spec = replaySpec(
+            "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", 0.02);
         QTimer::singleShot(0, this, [spec] {
             for (QWidget* w : QApplication::topLevelWidgets())
                 if (auto* dialog = qobject_cast<LaunchDialog*>(w)) {
@@ -73,7 +74,8 @@ private slots:
         // Live: several snapshots while the target still runs, each with more kernels than the last.
         QTRY_VERIFY_WITH_TIMEOUT(capture->refreshCount() >= 1 && capture->traceView(), 30000);
         const std::size_t first = kernelSlices(*capture->traceView()->trace()->store);
-        QTRY_VERIFY_WITH_TIMEOUT(capture->traceView() && kernelSlices(*capture->traceView()->trace()->store) > first, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            capture->traceView() && kernelSlices(*capture->traceView()->trace()->store) > first, 30000);
         QVERIFY(capture->status().capturing);
         QVERIFY(capture->statusText().contains(QStringLiteral("records")));
         QVERIFY(capture->statusText().contains(QStringLiteral("dropped")));
@@ -135,7 +137,8 @@ private slots:
         spec.agentPath = KINETOSCOPE_AGENT_LIB;
         CaptureView* capture = window.startCapture(spec);
         QVERIFY(!capture->capturing());
-        QVERIFY2(capture->statusText().contains(QStringLiteral("cannot run")), qPrintable(capture->statusText()));
+        QVERIFY2(capture->statusText().contains(QStringLiteral("cannot run")),
+                 qPrintable(capture->statusText()));
         QVERIFY(!capture->save(QDir::temp().filePath("never.json"), nullptr));
     }
 };

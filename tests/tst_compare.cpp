@@ -1,5 +1,5 @@
-// The comparison tab: both traces load, the diff tables match core/analysis/diff, and the timelines stay aligned
-// by their first step while either is zoomed or panned.
+// The comparison tab: both traces load, the diff tables match core/analysis/diff, and the timelines stay
+// aligned by their first step while either is zoomed or panned.
 #include "compareview.h"
 #include "mainwindow.h"
 #include "tablemodels.h"
@@ -16,22 +16,24 @@ using namespace kinetoscope;
 
 class TestCompare : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void comparesRealPair();
     void zoomIsSynchronised();
     void failedSideReportsError();
 
-private:
+  private:
     CompareView* openPair(MainWindow& w);
 };
 
 namespace {
-const char* control = "facebookresearch__HolisticTraceAnalysis/tests__data__trace_diff__control__control.json.gz";
+const char* control =
+    "facebookresearch__HolisticTraceAnalysis/tests__data__trace_diff__control__control.json.gz";
 const char* candidate = "facebookresearch__HolisticTraceAnalysis/tests__data__trace_diff__test__test.json.gz";
 } // namespace
 
 CompareView* TestCompare::openPair(MainWindow& w) {
-    CompareView* view = w.openComparison(QString::fromStdString(test::tracePath(control)), QString::fromStdString(test::tracePath(candidate)));
+    CompareView* view = w.openComparison(QString::fromStdString(test::tracePath(control)),
+                                         QString::fromStdString(test::tracePath(candidate)));
     QSignalSpy ready(view, &CompareView::ready);
     if (!view->isReady() && !ready.wait(60000)) return nullptr;
     return view;
@@ -48,11 +50,13 @@ void TestCompare::comparesRealPair() {
     const TraceDiff* d = view->diff();
     QCOMPARE(view->operatorTable()->rowCount(), int(d->operators.size()));
     QCOMPARE(view->kernelTable()->rowCount(), int(d->kernels.size()));
-    // Sorted by device self Δ, largest first; the known regression leads (torch.compile's backward, only in B).
+    // Sorted by device self Δ, largest first; the known regression leads (torch.compile's backward, only in
+    // B).
     QCOMPARE(view->operatorTable()->item(0, 0)->text(), QStringLiteral("CompiledFunctionBackward"));
     QCOMPARE(view->operatorTable()->item(0, 9)->text(), QStringLiteral("only in B"));
     for (int r = 1; r < view->operatorTable()->rowCount(); ++r) {
-        QVERIFY(view->operatorTable()->item(r - 1, 8)->data(SortRole).toDouble() >= view->operatorTable()->item(r, 8)->data(SortRole).toDouble());
+        QVERIFY(view->operatorTable()->item(r - 1, 8)->data(SortRole).toDouble() >=
+                view->operatorTable()->item(r, 8)->data(SortRole).toDouble());
     }
     QVERIFY(view->summary()->text().contains(QLatin1String("Step time")));
     QVERIFY(view->summary()->text().contains(QLatin1String("6 steps")));
@@ -81,7 +85,8 @@ void TestCompare::zoomIsSynchronised() {
 
 void TestCompare::failedSideReportsError() {
     MainWindow w;
-    CompareView* view = w.openComparison(QString::fromStdString(test::tracePath(control)), QStringLiteral("/nonexistent/b.json"));
+    CompareView* view = w.openComparison(QString::fromStdString(test::tracePath(control)),
+                                         QStringLiteral("/nonexistent/b.json"));
     QSignalSpy failed(view, &CompareView::failed);
     QVERIFY(failed.wait(30000));
     QVERIFY(view->errorMessage().startsWith(QLatin1String("/nonexistent/b.json: ")));

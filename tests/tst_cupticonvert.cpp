@@ -1,7 +1,8 @@
-// CUPTI activity records -> wire records, without a GPU: each record is built in memory in the struct version of the
-// installed CUDA headers that the agent reads (CUpti_ActivityKernel10, Memcpy6, Memset4, API, Synchronization2,
-// Marker2, ExternalCorrelation, Device5), handed to the converter the agent uses, and the wire records compared field
-// by field. Built only where CMake finds CUPTI; the real-GPU check is tests/gpu/run.sh.
+// CUPTI activity records -> wire records, without a GPU: each record is built in memory in the struct version
+// of the installed CUDA headers that the agent reads (CUpti_ActivityKernel10, Memcpy6, Memset4, API,
+// Synchronization2, Marker2, ExternalCorrelation, Device5), handed to the converter the agent uses, and the
+// wire records compared field by field. Built only where CMake finds CUPTI; the real-GPU check is
+// tests/gpu/run.sh.
 #include "cupticonvert.h"
 
 #include <QTest>
@@ -14,7 +15,7 @@ using namespace kinetoscope::capture;
 
 namespace {
 class Collect : public RecordSink {
-public:
+  public:
     wire::StringRef string(std::string_view text) override {
         for (std::size_t i = 0; i < strings.size(); ++i)
             if (strings[i] == text) return wire::StringRef(i + 1);
@@ -22,24 +23,29 @@ public:
         return wire::StringRef(strings.size());
     }
     void add(const wire::Record& record) override { records.push_back(record); }
-    QString text(wire::StringRef ref) const { return ref ? QString::fromStdString(strings[ref - 1]) : QString(); }
+    QString text(wire::StringRef ref) const {
+        return ref ? QString::fromStdString(strings[ref - 1]) : QString();
+    }
     std::vector<std::string> strings;
     std::vector<wire::Record> records;
 };
 
-template <typename T>
-T zeroed(CUpti_ActivityKind kind) {
+template <typename T> T zeroed(CUpti_ActivityKind kind) {
     T record;
     std::memset(static_cast<void*>(&record), 0, sizeof record);
     record.kind = kind;
     return record;
 }
 
-const CUpti_Activity& asActivity(const void* record) { return *static_cast<const CUpti_Activity*>(record); }
+const CUpti_Activity& asActivity(const void* record) {
+    return *static_cast<const CUpti_Activity*>(record);
+}
 
 CuptiRecordConverter converter() {
     static const std::map<std::pair<bool, std::uint32_t>, std::string> names = {
-        {{false, 211}, "cudaLaunchKernel_v7000"}, {{true, 307}, "cuLaunchKernel"}, {{false, 41}, "cudaMemcpyAsync_v3020"}};
+        {{false, 211}, "cudaLaunchKernel_v7000"},
+        {{true, 307}, "cuLaunchKernel"},
+        {{false, 41}, "cudaMemcpyAsync_v3020"}};
     return CuptiRecordConverter([](bool driver, std::uint32_t cbid) {
         const auto found = names.find({driver, cbid});
         return found == names.end() ? std::string() : found->second;
@@ -49,7 +55,7 @@ CuptiRecordConverter converter() {
 
 class TestCuptiConvert : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void kernel();
     void copiesAndMemsets();
     void apiCalls();
@@ -146,7 +152,8 @@ void TestCuptiConvert::apiCalls() {
     unknown.cbid = 5000;
     Collect sink;
     CuptiRecordConverter c = converter();
-    for (const auto* r : {&runtime, &driver, &unknown, &runtime}) c.convert(asActivity(r), sink);
+    for (const auto* r : {&runtime, &driver, &unknown, &runtime})
+        c.convert(asActivity(r), sink);
     QCOMPARE(sink.records.size(), std::size_t(4));
     const auto& a = std::get<wire::Api>(sink.records[0]);
     QCOMPARE(sink.text(a.name), QString("cudaLaunchKernel")); // the version suffix cut
@@ -177,8 +184,10 @@ void TestCuptiConvert::synchronizationTakesTheContextsDevice() {
     QCOMPARE(sink.records.size(), std::size_t(3));
     QCOMPARE(std::get<wire::Sync>(sink.records[0]).device, 0u);
     QCOMPARE(std::get<wire::Sync>(sink.records[2]).device, 5u);
-    QCOMPARE(std::get<wire::Sync>(sink.records[2]).stream, std::uint32_t(CUPTI_SYNCHRONIZATION_INVALID_VALUE));
-    QCOMPARE(int(std::get<wire::Sync>(sink.records[2]).kind), int(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE));
+    QCOMPARE(std::get<wire::Sync>(sink.records[2]).stream,
+             std::uint32_t(CUPTI_SYNCHRONIZATION_INVALID_VALUE));
+    QCOMPARE(int(std::get<wire::Sync>(sink.records[2]).kind),
+             int(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE));
     QCOMPARE(std::get<wire::Sync>(sink.records[2]).correlation, std::uint64_t(77));
 }
 
@@ -270,11 +279,16 @@ void TestCuptiConvert::otherKindsAreIgnored() {
 void TestCuptiConvert::versionSuffix_data() {
     QTest::addColumn<QString>("name");
     QTest::addColumn<QString>("plain");
-    QTest::newRow("runtime") << "cudaLaunchKernel_v7000" << "cudaLaunchKernel";
-    QTest::newRow("driver v2") << "cuMemcpyHtoD_v2" << "cuMemcpyHtoD";
-    QTest::newRow("no suffix") << "cuLaunchKernel" << "cuLaunchKernel";
-    QTest::newRow("not a version") << "cudaGraph_vLaunch" << "cudaGraph_vLaunch";
-    QTest::newRow("bare _v") << "name_v" << "name_v";
+    QTest::newRow("runtime") << "cudaLaunchKernel_v7000"
+                             << "cudaLaunchKernel";
+    QTest::newRow("driver v2") << "cuMemcpyHtoD_v2"
+                               << "cuMemcpyHtoD";
+    QTest::newRow("no suffix") << "cuLaunchKernel"
+                               << "cuLaunchKernel";
+    QTest::newRow("not a version") << "cudaGraph_vLaunch"
+                                   << "cudaGraph_vLaunch";
+    QTest::newRow("bare _v") << "name_v"
+                             << "name_v";
 }
 
 void TestCuptiConvert::versionSuffix() {

@@ -1,5 +1,5 @@
-// Comparing two traces (core/analysis/diff.h and `kinetoscope-cli diff`): golden diffs of the real pairs, totals that
-// add up, a trace against itself, and the CLI printing the same document.
+// Comparing two traces (core/analysis/diff.h and `kinetoscope-cli diff`): golden diffs of the real pairs,
+// totals that add up, a trace against itself, and the CLI printing the same document.
 #include "analysis/diff.h"
 #include "analysis/summaryformat.h"
 #include "testsupport.h"
@@ -14,7 +14,7 @@ using namespace kinetoscope;
 
 class TestDiff : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void goldenDiffs_data();
     void goldenDiffs();
     void deltasAddUp_data();
@@ -27,11 +27,14 @@ private slots:
 
 namespace {
 const char* const pairs[][3] = {
-    {"hta_trace_diff", "facebookresearch__HolisticTraceAnalysis/tests__data__trace_diff__control__control.json.gz",
+    {"hta_trace_diff",
+     "facebookresearch__HolisticTraceAnalysis/tests__data__trace_diff__control__control.json.gz",
      "facebookresearch__HolisticTraceAnalysis/tests__data__trace_diff__test__test.json.gz"},
-    {"hta_trace_compare", "facebookresearch__HolisticTraceAnalysis/tests__data__trace_compare__base__base.json.gz",
+    {"hta_trace_compare",
+     "facebookresearch__HolisticTraceAnalysis/tests__data__trace_compare__base__base.json.gz",
      "facebookresearch__HolisticTraceAnalysis/tests__data__trace_compare__test__test.json.gz"},
-    {"sampled_ranks", "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz",
+    {"sampled_ranks",
+     "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz",
      "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-1.json.gz"},
 };
 
@@ -44,22 +47,28 @@ std::unique_ptr<TraceStore> load(const QString& relative) {
 void addPairs() {
     QTest::addColumn<QString>("a");
     QTest::addColumn<QString>("b");
-    for (const auto& p : pairs) QTest::newRow(p[0]) << QString::fromLatin1(p[1]) << QString::fromLatin1(p[2]);
+    for (const auto& p : pairs)
+        QTest::newRow(p[0]) << QString::fromLatin1(p[1]) << QString::fromLatin1(p[2]);
 }
 } // namespace
 
-void TestDiff::goldenDiffs_data() { addPairs(); }
+void TestDiff::goldenDiffs_data() {
+    addPairs();
+}
 
 void TestDiff::goldenDiffs() {
     QFETCH(QString, a);
     QFETCH(QString, b);
     const auto sa = load(a), sb = load(b);
-    const QString mismatch = test::compareGolden(QString::fromLatin1(QTest::currentDataTag()) + QStringLiteral(".diff.json"),
-                                                 diffToJson(diffTraces(*sa, *sb)));
+    const QString mismatch =
+        test::compareGolden(QString::fromLatin1(QTest::currentDataTag()) + QStringLiteral(".diff.json"),
+                            diffToJson(diffTraces(*sa, *sb)));
     QVERIFY2(mismatch.isEmpty(), qPrintable(mismatch));
 }
 
-void TestDiff::deltasAddUp_data() { addPairs(); }
+void TestDiff::deltasAddUp_data() {
+    addPairs();
+}
 
 void TestDiff::deltasAddUp() {
     QFETCH(QString, a);
@@ -68,8 +77,10 @@ void TestDiff::deltasAddUp() {
     const TraceDiff d = diffTraces(*sa, *sb);
     const Summary suma = summarize(*sa), sumb = summarize(*sb);
     TimeNs kernelsA = 0, kernelsB = 0, deltas = 0;
-    for (const KernelRow& k : suma.kernels) kernelsA += k.total;
-    for (const KernelRow& k : sumb.kernels) kernelsB += k.total;
+    for (const KernelRow& k : suma.kernels)
+        kernelsA += k.total;
+    for (const KernelRow& k : sumb.kernels)
+        kernelsB += k.total;
     for (const DiffRow& r : d.kernels) {
         deltas += r.deviceDelta();
         QVERIFY(!(r.onlyA() && r.onlyB()));
@@ -77,12 +88,16 @@ void TestDiff::deltasAddUp() {
     }
     QCOMPARE(deltas, kernelsB - kernelsA);
     TimeNs hostA = 0, hostB = 0, hostDeltas = 0;
-    for (const OperatorRow& o : suma.operators) hostA += o.hostSelf;
-    for (const OperatorRow& o : sumb.operators) hostB += o.hostSelf;
-    for (const DiffRow& r : d.operators) hostDeltas += r.hostDelta();
+    for (const OperatorRow& o : suma.operators)
+        hostA += o.hostSelf;
+    for (const OperatorRow& o : sumb.operators)
+        hostB += o.hostSelf;
+    for (const DiffRow& r : d.operators)
+        hostDeltas += r.hostDelta();
     QCOMPARE(hostDeltas, hostB - hostA);
     // Sorted by the size of the change.
-    for (std::size_t i = 1; i < d.kernels.size(); ++i) QVERIFY(std::llabs(d.kernels[i - 1].deviceDelta()) >= std::llabs(d.kernels[i].deviceDelta()));
+    for (std::size_t i = 1; i < d.kernels.size(); ++i)
+        QVERIFY(std::llabs(d.kernels[i - 1].deviceDelta()) >= std::llabs(d.kernels[i].deviceDelta()));
 }
 
 void TestDiff::selfDiffIsZero() {
@@ -94,14 +109,16 @@ void TestDiff::selfDiffIsZero() {
         QCOMPARE(r.deviceDelta(), TimeNs(0));
         QVERIFY(!r.onlyA() && !r.onlyB());
     }
-    for (const DiffRow& r : d.kernels) QCOMPARE(r.deviceDelta(), TimeNs(0));
+    for (const DiffRow& r : d.kernels)
+        QCOMPARE(r.deviceDelta(), TimeNs(0));
 }
 
 void TestDiff::cliPrintsTheSame() {
     const auto sa = load(QString::fromLatin1(pairs[0][1])), sb = load(QString::fromLatin1(pairs[0][2]));
     QProcess p;
-    p.start(QStringLiteral(KINETOSCOPE_CLI), {QStringLiteral("diff"), QString::fromStdString(test::tracePath(pairs[0][1])),
-                                              QString::fromStdString(test::tracePath(pairs[0][2])), QStringLiteral("--json")});
+    p.start(QStringLiteral(KINETOSCOPE_CLI),
+            {QStringLiteral("diff"), QString::fromStdString(test::tracePath(pairs[0][1])),
+             QString::fromStdString(test::tracePath(pairs[0][2])), QStringLiteral("--json")});
     QVERIFY(p.waitForFinished(60000));
     QCOMPARE(p.exitCode(), 0);
     const QByteArray json = p.readAllStandardOutput();
@@ -111,8 +128,10 @@ void TestDiff::cliPrintsTheSame() {
     QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
     QVERIFY(doc.object().value(QStringLiteral("operators")).toArray().size() > 10);
     QProcess text;
-    text.start(QStringLiteral(KINETOSCOPE_CLI), {QStringLiteral("diff"), QString::fromStdString(test::tracePath(pairs[0][1])),
-                                                 QString::fromStdString(test::tracePath(pairs[0][2])), QStringLiteral("--top"), QStringLiteral("5")});
+    text.start(QStringLiteral(KINETOSCOPE_CLI),
+               {QStringLiteral("diff"), QString::fromStdString(test::tracePath(pairs[0][1])),
+                QString::fromStdString(test::tracePath(pairs[0][2])), QStringLiteral("--top"),
+                QStringLiteral("5")});
     QVERIFY(text.waitForFinished(60000));
     const QString out = QString::fromUtf8(text.readAllStandardOutput());
     QVERIFY(out.contains(QLatin1String("Step time: A 6 steps")));
@@ -126,7 +145,8 @@ void TestDiff::cliErrors_data() {
     QTest::addColumn<QString>("message");
     QTest::newRow("one trace") << QStringList{"diff", "a.json"} << 2 << "diff takes two traces";
     QTest::newRow("bad top") << QStringList{"diff", "a.json", "b.json", "--top", "x"} << 2 << "--top";
-    QTest::newRow("missing file") << QStringList{"diff", "/nonexistent/a.json", "/nonexistent/b.json"} << 1 << "/nonexistent/a.json: ";
+    QTest::newRow("missing file") << QStringList{"diff", "/nonexistent/a.json", "/nonexistent/b.json"} << 1
+                                  << "/nonexistent/a.json: ";
 }
 
 void TestDiff::cliErrors() {

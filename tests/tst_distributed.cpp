@@ -1,6 +1,6 @@
-// Several ranks of one job: per-rank figures on the real sampled rank pair, the per-rank summary JSON that lets a
-// batch system summarise thousands of ranks (round trip), the cross-rank synchronisation split, stragglers, and the
-// distributed view from traces and from summaries.
+// Several ranks of one job: per-rank figures on the real sampled rank pair, the per-rank summary JSON that
+// lets a batch system summarise thousands of ranks (round trip), the cross-rank synchronisation split,
+// stragglers, and the distributed view from traces and from summaries.
 #include "analysis/distributed.h"
 #include "analysis/summaryformat.h"
 #include "distributedview.h"
@@ -20,7 +20,7 @@ using namespace kinetoscope;
 
 class TestDistributed : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void perRankFigures_data();
     void perRankFigures();
     void summaryRoundTrip();
@@ -29,10 +29,13 @@ private slots:
     void viewFromTraces();
     void viewFromSummaries();
 
-private:
+  private:
     QString rankPath(int r) const {
-        return QString::fromStdString(test::tracePath(r == 0 ? "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz"
-                                                             : "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-1.json.gz"));
+        return QString::fromStdString(test::tracePath(
+            r == 0
+                ? "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz"
+                : "facebookresearch__HolisticTraceAnalysis/"
+                  "tests__data__trace_filter__sampled_rank-1.json.gz"));
     }
 };
 
@@ -57,7 +60,8 @@ void TestDistributed::perRankFigures() {
     QVERIFY(f.communication + f.overlap > 0);
     QVERIFY(!f.collectives.empty());
     TimeNs collectiveTotal = 0;
-    for (const CollectiveStats& c : f.collectives) collectiveTotal += c.total;
+    for (const CollectiveStats& c : f.collectives)
+        collectiveTotal += c.total;
     QVERIFY(collectiveTotal > 0);
 }
 
@@ -90,7 +94,8 @@ void TestDistributed::summaryRoundTrip() {
 void TestDistributed::synchronisationSplit() {
     // Two ranks, one all-reduce each; rank 0 arrives 30 µs before rank 1 (after aligning their first steps).
     std::vector<RankFigures> ranks(2);
-    for (auto& r : ranks) r.collectives.push_back({"AllReduce", 1, 0, 100'000, 0, 100'000});
+    for (auto& r : ranks)
+        r.collectives.push_back({"AllReduce", 1, 0, 100'000, 0, 100'000});
     std::vector<std::vector<CollectiveInstances>> instances = {
         {{"AllReduce", {{1'000'000 + 10'000, 1'000'000 + 110'000}}}},
         {{"AllReduce", {{5'000'000 + 40'000, 5'000'000 + 140'000}}}},
@@ -151,7 +156,8 @@ void TestDistributed::viewFromSummaries() {
     QStringList summaries;
     for (int r : {0, 1}) {
         QProcess p;
-        p.start(QStringLiteral(KINETOSCOPE_CLI), {QStringLiteral("summary"), rankPath(r), QStringLiteral("--json")});
+        p.start(QStringLiteral(KINETOSCOPE_CLI),
+                {QStringLiteral("summary"), rankPath(r), QStringLiteral("--json")});
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), 0);
         const QString path = dir.filePath(QStringLiteral("rank-%1.summary.json").arg(r));

@@ -1,6 +1,7 @@
-// Details > Parents and every "launched from" chain list exactly the slices that enclose a slice on its thread. On a
-// with_stack trace the lane above a slice can hold a frame that ended long before it (`profiler.py(821): step`,
-// 0.3 ms long, shown as the parent of an operator at 131 ms): the lanes are a drawing layout, not the nesting.
+// Details > Parents and every "launched from" chain list exactly the slices that enclose a slice on its
+// thread. On a with_stack trace the lane above a slice can hold a frame that ended long before it
+// (`profiler.py(821): step`, 0.3 ms long, shown as the parent of an operator at 131 ms): the lanes are a
+// drawing layout, not the nesting.
 #include "query/enclosing.h"
 #include "testsupport.h"
 
@@ -10,7 +11,7 @@ using namespace kinetoscope;
 
 class TestEnclosing : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void matchesTheDefinition_data();
     void matchesTheDefinition();
     void handWritten();
@@ -18,9 +19,13 @@ private slots:
 
 void TestEnclosing::matchesTheDefinition_data() {
     QTest::addColumn<QString>("trace");
-    QTest::newRow("qwen h100 with_stack") << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
-    QTest::newRow("b200 eager with_stack, overlaps") << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz";
-    QTest::newRow("resnet50 legacy") << "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz";
+    QTest::newRow("qwen h100 with_stack")
+        << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+    QTest::newRow("b200 eager with_stack, overlaps")
+        << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz";
+    QTest::newRow("resnet50 legacy")
+        << "pytorch__kineto/"
+           "tb_plugin__samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz";
 }
 
 // Brute force over every row of the track against the definition, for a sample of rows of every CPU thread.
@@ -40,7 +45,8 @@ void TestEnclosing::matchesTheDefinition() {
                 if (p == row) continue;
                 const TimeNs ps = t.starts[p], pe = t.endOf(p);
                 const bool same = ps == s && pe == e;
-                if (ps <= s && s < pe && e <= pe && (!same || t.depthOf(p) < t.depthOf(row))) expected.push_back(p);
+                if (ps <= s && s < pe && e <= pe && (!same || t.depthOf(p) < t.depthOf(row)))
+                    expected.push_back(p);
             }
             std::vector<std::uint32_t> got = enclosingRows(t, row);
             // parentOf is the innermost of them: one of them, enclosing none of the others.
@@ -48,9 +54,11 @@ void TestEnclosing::matchesTheDefinition() {
             QCOMPARE(parent.has_value(), !got.empty());
             if (parent) {
                 QVERIFY(std::find(got.begin(), got.end(), *parent) != got.end());
-                for (std::uint32_t p : got) QVERIFY(!t.encloses(*parent, p));
+                for (std::uint32_t p : got)
+                    QVERIFY(!t.encloses(*parent, p));
             }
-            for (std::uint32_t p : got) QVERIFY(t.starts[p] <= s && s < t.endOf(p) && e <= t.endOf(p));
+            for (std::uint32_t p : got)
+                QVERIFY(t.starts[p] <= s && s < t.endOf(p) && e <= t.endOf(p));
             std::sort(expected.begin(), expected.end());
             std::sort(got.begin(), got.end());
             QCOMPARE(got, expected);
@@ -63,8 +71,8 @@ void TestEnclosing::matchesTheDefinition() {
 }
 
 void TestEnclosing::handWritten() {
-    // A frame that ended long ago sits on lane 0 above a later op; a partial overlap is not a parent; equal extents:
-    // the first in the file is the parent.
+    // A frame that ended long ago sits on lane 0 above a later op; a partial overlap is not a parent; equal
+    // extents: the first in the file is the parent.
     const LoadResult r = test::loadText(R"([
  {"ph":"X","cat":"python_function","name":"step","pid":1,"tid":1,"ts":0,"dur":5},
  {"ph":"X","cat":"cpu_op","name":"outer","pid":1,"tid":1,"ts":100,"dur":100},

@@ -29,7 +29,7 @@ using namespace kinetoscope;
 
 class TestMainWindow : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void initTestCase();
     void opensTraceInTab();
     void failedLoadKeepsOtherTabs_data();
@@ -48,9 +48,11 @@ private slots:
     void aboutNamesVersions();
     void followsDarkPalette();
 
-private:
+  private:
     TraceView* openAndWait(MainWindow& w, const QString& path);
-    QString samplePath() const { return QStringLiteral(KINETOSCOPE_SOURCE_DIR "/resources/samples/sample.pt.trace.json"); }
+    QString samplePath() const {
+        return QStringLiteral(KINETOSCOPE_SOURCE_DIR "/resources/samples/sample.pt.trace.json");
+    }
     QString writeTemp(const QString& name, const QByteArray& data);
     QTemporaryDir m_dir;
 };
@@ -211,7 +213,9 @@ void TestMainWindow::dropOpensFiles() {
 void TestMainWindow::searchHighlightsAndSteps() {
     MainWindow w;
     w.show();
-    TraceView* view = openAndWait(w, QString::fromStdString(test::tracePath("AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")));
+    TraceView* view = openAndWait(
+        w, QString::fromStdString(test::tracePath(
+               "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")));
     QVERIFY(view && view->state() == TraceView::State::Ready);
     view->showSearch();
     QVERIFY(view->searchBar()->isVisible());
@@ -259,7 +263,8 @@ void TestMainWindow::areaSelectionFillsPanel() {
     QVERIFY(table->rowCount() > 5);
     // Sorted by total, descending; counts add up to every slice of the trace.
     qulonglong count = 0;
-    for (int r = 0; r < table->rowCount(); ++r) count += table->item(r, 1)->data(SortRole).toULongLong();
+    for (int r = 0; r < table->rowCount(); ++r)
+        count += table->item(r, 1)->data(SortRole).toULongLong();
     QCOMPARE(count, qulonglong(s.sliceCount()));
     QVERIFY(table->item(0, 2)->data(SortRole).toDouble() >= table->item(1, 2)->data(SortRole).toDouble());
 }
@@ -335,12 +340,15 @@ void TestMainWindow::shortcutsListed() {
             if (a->menu()) walk(a->menu()->actions());
             if (a->shortcut().isEmpty()) continue;
             ++withShortcut;
-            QVERIFY2(html.contains(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped()), qPrintable(a->text()));
+            QVERIFY2(html.contains(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped()),
+                     qPrintable(a->text()));
         }
     };
     walk(w.menuBar()->actions());
-    QVERIFY(withShortcut >= 10); // Open, Close, Quit, Find, next/previous, zoom in/out, back/forward, full screen...
-    for (const char* key : {"Ctrl+drag", "Shift+drag", "Drag on the ruler", "Alt+Left"}) QVERIFY(html.contains(QLatin1String(key)));
+    QVERIFY(withShortcut >=
+            10); // Open, Close, Quit, Find, next/previous, zoom in/out, back/forward, full screen...
+    for (const char* key : {"Ctrl+drag", "Shift+drag", "Drag on the ruler", "Alt+Left"})
+        QVERIFY(html.contains(QLatin1String(key)));
 }
 
 void TestMainWindow::aboutNamesVersions() {

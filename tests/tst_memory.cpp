@@ -1,8 +1,8 @@
-// The memory analysis on real traces of both forms of `[memory]` events: Kineto's running totals ("Total Allocated",
-// "Total Reserved", "Addr") and PyTorch 1.8-1.9's sizes only ("Bytes", no address, no totals, as in the TensorBoard
-// plugin's ResNet50 sample). The older form used to show "no memory events" beside a table that called half of its
-// allocations never freed. Expected figures were counted from the JSON with Python (the running sum of "Bytes" per
-// device, in time order).
+// The memory analysis on real traces of both forms of `[memory]` events: Kineto's running totals ("Total
+// Allocated", "Total Reserved", "Addr") and PyTorch 1.8-1.9's sizes only ("Bytes", no address, no totals, as
+// in the TensorBoard plugin's ResNet50 sample). The older form used to show "no memory events" beside a table
+// that called half of its allocations never freed. Expected figures were counted from the JSON with Python
+// (the running sum of "Bytes" per device, in time order).
 #include "analysis/memory.h"
 #include "testsupport.h"
 
@@ -12,7 +12,7 @@ using namespace kinetoscope;
 
 class TestMemory : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void forms_data();
     void forms();
 };
@@ -25,10 +25,13 @@ void TestMemory::forms_data() {
     QTest::addColumn<double>("gpuPeak");
     QTest::addColumn<double>("cpuPeak");
     QTest::addColumn<int>("counterTracks");
-    QTest::newRow("resnet50, PyTorch 1.8: sizes only") << "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz"
-                                                       << false << 6420ll << 6418ll << 2791636480.0 << 57803264.0 << 2;
-    QTest::newRow("qwen h100: totals and addresses") << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
-                                                    << true << -1ll << -1ll << -1.0 << -1.0 << 4;
+    QTest::newRow("resnet50, PyTorch 1.8: sizes only")
+        << "pytorch__kineto/"
+           "tb_plugin__samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz"
+        << false << 6420ll << 6418ll << 2791636480.0 << 57803264.0 << 2;
+    QTest::newRow("qwen h100: totals and addresses")
+        << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" << true << -1ll
+        << -1ll << -1.0 << -1.0 << 4;
 }
 
 void TestMemory::forms() {
@@ -47,11 +50,13 @@ void TestMemory::forms() {
     if (frees >= 0) QCOMPARE(qlonglong(m.frees), frees);
     if (!addresses) {
         // Nothing is called unfreed or a free without an allocation when the trace cannot tell.
-        for (const MemoryBlock& b : m.blocks) QVERIFY(!b.paired && !b.freedAt);
+        for (const MemoryBlock& b : m.blocks)
+            QVERIFY(!b.paired && !b.freedAt);
         QCOMPARE(m.unmatchedFrees, std::uint64_t(0));
     } else {
         std::size_t freed = 0;
-        for (const MemoryBlock& b : m.blocks) freed += b.freedAt.has_value();
+        for (const MemoryBlock& b : m.blocks)
+            freed += b.freedAt.has_value();
         QVERIFY(freed > 0);
     }
     if (gpuPeak >= 0) {
@@ -63,7 +68,8 @@ void TestMemory::forms() {
     // The memory lanes of the timeline, and the curve of the Memory panel, come from these counter tracks.
     QCOMPARE(int(addMemoryCounterTracks(*r.store)), counterTracks);
     int withSamples = 0;
-    for (const Track& t : r.store->tracks) withSamples += t.kind == TrackKind::Counter && !t.counterTimes.empty();
+    for (const Track& t : r.store->tracks)
+        withSamples += t.kind == TrackKind::Counter && !t.counterTimes.empty();
     QVERIFY(withSamples >= counterTracks);
 }
 

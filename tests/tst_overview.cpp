@@ -1,6 +1,6 @@
 // The overview, kernel and memory analyses (core/analysis): golden reports on real traces, invariants checked
-// against independent computations, every recommendation rule triggered by a trace made to show it and by no rule
-// on a clean one, and scoping to a time range.
+// against independent computations, every recommendation rule triggered by a trace made to show it and by no
+// rule on a clean one, and scoping to a time range.
 #include "analysis/intervals.h"
 #include "analysis/kernels.h"
 #include "analysis/memory.h"
@@ -18,7 +18,7 @@ using namespace kinetoscope;
 
 class TestOverview : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void goldenReports_data();
     void goldenReports();
     void breakdownAddsUp_data();
@@ -41,9 +41,12 @@ private slots:
 namespace {
 const char* const realTraces[][2] = {
     {"torch_compile_triton", "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz"},
-    {"resnet50_steps", "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz"},
-    {"qwen_inference_memory", "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"},
-    {"distributed_rank0", "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz"},
+    {"resnet50_steps",
+     "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz"},
+    {"qwen_inference_memory",
+     "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"},
+    {"distributed_rank0",
+     "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz"},
     {"b200_eager", "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz"},
 };
 
@@ -55,40 +58,50 @@ std::unique_ptr<TraceStore> loadReal(const QString& relative) {
 
 void addRealRows() {
     QTest::addColumn<QString>("trace");
-    for (const auto& t : realTraces) QTest::newRow(t[0]) << QString::fromLatin1(t[1]);
+    for (const auto& t : realTraces)
+        QTest::newRow(t[0]) << QString::fromLatin1(t[1]);
 }
 
 // A small synthetic Kineto trace: one step on a host thread, GPU 0 stream 7, launches joined by correlation.
 struct TraceBuilder {
     std::string events;
     int correlation = 1;
-    std::string devices = R"([{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85000000000, "computeMajor": 8, "computeMinor": 0, "numSms": 108}])";
+    std::string devices =
+        R"([{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85000000000, "computeMajor": 8, "computeMinor": 0, "numSms": 108}])";
     void add(const std::string& e) { events += (events.empty() ? "" : ",\n") + e; }
-    void slice(const char* cat, const std::string& name, double ts, double dur, int pid = 100, int tid = 100, const std::string& args = "{}") {
-        add("{\"ph\":\"X\",\"cat\":\"" + std::string(cat) + "\",\"name\":\"" + name + "\",\"pid\":" + std::to_string(pid) +
-            ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) + ",\"args\":" + args + "}");
+    void slice(const char* cat, const std::string& name, double ts, double dur, int pid = 100, int tid = 100,
+               const std::string& args = "{}") {
+        add("{\"ph\":\"X\",\"cat\":\"" + std::string(cat) + "\",\"name\":\"" + name +
+            "\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +
+            ",\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) + ",\"args\":" + args + "}");
     }
     void step(double ts, double dur) { slice("user_annotation", "ProfilerStep#1", ts, dur); }
     // A launch on the host at `launchTs` and its kernel on the GPU at `ts`.
     void kernel(const std::string& name, double launchTs, double ts, double dur, const char* cat = "kernel") {
         const std::string corr = std::to_string(correlation++);
-        slice("cuda_runtime", cat == std::string("kernel") ? "cudaLaunchKernel" : "cudaMemcpyAsync", launchTs, 2, 100, 100,
-              "{\"correlation\":" + corr + "}");
+        slice("cuda_runtime", cat == std::string("kernel") ? "cudaLaunchKernel" : "cudaMemcpyAsync", launchTs,
+              2, 100, 100, "{\"correlation\":" + corr + "}");
         slice(cat, name, ts, dur, 0, 7, "{\"correlation\":" + corr + ",\"device\":0,\"stream\":7}");
     }
     void memory(double ts, double allocated, double reserved, double bytes = 1024) {
-        add("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":100,\"tid\":100,\"ts\":" +
-            std::to_string(ts) + ",\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":4096,\"Bytes\":" + std::to_string(bytes) +
-            ",\"Total Allocated\":" + std::to_string(allocated) + ",\"Total Reserved\":" + std::to_string(reserved) + "}}");
+        add("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":100,"
+            "\"tid\":100,\"ts\":" +
+            std::to_string(ts) + ",\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":4096,\"Bytes\":" +
+            std::to_string(bytes) + ",\"Total Allocated\":" + std::to_string(allocated) +
+            ",\"Total Reserved\":" + std::to_string(reserved) + "}}");
     }
-    std::string json() const { return "{\"schemaVersion\":1,\"deviceProperties\":" + devices + ",\"traceEvents\":[\n" + events + "\n]}"; }
+    std::string json() const {
+        return "{\"schemaVersion\":1,\"deviceProperties\":" + devices + ",\"traceEvents\":[\n" + events +
+               "\n]}";
+    }
 };
 
 std::vector<std::string> ruleIds(const std::string& json) {
     LoadResult r = test::loadText(json);
     if (!r.ok()) qFatal("synthetic trace does not load: %s", r.error.c_str());
     std::vector<std::string> ids;
-    for (const Recommendation& rec : computeOverview(*r.store).recommendations) ids.push_back(rec.id);
+    for (const Recommendation& rec : computeOverview(*r.store).recommendations)
+        ids.push_back(rec.id);
     return ids;
 }
 
@@ -97,26 +110,33 @@ TraceBuilder cleanStep() {
     TraceBuilder b;
     b.step(0, 1000);
     b.slice("cpu_op", "aten::mm", 10, 100);
-    for (int i = 0; i < 9; ++i) b.kernel("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x32", 12 + i * 5, 20 + i * 105, 100);
+    for (int i = 0; i < 9; ++i)
+        b.kernel("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x32", 12 + i * 5, 20 + i * 105,
+                 100);
     b.memory(15, 1e9, 2e9);
     return b;
 }
 } // namespace
 
-void TestOverview::goldenReports_data() { addRealRows(); }
+void TestOverview::goldenReports_data() {
+    addRealRows();
+}
 
 void TestOverview::goldenReports() {
     QFETCH(QString, trace);
     const auto store = loadReal(trace);
     const AnalysisReport report = analyzeReport(*store);
     const std::string json = summaryToJson(summarize(*store), &report);
-    const QString mismatch = test::compareGolden(QString::fromLatin1(QTest::currentDataTag()) + QStringLiteral(".report.json"), json);
+    const QString mismatch = test::compareGolden(
+        QString::fromLatin1(QTest::currentDataTag()) + QStringLiteral(".report.json"), json);
     QVERIFY2(mismatch.isEmpty(), qPrintable(mismatch));
     const std::string text = reportToText(*store, report);
     QVERIFY(text.find("Step time breakdown:") != std::string::npos);
 }
 
-void TestOverview::breakdownAddsUp_data() { addRealRows(); }
+void TestOverview::breakdownAddsUp_data() {
+    addRealRows();
+}
 
 void TestOverview::breakdownAddsUp() {
     QFETCH(QString, trace);
@@ -139,7 +159,9 @@ void TestOverview::breakdownAddsUp() {
     QVERIFY(ov.stepMin <= ov.stepMean && ov.stepMean <= ov.stepMax);
 }
 
-void TestOverview::utilizationMatchesBruteForce_data() { addRealRows(); }
+void TestOverview::utilizationMatchesBruteForce_data() {
+    addRealRows();
+}
 
 void TestOverview::utilizationMatchesBruteForce() {
     QFETCH(QString, trace);
@@ -151,7 +173,8 @@ void TestOverview::utilizationMatchesBruteForce() {
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
             if (store->categories[t.categories[r]].kind != CategoryKind::Kernel) continue;
             // Utilisation is measured from the first step's start to the last step's end, gaps included.
-            const TimeNs a = std::max(t.starts[r], ov.steps.front().start), b = std::min(t.endOf(r), ov.steps.back().end);
+            const TimeNs a = std::max(t.starts[r], ov.steps.front().start),
+                         b = std::min(t.endOf(r), ov.steps.back().end);
             if (a < b) byDevice[t.pid].emplace_back(a, b);
         }
     }
@@ -185,7 +208,8 @@ void TestOverview::rules_data() {
         TraceBuilder b;
         b.step(0, 1000);
         b.slice("user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1, 300);
-        for (int i = 0; i < 6; ++i) b.kernel("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", 305 + i * 3, 320 + i * 110, 100);
+        for (int i = 0; i < 6; ++i)
+            b.kernel("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", 305 + i * 3, 320 + i * 110, 100);
         QTest::newRow("dataloader") << "dataloader" << QByteArray::fromStdString(b.json());
     }
     {
@@ -197,18 +221,21 @@ void TestOverview::rules_data() {
     {
         TraceBuilder b;
         b.step(0, 1000);
-        for (int i = 0; i < 9; ++i) b.kernel("ampere_sgemm_128x64_nn", 2 + i * 3, 20 + i * 105, 100);
+        for (int i = 0; i < 9; ++i)
+            b.kernel("ampere_sgemm_128x64_nn", 2 + i * 3, 20 + i * 105, 100);
         QTest::newRow("amp") << "amp" << QByteArray::fromStdString(b.json());
     }
     {
         TraceBuilder b = cleanStep();
         b.slice("cpu_op", "nccl:all_reduce", 5, 500);
-        b.devices = R"([{"id": 0, "name": "NVIDIA H100", "totalGlobalMem": 85000000000, "computeMajor": 9, "computeMinor": 0, "numSms": 132}])";
+        b.devices =
+            R"([{"id": 0, "name": "NVIDIA H100", "totalGlobalMem": 85000000000, "computeMajor": 9, "computeMinor": 0, "numSms": 132}])";
         // The GEMMs leave the second half of the step to the all-reduce.
         TraceBuilder c;
         c.devices = b.devices;
         c.step(0, 1000);
-        for (int i = 0; i < 4; ++i) c.kernel("sm90_xmma_gemm_bf16", 2 + i * 3, 10 + i * 110, 100);
+        for (int i = 0; i < 4; ++i)
+            c.kernel("sm90_xmma_gemm_bf16", 2 + i * 3, 10 + i * 110, 100);
         c.kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 20, 460, 520);
         QTest::newRow("communication") << "communication" << QByteArray::fromStdString(c.json());
     }
@@ -219,11 +246,13 @@ void TestOverview::rules_data() {
         b.slice("cpu_op", "aten::mm", 10, 150);
         b.slice("user_annotation", "gloo:all_reduce", 180, 800);
         b.slice("cpu_op", "aten::copy_", 200, 20);
-        QTest::newRow("communication on a CPU-only rank") << "communication" << QByteArray::fromStdString(b.json());
+        QTest::newRow("communication on a CPU-only rank")
+            << "communication" << QByteArray::fromStdString(b.json());
     }
     {
         TraceBuilder b = cleanStep();
-        b.devices = R"([{"id": 0, "name": "NVIDIA A100-SXM4-40GB", "totalGlobalMem": 1000000000, "computeMajor": 8, "computeMinor": 0, "numSms": 108}])";
+        b.devices =
+            R"([{"id": 0, "name": "NVIDIA A100-SXM4-40GB", "totalGlobalMem": 1000000000, "computeMajor": 8, "computeMinor": 0, "numSms": 108}])";
         b.memory(50, 8e8, 9.5e8);
         QTest::newRow("memory capacity") << "memory_capacity" << QByteArray::fromStdString(b.json());
     }
@@ -231,7 +260,8 @@ void TestOverview::rules_data() {
         // Each kernel is launched only after the previous one finished: the GPU waits on the host.
         TraceBuilder b;
         b.step(0, 1000);
-        for (int i = 0; i < 10; ++i) b.kernel("sm80_xmma_gemm_bf16", 30 + i * 100, 40 + i * 100, 50);
+        for (int i = 0; i < 10; ++i)
+            b.kernel("sm80_xmma_gemm_bf16", 30 + i * 100, 40 + i * 100, 50);
         QTest::newRow("launch bound") << "launch_bound" << QByteArray::fromStdString(b.json());
     }
     {
@@ -242,7 +272,8 @@ void TestOverview::rules_data() {
     {
         TraceBuilder b;
         b.step(0, 12000);
-        for (int i = 0; i < 1100; ++i) b.kernel("sm80_xmma_gemm_bf16", 1 + i * 10, 2 + i * 10, 5);
+        for (int i = 0; i < 1100; ++i)
+            b.kernel("sm80_xmma_gemm_bf16", 1 + i * 10, 2 + i * 10, 5);
         QTest::newRow("tiny kernels") << "tiny_kernels" << QByteArray::fromStdString(b.json());
     }
     {
@@ -254,7 +285,9 @@ void TestOverview::rules_data() {
     {
         TraceBuilder b;
         b.step(0, 1000);
-        for (int i = 0; i < 9; ++i) b.kernel("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>", 2 + i * 3, 20 + i * 105, 100);
+        for (int i = 0; i < 9; ++i)
+            b.kernel("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>",
+                     2 + i * 3, 20 + i * 105, 100);
         QTest::newRow("elementwise fusion") << "elementwise_fusion" << QByteArray::fromStdString(b.json());
     }
 }
@@ -264,13 +297,15 @@ void TestOverview::rules() {
     QFETCH(QByteArray, json);
     const std::vector<std::string> ids = ruleIds(json.toStdString());
     QString all;
-    for (const auto& id : ids) all += QString::fromStdString(id) + QLatin1Char(' ');
-    QVERIFY2(std::find(ids.begin(), ids.end(), rule.toStdString()) != ids.end(), qPrintable(QStringLiteral("fired: ") + all));
+    for (const auto& id : ids)
+        all += QString::fromStdString(id) + QLatin1Char(' ');
+    QVERIFY2(std::find(ids.begin(), ids.end(), rule.toStdString()) != ids.end(),
+             qPrintable(QStringLiteral("fired: ") + all));
 }
 
-// Advice that was confidently wrong on real traces, built here with their kernels' real names: softmax is not an
-// elementwise fusion candidate, an FP8 or BF16 run is never told to enable mixed precision, and expert-parallel
-// all-to-all kernels are communication, not "other".
+// Advice that was confidently wrong on real traces, built here with their kernels' real names: softmax is not
+// an elementwise fusion candidate, an FP8 or BF16 run is never told to enable mixed precision, and
+// expert-parallel all-to-all kernels are communication, not "other".
 void TestOverview::noConfidentWrongAdvice_data() {
     QTest::addColumn<QString>("rule");
     QTest::addColumn<QByteArray>("json");
@@ -280,33 +315,52 @@ void TestOverview::noConfidentWrongAdvice_data() {
         TraceBuilder b;
         b.step(0, 1000);
         for (int i = 0; i < 5; ++i)
-            b.kernel("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)", 2 + i * 3, 20 + i * 105, 100);
-        for (int i = 0; i < 2; ++i) b.kernel("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>", 30 + i * 3, 560 + i * 105, 100);
-        QTest::newRow("softmax is not elementwise") << "elementwise_fusion" << QByteArray::fromStdString(b.json()) << "softmax" << 0.5;
+            b.kernel("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, "
+                     "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)",
+                     2 + i * 3, 20 + i * 105, 100);
+        for (int i = 0; i < 2; ++i)
+            b.kernel("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>",
+                     30 + i * 3, 560 + i * 105, 100);
+        QTest::newRow("softmax is not elementwise")
+            << "elementwise_fusion" << QByteArray::fromStdString(b.json()) << "softmax" << 0.5;
     }
     {
         TraceBuilder b;
-        b.devices = R"([{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85000000000, "computeMajor": 9, "computeMinor": 0, "numSms": 132}])";
+        b.devices =
+            R"([{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85000000000, "computeMajor": 9, "computeMinor": 0, "numSms": 132}])";
         b.step(0, 1000);
         for (int i = 0; i < 9; ++i)
-            b.kernel("void deep_gemm::fp8_gemm_kernel<128u, 128u, 128u, 1u, 128u, 4u, 2u, 128u, (deep_gemm::GemmType)1>(__nv_bfloat16*, float*, int*, unsigned int, CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap)", 2 + i * 3, 20 + i * 105, 100);
-        QTest::newRow("fp8 grouped gemm: no amp advice") << "amp" << QByteArray::fromStdString(b.json()) << "gemm" << 0.9;
+            b.kernel("void deep_gemm::fp8_gemm_kernel<128u, 128u, 128u, 1u, 128u, 4u, 2u, 128u, "
+                     "(deep_gemm::GemmType)1>(__nv_bfloat16*, float*, int*, unsigned int, CUtensorMap, "
+                     "CUtensorMap, CUtensorMap, CUtensorMap)",
+                     2 + i * 3, 20 + i * 105, 100);
+        QTest::newRow("fp8 grouped gemm: no amp advice")
+            << "amp" << QByteArray::fromStdString(b.json()) << "gemm" << 0.9;
     }
     {
         TraceBuilder b;
-        b.devices = R"([{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85000000000, "computeMajor": 9, "computeMinor": 0, "numSms": 132}])";
+        b.devices =
+            R"([{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85000000000, "computeMajor": 9, "computeMinor": 0, "numSms": 132}])";
         b.step(0, 1000);
         for (int i = 0; i < 9; ++i)
             b.kernel("nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NNT", 2 + i * 3, 20 + i * 105, 100);
-        QTest::newRow("bf16 nvjet gemm: no amp advice") << "amp" << QByteArray::fromStdString(b.json()) << "gemm" << 0.9;
+        QTest::newRow("bf16 nvjet gemm: no amp advice")
+            << "amp" << QByteArray::fromStdString(b.json()) << "gemm" << 0.9;
     }
     {
         TraceBuilder b;
         b.step(0, 1000);
         for (int i = 0; i < 6; ++i)
-            b.kernel("void deep_ep::internode::dispatch<true, 8, 8, 24, 32, 12, 2>(int4*, float*, int*, long*, float*, int*, int*, SourceMeta*, int4 const*, float const*, long const*, float const*, int*, int*, int*, int*, int*, int const*, bool const*, int, int, int, int, int, int, void*, int, int, int, void**, int, int, int, bool)", 2 + i * 3, 20 + i * 105, 100);
-        for (int i = 0; i < 3; ++i) b.kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 30 + i * 3, 660 + i * 105, 100);
-        QTest::newRow("deepep is communication") << "elementwise_fusion" << QByteArray::fromStdString(b.json()) << "communication" << 0.6;
+            b.kernel("void deep_ep::internode::dispatch<true, 8, 8, 24, 32, 12, 2>(int4*, float*, int*, "
+                     "long*, float*, int*, int*, SourceMeta*, int4 const*, float const*, long const*, float "
+                     "const*, int*, int*, int*, int*, int*, int const*, bool const*, int, int, int, int, "
+                     "int, int, void*, int, int, int, void**, int, int, int, bool)",
+                     2 + i * 3, 20 + i * 105, 100);
+        for (int i = 0; i < 3; ++i)
+            b.kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 30 + i * 3, 660 + i * 105,
+                     100);
+        QTest::newRow("deepep is communication")
+            << "elementwise_fusion" << QByteArray::fromStdString(b.json()) << "communication" << 0.6;
     }
 }
 
@@ -316,13 +370,15 @@ void TestOverview::noConfidentWrongAdvice() {
     QFETCH(QString, category);
     QFETCH(double, minShare);
     const std::vector<std::string> ids = ruleIds(json.toStdString());
-    QVERIFY2(std::find(ids.begin(), ids.end(), rule.toStdString()) == ids.end(), qPrintable(rule + QStringLiteral(" fired")));
+    QVERIFY2(std::find(ids.begin(), ids.end(), rule.toStdString()) == ids.end(),
+             qPrintable(rule + QStringLiteral(" fired")));
     LoadResult r = test::loadText(json.toStdString());
     QVERIFY(r.ok());
     const KernelTable k = kernelTable(*r.store);
     TimeNs inCategory = 0;
     for (std::size_t c = 0; c < kernelCategoryCount; ++c)
-        if (QString::fromLatin1(kernelCategoryName(KernelCategory(c)).data()) == category) inCategory = k.byCategory[c];
+        if (QString::fromLatin1(kernelCategoryName(KernelCategory(c)).data()) == category)
+            inCategory = k.byCategory[c];
     QVERIFY2(double(inCategory) >= minShare * double(k.totalKernelTime), qPrintable(category));
     if (category == QLatin1String("communication")) {
         const Overview ov = computeOverview(*r.store);
@@ -333,7 +389,8 @@ void TestOverview::noConfidentWrongAdvice() {
 void TestOverview::cleanTraceTriggersNothing() {
     const std::vector<std::string> ids = ruleIds(cleanStep().json());
     QString all;
-    for (const auto& id : ids) all += QString::fromStdString(id) + QLatin1Char(' ');
+    for (const auto& id : ids)
+        all += QString::fromStdString(id) + QLatin1Char(' ');
     QVERIFY2(ids.empty(), qPrintable(all));
     // And its numbers: 9 × 100 µs of tensor-core GEMM in a 1000 µs step.
     LoadResult r = test::loadText(cleanStep().json());
@@ -357,10 +414,12 @@ void TestOverview::rangeScopesEverything() {
     const KernelTable everything = kernelTable(*store);
     QVERIFY(inStep.kernelCount > 0 && inStep.kernelCount < everything.kernelCount);
     TimeNs byCategory = 0;
-    for (TimeNs t : everything.byCategory) byCategory += t;
+    for (TimeNs t : everything.byCategory)
+        byCategory += t;
     QCOMPARE(byCategory, everything.totalKernelTime);
     TimeNs summaryTotal = 0;
-    for (const KernelRow& k : summarize(*store).kernels) summaryTotal += k.total;
+    for (const KernelRow& k : summarize(*store).kernels)
+        summaryTotal += k.total;
     QCOMPARE(everything.totalKernelTime, summaryTotal);
     // Grouping by launch properties splits rows but keeps the totals.
     const KernelTable byLaunch = kernelTable(*store, KernelGrouping::NameAndLaunch);
@@ -395,7 +454,8 @@ void TestOverview::memoryOnSample() {
     const MemoryAnalysis m = analyzeMemory(*r.store);
     // The generator allocates and frees the same blocks every step, inside aten::linear and its backward.
     QVERIFY(!m.blocks.empty());
-    for (const MemoryBlock& b : m.blocks) QVERIFY2(b.freedAt.has_value(), "every allocation of the sample is freed");
+    for (const MemoryBlock& b : m.blocks)
+        QVERIFY2(b.freedAt.has_value(), "every allocation of the sample is freed");
     QCOMPARE(m.unmatchedFrees, std::uint64_t(0));
     QCOMPARE(m.peaks.at(0).allocated, 524288.0);
     QCOMPARE(m.peaks.at(0).reserved, 1073741824.0);
@@ -417,7 +477,8 @@ void TestOverview::moduleHierarchyArgs() {
     // No nn.Module frames, but ops that name their module path (TorchScript / mobile traces).
     TraceBuilder b;
     b.step(0, 1000);
-    const std::string conv = R"({"Module Hierarchy": "TOP(Net)::forward.features(torch.nn.Sequential)::forward.0(Conv2d)::forward"})";
+    const std::string conv =
+        R"({"Module Hierarchy": "TOP(Net)::forward.features(torch.nn.Sequential)::forward.0(Conv2d)::forward"})";
     const std::string fc = R"({"Module Hierarchy": "TOP(Net)::forward.fc(Linear)::forward"})";
     b.slice("cpu_op", "aten::conv2d", 10, 100, 100, 100, conv);
     b.slice("cpu_op", "aten::convolution", 20, 50, 100, 100, conv); // nested in the conv2d: counted once
@@ -443,7 +504,8 @@ void TestOverview::moduleHierarchyArgs() {
 
 void TestOverview::outOfMemoryEvents() {
     TraceBuilder b = cleanStep();
-    b.add(R"({"ph":"i","s":"t","cat":"cpu_instant_event","name":"[OutOfMemory]","pid":100,"tid":100,"ts":500,"args":{"Device Type":1,"Device Id":0,"Bytes":4294967296,"Total Allocated":79000000000,"Total Reserved":80000000000}})");
+    b.add(
+        R"({"ph":"i","s":"t","cat":"cpu_instant_event","name":"[OutOfMemory]","pid":100,"tid":100,"ts":500,"args":{"Device Type":1,"Device Id":0,"Bytes":4294967296,"Total Allocated":79000000000,"Total Reserved":80000000000}})");
     LoadResult r = test::loadText(b.json());
     QVERIFY(r.ok());
     const MemoryAnalysis m = analyzeMemory(*r.store);

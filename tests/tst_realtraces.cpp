@@ -1,7 +1,7 @@
 // Every real trace of ../shared/traces loads cleanly, and the parallel splitter changes nothing.
-#include "import/jsonbackend.h"
 #include "analysis/summary.h"
 #include "analysis/summaryformat.h"
+#include "import/jsonbackend.h"
 #include "testsupport.h"
 
 #include <QDirIterator>
@@ -11,7 +11,7 @@ using namespace kinetoscope;
 
 class TestRealTraces : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void corpus_data();
     void corpus();
     void manifestFacts_data();
@@ -20,93 +20,102 @@ private slots:
     void launchLinksAndArgs();
 };
 
-
 void TestRealTraces::corpus_data() {
-        QTest::addColumn<QString>("path");
-        QDirIterator it(QStringLiteral(KINETOSCOPE_TRACES_DIR), {"*.json", "*.json.gz"}, QDir::Files,
-                        QDirIterator::Subdirectories);
-        QStringList files;
-        while (it.hasNext()) files << it.next();
-        files.sort();
-        QVERIFY2(files.size() >= 50, "the trace corpus ../shared/traces is missing");
-        for (const QString& f : files) QTest::newRow(qPrintable(f.section('/', -2))) << f;
-    }
+    QTest::addColumn<QString>("path");
+    QDirIterator it(QStringLiteral(KINETOSCOPE_TRACES_DIR), {"*.json", "*.json.gz"}, QDir::Files,
+                    QDirIterator::Subdirectories);
+    QStringList files;
+    while (it.hasNext())
+        files << it.next();
+    files.sort();
+    QVERIFY2(files.size() >= 50, "the trace corpus ../shared/traces is missing");
+    for (const QString& f : files)
+        QTest::newRow(qPrintable(f.section('/', -2))) << f;
+}
 void TestRealTraces::corpus() {
-        QFETCH(QString, path);
-        const LoadResult whole = loadTrace(path.toStdString(), LoadOptions{1, 8u << 20, nullptr, {}});
-        QVERIFY2(whole.ok(), whole.message(path.toStdString()).c_str());
-        const ImportStats& st = whole.store->stats;
-        QCOMPARE(st.malformedEvents, std::uint64_t(0));
-        QVERIFY(!st.truncated);
-        QVERIFY(st.trailingProblem.empty());
-        std::uint64_t phases = 0;
-        for (const auto& [ph, n] : st.phaseCounts) phases += n;
-        QCOMPARE(phases, st.eventsSeen);
-        // Every lane is sorted and non-overlapping.
-        for (const Track& t : whole.store->tracks)
-            for (std::uint32_t d = 0; d < t.laneCount(); ++d)
-                for (std::uint32_t r = t.laneBegin[d] + 1; r < t.laneBegin[d + 1]; ++r)
-                    QVERIFY(t.starts[r] >= t.endOf(r - 1));
+    QFETCH(QString, path);
+    const LoadResult whole = loadTrace(path.toStdString(), LoadOptions{1, 8u << 20, nullptr, {}});
+    QVERIFY2(whole.ok(), whole.message(path.toStdString()).c_str());
+    const ImportStats& st = whole.store->stats;
+    QCOMPARE(st.malformedEvents, std::uint64_t(0));
+    QVERIFY(!st.truncated);
+    QVERIFY(st.trailingProblem.empty());
+    std::uint64_t phases = 0;
+    for (const auto& [ph, n] : st.phaseCounts)
+        phases += n;
+    QCOMPARE(phases, st.eventsSeen);
+    // Every lane is sorted and non-overlapping.
+    for (const Track& t : whole.store->tracks)
+        for (std::uint32_t d = 0; d < t.laneCount(); ++d)
+            for (std::uint32_t r = t.laneBegin[d] + 1; r < t.laneBegin[d + 1]; ++r)
+                QVERIFY(t.starts[r] >= t.endOf(r - 1));
 
-        // Split into 16 KiB pieces on two threads: the same store, the same numbers.
-        const LoadResult split = loadTrace(path.toStdString(), LoadOptions{2, 16u << 10, nullptr, {}});
-        QVERIFY(split.ok());
-        QCOMPARE(split.store->sliceCount(), whole.store->sliceCount());
-        QCOMPARE(split.store->flows.size(), whole.store->flows.size());
-        QCOMPARE(split.store->stats.eventsSeen, st.eventsSeen);
-        QCOMPARE(summaryToJson(summarize(*split.store)), summaryToJson(summarize(*whole.store)));
-    }
+    // Split into 16 KiB pieces on two threads: the same store, the same numbers.
+    const LoadResult split = loadTrace(path.toStdString(), LoadOptions{2, 16u << 10, nullptr, {}});
+    QVERIFY(split.ok());
+    QCOMPARE(split.store->sliceCount(), whole.store->sliceCount());
+    QCOMPARE(split.store->flows.size(), whole.store->flows.size());
+    QCOMPARE(split.store->stats.eventsSeen, st.eventsSeen);
+    QCOMPARE(summaryToJson(summarize(*split.store)), summaryToJson(summarize(*whole.store)));
+}
 
-    // Figures that MANIFEST.md (computed by an independent script) gives for some traces.
+// Figures that MANIFEST.md (computed by an independent script) gives for some traces.
 void TestRealTraces::manifestFacts_data() {
-        QTest::addColumn<QString>("file");
-        QTest::addColumn<qint64>("events");
-        QTest::addColumn<qint64>("flowStartsUnmatched");
-        QTest::addColumn<qint64>("flowEndsUnmatched");
-        QTest::newRow("xdit sd3.5") << "AMD-AGI__TraceLens/tests__traces__inference__xdit_sd_3.5__profile_trace_rank_0.json.gz"
-                                    << qint64(239093) << qint64(0) << qint64(22389); // MANIFEST counts ids (22388); we count flow events: one id has two ends
-        QTest::newRow("torch.compile triton") << "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz"
-                                              << qint64(246) << qint64(1) << qint64(46);
-        QTest::newRow("kineto docs") << "pytorch__kineto/docs__traces__after_fix_trace.json" << qint64(75) << qint64(0) << qint64(2);
-        QTest::newRow("tb_plugin bare array") << "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz"
-                                              << qint64(82276) << qint64(0) << qint64(765);
-        QTest::newRow("zoology") << "HazyResearch__zoology/trace.json" << qint64(1784) << qint64(268) << qint64(2);
-    }
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<qint64>("events");
+    QTest::addColumn<qint64>("flowStartsUnmatched");
+    QTest::addColumn<qint64>("flowEndsUnmatched");
+    QTest::newRow("xdit sd3.5")
+        << "AMD-AGI__TraceLens/tests__traces__inference__xdit_sd_3.5__profile_trace_rank_0.json.gz"
+        << qint64(239093) << qint64(0)
+        << qint64(22389); // MANIFEST counts ids (22388); we count flow events: one id has two ends
+    QTest::newRow("torch.compile triton")
+        << "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz" << qint64(246) << qint64(1)
+        << qint64(46);
+    QTest::newRow("kineto docs") << "pytorch__kineto/docs__traces__after_fix_trace.json" << qint64(75)
+                                 << qint64(0) << qint64(2);
+    QTest::newRow("tb_plugin bare array")
+        << "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz"
+        << qint64(82276) << qint64(0) << qint64(765);
+    QTest::newRow("zoology") << "HazyResearch__zoology/trace.json" << qint64(1784) << qint64(268)
+                             << qint64(2);
+}
 void TestRealTraces::manifestFacts() {
-        QFETCH(QString, file);
-        QFETCH(qint64, events);
-        QFETCH(qint64, flowStartsUnmatched);
-        QFETCH(qint64, flowEndsUnmatched);
-        const LoadResult r = loadTrace(test::tracePath(file.toUtf8().constData()));
-        QVERIFY(r.ok());
-        QCOMPARE(qint64(r.store->stats.eventsSeen), events);
-        QCOMPARE(qint64(r.store->stats.flowStartsUnmatched), flowStartsUnmatched);
-        QCOMPARE(qint64(r.store->stats.flowEndsUnmatched), flowEndsUnmatched);
-    }
+    QFETCH(QString, file);
+    QFETCH(qint64, events);
+    QFETCH(qint64, flowStartsUnmatched);
+    QFETCH(qint64, flowEndsUnmatched);
+    const LoadResult r = loadTrace(test::tracePath(file.toUtf8().constData()));
+    QVERIFY(r.ok());
+    QCOMPARE(qint64(r.store->stats.eventsSeen), events);
+    QCOMPARE(qint64(r.store->stats.flowStartsUnmatched), flowStartsUnmatched);
+    QCOMPARE(qint64(r.store->stats.flowEndsUnmatched), flowEndsUnmatched);
+}
 
 void TestRealTraces::storeStaysSmall() {
-        const LoadResult r = loadTrace(
-            test::tracePath("AMD-AGI__TraceLens/tests__traces__inference__xdit_sd_3.5__profile_trace_rank_0.json.gz"));
-        QVERIFY(r.ok());
-        const double perEvent = double(r.store->bytesHeld()) / double(r.store->stats.eventsSeen);
-        QVERIFY2(perEvent <= 48, qPrintable(QString("store holds %1 bytes per event").arg(perEvent)));
-    }
+    const LoadResult r = loadTrace(test::tracePath(
+        "AMD-AGI__TraceLens/tests__traces__inference__xdit_sd_3.5__profile_trace_rank_0.json.gz"));
+    QVERIFY(r.ok());
+    const double perEvent = double(r.store->bytesHeld()) / double(r.store->stats.eventsSeen);
+    QVERIFY2(perEvent <= 48, qPrintable(QString("store holds %1 bytes per event").arg(perEvent)));
+}
 
 void TestRealTraces::launchLinksAndArgs() {
-        const LoadResult r = loadTrace(test::tracePath("pytorch__kineto/docs__traces__after_fix_trace.json"));
-        QVERIFY(r.ok());
-        const TraceStore& s = *r.store;
-        QCOMPARE(s.flows.size(), std::size_t(1));
-        const Flow& f = s.flows[0];
-        QCOMPARE(QString::fromStdString(std::string(s.nameOf(f.source))), QString("cudaLaunchKernel"));
-        QCOMPARE(s.categoryOf(f.target).kind, CategoryKind::Kernel);
-        QVERIFY(s.launchOf(f.target) == f.source);
-        QCOMPARE(s.gpuWorkOf(f.source).size(), std::size_t(1));
-        bool hasGrid = false;
-        for (const ArgField& a : decodeArgs(s, f.target)) hasGrid |= a.key == "grid";
-        QVERIFY(hasGrid);
-        QCOMPARE(s.tracks[f.target.track.value].kind, TrackKind::GpuStream);
-    }
+    const LoadResult r = loadTrace(test::tracePath("pytorch__kineto/docs__traces__after_fix_trace.json"));
+    QVERIFY(r.ok());
+    const TraceStore& s = *r.store;
+    QCOMPARE(s.flows.size(), std::size_t(1));
+    const Flow& f = s.flows[0];
+    QCOMPARE(QString::fromStdString(std::string(s.nameOf(f.source))), QString("cudaLaunchKernel"));
+    QCOMPARE(s.categoryOf(f.target).kind, CategoryKind::Kernel);
+    QVERIFY(s.launchOf(f.target) == f.source);
+    QCOMPARE(s.gpuWorkOf(f.source).size(), std::size_t(1));
+    bool hasGrid = false;
+    for (const ArgField& a : decodeArgs(s, f.target))
+        hasGrid |= a.key == "grid";
+    QVERIFY(hasGrid);
+    QCOMPARE(s.tracks[f.target.track.value].kind, TrackKind::GpuStream);
+}
 
 QTEST_GUILESS_MAIN(TestRealTraces)
 #include "tst_realtraces.moc"

@@ -8,7 +8,7 @@
 
 class TestRender : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void renders_data();
     void renders();
     void rejects_data();
@@ -17,13 +17,15 @@ private slots:
     void helpAndVersionNeedNoDisplay_data();
     void helpAndVersionNeedNoDisplay();
 
-private:
+  private:
     int run(const QStringList& args, QString* err = nullptr);
     QTemporaryDir m_dir;
 };
 
 namespace {
-QString sample() { return QStringLiteral(KINETOSCOPE_SOURCE_DIR "/resources/samples/sample.pt.trace.json"); }
+QString sample() {
+    return QStringLiteral(KINETOSCOPE_SOURCE_DIR "/resources/samples/sample.pt.trace.json");
+}
 } // namespace
 
 // `kinetoscope --help` and `--version` on a machine with no display answer and exit 0 (they aborted with Qt's
@@ -31,8 +33,10 @@ QString sample() { return QStringLiteral(KINETOSCOPE_SOURCE_DIR "/resources/samp
 void TestRender::helpAndVersionNeedNoDisplay_data() {
     QTest::addColumn<QString>("option");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("--help") << "--help" << "--render";
-    QTest::newRow("-h") << "-h" << "--compare";
+    QTest::newRow("--help") << "--help"
+                            << "--render";
+    QTest::newRow("-h") << "-h"
+                        << "--compare";
     QTest::newRow("--version") << "--version" << KINETOSCOPE_VERSION;
 }
 
@@ -70,11 +74,13 @@ void TestRender::renders_data() {
     QTest::addColumn<QStringList>("options");
     QTest::addColumn<QSize>("size");
     QTest::newRow("sample, default size") << sample() << QStringList() << QSize(1600, 900);
-    QTest::newRow("sample, 800x400, no flows") << sample() << QStringList{"--size", "800x400", "--flows", "none"} << QSize(800, 400);
+    QTest::newRow("sample, 800x400, no flows")
+        << sample() << QStringList{"--size", "800x400", "--flows", "none"} << QSize(800, 400);
     QTest::newRow("sample, range") << sample() << QStringList{"--range", "100:1500.5"} << QSize(1600, 900);
-    QTest::newRow("gzip real trace")
-        << QString::fromStdString(kinetoscope::test::tracePath("AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz"))
-        << QStringList{"--size", "1920x1080", "--color", "name"} << QSize(1920, 1080);
+    QTest::newRow("gzip real trace") << QString::fromStdString(kinetoscope::test::tracePath(
+                                            "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz"))
+                                     << QStringList{"--size", "1920x1080", "--color", "name"}
+                                     << QSize(1920, 1080);
 }
 
 void TestRender::renders() {
@@ -82,7 +88,8 @@ void TestRender::renders() {
     QFETCH(QStringList, options);
     QFETCH(QSize, size);
     QVERIFY(m_dir.isValid());
-    const QString out = m_dir.filePath(QStringLiteral("%1.png").arg(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_')));
+    const QString out = m_dir.filePath(
+        QStringLiteral("%1.png").arg(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_')));
     QString err;
     QCOMPARE(run(QStringList{"--render", out} + options + QStringList{trace}, &err), 0);
     QImage image(out);
@@ -91,7 +98,8 @@ void TestRender::renders() {
     // Not blank: many distinct colours (slices, text, ruler).
     QSet<QRgb> colours;
     for (int y = 0; y < image.height(); y += 3) {
-        for (int x = 0; x < image.width(); x += 3) colours.insert(image.pixel(x, y));
+        for (int x = 0; x < image.width(); x += 3)
+            colours.insert(image.pixel(x, y));
     }
     QVERIFY2(colours.size() > 20, qPrintable(QStringLiteral("%1 colours").arg(colours.size())));
 }
@@ -99,11 +107,16 @@ void TestRender::renders() {
 void TestRender::rejects_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
-    QTest::newRow("missing trace") << QStringList{"--render", "x.png", "/nonexistent/trace.json"} << QStringLiteral("/nonexistent/trace.json: ");
-    QTest::newRow("bad size") << QStringList{"--render", "x.png", "--size", "big", sample()} << QStringLiteral("--size");
-    QTest::newRow("reversed range") << QStringList{"--render", "x.png", "--range", "10:5", sample()} << QStringLiteral("--range");
-    QTest::newRow("bad flows") << QStringList{"--render", "x.png", "--flows", "some", sample()} << QStringLiteral("--flows");
-    QTest::newRow("two traces") << QStringList{"--render", "x.png", sample(), sample()} << QStringLiteral("exactly one");
+    QTest::newRow("missing trace") << QStringList{"--render", "x.png", "/nonexistent/trace.json"}
+                                   << QStringLiteral("/nonexistent/trace.json: ");
+    QTest::newRow("bad size") << QStringList{"--render", "x.png", "--size", "big", sample()}
+                              << QStringLiteral("--size");
+    QTest::newRow("reversed range") << QStringList{"--render", "x.png", "--range", "10:5", sample()}
+                                    << QStringLiteral("--range");
+    QTest::newRow("bad flows") << QStringList{"--render", "x.png", "--flows", "some", sample()}
+                               << QStringLiteral("--flows");
+    QTest::newRow("two traces") << QStringList{"--render", "x.png", sample(), sample()}
+                                << QStringLiteral("exactly one");
 }
 
 void TestRender::rejects() {

@@ -1,5 +1,6 @@
-// Resource bounds of the viewer: no file descriptor or thread leaks after opening and closing 100 traces, two loads
-// at once, closing tabs mid-load, and the UI thread never stalling more than 50 ms while a large trace loads.
+// Resource bounds of the viewer: no file descriptor or thread leaks after opening and closing 100 traces, two
+// loads at once, closing tabs mid-load, and the UI thread never stalling more than 50 ms while a large trace
+// loads.
 #include "backgroundjobs.h"
 #include "mainwindow.h"
 #include "testsupport.h"
@@ -19,15 +20,19 @@ using namespace kinetoscope;
 
 class TestResources : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void initTestCase();
     void noLeaksAfterHundredTraces();
     void twoLoadsAtOnce();
     void closingMidLoad();
     void uiNeverStallsWhileLoading();
 
-private:
-    static int countEntries(const char* dir) { return int(QDir(QString::fromLatin1(dir)).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::System).size()); }
+  private:
+    static int countEntries(const char* dir) {
+        return int(QDir(QString::fromLatin1(dir))
+                       .entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::System)
+                       .size());
+    }
     bool waitIdle(MainWindow& w);
     QString bigTrace();
     QTemporaryDir m_dir;
@@ -65,13 +70,17 @@ QString TestResources::bigTrace() {
 }
 
 bool TestResources::waitIdle(MainWindow& w) {
-    return QTest::qWaitFor([&] {
-        for (int i = 0; i < w.tabs()->count(); ++i) {
-            auto* v = qobject_cast<TraceView*>(w.tabs()->widget(i));
-            if (v && (v->state() == TraceView::State::Loading || (v->state() == TraceView::State::Ready && !v->analysis()))) return false;
-        }
-        return true;
-    }, 60000);
+    return QTest::qWaitFor(
+        [&] {
+            for (int i = 0; i < w.tabs()->count(); ++i) {
+                auto* v = qobject_cast<TraceView*>(w.tabs()->widget(i));
+                if (v && (v->state() == TraceView::State::Loading ||
+                          (v->state() == TraceView::State::Ready && !v->analysis())))
+                    return false;
+            }
+            return true;
+        },
+        60000);
 }
 
 void TestResources::noLeaksAfterHundredTraces() {
@@ -79,30 +88,36 @@ void TestResources::noLeaksAfterHundredTraces() {
     // Warm up once so lazily created resources (fonts, thread pool) are not counted as leaks.
     w.openTrace(sample);
     QVERIFY(waitIdle(w));
-    while (w.tabs()->count()) w.tabs()->tabCloseRequested(0);
+    while (w.tabs()->count())
+        w.tabs()->tabCloseRequested(0);
     backgroundPool()->waitForDone();
     QTest::qWait(100);
     const int fds = countEntries("/proc/self/fd");
     const int threads = countEntries("/proc/self/task");
     for (int round = 0; round < 10; ++round) {
-        for (int i = 0; i < 10; ++i) w.openTrace(sample);
+        for (int i = 0; i < 10; ++i)
+            w.openTrace(sample);
         QVERIFY(waitIdle(w));
         QCOMPARE(w.tabs()->count(), 10);
-        while (w.tabs()->count()) w.tabs()->tabCloseRequested(0);
+        while (w.tabs()->count())
+            w.tabs()->tabCloseRequested(0);
     }
     backgroundPool()->waitForDone();
     QTest::qWait(200);
     QCOMPARE(countEntries("/proc/self/fd"), fds);
     // Pool threads may linger until their expiry; loader threads must all be gone.
     QVERIFY2(countEntries("/proc/self/task") <= threads + backgroundPool()->maxThreadCount(),
-             qPrintable(QStringLiteral("%1 threads, %2 before").arg(countEntries("/proc/self/task")).arg(threads)));
+             qPrintable(
+                 QStringLiteral("%1 threads, %2 before").arg(countEntries("/proc/self/task")).arg(threads)));
 }
 
 void TestResources::twoLoadsAtOnce() {
     MainWindow w;
     TraceView* a = w.openTrace(bigTrace());
     TraceView* b = w.openTrace(sample);
-    QVERIFY(QTest::qWaitFor([&] { return a->state() != TraceView::State::Loading && b->state() != TraceView::State::Loading; }, 120000));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return a->state() != TraceView::State::Loading && b->state() != TraceView::State::Loading; },
+        120000));
     QCOMPARE(a->state(), TraceView::State::Ready);
     QCOMPARE(b->state(), TraceView::State::Ready);
     QVERIFY(a->trace()->store->sliceCount() > 100 * b->trace()->store->sliceCount());
@@ -110,9 +125,11 @@ void TestResources::twoLoadsAtOnce() {
 
 void TestResources::closingMidLoad() {
     MainWindow w;
-    for (int i = 0; i < 3; ++i) w.openTrace(bigTrace());
+    for (int i = 0; i < 3; ++i)
+        w.openTrace(bigTrace());
     QTest::qWait(50);
-    while (w.tabs()->count()) w.tabs()->tabCloseRequested(0);
+    while (w.tabs()->count())
+        w.tabs()->tabCloseRequested(0);
     // The loaders see the cancel flag and stop; their results are dropped without touching the closed tabs.
     QTest::qWait(1500);
     QCOMPARE(w.tabs()->count(), 0);
@@ -151,8 +168,8 @@ void TestResources::uiNeverStallsWhileLoading() {
     QTimer::singleShot(200, &loop, &QEventLoop::quit);
     loop.exec();
     ticker.stop();
-    // The event loop ran at least every 50 ms through the load, the first paint and the analyses (sanitizer builds are
-    // several times slower, so their bound is wider).
+    // The event loop ran at least every 50 ms through the load, the first paint and the analyses (sanitizer
+    // builds are several times slower, so their bound is wider).
 #if defined(__SANITIZE_ADDRESS__)
     const qint64 bound = 250;
 #else

@@ -1,5 +1,6 @@
-// Folders of traces: grouping into runs, workers and spans (on the corpus and on a TensorBoard-style layout), the
-// runs panel, and watching a folder while a job writes into it (files appear and grow; none is opened half).
+// Folders of traces: grouping into runs, workers and spans (on the corpus and on a TensorBoard-style layout),
+// the runs panel, and watching a folder while a job writes into it (files appear and grow; none is opened
+// half).
 #include "folderwatcher.h"
 #include "import/runscan.h"
 #include "mainwindow.h"
@@ -19,7 +20,7 @@ using namespace kinetoscope;
 
 class TestRuns : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void corpusGrouping();
     void tensorboardLayout();
     void rankFamilies();
@@ -28,7 +29,7 @@ private slots:
     void watchWaitsForCompleteFiles_data();
     void watchWaitsForCompleteFiles();
 
-private:
+  private:
     static QByteArray sample();
     static void write(const QString& path, const QByteArray& data, bool append = false);
 };
@@ -42,7 +43,8 @@ QByteArray TestRuns::sample() {
 void TestRuns::write(const QString& path, const QByteArray& data, bool append) {
     QDir().mkpath(QFileInfo(path).absolutePath());
     QFile f(path);
-    if (!f.open(append ? QIODevice::Append : QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
+    if (!f.open(append ? QIODevice::Append : QIODevice::WriteOnly))
+        qFatal("cannot write %s", qPrintable(path));
     f.write(data);
 }
 
@@ -73,11 +75,13 @@ void TestRuns::corpusGrouping() {
 
 void TestRuns::tensorboardLayout() {
     QTemporaryDir dir;
-    // log/run_a/{host_1.1700000000001, host_1.1700000000002, host_2.1700000000001}.pt.trace.json, log/run_b/worker0.pt.trace.json.gz
+    // log/run_a/{host_1.1700000000001, host_1.1700000000002, host_2.1700000000001}.pt.trace.json,
+    // log/run_b/worker0.pt.trace.json.gz
     write(dir.filePath(QStringLiteral("run_a/host_1.1700000000001.pt.trace.json")), sample());
     write(dir.filePath(QStringLiteral("run_a/host_1.1700000000002.pt.trace.json")), sample());
     write(dir.filePath(QStringLiteral("run_a/host_2.1700000000001.pt.trace.json")), sample());
-    write(dir.filePath(QStringLiteral("run_b/worker0.pt.trace.json.gz")), QByteArray::fromStdString(test::gzipText(sample().toStdString())));
+    write(dir.filePath(QStringLiteral("run_b/worker0.pt.trace.json.gz")),
+          QByteArray::fromStdString(test::gzipText(sample().toStdString())));
     const auto runs = scanRuns(dir.path().toStdString());
     QCOMPARE(runs.size(), std::size_t(2));
     QCOMPARE(runs[0].name, std::string("run_a"));
@@ -91,7 +95,8 @@ void TestRuns::tensorboardLayout() {
 
 void TestRuns::rankFamilies() {
     QTemporaryDir dir;
-    for (int r : {0, 1, 2, 10}) write(dir.filePath(QStringLiteral("job_rank%1.json").arg(r)), sample());
+    for (int r : {0, 1, 2, 10})
+        write(dir.filePath(QStringLiteral("job_rank%1.json").arg(r)), sample());
     const auto runs = scanRuns(dir.path().toStdString());
     QCOMPARE(runs.size(), std::size_t(1));
     QCOMPARE(runs[0].workers.size(), std::size_t(4));
@@ -144,8 +149,10 @@ void TestRuns::watchWaitsForCompleteFiles() {
     QSignalSpy ready(&watcher, &FolderWatcher::traceReady);
     QSignalSpy scanned(&watcher, &FolderWatcher::scanned);
     watcher.start(false);
-    const QByteArray whole = gzip ? QByteArray::fromStdString(test::gzipText(sample().toStdString())) : sample();
-    const QString path = dir.filePath(gzip ? QStringLiteral("new.pt.trace.json.gz") : QStringLiteral("new.pt.trace.json"));
+    const QByteArray whole =
+        gzip ? QByteArray::fromStdString(test::gzipText(sample().toStdString())) : sample();
+    const QString path =
+        dir.filePath(gzip ? QStringLiteral("new.pt.trace.json.gz") : QStringLiteral("new.pt.trace.json"));
     // The job writes the first half and pauses (longer than the stability window).
     write(path, whole.left(whole.size() / 2));
     QTest::qWait(800);

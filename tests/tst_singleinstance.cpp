@@ -1,4 +1,5 @@
-// One window per user: a second `kinetoscope FILE` hands its files to the running window, which opens them as tabs.
+// One window per user: a second `kinetoscope FILE` hands its files to the running window, which opens them as
+// tabs.
 #include "mainwindow.h"
 #include "singleinstance.h"
 #include "traceview.h"
@@ -16,17 +17,21 @@ using namespace kinetoscope;
 
 class TestSingleInstance : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void handsFilesToRunningWindow();
     void noRunningInstance();
     void takesOverStaleSocket();
     void secondProcessExitsAndFirstKeepsRunning();
 
-private:
+  private:
     static QString uniqueName(const char* tag) {
-        return QStringLiteral("kinetoscope-test-%1-%2").arg(QLatin1String(tag)).arg(QCoreApplication::applicationPid());
+        return QStringLiteral("kinetoscope-test-%1-%2")
+            .arg(QLatin1String(tag))
+            .arg(QCoreApplication::applicationPid());
     }
-    static QString sample() { return QStringLiteral(KINETOSCOPE_SOURCE_DIR "/resources/samples/sample.pt.trace.json"); }
+    static QString sample() {
+        return QStringLiteral(KINETOSCOPE_SOURCE_DIR "/resources/samples/sample.pt.trace.json");
+    }
 };
 
 void TestSingleInstance::handsFilesToRunningWindow() {
@@ -35,9 +40,12 @@ void TestSingleInstance::handsFilesToRunningWindow() {
     MainWindow window;
     window.attachSingleInstance(&server);
     QSignalSpy received(&server, &SingleInstance::filesReceived);
-    // The second instance is another process in real life: send from another thread while this one runs events.
+    // The second instance is another process in real life: send from another thread while this one runs
+    // events.
     bool sent = false;
-    std::thread client([&] { sent = SingleInstance(server.name()).sendToRunning({sample(), sample()}, 5000); });
+    std::thread client([&] {
+        sent = SingleInstance(server.name()).sendToRunning({sample(), sample()}, 5000);
+    });
     QVERIFY(QTest::qWaitFor([&] { return received.count() == 1; }, 10000));
     client.join();
     QVERIFY(sent);
@@ -79,12 +87,14 @@ void TestSingleInstance::secondProcessExitsAndFirstKeepsRunning() {
     first.start(QStringLiteral(KINETOSCOPE_APP), {sample()});
     QVERIFY(first.waitForStarted());
     // Wait until the first window listens.
-    QVERIFY(QTest::qWaitFor([&] {
-        bool ok = false;
-        std::thread t([&] { ok = SingleInstance(uniqueName("proc")).sendToRunning({}, 300); });
-        t.join();
-        return ok;
-    }, 20000));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            bool ok = false;
+            std::thread t([&] { ok = SingleInstance(uniqueName("proc")).sendToRunning({}, 300); });
+            t.join();
+            return ok;
+        },
+        20000));
     QProcess second;
     second.setProcessEnvironment(env);
     second.start(QStringLiteral(KINETOSCOPE_APP), {sample()});

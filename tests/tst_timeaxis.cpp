@@ -7,7 +7,7 @@ using namespace kinetoscope;
 
 class TestTimeAxis : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void mapping_data();
     void mapping();
     void zoomKeepsAnchor_data();
@@ -31,8 +31,9 @@ void TestTimeAxis::mapping_data() {
     QTest::newRow("right edge") << qint64(0) << qint64(1000) << 100.0 << qint64(1000) << 100.0;
     QTest::newRow("left of view") << qint64(1000) << qint64(2000) << 200.0 << qint64(500) << -100.0;
     // Epoch-based Kineto clocks: 1.7e18 ns. A 1 µs window there must keep ns precision.
-    QTest::newRow("epoch, 1 us window") << qint64(1'700'000'000'000'000'000) << qint64(1'700'000'000'000'001'000) << 1000.0
-                                        << qint64(1'700'000'000'000'000'250) << 250.0;
+    QTest::newRow("epoch, 1 us window")
+        << qint64(1'700'000'000'000'000'000) << qint64(1'700'000'000'000'001'000) << 1000.0
+        << qint64(1'700'000'000'000'000'250) << 250.0;
 }
 
 void TestTimeAxis::mapping() {
@@ -91,7 +92,8 @@ void TestTimeAxis::tickStep_data() {
     QTest::addColumn<double>("width");
     QTest::addColumn<double>("spacing");
     QTest::addColumn<qint64>("step");
-    QTest::newRow("1 ms over 1000 px, 100 px apart") << qint64(1'000'000) << 1000.0 << 100.0 << qint64(100'000);
+    QTest::newRow("1 ms over 1000 px, 100 px apart")
+        << qint64(1'000'000) << 1000.0 << 100.0 << qint64(100'000);
     QTest::newRow("rounds up to 2") << qint64(1'000'000) << 1000.0 << 150.0 << qint64(200'000);
     QTest::newRow("rounds up to 5") << qint64(1'000'000) << 1000.0 << 300.0 << qint64(500'000);
     QTest::newRow("rounds up to 10") << qint64(1'000'000) << 1000.0 << 600.0 << qint64(1'000'000);
@@ -115,7 +117,8 @@ void TestTimeAxis::ticksCoverView() {
     QVERIFY(!ticks.empty());
     QVERIFY(ticks.front().time >= axis.start && ticks.front().time - step < axis.start);
     QVERIFY(ticks.back().time <= axis.end && ticks.back().time + step > axis.end);
-    for (const RulerTick& t : ticks) QCOMPARE((t.time - origin) % step, 0);
+    for (const RulerTick& t : ticks)
+        QCOMPARE((t.time - origin) % step, 0);
     QVERIFY(std::any_of(ticks.begin(), ticks.end(), [](const RulerTick& t) { return t.major; }));
 }
 
@@ -127,7 +130,8 @@ void TestTimeAxis::tickLabels_data() {
     QTest::newRow("us steps") << qint64(500'000) << qint64(100'000) << QStringLiteral("500 µs");
     QTest::newRow("ms with decimals") << qint64(1'500'000) << qint64(500'000) << QStringLiteral("1.5 ms");
     QTest::newRow("seconds") << qint64(2'000'000'000) << qint64(500'000'000) << QStringLiteral("2.0 s");
-    QTest::newRow("fine steps far out stay in ms") << qint64(1'400'200'000) << qint64(200'000) << QStringLiteral("1400.2 ms");
+    QTest::newRow("fine steps far out stay in ms")
+        << qint64(1'400'200'000) << qint64(200'000) << QStringLiteral("1400.2 ms");
     QTest::newRow("ns") << qint64(40) << qint64(10) << QStringLiteral("40 ns");
 }
 

@@ -6,14 +6,15 @@ using namespace kinetoscope;
 
 class TestTimeConv : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void parse_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<bool>("valid");
         QTest::addColumn<qint64>("ns");
         QTest::newRow("zero") << "0" << true << qint64(0);
         QTest::newRow("integer us") << "42" << true << qint64(42000);
-        QTest::newRow("epoch us, beyond double's exact ns") << "1698438996453838" << true << qint64(1698438996453838000);
+        QTest::newRow("epoch us, beyond double's exact ns")
+            << "1698438996453838" << true << qint64(1698438996453838000);
         QTest::newRow("kineto three decimals") << "3603029046213.755" << true << qint64(3603029046213755);
         QTest::newRow("one decimal") << "12.5" << true << qint64(12500);
         QTest::newRow("sub-ns rounds half up") << "0.0005" << true << qint64(1);

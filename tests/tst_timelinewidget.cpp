@@ -1,7 +1,7 @@
 // The timeline widget on real traces: keyboard and mouse navigation (drag-zoom included), history, selection,
 // hit testing, measuring, area selection, flow arrow geometry, collapsing, and the details panel's links.
-#include "import/jsonbackend.h"
 #include "detailspanel.h"
+#include "import/jsonbackend.h"
 #include "loadedtrace.h"
 #include "testsupport.h"
 #include "timelinewidget.h"
@@ -17,7 +17,7 @@ using namespace kinetoscope;
 
 class TestTimelineWidget : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void initTestCase();
     void init();
     void cleanup();
@@ -41,7 +41,7 @@ private slots:
     void hoverTooltip();
     void paintsSlicesInCategoryColours();
 
-private:
+  private:
     std::shared_ptr<const LoadedTrace> load(const std::string& path);
     void drag(QWidget* w, Qt::MouseButton button, Qt::KeyboardModifiers mods, QPointF from, QPointF to);
     EventRef firstLaunchWithKernel(const TraceStore& s) const;
@@ -59,7 +59,8 @@ std::shared_ptr<const LoadedTrace> TestTimelineWidget::load(const std::string& p
 
 void TestTimelineWidget::initTestCase() {
     m_sample = load(KINETOSCOPE_SOURCE_DIR "/resources/samples/sample.pt.trace.json");
-    m_qwen = load(test::tracePath("AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"));
+    m_qwen = load(
+        test::tracePath("AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"));
 }
 
 void TestTimelineWidget::init() {
@@ -69,9 +70,12 @@ void TestTimelineWidget::init() {
     QVERIFY(QTest::qWaitForWindowExposed(m_widget.get()));
 }
 
-void TestTimelineWidget::cleanup() { m_widget.reset(); }
+void TestTimelineWidget::cleanup() {
+    m_widget.reset();
+}
 
-void TestTimelineWidget::drag(QWidget* w, Qt::MouseButton button, Qt::KeyboardModifiers mods, QPointF from, QPointF to) {
+void TestTimelineWidget::drag(QWidget* w, Qt::MouseButton button, Qt::KeyboardModifiers mods, QPointF from,
+                              QPointF to) {
     QMouseEvent press(QEvent::MouseButtonPress, from, w->mapToGlobal(from), button, button, mods);
     QApplication::sendEvent(w, &press);
     for (int i = 1; i <= 5; ++i) {
@@ -165,8 +169,8 @@ void TestTimelineWidget::ctrlWheelZoomsAtCursor() {
     const TimeAxis before = m_widget->axis();
     const QPointF pos(TimelineRenderer::headerWidth + 400, 200);
     const TimeNs anchor = before.timeAt(400);
-    QWheelEvent wheel(pos, m_widget->mapToGlobal(pos), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::ControlModifier,
-                      Qt::NoScrollPhase, false);
+    QWheelEvent wheel(pos, m_widget->mapToGlobal(pos), QPoint(), QPoint(0, 120), Qt::NoButton,
+                      Qt::ControlModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(m_widget.get(), &wheel);
     QVERIFY(m_widget->axis().span() < before.span());
     QVERIFY(std::abs(m_widget->axis().timeAt(400) - anchor) <= 2);
@@ -178,7 +182,8 @@ void TestTimelineWidget::wheelScrollsLanes() {
     w->show();
     QVERIFY(QTest::qWaitForWindowExposed(w.get()));
     const QPointF pos(600, 200);
-    QWheelEvent wheel(pos, w->mapToGlobal(pos), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QWheelEvent wheel(pos, w->mapToGlobal(pos), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
     const TimeAxis axis = w->axis();
     QApplication::sendEvent(w.get(), &wheel);
     QVERIFY(w->scrollY() > 0);
@@ -219,7 +224,8 @@ void TestTimelineWidget::ctrlDragSelectsArea() {
     }
     QVERIFY(cpuRow >= 0 && gpuRow > cpuRow);
     auto yOf = [&](int row) { return TimelineRenderer::rulerHeight + layout.rows()[std::size_t(row)].y + 5; };
-    drag(m_widget.get(), Qt::LeftButton, Qt::ControlModifier, QPointF(TimelineRenderer::headerWidth + 50, yOf(cpuRow)),
+    drag(m_widget.get(), Qt::LeftButton, Qt::ControlModifier,
+         QPointF(TimelineRenderer::headerWidth + 50, yOf(cpuRow)),
          QPointF(TimelineRenderer::headerWidth + 900, yOf(gpuRow)));
     QCOMPARE(spy.count(), 1);
     const auto area = m_widget->areaSelection();
@@ -264,12 +270,14 @@ void TestTimelineWidget::clickSelectsAndHitTests() {
         QTest::keyClick(w.get(), Qt::Key_F);
         const Track& t = s.tracks[target.track.value];
         QVERIFY(w->axis().start <= t.starts[target.index] && w->axis().end >= t.endOf(target.index));
-        QVERIFY(w->axis().span() <= std::max<TimeNs>(t.durations[target.index], TimeAxis::minSpan) * 13 / 10 + 2);
+        QVERIFY(w->axis().span() <=
+                std::max<TimeNs>(t.durations[target.index], TimeAxis::minSpan) * 13 / 10 + 2);
     }
     QVERIFY(spy.count() >= 2);
     // A click on empty space clears the selection.
     w->fitAll();
-    QTest::mouseClick(w.get(), Qt::LeftButton, Qt::NoModifier, QPoint(int(TimelineRenderer::headerWidth) + 2, w->height() - 3));
+    QTest::mouseClick(w.get(), Qt::LeftButton, Qt::NoModifier,
+                      QPoint(int(TimelineRenderer::headerWidth) + 2, w->height() - 3));
     QVERIFY(!w->selected().isValid());
 }
 
@@ -303,16 +311,20 @@ void TestTimelineWidget::launchFlowGeometry() {
 
 void TestTimelineWidget::forwardBackwardFlowGeometry() {
     const TraceStore& s = m_widget->store();
-    const auto it = std::find_if(s.flows.begin(), s.flows.end(), [](const Flow& f) { return f.kind == FlowKind::ForwardBackward; });
+    const auto it = std::find_if(s.flows.begin(), s.flows.end(),
+                                 [](const Flow& f) { return f.kind == FlowKind::ForwardBackward; });
     QVERIFY(it != s.flows.end());
     m_widget->revealEvent(it->target);
     const auto arrows = m_widget->renderer().flowArrows(m_widget->frame());
-    const auto found = std::find_if(arrows.begin(), arrows.end(), [&](const FlowArrow& a) { return s.flows[a.flow].source == it->source && s.flows[a.flow].target == it->target; });
+    const auto found = std::find_if(arrows.begin(), arrows.end(), [&](const FlowArrow& a) {
+        return s.flows[a.flow].source == it->source && s.flows[a.flow].target == it->target;
+    });
     QVERIFY(found != arrows.end());
     QCOMPARE(found->kind, FlowKind::ForwardBackward);
     // The backward op runs on the autograd thread: the arrow goes to another track's lane.
     QVERIFY(it->source.track != it->target.track);
-    QVERIFY(std::abs(found->to.x() - m_widget->renderer().sliceRect(m_widget->frame(), it->target).left()) < 0.01);
+    QVERIFY(std::abs(found->to.x() - m_widget->renderer().sliceRect(m_widget->frame(), it->target).left()) <
+            0.01);
 }
 
 void TestTimelineWidget::flowsIntoCollapsedGroup() {
@@ -323,17 +335,20 @@ void TestTimelineWidget::flowsIntoCollapsedGroup() {
     const std::uint32_t gpuGroup = m_widget->layout().groupOf(kernel.track);
     m_widget->setGroupCollapsed(gpuGroup, true);
     const auto arrows = m_widget->renderer().flowArrows(m_widget->frame());
-    const auto found = std::find_if(arrows.begin(), arrows.end(), [&](const FlowArrow& a) { return s.flows[a.flow].target == kernel; });
+    const auto found = std::find_if(arrows.begin(), arrows.end(),
+                                    [&](const FlowArrow& a) { return s.flows[a.flow].target == kernel; });
     QVERIFY(found != arrows.end());
     const int header = m_widget->layout().rowOf(kernel);
     const LaneRow& row = m_widget->layout().rows()[std::size_t(header)];
     QCOMPARE(row.kind, LaneRow::Kind::GroupHeader);
-    QVERIFY(std::abs(found->to.y() - m_widget->renderer().viewY(m_widget->frame(), row.y + row.height / 2)) < 0.01);
+    QVERIFY(std::abs(found->to.y() - m_widget->renderer().viewY(m_widget->frame(), row.y + row.height / 2)) <
+            0.01);
     // Scrolled so the target is off screen, the arrow still points at where it is.
     m_widget->setGroupCollapsed(gpuGroup, false);
     m_widget->setScrollY(1e9);
     const auto again = m_widget->renderer().flowArrows(m_widget->frame());
-    QVERIFY(std::any_of(again.begin(), again.end(), [&](const FlowArrow& a) { return s.flows[a.flow].target == kernel; }) ||
+    QVERIFY(std::any_of(again.begin(), again.end(),
+                        [&](const FlowArrow& a) { return s.flows[a.flow].target == kernel; }) ||
             m_widget->layout().contentHeight() < m_widget->height());
 }
 
@@ -349,7 +364,8 @@ void TestTimelineWidget::allFlowsOnScreen() {
     QVERIFY(!arrows.empty());
     QVERIFY(arrows.size() <= TimelineRenderer::maxArrows);
     QVERIFY(total >= arrows.size());
-    // Zoomed to a window, every flow whose arrow crosses it and has an end on screen is there (up to the pixel dedupe).
+    // Zoomed to a window, every flow whose arrow crosses it and has an end on screen is there (up to the
+    // pixel dedupe).
     const TimeNs mid = s.minTime + (s.maxTime - s.minTime) / 2;
     w->setVisibleRange(mid, mid + 200'000);
     const auto zoomed = w->renderer().flowArrows(w->frame(), &total);
@@ -367,11 +383,15 @@ void TestTimelineWidget::detailsPanelLinks() {
     DetailsPanel panel(s);
     panel.showEvent(kernel);
     const QString text = panel.toPlainText();
-    QVERIFY2(text.contains(QString::fromUtf8(s.nameOf(kernel).data(), qsizetype(s.nameOf(kernel).size()))), qPrintable(text));
+    QVERIFY2(text.contains(QString::fromUtf8(s.nameOf(kernel).data(), qsizetype(s.nameOf(kernel).size()))),
+             qPrintable(text));
     QVERIFY(text.contains(QLatin1String("Arguments")));
-    for (const ArgField& a : decodeArgs(s, kernel)) QVERIFY2(text.contains(QString::fromStdString(a.key)), a.key.c_str());
-    QVERIFY(text.contains(QStringLiteral("Launched by: ") + QString::fromUtf8(s.nameOf(launch).data(), qsizetype(s.nameOf(launch).size()))));
-    QVERIFY(text.contains(QLatin1String("Parents")) || s.tracks[kernel.track.value].depthOf(kernel.index) == 0);
+    for (const ArgField& a : decodeArgs(s, kernel))
+        QVERIFY2(text.contains(QString::fromStdString(a.key)), a.key.c_str());
+    QVERIFY(text.contains(QStringLiteral("Launched by: ") +
+                          QString::fromUtf8(s.nameOf(launch).data(), qsizetype(s.nameOf(launch).size()))));
+    QVERIFY(text.contains(QLatin1String("Parents")) ||
+            s.tracks[kernel.track.value].depthOf(kernel.index) == 0);
     QVERIFY(std::find(panel.links().begin(), panel.links().end(), launch) != panel.links().end());
     QSignalSpy spy(&panel, &DetailsPanel::jumpRequested);
     emit panel.anchorClicked(QUrl(DetailsPanel::linkFor(launch)));
@@ -396,9 +416,12 @@ void TestTimelineWidget::hoverTooltip() {
     QApplication::sendEvent(m_widget.get(), &help);
     QVERIFY(QTest::qWaitFor([] { return QToolTip::isVisible(); }, 2000));
     const QString tip = QToolTip::text();
-    QVERIFY2(tip.contains(QString::fromUtf8(s.nameOf(launch).data(), qsizetype(s.nameOf(launch).size()))), qPrintable(tip));
-    for (const char* field : {"Category", "Start", "Duration", "Self time", "cuda_runtime"}) QVERIFY2(tip.contains(QLatin1String(field)), field);
-    QVERIFY(tip.contains(QString::fromStdString(formatDuration(s.tracks[launch.track.value].durations[launch.index]))));
+    QVERIFY2(tip.contains(QString::fromUtf8(s.nameOf(launch).data(), qsizetype(s.nameOf(launch).size()))),
+             qPrintable(tip));
+    for (const char* field : {"Category", "Start", "Duration", "Self time", "cuda_runtime"})
+        QVERIFY2(tip.contains(QLatin1String(field)), field);
+    QVERIFY(tip.contains(
+        QString::fromStdString(formatDuration(s.tracks[launch.track.value].durations[launch.index]))));
     QToolTip::hideText();
 }
 

@@ -19,7 +19,7 @@ using namespace kinetoscope;
 
 class TestViewport : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void initTestCase();
     void folding_data();
     void folding();
@@ -38,7 +38,7 @@ private slots:
     void sampleSteps();
     void memoryCounters();
 
-private:
+  private:
     const TraceStore& store(const QString& name);
     std::map<QString, std::unique_ptr<TraceStore>> m_stores;
 };
@@ -48,18 +48,22 @@ const char* const corpus[] = {
     "../../main/resources/samples/sample.pt.trace.json",
     "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
     "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz",
-    "facebookresearch__HolisticTraceAnalysis/tests__data__with_gpu_user_annotation__step_based_trace_2543932.json.gz",
+    "facebookresearch__HolisticTraceAnalysis/"
+    "tests__data__with_gpu_user_annotation__step_based_trace_2543932.json.gz",
     "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz",
 };
 
 std::string pathOf(const QString& name) {
-    if (name.startsWith(QLatin1String("../../main/"))) return std::string(KINETOSCOPE_SOURCE_DIR "/") + name.mid(11).toStdString();
+    if (name.startsWith(QLatin1String("../../main/")))
+        return std::string(KINETOSCOPE_SOURCE_DIR "/") + name.mid(11).toStdString();
     return test::tracePath(name.toUtf8().constData());
 }
 
 void addCorpusRows() {
     QTest::addColumn<QString>("trace");
-    for (const char* t : corpus) QTest::newRow(QString::fromLatin1(t).section(QLatin1Char('/'), -1).left(60).toUtf8().constData()) << QString::fromLatin1(t);
+    for (const char* t : corpus)
+        QTest::newRow(QString::fromLatin1(t).section(QLatin1Char('/'), -1).left(60).toUtf8().constData())
+            << QString::fromLatin1(t);
 }
 
 // Windows to test: the whole trace, and windows of 10%, 0.1% and 10 µs at seeded random places.
@@ -91,7 +95,9 @@ const TraceStore& TestViewport::store(const QString& name) {
     return *slot;
 }
 
-void TestViewport::folding_data() { addCorpusRows(); }
+void TestViewport::folding_data() {
+    addCorpusRows();
+}
 
 void TestViewport::folding() {
     QFETCH(QString, trace);
@@ -109,9 +115,11 @@ void TestViewport::folding() {
                     if (t.endOf(r) >= axis.start && t.starts[r] <= axis.end) ++inView;
                 }
                 std::uint64_t folded = 0;
-                for (const SliceBox& b : boxes) folded += b.folded;
+                for (const SliceBox& b : boxes)
+                    folded += b.folded;
                 QCOMPARE(folded, inView);
-                // ...boxes are in order, at least a pixel wide, and overlap their neighbour by under a pixel...
+                // ...boxes are in order, at least a pixel wide, and overlap their neighbour by under a
+                // pixel...
                 for (std::size_t i = 0; i < boxes.size(); ++i) {
                     QVERIFY(boxes[i].x1 - boxes[i].x0 >= 1.0f - 1e-4f);
                     if (i > 0) QVERIFY2(boxes[i].x0 >= boxes[i - 1].x1 - 1.0f - 1e-3f, "boxes out of order");
@@ -140,7 +148,9 @@ void TestViewport::folding() {
     QVERIFY(checkedSlices > 0);
 }
 
-void TestViewport::hitTesting_data() { addCorpusRows(); }
+void TestViewport::hitTesting_data() {
+    addCorpusRows();
+}
 
 void TestViewport::hitTesting() {
     QFETCH(QString, trace);
@@ -156,7 +166,8 @@ void TestViewport::hitTesting() {
             const std::uint32_t d = t.depthOf(r);
             const TimeNs mid = t.starts[r] + t.durations[r] / 2;
             QCOMPARE(sliceAt(t, d, mid, 0), std::optional<std::uint32_t>(r));
-            // Just past the end, with slack, the nearest slice is still this one unless a neighbour touches it.
+            // Just past the end, with slack, the nearest slice is still this one unless a neighbour touches
+            // it.
             const auto near = sliceAt(t, d, t.endOf(r) + 1, 1);
             QVERIFY(near.has_value());
             ++checked;
@@ -167,7 +178,9 @@ void TestViewport::hitTesting() {
     QVERIFY(checked > 0);
 }
 
-void TestViewport::selfTime_data() { addCorpusRows(); }
+void TestViewport::selfTime_data() {
+    addCorpusRows();
+}
 
 void TestViewport::selfTime() {
     QFETCH(QString, trace);
@@ -193,7 +206,9 @@ void TestViewport::selfTime() {
     }
 }
 
-void TestViewport::flowCulling_data() { addCorpusRows(); }
+void TestViewport::flowCulling_data() {
+    addCorpusRows();
+}
 
 void TestViewport::flowCulling() {
     QFETCH(QString, trace);
@@ -226,7 +241,8 @@ void TestViewport::search_data() {
     QTest::newRow("substring, any case") << qwen << QStringLiteral("ATEN::MM") << false << false;
     QTest::newRow("substring, case-sensitive misses") << qwen << QStringLiteral("ATEN::MM") << false << true;
     QTest::newRow("regex") << qwen << QStringLiteral("^cuda(LaunchKernel|MemcpyAsync)$") << true << false;
-    QTest::newRow("legacy trace") << QString::fromLatin1(corpus[4]) << QStringLiteral("conv") << false << false;
+    QTest::newRow("legacy trace") << QString::fromLatin1(corpus[4]) << QStringLiteral("conv") << false
+                                  << false;
 }
 
 void TestViewport::search() {
@@ -238,7 +254,8 @@ void TestViewport::search() {
     const SearchResult result = searchSlices(s, {text.toStdString(), regex, caseSensitive});
     QVERIFY(result.error.empty());
     const QRegularExpression re(regex ? text : QRegularExpression::escape(text),
-                                caseSensitive ? QRegularExpression::NoPatternOption : QRegularExpression::CaseInsensitiveOption);
+                                caseSensitive ? QRegularExpression::NoPatternOption
+                                              : QRegularExpression::CaseInsensitiveOption);
     std::size_t expected = 0;
     for (const Track& t : s.tracks) {
         for (StringId n : t.names) {
@@ -252,12 +269,16 @@ void TestViewport::search() {
         const auto& b = result.matches[i];
         QVERIFY(s.tracks[a.track.value].starts[a.index] <= s.tracks[b.track.value].starts[b.index]);
     }
-    if (caseSensitive && text == QLatin1String("ATEN::MM")) QCOMPARE(expected, std::size_t(0));
-    else QVERIFY(expected > 0);
+    if (caseSensitive && text == QLatin1String("ATEN::MM"))
+        QCOMPARE(expected, std::size_t(0));
+    else
+        QVERIFY(expected > 0);
     QVERIFY(!searchSlices(s, {"(unclosed", true, false}).error.empty());
 }
 
-void TestViewport::areaSummary_data() { addCorpusRows(); }
+void TestViewport::areaSummary_data() {
+    addCorpusRows();
+}
 
 void TestViewport::areaSummary() {
     QFETCH(QString, trace);
@@ -266,7 +287,8 @@ void TestViewport::areaSummary() {
     const auto windows = windowsOf(s, rng);
     const TimeAxis window = windows[1];
     std::vector<TrackId> tracks;
-    for (std::uint32_t i = 0; i < s.tracks.size(); ++i) tracks.push_back(TrackId(i));
+    for (std::uint32_t i = 0; i < s.tracks.size(); ++i)
+        tracks.push_back(TrackId(i));
     const AreaSummary summary = summarizeArea(s, tracks, window.start, window.end);
     std::map<std::uint32_t, std::pair<std::uint64_t, TimeNs>> expected; // name -> (count, clipped total)
     for (const Track& t : s.tracks) {
@@ -285,10 +307,13 @@ void TestViewport::areaSummary() {
         QCOMPARE(row.total, e.second);
         QVERIFY(row.self <= row.total && row.self >= 0);
     }
-    for (std::size_t i = 1; i < summary.rows.size(); ++i) QVERIFY(summary.rows[i - 1].total >= summary.rows[i].total);
+    for (std::size_t i = 1; i < summary.rows.size(); ++i)
+        QVERIFY(summary.rows[i - 1].total >= summary.rows[i].total);
 }
 
-void TestViewport::laneLayout_data() { addCorpusRows(); }
+void TestViewport::laneLayout_data() {
+    addCorpusRows();
+}
 
 void TestViewport::laneLayout() {
     QFETCH(QString, trace);
@@ -302,7 +327,8 @@ void TestViewport::laneLayout() {
     }
     // Every track appears under exactly one group; slices map to their track's row plus their lane.
     std::size_t tracks = 0;
-    for (const LaneGroup& g : layout.groups()) tracks += g.tracks.size();
+    for (const LaneGroup& g : layout.groups())
+        tracks += g.tracks.size();
     QCOMPARE(tracks, s.tracks.size());
     for (std::uint32_t ti = 0; ti < s.tracks.size(); ++ti) {
         const Track& t = s.tracks[ti];
@@ -312,8 +338,9 @@ void TestViewport::laneLayout() {
         QCOMPARE(row, layout.firstRowOf(TrackId(ti)) + int(t.depthOf(last)));
         QCOMPARE(rows[std::size_t(row)].track, TrackId(ti));
         if (t.kind == TrackKind::GpuStream && !s.metadata.devices.empty()) {
-            QVERIFY2(QString::fromStdString(layout.trackTitle(TrackId(ti))).contains(QStringLiteral(" · stream ")),
-                     layout.trackTitle(TrackId(ti)).c_str());
+            QVERIFY2(
+                QString::fromStdString(layout.trackTitle(TrackId(ti))).contains(QStringLiteral(" · stream ")),
+                layout.trackTitle(TrackId(ti)).c_str());
         }
     }
     // Collapsing a group sends its slices to the group's header row and shortens the content.
@@ -339,8 +366,8 @@ void TestViewport::sampleSteps() {
     const TraceStore& s = store(QString::fromLatin1(corpus[0]));
     QCOMPARE(findSteps(s).size(), std::size_t(3));
     QCOMPARE(std::string(s.strings.view(findSteps(s)[0].name)), std::string("ProfilerStep#2"));
-    // On every trace with steps: each step ends at the later of its host end and the end of the GPU work launched
-    // inside it (brute force over every launch), and starts no earlier than the previous step's end.
+    // On every trace with steps: each step ends at the later of its host end and the end of the GPU work
+    // launched inside it (brute force over every launch), and starts no earlier than the previous step's end.
     int tracesWithSteps = 0, extended = 0;
     for (const char* name : corpus) {
         const TraceStore& t = store(QString::fromLatin1(name));
@@ -355,8 +382,11 @@ void TestViewport::sampleSteps() {
                 if (tr.kind != TrackKind::CpuThread || tr.pid != pid) continue;
                 for (std::uint32_t r = 0; r < tr.sliceCount(); ++r) {
                     const EventRef ref{TrackId(ti), r};
-                    if (tr.starts[r] < st.cpuStart || tr.starts[r] > st.cpuEnd || !isLaunchCategory(t.categoryOf(ref).kind)) continue;
-                    for (EventRef g : t.gpuWorkOf(ref)) end = std::max(end, t.tracks[g.track.value].endOf(g.index));
+                    if (tr.starts[r] < st.cpuStart || tr.starts[r] > st.cpuEnd ||
+                        !isLaunchCategory(t.categoryOf(ref).kind))
+                        continue;
+                    for (EventRef g : t.gpuWorkOf(ref))
+                        end = std::max(end, t.tracks[g.track.value].endOf(g.index));
                 }
             }
             const TimeNs start = std::max(st.cpuStart, previousEnd);
@@ -376,7 +406,8 @@ void TestViewport::memoryCounters() {
     TraceStore& s = *r.store;
     std::size_t memoryEvents = 0;
     const StringId memory = s.strings.find("[memory]");
-    for (const Track& t : s.tracks) memoryEvents += std::size_t(std::count(t.names.begin(), t.names.end(), memory));
+    for (const Track& t : s.tracks)
+        memoryEvents += std::size_t(std::count(t.names.begin(), t.names.end(), memory));
     QVERIFY(memoryEvents > 0);
     const std::size_t before = s.tracks.size();
     QCOMPARE(addMemoryCounterTracks(s), std::size_t(2));

@@ -1,5 +1,6 @@
-// The live-capture wire format (core/wire): every record type round-trips, any split of the stream decodes the
-// same, and truncated, corrupted, foreign and future streams are handled with a byte offset, never a crash.
+// The live-capture wire format (core/wire): every record type round-trips, any split of the stream decodes
+// the same, and truncated, corrupted, foreign and future streams are handled with a byte offset, never a
+// crash.
 #include "wire/wire.h"
 
 #include <QTest>
@@ -11,7 +12,7 @@ using namespace kinetoscope::wire;
 
 class TestWire : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void roundTrip();
     void anySplitDecodesTheSame();
     void truncatedStreams();
@@ -20,7 +21,7 @@ private slots:
     void unknownRecordsAreSkipped();
     void randomBytesNeverCrash();
 
-private:
+  private:
     static std::string sampleStream(std::vector<Record>* records = nullptr);
     static std::vector<Record> decodeAll(std::string_view bytes, std::size_t piece, Decoder** keep = nullptr);
 };
@@ -48,14 +49,16 @@ std::string TestWire::sampleStream(std::vector<Record>* records) {
     const StringRef range = e.string("forward · ünïcode");
     add(Device{0, gpu, 85'000'000'000ull, 9, 0, 132, 2048, 32});
     Api a{};
-    a.cbid = 211, a.name = launch, a.correlation = 42, a.pid = 100, a.tid = 1ull << 40, a.start = 1'000, a.end = 5'500;
+    a.cbid = 211, a.name = launch, a.correlation = 42, a.pid = 100, a.tid = 1ull << 40, a.start = 1'000,
+    a.end = 5'500;
     add(a);
     Kernel k{};
     k.device = 0, k.stream = 7, k.correlation = 42, k.start = 6'000, k.end = 16'000, k.name = gemm;
     k.grid[0] = 128, k.block[0] = 256, k.registers = 32, k.staticShared = 0, k.dynamicShared = 49152;
     add(k);
     Memcpy m{};
-    m.device = 0, m.stream = 13, m.correlation = 43, m.start = 20'000, m.end = 30'000, m.kind = 1, m.bytes = 4 << 20;
+    m.device = 0, m.stream = 13, m.correlation = 43, m.start = 20'000, m.end = 30'000, m.kind = 1,
+    m.bytes = 4 << 20;
     add(m);
     Memset s{};
     s.device = 0, s.stream = 13, s.correlation = 44, s.start = 31'000, s.end = 31'500, s.bytes = 1 << 20;
@@ -75,7 +78,8 @@ std::string TestWire::sampleStream(std::vector<Record>* records) {
         records->push_back(StringDef{launch, "cudaLaunchKernel"});
         records->push_back(StringDef{gpu, "NVIDIA H100 80GB HBM3"});
         records->push_back(StringDef{range, "forward · ünïcode"});
-        for (auto& x : added) records->push_back(x);
+        for (auto& x : added)
+            records->push_back(x);
     }
     return e.take();
 }
@@ -98,7 +102,8 @@ void TestWire::roundTrip() {
     const std::vector<Record> got = decodeAll(bytes, bytes.size(), &d);
     QVERIFY2(d->finish(), d->error().c_str());
     QCOMPARE(got.size(), expected.size());
-    for (std::size_t i = 0; i < got.size(); ++i) QVERIFY2(sameRecord(got[i], expected[i]), qPrintable(QString::number(i)));
+    for (std::size_t i = 0; i < got.size(); ++i)
+        QVERIFY2(sameRecord(got[i], expected[i]), qPrintable(QString::number(i)));
     QCOMPARE(d->stringOf(3), std::string_view("forward · ünïcode"));
     QCOMPARE(d->recordsDecoded(), std::uint64_t(expected.size()));
     // Interning: the same text is sent once.
@@ -110,17 +115,20 @@ void TestWire::roundTrip() {
 void TestWire::anySplitDecodesTheSame() {
     std::vector<Record> expected;
     const std::string bytes = sampleStream(&expected);
-    for (std::size_t piece : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(7), std::size_t(64)}) {
+    for (std::size_t piece :
+         {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(7), std::size_t(64)}) {
         Decoder* d = nullptr;
         const auto got = decodeAll(bytes, piece, &d);
         QVERIFY(d->finish());
         QCOMPARE(got.size(), expected.size());
-        for (std::size_t i = 0; i < got.size(); ++i) QVERIFY(sameRecord(got[i], expected[i]));
+        for (std::size_t i = 0; i < got.size(); ++i)
+            QVERIFY(sameRecord(got[i], expected[i]));
     }
 }
 
 void TestWire::truncatedStreams() {
-    // A capture cut anywhere (the target or the viewer died) keeps every whole record before the cut and says where.
+    // A capture cut anywhere (the target or the viewer died) keeps every whole record before the cut and says
+    // where.
     std::vector<Record> expected;
     const std::string bytes = sampleStream(&expected);
     std::size_t previous = 0;
@@ -128,13 +136,15 @@ void TestWire::truncatedStreams() {
         Decoder* d = nullptr;
         const auto got = decodeAll(std::string_view(bytes).substr(0, cut), 5, &d);
         QVERIFY(d->error().empty());
-        // A cut on a record boundary is a complete (shorter) stream; anywhere else finish() says where it ends.
+        // A cut on a record boundary is a complete (shorter) stream; anywhere else finish() says where it
+        // ends.
         if (!d->finish()) {
             QVERIFY(!d->error().empty());
             QVERIFY(d->errorOffset() <= cut);
         }
         QVERIFY(got.size() >= previous); // never fewer records for a longer prefix
-        for (std::size_t i = 0; i < got.size(); ++i) QVERIFY(sameRecord(got[i], expected[i]));
+        for (std::size_t i = 0; i < got.size(); ++i)
+            QVERIFY(sameRecord(got[i], expected[i]));
         previous = got.size();
     }
 }
@@ -156,16 +166,19 @@ void TestWire::corrupt_data() {
     QTest::newRow("length beyond the limit") << huge << "exceeds the limit" << qint64(8);
     QByteArray wrongSize = good;
     const char five[4] = {5, 0, 0, 0};
-    wrongSize.replace(9, 4, five, 4); // a string record of 5 bytes: id + 1 char, then garbage as the next record
+    wrongSize.replace(9, 4, five,
+                      4); // a string record of 5 bytes: id + 1 char, then garbage as the next record
     QTest::newRow("length that splits a record") << wrongSize << "" << qint64(-1);
     Encoder e;
     Kernel k{};
     k.name = 5; // never defined
     e.add(k);
-    QTest::newRow("undefined string") << QByteArray::fromStdString(e.take()) << "undefined string 5" << qint64(8);
+    QTest::newRow("undefined string")
+        << QByteArray::fromStdString(e.take()) << "undefined string 5" << qint64(8);
     Encoder f;
     f.add(StringDef{3, "skips ids 0..2"});
-    QTest::newRow("string ids out of sequence") << QByteArray::fromStdString(f.take()) << "out of sequence" << qint64(8);
+    QTest::newRow("string ids out of sequence")
+        << QByteArray::fromStdString(f.take()) << "out of sequence" << qint64(8);
 }
 
 void TestWire::corrupt() {
@@ -205,7 +218,8 @@ void TestWire::randomBytesNeverCrash() {
     const std::string good = sampleStream();
     for (int round = 0; round < 2000; ++round) {
         std::string bytes = good;
-        for (int k = 0; k < 1 + int(rng() % 6); ++k) bytes[rng() % bytes.size()] = char(rng());
+        for (int k = 0; k < 1 + int(rng() % 6); ++k)
+            bytes[rng() % bytes.size()] = char(rng());
         Decoder d([](const Record&) {});
         for (std::size_t i = 0; i < bytes.size(); i += 1 + rng() % 16) {
             if (!d.feed(std::string_view(bytes).substr(i, 1 + rng() % 16))) break;

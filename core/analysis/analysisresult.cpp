@@ -5,7 +5,8 @@
 
 namespace kinetoscope {
 
-std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store, std::optional<std::pair<TimeNs, TimeNs>> scope,
+std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
+                                                std::optional<std::pair<TimeNs, TimeNs>> scope,
                                                 OperatorGrouping operators, KernelGrouping kernels) {
     const auto started = std::chrono::steady_clock::now();
     auto r = std::make_shared<AnalysisResult>();

@@ -13,8 +13,8 @@
 
 namespace kinetoscope {
 
-// Every analysis the GUI's panels show, for one scope (the whole trace or a selected range): the same functions the
-// CLI prints. computeAnalysis runs them on two threads (the viewer calls it off its UI thread).
+// Every analysis the GUI's panels show, for one scope (the whole trace or a selected range): the same
+// functions the CLI prints. computeAnalysis runs them on two threads (the viewer calls it off its UI thread).
 struct AnalysisResult {
     std::optional<std::pair<TimeNs, TimeNs>> scope; // none: the whole trace
     OperatorGrouping operatorGrouping = OperatorGrouping::Name;
@@ -29,7 +29,8 @@ struct AnalysisResult {
     double seconds = 0;
 };
 
-std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store, std::optional<std::pair<TimeNs, TimeNs>> scope,
+std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
+                                                std::optional<std::pair<TimeNs, TimeNs>> scope,
                                                 OperatorGrouping operators, KernelGrouping kernels);
 
 } // namespace kinetoscope

@@ -13,12 +13,15 @@ std::size_t valueStart(std::string_view text, std::string_view key) {
         const std::size_t q = text.find(key, from);
         if (q == std::string_view::npos) return q;
         from = q + 1;
-        if (q == 0 || text[q - 1] != '"' || q + key.size() >= text.size() || text[q + key.size()] != '"') continue;
+        if (q == 0 || text[q - 1] != '"' || q + key.size() >= text.size() || text[q + key.size()] != '"')
+            continue;
         std::size_t p = q + key.size() + 1;
-        while (p < text.size() && (text[p] == ' ' || text[p] == '\t' || text[p] == '\n' || text[p] == '\r')) ++p;
+        while (p < text.size() && (text[p] == ' ' || text[p] == '\t' || text[p] == '\n' || text[p] == '\r'))
+            ++p;
         if (p >= text.size() || text[p] != ':') continue;
         ++p;
-        while (p < text.size() && (text[p] == ' ' || text[p] == '\t' || text[p] == '\n' || text[p] == '\r')) ++p;
+        while (p < text.size() && (text[p] == ' ' || text[p] == '\t' || text[p] == '\n' || text[p] == '\r'))
+            ++p;
         return p;
     }
 }
@@ -45,12 +48,14 @@ std::optional<std::array<long long, 3>> argTriple(std::string_view text, std::st
     ++p;
     std::array<long long, 3> out{1, 1, 1};
     for (int i = 0; i < 3; ++i) {
-        while (p < text.size() && text[p] == ' ') ++p;
+        while (p < text.size() && text[p] == ' ')
+            ++p;
         if (p < text.size() && text[p] == ']') break;
         const auto v = numberAt(text, p);
         if (!v) return std::nullopt;
         out[std::size_t(i)] = static_cast<long long>(*v);
-        while (p < text.size() && (text[p] == ' ' || text[p] == ',')) ++p;
+        while (p < text.size() && (text[p] == ' ' || text[p] == ','))
+            ++p;
     }
     return out;
 }

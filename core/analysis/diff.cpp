@@ -29,8 +29,12 @@ void sortByDelta(std::vector<DiffRow>& rows) {
 }
 
 // "+1.500" for people; JSON numbers take no plus sign.
-std::string signedMicros(TimeNs ns) { return (ns >= 0 ? "+" : "-") + formatMicros(std::llabs(ns)); }
-std::string jsonMicros(TimeNs ns) { return (ns >= 0 ? "" : "-") + formatMicros(std::llabs(ns)); }
+std::string signedMicros(TimeNs ns) {
+    return (ns >= 0 ? "+" : "-") + formatMicros(std::llabs(ns));
+}
+std::string jsonMicros(TimeNs ns) {
+    return (ns >= 0 ? "" : "-") + formatMicros(std::llabs(ns));
+}
 
 std::string percentJson(double v) {
     if (std::isnan(v)) return "null";
@@ -58,7 +62,8 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
         r.hostB += o.hostSelf;
         r.deviceB += o.deviceSelf;
     }
-    for (auto& [name, row] : ops) d.operators.push_back(row);
+    for (auto& [name, row] : ops)
+        d.operators.push_back(row);
     sortByDelta(d.operators);
     std::map<std::string, DiffRow> kernels;
     for (const KernelRow& k : sa.kernels) {
@@ -73,12 +78,15 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
         r.countB += k.count;
         r.deviceB += k.total;
     }
-    for (auto& [name, row] : kernels) d.kernels.push_back(row);
+    for (auto& [name, row] : kernels)
+        d.kernels.push_back(row);
     sortByDelta(d.kernels);
     d.overviewA = computeOverview(a);
     d.overviewB = computeOverview(b);
-    for (const KernelRow& k : sa.kernels) d.categoriesA[std::size_t(kernelCategory(k.name))] += k.total;
-    for (const KernelRow& k : sb.kernels) d.categoriesB[std::size_t(kernelCategory(k.name))] += k.total;
+    for (const KernelRow& k : sa.kernels)
+        d.categoriesA[std::size_t(kernelCategory(k.name))] += k.total;
+    for (const KernelRow& k : sb.kernels)
+        d.categoriesB[std::size_t(kernelCategory(k.name))] += k.total;
     return d;
 }
 
@@ -92,15 +100,23 @@ std::string diffToJson(const TraceDiff& d) {
             out += "{\"name\": \"" + jsonEscape(r.name) + "\", \"count_a\": " + std::to_string(r.countA) +
                    ", \"count_b\": " + std::to_string(r.countB);
             if (host) {
-                out += ", \"host_self_us_a\": " + formatMicros(r.hostA) + ", \"host_self_us_b\": " + formatMicros(r.hostB) +
-                       ", \"device_self_us_a\": " + formatMicros(r.deviceA) + ", \"device_self_us_b\": " + formatMicros(r.deviceB) +
-                       ", \"host_delta_us\": " + jsonMicros(r.hostDelta()) + ", \"device_delta_us\": " + jsonMicros(r.deviceDelta());
+                out += ", \"host_self_us_a\": " + formatMicros(r.hostA) +
+                       ", \"host_self_us_b\": " + formatMicros(r.hostB) +
+                       ", \"device_self_us_a\": " + formatMicros(r.deviceA) +
+                       ", \"device_self_us_b\": " + formatMicros(r.deviceB) +
+                       ", \"host_delta_us\": " + jsonMicros(r.hostDelta()) +
+                       ", \"device_delta_us\": " + jsonMicros(r.deviceDelta());
             } else {
-                out += ", \"total_us_a\": " + formatMicros(r.deviceA) + ", \"total_us_b\": " + formatMicros(r.deviceB) +
+                out += ", \"total_us_a\": " + formatMicros(r.deviceA) +
+                       ", \"total_us_b\": " + formatMicros(r.deviceB) +
                        ", \"delta_us\": " + jsonMicros(r.deviceDelta());
             }
             out += ", \"change_pct\": " + percentJson(r.percentChange());
-            out += std::string(", \"only_in\": ") + (r.onlyA() ? "\"a\"" : r.onlyB() ? "\"b\"" : "null") + "}";
+            out += std::string(", \"only_in\": ") +
+                   (r.onlyA()   ? "\"a\""
+                    : r.onlyB() ? "\"b\""
+                                : "null") +
+                   "}";
         }
         out += list.empty() ? "]" : "\n ]";
     };
@@ -108,7 +124,8 @@ std::string diffToJson(const TraceDiff& d) {
     out += ",\n ";
     rows("kernels", d.kernels, false);
     auto stats = [&](const Overview& o) {
-        return "{\"steps\": " + std::to_string(o.steps.size()) + ", \"mean_us\": " + formatMicros(o.stepMean) +
+        return "{\"steps\": " + std::to_string(o.steps.size()) +
+               ", \"mean_us\": " + formatMicros(o.stepMean) +
                ", \"median_us\": " + formatMicros(o.stepMedian) + ", \"min_us\": " + formatMicros(o.stepMin) +
                ", \"max_us\": " + formatMicros(o.stepMax) + "}";
     };
@@ -117,15 +134,19 @@ std::string diffToJson(const TraceDiff& d) {
     out += ",\n \"breakdown_delta_us\": {";
     for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
         // Per mean step, so runs with different step counts compare.
-        const TimeNs a = d.overviewA.steps.empty() ? 0 : d.overviewA.breakdownTotal[c] / TimeNs(d.overviewA.steps.size());
-        const TimeNs b = d.overviewB.steps.empty() ? 0 : d.overviewB.breakdownTotal[c] / TimeNs(d.overviewB.steps.size());
-        out += (c ? ", \"" : "\"") + std::string(breakdownCategoryName(BreakdownCategory(c))) + "\": " + jsonMicros(b - a);
+        const TimeNs a =
+            d.overviewA.steps.empty() ? 0 : d.overviewA.breakdownTotal[c] / TimeNs(d.overviewA.steps.size());
+        const TimeNs b =
+            d.overviewB.steps.empty() ? 0 : d.overviewB.breakdownTotal[c] / TimeNs(d.overviewB.steps.size());
+        out += (c ? ", \"" : "\"") + std::string(breakdownCategoryName(BreakdownCategory(c))) +
+               "\": " + jsonMicros(b - a);
     }
     out += "},\n \"kernel_categories_delta_us\": {";
     bool first = true;
     for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
         if (d.categoriesA[c] == 0 && d.categoriesB[c] == 0) continue;
-        out += (first ? "\"" : ", \"") + std::string(kernelCategoryName(KernelCategory(c))) + "\": " + jsonMicros(d.categoriesB[c] - d.categoriesA[c]);
+        out += (first ? "\"" : ", \"") + std::string(kernelCategoryName(KernelCategory(c))) +
+               "\": " + jsonMicros(d.categoriesB[c] - d.categoriesA[c]);
         first = false;
     }
     out += "},\n \"gpu_metrics_delta\": {";
@@ -141,9 +162,12 @@ std::string diffToJson(const TraceDiff& d) {
         GpuMetrics zero;
         if (!ga) ga = &zero;
         char buf[256];
-        std::snprintf(buf, sizeof buf, "\"%lld\": {\"utilization\": %.6f, \"sm_efficiency\": %.6f, \"achieved_occupancy_pct\": %.3f, \"tensor_core_share\": %.6f}",
-                      static_cast<long long>(gb.device), gb.utilization - ga->utilization, gb.smEfficiency - ga->smEfficiency,
-                      gb.achievedOccupancy - ga->achievedOccupancy, gb.tensorCoreShare - ga->tensorCoreShare);
+        std::snprintf(buf, sizeof buf,
+                      "\"%lld\": {\"utilization\": %.6f, \"sm_efficiency\": %.6f, "
+                      "\"achieved_occupancy_pct\": %.3f, \"tensor_core_share\": %.6f}",
+                      static_cast<long long>(gb.device), gb.utilization - ga->utilization,
+                      gb.smEfficiency - ga->smEfficiency, gb.achievedOccupancy - ga->achievedOccupancy,
+                      gb.tensorCoreShare - ga->tensorCoreShare);
         out += (first ? "" : ", ") + std::string(buf);
         first = false;
     }
@@ -154,27 +178,34 @@ std::string diffToJson(const TraceDiff& d) {
 std::string diffToText(const TraceDiff& d, std::size_t top) {
     std::string out;
     char buf[512];
-    std::snprintf(buf, sizeof buf, "Step time: A %zu steps, mean %s; B %zu steps, mean %s (%s%s)\n", d.overviewA.steps.size(),
-                  formatDuration(d.overviewA.stepMean).c_str(), d.overviewB.steps.size(), formatDuration(d.overviewB.stepMean).c_str(),
+    std::snprintf(buf, sizeof buf, "Step time: A %zu steps, mean %s; B %zu steps, mean %s (%s%s)\n",
+                  d.overviewA.steps.size(), formatDuration(d.overviewA.stepMean).c_str(),
+                  d.overviewB.steps.size(), formatDuration(d.overviewB.stepMean).c_str(),
                   d.overviewB.stepMean >= d.overviewA.stepMean ? "+" : "-",
                   formatDuration(std::llabs(d.overviewB.stepMean - d.overviewA.stepMean)).c_str());
     out += buf;
     auto table = [&](const char* title, const std::vector<DiffRow>& rows, bool host) {
-        std::snprintf(buf, sizeof buf, "\n%s (top %zu by change of %s time)\n%-60s %8s %8s %14s %14s %9s\n", title,
-                      std::min(top, rows.size()), host ? "device self" : "total", "Name", "Calls A", "Calls B",
-                      host ? "Device self Δ" : "Total Δ", host ? "Host self Δ" : "", "Change");
+        std::snprintf(buf, sizeof buf, "\n%s (top %zu by change of %s time)\n%-60s %8s %8s %14s %14s %9s\n",
+                      title, std::min(top, rows.size()), host ? "device self" : "total", "Name", "Calls A",
+                      "Calls B", host ? "Device self Δ" : "Total Δ", host ? "Host self Δ" : "", "Change");
         out += buf;
         for (std::size_t i = 0; i < rows.size() && i < top; ++i) {
             const DiffRow& r = rows[i];
             std::string name = r.name.size() > 58 ? r.name.substr(0, 55) + "..." : r.name;
             const double pct = r.percentChange();
             char change[32];
-            if (r.onlyA()) std::snprintf(change, sizeof change, "only A");
-            else if (r.onlyB()) std::snprintf(change, sizeof change, "only B");
-            else if (std::isnan(pct)) std::snprintf(change, sizeof change, "new time");
-            else std::snprintf(change, sizeof change, "%+.1f%%", pct);
-            std::snprintf(buf, sizeof buf, "%-60s %8llu %8llu %14s %14s %9s\n", name.c_str(), static_cast<unsigned long long>(r.countA),
-                          static_cast<unsigned long long>(r.countB), (signedMicros(r.deviceDelta()) + " us").c_str(),
+            if (r.onlyA())
+                std::snprintf(change, sizeof change, "only A");
+            else if (r.onlyB())
+                std::snprintf(change, sizeof change, "only B");
+            else if (std::isnan(pct))
+                std::snprintf(change, sizeof change, "new time");
+            else
+                std::snprintf(change, sizeof change, "%+.1f%%", pct);
+            std::snprintf(buf, sizeof buf, "%-60s %8llu %8llu %14s %14s %9s\n", name.c_str(),
+                          static_cast<unsigned long long>(r.countA),
+                          static_cast<unsigned long long>(r.countB),
+                          (signedMicros(r.deviceDelta()) + " us").c_str(),
                           host ? (signedMicros(r.hostDelta()) + " us").c_str() : "", change);
             out += buf;
         }

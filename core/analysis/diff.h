@@ -9,8 +9,8 @@
 
 namespace kinetoscope {
 
-// "What changed between these two?": operators and kernels joined by name, with deltas (B − A), the ones present in
-// only one trace, and the step-time, breakdown and GPU-metric deltas. A is the baseline.
+// "What changed between these two?": operators and kernels joined by name, with deltas (B − A), the ones
+// present in only one trace, and the step-time, breakdown and GPU-metric deltas. A is the baseline.
 struct DiffRow {
     std::string name;
     std::uint64_t countA = 0, countB = 0;

@@ -19,7 +19,8 @@ bool isCommunicationKernel(const TraceStore& store, const Track& t, std::uint32_
     return kind == CategoryKind::Kernel && isCommunicationName(store.strings.view(t.names[r]));
 }
 
-// "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)" -> "AllReduce"; "ncclDevKernel_SendRecv(...)" -> "SendRecv".
+// "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)" -> "AllReduce"; "ncclDevKernel_SendRecv(...)" ->
+// "SendRecv".
 std::string collectiveName(std::string_view kernel, std::string_view args) {
     if (const auto n = argString(args, "Collective name"); n && !n->empty()) return std::string(*n);
     for (std::string_view prefix : {"ncclDevKernel_", "ncclKernel_", "rcclKernel_"}) {
@@ -33,10 +34,17 @@ std::string collectiveName(std::string_view kernel, std::string_view args) {
 
 double elementSize(std::string_view dtype) {
     std::string d(dtype);
-    for (char& c : d) c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (d.find("double") != std::string::npos || d.find("long") != std::string::npos || d.find("64") != std::string::npos) return 8;
-    if (d.find("half") != std::string::npos || d.find("bfloat16") != std::string::npos || d.find("16") != std::string::npos) return 2;
-    if (d.find("char") != std::string::npos || d.find("byte") != std::string::npos || d.find("bool") != std::string::npos || d.find("8") != std::string::npos) return 1;
+    for (char& c : d)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (d.find("double") != std::string::npos || d.find("long") != std::string::npos ||
+        d.find("64") != std::string::npos)
+        return 8;
+    if (d.find("half") != std::string::npos || d.find("bfloat16") != std::string::npos ||
+        d.find("16") != std::string::npos)
+        return 2;
+    if (d.find("char") != std::string::npos || d.find("byte") != std::string::npos ||
+        d.find("bool") != std::string::npos || d.find("8") != std::string::npos)
+        return 1;
     return 4;
 }
 } // namespace
@@ -48,7 +56,8 @@ std::vector<CollectiveInstances> collectiveInstances(const TraceStore& store) {
         if (t.kind != TrackKind::GpuStream) continue;
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
             if (!isCommunicationKernel(store, t, r)) continue;
-            byName[collectiveName(store.strings.view(t.names[r]), store.argsText({TrackId(ti), r}))].emplace_back(t.starts[r], t.endOf(r));
+            byName[collectiveName(store.strings.view(t.names[r]), store.argsText({TrackId(ti), r}))]
+                .emplace_back(t.starts[r], t.endOf(r));
         }
     }
     std::vector<CollectiveInstances> out;
@@ -79,7 +88,8 @@ RankFigures rankFigures(const TraceStore& store) {
                     CollectiveStats& c = collectives[collectiveName(store.strings.view(t.names[r]), args)];
                     ++c.calls;
                     c.total += t.durations[r];
-                    if (const auto n = argNumber(args, "In msg nelems")) c.bytes += *n * elementSize(argString(args, "dtype").value_or("float"));
+                    if (const auto n = argNumber(args, "In msg nelems"))
+                        c.bytes += *n * elementSize(argString(args, "dtype").value_or("float"));
                 } else if (kind == CategoryKind::Kernel) {
                     compute.emplace_back(t.starts[r], t.endOf(r));
                 }
@@ -119,13 +129,15 @@ RankFigures rankFigures(const TraceStore& store) {
         c.transfer = c.total;
         f.collectives.push_back(c);
     }
-    std::sort(f.collectives.begin(), f.collectives.end(), [](const CollectiveStats& a, const CollectiveStats& b) {
-        return a.total != b.total ? a.total > b.total : a.name < b.name;
-    });
+    std::sort(f.collectives.begin(), f.collectives.end(),
+              [](const CollectiveStats& a, const CollectiveStats& b) {
+                  return a.total != b.total ? a.total > b.total : a.name < b.name;
+              });
     return f;
 }
 
-void splitCollectiveTime(std::vector<RankFigures>& ranks, const std::vector<std::vector<CollectiveInstances>>& instances,
+void splitCollectiveTime(std::vector<RankFigures>& ranks,
+                         const std::vector<std::vector<CollectiveInstances>>& instances,
                          const std::vector<TimeNs>& alignment) {
     std::map<std::string, std::vector<const CollectiveInstances*>> byName; // name -> per rank
     for (std::size_t r = 0; r < instances.size(); ++r) {
@@ -137,12 +149,14 @@ void splitCollectiveTime(std::vector<RankFigures>& ranks, const std::vector<std:
     }
     for (auto& [name, perRank] : byName) {
         std::size_t common = SIZE_MAX;
-        for (const CollectiveInstances* c : perRank) common = std::min(common, c ? c->times.size() : 0);
+        for (const CollectiveInstances* c : perRank)
+            common = std::min(common, c ? c->times.size() : 0);
         if (common == 0 || common == SIZE_MAX) continue;
         std::vector<TimeNs> sync(perRank.size(), 0);
         for (std::size_t k = 0; k < common; ++k) {
             TimeNs latest = INT64_MIN;
-            for (std::size_t r = 0; r < perRank.size(); ++r) latest = std::max(latest, perRank[r]->times[k].first - alignment[r]);
+            for (std::size_t r = 0; r < perRank.size(); ++r)
+                latest = std::max(latest, perRank[r]->times[k].first - alignment[r]);
             for (std::size_t r = 0; r < perRank.size(); ++r) {
                 const auto [s, e] = perRank[r]->times[k];
                 sync[r] += std::clamp<TimeNs>(latest - (s - alignment[r]), 0, e - s);
@@ -162,16 +176,19 @@ std::vector<Straggler> findStragglers(const std::vector<RankFigures>& ranks) {
     std::vector<Straggler> out;
     if (ranks.size() < 2) return out;
     std::vector<double> perStep;
-    for (const RankFigures& r : ranks) perStep.push_back(r.steps.empty() ? 0 : double(r.computation) / double(r.steps.size()));
+    for (const RankFigures& r : ranks)
+        perStep.push_back(r.steps.empty() ? 0 : double(r.computation) / double(r.steps.size()));
     std::vector<double> sorted = perStep;
     std::sort(sorted.begin(), sorted.end());
-    const double median = sorted.size() % 2 ? sorted[sorted.size() / 2] : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+    const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                            : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
     if (median <= 0) return out;
     for (std::size_t i = 0; i < ranks.size(); ++i) {
         const double excess = perStep[i] / median - 1;
         if (excess > 0.05) out.push_back({ranks[i].rank, excess});
     }
-    std::sort(out.begin(), out.end(), [](const Straggler& a, const Straggler& b) { return a.excess > b.excess; });
+    std::sort(out.begin(), out.end(),
+              [](const Straggler& a, const Straggler& b) { return a.excess > b.excess; });
     return out;
 }
 

@@ -8,7 +8,8 @@
 
 namespace kinetoscope {
 
-// One rank of a distributed job, with the TensorBoard plugin's definitions, per step (the four add up to the step):
+// One rank of a distributed job, with the TensorBoard plugin's definitions, per step (the four add up to the
+// step):
 //   computation   = time computation kernels (all but NCCL/RCCL) run while no communication does,
 //   overlap       = time both run,
 //   communication = time communication runs while no computation does,
@@ -20,9 +21,9 @@ struct RankStep {
 };
 
 struct CollectiveStats {
-    std::string name;          // "AllReduce", from the kernel's "Collective name" arg or its name
+    std::string name; // "AllReduce", from the kernel's "Collective name" arg or its name
     std::uint64_t calls = 0;
-    double bytes = 0;          // from "In msg nelems" × element size when the trace has them
+    double bytes = 0; // from "In msg nelems" × element size when the trace has them
     TimeNs total = 0;
     TimeNs synchronization = 0; // waiting for the slowest rank to arrive (needs the other ranks; 0 alone)
     TimeNs transfer = 0;        // total − synchronization
@@ -30,9 +31,9 @@ struct CollectiveStats {
 };
 
 struct RankFigures {
-    std::int64_t rank = -1;     // distributedInfo.rank, or the position in the job
+    std::int64_t rank = -1; // distributedInfo.rank, or the position in the job
     std::int64_t worldSize = 0;
-    std::string source;         // file it came from
+    std::string source; // file it came from
     std::vector<RankStep> steps;
     std::vector<CollectiveStats> collectives; // by total, descending
     TimeNs stepMean = 0;
@@ -49,9 +50,10 @@ struct CollectiveInstances {
 std::vector<CollectiveInstances> collectiveInstances(const TraceStore& store);
 
 // Fills each rank's synchronisation / transfer split: the k-th instance of a collective on every rank is one
-// operation; a rank that arrives before the last one waits (synchronisation) until then, the rest is transfer.
-// Clocks are aligned first by each rank's first step start (or trace start).
-void splitCollectiveTime(std::vector<RankFigures>& ranks, const std::vector<std::vector<CollectiveInstances>>& instances,
+// operation; a rank that arrives before the last one waits (synchronisation) until then, the rest is
+// transfer. Clocks are aligned first by each rank's first step start (or trace start).
+void splitCollectiveTime(std::vector<RankFigures>& ranks,
+                         const std::vector<std::vector<CollectiveInstances>>& instances,
                          const std::vector<TimeNs>& alignment);
 
 struct Straggler {
@@ -61,9 +63,10 @@ struct Straggler {
 // Ranks whose computation per step exceeds the median rank's by more than 5% (the others wait for them).
 std::vector<Straggler> findStragglers(const std::vector<RankFigures>& ranks);
 
-// The per-rank JSON block that `kinetoscope-cli summary --json` writes, and its reader, so a job of thousands of
-// ranks can be summarised in parallel by any batch system and viewed from the summaries alone.
+// The per-rank JSON block that `kinetoscope-cli summary --json` writes, and its reader, so a job of thousands
+// of ranks can be summarised in parallel by any batch system and viewed from the summaries alone.
 std::string rankFiguresToJson(const RankFigures& r);
-std::optional<RankFigures> rankFiguresFromSummaryJson(std::string_view summaryJson, std::string* error = nullptr);
+std::optional<RankFigures> rankFiguresFromSummaryJson(std::string_view summaryJson,
+                                                      std::string* error = nullptr);
 
 } // namespace kinetoscope

@@ -11,14 +11,17 @@
 namespace kinetoscope {
 
 std::string rankFiguresToJson(const RankFigures& r) {
-    std::string out = "{\"rank\": " + std::to_string(r.rank) + ", \"world_size\": " + std::to_string(r.worldSize) +
+    std::string out = "{\"rank\": " + std::to_string(r.rank) +
+                      ", \"world_size\": " + std::to_string(r.worldSize) +
                       ", \"step_mean_us\": " + formatMicros(r.stepMean) + ", \"steps\": [";
     for (std::size_t i = 0; i < r.steps.size(); ++i) {
         const RankStep& s = r.steps[i];
         out += i ? ",\n   " : "\n   ";
-        out += "{\"name\": \"" + jsonEscape(s.name) + "\", \"start_us\": " + formatMicros(s.start) + ", \"end_us\": " + formatMicros(s.end) +
-               ", \"computation_us\": " + formatMicros(s.computation) + ", \"communication_us\": " + formatMicros(s.communication) +
-               ", \"overlap_us\": " + formatMicros(s.overlap) + ", \"other_us\": " + formatMicros(s.other) + "}";
+        out +=
+            "{\"name\": \"" + jsonEscape(s.name) + "\", \"start_us\": " + formatMicros(s.start) +
+            ", \"end_us\": " + formatMicros(s.end) + ", \"computation_us\": " + formatMicros(s.computation) +
+            ", \"communication_us\": " + formatMicros(s.communication) +
+            ", \"overlap_us\": " + formatMicros(s.overlap) + ", \"other_us\": " + formatMicros(s.other) + "}";
     }
     out += "], \"collectives\": [";
     for (std::size_t i = 0; i < r.collectives.size(); ++i) {
@@ -26,8 +29,9 @@ std::string rankFiguresToJson(const RankFigures& r) {
         char bytes[32];
         std::snprintf(bytes, sizeof bytes, "%.0f", c.bytes);
         out += i ? ",\n   " : "\n   ";
-        out += "{\"name\": \"" + jsonEscape(c.name) + "\", \"calls\": " + std::to_string(c.calls) + ", \"bytes\": " + bytes +
-               ", \"total_us\": " + formatMicros(c.total) + ", \"mean_us\": " + formatMicros(c.mean()) + "}";
+        out += "{\"name\": \"" + jsonEscape(c.name) + "\", \"calls\": " + std::to_string(c.calls) +
+               ", \"bytes\": " + bytes + ", \"total_us\": " + formatMicros(c.total) +
+               ", \"mean_us\": " + formatMicros(c.mean()) + "}";
     }
     out += "]}";
     return out;

@@ -10,8 +10,9 @@
 namespace kinetoscope {
 
 bool isAnnotationName(std::string_view n) {
-    return n.starts_with("ProfilerStep#") || n.starts_with("Optimizer.step#") || n.starts_with("Optimizer.zero_grad#") ||
-           n.starts_with("enumerate(DataLoader)#") || n.starts_with("enumerate(DataPipe)#");
+    return n.starts_with("ProfilerStep#") || n.starts_with("Optimizer.step#") ||
+           n.starts_with("Optimizer.zero_grad#") || n.starts_with("enumerate(DataLoader)#") ||
+           n.starts_with("enumerate(DataPipe)#");
 }
 
 std::string annotationGroupName(std::string_view name) {
@@ -26,25 +27,37 @@ HostRole hostRole(const TraceStore& store, const Track& track, std::uint32_t row
     if (track.flags[row] & SliceFlag::Instant) return HostRole::None;
     switch (store.categories[track.categories[row]].kind) {
     case CategoryKind::CpuOp:
-        return isAnnotationName(store.strings.view(track.names[row])) ? HostRole::Annotation : HostRole::Operator;
-    case CategoryKind::UserAnnotation: return HostRole::Annotation;
+        return isAnnotationName(store.strings.view(track.names[row])) ? HostRole::Annotation
+                                                                      : HostRole::Operator;
+    case CategoryKind::UserAnnotation:
+        return HostRole::Annotation;
     case CategoryKind::Runtime:
-    case CategoryKind::Driver: return HostRole::Launch;
-    default: return HostRole::None;
+    case CategoryKind::Driver:
+        return HostRole::Launch;
+    default:
+        return HostRole::None;
     }
 }
 
 HostRoles::HostRoles(const TraceStore& store) : m_annotationName(store.strings.size(), false) {
     for (const Category& c : store.categories) {
         switch (c.kind) {
-        case CategoryKind::CpuOp: m_byCategory.push_back(HostRole::Operator); break;
-        case CategoryKind::UserAnnotation: m_byCategory.push_back(HostRole::Annotation); break;
+        case CategoryKind::CpuOp:
+            m_byCategory.push_back(HostRole::Operator);
+            break;
+        case CategoryKind::UserAnnotation:
+            m_byCategory.push_back(HostRole::Annotation);
+            break;
         case CategoryKind::Runtime:
-        case CategoryKind::Driver: m_byCategory.push_back(HostRole::Launch); break;
-        default: m_byCategory.push_back(HostRole::None);
+        case CategoryKind::Driver:
+            m_byCategory.push_back(HostRole::Launch);
+            break;
+        default:
+            m_byCategory.push_back(HostRole::None);
         }
     }
-    for (std::uint32_t i = 0; i < store.strings.size(); ++i) m_annotationName[i] = isAnnotationName(store.strings.view(StringId(i)));
+    for (std::uint32_t i = 0; i < store.strings.size(); ++i)
+        m_annotationName[i] = isAnnotationName(store.strings.view(StringId(i)));
 }
 
 HostTree hostTree(const HostRoles& roles, const Track& track, TimeNs from, TimeNs to) {
@@ -61,7 +74,8 @@ HostTree hostTree(const HostRoles& roles, const Track& track, TimeNs from, TimeN
         for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
             const auto [r0, r1] = track.rowsInRange(d, from, to);
             for (std::uint32_t r = r0; r < r1; ++r)
-                if (track.starts[r] >= from && roles.of(track, r) != HostRole::None) reach = std::max(reach, track.endOf(r));
+                if (track.starts[r] >= from && roles.of(track, r) != HostRole::None)
+                    reach = std::max(reach, track.endOf(r));
         }
     }
     std::size_t rows = 0;
@@ -73,11 +87,12 @@ HostTree hostTree(const HostRoles& roles, const Track& track, TimeNs from, TimeN
     for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
         const auto [r0, r1] = track.rowsInRange(d, from, reach);
         for (std::uint32_t r = r0; r < r1; ++r)
-            if (roles.of(track, r) != HostRole::None) items.push_back({track.starts[r], -track.durations[r], d, r});
+            if (roles.of(track, r) != HostRole::None)
+                items.push_back({track.starts[r], -track.durations[r], d, r});
     }
-    // The store's own order within a thread: start, then longer first, then lane (the lane layout puts the event
-    // earlier in the file on the shallower lane when two have the same start and duration). Each lane is one run of
-    // it already, so a few lanes are merged rather than sorted.
+    // The store's own order within a thread: start, then longer first, then lane (the lane layout puts the
+    // event earlier in the file on the shallower lane when two have the same start and duration). Each lane
+    // is one run of it already, so a few lanes are merged rather than sorted.
     auto before = [](const Item& a, const Item& b) {
         if (a.start != b.start) return a.start < b.start;
         if (a.negDuration != b.negDuration) return a.negDuration < b.negDuration;
@@ -86,18 +101,20 @@ HostTree hostTree(const HostRoles& roles, const Track& track, TimeNs from, TimeN
     if (!mergeFewRuns(items, before, 64)) std::sort(items.begin(), items.end(), before);
     HostTree tree;
     std::size_t launches = 0;
-    for (const Item& item : items) launches += roles.of(track, item.row) == HostRole::Launch;
+    for (const Item& item : items)
+        launches += roles.of(track, item.row) == HostRole::Launch;
     tree.launches.reserve(launches);
     tree.nodes.reserve(items.size() - launches);
     struct Open {
         TimeNs end;
-        std::int32_t node;  // the open event's node, or for a launch call the node that owns it
+        std::int32_t node; // the open event's node, or for a launch call the node that owns it
         bool launch;
     };
     std::vector<Open> open;
     for (const Item& item : items) {
         const TimeNs s = item.start, e = s - item.negDuration;
-        while (!open.empty() && !(s < open.back().end && e <= open.back().end)) open.pop_back();
+        while (!open.empty() && !(s < open.back().end && e <= open.back().end))
+            open.pop_back();
         const Open* top = open.empty() ? nullptr : &open.back();
         if (top && !top->launch) {
             tree.nodes[std::size_t(top->node)].childSum += -item.negDuration;
@@ -118,13 +135,15 @@ HostTree hostTree(const HostRoles& roles, const Track& track, TimeNs from, TimeN
             open.push_back({e, std::int32_t(tree.nodes.size() - 1), false});
         }
     }
-    radixSort(tree.launches, [](const LaunchOwner& l) { return std::uint64_t(l.row); },
-              [](const LaunchOwner& a, const LaunchOwner& b) { return a.row < b.row; });
+    radixSort(
+        tree.launches, [](const LaunchOwner& l) { return std::uint64_t(l.row); },
+        [](const LaunchOwner& a, const LaunchOwner& b) { return a.row < b.row; });
     return tree;
 }
 
 std::int32_t HostTree::ownerOfLaunch(std::uint32_t row) const {
-    auto it = std::lower_bound(launches.begin(), launches.end(), row, [](const LaunchOwner& l, std::uint32_t r) { return l.row < r; });
+    auto it = std::lower_bound(launches.begin(), launches.end(), row,
+                               [](const LaunchOwner& l, std::uint32_t r) { return l.row < r; });
     return it != launches.end() && it->row == row ? it->owner : -1;
 }
 

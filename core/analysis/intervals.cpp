@@ -8,8 +8,10 @@ namespace kinetoscope {
 namespace {
 void append(IntervalSet& out, TimeNs a, TimeNs b) {
     if (b <= a) return;
-    if (!out.empty() && a <= out.back().second) out.back().second = std::max(out.back().second, b);
-    else out.emplace_back(a, b);
+    if (!out.empty() && a <= out.back().second)
+        out.back().second = std::max(out.back().second, b);
+    else
+        out.emplace_back(a, b);
 }
 } // namespace
 
@@ -25,7 +27,8 @@ IntervalSet unionOfRuns(const std::vector<IntervalSet>& runs) {
         heap.pop();
         const auto& [a, b] = runs[pos.first][pos.second];
         append(out, a, b);
-        if (pos.second + 1 < runs[pos.first].size()) heap.push({runs[pos.first][pos.second + 1].first, {pos.first, pos.second + 1}});
+        if (pos.second + 1 < runs[pos.first].size())
+            heap.push({runs[pos.first][pos.second + 1].first, {pos.first, pos.second + 1}});
     }
     return out;
 }
@@ -46,7 +49,8 @@ IntervalSet subtract(const IntervalSet& a, const IntervalSet& b) {
     IntervalSet out;
     std::size_t j = 0;
     for (auto [s, e] : a) {
-        while (j < b.size() && b[j].second <= s) ++j;
+        while (j < b.size() && b[j].second <= s)
+            ++j;
         std::size_t k = j;
         TimeNs cur = s;
         while (k < b.size() && b[k].first < e) {
@@ -67,22 +71,27 @@ IntervalSet intersect(const IntervalSet& a, const IntervalSet& b) {
         const TimeNs s = std::max(a[i].first, b[j].first);
         const TimeNs e = std::min(a[i].second, b[j].second);
         if (s < e) out.emplace_back(s, e);
-        if (a[i].second < b[j].second) ++i;
-        else ++j;
+        if (a[i].second < b[j].second)
+            ++i;
+        else
+            ++j;
     }
     return out;
 }
 
 TimeNs totalLength(const IntervalSet& s) {
     TimeNs total = 0;
-    for (const auto& [a, b] : s) total += b - a;
+    for (const auto& [a, b] : s)
+        total += b - a;
     return total;
 }
 
 TimeNs lengthWithin(const IntervalSet& s, TimeNs from, TimeNs to) {
-    auto it = std::lower_bound(s.begin(), s.end(), from, [](const auto& iv, TimeNs v) { return iv.second <= v; });
+    auto it =
+        std::lower_bound(s.begin(), s.end(), from, [](const auto& iv, TimeNs v) { return iv.second <= v; });
     TimeNs total = 0;
-    for (; it != s.end() && it->first < to; ++it) total += std::min(it->second, to) - std::max(it->first, from);
+    for (; it != s.end() && it->first < to; ++it)
+        total += std::min(it->second, to) - std::max(it->first, from);
     return total;
 }
 

@@ -7,16 +7,17 @@
 namespace kinetoscope {
 
 namespace {
-// The part of a kernel name the rules read: lower-cased, without its parameter list (a GEMM's parameters can name
-// CUtensorMap or bfloat16 outputs; a helper's can name a GEMM's params), and without FBGEMM's namespace (fbgemm_gpu
-// holds embedding and quantisation kernels, not GEMMs).
+// The part of a kernel name the rules read: lower-cased, without its parameter list (a GEMM's parameters can
+// name CUtensorMap or bfloat16 outputs; a helper's can name a GEMM's params), and without FBGEMM's namespace
+// (fbgemm_gpu holds embedding and quantisation kernels, not GEMMs).
 std::string classificationText(std::string_view name) {
     std::size_t end = name.size();
     if (!name.empty() && name.back() == ')') {
         // The parameter list is the parenthesised group the name ends with.
         int depth = 0;
         for (std::size_t i = name.size(); i-- > 0;) {
-            if (name[i] == ')') ++depth;
+            if (name[i] == ')')
+                ++depth;
             else if (name[i] == '(' && --depth == 0) {
                 end = i;
                 break;
@@ -24,12 +25,16 @@ std::string classificationText(std::string_view name) {
         }
     }
     std::string out(name.substr(0, end));
-    for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
-    for (std::size_t at = out.find("fbgemm"); at != std::string::npos; at = out.find("fbgemm")) out.erase(at, 6);
+    for (char& c : out)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    for (std::size_t at = out.find("fbgemm"); at != std::string::npos; at = out.find("fbgemm"))
+        out.erase(at, 6);
     return out;
 }
 
-bool has(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string_view::npos; }
+bool has(std::string_view haystack, std::string_view needle) {
+    return haystack.find(needle) != std::string_view::npos;
+}
 
 bool hasAny(std::string_view haystack, std::initializer_list<std::string_view> needles) {
     for (std::string_view n : needles)
@@ -45,10 +50,11 @@ bool hasTensileMatrixInstruction(std::string_view l) {
     return false;
 }
 
-// One rule per category, tried in order; the first whose fragments match the lower-cased name wins. The order is the
-// point: communication before reductions (all_reduce), attention before GEMM (flash kernels are CUTLASS templates),
-// softmax and normalisation before elementwise (cunn_SoftMaxForward lives in at::native), convolution before GEMM
-// (implicit-GEMM fprop/dgrad/wgrad), layout helpers before GEMM (cuBLAS's transpose kernels carry "cublas").
+// One rule per category, tried in order; the first whose fragments match the lower-cased name wins. The order
+// is the point: communication before reductions (all_reduce), attention before GEMM (flash kernels are
+// CUTLASS templates), softmax and normalisation before elementwise (cunn_SoftMaxForward lives in at::native),
+// convolution before GEMM (implicit-GEMM fprop/dgrad/wgrad), layout helpers before GEMM (cuBLAS's transpose
+// kernels carry "cublas").
 struct Rule {
     KernelCategory category;
     std::initializer_list<std::string_view> fragments;
@@ -57,8 +63,8 @@ struct Rule {
 constexpr std::string_view tritonTemplatePrefix = "triton_tem_";
 
 // Kernels around a GEMM that move data or fill descriptors but multiply nothing.
-const std::initializer_list<std::string_view> helperFragments = {"transpose", "tma_desc", "fill_tma", "nchwtonhwc",
-                                                                 "nhwctonchw"};
+const std::initializer_list<std::string_view> helperFragments = {"transpose", "tma_desc", "fill_tma",
+                                                                 "nchwtonhwc", "nhwctonchw"};
 
 KernelCategory tritonTemplate(std::string_view l) {
     if (hasAny(l, {"convolution", "conv"})) return KernelCategory::Conv;
@@ -78,24 +84,45 @@ KernelCategory kernelCategory(std::string_view name) {
 
     static const Rule rules[] = {
         {KernelCategory::Communication,
-         {"nccl", "rccl", "msccl", "deep_ep::", "internode::", "intranode::", "all_reduce", "allreduce", "all_gather",
-          "allgather", "reduce_scatter", "reducescatter", "alltoall", "all_to_all", "cross_device_reduce", "multimem_"}},
+         {"nccl", "rccl", "msccl", "deep_ep::", "internode::", "intranode::", "all_reduce", "allreduce",
+          "all_gather", "allgather", "reduce_scatter", "reducescatter", "alltoall", "all_to_all",
+          "cross_device_reduce", "multimem_"}},
         {KernelCategory::Attention,
-         {"flash", "fmha", "sdpa", "attention", "attn", "xformers", "mha_fwd", "mha_bwd", "_mha_", "flashinfer"}},
+         {"flash", "fmha", "sdpa", "attention", "attn", "xformers", "mha_fwd", "mha_bwd", "_mha_",
+          "flashinfer"}},
         {KernelCategory::Softmax, {"softmax"}},
         {KernelCategory::Normalization,
-         {"layer_norm", "layernorm", "rms_norm", "rmsnorm", "batch_norm", "batchnorm", "group_norm", "groupnorm",
-          "instance_norm", "instancenorm", "bn_fw", "bn_bw", "welford", "gammabeta", "gamma_beta", "cuapplylayernorm",
-          "cucomputegradgamma", "cucomputepartgradgamma"}},
+         {"layer_norm", "layernorm", "rms_norm", "rmsnorm", "batch_norm", "batchnorm", "group_norm",
+          "groupnorm", "instance_norm", "instancenorm", "bn_fw", "bn_bw", "welford", "gammabeta",
+          "gamma_beta", "cuapplylayernorm", "cucomputegradgamma", "cucomputepartgradgamma"}},
         {KernelCategory::Conv,
-         {"convolve", "convolution", "conv1d", "conv2d", "conv3d", "conv_fwd", "conv_bwd", "conv_dgrad", "conv_wgrad",
-          "grouped_conv", "depthwise", "fprop", "dgrad", "wgrad", "implicit_gemm", "winograd", "scudnn", "hcudnn",
-          "cudnn::cnn", "im2col", "col2im", "fft2d", "igemm_fwd", "igemm_bwd", "igemm_wrw", "naive_conv"}},
+         {"convolve",      "convolution", "conv1d",       "conv2d",    "conv3d",     "conv_fwd", "conv_bwd",
+          "conv_dgrad",    "conv_wgrad",  "grouped_conv", "depthwise", "fprop",      "dgrad",    "wgrad",
+          "implicit_gemm", "winograd",    "scudnn",       "hcudnn",    "cudnn::cnn", "im2col",   "col2im",
+          "fft2d",         "igemm_fwd",   "igemm_bwd",    "igemm_wrw", "naive_conv"}},
         // Helpers around a GEMM that move data but multiply nothing.
         {KernelCategory::Other, helperFragments},
         {KernelCategory::Gemm,
-         {"gemm", "gemv", "cublas", "cutlass::kernel", "cutlass::device_kernel", "cutlass_", "cutlass3x", "cijk_", "nvjet", "matmul", "wgmma", "xmma", "hmma", "s884", "h884",
-          "s1688", "h1688", "16816", "splitk", "bmm_"}},
+         {"gemm",
+          "gemv",
+          "cublas",
+          "cutlass::kernel",
+          "cutlass::device_kernel",
+          "cutlass_",
+          "cutlass3x",
+          "cijk_",
+          "nvjet",
+          "matmul",
+          "wgmma",
+          "xmma",
+          "hmma",
+          "s884",
+          "h884",
+          "s1688",
+          "h1688",
+          "16816",
+          "splitk",
+          "bmm_"}},
         {KernelCategory::Reduce, {"reduce", "reduction"}},
         {KernelCategory::Elementwise,
          {"elementwise", "multi_tensor_apply", "fill_kernel", "act_and_mul", "silu_and_mul", "gelu_and_mul"}},
@@ -109,20 +136,34 @@ KernelCategory kernelCategory(std::string_view name) {
 
 std::string_view kernelCategoryName(KernelCategory c) {
     switch (c) {
-    case KernelCategory::Pointwise: return "pointwise";
-    case KernelCategory::Reduction: return "reduction";
-    case KernelCategory::PersistentReduction: return "persistent_reduction";
-    case KernelCategory::Template: return "template";
-    case KernelCategory::Triton: return "triton";
-    case KernelCategory::Gemm: return "gemm";
-    case KernelCategory::Conv: return "conv";
-    case KernelCategory::Attention: return "attention";
-    case KernelCategory::Communication: return "communication";
-    case KernelCategory::Elementwise: return "elementwise";
-    case KernelCategory::Reduce: return "reduce";
-    case KernelCategory::Softmax: return "softmax";
-    case KernelCategory::Normalization: return "normalization";
-    case KernelCategory::Other: return "other";
+    case KernelCategory::Pointwise:
+        return "pointwise";
+    case KernelCategory::Reduction:
+        return "reduction";
+    case KernelCategory::PersistentReduction:
+        return "persistent_reduction";
+    case KernelCategory::Template:
+        return "template";
+    case KernelCategory::Triton:
+        return "triton";
+    case KernelCategory::Gemm:
+        return "gemm";
+    case KernelCategory::Conv:
+        return "conv";
+    case KernelCategory::Attention:
+        return "attention";
+    case KernelCategory::Communication:
+        return "communication";
+    case KernelCategory::Elementwise:
+        return "elementwise";
+    case KernelCategory::Reduce:
+        return "reduce";
+    case KernelCategory::Softmax:
+        return "softmax";
+    case KernelCategory::Normalization:
+        return "normalization";
+    case KernelCategory::Other:
+        return "other";
     }
     return "other";
 }
@@ -135,22 +176,24 @@ bool usesTensorCores(std::string_view name) {
         return hasAny(l, {"f16", "tf32", "e4m3", "e5m2", "e2m1", "fp8", "s8", "i8"});
     // The TensorBoard plugin's allow-list (from NVIDIA PyProf), compared case-insensitively.
     if (hasAny(l, {"h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2",
-                   "first_layer_wgrad_kernel", "conv1x1", "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm",
-                   "xmma_sparse_conv", "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm", "c1688"}))
+                   "first_layer_wgrad_kernel", "conv1x1", "conv2d_c1_k1", "direct_group",
+                   "xmma_implicit_gemm", "xmma_sparse_conv", "xmma_warp_specialized_implicit_gemm",
+                   "xmma_gemm", "xmma_sparse_gemm", "c1688"}))
         return true;
-    // Hopper/Blackwell: warpgroup MMA, cuBLAS's nvjet kernels, CUTLASS 3 and its tensorop kernels; flash attention's
-    // kernels are MMA loops; AMD's matrix cores (MFMA, CK's XDL kernels, Tensile's `_MI16x16`).
-    if (hasAny(l, {"gmma", "tcgen05", "utcmma", "nvjet", "tensorop", "cutlass3x_sm9", "cutlass3x_sm10", "cutlass_90",
-                   "flash_fwd", "flash_bwd", "fmha", "mfma", "xdl", "deep_gemm"}))
+    // Hopper/Blackwell: warpgroup MMA, cuBLAS's nvjet kernels, CUTLASS 3 and its tensorop kernels; flash
+    // attention's kernels are MMA loops; AMD's matrix cores (MFMA, CK's XDL kernels, Tensile's `_MI16x16`).
+    if (hasAny(l, {"gmma", "tcgen05", "utcmma", "nvjet", "tensorop", "cutlass3x_sm9", "cutlass3x_sm10",
+                   "cutlass_90", "flash_fwd", "flash_bwd", "fmha", "mfma", "xdl", "deep_gemm"}))
         return true;
     if (hasTensileMatrixInstruction(l)) return true;
     // A GEMM or convolution kernel whose name gives a tensor-core operand type (FP8 grouped GEMMs, Triton's
-    // matmul_ogs on MXFP4, TensorRT-LLM's bmm_E4m3). FP32 GEMMs (sgemm), matrix-vector kernels and split-K reductions
-    // do not use them.
+    // matmul_ogs on MXFP4, TensorRT-LLM's bmm_E4m3). FP32 GEMMs (sgemm), matrix-vector kernels and split-K
+    // reductions do not use them.
     const KernelCategory c = kernelCategory(name);
-    if ((c == KernelCategory::Gemm || c == KernelCategory::Conv) && !has(l, "sgemm") &&
-        !has(l, "gemv") && !has(l, "reduce"))
-        return hasAny(l, {"bf16", "fp16", "f16", "half", "tf32", "e4m3", "e5m2", "e2m1", "fp8", "mxfp", "bfloat16", "int8"});
+    if ((c == KernelCategory::Gemm || c == KernelCategory::Conv) && !has(l, "sgemm") && !has(l, "gemv") &&
+        !has(l, "reduce"))
+        return hasAny(l, {"bf16", "fp16", "f16", "half", "tf32", "e4m3", "e5m2", "e2m1", "fp8", "mxfp",
+                          "bfloat16", "int8"});
     return false;
 }
 

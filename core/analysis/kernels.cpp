@@ -16,7 +16,8 @@ std::optional<double> blocksPerSm(const TraceStore& store, EventRef kernel) {
     if (!grid) return std::nullopt;
     const Track& t = store.tracks[kernel.track.value];
     for (const DeviceProperties& d : store.metadata.devices) {
-        if (d.id == t.pid && d.numSms > 0) return double((*grid)[0] * (*grid)[1] * (*grid)[2]) / double(d.numSms);
+        if (d.id == t.pid && d.numSms > 0)
+            return double((*grid)[0] * (*grid)[1] * (*grid)[2]) / double(d.numSms);
     }
     return std::nullopt;
 }
@@ -32,7 +33,8 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
     };
     std::unordered_map<std::string, std::size_t> index;
     std::vector<Acc> accs;
-    std::unordered_map<std::uint32_t, std::pair<KernelCategory, bool>> byName; // name id -> (category, tensor cores)
+    std::unordered_map<std::uint32_t, std::pair<KernelCategory, bool>>
+        byName; // name id -> (category, tensor cores)
     for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
         const Track& t = store.tracks[ti];
         if (t.kind != TrackKind::GpuStream) continue;
@@ -50,15 +52,18 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
                 char buf[160];
                 const auto grid = argTriple(args, "grid");
                 const auto block = argTriple(args, "block");
-                std::snprintf(buf, sizeof buf, "grid [%lld,%lld,%lld] block [%lld,%lld,%lld] regs %.0f smem %.0f",
-                              grid ? (*grid)[0] : 0, grid ? (*grid)[1] : 0, grid ? (*grid)[2] : 0, block ? (*block)[0] : 0,
-                              block ? (*block)[1] : 0, block ? (*block)[2] : 0,
-                              argNumber(args, "registers per thread").value_or(0), argNumber(args, "shared memory").value_or(0));
+                std::snprintf(buf, sizeof buf,
+                              "grid [%lld,%lld,%lld] block [%lld,%lld,%lld] regs %.0f smem %.0f",
+                              grid ? (*grid)[0] : 0, grid ? (*grid)[1] : 0, grid ? (*grid)[2] : 0,
+                              block ? (*block)[0] : 0, block ? (*block)[1] : 0, block ? (*block)[2] : 0,
+                              argNumber(args, "registers per thread").value_or(0),
+                              argNumber(args, "shared memory").value_or(0));
                 launch = buf;
                 if (const auto l = store.launchOf(ref)) {
                     // The operator that launched it: the launch's enclosing slice on its thread.
                     const Track& lt = store.tracks[l->track.value];
-                    if (const auto p = lt.parentOf(l->index)) launch += " · " + std::string(store.strings.view(lt.names[*p]));
+                    if (const auto p = lt.parentOf(l->index))
+                        launch += " · " + std::string(store.strings.view(lt.names[*p]));
                 }
                 key += '\x1f' + launch;
             }
@@ -96,7 +101,8 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
     for (Acc& a : accs) {
         a.row.meanBlocksPerSm = a.blocksCount ? a.blocksSum / double(a.blocksCount) : 0;
         a.row.achievedOccupancy = a.occupancyTime ? a.occupancyWeighted / double(a.occupancyTime) : 0;
-        a.row.shareOfGpuTime = table.totalKernelTime ? double(a.row.total) / double(table.totalKernelTime) : 0;
+        a.row.shareOfGpuTime =
+            table.totalKernelTime ? double(a.row.total) / double(table.totalKernelTime) : 0;
         table.rows.push_back(std::move(a.row));
     }
     std::sort(table.rows.begin(), table.rows.end(), [](const KernelTableRow& a, const KernelTableRow& b) {

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "model/tracestore.h"
 #include "kernelclass.h"
+#include "model/tracestore.h"
 
 #include <array>
 #include <string>
@@ -14,17 +14,17 @@ enum class KernelGrouping { Name, NameAndLaunch };
 
 struct KernelTableRow {
     std::string name;
-    std::string launch;        // "grid [..] block [..] regs N smem N · op" when grouped by launch properties
+    std::string launch; // "grid [..] block [..] regs N smem N · op" when grouped by launch properties
     KernelCategory category = KernelCategory::Other;
     bool tensorCores = false;
     std::uint64_t count = 0;
     TimeNs total = 0;
     TimeNs min = 0;
     TimeNs max = 0;
-    double meanBlocksPerSm = 0;      // mean over calls that report it (or grid size / SMs)
-    double achievedOccupancy = 0;    // duration-weighted mean of "est. achieved occupancy %", in %
-    double shareOfGpuTime = 0;       // of all kernel time in range, 0..1
-    EventRef example;                // the longest call
+    double meanBlocksPerSm = 0;   // mean over calls that report it (or grid size / SMs)
+    double achievedOccupancy = 0; // duration-weighted mean of "est. achieved occupancy %", in %
+    double shareOfGpuTime = 0;    // of all kernel time in range, 0..1
+    EventRef example;             // the longest call
     TimeNs mean() const { return count ? total / TimeNs(count) : 0; }
 };
 

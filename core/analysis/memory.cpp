@@ -28,14 +28,15 @@ struct AllocatedSample {
 };
 struct AllocatedSeries {
     std::vector<AllocatedSample> samples; // in time order
-    bool relative = false;                // running sum of "Bytes" from the trace's start: no "Total Allocated"
+    bool relative = false; // running sum of "Bytes" from the trace's start: no "Total Allocated"
 };
 
-// The allocated (and reserved) memory over time per (pid, device type, device id), from `[memory]` events. Kineto
-// writes running totals ("Total Allocated", "Total Reserved"); PyTorch before 1.10 wrote only each event's "Bytes"
-// (positive for an allocation, negative for a free), from which the total is a running sum that starts at 0 at the
-// trace's start: the memory held before the profiler started is not in the trace.
-std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries> allocatedSeries(const TraceStore& store) {
+// The allocated (and reserved) memory over time per (pid, device type, device id), from `[memory]` events.
+// Kineto writes running totals ("Total Allocated", "Total Reserved"); PyTorch before 1.10 wrote only each
+// event's "Bytes" (positive for an allocation, negative for a free), from which the total is a running sum
+// that starts at 0 at the trace's start: the memory held before the profiler started is not in the trace.
+std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries>
+allocatedSeries(const TraceStore& store) {
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries> series;
     const StringId memoryName = store.strings.find("[memory]");
     if (!memoryName.isValid()) return series;
@@ -49,7 +50,8 @@ std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries> 
             const std::int64_t id = std::int64_t(argNumber(args, "Device Id").value_or(-1));
             AllocatedSeries& s = series[{t.pid, type, id}];
             if (const auto allocated = argNumber(args, "Total Allocated")) {
-                s.samples.push_back({t.starts[r], *allocated, argNumber(args, "Total Reserved"), {TrackId(ti), r}});
+                s.samples.push_back(
+                    {t.starts[r], *allocated, argNumber(args, "Total Reserved"), {TrackId(ti), r}});
             } else if (const auto bytes = argNumber(args, "Bytes")) {
                 s.relative = true;
                 s.samples.push_back({t.starts[r], *bytes, std::nullopt, {TrackId(ti), r}}); // summed below
@@ -58,10 +60,12 @@ std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries> 
     }
     for (auto it = series.begin(); it != series.end();) {
         AllocatedSeries& s = it->second;
-        std::stable_sort(s.samples.begin(), s.samples.end(), [](const AllocatedSample& a, const AllocatedSample& b) { return a.t < b.t; });
+        std::stable_sort(s.samples.begin(), s.samples.end(),
+                         [](const AllocatedSample& a, const AllocatedSample& b) { return a.t < b.t; });
         if (s.relative) {
             double total = 0;
-            for (AllocatedSample& sample : s.samples) sample.allocated = total += sample.allocated;
+            for (AllocatedSample& sample : s.samples)
+                sample.allocated = total += sample.allocated;
         }
         it = s.samples.empty() ? series.erase(it) : std::next(it);
     }
@@ -75,14 +79,18 @@ std::size_t addMemoryCounterTracks(TraceStore& store) {
         const std::vector<AllocatedSample>& samples = s.samples;
         const auto [pid, type, id] = key;
         const std::string device = deviceLabel(type, id);
-        const bool hasReserved = std::any_of(samples.begin(), samples.end(), [](const AllocatedSample& x) { return x.reserved.has_value(); });
+        const bool hasReserved = std::any_of(samples.begin(), samples.end(),
+                                             [](const AllocatedSample& x) { return x.reserved.has_value(); });
         for (int which = 0; which < (hasReserved ? 2 : 1); ++which) {
             Track track;
             track.kind = TrackKind::Counter;
             track.pid = pid;
             track.tid = 0;
             // "Δ": the change since the trace's start, for traces that give sizes and no totals.
-            track.name = store.strings.intern((which == 0 ? (s.relative ? "Memory allocated Δ · " : "Memory allocated · ") : "Memory reserved · ") + device);
+            track.name = store.strings.intern(
+                (which == 0 ? (s.relative ? "Memory allocated Δ · " : "Memory allocated · ")
+                            : "Memory reserved · ") +
+                device);
             for (const AllocatedSample& x : samples) {
                 if (which == 1 && !x.reserved) continue;
                 track.counterTimes.push_back(x.t);
@@ -121,7 +129,8 @@ void forEachNamed(const TraceStore& store, std::string_view name, TimeNs from, T
 }
 
 // The innermost cpu_op enclosing a (zero-length) memory event on its thread.
-std::optional<std::uint32_t> enclosingOperator(const TraceStore& store, EventRef ref, std::uint32_t* row = nullptr) {
+std::optional<std::uint32_t> enclosingOperator(const TraceStore& store, EventRef ref,
+                                               std::uint32_t* row = nullptr) {
     const Track& t = store.tracks[ref.track.value];
     const TimeNs at = t.starts[ref.index];
     for (std::uint32_t d = std::uint32_t(t.laneCount()); d-- > 0;) {
@@ -167,7 +176,9 @@ MemoryAnalysis analyzeMemory(const TraceStore& store, TimeNs from, TimeNs to) {
         TimeNs t;
     };
     std::vector<Event> events;
-    forEachNamed(store, "[memory]", from, to, [&](EventRef ref) { events.push_back({ref, store.tracks[ref.track.value].starts[ref.index]}); });
+    forEachNamed(store, "[memory]", from, to, [&](EventRef ref) {
+        events.push_back({ref, store.tracks[ref.track.value].starts[ref.index]});
+    });
     std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.t < b.t; });
     std::map<std::pair<std::int64_t, std::uint64_t>, std::size_t> live; // (device, address) -> block
     std::unordered_map<std::uint32_t, MemoryOperatorRow> ops;
@@ -224,11 +235,13 @@ MemoryAnalysis analyzeMemory(const TraceStore& store, TimeNs from, TimeNs to) {
             live.erase(it);
         }
     }
-    for (auto& [id, row] : ops) m.operators.push_back(row);
-    std::sort(m.operators.begin(), m.operators.end(), [&](const MemoryOperatorRow& a, const MemoryOperatorRow& b) {
-        if (a.allocatedBytes != b.allocatedBytes) return a.allocatedBytes > b.allocatedBytes;
-        return store.strings.view(a.name) < store.strings.view(b.name);
-    });
+    for (auto& [id, row] : ops)
+        m.operators.push_back(row);
+    std::sort(m.operators.begin(), m.operators.end(),
+              [&](const MemoryOperatorRow& a, const MemoryOperatorRow& b) {
+                  if (a.allocatedBytes != b.allocatedBytes) return a.allocatedBytes > b.allocatedBytes;
+                  return store.strings.view(a.name) < store.strings.view(b.name);
+              });
     forEachNamed(store, "[OutOfMemory]", from, to, [&](EventRef ref) { m.outOfMemory.push_back(ref); });
     return m;
 }

@@ -17,15 +17,18 @@ namespace kinetoscope {
 std::size_t addMemoryCounterTracks(TraceStore& store);
 
 struct MemoryPeak {
-    double allocated = 0;     // bytes
+    double allocated = 0; // bytes
     double reserved = 0;
-    EventRef at;              // the [memory] event at the allocated peak
-    bool relative = false;    // allocated is the change since the trace's start (no "Total Allocated": PyTorch < 1.10)
+    EventRef at; // the [memory] event at the allocated peak
+    bool relative =
+        false; // allocated is the change since the trace's start (no "Total Allocated": PyTorch < 1.10)
     bool hasReserved = false; // the trace gives "Total Reserved"
 };
-// Peaks of "Total Allocated" / "Total Reserved" per device (GPU index; CPU is -1), from `[memory]` events; for traces
-// that give only each event's "Bytes" (PyTorch < 1.10), of their running sum from the trace's start.
-std::map<std::int64_t, MemoryPeak> memoryPeaks(const TraceStore& store, TimeNs from = INT64_MIN, TimeNs to = INT64_MAX);
+// Peaks of "Total Allocated" / "Total Reserved" per device (GPU index; CPU is -1), from `[memory]` events;
+// for traces that give only each event's "Bytes" (PyTorch < 1.10), of their running sum from the trace's
+// start.
+std::map<std::int64_t, MemoryPeak> memoryPeaks(const TraceStore& store, TimeNs from = INT64_MIN,
+                                               TimeNs to = INT64_MAX);
 
 // One allocation and, when the trace has it, its free (matched by device and address).
 struct MemoryBlock {
@@ -37,7 +40,8 @@ struct MemoryBlock {
     EventRef allocation;
     EventRef free;
     std::optional<std::uint32_t> operatorName; // StringId of the innermost op around the allocation
-    bool paired = true; // false when the trace gives no address (PyTorch < 1.10): its free, if any, is unknown
+    bool paired =
+        true; // false when the trace gives no address (PyTorch < 1.10): its free, if any, is unknown
 };
 
 struct MemoryOperatorRow {
@@ -51,10 +55,10 @@ struct MemoryOperatorRow {
 
 struct MemoryAnalysis {
     std::map<std::int64_t, MemoryPeak> peaks;
-    std::vector<MemoryBlock> blocks;          // by allocation time
-    std::uint64_t unmatchedFrees = 0;         // frees of addresses never seen allocated
-    std::uint64_t frees = 0;                  // all frees in scope
-    std::uint64_t unaddressedEvents = 0;      // allocations and frees with no address (PyTorch < 1.10), not paired
+    std::vector<MemoryBlock> blocks;     // by allocation time
+    std::uint64_t unmatchedFrees = 0;    // frees of addresses never seen allocated
+    std::uint64_t frees = 0;             // all frees in scope
+    std::uint64_t unaddressedEvents = 0; // allocations and frees with no address (PyTorch < 1.10), not paired
     std::vector<MemoryOperatorRow> operators; // by allocated bytes, descending
     std::vector<EventRef> outOfMemory;        // `[OutOfMemory]` events
 };

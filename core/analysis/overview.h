@@ -17,8 +17,18 @@ struct RunFacts {
 };
 RunFacts runFacts(const TraceStore& store);
 
-// The step-time breakdown categories, in priority order: each takes only time not already claimed (FORMAT.md).
-enum class BreakdownCategory : std::uint8_t { Kernel, Memcpy, Memset, Communication, Runtime, DataLoader, CpuExec, Other };
+// The step-time breakdown categories, in priority order: each takes only time not already claimed
+// (FORMAT.md).
+enum class BreakdownCategory : std::uint8_t {
+    Kernel,
+    Memcpy,
+    Memset,
+    Communication,
+    Runtime,
+    DataLoader,
+    CpuExec,
+    Other
+};
 constexpr std::size_t breakdownCategoryCount = 8;
 std::string_view breakdownCategoryName(BreakdownCategory c); // "kernel", "memcpy", ..., "cpu_exec", "other"
 
@@ -30,10 +40,11 @@ struct StepBreakdown {
 struct GpuMetrics {
     std::int64_t device = 0;
     // The metric span runs from the first step's start to the last step's end, gaps between steps included.
-    TimeNs kernelTime = 0;        // union of kernel intervals within the metric span
-    double utilization = 0;       // kernelTime / metric span
-    double busyOfWall = 0;        // union of all GPU work (kernels, memcpy, memset) / trace span
-    double smEfficiency = 0;      // ∫ min(Σ blocks per SM of running kernels, 1) dt over the metric span / metric span
+    TimeNs kernelTime = 0;  // union of kernel intervals within the metric span
+    double utilization = 0; // kernelTime / metric span
+    double busyOfWall = 0;  // union of all GPU work (kernels, memcpy, memset) / trace span
+    double smEfficiency =
+        0; // ∫ min(Σ blocks per SM of running kernels, 1) dt over the metric span / metric span
     double achievedOccupancy = 0; // Σ occupancy × kernel time clipped to the metric span / Σ that time, in %
     double tensorCoreShare = 0;   // kernel time of tensor-core kernels / kernel time
     bool hasSmData = false;
@@ -41,8 +52,8 @@ struct GpuMetrics {
 };
 
 struct Recommendation {
-    std::string id;       // stable: "dataloader", "low_utilization", "amp", "communication", "memory_capacity",
-                          // "launch_bound", "sync_bound", "tiny_kernels", "copy_traffic", "elementwise_fusion"
+    std::string id; // stable: "dataloader", "low_utilization", "amp", "communication", "memory_capacity",
+                    // "launch_bound", "sync_bound", "tiny_kernels", "copy_traffic", "elementwise_fusion"
     std::string title;
     std::string evidence; // the numbers that triggered it
     EventRef example;     // where it shows (may be invalid)
@@ -56,8 +67,8 @@ struct Recommendation {
 };
 
 struct Overview {
-    std::vector<StepRange> steps;    // the ProfilerSteps, or one step over the range when there are none
-    bool syntheticStep = false;      // true when the trace has no ProfilerStep
+    std::vector<StepRange> steps; // the ProfilerSteps, or one step over the range when there are none
+    bool syntheticStep = false;   // true when the trace has no ProfilerStep
     TimeNs stepMean = 0, stepMedian = 0, stepMin = 0, stepMax = 0;
     double stepsPerSecond = 0;
     std::vector<StepBreakdown> breakdown;

@@ -28,14 +28,16 @@ std::vector<StepRange> findSteps(const TraceStore& store) {
     std::sort(steps.begin(), steps.end(), [](const StepRange& a, const StepRange& b) {
         return a.cpuStart != b.cpuStart ? a.cpuStart < b.cpuStart : a.slice < b.slice;
     });
-    // Extend each step over the GPU work of launches made inside it, on any CPU thread of the step's process: one pass
-    // over the launch flows (sorted by source), each placed in its step by binary search on the host ranges.
+    // Extend each step over the GPU work of launches made inside it, on any CPU thread of the step's process:
+    // one pass over the launch flows (sorted by source), each placed in its step by binary search on the host
+    // ranges.
     for (const Flow& f : store.flows) {
         if (f.kind != FlowKind::Launch) continue;
         const Track& lt = store.tracks[f.source.track.value];
         if (lt.kind != TrackKind::CpuThread) continue;
         const TimeNs at = lt.starts[f.source.index];
-        auto it = std::upper_bound(steps.begin(), steps.end(), at, [](TimeNs v, const StepRange& st) { return v < st.cpuStart; });
+        auto it = std::upper_bound(steps.begin(), steps.end(), at,
+                                   [](TimeNs v, const StepRange& st) { return v < st.cpuStart; });
         // Steps of different processes may overlap in time: look back over those that started before `at`.
         for (auto k = it; k != steps.begin();) {
             --k;
@@ -65,7 +67,9 @@ StepRange activityStep(const TraceStore& store, TimeNs from, TimeNs to) {
             const auto [r0, r1] = t.rowsInRange(d, from, to);
             for (std::uint32_t r = r0; r < r1; ++r) {
                 const CategoryKind kind = store.categories[t.categories[r]].kind;
-                if ((kind != CategoryKind::CpuOp && kind != CategoryKind::PythonFunction) || (t.flags[r] & SliceFlag::Instant)) continue;
+                if ((kind != CategoryKind::CpuOp && kind != CategoryKind::PythonFunction) ||
+                    (t.flags[r] & SliceFlag::Instant))
+                    continue;
                 cpuLo = std::min(cpuLo, std::max(t.starts[r], from));
                 cpuHi = std::max(cpuHi, std::min(t.endOf(r), to));
             }
@@ -82,7 +86,8 @@ StepRange activityStep(const TraceStore& store, TimeNs from, TimeNs to) {
         if (t.kind != TrackKind::GpuStream) continue;
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
             const CategoryKind kind = store.categories[t.categories[r]].kind;
-            if (kind != CategoryKind::Kernel && kind != CategoryKind::Memcpy && kind != CategoryKind::Memset) continue;
+            if (kind != CategoryKind::Kernel && kind != CategoryKind::Memcpy && kind != CategoryKind::Memset)
+                continue;
             if (t.endOf(r) <= end) continue;
             const auto launch = store.launchOf({TrackId(std::uint32_t(&t - store.tracks.data())), r});
             if (!launch) continue;

@@ -1,7 +1,7 @@
 #include "summary.h"
 
-#include "import/jsonbackend.h"
 #include "hosttree.h"
+#include "import/jsonbackend.h"
 #include "kernels.h"
 
 #include <algorithm>
@@ -9,7 +9,9 @@
 
 namespace kinetoscope {
 
-std::int64_t deviceOf(const Track& track) { return track.pid; }
+std::int64_t deviceOf(const Track& track) {
+    return track.pid;
+}
 
 namespace {
 
@@ -22,11 +24,26 @@ std::string inputDimsOf(const TraceStore& store, EventRef ref) {
 } // namespace
 
 bool OperatorRow::tensorCoreEligible() const {
-    static constexpr std::string_view eligible[] = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul",
-                                                    "aten::linear", "aten::conv", "aten::convolution", "aten::cudnn_convolution",
-                                                    "aten::_convolution", "aten::conv2d", "aten::conv1d", "aten::conv3d",
-                                                    "aten::_scaled_dot_product", "aten::scaled_dot_product", "aten::einsum",
-                                                    "aten::addbmm", "aten::_scaled_mm", "aten::lstm", "aten::gru"};
+    static constexpr std::string_view eligible[] = {"aten::mm",
+                                                    "aten::addmm",
+                                                    "aten::bmm",
+                                                    "aten::baddbmm",
+                                                    "aten::matmul",
+                                                    "aten::linear",
+                                                    "aten::conv",
+                                                    "aten::convolution",
+                                                    "aten::cudnn_convolution",
+                                                    "aten::_convolution",
+                                                    "aten::conv2d",
+                                                    "aten::conv1d",
+                                                    "aten::conv3d",
+                                                    "aten::_scaled_dot_product",
+                                                    "aten::scaled_dot_product",
+                                                    "aten::einsum",
+                                                    "aten::addbmm",
+                                                    "aten::_scaled_mm",
+                                                    "aten::lstm",
+                                                    "aten::gru"};
     for (std::string_view e : eligible) {
         if (std::string_view(name).substr(0, e.size()) == e) return true;
     }
@@ -40,7 +57,8 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
     std::unordered_map<std::string_view, KernelRow> kernels;
     std::map<std::int64_t, std::vector<std::pair<TimeNs, TimeNs>>> busy;
     std::unordered_map<std::uint32_t, bool> tensorCoreName;
-    // Kernels by the thread that launched them; attributed to operators once each thread's operator tree is built.
+    // Kernels by the thread that launched them; attributed to operators once each thread's operator tree is
+    // built.
     struct LaunchedWork {
         std::uint32_t launchRow;
         TimeNs duration;
@@ -55,11 +73,12 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
             if (inRange && !(t.flags[r] & SliceFlag::Instant) && !(t.flags[r] & SliceFlag::Unterminated) &&
                 t.kind != TrackKind::Async)
                 ++s.events;
-            if (kind != CategoryKind::Kernel && kind != CategoryKind::Memcpy && kind != CategoryKind::Memset) continue;
+            if (kind != CategoryKind::Kernel && kind != CategoryKind::Memcpy && kind != CategoryKind::Memset)
+                continue;
             const TimeNs dur = t.durations[r];
             const bool kernel = kind == CategoryKind::Kernel;
-            // Kernels, copies and memsets are device time of the operator that launched them, wherever they run: an
-            // operator counted in the range keeps all its GPU work.
+            // Kernels, copies and memsets are device time of the operator that launched them, wherever they
+            // run: an operator counted in the range keeps all its GPU work.
             if (const auto launch = store.launchOf({TrackId(ti), r})) {
                 bool tensorCores = false;
                 if (kernel) {
@@ -114,13 +133,17 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
         HostTree tree = hostTree(roles, t, from, to);
         std::vector<HostNode>& nodes = tree.nodes;
         if (nodes.empty()) continue;
-        // key_averages() merges an operator into its parent when the parent has the same name and no other child
-        // (EventList._remove_dup_nodes): the pair is one call, and the parent takes over the child's children.
+        // key_averages() merges an operator into its parent when the parent has the same name and no other
+        // child (EventList._remove_dup_nodes): the pair is one call, and the parent takes over the child's
+        // children.
         for (HostNode& n : nodes) {
             if (n.parent < 0 || n.role != HostRole::Operator) continue;
-            const std::int32_t p = nodes[std::size_t(n.parent)].mergedInto >= 0 ? nodes[std::size_t(n.parent)].mergedInto : n.parent;
+            const std::int32_t p = nodes[std::size_t(n.parent)].mergedInto >= 0
+                                       ? nodes[std::size_t(n.parent)].mergedInto
+                                       : n.parent;
             HostNode& pn = nodes[std::size_t(p)];
-            if (pn.role != HostRole::Operator || pn.childCount != 1 || t.names[pn.row] != t.names[n.row]) continue;
+            if (pn.role != HostRole::Operator || pn.childCount != 1 || t.names[pn.row] != t.names[n.row])
+                continue;
             n.mergedInto = p;
             pn.childSum += n.childSum - t.durations[n.row];
             pn.childCount = n.childCount;
@@ -133,7 +156,8 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
             nodes[std::size_t(owner)].deviceSelf += w.duration;
             if (w.tensorCores) nodes[std::size_t(owner)].deviceSelfTensor += w.duration;
         }
-        for (HostNode& n : nodes) n.deviceTotal += n.deviceSelf;
+        for (HostNode& n : nodes)
+            n.deviceTotal += n.deviceSelf;
         for (std::size_t i = nodes.size(); i-- > 0;)
             if (nodes[i].parent >= 0) nodes[std::size_t(nodes[i].parent)].deviceTotal += nodes[i].deviceTotal;
         for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -165,7 +189,8 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
     auto sorted = [](std::unordered_map<std::string, OperatorRow>& rows) {
         std::vector<OperatorRow> out;
         out.reserve(rows.size());
-        for (auto& [key, row] : rows) out.push_back(std::move(row));
+        for (auto& [key, row] : rows)
+            out.push_back(std::move(row));
         std::sort(out.begin(), out.end(), [](const OperatorRow& a, const OperatorRow& b) {
             if (a.deviceTotal != b.deviceTotal) return a.deviceTotal > b.deviceTotal;
             if (a.hostTotal != b.hostTotal) return a.hostTotal > b.hostTotal;

@@ -8,7 +8,8 @@ namespace kinetoscope {
 
 std::string formatMicros(TimeNs ns) {
     const bool negative = ns < 0;
-    const unsigned long long a = negative ? 0ull - static_cast<unsigned long long>(ns) : static_cast<unsigned long long>(ns);
+    const unsigned long long a =
+        negative ? 0ull - static_cast<unsigned long long>(ns) : static_cast<unsigned long long>(ns);
     char buf[48];
     std::snprintf(buf, sizeof buf, "%s%llu.%03llu", negative ? "-" : "", a / 1000, a % 1000);
     return buf;
@@ -19,11 +20,21 @@ std::string jsonEscape(std::string_view text) {
     out.reserve(text.size() + 2);
     for (const char c : text) {
         switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
         default:
             if (static_cast<unsigned char>(c) < 0x20) {
                 char buf[8];
@@ -77,9 +88,11 @@ std::string summaryToJson(const Summary& s, const AnalysisReport* report) {
             out += i ? ",\n  " : "\n  ";
             out += "{\"name\": \"" + jsonEscape(o.name) + "\", ";
             if (!o.inputDims.empty()) out += "\"input_dims\": \"" + jsonEscape(o.inputDims) + "\", ";
-            out += "\"count\": " + std::to_string(o.count) + ", \"host_total_us\": " + formatMicros(o.hostTotal) +
-                   ", \"host_self_us\": " + formatMicros(o.hostSelf) + ", \"device_total_us\": " +
-                   formatMicros(o.deviceTotal) + ", \"device_self_us\": " + formatMicros(o.deviceSelf) + "}";
+            out += "\"count\": " + std::to_string(o.count) +
+                   ", \"host_total_us\": " + formatMicros(o.hostTotal) +
+                   ", \"host_self_us\": " + formatMicros(o.hostSelf) +
+                   ", \"device_total_us\": " + formatMicros(o.deviceTotal) +
+                   ", \"device_self_us\": " + formatMicros(o.deviceSelf) + "}";
         }
         out += rows.empty() ? "]" : "\n ]";
     };
@@ -98,38 +111,46 @@ std::string summaryToJson(const Summary& s, const AnalysisReport* report) {
         out += ",\n \"steps\": [";
         for (std::size_t i = 0; i < ov.steps.size(); ++i) {
             out += i ? ",\n  " : "\n  ";
-            out += "{\"name\": \"" + jsonEscape(report->stepNames[i]) + "\", \"start_us\": " + formatMicros(ov.steps[i].start) +
+            out += "{\"name\": \"" + jsonEscape(report->stepNames[i]) +
+                   "\", \"start_us\": " + formatMicros(ov.steps[i].start) +
                    ", \"end_us\": " + formatMicros(ov.steps[i].end) + "}";
         }
         out += ov.steps.empty() ? "]" : "\n ]";
         out += ",\n \"gpu_utilization\": {";
         for (std::size_t i = 0; i < ov.gpus.size(); ++i) {
-            out += (i ? ", \"" : "\"") + std::to_string(ov.gpus[i].device) + "\": " + fixed(ov.gpus[i].utilization, 6);
+            out += (i ? ", \"" : "\"") + std::to_string(ov.gpus[i].device) +
+                   "\": " + fixed(ov.gpus[i].utilization, 6);
         }
         out += "},\n \"gpu_metrics\": {";
         for (std::size_t i = 0; i < ov.gpus.size(); ++i) {
             const GpuMetrics& g = ov.gpus[i];
-            out += (i ? ", \"" : "\"") + std::to_string(g.device) + "\": {\"utilization\": " + fixed(g.utilization, 6) +
-                   ", \"busy_of_wall\": " + fixed(g.busyOfWall, 6) + ", \"sm_efficiency\": " + fixed(g.smEfficiency, 6) +
+            out += (i ? ", \"" : "\"") + std::to_string(g.device) +
+                   "\": {\"utilization\": " + fixed(g.utilization, 6) +
+                   ", \"busy_of_wall\": " + fixed(g.busyOfWall, 6) +
+                   ", \"sm_efficiency\": " + fixed(g.smEfficiency, 6) +
                    ", \"achieved_occupancy_pct\": " + fixed(g.achievedOccupancy, 3) +
                    ", \"tensor_core_share\": " + fixed(g.tensorCoreShare, 6) + "}";
         }
         out += "},\n \"breakdown_us\": {";
         for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
-            out += (c ? ", \"" : "\"") + std::string(breakdownCategoryName(BreakdownCategory(c))) + "\": " + formatMicros(ov.breakdownTotal[c]);
+            out += (c ? ", \"" : "\"") + std::string(breakdownCategoryName(BreakdownCategory(c))) +
+                   "\": " + formatMicros(ov.breakdownTotal[c]);
         }
         out += "},\n \"kernel_categories_us\": {";
         bool firstCategory = true;
         for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
             if (report->kernels.byCategory[c] == 0) continue;
-            out += (firstCategory ? "\"" : ", \"") + std::string(kernelCategoryName(KernelCategory(c))) + "\": " + formatMicros(report->kernels.byCategory[c]);
+            out += (firstCategory ? "\"" : ", \"") + std::string(kernelCategoryName(KernelCategory(c))) +
+                   "\": " + formatMicros(report->kernels.byCategory[c]);
             firstCategory = false;
         }
         out += "},\n \"memory\": {";
         bool firstDevice = true;
         for (const auto& [device, peak] : report->memory) {
-            out += (firstDevice ? "\"" : ", \"") + std::to_string(device) + "\": {\"peak_allocated_bytes\": " + fixed(peak.allocated, 0) +
-                   ", \"peak_reserved_bytes\": " + (peak.hasReserved ? fixed(peak.reserved, 0) : std::string("null")) +
+            out += (firstDevice ? "\"" : ", \"") + std::to_string(device) +
+                   "\": {\"peak_allocated_bytes\": " + fixed(peak.allocated, 0) +
+                   ", \"peak_reserved_bytes\": " +
+                   (peak.hasReserved ? fixed(peak.reserved, 0) : std::string("null")) +
                    (peak.relative ? ", \"relative_to_trace_start\": true" : "") + "}";
             firstDevice = false;
         }
@@ -137,14 +158,17 @@ std::string summaryToJson(const Summary& s, const AnalysisReport* report) {
         for (std::size_t i = 0; i < ov.recommendations.size(); ++i) {
             const Recommendation& r = ov.recommendations[i];
             out += i ? ",\n  " : "\n  ";
-            out += "{\"id\": \"" + r.id + "\", \"title\": \"" + jsonEscape(r.title) + "\", \"evidence_text\": \"" +
-                   jsonEscape(r.evidence) + "\", \"evidence\": {";
+            out += "{\"id\": \"" + r.id + "\", \"title\": \"" + jsonEscape(r.title) +
+                   "\", \"evidence_text\": \"" + jsonEscape(r.evidence) + "\", \"evidence\": {";
             for (std::size_t f = 0; f < r.figures.size(); ++f)
-                out += (f ? ", \"" : "\"") + jsonEscape(r.figures[f].first) + "\": " + fixed(r.figures[f].second, 6);
-            out += "}, \"where\": {\"start_us\": " + formatMicros(r.from) + ", \"end_us\": " + formatMicros(r.to);
+                out += (f ? ", \"" : "\"") + jsonEscape(r.figures[f].first) +
+                       "\": " + fixed(r.figures[f].second, 6);
+            out += "}, \"where\": {\"start_us\": " + formatMicros(r.from) +
+                   ", \"end_us\": " + formatMicros(r.to);
             if (r.example.isValid()) {
-                out += ", \"event\": {\"name\": \"" + jsonEscape(r.exampleName) + "\", \"start_us\": " +
-                       formatMicros(r.exampleStart) + ", \"dur_us\": " + formatMicros(r.exampleDuration) + "}";
+                out += ", \"event\": {\"name\": \"" + jsonEscape(r.exampleName) +
+                       "\", \"start_us\": " + formatMicros(r.exampleStart) +
+                       ", \"dur_us\": " + formatMicros(r.exampleDuration) + "}";
             }
             out += "}}";
         }
@@ -162,35 +186,44 @@ struct Column {
     bool numeric;
 };
 
-std::string renderTable(const std::vector<Column>& columns, const std::vector<std::vector<std::string>>& rows) {
+std::string renderTable(const std::vector<Column>& columns,
+                        const std::vector<std::vector<std::string>>& rows) {
     std::vector<std::size_t> width(columns.size());
-    for (std::size_t c = 0; c < columns.size(); ++c) width[c] = columns[c].title.size();
+    for (std::size_t c = 0; c < columns.size(); ++c)
+        width[c] = columns[c].title.size();
     for (const auto& row : rows)
-        for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+        for (std::size_t c = 0; c < row.size(); ++c)
+            width[c] = std::max(width[c], row[c].size());
     auto line = [&](const std::vector<std::string>& cells) {
         std::string out;
         for (std::size_t c = 0; c < cells.size(); ++c) {
             const std::size_t pad = width[c] - cells[c].size();
             if (c) out += "  ";
-            if (columns[c].numeric) out += std::string(pad, ' ') + cells[c];
-            else out += cells[c] + (c + 1 < cells.size() ? std::string(pad, ' ') : "");
+            if (columns[c].numeric)
+                out += std::string(pad, ' ') + cells[c];
+            else
+                out += cells[c] + (c + 1 < cells.size() ? std::string(pad, ' ') : "");
         }
         return out + "\n";
     };
     std::vector<std::string> titles;
-    for (const Column& c : columns) titles.push_back(c.title);
+    for (const Column& c : columns)
+        titles.push_back(c.title);
     std::string out = line(titles);
     std::size_t total = 0;
-    for (std::size_t w : width) total += w;
+    for (std::size_t w : width)
+        total += w;
     out += std::string(total + 2 * (columns.size() - 1), '-') + "\n";
-    for (const auto& row : rows) out += line(row);
+    for (const auto& row : rows)
+        out += line(row);
     return out;
 }
 
 std::string elide(const std::string& s, std::size_t max) {
     if (s.size() <= max) return s;
     std::size_t cut = max - 3;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut; // keep UTF-8 whole
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+        --cut; // keep UTF-8 whole
     return s.substr(0, cut) + "...";
 }
 
@@ -209,14 +242,22 @@ std::optional<std::string> summaryToText(const Summary& summary, const SummaryTe
         if (f == "count" || f == "calls") {
             opKey = [](const OperatorRow& r) { return TimeNs(r.count); };
             kernelKey = [](const KernelRow& r) { return TimeNs(r.count); };
-        } else if (f == "host_total") opKey = [](const OperatorRow& r) { return r.hostTotal; };
-        else if (f == "host_self") opKey = [](const OperatorRow& r) { return r.hostSelf; };
-        else if (f == "device_total") opKey = [](const OperatorRow& r) { return r.deviceTotal; };
-        else if (f == "device_self") opKey = [](const OperatorRow& r) { return r.deviceSelf; };
-        else if (f == "total") kernelKey = [](const KernelRow& r) { return r.total; };
-        else if (f == "mean") kernelKey = [](const KernelRow& r) { return r.mean(); };
-        else if (f == "min") kernelKey = [](const KernelRow& r) { return r.min; };
-        else if (f == "max") kernelKey = [](const KernelRow& r) { return r.max; };
+        } else if (f == "host_total")
+            opKey = [](const OperatorRow& r) { return r.hostTotal; };
+        else if (f == "host_self")
+            opKey = [](const OperatorRow& r) { return r.hostSelf; };
+        else if (f == "device_total")
+            opKey = [](const OperatorRow& r) { return r.deviceTotal; };
+        else if (f == "device_self")
+            opKey = [](const OperatorRow& r) { return r.deviceSelf; };
+        else if (f == "total")
+            kernelKey = [](const KernelRow& r) { return r.total; };
+        else if (f == "mean")
+            kernelKey = [](const KernelRow& r) { return r.mean(); };
+        else if (f == "min")
+            kernelKey = [](const KernelRow& r) { return r.min; };
+        else if (f == "max")
+            kernelKey = [](const KernelRow& r) { return r.max; };
         else if (f != "name") {
             error = "unknown sort field '" + f +
                     "' (operators: count, host_total, host_self, device_total, device_self, name; "
@@ -225,11 +266,14 @@ std::optional<std::string> summaryToText(const Summary& summary, const SummaryTe
         }
         if (f == "name") {
             std::stable_sort(ops.begin(), ops.end(), [](auto& a, auto& b) { return a.name < b.name; });
-            std::stable_sort(kernels.begin(), kernels.end(), [](auto& a, auto& b) { return a.name < b.name; });
+            std::stable_sort(kernels.begin(), kernels.end(),
+                             [](auto& a, auto& b) { return a.name < b.name; });
         }
-        if (opKey) std::stable_sort(ops.begin(), ops.end(), [&](auto& a, auto& b) { return opKey(a) > opKey(b); });
+        if (opKey)
+            std::stable_sort(ops.begin(), ops.end(), [&](auto& a, auto& b) { return opKey(a) > opKey(b); });
         if (kernelKey)
-            std::stable_sort(kernels.begin(), kernels.end(), [&](auto& a, auto& b) { return kernelKey(a) > kernelKey(b); });
+            std::stable_sort(kernels.begin(), kernels.end(),
+                             [&](auto& a, auto& b) { return kernelKey(a) > kernelKey(b); });
     }
     std::string out = "Events: " + std::to_string(summary.events) + "\n";
     for (const auto& [device, busy] : summary.gpuBusy)
@@ -240,24 +284,35 @@ std::optional<std::string> summaryToText(const Summary& summary, const SummaryTe
         for (std::size_t i = 0; i < ops.size() && i < options.top; ++i) {
             const OperatorRow& o = ops[i];
             std::string name = o.inputDims.empty() ? o.name : o.name + " " + o.inputDims;
-            rows.push_back({elide(name, 60), std::to_string(o.count), formatMicros(o.hostTotal), formatMicros(o.hostSelf),
-                            formatMicros(o.deviceTotal), formatMicros(o.deviceSelf)});
+            rows.push_back({elide(name, 60), std::to_string(o.count), formatMicros(o.hostTotal),
+                            formatMicros(o.hostSelf), formatMicros(o.deviceTotal),
+                            formatMicros(o.deviceSelf)});
         }
         out += "\nOperators (" + std::to_string(rows.size()) + " of " + std::to_string(ops.size()) + ")\n";
-        out += renderTable({{"Name", false}, {"Calls", true}, {"Host total us", true}, {"Host self us", true},
-                            {"Device total us", true}, {"Device self us", true}},
+        out += renderTable({{"Name", false},
+                            {"Calls", true},
+                            {"Host total us", true},
+                            {"Host self us", true},
+                            {"Device total us", true},
+                            {"Device self us", true}},
                            rows);
         if (!summary.annotations.empty()) {
             std::vector<std::vector<std::string>> annotationRows;
             for (std::size_t i = 0; i < summary.annotations.size() && i < options.top; ++i) {
                 const OperatorRow& o = summary.annotations[i];
-                annotationRows.push_back({elide(o.name, 60), std::to_string(o.count), formatMicros(o.hostTotal), formatMicros(o.hostSelf),
+                annotationRows.push_back({elide(o.name, 60), std::to_string(o.count),
+                                          formatMicros(o.hostTotal), formatMicros(o.hostSelf),
                                           formatMicros(o.deviceTotal), formatMicros(o.deviceSelf)});
             }
-            out += "\nAnnotations: record_function ranges, steps, optimizer, DataLoader (" + std::to_string(annotationRows.size()) +
-                   " of " + std::to_string(summary.annotations.size()) + ")\n";
-            out += renderTable({{"Name", false}, {"Calls", true}, {"Host total us", true}, {"Host self us", true},
-                                {"Device total us", true}, {"Device self us", true}},
+            out += "\nAnnotations: record_function ranges, steps, optimizer, DataLoader (" +
+                   std::to_string(annotationRows.size()) + " of " +
+                   std::to_string(summary.annotations.size()) + ")\n";
+            out += renderTable({{"Name", false},
+                                {"Calls", true},
+                                {"Host total us", true},
+                                {"Host self us", true},
+                                {"Device total us", true},
+                                {"Device self us", true}},
                                annotationRows);
         }
     }
@@ -265,11 +320,15 @@ std::optional<std::string> summaryToText(const Summary& summary, const SummaryTe
         std::vector<std::vector<std::string>> rows;
         for (std::size_t i = 0; i < kernels.size() && i < options.top; ++i) {
             const KernelRow& k = kernels[i];
-            rows.push_back({elide(k.name, 80), std::to_string(k.count), formatMicros(k.total), formatMicros(k.mean()),
-                            formatMicros(k.min), formatMicros(k.max)});
+            rows.push_back({elide(k.name, 80), std::to_string(k.count), formatMicros(k.total),
+                            formatMicros(k.mean()), formatMicros(k.min), formatMicros(k.max)});
         }
         out += "\nKernels (" + std::to_string(rows.size()) + " of " + std::to_string(kernels.size()) + ")\n";
-        out += renderTable({{"Name", false}, {"Calls", true}, {"Total us", true}, {"Mean us", true}, {"Min us", true},
+        out += renderTable({{"Name", false},
+                            {"Calls", true},
+                            {"Total us", true},
+                            {"Mean us", true},
+                            {"Min us", true},
                             {"Max us", true}},
                            rows);
     }
@@ -287,47 +346,61 @@ std::string importReport(const TraceStore& store, double loadSeconds) {
     const std::size_t slices = store.sliceCount();
     std::size_t counterTracks = 0, gpuTracks = 0, cpuTracks = 0, asyncTracks = 0;
     for (const Track& t : store.tracks) {
-        if (t.kind == TrackKind::Counter) ++counterTracks;
-        else if (t.kind == TrackKind::GpuStream) ++gpuTracks;
-        else if (t.kind == TrackKind::Async) ++asyncTracks;
-        else ++cpuTracks;
+        if (t.kind == TrackKind::Counter)
+            ++counterTracks;
+        else if (t.kind == TrackKind::GpuStream)
+            ++gpuTracks;
+        else if (t.kind == TrackKind::Async)
+            ++asyncTracks;
+        else
+            ++cpuTracks;
     }
     line("File:            %s\n", store.sourcePath.c_str());
-    line("Size:            %.1f MB on disk, %.1f MB of JSON%s\n", double(st.fileBytes) / 1e6, double(st.jsonBytes) / 1e6,
-         st.gzip ? " (gzip)" : "");
+    line("Size:            %.1f MB on disk, %.1f MB of JSON%s\n", double(st.fileBytes) / 1e6,
+         double(st.jsonBytes) / 1e6, st.gzip ? " (gzip)" : "");
     line("Load time:       %.3f s (%.0f MB/s of JSON)\n", loadSeconds,
          loadSeconds > 0 ? double(st.jsonBytes) / 1e6 / loadSeconds : 0.0);
     line("Events read:     %llu\n", static_cast<unsigned long long>(st.eventsSeen));
     line("Slices:          %zu\n", slices);
     line("Counter samples: %zu\n", store.counterSampleCount());
-    line("Tracks:          %zu (%zu CPU threads, %zu GPU streams, %zu async, %zu counters)\n", store.tracks.size(),
-         cpuTracks, gpuTracks, asyncTracks, counterTracks);
+    line("Tracks:          %zu (%zu CPU threads, %zu GPU streams, %zu async, %zu counters)\n",
+         store.tracks.size(), cpuTracks, gpuTracks, asyncTracks, counterTracks);
     std::size_t launch = 0, fwdbwd = 0;
     for (const Flow& f : store.flows) {
-        if (f.kind == FlowKind::Launch) ++launch;
-        else if (f.kind == FlowKind::ForwardBackward) ++fwdbwd;
+        if (f.kind == FlowKind::Launch)
+            ++launch;
+        else if (f.kind == FlowKind::ForwardBackward)
+            ++fwdbwd;
     }
-    line("Flows:           %zu (%zu launch->GPU, %zu forward->backward)\n", store.flows.size(), launch, fwdbwd);
+    line("Flows:           %zu (%zu launch->GPU, %zu forward->backward)\n", store.flows.size(), launch,
+         fwdbwd);
     line("Time span:       %s (%s .. %s us)\n", formatDuration(store.maxTime - store.minTime).c_str(),
          formatMicros(store.minTime).c_str(), formatMicros(store.maxTime).c_str());
     const std::size_t held = store.bytesHeld();
     line("Store memory:    %.1f MB (%.1f bytes per event)\n", double(held) / 1e6,
          st.eventsSeen ? double(held) / double(st.eventsSeen) : 0.0);
     out += "Phases:         ";
-    for (const auto& [ph, n] : st.phaseCounts) out += " " + ph + "=" + std::to_string(n);
+    for (const auto& [ph, n] : st.phaseCounts)
+        out += " " + ph + "=" + std::to_string(n);
     out += "\nCategories:     ";
-    for (const auto& [cat, n] : st.categoryCounts) out += " " + (cat.empty() ? std::string("(none)") : cat) + "=" + std::to_string(n);
+    for (const auto& [cat, n] : st.categoryCounts)
+        out += " " + (cat.empty() ? std::string("(none)") : cat) + "=" + std::to_string(n);
     out += "\n";
     line("Malformed:       %llu skipped\n", static_cast<unsigned long long>(st.malformedEvents));
     line("Unknown phase:   %llu skipped\n", static_cast<unsigned long long>(st.unknownPhaseEvents));
-    line("Overlapping:     %llu slices moved to another lane\n", static_cast<unsigned long long>(st.overlappingSlices));
-    line("B/E unmatched:   %llu E without B, %llu B without E\n", static_cast<unsigned long long>(st.endWithoutBegin),
+    line("Overlapping:     %llu slices moved to another lane\n",
+         static_cast<unsigned long long>(st.overlappingSlices));
+    line("B/E unmatched:   %llu E without B, %llu B without E\n",
+         static_cast<unsigned long long>(st.endWithoutBegin),
          static_cast<unsigned long long>(st.beginWithoutEnd));
     line("Flows unmatched: %llu start-only, %llu finish-only, %llu unbound\n",
-         static_cast<unsigned long long>(st.flowStartsUnmatched), static_cast<unsigned long long>(st.flowEndsUnmatched),
+         static_cast<unsigned long long>(st.flowStartsUnmatched),
+         static_cast<unsigned long long>(st.flowEndsUnmatched),
          static_cast<unsigned long long>(st.flowsUnbound));
-    if (st.asyncUnmatched) line("Async unmatched: %llu\n", static_cast<unsigned long long>(st.asyncUnmatched));
-    if (st.truncated) line("Truncated:       yes, at byte %llu\n", static_cast<unsigned long long>(st.truncatedAt));
+    if (st.asyncUnmatched)
+        line("Async unmatched: %llu\n", static_cast<unsigned long long>(st.asyncUnmatched));
+    if (st.truncated)
+        line("Truncated:       yes, at byte %llu\n", static_cast<unsigned long long>(st.truncatedAt));
     if (!st.trailingProblem.empty()) out += "After events:    " + st.trailingProblem + "\n";
     for (const ImportIssue& issue : st.issues)
         line("  byte %llu: %s\n", static_cast<unsigned long long>(issue.offset), issue.reason.c_str());
@@ -350,39 +423,48 @@ std::string reportToText(const TraceStore& store, const AnalysisReport& report) 
     if (!facts.devices.empty() || !facts.facts.empty()) {
         out += "Run\n";
         for (const DeviceProperties& d : facts.devices) {
-            line("  GPU %lld: %s, %.1f GiB, %lld SMs, compute %lld.%lld\n", static_cast<long long>(d.id), d.name.c_str(),
-                 double(d.totalGlobalMem) / double(1ll << 30), static_cast<long long>(d.numSms),
-                 static_cast<long long>(d.computeMajor), static_cast<long long>(d.computeMinor));
+            line("  GPU %lld: %s, %.1f GiB, %lld SMs, compute %lld.%lld\n", static_cast<long long>(d.id),
+                 d.name.c_str(), double(d.totalGlobalMem) / double(1ll << 30),
+                 static_cast<long long>(d.numSms), static_cast<long long>(d.computeMajor),
+                 static_cast<long long>(d.computeMinor));
         }
-        for (const auto& [k, v] : facts.facts) line("  %s: %s\n", k.c_str(), v.c_str());
+        for (const auto& [k, v] : facts.facts)
+            line("  %s: %s\n", k.c_str(), v.c_str());
         out += "\n";
     }
     line("Steps: %zu%s, mean %s, median %s, min %s, max %s, %.2f steps/s\n", ov.steps.size(),
-         ov.syntheticStep ? " (no ProfilerStep: one activity step, from the first CPU op or Python frame to the end of the GPU work it launched)" : "", formatDuration(ov.stepMean).c_str(),
-         formatDuration(ov.stepMedian).c_str(), formatDuration(ov.stepMin).c_str(), formatDuration(ov.stepMax).c_str(),
-         ov.stepsPerSecond);
+         ov.syntheticStep ? " (no ProfilerStep: one activity step, from the first CPU op or Python frame to "
+                            "the end of the GPU work it launched)"
+                          : "",
+         formatDuration(ov.stepMean).c_str(), formatDuration(ov.stepMedian).c_str(),
+         formatDuration(ov.stepMin).c_str(), formatDuration(ov.stepMax).c_str(), ov.stepsPerSecond);
     TimeNs span = 0;
-    for (TimeNs t : ov.breakdownTotal) span += t;
+    for (TimeNs t : ov.breakdownTotal)
+        span += t;
     out += "Step time breakdown:";
     for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
         line(" %s %s (%.1f%%)%s", std::string(breakdownCategoryName(BreakdownCategory(c))).c_str(),
-             formatDuration(ov.breakdownTotal[c]).c_str(), span ? 100.0 * double(ov.breakdownTotal[c]) / double(span) : 0.0,
+             formatDuration(ov.breakdownTotal[c]).c_str(),
+             span ? 100.0 * double(ov.breakdownTotal[c]) / double(span) : 0.0,
              c + 1 < breakdownCategoryCount ? "," : "\n");
     }
     for (const GpuMetrics& g : ov.gpus) {
         char sm[32] = "n/a", occ[32] = "n/a";
         if (g.hasSmData) std::snprintf(sm, sizeof sm, "%.1f%%", g.smEfficiency * 100);
         if (g.hasOccupancyData) std::snprintf(occ, sizeof occ, "%.1f%%", g.achievedOccupancy);
-        line("GPU %lld: utilization %.1f%%, busy %.1f%% of wall time, est. SM efficiency %s, est. achieved occupancy %s, "
+        line("GPU %lld: utilization %.1f%%, busy %.1f%% of wall time, est. SM efficiency %s, est. achieved "
+             "occupancy %s, "
              "tensor cores %.1f%% of kernel time\n",
-             static_cast<long long>(g.device), g.utilization * 100, g.busyOfWall * 100, sm, occ, g.tensorCoreShare * 100);
+             static_cast<long long>(g.device), g.utilization * 100, g.busyOfWall * 100, sm, occ,
+             g.tensorCoreShare * 100);
     }
     if (report.kernels.totalKernelTime > 0) {
         out += "Kernel time by category:";
         bool first = true;
         for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
             if (report.kernels.byCategory[c] == 0) continue;
-            line("%s %s %s (%.1f%%)", first ? "" : ",", std::string(kernelCategoryName(KernelCategory(c))).c_str(),
+            line("%s %s %s (%.1f%%)", first ? "" : ",",
+                 std::string(kernelCategoryName(KernelCategory(c))).c_str(),
                  formatDuration(report.kernels.byCategory[c]).c_str(),
                  100.0 * double(report.kernels.byCategory[c]) / double(report.kernels.totalKernelTime));
             first = false;
@@ -396,9 +478,12 @@ std::string reportToText(const TraceStore& store, const AnalysisReport& report) 
         if (peak.hasReserved) line(", peak reserved %.1f MiB", peak.reserved / 1048576.0);
         out += "\n";
     }
-    if (ov.recommendations.empty()) out += "Recommendations: none\n";
-    else out += "Recommendations:\n";
-    for (const Recommendation& r : ov.recommendations) line("  [%s] %s\n      %s\n", r.id.c_str(), r.title.c_str(), r.evidence.c_str());
+    if (ov.recommendations.empty())
+        out += "Recommendations: none\n";
+    else
+        out += "Recommendations:\n";
+    for (const Recommendation& r : ov.recommendations)
+        line("  [%s] %s\n      %s\n", r.id.c_str(), r.title.c_str(), r.evidence.c_str());
     return out;
 }
 

@@ -26,7 +26,8 @@ struct AnalysisReport {
 };
 AnalysisReport analyzeReport(const TraceStore& store);
 
-// The `--json` document of `kinetoscope-cli summary` (with `report`: steps, utilisation, breakdown, categories, memory).
+// The `--json` document of `kinetoscope-cli summary` (with `report`: steps, utilisation, breakdown,
+// categories, memory).
 std::string summaryToJson(const Summary& summary, const AnalysisReport* report = nullptr);
 // The overview, kernel categories and memory summary as text.
 std::string reportToText(const TraceStore& store, const AnalysisReport& report);
@@ -39,7 +40,8 @@ struct SummaryTextOptions {
 };
 
 // Returns nullopt (and sets `error`) for an unknown sort field.
-std::optional<std::string> summaryToText(const Summary& summary, const SummaryTextOptions& options, std::string& error);
+std::optional<std::string> summaryToText(const Summary& summary, const SummaryTextOptions& options,
+                                         std::string& error);
 
 // The report of `kinetoscope-cli info`.
 std::string importReport(const TraceStore& store, double loadSeconds);

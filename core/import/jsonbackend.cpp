@@ -18,8 +18,7 @@ namespace {
 
 // Keys are compared on their raw bytes: simdjson guarantees padding after the buffer, so reading
 // `literal.size() + 1` bytes past the opening quote is safe.
-template <std::size_t N>
-inline bool keyIs(const char* raw, const char (&literal)[N]) {
+template <std::size_t N> inline bool keyIs(const char* raw, const char (&literal)[N]) {
     return std::memcmp(raw, literal, N - 1) == 0 && raw[N - 1] == '"';
 }
 
@@ -100,8 +99,10 @@ bool readThreadPart(od::value v, LocalStrings& strings, std::int64_t& number, st
             std::size_t i = (s[0] == '-') ? 1 : 0;
             if (i == s.size()) digits = false;
             for (; i < s.size() && digits; ++i) {
-                if (s[i] < '0' || s[i] > '9') digits = false;
-                else r = r * 10 + (s[i] - '0');
+                if (s[i] < '0' || s[i] > '9')
+                    digits = false;
+                else
+                    r = r * 10 + (s[i] - '0');
             }
             if (digits) {
                 number = s[0] == '-' ? -r : r;
@@ -152,7 +153,7 @@ struct EventParser::Impl {
     od::parser argsParser; // for args that come before `cat` in an event
     std::vector<char> buffer;
     std::unordered_map<std::uint32_t, std::uint16_t> categoryIndex; // local string id -> local category
-    std::vector<CategoryKind> categoryKinds;                         // by local category
+    std::vector<CategoryKind> categoryKinds;                        // by local category
     std::uint64_t boundChunk = 0;
 
     // Where the current buffer's text sits in the source: offsetOf(p) = base + (p - origin).
@@ -348,8 +349,10 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
             if (keyIs(k, "s")) {
                 std::string_view s;
                 if (!v.get_string().get(s) && !s.empty()) {
-                    if (s[0] == 'p') flags |= SliceFlag::ScopeProcess;
-                    else if (s[0] == 'g') flags |= SliceFlag::ScopeGlobal;
+                    if (s[0] == 'p')
+                        flags |= SliceFlag::ScopeProcess;
+                    else if (s[0] == 'g')
+                        flags |= SliceFlag::ScopeGlobal;
                 }
             }
             break;
@@ -370,13 +373,22 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
     }
 
     if (phase == 0) return fail("event has no ph");
-    if (phase >= 0 && phase < 127) ++out.phaseCounts[static_cast<unsigned char>(phase)];
-    else ++out.otherPhaseCount;
+    if (phase >= 0 && phase < 127)
+        ++out.phaseCounts[static_cast<unsigned char>(phase)];
+    else
+        ++out.otherPhaseCount;
     if (haveCat) ++out.categoryCounts[category];
     if (badThread) return fail("pid or tid is not a number or string");
 
     switch (phase) {
-    case 'X': case 'B': case 'E': case 'i': case 'I': case 'b': case 'e': case 'n': {
+    case 'X':
+    case 'B':
+    case 'E':
+    case 'i':
+    case 'I':
+    case 'b':
+    case 'e':
+    case 'n': {
         if (!haveTs) return fail(badTs ? "ts is not a finite number in range" : "event has no ts");
         if (badDur) return fail("dur is not a finite number in range");
         if (phase == 'X' && haveDur && dur < 0) return fail("negative duration");
@@ -430,7 +442,9 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
         }
         return simdjson::SUCCESS;
     }
-    case 's': case 't': case 'f': {
+    case 's':
+    case 't':
+    case 'f': {
         if (!haveTs) return fail(badTs ? "ts is not a finite number in range" : "flow event has no ts");
         if (!haveId) return fail("flow event has no id");
         ParsedFlow f;
@@ -470,12 +484,18 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
     }
     case 'M': {
         MetaKind kind;
-        if (metaName == "process_name") kind = MetaKind::ProcessName;
-        else if (metaName == "thread_name") kind = MetaKind::ThreadName;
-        else if (metaName == "process_labels") kind = MetaKind::ProcessLabels;
-        else if (metaName == "process_sort_index") kind = MetaKind::ProcessSortIndex;
-        else if (metaName == "thread_sort_index") kind = MetaKind::ThreadSortIndex;
-        else return simdjson::SUCCESS; // other metadata records carry nothing we show
+        if (metaName == "process_name")
+            kind = MetaKind::ProcessName;
+        else if (metaName == "thread_name")
+            kind = MetaKind::ThreadName;
+        else if (metaName == "process_labels")
+            kind = MetaKind::ProcessLabels;
+        else if (metaName == "process_sort_index")
+            kind = MetaKind::ProcessSortIndex;
+        else if (metaName == "thread_sort_index")
+            kind = MetaKind::ThreadSortIndex;
+        else
+            return simdjson::SUCCESS; // other metadata records carry nothing we show
         const bool numeric = kind == MetaKind::ProcessSortIndex || kind == MetaKind::ThreadSortIndex;
         const char* wanted = numeric ? "sort_index" : (kind == MetaKind::ProcessLabels ? "labels" : "name");
         od::object a;
@@ -590,7 +610,8 @@ void EventParser::parseOne(std::string_view text, std::size_t begin, std::size_t
         out.flows.resize(flows);
         out.counters.resize(counters);
         out.metas.resize(metas);
-        if (out.malformed == malformed) out.addIssue(begin, std::string("malformed event: ") + simdjson::error_message(e));
+        if (out.malformed == malformed)
+            out.addIssue(begin, std::string("malformed event: ") + simdjson::error_message(e));
     }
 }
 
@@ -598,8 +619,10 @@ namespace {
 
 std::optional<std::int64_t> exactInteger(std::string_view json) {
     json = trimRight(json);
-    while (!json.empty() && (json.front() == ' ' || json.front() == '"')) json.remove_prefix(1);
-    while (!json.empty() && json.back() == '"') json.remove_suffix(1);
+    while (!json.empty() && (json.front() == ' ' || json.front() == '"'))
+        json.remove_prefix(1);
+    while (!json.empty() && json.back() == '"')
+        json.remove_suffix(1);
     // from_chars refuses what does not fit in int64 (19 digits can overflow; found by fuzz_import).
     std::int64_t r = 0;
     const auto [end, error] = std::from_chars(json.data(), json.data() + json.size(), r);
@@ -693,6 +716,8 @@ std::vector<ArgField> decodeArgsText(std::string_view argsJson) {
 
 #define KINETOSCOPE_STRINGIFY2(x) #x
 #define KINETOSCOPE_STRINGIFY(x) KINETOSCOPE_STRINGIFY2(x)
-std::string jsonLibraryVersion() { return KINETOSCOPE_STRINGIFY(SIMDJSON_VERSION); }
+std::string jsonLibraryVersion() {
+    return KINETOSCOPE_STRINGIFY(SIMDJSON_VERSION);
+}
 
 } // namespace kinetoscope

@@ -13,7 +13,7 @@ namespace kinetoscope {
 // The one place that talks to simdjson (its header is heavy and must be included once).
 // One EventParser per worker thread; it reuses its buffers across chunks.
 class EventParser {
-public:
+  public:
     EventParser();
     ~EventParser();
     EventParser(const EventParser&) = delete;
@@ -26,7 +26,7 @@ public:
     // Robust path: parses one event whose text is `text[begin, end)`; a bad one is counted in `out`.
     void parseOne(std::string_view text, std::size_t begin, std::size_t end, ParsedChunk& out);
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };

@@ -5,7 +5,8 @@
 namespace kinetoscope::jsonscan {
 
 std::size_t skipSpace(std::string_view text, std::size_t pos) {
-    while (pos < text.size() && isSpace(text[pos])) ++pos;
+    while (pos < text.size() && isSpace(text[pos]))
+        ++pos;
     return pos;
 }
 
@@ -22,7 +23,8 @@ ScanResult scanString(std::string_view text, std::size_t pos) {
         if (!q) return {ScanStatus::Truncated, n};
         std::size_t j = static_cast<const char*>(q) - base;
         std::size_t backslashes = 0;
-        while (j - backslashes > pos + 1 && base[j - backslashes - 1] == '\\') ++backslashes;
+        while (j - backslashes > pos + 1 && base[j - backslashes - 1] == '\\')
+            ++backslashes;
         if (backslashes % 2 == 0) return {ScanStatus::Ok, j + 1};
         i = j + 1;
     }
@@ -38,7 +40,8 @@ ScanResult scanValue(std::string_view text, std::size_t pos) {
     if (c == '"') return scanString(text, pos);
     if (c != '{' && c != '[') {
         std::size_t i = pos;
-        while (i < n && !isSpace(text[i]) && text[i] != ',' && text[i] != '}' && text[i] != ']' && text[i] != ':')
+        while (i < n && !isSpace(text[i]) && text[i] != ',' && text[i] != '}' && text[i] != ']' &&
+               text[i] != ':')
             ++i;
         if (i == pos) return {ScanStatus::Invalid, pos};
         return {i == n ? ScanStatus::Truncated : ScanStatus::Ok, i};
@@ -72,9 +75,11 @@ std::size_t findObjectBoundary(std::string_view text, std::size_t pos, std::size
         if (!hit) return std::string_view::npos;
         const std::size_t comma = static_cast<const char*>(hit) - base;
         std::size_t before = comma;
-        while (before > 0 && isSpace(base[before - 1])) --before;
+        while (before > 0 && isSpace(base[before - 1]))
+            --before;
         std::size_t after = comma + 1;
-        while (after < text.size() && isSpace(base[after])) ++after;
+        while (after < text.size() && isSpace(base[after]))
+            ++after;
         if (before > 0 && base[before - 1] == '}' && after < text.size() && base[after] == '{') return comma;
         pos = comma + 1;
     }

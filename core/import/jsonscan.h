@@ -10,7 +10,9 @@ namespace kinetoscope::jsonscan {
 // interprets values (simdjson does that); it splits the text so that pieces can be parsed in parallel
 // and so that a damaged or truncated region can be stepped over event by event.
 
-inline bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+inline bool isSpace(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
 
 std::size_t skipSpace(std::string_view text, std::size_t pos);
 

@@ -8,9 +8,13 @@ std::uint64_t ParsedChunk::nextUid() {
 }
 
 ParsedChunk::Mark ParsedChunk::mark() const {
-    Mark m{events.size(), ids.size(), asyncIds.size(), flows.size(), counters.size(), metas.size(),
-           issues.size(), eventsSeen, malformed, unknownPhase, otherPhaseCount,
-           std::vector<std::uint64_t>(std::begin(phaseCounts), std::end(phaseCounts)), categoryCounts};
+    Mark m{events.size(),   ids.size(),
+           asyncIds.size(), flows.size(),
+           counters.size(), metas.size(),
+           issues.size(),   eventsSeen,
+           malformed,       unknownPhase,
+           otherPhaseCount, std::vector<std::uint64_t>(std::begin(phaseCounts), std::end(phaseCounts)),
+           categoryCounts};
     return m;
 }
 

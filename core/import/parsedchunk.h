@@ -31,7 +31,15 @@ struct ThreadKeyHash {
 };
 
 namespace ParsedPhase {
-enum : char { Complete = 'X', Begin = 'B', End = 'E', Instant = 'i', AsyncBegin = 'b', AsyncEnd = 'e', AsyncInstant = 'n' };
+enum : char {
+    Complete = 'X',
+    Begin = 'B',
+    End = 'E',
+    Instant = 'i',
+    AsyncBegin = 'b',
+    AsyncEnd = 'e',
+    AsyncInstant = 'n'
+};
 }
 
 // One slice-like event as parsed; 40 bytes. Names, categories and threads are chunk-local ids.
@@ -70,7 +78,7 @@ struct ParsedFlow {
     std::uint32_t thread = 0;
     std::uint32_t name = 0;
     std::uint16_t category = 0;
-    char phase = 0; // s, t, f
+    char phase = 0;             // s, t, f
     bool bindEnclosing = false; // bp:"e", or a start/step (they always bind to the enclosing slice)
     std::uint64_t offset = 0;
 };
@@ -83,7 +91,13 @@ struct ParsedCounter {
     std::uint32_t series = 0; // args key
 };
 
-enum class MetaKind : std::uint8_t { ProcessName, ThreadName, ProcessSortIndex, ThreadSortIndex, ProcessLabels };
+enum class MetaKind : std::uint8_t {
+    ProcessName,
+    ThreadName,
+    ProcessSortIndex,
+    ThreadSortIndex,
+    ProcessLabels
+};
 
 struct ParsedMeta {
     std::uint32_t thread = 0;
@@ -119,8 +133,8 @@ struct ParsedChunk {
     std::vector<ParsedCounter> counters;
     std::vector<ParsedMeta> metas;
 
-    // Per local thread: slices (X and i events) and whether any B appears; filled by tallyThreads() on the parsing
-    // thread so that the store builder can place slices without another pass over every event.
+    // Per local thread: slices (X and i events) and whether any B appears; filled by tallyThreads() on the
+    // parsing thread so that the store builder can place slices without another pass over every event.
     std::vector<std::uint32_t> slicesByThread;
     std::vector<std::uint8_t> beginByThread;
     std::uint64_t beginEndEvents = 0; // B and E events in the chunk

@@ -3,15 +3,15 @@
 #include <libdeflate.h>
 #include <zlib.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <atomic>
 #include <cstring>
-#include <thread>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 namespace kinetoscope {
@@ -53,8 +53,10 @@ std::size_t pageRound(std::size_t n) {
 
 std::string formatBytes(std::uint64_t n) {
     char buf[64];
-    if (n >= (1ull << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", double(n) / double(1ull << 30));
-    else std::snprintf(buf, sizeof buf, "%.1f MiB", double(n) / double(1ull << 20));
+    if (n >= (1ull << 30))
+        std::snprintf(buf, sizeof buf, "%.1f GiB", double(n) / double(1ull << 30));
+    else
+        std::snprintf(buf, sizeof buf, "%.1f MiB", double(n) / double(1ull << 20));
     return buf;
 }
 
@@ -62,8 +64,8 @@ std::string formatBytes(std::uint64_t n) {
 
 void SourceBuffer::release(std::size_t begin, std::size_t end) const {
     if (!m_fileMapped || end <= begin) return;
-    // Only whole pages inside the range: a neighbour's bytes may still be being read on another thread (it would
-    // simply fault them back in, but there is no need).
+    // Only whole pages inside the range: a neighbour's bytes may still be being read on another thread (it
+    // would simply fault them back in, but there is no need).
     const std::uintptr_t page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
     const std::uintptr_t from = (std::uintptr_t(m_data) + begin + page - 1) & ~(page - 1);
     const std::uintptr_t to = (std::uintptr_t(m_data) + std::min(end, m_size)) & ~(page - 1);
@@ -72,7 +74,8 @@ void SourceBuffer::release(std::size_t begin, std::size_t end) const {
 
 std::uint64_t availableMemoryBytes() {
     // KINETOSCOPE_MEMORY_AVAILABLE=BYTES pretends only that much is free (tests; users who want a cap).
-    if (const char* cap = std::getenv("KINETOSCOPE_MEMORY_AVAILABLE"); cap && *cap) return std::strtoull(cap, nullptr, 10);
+    if (const char* cap = std::getenv("KINETOSCOPE_MEMORY_AVAILABLE"); cap && *cap)
+        return std::strtoull(cap, nullptr, 10);
     FILE* f = std::fopen("/proc/meminfo", "r");
     if (!f) return ~0ull;
     char line[256];
@@ -121,7 +124,7 @@ SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::
         result.error = std::strerror(errno);
         return result;
     }
-    struct stat st{};
+    struct stat st {};
     if (::fstat(fd.fd, &st) != 0) {
         result.error = std::strerror(errno);
         return result;
@@ -152,13 +155,15 @@ SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::
     std::unique_ptr<SourceBuffer> buffer(new SourceBuffer);
     buffer->m_fileSize = fileSize;
     if (!gzip) {
-        // The mapped text needs no memory of its own, but the columns and parse buffers do: about half a byte per
-        // byte of JSON at the peak (bench/RESULTS.md). Say so before allocating rather than meet the OOM killer.
+        // The mapped text needs no memory of its own, but the columns and parse buffers do: about half a byte
+        // per byte of JSON at the peak (bench/RESULTS.md). Say so before allocating rather than meet the OOM
+        // killer.
         const std::uint64_t need = std::uint64_t(fileSize) / 2;
         const std::uint64_t available = availableMemoryBytes();
         if (need > available) {
             ::munmap(map, fileSize);
-            result.error = "needs about " + formatBytes(need) + " of memory to load, only " + formatBytes(available) + " available";
+            result.error = "needs about " + formatBytes(need) + " of memory to load, only " +
+                           formatBytes(available) + " available";
             return result;
         }
         ::madvise(map, fileSize, MADV_SEQUENTIAL);
@@ -207,8 +212,9 @@ SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::
     libdeflate_decompressor* d = libdeflate_alloc_decompressor();
     std::size_t inPos = 0;
     bool needZlib = false;
-    // Inflation runs on one core and a quarter of its time is the kernel handing out fresh pages: fault the output
-    // in on the other core meanwhile (MADV_POPULATE_WRITE leaves contents alone, so it may run ahead of the writer).
+    // Inflation runs on one core and a quarter of its time is the kernel handing out fresh pages: fault the
+    // output in on the other core meanwhile (MADV_POPULATE_WRITE leaves contents alone, so it may run ahead
+    // of the writer).
     std::atomic<bool> stopPopulating{false};
     std::thread populate;
     auto startPopulating = [&] {
@@ -216,7 +222,8 @@ SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::
         populate = std::thread([&, base = static_cast<char*>(out.data), size = out.capacity] {
             constexpr std::size_t step = 32u << 20;
             for (std::size_t at = 0; at < size && !stopPopulating.load(std::memory_order_relaxed); at += step)
-                if (::madvise(base + at, std::min(step, size - at), MADV_POPULATE_WRITE) != 0) break; // old kernel
+                if (::madvise(base + at, std::min(step, size - at), MADV_POPULATE_WRITE) != 0)
+                    break; // old kernel
         });
     };
     auto stopPopulatingNow = [&] {
@@ -226,11 +233,12 @@ SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::
     if (d && out.capacity >= (64u << 20)) startPopulating();
     while (inPos < fileSize && d) {
         if (cancel && cancel->load(std::memory_order_relaxed)) break;
-        if (fileSize - inPos < 2 || bytes[inPos] != 0x1f || bytes[inPos + 1] != 0x8b) break; // trailing garbage
+        if (fileSize - inPos < 2 || bytes[inPos] != 0x1f || bytes[inPos + 1] != 0x8b)
+            break; // trailing garbage
         std::size_t inUsed = 0, produced = 0;
-        const libdeflate_result r =
-            libdeflate_gzip_decompress_ex(d, bytes + inPos, fileSize - inPos, static_cast<char*>(out.data) + outSize,
-                                          out.capacity - outSize - 1, &inUsed, &produced);
+        const libdeflate_result r = libdeflate_gzip_decompress_ex(
+            d, bytes + inPos, fileSize - inPos, static_cast<char*>(out.data) + outSize,
+            out.capacity - outSize - 1, &inUsed, &produced);
         if (r == LIBDEFLATE_SUCCESS) {
             inPos += inUsed;
             outSize += produced;
@@ -299,7 +307,8 @@ SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::
     }
     if (outSize == 0) {
         out.release();
-        result.error = result.gzipCutShort ? "gzip data is corrupt or cut short before any data" : "empty gzip stream";
+        result.error =
+            result.gzipCutShort ? "gzip data is corrupt or cut short before any data" : "empty gzip stream";
         return result;
     }
     // Give back what the guess over-reserved.

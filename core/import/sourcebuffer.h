@@ -12,14 +12,14 @@ namespace kinetoscope {
 // The JSON text of a trace: the file mapped read-only, or its gzip members inflated into anonymous memory.
 // Slices keep byte ranges into it for their args, so it lives as long as the store.
 class SourceBuffer {
-public:
+  public:
     struct OpenResult {
         std::unique_ptr<SourceBuffer> buffer;
-        std::string error;              // one line; empty on success
-        std::uint64_t errorOffset = 0;  // byte offset the error refers to
-        bool cancelled = false;         // stopped because the caller asked (error says "cancelled")
-        bool gzipCutShort = false;      // the gzip stream ended early; buffer holds what inflated
-        std::uint64_t gzipCutAt = 0;    // compressed offset where inflation stopped
+        std::string error;             // one line; empty on success
+        std::uint64_t errorOffset = 0; // byte offset the error refers to
+        bool cancelled = false;        // stopped because the caller asked (error says "cancelled")
+        bool gzipCutShort = false;     // the gzip stream ended early; buffer holds what inflated
+        std::uint64_t gzipCutAt = 0;   // compressed offset where inflation stopped
     };
     using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
 
@@ -27,9 +27,9 @@ public:
                            const ProgressFn& progress = {});
     // For tests and in-memory sources.
     static std::unique_ptr<SourceBuffer> fromText(std::string_view text);
-    // `size` bytes of zeroed anonymous memory for text made in memory (a live capture's args, written by several
-    // threads into regions of their own), filled through writable() before the buffer is shared. Pages never written
-    // cost nothing, so a writer may reserve the most it could need.
+    // `size` bytes of zeroed anonymous memory for text made in memory (a live capture's args, written by
+    // several threads into regions of their own), filled through writable() before the buffer is shared.
+    // Pages never written cost nothing, so a writer may reserve the most it could need.
     static std::unique_ptr<SourceBuffer> forWriting(std::size_t size);
     char* writable() { return const_cast<char*>(m_data); }
 
@@ -43,11 +43,11 @@ public:
     std::uint64_t fileSize() const { return m_fileSize; }
     bool wasGzip() const { return m_gzip; }
     // Tells the kernel the loader is done with [begin, end) for now. For a mapped file this drops those pages
-    // from the process (they stay in the page cache and fault back in when args are decoded), so resident memory
-    // during a load does not grow with the file. Inflated gzip text is the only copy and is kept.
+    // from the process (they stay in the page cache and fault back in when args are decoded), so resident
+    // memory during a load does not grow with the file. Inflated gzip text is the only copy and is kept.
     void release(std::size_t begin, std::size_t end) const;
 
-private:
+  private:
     SourceBuffer() = default;
 
     const char* m_data = nullptr;

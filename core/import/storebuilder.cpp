@@ -1,8 +1,8 @@
 #include "storebuilder.h"
 
-#include "sourcebuffer.h"
 #include "model/radixsort.h"
 #include "model/runmerge.h"
+#include "sourcebuffer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -64,36 +64,42 @@ struct PendingFlow {
     EventRef bound;
 };
 
-template <typename T, typename Less>
-void sortFewRuns(std::vector<T>& v, Less less) {
+template <typename T, typename Less> void sortFewRuns(std::vector<T>& v, Less less) {
     if (!mergeFewRuns(v, less, 1024)) std::sort(v.begin(), v.end(), less);
 }
 
-// Sorts correlation entries by (id, ref). Nearly sorted tables (one run per thread) are merged, others radix-sorted.
+// Sorts correlation entries by (id, ref). Nearly sorted tables (one run per thread) are merged, others
+// radix-sorted.
 void sortById(std::vector<CorrelationEntry>& v) {
-    auto byId = [](const CorrelationEntry& a, const CorrelationEntry& b) { return a.id < b.id || (a.id == b.id && a.ref < b.ref); };
-    if (!mergeFewRuns(v, byId, 16)) radixSort(v, [](const CorrelationEntry& e) { return e.id; }, byId);
+    auto byId = [](const CorrelationEntry& a, const CorrelationEntry& b) {
+        return a.id < b.id || (a.id == b.id && a.ref < b.ref);
+    };
+    if (!mergeFewRuns(v, byId, 16))
+        radixSort(
+            v, [](const CorrelationEntry& e) { return e.id; }, byId);
 }
 
 FlowKind flowKindOf(std::string_view cat) {
     std::string lower(cat);
-    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+    for (char& c : lower)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
     if (lower == "ac2g" || lower == "async" || lower == "launch" || lower == "async_cpu_to_gpu" ||
         lower == "async_gpu")
         return FlowKind::Launch;
-    if (lower == "fwdbwd" || lower == "forward_backward" || lower == "fwd_bwd") return FlowKind::ForwardBackward;
+    if (lower == "fwdbwd" || lower == "forward_backward" || lower == "fwd_bwd")
+        return FlowKind::ForwardBackward;
     return FlowKind::Other;
 }
 
-template <typename T>
-void applyPermutation(std::vector<T>& column, const std::vector<std::uint32_t>& order) {
+template <typename T> void applyPermutation(std::vector<T>& column, const std::vector<std::uint32_t>& order) {
     std::vector<T> sorted(order.size());
-    for (std::size_t i = 0; i < order.size(); ++i) sorted[i] = column[order[i]];
+    for (std::size_t i = 0; i < order.size(); ++i)
+        sorted[i] = column[order[i]];
     column.swap(sorted);
 }
 
 class Builder {
-public:
+  public:
     Builder(TraceStore& store, std::vector<ParsedChunk>& chunks) : m_store(store), m_chunks(chunks) {}
 
     void run() {
@@ -102,24 +108,29 @@ public:
         auto step = [&](const char* what) {
             if (!timing) return;
             const auto now = std::chrono::steady_clock::now();
-            std::fprintf(stderr, "  build: %-14s %6.0f ms\n", what, std::chrono::duration<double, std::milli>(now - last).count());
+            std::fprintf(stderr, "  build: %-14s %6.0f ms\n", what,
+                         std::chrono::duration<double, std::milli>(now - last).count());
             last = now;
         };
         remapChunks();
         step("remap");
         scatterEvents();
         step("scatter");
-        for (std::uint32_t t = 0; t < m_store.tracks.size(); ++t) matchBeginEnd(t);
+        for (std::uint32_t t = 0; t < m_store.tracks.size(); ++t)
+            matchBeginEnd(t);
         buildAsyncTracks();
         buildCounterTracks();
         applyMetadata();
         step("pairs+meta");
-        // Small traces (most files, and every fuzz input) do each part in turn: starting threads would cost more.
+        // Small traces (most files, and every fuzz input) do each part in turn: starting threads would cost
+        // more.
         const bool big = m_sliceCount >= parallelThreshold;
         {
             std::thread pairing;
-            if (big) pairing = std::thread([this] { pairFlows(); });
-            else pairFlows();
+            if (big)
+                pairing = std::thread([this] { pairFlows(); });
+            else
+                pairFlows();
             finalizeTracks();
             if (pairing.joinable()) pairing.join();
         }
@@ -130,8 +141,10 @@ public:
             std::thread index;
             if (big) index = std::thread([this] { buildCorrelationIndex(); });
             resolveFlows();
-            if (index.joinable()) index.join();
-            else buildCorrelationIndex();
+            if (index.joinable())
+                index.join();
+            else
+                buildCorrelationIndex();
         }
         step("flows+index");
         linkLaunchesByCorrelation();
@@ -140,7 +153,7 @@ public:
         if (m_freeing.joinable()) m_freeing.join();
     }
 
-private:
+  private:
     TrackId threadTrack(const GlobalThread& key) {
         auto [it, inserted] = m_threadTracks.try_emplace(key, std::uint32_t(m_store.tracks.size()));
         if (inserted) {
@@ -176,8 +189,8 @@ private:
             for (std::size_t i = 0; i < chunk.categoryNames.size(); ++i) {
                 remap.categories[i] = category(StringId(remap.strings[chunk.categoryNames[i]]));
                 if (i < chunk.categoryCounts.size() && chunk.categoryCounts[i])
-                    stats.categoryCounts[std::string(m_store.strings.view(StringId(remap.strings[chunk.categoryNames[i]])))] +=
-                        chunk.categoryCounts[i];
+                    stats.categoryCounts[std::string(m_store.strings.view(
+                        StringId(remap.strings[chunk.categoryNames[i]])))] += chunk.categoryCounts[i];
             }
             remap.threads.reserve(chunk.threads.size());
             for (const ThreadKey& k : chunk.threads)
@@ -191,25 +204,29 @@ private:
             for (int p = 0; p < 128; ++p)
                 if (chunk.phaseCounts[p]) stats.phaseCounts[std::string(1, char(p))] += chunk.phaseCounts[p];
             if (chunk.otherPhaseCount) stats.phaseCounts["(other)"] += chunk.otherPhaseCount;
-            for (ImportIssue& issue : chunk.issues) m_issues.push_back(std::move(issue));
+            for (ImportIssue& issue : chunk.issues)
+                m_issues.push_back(std::move(issue));
             chunk.strings.pool = StringPool();
         }
     }
 
-    // Moves events into their tracks' columns in file order, freeing each chunk as it goes. The slices (nearly every
-    // event) are placed by two threads: a counting pass gives each chunk its first row in every track, so chunks can
-    // be written independently; the rest (B/E, async, flows, counters, metadata) is appended in file order after.
+    // Moves events into their tracks' columns in file order, freeing each chunk as it goes. The slices
+    // (nearly every event) are placed by two threads: a counting pass gives each chunk its first row in every
+    // track, so chunks can be written independently; the rest (B/E, async, flows, counters, metadata) is
+    // appended in file order after.
     void scatterEvents() {
         const std::size_t chunkCount = m_chunks.size();
         auto tick = std::chrono::steady_clock::now();
         auto lap = [&](const char* what) {
             if (!std::getenv("KINETOSCOPE_TIMING")) return;
             const auto now = std::chrono::steady_clock::now();
-            std::fprintf(stderr, "    scatter %-10s %6.0f ms\n", what, std::chrono::duration<double, std::milli>(now - tick).count());
+            std::fprintf(stderr, "    scatter %-10s %6.0f ms\n", what,
+                         std::chrono::duration<double, std::milli>(now - tick).count());
             tick = now;
         };
         std::vector<std::vector<std::uint32_t>> chunkRows(chunkCount); // slices each chunk adds to each track
-        std::vector<std::uint64_t> chunkSeq(chunkCount + 1, 0);        // file-order index of each chunk's first event
+        std::vector<std::uint64_t> chunkSeq(chunkCount + 1,
+                                            0); // file-order index of each chunk's first event
         std::vector<std::size_t> counts;
         for (std::size_t c = 0; c < chunkCount; ++c) {
             ParsedChunk& chunk = m_chunks[c];
@@ -217,8 +234,9 @@ private:
             chunkSeq[c + 1] = chunkSeq[c] + chunk.events.size();
             std::vector<std::uint32_t>& rows = chunkRows[c];
             if (chunk.slicesByThread.size() != chunk.threads.size()) chunk.tallyThreads(); // repaired chunks
-            // From the per-thread tallies (made while parsing), not another pass over every event. Threads with only
-            // B/E get their track when the pairs are matched; orderTracks() decides the display order either way.
+            // From the per-thread tallies (made while parsing), not another pass over every event. Threads
+            // with only B/E get their track when the pairs are matched; orderTracks() decides the display
+            // order either way.
             for (std::uint32_t th = 0; th < chunk.threads.size(); ++th) {
                 if (chunk.slicesByThread[th] == 0 && !chunk.beginByThread[th]) continue;
                 std::uint32_t& track = remap.sliceTrack[th];
@@ -237,7 +255,8 @@ private:
         m_rowSeq.resize(trackCount);
         m_hasBeginEnd.resize(trackCount, 0);
         {
-            // Sizing the columns touches every page (a hundred MB for a 1 GB trace): half the columns on each core.
+            // Sizing the columns touches every page (a hundred MB for a 1 GB trace): half the columns on each
+            // core.
             auto sizeColumns = [&](bool first) {
                 for (std::size_t t = 0; t < trackCount; ++t) {
                     Track& track = m_store.tracks[t];
@@ -255,8 +274,10 @@ private:
                 }
             };
             std::thread other;
-            if (m_sliceCount >= parallelThreshold) other = std::thread(sizeColumns, true);
-            else sizeColumns(true);
+            if (m_sliceCount >= parallelThreshold)
+                other = std::thread(sizeColumns, true);
+            else
+                sizeColumns(true);
             sizeColumns(false);
             if (other.joinable()) other.join();
         }
@@ -267,7 +288,8 @@ private:
             std::vector<std::uint32_t> next(trackCount, 0);
             for (std::size_t c = 0; c < chunkCount; ++c) {
                 firstRow[c] = next;
-                for (std::size_t t = 0; t < chunkRows[c].size(); ++t) next[t] += chunkRows[c][t];
+                for (std::size_t t = 0; t < chunkRows[c].size(); ++t)
+                    next[t] += chunkRows[c][t];
             }
         }
 
@@ -293,19 +315,24 @@ private:
                     track.starts[row] = e.ts;
                     track.durations[row] = e.dur;
                     track.names[row] = StringId(remap.strings[e.name]);
-                    track.categories[row] = e.category < remap.categories.size() ? remap.categories[e.category] : 0;
+                    track.categories[row] =
+                        e.category < remap.categories.size() ? remap.categories[e.category] : 0;
                     track.flags[row] = std::uint8_t(e.flags | (e.phase == 'i' ? SliceFlag::Instant : 0));
                     const ArgsRange range{e.argsOffset, e.argsLength};
-                    if (!TraceStore::packArgsInline(range, track.args[row])) chunkLongArgs[c].push_back({t, row, range});
-                    while (nextIds < chunk.ids.size() && chunk.ids[nextIds].event < i) ++nextIds;
-                    if (nextIds < chunk.ids.size() && chunk.ids[nextIds].event == i) chunkIds[c].push_back({t, row, chunk.ids[nextIds]});
+                    if (!TraceStore::packArgsInline(range, track.args[row]))
+                        chunkLongArgs[c].push_back({t, row, range});
+                    while (nextIds < chunk.ids.size() && chunk.ids[nextIds].event < i)
+                        ++nextIds;
+                    if (nextIds < chunk.ids.size() && chunk.ids[nextIds].event == i)
+                        chunkIds[c].push_back({t, row, chunk.ids[nextIds]});
                     if (m_hasBeginEnd[t]) m_rowSeq[t][row] = chunkSeq[c] + i;
                 }
             }
         };
         // Split the chunks where half the events lie.
         std::size_t split = 0;
-        while (split < chunkCount && chunkSeq[split] * 2 < chunkSeq[chunkCount]) ++split;
+        while (split < chunkCount && chunkSeq[split] * 2 < chunkSeq[chunkCount])
+            ++split;
         if (chunkSeq[chunkCount] >= (1u << 16) && split > 0 && split < chunkCount) {
             std::thread other(placeSlices, split, chunkCount);
             placeSlices(0, split);
@@ -314,23 +341,29 @@ private:
             placeSlices(0, chunkCount);
         }
         for (std::size_t c = 0; c < chunkCount; ++c)
-            for (const LongArgs& l : chunkLongArgs[c]) m_store.tracks[l.track].args[l.row] = m_store.packArgs(l.range);
+            for (const LongArgs& l : chunkLongArgs[c])
+                m_store.tracks[l.track].args[l.row] = m_store.packArgs(l.range);
         {
-            // Grouped by track (a stable counting sort: file order within each), as the lane sort wants them; within a
-            // track, ids mostly grow in file order, so the correlation index later merges a few runs.
+            // Grouped by track (a stable counting sort: file order within each), as the lane sort wants them;
+            // within a track, ids mostly grow in file order, so the correlation index later merges a few
+            // runs.
             std::vector<std::size_t> start(m_store.tracks.size() + 1, 0);
             for (const auto& ids : chunkIds)
-                for (const PendingIds& p : ids) ++start[p.track + 1];
+                for (const PendingIds& p : ids)
+                    ++start[p.track + 1];
             std::partial_sum(start.begin(), start.end(), start.begin());
             m_pendingIds.resize(start.back());
             for (const auto& ids : chunkIds)
-                for (const PendingIds& p : ids) m_pendingIds[start[p.track]++] = p;
+                for (const PendingIds& p : ids)
+                    m_pendingIds[start[p.track]++] = p;
         }
         chunkIds.clear();
         lap("slices");
         std::size_t flowCount = 0;
-        for (const ParsedChunk& chunk : m_chunks) flowCount += chunk.flows.size();
-        m_flows.reserve(m_flows.size() + flowCount); // one allocation: a million flows grow by copying otherwise
+        for (const ParsedChunk& chunk : m_chunks)
+            flowCount += chunk.flows.size();
+        m_flows.reserve(m_flows.size() +
+                        flowCount); // one allocation: a million flows grow by copying otherwise
 
         for (std::size_t c = 0; c < chunkCount; ++c) {
             ParsedChunk& chunk = m_chunks[c];
@@ -412,7 +445,8 @@ private:
         if (!open.empty()) {
             // Never closed: keep them, ending where the track's last event ends.
             TimeNs trackEnd = list.back().event.ts;
-            for (std::size_t r = 0; r < track.starts.size(); ++r) trackEnd = std::max(trackEnd, track.endOf(r));
+            for (std::size_t r = 0; r < track.starts.size(); ++r)
+                trackEnd = std::max(trackEnd, track.endOf(r));
             for (const BeginEnd* be : open) {
                 ++m_store.stats.beginWithoutEnd;
                 const ParsedEvent& b = be->event;
@@ -434,8 +468,9 @@ private:
         // Pairs are matched per (process, category, id); each process+category gets one track whose
         // lanes hold the overlapping ranges.
         std::sort(m_async.begin(), m_async.end(), [](const PendingAsync& a, const PendingAsync& b) {
-            return std::tie(a.thread.pid, a.thread.pidText, a.event.category, a.idText, a.id, a.event.ts, a.seq) <
-                   std::tie(b.thread.pid, b.thread.pidText, b.event.category, b.idText, b.id, b.event.ts, b.seq);
+            return std::tie(a.thread.pid, a.thread.pidText, a.event.category, a.idText, a.id, a.event.ts,
+                            a.seq) < std::tie(b.thread.pid, b.thread.pidText, b.event.category, b.idText,
+                                              b.id, b.event.ts, b.seq);
         });
         std::unordered_map<GlobalThread, std::uint32_t, GlobalThreadHash> tracks;
         auto trackFor = [&](const PendingAsync& a) -> Track& {
@@ -466,12 +501,16 @@ private:
                    a.event.category == b.event.category && a.id == b.id && a.idText == b.idText;
         };
         TimeNs lastTime = 0;
-        for (const PendingAsync& a : m_async) lastTime = std::max(lastTime, a.event.ts);
+        for (const PendingAsync& a : m_async)
+            lastTime = std::max(lastTime, a.event.ts);
         for (std::size_t i = 0; i < m_async.size(); ++i) {
             const PendingAsync& a = m_async[i];
-            if (a.event.phase == 'n') push(trackFor(a), a.event, 0, SliceFlag::Instant);
-            else if (a.event.phase == 'b') open.push_back(&a);
-            else if (open.empty()) ++m_store.stats.asyncUnmatched;
+            if (a.event.phase == 'n')
+                push(trackFor(a), a.event, 0, SliceFlag::Instant);
+            else if (a.event.phase == 'b')
+                open.push_back(&a);
+            else if (open.empty())
+                ++m_store.stats.asyncUnmatched;
             else {
                 const PendingAsync& b = *open.back();
                 open.pop_back();
@@ -480,7 +519,8 @@ private:
             if (i + 1 == m_async.size() || !sameKey(a, m_async[i + 1])) {
                 for (const PendingAsync* b : open) {
                     ++m_store.stats.asyncUnmatched;
-                    push(trackFor(*b), b->event, std::max<TimeNs>(0, lastTime - b->event.ts), SliceFlag::Unterminated);
+                    push(trackFor(*b), b->event, std::max<TimeNs>(0, lastTime - b->event.ts),
+                         SliceFlag::Unterminated);
                 }
                 open.clear();
             }
@@ -497,8 +537,9 @@ private:
             t.pidText = StringId(series.key.pidText);
             const std::string_view name = m_store.strings.view(StringId(series.key.name));
             const std::string_view key = m_store.strings.view(StringId(series.key.series));
-            t.name = (key == name || key.empty()) ? StringId(series.key.name)
-                                                  : m_store.strings.intern(std::string(name) + " · " + std::string(key));
+            t.name = (key == name || key.empty())
+                         ? StringId(series.key.name)
+                         : m_store.strings.intern(std::string(name) + " · " + std::string(key));
             std::stable_sort(series.samples.begin(), series.samples.end(),
                              [](const auto& a, const auto& b) { return a.first < b.first; });
             t.counterTimes.reserve(series.samples.size());
@@ -526,11 +567,16 @@ private:
             }
             return m_store.processes[it->second];
         };
-        for (const Track& t : m_store.tracks) process({t.pid, 0, t.pidText.value, 0});
+        for (const Track& t : m_store.tracks)
+            process({t.pid, 0, t.pidText.value, 0});
         for (const auto& [m, th] : m_metas) {
             switch (m.kind) {
-            case MetaKind::ProcessName: process(th).name = StringId(m.text); break;
-            case MetaKind::ProcessLabels: process(th).labels.push_back(StringId(m.text)); break;
+            case MetaKind::ProcessName:
+                process(th).name = StringId(m.text);
+                break;
+            case MetaKind::ProcessLabels:
+                process(th).labels.push_back(StringId(m.text));
+                break;
             case MetaKind::ProcessSortIndex:
                 process(th).sortIndex = m.number;
                 process(th).hasSortIndex = true;
@@ -540,7 +586,8 @@ private:
                 auto it = m_threadTracks.find(th);
                 if (it == m_threadTracks.end()) break; // a thread with no events
                 Track& t = m_store.tracks[it->second];
-                if (m.kind == MetaKind::ThreadName) t.name = StringId(m.text);
+                if (m.kind == MetaKind::ThreadName)
+                    t.name = StringId(m.text);
                 else {
                     t.sortIndex = m.number;
                     t.hasSortIndex = true;
@@ -561,7 +608,8 @@ private:
             const std::size_t n = track.starts.size();
             bool gpu = false;
             for (std::uint16_t c : track.categories)
-                if (isGpuCategory(m_store.categories[c].kind) && m_store.categories[c].kind != CategoryKind::GpuUserAnnotation) {
+                if (isGpuCategory(m_store.categories[c].kind) &&
+                    m_store.categories[c].kind != CategoryKind::GpuUserAnnotation) {
                     gpu = true;
                     break;
                 }
@@ -570,15 +618,17 @@ private:
                 if (track.kind != TrackKind::Counter) track.laneBegin = {0};
                 continue;
             }
-            // Rows already in time order without any overlap (a GPU stream, a thread of CUDA calls) form one lane as
-            // they are: nothing to sort or move.
+            // Rows already in time order without any overlap (a GPU stream, a thread of CUDA calls) form one
+            // lane as they are: nothing to sort or move.
             bool oneLane = true;
             for (std::size_t r = 1; r < n && oneLane; ++r)
-                oneLane = track.starts[r] > track.starts[r - 1] && track.starts[r] >= track.starts[r - 1] + track.durations[r - 1];
+                oneLane = track.starts[r] > track.starts[r - 1] &&
+                          track.starts[r] >= track.starts[r - 1] + track.durations[r - 1];
             if (oneLane) {
                 track.laneBegin = {0, std::uint32_t(n)};
                 if (t < m_rowSeq.size()) m_rowSeq[t] = {};
-                while (nextIds < m_pendingIds.size() && m_pendingIds[nextIds].track == t) ++nextIds;
+                while (nextIds < m_pendingIds.size() && m_pendingIds[nextIds].track == t)
+                    ++nextIds;
                 continue;
             }
             std::vector<std::uint32_t> order(n);
@@ -591,8 +641,8 @@ private:
                 // Same start and duration: the one earlier in the file is the parent.
                 return seq ? (*seq)[a] < (*seq)[b] : a < b;
             };
-            // Kineto writes events nearly in order (51 descents in 3.3 million rows of the 1 GB benchmark trace): when the
-            // file order has few ascending runs, merge them instead of sorting from scratch.
+            // Kineto writes events nearly in order (51 descents in 3.3 million rows of the 1 GB benchmark
+            // trace): when the file order has few ascending runs, merge them instead of sorting from scratch.
             if (mergeFewRuns(order, before, 256)) {
                 // done
             } else if (n >= (1u << 20)) {
@@ -627,7 +677,8 @@ private:
                         track.flags[r] |= SliceFlag::Overlapping;
                     }
                 }
-                while (d < laneEnd.size() && laneEnd[d] > s) ++d;
+                while (d < laneEnd.size() && laneEnd[d] > s)
+                    ++d;
                 if (d >= 0xffff) d = 0xfffe; // pathological nesting: pile onto the last lane
                 if (d >= laneEnd.size()) laneEnd.resize(d + 1, std::numeric_limits<TimeNs>::min());
                 laneEnd[d] = std::max(laneEnd[d], e);
@@ -636,11 +687,13 @@ private:
             }
             // Stable counting sort of the time-ordered rows by lane.
             track.laneBegin.assign(laneEnd.size() + 1, 0);
-            for (std::uint32_t r = 0; r < n; ++r) ++track.laneBegin[depth[r] + 1];
+            for (std::uint32_t r = 0; r < n; ++r)
+                ++track.laneBegin[depth[r] + 1];
             std::partial_sum(track.laneBegin.begin(), track.laneBegin.end(), track.laneBegin.begin());
             std::vector<std::uint32_t> cursor(track.laneBegin.begin(), track.laneBegin.end() - 1);
             std::vector<std::uint32_t> final(n);
-            for (std::uint32_t k = 0; k < n; ++k) final[cursor[depth[order[k]]]++] = order[k];
+            for (std::uint32_t k = 0; k < n; ++k)
+                final[cursor[depth[order[k]]]++] = order[k];
             order.clear();
             order.shrink_to_fit();
             depth.clear();
@@ -652,8 +705,10 @@ private:
                     applyPermutation(track.flags, final);
                 };
                 std::thread other;
-                if (n >= (1u << 16)) other = std::thread(firstHalf);
-                else firstHalf();
+                if (n >= (1u << 16))
+                    other = std::thread(firstHalf);
+                else
+                    firstHalf();
                 applyPermutation(track.durations, final);
                 applyPermutation(track.categories, final);
                 applyPermutation(track.args, final);
@@ -661,7 +716,8 @@ private:
             }
             if (nextIds < m_pendingIds.size() && m_pendingIds[nextIds].track == t) {
                 std::vector<std::uint32_t> rowOf(n);
-                for (std::uint32_t k = 0; k < n; ++k) rowOf[final[k]] = k;
+                for (std::uint32_t k = 0; k < n; ++k)
+                    rowOf[final[k]] = k;
                 for (; nextIds < m_pendingIds.size() && m_pendingIds[nextIds].track == t; ++nextIds)
                     m_pendingIds[nextIds].row = rowOf[m_pendingIds[nextIds].row];
             }
@@ -673,17 +729,22 @@ private:
     void orderTracks() {
         auto& tracks = m_store.tracks;
         std::unordered_map<std::uint64_t, const ProcessInfo*> procs;
-        for (const ProcessInfo& p : m_store.processes) procs[(std::uint64_t(p.pidText.value) << 40) ^ std::uint64_t(p.pid)] = &p;
+        for (const ProcessInfo& p : m_store.processes)
+            procs[(std::uint64_t(p.pidText.value) << 40) ^ std::uint64_t(p.pid)] = &p;
         auto processSort = [&](const Track& t) -> std::int64_t {
             auto it = procs.find((std::uint64_t(t.pidText.value) << 40) ^ std::uint64_t(t.pid));
             return (it != procs.end() && it->second->hasSortIndex) ? it->second->sortIndex : t.pid;
         };
         auto kindRank = [](TrackKind k) {
             switch (k) {
-            case TrackKind::CpuThread: return 0;
-            case TrackKind::Async: return 1;
-            case TrackKind::GpuStream: return 2;
-            case TrackKind::Counter: return 3;
+            case TrackKind::CpuThread:
+                return 0;
+            case TrackKind::Async:
+                return 1;
+            case TrackKind::GpuStream:
+                return 2;
+            case TrackKind::Counter:
+                return 3;
             }
             return 4;
         };
@@ -692,10 +753,13 @@ private:
         std::stable_sort(order.begin(), order.end(), [&](std::uint32_t ai, std::uint32_t bi) {
             const Track& a = tracks[ai];
             const Track& b = tracks[bi];
-            const int ka = kindRank(a.kind) == 1 ? 0 : kindRank(a.kind), kb = kindRank(b.kind) == 1 ? 0 : kindRank(b.kind);
+            const int ka = kindRank(a.kind) == 1 ? 0 : kindRank(a.kind),
+                      kb = kindRank(b.kind) == 1 ? 0 : kindRank(b.kind);
             if (ka != kb) return ka < kb;
-            const auto pa = std::make_tuple(processSort(a), a.pidText.value != 0, m_store.strings.view(a.pidText), a.pid);
-            const auto pb = std::make_tuple(processSort(b), b.pidText.value != 0, m_store.strings.view(b.pidText), b.pid);
+            const auto pa =
+                std::make_tuple(processSort(a), a.pidText.value != 0, m_store.strings.view(a.pidText), a.pid);
+            const auto pb =
+                std::make_tuple(processSort(b), b.pidText.value != 0, m_store.strings.view(b.pidText), b.pid);
             if (pa != pb) return pa < pb;
             if (kindRank(a.kind) != kindRank(b.kind)) return kindRank(a.kind) < kindRank(b.kind);
             const auto ta = std::make_tuple(a.hasSortIndex ? a.sortIndex : a.tid, a.tidText.value != 0,
@@ -712,8 +776,10 @@ private:
             sorted.push_back(std::move(tracks[order[k]]));
         }
         tracks.swap(sorted);
-        for (auto& [key, index] : m_threadTracks) index = newIndex[index];
-        for (PendingIds& p : m_pendingIds) p.track = newIndex[p.track];
+        for (auto& [key, index] : m_threadTracks)
+            index = newIndex[index];
+        for (PendingIds& p : m_pendingIds)
+            p.track = newIndex[p.track];
     }
 
     std::optional<std::uint32_t> nextStarting(const Track& t, TimeNs ts) const {
@@ -722,7 +788,8 @@ private:
             const auto first = t.starts.begin() + t.laneBegin[d];
             const auto last = t.starts.begin() + t.laneBegin[d + 1];
             auto it = std::lower_bound(first, last, ts);
-            while (it != last && (t.flags[it - t.starts.begin()] & SliceFlag::Instant)) ++it;
+            while (it != last && (t.flags[it - t.starts.begin()] & SliceFlag::Instant))
+                ++it;
             if (it == last) continue;
             const auto row = std::uint32_t(it - t.starts.begin());
             if (!best || t.starts[row] < t.starts[*best]) best = row;
@@ -730,18 +797,21 @@ private:
         return best;
     }
 
-    // Sorting the flow halves by id and pairing them needs no slice: done on a second core while the tracks are
-    // sorted (pairFlows), then resolveFlows binds the paired ends to slices.
-    // Orders the flow halves by (category, name, idText, id, ts, offset). Traces have a handful of (category, name,
-    // idText) groups: the groups are ranked, then small keys are radix-sorted by id and bucketed by group, and the
-    // halves (72 bytes each) are moved once. Several times faster than sorting the halves themselves.
+    // Sorting the flow halves by id and pairing them needs no slice: done on a second core while the tracks
+    // are sorted (pairFlows), then resolveFlows binds the paired ends to slices. Orders the flow halves by
+    // (category, name, idText, id, ts, offset). Traces have a handful of (category, name, idText) groups: the
+    // groups are ranked, then small keys are radix-sorted by id and bucketed by group, and the halves (72
+    // bytes each) are moved once. Several times faster than sorting the halves themselves.
     void sortFlowHalves() {
         auto less = [](const PendingFlow& a, const PendingFlow& b) {
-            return std::tie(a.flow.category, a.flow.name, a.flow.idText, a.flow.id, a.flow.ts, a.flow.offset) <
+            return std::tie(a.flow.category, a.flow.name, a.flow.idText, a.flow.id, a.flow.ts,
+                            a.flow.offset) <
                    std::tie(b.flow.category, b.flow.name, b.flow.idText, b.flow.id, b.flow.ts, b.flow.offset);
         };
         using Group = std::tuple<std::uint16_t, std::uint32_t, std::uint32_t>; // category, name, idText
-        auto groupOf = [](const PendingFlow& f) { return Group(f.flow.category, f.flow.name, f.flow.idText); };
+        auto groupOf = [](const PendingFlow& f) {
+            return Group(f.flow.category, f.flow.name, f.flow.idText);
+        };
         std::vector<Group> groups;
         for (const PendingFlow& f : m_flows) {
             const Group g = groupOf(f);
@@ -764,19 +834,24 @@ private:
         std::size_t last = 0;
         for (std::uint32_t i = 0; i < m_flows.size(); ++i) {
             const Group g = groupOf(m_flows[i]);
-            if (groups[last] != g) last = std::size_t(std::lower_bound(groups.begin(), groups.end(), g) - groups.begin());
+            if (groups[last] != g)
+                last = std::size_t(std::lower_bound(groups.begin(), groups.end(), g) - groups.begin());
             keys[i] = {m_flows[i].flow.id, std::uint32_t(last), i};
         }
-        radixSort(keys, [](const Key& k) { return k.id; }, [&](const Key& a, const Key& b) {
-            if (a.group != b.group) return a.group < b.group;
-            return less(m_flows[a.index], m_flows[b.index]);
-        });
+        radixSort(
+            keys, [](const Key& k) { return k.id; },
+            [&](const Key& a, const Key& b) {
+                if (a.group != b.group) return a.group < b.group;
+                return less(m_flows[a.index], m_flows[b.index]);
+            });
         // Stable bucketing by group keeps the (id, ts, offset) order within each.
         std::vector<std::size_t> start(groups.size() + 1, 0);
-        for (const Key& k : keys) ++start[k.group + 1];
+        for (const Key& k : keys)
+            ++start[k.group + 1];
         std::partial_sum(start.begin(), start.end(), start.begin());
         std::vector<PendingFlow> sorted(m_flows.size());
-        for (const Key& k : keys) sorted[start[k.group]++] = m_flows[k.index];
+        for (const Key& k : keys)
+            sorted[start[k.group]++] = m_flows[k.index];
         m_flows.swap(sorted);
     }
 
@@ -809,9 +884,10 @@ private:
         }
     }
 
-    // Binds flow ends of one track, given in time order, to the deepest slice containing their time, exactly as
-    // Track::deepestAt answers it (instants skipped; every lane tried, since a slice displaced by an overlap can sit
-    // below a gap): each lane keeps a pointer to its first row starting after the current time.
+    // Binds flow ends of one track, given in time order, to the deepest slice containing their time, exactly
+    // as Track::deepestAt answers it (instants skipped; every lane tried, since a slice displaced by an
+    // overlap can sit below a gap): each lane keeps a pointer to its first row starting after the current
+    // time.
     void sweepEnclosing(std::uint32_t trackIndex, const std::uint32_t* first, const std::uint32_t* last) {
         if (first == last) return;
         const Track& t = m_store.tracks[trackIndex];
@@ -819,7 +895,8 @@ private:
         std::vector<std::uint32_t> next(lanes);
         const TimeNs t0 = m_flows[*first].flow.ts;
         for (std::size_t d = 0; d < lanes; ++d)
-            next[d] = std::uint32_t(std::upper_bound(t.starts.begin() + t.laneBegin[d], t.starts.begin() + t.laneBegin[d + 1], t0) -
+            next[d] = std::uint32_t(std::upper_bound(t.starts.begin() + t.laneBegin[d],
+                                                     t.starts.begin() + t.laneBegin[d + 1], t0) -
                                     t.starts.begin());
         for (const std::uint32_t* p = first; p != last; ++p) {
             PendingFlow& pf = m_flows[*p];
@@ -828,7 +905,8 @@ private:
             for (std::size_t d = 0; d < lanes; ++d) {
                 const std::uint32_t lo = t.laneBegin[d], hi = t.laneBegin[d + 1];
                 std::uint32_t& n = next[d];
-                while (n < hi && t.starts[n] <= ts) ++n;
+                while (n < hi && t.starts[n] <= ts)
+                    ++n;
                 for (std::uint32_t q = n; q > lo; --q) {
                     const std::uint32_t row = q - 1;
                     if (t.flags[row] & SliceFlag::Instant) continue;
@@ -852,9 +930,9 @@ private:
             if (row) pf.bound = EventRef{TrackId(it->second), *row};
             return pf.bound;
         };
-        // Bind every end that has a partner once. Ends that bind to their enclosing slice (nearly all) are grouped by
-        // track and taken in time order, so each lane is walked once with a pointer (sweepEnclosing) instead of a
-        // binary search per lane per end; the pieces run on two threads.
+        // Bind every end that has a partner once. Ends that bind to their enclosing slice (nearly all) are
+        // grouped by track and taken in time order, so each lane is walked once with a pointer
+        // (sweepEnclosing) instead of a binary search per lane per end; the pieces run on two threads.
         {
             std::vector<std::uint32_t> ends;
             ends.reserve(pairs.size() * 2);
@@ -874,7 +952,8 @@ private:
                     nextStartingEnds.push_back(e);
                     continue;
                 }
-                // Launch flows alternate between a CPU thread and a GPU stream: remember the last two lookups.
+                // Launch flows alternate between a CPU thread and a GPU stream: remember the last two
+                // lookups.
                 std::uint32_t track;
                 if (cachedKey[0] && *cachedKey[0] == pf.thread) {
                     track = cachedTrack[0];
@@ -899,7 +978,9 @@ private:
             for (std::uint32_t t = 0; t < byTrack.size(); ++t) {
                 std::vector<std::uint32_t>& list = byTrack[t];
                 if (list.empty()) continue;
-                auto byTime = [&](std::uint32_t a, std::uint32_t b) { return m_flows[a].flow.ts < m_flows[b].flow.ts; };
+                auto byTime = [&](std::uint32_t a, std::uint32_t b) {
+                    return m_flows[a].flow.ts < m_flows[b].flow.ts;
+                };
                 sortFewRuns(list, byTime);
                 if (list.size() >= 65536) {
                     pieces.push_back({t, 0, list.size() / 2});
@@ -909,7 +990,8 @@ private:
                 }
             }
             // Two workers take pieces, biggest first, each keeping to the lighter load.
-            std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.end - a.begin > b.end - b.begin; });
+            std::sort(pieces.begin(), pieces.end(),
+                      [](const Piece& a, const Piece& b) { return a.end - a.begin > b.end - b.begin; });
             std::vector<Piece> work[2];
             std::size_t load[2] = {0, 0};
             for (const Piece& piece : pieces) {
@@ -931,10 +1013,12 @@ private:
                 runWork(0);
                 runWork(1);
             }
-            for (const std::uint32_t e : nextStartingEnds) bind(m_flows[e]);
+            for (const std::uint32_t e : nextStartingEnds)
+                bind(m_flows[e]);
         }
         std::vector<FlowKind> kindOfCategory;
-        for (const Category& c : m_store.categories) kindOfCategory.push_back(flowKindOf(m_store.strings.view(c.name)));
+        for (const Category& c : m_store.categories)
+            kindOfCategory.push_back(flowKindOf(m_store.strings.view(c.name)));
         std::vector<Flow> flows;
         flows.reserve(pairs.size());
         for (const auto& [from, to] : pairs) {
@@ -959,14 +1043,17 @@ private:
             const EventRef ref{TrackId(p.track), p.row};
             const CategoryKind kind = m_store.categoryOf(ref).kind;
             if (p.ids.hasCorrelation) {
-                if (isLaunchCategory(kind)) m_store.launchByCorrelation.push_back({p.ids.correlation, ref});
-                else if (isGpuCategory(kind)) m_store.gpuByCorrelation.push_back({p.ids.correlation, ref});
+                if (isLaunchCategory(kind))
+                    m_store.launchByCorrelation.push_back({p.ids.correlation, ref});
+                else if (isGpuCategory(kind))
+                    m_store.gpuByCorrelation.push_back({p.ids.correlation, ref});
             }
             if (p.ids.hasExternalId) m_store.byExternalId.push_back({p.ids.externalId, ref});
         }
         m_pendingIds.clear();
         m_pendingIds.shrink_to_fit();
-        // Ids grow with time on each thread and the entries come track by track: usually a few ascending runs.
+        // Ids grow with time on each thread and the entries come track by track: usually a few ascending
+        // runs.
         sortById(m_store.launchByCorrelation);
         sortById(m_store.gpuByCorrelation);
         sortById(m_store.byExternalId);
@@ -976,7 +1063,8 @@ private:
         // Launch -> GPU work by correlation id. This also keeps the links whose ac2g flow lost a half.
         // Slices that already have a launch flow, one bit per slice (rows of track t start at firstRow[t]).
         std::vector<std::size_t> firstRow(m_store.tracks.size() + 1, 0);
-        for (std::size_t t = 0; t < m_store.tracks.size(); ++t) firstRow[t + 1] = firstRow[t] + m_store.tracks[t].sliceCount();
+        for (std::size_t t = 0; t < m_store.tracks.size(); ++t)
+            firstRow[t + 1] = firstRow[t] + m_store.tracks[t].sliceCount();
         std::vector<bool> linked(firstRow.back());
         for (const Flow& f : m_store.flows)
             if (f.kind == FlowKind::Launch) linked[firstRow[f.target.track.value] + f.target.index] = true;
@@ -984,16 +1072,21 @@ private:
         const auto& launches = m_store.launchByCorrelation;
         std::size_t li = 0;
         for (const CorrelationEntry& g : m_store.gpuByCorrelation) {
-            while (li < launches.size() && launches[li].id < g.id) ++li;
+            while (li < launches.size() && launches[li].id < g.id)
+                ++li;
             if (li == launches.size() || launches[li].id != g.id) continue;
             if (linked[firstRow[g.ref.track.value] + g.ref.index]) continue;
             m_store.flows.push_back({launches[li].ref, g.ref, FlowKind::Launch, cat});
         }
-        radixSort(m_store.flows, [](const Flow& f) { return packRef(f.source); },
-                  [](const Flow& a, const Flow& b) { return std::tie(a.source, a.target) < std::tie(b.source, b.target); });
+        radixSort(
+            m_store.flows, [](const Flow& f) { return packRef(f.source); },
+            [](const Flow& a, const Flow& b) {
+                return std::tie(a.source, a.target) < std::tie(b.source, b.target);
+            });
         m_store.flows.erase(std::unique(m_store.flows.begin(), m_store.flows.end(),
                                         [](const Flow& a, const Flow& b) {
-                                            return a.source == b.source && a.target == b.target && a.kind == b.kind;
+                                            return a.source == b.source && a.target == b.target &&
+                                                   a.kind == b.kind;
                                         }),
                             m_store.flows.end());
         m_store.indexFlows();
@@ -1023,7 +1116,8 @@ private:
         m_store.maxTime = hi;
         std::sort(m_issues.begin(), m_issues.end(),
                   [](const ImportIssue& a, const ImportIssue& b) { return a.offset < b.offset; });
-        for (ImportIssue& issue : m_issues) m_store.stats.addIssue(issue.offset, std::move(issue.reason));
+        for (ImportIssue& issue : m_issues)
+            m_store.stats.addIssue(issue.offset, std::move(issue.reason));
         std::stable_sort(m_store.stats.issues.begin(), m_store.stats.issues.end(),
                          [](const ImportIssue& a, const ImportIssue& b) { return a.offset < b.offset; });
         if (m_store.stats.issues.size() > ImportStats::maxReportedIssues)
@@ -1066,7 +1160,7 @@ private:
     std::unordered_map<GlobalThread, std::uint32_t, GlobalThreadHash> m_threadTracks;
     std::unordered_map<std::uint32_t, std::uint16_t> m_categories;
     std::vector<std::vector<BeginEnd>> m_beginEnds;
-    std::vector<char> m_hasBeginEnd; // by track
+    std::vector<char> m_hasBeginEnd;                  // by track
     std::vector<std::vector<std::uint64_t>> m_rowSeq; // file order of rows, for tracks with B/E only
     std::vector<PendingIds> m_pendingIds;
     std::vector<PendingAsync> m_async;
@@ -1079,7 +1173,8 @@ private:
 
 } // namespace
 
-void buildStore(TraceStore& store, std::vector<ParsedChunk>& chunks, std::shared_ptr<const SourceBuffer> source) {
+void buildStore(TraceStore& store, std::vector<ParsedChunk>& chunks,
+                std::shared_ptr<const SourceBuffer> source) {
     const std::string_view text = source ? source->text() : std::string_view();
     store.setSourceText(std::move(source), text);
     Builder(store, chunks).run();

@@ -13,6 +13,7 @@ class SourceBuffer;
 // Turns parsed chunks (in file order) into the store: interns strings, groups events into tracks,
 // sorts them and assigns lanes, matches B/E and async pairs, applies metadata, resolves flows and
 // builds the correlation index. Chunks are consumed (freed as they are used).
-void buildStore(TraceStore& store, std::vector<ParsedChunk>& chunks, std::shared_ptr<const SourceBuffer> source);
+void buildStore(TraceStore& store, std::vector<ParsedChunk>& chunks,
+                std::shared_ptr<const SourceBuffer> source);
 
 } // namespace kinetoscope

@@ -47,13 +47,15 @@ std::optional<LoadFailure> findEventArray(std::string_view text, DocumentLayout&
     while (true) {
         pos = skipSpace(text, pos);
         if (pos >= text.size()) return LoadFailure{"file ends before the traceEvents array", pos};
-        if (text[pos] == '}') return LoadFailure{"not a trace: the top-level object has no traceEvents array", pos};
+        if (text[pos] == '}')
+            return LoadFailure{"not a trace: the top-level object has no traceEvents array", pos};
         if (text[pos] != '"') return LoadFailure{"expected a key in the top-level object", pos};
         const auto key = jsonscan::scanValue(text, pos);
         if (key.status != ScanStatus::Ok) return LoadFailure{"file ends inside a top-level key", pos};
         const std::string_view keyText = text.substr(pos + 1, key.end - pos - 2);
         pos = skipSpace(text, key.end);
-        if (pos >= text.size() || text[pos] != ':') return LoadFailure{"expected ':' after a top-level key", pos};
+        if (pos >= text.size() || text[pos] != ':')
+            return LoadFailure{"expected ':' after a top-level key", pos};
         pos = skipSpace(text, pos + 1);
         if (keyText == "traceEvents") {
             if (pos >= text.size()) return LoadFailure{"file ends before the traceEvents array", pos};
@@ -65,7 +67,8 @@ std::optional<LoadFailure> findEventArray(std::string_view text, DocumentLayout&
         if (value.status == ScanStatus::Truncated)
             return LoadFailure{"file ends inside top-level key \"" + std::string(keyText) + "\"", pos};
         if (value.status == ScanStatus::Invalid)
-            return LoadFailure{"malformed value of top-level key \"" + std::string(keyText) + "\"", value.end};
+            return LoadFailure{"malformed value of top-level key \"" + std::string(keyText) + "\"",
+                               value.end};
         layout.topLevel.emplace_back(std::string(keyText), std::string(text.substr(pos, value.end - pos)));
         pos = skipSpace(text, value.end);
         if (pos < text.size() && text[pos] == ',') {
@@ -79,7 +82,8 @@ std::optional<LoadFailure> findEventArray(std::string_view text, DocumentLayout&
 }
 
 // Keys after the event array (Kineto writes traceName, displayTimeUnit, baseTimeNanoseconds there).
-void readTrailingKeys(std::string_view text, std::size_t arrayClose, DocumentLayout& layout, ImportStats& stats) {
+void readTrailingKeys(std::string_view text, std::size_t arrayClose, DocumentLayout& layout,
+                      ImportStats& stats) {
     std::size_t pos = skipSpace(text, arrayClose + 1);
     auto problem = [&](const char* what) {
         stats.trailingProblem = std::string(what) + " at byte " + std::to_string(pos);
@@ -113,9 +117,9 @@ void readTrailingKeys(std::string_view text, std::size_t arrayClose, DocumentLay
 
 // How a scanner-driven pass over the event array ended.
 struct RobustEnd {
-    std::size_t next = 0;          // offset of the next event not parsed (when stopped at the limit)
+    std::size_t next = 0; // offset of the next event not parsed (when stopped at the limit)
     bool arrayClosed = false;
-    std::size_t arrayClose = 0;    // offset of ']'
+    std::size_t arrayClose = 0; // offset of ']'
     bool truncated = false;
     std::size_t truncatedAt = 0;
     std::string truncationReason;
@@ -133,7 +137,8 @@ RobustEnd parseRobust(EventParser& parser, std::string_view text, std::size_t po
         const ParsedChunk::Mark m = out.mark();
         if (!parser.parseRun(text, run.front().first, run.back().second, out)) {
             out.rollback(m);
-            for (const auto& [b, e] : run) parser.parseOne(text, b, e, out);
+            for (const auto& [b, e] : run)
+                parser.parseOne(text, b, e, out);
         }
         run.clear();
     };
@@ -225,8 +230,8 @@ LoadResult fail(const LoadFailure& f) {
     return r;
 }
 
-LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStats stats, const LoadOptions& options,
-                          std::chrono::steady_clock::time_point started) {
+LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStats stats,
+                          const LoadOptions& options, std::chrono::steady_clock::time_point started) {
     const std::string_view text = source->text();
     const std::atomic<bool>* cancel = options.cancel;
     auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
@@ -273,11 +278,15 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
                 lastEnd = parseRobust(parser, text, plan[i].begin, text.size(), chunk, cancel);
                 chunk.ok = true;
             } else {
-                chunk.ok = plan[i].begin < plan[i].end && parser.parseRun(text, plan[i].begin, plan[i].end, chunk);
-                if (!chunk.ok) chunk.rollback(ParsedChunk().mark());
-                else source->release(plan[i].begin, plan[i].end);
+                chunk.ok =
+                    plan[i].begin < plan[i].end && parser.parseRun(text, plan[i].begin, plan[i].end, chunk);
+                if (!chunk.ok)
+                    chunk.rollback(ParsedChunk().mark());
+                else
+                    source->release(plan[i].begin, plan[i].end);
             }
-            if (chunk.ok) chunk.tallyThreads(); // here, on the parsing threads, rather than in the serial build
+            if (chunk.ok)
+                chunk.tallyThreads(); // here, on the parsing threads, rather than in the serial build
             const std::uint64_t done = bytesDone += plan[i].end - plan[i].begin;
             const std::uint64_t events = eventsDone += chunk.eventsSeen;
             if (options.progress) {
@@ -288,9 +297,11 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
     };
     {
         std::vector<std::thread> pool;
-        for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+        for (unsigned t = 1; t < threads; ++t)
+            pool.emplace_back(worker);
         worker();
-        for (auto& t : pool) t.join();
+        for (auto& t : pool)
+            t.join();
     }
     if (cancelled()) return cancelledResult();
     const auto parsed = std::chrono::steady_clock::now();
@@ -326,7 +337,8 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
         } else {
             pos = end.next;
             // A repair that stopped past a later chunk's start makes those chunks useless.
-            while (i + 1 < plan.size() && plan[i + 1].begin < pos && plan[i + 1].end <= pos) ++i;
+            while (i + 1 < plan.size() && plan[i + 1].begin < pos && plan[i + 1].end <= pos)
+                ++i;
         }
         chunks[i] = ParsedChunk();
         if (cancelled()) return cancelledResult();
@@ -337,8 +349,8 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
     if (finalEnd.truncated) {
         stats.truncated = true;
         stats.truncatedAt = finalEnd.truncatedAt;
-        stats.addIssue(finalEnd.truncatedAt, "truncated: " + finalEnd.truncationReason +
-                                                 "; events before this byte were loaded");
+        stats.addIssue(finalEnd.truncatedAt,
+                       "truncated: " + finalEnd.truncationReason + "; events before this byte were loaded");
     } else if (finalEnd.arrayClosed) {
         readTrailingKeys(text, finalEnd.arrayClose, layout, stats);
     }
@@ -354,8 +366,9 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
     if (cancelled()) return cancelledResult();
     if (std::getenv("KINETOSCOPE_TIMING")) {
         auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-        std::fprintf(stderr, "timing: read+parse %.0f ms, repair %.0f ms, build %.0f ms\n", ms(started, parsed),
-                     ms(parsed, building), ms(building, std::chrono::steady_clock::now()));
+        std::fprintf(stderr, "timing: read+parse %.0f ms, repair %.0f ms, build %.0f ms\n",
+                     ms(started, parsed), ms(parsed, building),
+                     ms(building, std::chrono::steady_clock::now()));
     }
 
     LoadResult result;
@@ -378,7 +391,8 @@ std::string LoadResult::message(const std::string& path) const {
     return path + ": " + error;
 }
 
-std::optional<TraceText> readTraceFile(const std::string& path, const LoadOptions& options, LoadResult& failure) {
+std::optional<TraceText> readTraceFile(const std::string& path, const LoadOptions& options,
+                                       LoadResult& failure) {
     TraceText file;
     file.started = std::chrono::steady_clock::now();
     SourceBuffer::ProgressFn readProgress;
@@ -388,7 +402,8 @@ std::optional<TraceText> readTraceFile(const std::string& path, const LoadOption
         };
     SourceBuffer::OpenResult opened = SourceBuffer::open(path, options.cancel, readProgress);
     if (!opened.buffer) {
-        failure = opened.cancelled ? LoadResult::cancelledLoad() : fail({opened.error, opened.errorOffset, false});
+        failure =
+            opened.cancelled ? LoadResult::cancelledLoad() : fail({opened.error, opened.errorOffset, false});
         return std::nullopt;
     }
     file.stats.fileBytes = opened.buffer->fileSize();
@@ -396,7 +411,8 @@ std::optional<TraceText> readTraceFile(const std::string& path, const LoadOption
     file.stats.gzip = opened.buffer->wasGzip();
     if (opened.gzipCutShort)
         file.stats.addIssue(opened.gzipCutAt, "gzip stream is cut short or corrupt at compressed byte " +
-                                                  std::to_string(opened.gzipCutAt) + "; loading what inflated");
+                                                  std::to_string(opened.gzipCutAt) +
+                                                  "; loading what inflated");
     file.source = std::move(opened.buffer);
     return file;
 }

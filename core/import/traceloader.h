@@ -22,8 +22,8 @@ struct LoadProgress {
 };
 
 struct LoadOptions {
-    unsigned threads = 0;                  // 0: all cores
-    std::size_t chunkBytes = 8u << 20;     // unit of parallel work, progress and cancellation
+    unsigned threads = 0;              // 0: all cores
+    std::size_t chunkBytes = 8u << 20; // unit of parallel work, progress and cancellation
     const std::atomic<bool>* cancel = nullptr;
     // Called from worker threads, at most every chunk; must be thread-safe and quick.
     std::function<void(const LoadProgress&)> progress;
@@ -46,15 +46,16 @@ struct LoadResult {
 
 class SourceBuffer;
 
-// A trace file read (mapped, or inflated from gzip) but not yet parsed, with what reading it found. Opening a file of
-// any kind starts here (open/opentrace.h looks at the first bytes to pick the reader).
+// A trace file read (mapped, or inflated from gzip) but not yet parsed, with what reading it found. Opening a
+// file of any kind starts here (open/opentrace.h looks at the first bytes to pick the reader).
 struct TraceText {
     std::shared_ptr<const SourceBuffer> source;
     ImportStats stats;
     std::chrono::steady_clock::time_point started;
 };
 // Reads `path`; on failure returns nothing and says why in `failure`.
-std::optional<TraceText> readTraceFile(const std::string& path, const LoadOptions& options, LoadResult& failure);
+std::optional<TraceText> readTraceFile(const std::string& path, const LoadOptions& options,
+                                       LoadResult& failure);
 // Parses the Chrome/Kineto JSON text of a file read by readTraceFile into a store.
 LoadResult loadJsonTrace(TraceText file, const LoadOptions& options = {});
 // The same for JSON text in memory.

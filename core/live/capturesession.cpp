@@ -47,8 +47,9 @@ bool writePrivateFile(const std::string& path, std::string_view bytes, std::stri
 }
 
 bool isPrivateDir(const std::string& path) {
-    struct stat st{};
-    return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::getuid() && (st.st_mode & 077) == 0;
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::getuid() &&
+           (st.st_mode & 077) == 0;
 }
 
 std::string executableDir() {
@@ -64,7 +65,8 @@ std::string defaultAgentPath() {
     namespace fs = std::filesystem;
     const fs::path dir = executableDir();
     const char* name = "libkinetoscope-agent.so";
-    std::vector<fs::path> candidates = {dir / ".." / "capture" / name, dir / name, dir / ".." / "lib" / "kinetoscope" / name};
+    std::vector<fs::path> candidates = {dir / ".." / "capture" / name, dir / name,
+                                        dir / ".." / "lib" / "kinetoscope" / name};
     // Installed: PREFIX/lib/<multiarch>/kinetoscope (Debian) or PREFIX/lib64/kinetoscope.
     std::error_code ec;
     for (const fs::path& lib : {dir / ".." / "lib", dir / ".." / "lib64"})
@@ -79,7 +81,8 @@ std::string defaultAgentPath() {
 std::string privateSocketDir(std::string& error) {
     if (const char* xdg = std::getenv("XDG_RUNTIME_DIR"); xdg && *xdg && isPrivateDir(xdg)) return xdg;
     const char* tmp = std::getenv("TMPDIR");
-    const std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/kinetoscope-capture-" + std::to_string(::getuid());
+    const std::string dir =
+        std::string(tmp && *tmp ? tmp : "/tmp") + "/kinetoscope-capture-" + std::to_string(::getuid());
     if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
         error = dir + ": " + std::strerror(errno);
         return {};
@@ -101,7 +104,8 @@ CaptureSession::~CaptureSession() {
         // Nobody will wait for it any more: reap it in the background so it does not linger as a zombie.
         std::thread([pid = m_pid] {
             int raw;
-            while (::waitpid(pid, &raw, 0) < 0 && errno == EINTR) {}
+            while (::waitpid(pid, &raw, 0) < 0 && errno == EINTR) {
+            }
         }).detach();
     }
 }
@@ -110,7 +114,8 @@ bool CaptureSession::listen(std::string& error) {
     const std::string dir = privateSocketDir(error);
     if (dir.empty()) return false;
     const unsigned n = g_sessionCounter++;
-    m_socketPath = dir + "/kinetoscope-capture-" + std::to_string(::getpid()) + "-" + std::to_string(n) + ".sock";
+    m_socketPath =
+        dir + "/kinetoscope-capture-" + std::to_string(::getpid()) + "-" + std::to_string(n) + ".sock";
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
     if (m_socketPath.size() >= sizeof address.sun_path) {
@@ -153,8 +158,8 @@ bool CaptureSession::start(const LaunchSpec& spec, std::string& error) {
                 " (set KINETOSCOPE_AGENT to libkinetoscope-agent.so)";
         return false;
     }
-    // The agent replays a wire stream only (it must not carry a JSON importer into the target): a trace is converted
-    // here, into a private file beside the socket that the agent reads as it starts.
+    // The agent replays a wire stream only (it must not carry a JSON importer into the target): a trace is
+    // converted here, into a private file beside the socket that the agent reads as it starts.
     std::string replayStream;
     if (!spec.replayTrace.empty() && !replayStreamFor(spec.replayTrace, replayStream, error)) return false;
     if (!listen(error)) return false;
@@ -178,10 +183,12 @@ bool CaptureSession::start(const LaunchSpec& spec, std::string& error) {
     for (char** e = environ; *e; ++e) {
         const std::string_view entry(*e);
         bool replaced = false;
-        for (const char* prefix : ours) replaced = replaced || entry.starts_with(prefix);
+        for (const char* prefix : ours)
+            replaced = replaced || entry.starts_with(prefix);
         if (!replaced) env.emplace_back(entry);
     }
-    for (const std::string& extra : spec.environment) env.push_back(extra);
+    for (const std::string& extra : spec.environment)
+        env.push_back(extra);
     env.push_back("CUDA_INJECTION64_PATH=" + agent);
     env.push_back("KINETOSCOPE_SOCKET=" + m_socketPath);
     env.push_back("KINETOSCOPE_SPOOL=" + m_spoolPath);
@@ -192,17 +199,20 @@ bool CaptureSession::start(const LaunchSpec& spec, std::string& error) {
         env.push_back(std::string("KINETOSCOPE_REPLAY_SPEED=") + speed);
     }
     std::vector<char*> envp, argv;
-    for (std::string& e : env) envp.push_back(e.data());
+    for (std::string& e : env)
+        envp.push_back(e.data());
     envp.push_back(nullptr);
     std::string program = spec.program;
     std::vector<std::string> args = spec.arguments;
     argv.push_back(program.data());
-    for (std::string& a : args) argv.push_back(a.data());
+    for (std::string& a : args)
+        argv.push_back(a.data());
     argv.push_back(nullptr);
 
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    if (!spec.workingDirectory.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.workingDirectory.c_str());
+    if (!spec.workingDirectory.empty())
+        posix_spawn_file_actions_addchdir_np(&actions, spec.workingDirectory.c_str());
     const int rc = ::posix_spawnp(&m_pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) {
@@ -297,7 +307,8 @@ bool CaptureSession::readConnection(std::size_t index) {
             std::lock_guard lock(m_mutex);
             if (!c.ingest->feed(std::string_view(buffer.data(), std::size_t(n)))) {
                 // A corrupt stream: keep what it delivered, drop the connection.
-                m_status.streamError = c.ingest->error() + " (byte " + std::to_string(c.ingest->errorOffset()) + ")";
+                m_status.streamError =
+                    c.ingest->error() + " (byte " + std::to_string(c.ingest->errorOffset()) + ")";
                 return false;
             }
             m_generation.fetch_add(1, std::memory_order_relaxed);
@@ -308,7 +319,8 @@ bool CaptureSession::readConnection(std::size_t index) {
         // End of stream: a target killed mid-record leaves a partial record, which is reported, not fatal.
         std::lock_guard lock(m_mutex);
         if (!c.ingest->finish())
-            m_status.streamError = c.ingest->error() + " (byte " + std::to_string(c.ingest->errorOffset()) + ")";
+            m_status.streamError =
+                c.ingest->error() + " (byte " + std::to_string(c.ingest->errorOffset()) + ")";
         return false;
     }
 }
@@ -319,7 +331,8 @@ void CaptureSession::run() {
         fds.clear();
         fds.push_back({m_wakeRead, POLLIN, 0});
         fds.push_back({m_listen, POLLIN, 0});
-        for (const Connection& c : m_connections) fds.push_back({c.fd, POLLIN, 0});
+        for (const Connection& c : m_connections)
+            fds.push_back({c.fd, POLLIN, 0});
         ::poll(fds.data(), fds.size(), 100);
         if (m_stopRequested) break;
         if (fds[1].revents & POLLIN) accept();
@@ -334,13 +347,14 @@ void CaptureSession::run() {
             }
             ::close(m_connections[i].fd);
             m_connections.erase(m_connections.begin() + std::ptrdiff_t(i));
-            // A connection accepted in this round has no poll entry yet: erasing one for it would be erase(end()),
-            // undefined behaviour that shrank the vector below its contents (and crashed `record` under load, when
-            // an agent connected and finished within one round).
+            // A connection accepted in this round has no poll entry yet: erasing one for it would be
+            // erase(end()), undefined behaviour that shrank the vector below its contents (and crashed
+            // `record` under load, when an agent connected and finished within one round).
             if (i + 2 < fds.size()) fds.erase(fds.begin() + std::ptrdiff_t(i) + 2);
         }
         reapTarget();
-        // Done once the target has exited and every stream (including any still waiting to be accepted) has ended.
+        // Done once the target has exited and every stream (including any still waiting to be accepted) has
+        // ended.
         if (m_pid > 0 && status().targetExited && m_connections.empty()) {
             accept();
             if (m_connections.empty()) break;

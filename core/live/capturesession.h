@@ -1,11 +1,12 @@
 #pragma once
 
-// One live capture, host side, shared by the viewer and `kinetoscope-cli record`: a private Unix socket, the target
-// started with the agent injected, and a reader thread that decodes every connection into one CaptureRecords.
+// One live capture, host side, shared by the viewer and `kinetoscope-cli record`: a private Unix socket, the
+// target started with the agent injected, and a reader thread that decodes every connection into one
+// CaptureRecords.
 //
-// Security: the socket lives in $XDG_RUNTIME_DIR (or a 0700 folder of our own under the temp dir), is created 0600,
-// and every connection's peer uid (SO_PEERCRED) must be ours; others are refused and counted. Every byte read is
-// treated as hostile by the wire decoder.
+// Security: the socket lives in $XDG_RUNTIME_DIR (or a 0700 folder of our own under the temp dir), is created
+// 0600, and every connection's peer uid (SO_PEERCRED) must be ours; others are refused and counted. Every
+// byte read is treated as hostile by the wire decoder.
 
 #include "livecapture.h"
 
@@ -24,12 +25,12 @@ namespace kinetoscope::live {
 struct LaunchSpec {
     std::string program;
     std::vector<std::string> arguments;
-    std::string workingDirectory;          // empty: ours
-    std::vector<std::string> environment;  // extra NAME=VALUE entries on top of ours
-    std::string agentPath;                 // empty: defaultAgentPath()
-    std::string replayTrace;               // replay this trace (or saved capture) instead of CUPTI
-    double replaySpeed = 1;                // KINETOSCOPE_REPLAY_SPEED
-    std::string spoolPath;                 // empty: a file beside the socket, removed when the capture is discarded
+    std::string workingDirectory;         // empty: ours
+    std::vector<std::string> environment; // extra NAME=VALUE entries on top of ours
+    std::string agentPath;                // empty: defaultAgentPath()
+    std::string replayTrace;              // replay this trace (or saved capture) instead of CUPTI
+    double replaySpeed = 1;               // KINETOSCOPE_REPLAY_SPEED
+    std::string spoolPath; // empty: a file beside the socket, removed when the capture is discarded
 };
 
 struct SessionStatus {
@@ -38,19 +39,19 @@ struct SessionStatus {
     int refusedPeers = 0;
     bool targetRunning = false;
     bool targetExited = false;
-    int exitStatus = 0;        // exit code, or 128 + signal
-    bool capturing = false;    // false after stop() or once the target exited and every stream ended
-    std::string streamError;   // a corrupt stream (the connection is dropped, the rest kept)
+    int exitStatus = 0;      // exit code, or 128 + signal
+    bool capturing = false;  // false after stop() or once the target exited and every stream ended
+    std::string streamError; // a corrupt stream (the connection is dropped, the rest kept)
 };
 
 // Where the agent library is: $KINETOSCOPE_AGENT, else beside the running program's build or install tree.
 std::string defaultAgentPath();
-// The folder for capture sockets: $XDG_RUNTIME_DIR when it is ours and private, else a 0700 folder of our own under
-// the temp dir. Empty (with `error`) when neither is safe.
+// The folder for capture sockets: $XDG_RUNTIME_DIR when it is ours and private, else a 0700 folder of our own
+// under the temp dir. Empty (with `error`) when neither is safe.
 std::string privateSocketDir(std::string& error);
 
 class CaptureSession {
-public:
+  public:
     CaptureSession();
     ~CaptureSession(); // stops capturing; the target keeps running
     CaptureSession(const CaptureSession&) = delete;
@@ -77,7 +78,7 @@ public:
     const std::string& spoolPath() const { return m_spoolPath; }
     pid_t targetPid() const { return m_pid; }
 
-private:
+  private:
     void run();
     void accept();
     bool readConnection(std::size_t index);

@@ -7,16 +7,16 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
-#include <thread>
-#include <charconv>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <cerrno>
+#include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
 #include <unordered_map>
 
 namespace kinetoscope::live {
@@ -29,44 +29,53 @@ wire::StringRef CaptureRecords::intern(std::string_view text) {
 
 void CaptureRecords::add(const wire::Record& record) {
     ++m_counts.records;
-    std::visit([&](const auto& r) {
-        using T = std::decay_t<decltype(r)>;
-        if constexpr (requires { r.start; r.end; }) {
-            auto valid = [](std::int64_t t) { return t >= 0 && t <= maxTime; };
-            if (!valid(r.start) || !valid(r.end)) {
-                ++m_counts.rejected;
-                return;
+    std::visit(
+        [&](const auto& r) {
+            using T = std::decay_t<decltype(r)>;
+            if constexpr (requires {
+                              r.start;
+                              r.end;
+                          }) {
+                auto valid = [](std::int64_t t) { return t >= 0 && t <= maxTime; };
+                if (!valid(r.start) || !valid(r.end)) {
+                    ++m_counts.rejected;
+                    return;
+                }
             }
-        }
-        if constexpr (std::is_same_v<T, wire::StringDef>) {
-            (void)intern(r.text);
-        } else if constexpr (std::is_same_v<T, wire::Kernel>) {
-            m_kernels.push_back(r), ++m_counts.kernels;
-        } else if constexpr (std::is_same_v<T, wire::Memcpy>) {
-            m_memcpys.push_back(r), ++m_counts.memcpys;
-        } else if constexpr (std::is_same_v<T, wire::Memset>) {
-            m_memsets.push_back(r), ++m_counts.memsets;
-        } else if constexpr (std::is_same_v<T, wire::Api>) {
-            m_apis.push_back(r), ++m_counts.apis;
-        } else if constexpr (std::is_same_v<T, wire::Sync>) {
-            m_syncs.push_back(r), ++m_counts.syncs;
-        } else if constexpr (std::is_same_v<T, wire::Marker>) {
-            m_markers.push_back(r), ++m_counts.markers;
-        } else if constexpr (std::is_same_v<T, wire::ExternalCorrelation>) {
-            m_externals.push_back(r);
-        } else if constexpr (std::is_same_v<T, wire::Device>) {
-            // A context created again on a device repeats its properties: keep one entry per device.
-            auto it = std::find_if(m_devices.begin(), m_devices.end(), [&](const wire::Device& d) { return d.id == r.id; });
-            if (it == m_devices.end()) m_devices.push_back(r);
-            else *it = r;
-        } else if constexpr (std::is_same_v<T, wire::Dropped>) {
-            m_counts.dropped += r.records;
-        }
-    }, record);
+            if constexpr (std::is_same_v<T, wire::StringDef>) {
+                (void)intern(r.text);
+            } else if constexpr (std::is_same_v<T, wire::Kernel>) {
+                m_kernels.push_back(r), ++m_counts.kernels;
+            } else if constexpr (std::is_same_v<T, wire::Memcpy>) {
+                m_memcpys.push_back(r), ++m_counts.memcpys;
+            } else if constexpr (std::is_same_v<T, wire::Memset>) {
+                m_memsets.push_back(r), ++m_counts.memsets;
+            } else if constexpr (std::is_same_v<T, wire::Api>) {
+                m_apis.push_back(r), ++m_counts.apis;
+            } else if constexpr (std::is_same_v<T, wire::Sync>) {
+                m_syncs.push_back(r), ++m_counts.syncs;
+            } else if constexpr (std::is_same_v<T, wire::Marker>) {
+                m_markers.push_back(r), ++m_counts.markers;
+            } else if constexpr (std::is_same_v<T, wire::ExternalCorrelation>) {
+                m_externals.push_back(r);
+            } else if constexpr (std::is_same_v<T, wire::Device>) {
+                // A context created again on a device repeats its properties: keep one entry per device.
+                auto it = std::find_if(m_devices.begin(), m_devices.end(),
+                                       [&](const wire::Device& d) { return d.id == r.id; });
+                if (it == m_devices.end())
+                    m_devices.push_back(r);
+                else
+                    *it = r;
+            } else if constexpr (std::is_same_v<T, wire::Dropped>) {
+                m_counts.dropped += r.records;
+            }
+        },
+        record);
 }
 
 std::uint64_t CaptureRecords::eventCount() const {
-    return m_kernels.size() + m_memcpys.size() + m_memsets.size() + m_apis.size() + m_syncs.size() + m_markers.size();
+    return m_kernels.size() + m_memcpys.size() + m_memsets.size() + m_apis.size() + m_syncs.size() +
+           m_markers.size();
 }
 
 std::string_view CaptureRecords::string(wire::StringRef id) const {
@@ -81,30 +90,36 @@ bool WireIngest::feed(std::string_view bytes) {
     return m_decoder.feed(bytes);
 }
 
-bool WireIngest::finish() { return m_decoder.finish(); }
+bool WireIngest::finish() {
+    return m_decoder.finish();
+}
 
 void WireIngest::add(const wire::Record& record) {
     const std::uint64_t rejectedBefore = m_into.counts().rejected;
-    std::visit([&](auto r) {
-        using T = std::decay_t<decltype(r)>;
-        if constexpr (std::is_same_v<T, wire::StringDef>) {
-            if (r.id >= m_remap.size()) m_remap.resize(std::size_t(r.id) + 1, 0);
-            m_remap[r.id] = m_into.intern(r.text);
-            m_into.add(r);
-        } else {
-            if constexpr (std::is_same_v<T, wire::Kernel> || std::is_same_v<T, wire::Api> ||
-                          std::is_same_v<T, wire::Marker> || std::is_same_v<T, wire::Device>)
-                r.name = map(r.name);
-            m_into.add(r);
-        }
-    }, record);
-    if (!m_firstRejected && m_into.counts().rejected != rejectedBefore) m_firstRejected = m_decoder.recordOffset();
+    std::visit(
+        [&](auto r) {
+            using T = std::decay_t<decltype(r)>;
+            if constexpr (std::is_same_v<T, wire::StringDef>) {
+                if (r.id >= m_remap.size()) m_remap.resize(std::size_t(r.id) + 1, 0);
+                m_remap[r.id] = m_into.intern(r.text);
+                m_into.add(r);
+            } else {
+                if constexpr (std::is_same_v<T, wire::Kernel> || std::is_same_v<T, wire::Api> ||
+                              std::is_same_v<T, wire::Marker> || std::is_same_v<T, wire::Device>)
+                    r.name = map(r.name);
+                m_into.add(r);
+            }
+        },
+        record);
+    if (!m_firstRejected && m_into.counts().rejected != rejectedBefore)
+        m_firstRejected = m_decoder.recordOffset();
 }
 
 namespace {
 
-// Text written into a region of a buffer reserved for it (the live store's args, one region per thread), sized by the
-// *ArgsBound constants below so that it cannot fill up; a write that would not fit is refused and flagged, never made.
+// Text written into a region of a buffer reserved for it (the live store's args, one region per thread),
+// sized by the *ArgsBound constants below so that it cannot fill up; a write that would not fit is refused
+// and flagged, never made.
 struct RegionText {
     char* base = nullptr;
     std::uint64_t origin = 0; // the region's offset in the whole buffer
@@ -127,15 +142,14 @@ struct RegionText {
     }
 };
 
-// Appends JSON text to a std::string or a RegionText; numbers through to_chars (the writer runs once per saved event
-// and for every event of every live refresh).
-template <typename Text>
-struct JsonOut {
+// Appends JSON text to a std::string or a RegionText; numbers through to_chars (the writer runs once per
+// saved event and for every event of every live refresh).
+template <typename Text> struct JsonOut {
     Text& s;
     void raw(std::string_view v) { s.append(v); }
-    // (append with a length: the two-pointer form goes through the string's generic replace, several times slower)
-    template <typename Int>
-    void num(Int v) {
+    // (append with a length: the two-pointer form goes through the string's generic replace, several times
+    // slower)
+    template <typename Int> void num(Int v) {
         char b[24];
         s.append(b, std::size_t(std::to_chars(b, b + sizeof b, v).ptr - b));
     }
@@ -152,12 +166,15 @@ struct JsonOut {
         }
         num(ns / 1000);
         const int frac = int(ns % 1000);
-        const char digits[4] = {char('.'), char('0' + frac / 100), char('0' + frac / 10 % 10), char('0' + frac % 10)};
+        const char digits[4] = {char('.'), char('0' + frac / 100), char('0' + frac / 10 % 10),
+                                char('0' + frac % 10)};
         s.append(digits, 4);
     }
     void str(std::string_view v) {
         s += '"';
-        if (std::none_of(v.begin(), v.end(), [](char c) { return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20; }))
+        if (std::none_of(v.begin(), v.end(), [](char c) {
+                return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+            }))
             s.append(v);
         else
             s.append(jsonEscape(v));
@@ -166,8 +183,7 @@ struct JsonOut {
 };
 
 // Runs both, the second on a thread of its own when `parallel`.
-template <typename First, typename Second>
-void runBoth(bool parallel, First&& first, Second&& second) {
+template <typename First, typename Second> void runBoth(bool parallel, First&& first, Second&& second) {
     if (!parallel) {
         first();
         second();
@@ -179,44 +195,59 @@ void runBoth(bool parallel, First&& first, Second&& second) {
 }
 
 // The categories a capture's events carry, named as Kineto names them.
-enum class Cat : std::uint8_t { Metadata, Kernel, Memcpy, Memset, Sync, Runtime, Driver, Ac2g, UserAnnotation };
+enum class Cat : std::uint8_t {
+    Metadata,
+    Kernel,
+    Memcpy,
+    Memset,
+    Sync,
+    Runtime,
+    Driver,
+    Ac2g,
+    UserAnnotation
+};
 constexpr std::size_t catCount = 9;
-constexpr std::string_view catText[catCount] = {"__metadata", "kernel",      "gpu_memcpy", "gpu_memset",     "cuda_sync",
-                                                "cuda_runtime", "cuda_driver", "ac2g",       "user_annotation"};
+constexpr std::string_view catText[catCount] = {"__metadata",  "kernel",    "gpu_memcpy",
+                                                "gpu_memset",  "cuda_sync", "cuda_runtime",
+                                                "cuda_driver", "ac2g",      "user_annotation"};
 
-// CUpti_ActivityMemcpyKind and CUpti_ActivitySynchronizationType, named as Kineto names them; then the other fixed
-// event names. Each has a slot after the capture's own strings, so the store builder can cache its local id.
+// CUpti_ActivityMemcpyKind and CUpti_ActivitySynchronizationType, named as Kineto names them; then the other
+// fixed event names. Each has a slot after the capture's own strings, so the store builder can cache its
+// local id.
 constexpr std::string_view memcpyKindNames[] = {"Memcpy",      "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
                                                 "Memcpy AtoH", "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",
                                                 "Memcpy DtoD", "Memcpy HtoH", "Memcpy PtoP"};
-constexpr std::string_view syncKindNames[] = {"Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync"};
-constexpr std::uint32_t memcpySlot = 0, syncSlot = std::size(memcpyKindNames), memsetSlot = syncSlot + std::size(syncKindNames),
-                        ac2gSlot = memsetSlot + 1, fixedNameSlots = ac2gSlot + 1;
+constexpr std::string_view syncKindNames[] = {"Sync", "Event Sync", "Stream Wait Event", "Stream Sync",
+                                              "Context Sync"};
+constexpr std::uint32_t memcpySlot = 0, syncSlot = std::size(memcpyKindNames),
+                        memsetSlot = syncSlot + std::size(syncKindNames), ac2gSlot = memsetSlot + 1,
+                        fixedNameSlots = ac2gSlot + 1;
 
-// The longest args text of each kind of event, with every number at its longest: a kernel's is at most 350 bytes
-// (ids 37 + 35, device and stream 45, registers, shared memory, the two per-SM figures, grid and block 231, braces),
-// a memcpy's or memset's 192, a sync's 120, a call's 94.
+// The longest args text of each kind of event, with every number at its longest: a kernel's is at most 350
+// bytes (ids 37 + 35, device and stream 45, registers, shared memory, the two per-SM figures, grid and block
+// 231, braces), a memcpy's or memset's 192, a sync's 120, a call's 94.
 constexpr std::size_t kernelArgsBound = 512, gpuArgsBound = 320, callArgsBound = 160;
 
-// An event name, and the slot its local id is cached under (the capture's string id, or a fixed name's slot after
-// them); `noSlot` for names made on the fly.
+// An event name, and the slot its local id is cached under (the capture's string id, or a fixed name's slot
+// after them); `noSlot` for names made on the fly.
 struct Name {
     static constexpr std::uint32_t noSlot = UINT32_MAX;
     std::string_view text;
     std::uint32_t slot = noSlot;
 };
 
-// correlation id -> value, for ids that are mostly dense (CUPTI numbers its correlations 1, 2, 3, ...): a flat table
-// when they are, sorted pairs otherwise. Hashing each of a capture's millions of events cost more than writing it.
-template <typename Value>
-class CorrelationTable {
-public:
-    // `entries` in arrival order; for an id seen twice, keep(kept, candidate) says whether the candidate replaces it.
-    template <typename Keep>
-    void build(std::vector<std::pair<std::uint64_t, Value>> entries, Keep keep) {
+// correlation id -> value, for ids that are mostly dense (CUPTI numbers its correlations 1, 2, 3, ...): a
+// flat table when they are, sorted pairs otherwise. Hashing each of a capture's millions of events cost more
+// than writing it.
+template <typename Value> class CorrelationTable {
+  public:
+    // `entries` in arrival order; for an id seen twice, keep(kept, candidate) says whether the candidate
+    // replaces it.
+    template <typename Keep> void build(std::vector<std::pair<std::uint64_t, Value>> entries, Keep keep) {
         if (entries.empty()) return;
         std::uint64_t low = UINT64_MAX, high = 0;
-        for (const auto& e : entries) low = std::min(low, e.first), high = std::max(high, e.first);
+        for (const auto& e : entries)
+            low = std::min(low, e.first), high = std::max(high, e.first);
         if (high - low < 4 * entries.size() + 1024) {
             m_low = low;
             m_dense.resize(std::size_t(high - low) + 1);
@@ -228,7 +259,8 @@ public:
             }
             return;
         }
-        std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::stable_sort(entries.begin(), entries.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
         for (const auto& e : entries) {
             if (!m_sparse.empty() && m_sparse.back().first == e.first) {
                 if (keep(m_sparse.back().second, e.second)) m_sparse.back().second = e.second;
@@ -239,14 +271,16 @@ public:
     }
     const Value* find(std::uint64_t id) const {
         if (!m_dense.empty()) {
-            if (id < m_low || id - m_low >= m_dense.size() || !m_present[std::size_t(id - m_low)]) return nullptr;
+            if (id < m_low || id - m_low >= m_dense.size() || !m_present[std::size_t(id - m_low)])
+                return nullptr;
             return &m_dense[std::size_t(id - m_low)];
         }
-        auto it = std::lower_bound(m_sparse.begin(), m_sparse.end(), id, [](const auto& e, std::uint64_t v) { return e.first < v; });
+        auto it = std::lower_bound(m_sparse.begin(), m_sparse.end(), id,
+                                   [](const auto& e, std::uint64_t v) { return e.first < v; });
         return it != m_sparse.end() && it->first == id ? &it->second : nullptr;
     }
 
-private:
+  private:
     std::uint64_t m_low = 0;
     std::vector<Value> m_dense;
     std::vector<std::uint8_t> m_present;
@@ -259,7 +293,8 @@ struct GpuStart {
     std::int64_t start = 0;
 };
 
-// The args object of a GPU event or an API call: ids first, as Kineto writes them, then the event's own fields.
+// The args object of a GPU event or an API call: ids first, as Kineto writes them, then the event's own
+// fields.
 template <typename Text, typename Rest>
 void writeArgs(JsonOut<Text>& out, const std::uint64_t* externalId, std::uint64_t correlation, Rest& rest) {
     out.raw("{");
@@ -276,7 +311,7 @@ void writeArgs(JsonOut<Text>& out, const std::uint64_t* externalId, std::uint64_
 
 // Writes the events as Kineto JSON (Capture > Save, `kinetoscope-cli record`).
 class JsonSink {
-public:
+  public:
     JsonSink(std::string& text, std::int64_t base) : m_out{text}, m_base(base) {}
 
     void meta(bool process, std::int64_t pid, std::int64_t tid, std::int64_t ts, std::string_view value) {
@@ -309,8 +344,9 @@ public:
         m_out.raw(start ? "}" : ", \"bp\": \"e\"}");
     }
 
-private:
-    void begin(const char* ph, Cat cat, std::string_view name, std::int64_t pid, std::int64_t tid, std::int64_t ts) {
+  private:
+    void begin(const char* ph, Cat cat, std::string_view name, std::int64_t pid, std::int64_t tid,
+               std::int64_t ts) {
         m_out.raw(m_first ? "    {\"ph\": \"" : ",\n    {\"ph\": \"");
         m_first = false;
         m_out.raw(ph);
@@ -325,7 +361,8 @@ private:
         m_out.raw(", \"ts\": ");
         m_out.micros(ts - m_base);
     }
-    void complete(Cat cat, std::string_view name, std::int64_t pid, std::int64_t tid, std::int64_t start, std::int64_t end) {
+    void complete(Cat cat, std::string_view name, std::int64_t pid, std::int64_t tid, std::int64_t start,
+                  std::int64_t end) {
         begin("X", cat, name, pid, tid, start);
         m_out.raw(", \"dur\": ");
         m_out.micros(std::max<std::int64_t>(0, end - start));
@@ -336,10 +373,11 @@ private:
     bool m_first = true;
 };
 
-// Turns the events into a parsed chunk, exactly as the JSON parser would have parsed what JsonSink writes (same
-// names, categories, threads, times, ids, flows and args text), with no JSON in between: the live view's store.
+// Turns the events into a parsed chunk, exactly as the JSON parser would have parsed what JsonSink writes
+// (same names, categories, threads, times, ids, flows and args text), with no JSON in between: the live
+// view's store.
 class ChunkSink {
-public:
+  public:
     ChunkSink(ParsedChunk& chunk, RegionText& args, std::int64_t base, std::size_t nameSlots)
         : m_chunk(chunk), m_args{args}, m_base(base), m_names(nameSlots, UINT32_MAX) {
         m_categories.fill(UINT16_MAX);
@@ -361,7 +399,8 @@ public:
     template <typename Rest>
     void slice(Cat cat, Name name, std::int64_t pid, std::int64_t tid, std::int64_t start, std::int64_t end,
                const std::uint64_t* externalId, std::uint64_t correlation, Rest&& rest) {
-        const std::uint32_t index = event('X', cat, name, pid, tid, start, std::max<std::int64_t>(0, end - start));
+        const std::uint32_t index =
+            event('X', cat, name, pid, tid, start, std::max<std::int64_t>(0, end - start));
         ParsedEvent& e = m_chunk.events.back();
         const std::size_t begin = m_args.s.used;
         writeArgs(m_args, externalId, correlation, rest);
@@ -393,7 +432,7 @@ public:
         f.thread = thread(pid, tid);
         f.category = category;
         f.phase = phase;
-        f.bindEnclosing = true; // a start always binds to its enclosing slice; the end says bp "e"
+        f.bindEnclosing = true;        // a start always binds to its enclosing slice; the end says bp "e"
         f.offset = m_chunk.eventsSeen; // no byte offset: the event's ordinal keeps the halves in order
         m_chunk.flows.push_back(f);
     }
@@ -404,7 +443,7 @@ public:
         m_chunk.flows.reserve(flows);
     }
 
-private:
+  private:
     std::uint32_t intern(std::string_view text) { return m_chunk.strings.pool.intern(text).value; }
     std::uint32_t nameId(Name name) {
         if (name.slot >= m_names.size()) return intern(name.text);
@@ -430,7 +469,8 @@ private:
         m_lastPid = pid, m_lastTid = tid;
         return m_lastThread = m_chunk.threadId(ThreadKey{pid, tid, 0, 0});
     }
-    std::uint32_t event(char phase, Cat cat, Name name, std::int64_t pid, std::int64_t tid, std::int64_t ts, std::int64_t dur) {
+    std::uint32_t event(char phase, Cat cat, Name name, std::int64_t pid, std::int64_t tid, std::int64_t ts,
+                        std::int64_t dur) {
         ParsedEvent e;
         e.category = count(phase, cat);
         e.ts = ts - m_base;
@@ -454,8 +494,8 @@ private:
 
 } // namespace
 
-// The capture as a trace, event by event, in the order the saved JSON lists them. Both the JSON writer and the
-// direct store build walk it, so what the viewer shows live is what a saved capture reopens as.
+// The capture as a trace, event by event, in the order the saved JSON lists them. Both the JSON writer and
+// the direct store build walk it, so what the viewer shows live is what a saved capture reopens as.
 struct CaptureRecords::Walk {
     const CaptureRecords& c;
     std::int64_t minStart = 0;
@@ -466,9 +506,11 @@ struct CaptureRecords::Walk {
     Walk(const CaptureRecords& records, bool parallel) : c(records) {
         std::int64_t low = INT64_MAX;
         auto lower = [&](const auto& events) {
-            for (const auto& e : events) low = std::min(low, e.start);
+            for (const auto& e : events)
+                low = std::min(low, e.start);
         };
-        lower(c.m_kernels), lower(c.m_memcpys), lower(c.m_memsets), lower(c.m_apis), lower(c.m_syncs), lower(c.m_markers);
+        lower(c.m_kernels), lower(c.m_memcpys), lower(c.m_memsets), lower(c.m_apis), lower(c.m_syncs),
+            lower(c.m_markers);
         minStart = low == INT64_MAX ? 0 : low;
         // Times relative to a whole second, as Kineto writes them since 2024: short numbers, exact ns.
         constexpr std::int64_t second = 1'000'000'000;
@@ -477,24 +519,33 @@ struct CaptureRecords::Walk {
         auto buildExternals = [this] {
             std::vector<std::pair<std::uint64_t, std::uint64_t>> externals;
             externals.reserve(c.m_externals.size());
-            for (const auto& e : c.m_externals) externals.emplace_back(e.correlation, e.externalId);
-            externalOf.build(std::move(externals), [](std::uint64_t, std::uint64_t) { return true; }); // the last one wins
+            for (const auto& e : c.m_externals)
+                externals.emplace_back(e.correlation, e.externalId);
+            externalOf.build(std::move(externals),
+                             [](std::uint64_t, std::uint64_t) { return true; }); // the last one wins
         };
         auto buildGpuStarts = [this] {
             std::vector<std::pair<std::uint64_t, GpuStart>> starts;
             starts.reserve(c.m_kernels.size() + c.m_memcpys.size() + c.m_memsets.size());
-            for (const auto& k : c.m_kernels) starts.push_back({k.correlation, {k.device, k.stream, k.start}});
-            for (const auto& m : c.m_memcpys) starts.push_back({m.correlation, {m.device, m.stream, m.start}});
-            for (const auto& m : c.m_memsets) starts.push_back({m.correlation, {m.device, m.stream, m.start}});
+            for (const auto& k : c.m_kernels)
+                starts.push_back({k.correlation, {k.device, k.stream, k.start}});
+            for (const auto& m : c.m_memcpys)
+                starts.push_back({m.correlation, {m.device, m.stream, m.start}});
+            for (const auto& m : c.m_memsets)
+                starts.push_back({m.correlation, {m.device, m.stream, m.start}});
             // A launch of several kernels (a graph) links to its first.
-            gpuStart.build(std::move(starts), [](const GpuStart& kept, const GpuStart& candidate) { return candidate.start < kept.start; });
+            gpuStart.build(std::move(starts), [](const GpuStart& kept, const GpuStart& candidate) {
+                return candidate.start < kept.start;
+            });
         };
         runBoth(parallel, buildExternals, buildGpuStarts);
     }
 
     std::size_t nameSlots() const { return c.m_strings.size() + fixedNameSlots; }
     std::uint32_t fixedSlot(std::uint32_t slot) const { return std::uint32_t(c.m_strings.size()) + slot; }
-    Name captureName(wire::StringRef id) const { return {c.string(id), id < c.m_strings.size() ? id : Name::noSlot}; }
+    Name captureName(wire::StringRef id) const {
+        return {c.string(id), id < c.m_strings.size() ? id : Name::noSlot};
+    }
 
     // Every top-level key but traceEvents, with its JSON text, in the order the file lists them.
     std::vector<std::pair<std::string, std::string>> topLevel() const {
@@ -504,7 +555,8 @@ struct CaptureRecords::Walk {
         keys.emplace_back("displayTimeUnit", "\"ms\"");
         keys.emplace_back("baseTimeNanoseconds", std::to_string(base));
         keys.emplace_back("kinetoscopeCapture", "{\"records\": " + std::to_string(c.m_counts.records) +
-                                                    ", \"dropped\": " + std::to_string(c.m_counts.dropped) + "}");
+                                                    ", \"dropped\": " + std::to_string(c.m_counts.dropped) +
+                                                    "}");
         std::string devices;
         JsonOut<std::string> out{devices};
         out.raw("[");
@@ -534,13 +586,16 @@ struct CaptureRecords::Walk {
     }
 
     // Process and stream names, so the lanes read as Kineto's do.
-    template <typename Sink>
-    void names(Sink& sink) const {
+    template <typename Sink> void names(Sink& sink) const {
         std::vector<std::pair<std::uint32_t, std::uint32_t>> streams;
-        for (const auto& k : c.m_kernels) streams.emplace_back(k.device, k.stream);
-        for (const auto& m : c.m_memcpys) streams.emplace_back(m.device, m.stream);
-        for (const auto& m : c.m_memsets) streams.emplace_back(m.device, m.stream);
-        for (const auto& s : c.m_syncs) streams.emplace_back(s.device, s.stream);
+        for (const auto& k : c.m_kernels)
+            streams.emplace_back(k.device, k.stream);
+        for (const auto& m : c.m_memcpys)
+            streams.emplace_back(m.device, m.stream);
+        for (const auto& m : c.m_memsets)
+            streams.emplace_back(m.device, m.stream);
+        for (const auto& s : c.m_syncs)
+            streams.emplace_back(s.device, s.stream);
         std::sort(streams.begin(), streams.end());
         streams.erase(std::unique(streams.begin(), streams.end()), streams.end());
         std::uint32_t lastDevice = UINT32_MAX;
@@ -551,15 +606,15 @@ struct CaptureRecords::Walk {
             }
             sink.meta(false, device, stream, minStart, "stream " + std::to_string(stream));
         }
-        for (const auto& [pid, name] : c.m_processNames) sink.meta(true, pid, 0, minStart, name);
+        for (const auto& [pid, name] : c.m_processNames)
+            sink.meta(true, pid, 0, minStart, name);
     }
 
     // Every GPU event on its device/stream lane, with the args Kineto starts with.
-    template <typename Sink>
-    void gpuWork(Sink& sink) const {
+    template <typename Sink> void gpuWork(Sink& sink) const {
         auto gpu = [&](Cat cat, Name name, const auto& e, auto&& rest) {
-            sink.slice(cat, name, e.device, e.stream, e.start, e.end, externalOf.find(e.correlation), e.correlation,
-                       [&](auto& out) {
+            sink.slice(cat, name, e.device, e.stream, e.start, e.end, externalOf.find(e.correlation),
+                       e.correlation, [&](auto& out) {
                            out.raw(", \"device\": ");
                            out.num(e.device);
                            out.raw(", \"stream\": ");
@@ -570,7 +625,8 @@ struct CaptureRecords::Walk {
         const wire::Device* device = nullptr;
         for (const wire::Kernel& k : c.m_kernels) {
             if (!device || device->id != k.device) {
-                auto it = std::find_if(c.m_devices.begin(), c.m_devices.end(), [&](const wire::Device& d) { return d.id == k.device; });
+                auto it = std::find_if(c.m_devices.begin(), c.m_devices.end(),
+                                       [&](const wire::Device& d) { return d.id == k.device; });
                 device = it == c.m_devices.end() ? nullptr : &*it;
             }
             gpu(Cat::Kernel, captureName(k.name), k, [&](auto& out) {
@@ -608,25 +664,27 @@ struct CaptureRecords::Walk {
         };
         for (const wire::Memcpy& m : c.m_memcpys) {
             const std::uint32_t kind = m.kind < std::size(memcpyKindNames) ? m.kind : 0;
-            gpu(Cat::Memcpy, {memcpyKindNames[kind], fixedSlot(memcpySlot + kind)}, m, bytesArgs(m.bytes, m.start, m.end));
+            gpu(Cat::Memcpy, {memcpyKindNames[kind], fixedSlot(memcpySlot + kind)}, m,
+                bytesArgs(m.bytes, m.start, m.end));
         }
         for (const wire::Memset& m : c.m_memsets)
-            gpu(Cat::Memset, {"Memset (Device)", fixedSlot(memsetSlot)}, m, bytesArgs(m.bytes, m.start, m.end));
+            gpu(Cat::Memset, {"Memset (Device)", fixedSlot(memsetSlot)}, m,
+                bytesArgs(m.bytes, m.start, m.end));
         for (const wire::Sync& s : c.m_syncs) {
             const std::uint32_t kind = s.kind < std::size(syncKindNames) ? s.kind : 0;
-            sink.slice(Cat::Sync, {syncKindNames[kind], fixedSlot(syncSlot + kind)}, s.device, s.stream, s.start, s.end,
-                       externalOf.find(s.correlation), s.correlation, [&](auto& out) {
+            sink.slice(Cat::Sync, {syncKindNames[kind], fixedSlot(syncSlot + kind)}, s.device, s.stream,
+                       s.start, s.end, externalOf.find(s.correlation), s.correlation, [&](auto& out) {
                            out.raw(", \"device\": ");
                            out.num(s.device);
                            out.raw(", \"stream\": ");
-                           out.num(std::int64_t(std::int32_t(s.stream))); // CUPTI writes -1 for "no stream" (context sync)
+                           out.num(std::int64_t(
+                               std::int32_t(s.stream))); // CUPTI writes -1 for "no stream" (context sync)
                        });
         }
     }
 
     // API calls [begin, end), each with an ac2g flow to the first GPU work it launched.
-    template <typename Sink>
-    void apis(Sink& sink, std::size_t begin, std::size_t end) const {
+    template <typename Sink> void apis(Sink& sink, std::size_t begin, std::size_t end) const {
         for (std::size_t i = begin; i < end; ++i) {
             const wire::Api& a = c.m_apis[i];
             const std::int64_t tid = std::int64_t(a.tid);
@@ -644,11 +702,12 @@ struct CaptureRecords::Walk {
     }
 
     // NVTX ranges and marks.
-    template <typename Sink>
-    void markers(Sink& sink) const {
+    template <typename Sink> void markers(Sink& sink) const {
         for (const wire::Marker& m : c.m_markers) {
-            if (m.end > m.start) sink.annotation(captureName(m.name), m.pid, std::int64_t(m.tid), m.start, m.end);
-            else sink.mark(captureName(m.name), m.pid, std::int64_t(m.tid), m.start);
+            if (m.end > m.start)
+                sink.annotation(captureName(m.name), m.pid, std::int64_t(m.tid), m.start, m.end);
+            else
+                sink.mark(captureName(m.name), m.pid, std::int64_t(m.tid), m.start);
         }
     }
 };
@@ -682,16 +741,16 @@ LoadResult CaptureRecords::buildStore(const LoadOptions& options) const {
     const bool parallel = options.threads != 1 && eventCount() >= 4096;
     const Walk walk(*this, parallel);
     const auto walkReady = std::chrono::steady_clock::now();
-    // Two chunks in file order, made on two threads: names, GPU work and the first API calls; the other API calls and
-    // the markers. The calls are split so that both have about as much to write (a GPU event's args cost about two
-    // calls').
+    // Two chunks in file order, made on two threads: names, GPU work and the first API calls; the other API
+    // calls and the markers. The calls are split so that both have about as much to write (a GPU event's args
+    // cost about two calls').
     const std::size_t gpuEvents = m_kernels.size() + m_memcpys.size() + m_memsets.size() + m_syncs.size();
     const std::size_t half = (2 * gpuEvents + m_apis.size() + m_markers.size()) / 2;
     const std::size_t split = std::min(m_apis.size(), half > 2 * gpuEvents ? half - 2 * gpuEvents : 0);
-    // The args texts go straight into the store's source buffer, each thread writing a region of its own sized for the
-    // longest args its events can have (pages left unwritten cost nothing).
-    const std::size_t firstBytes = m_kernels.size() * kernelArgsBound + (gpuEvents - m_kernels.size()) * gpuArgsBound +
-                                   split * callArgsBound;
+    // The args texts go straight into the store's source buffer, each thread writing a region of its own
+    // sized for the longest args its events can have (pages left unwritten cost nothing).
+    const std::size_t firstBytes = m_kernels.size() * kernelArgsBound +
+                                   (gpuEvents - m_kernels.size()) * gpuArgsBound + split * callArgsBound;
     const std::size_t secondBytes = (m_apis.size() - split) * callArgsBound;
     std::unique_ptr<SourceBuffer> args = SourceBuffer::forWriting(firstBytes + secondBytes);
     if (!args) {
@@ -725,7 +784,8 @@ LoadResult CaptureRecords::buildStore(const LoadOptions& options) const {
     };
     runBoth(parallel, first, second);
     if (cancelled()) return LoadResult::cancelledLoad();
-    if (firstArgs.overflow || secondArgs.overflow) // cannot happen (see the bounds); the JSON path is always right
+    if (firstArgs.overflow ||
+        secondArgs.overflow) // cannot happen (see the bounds); the JSON path is always right
         return loadTraceText(toTraceJson(), options);
     const auto walked = std::chrono::steady_clock::now();
     std::shared_ptr<const SourceBuffer> source(std::move(args));
@@ -739,7 +799,8 @@ LoadResult CaptureRecords::buildStore(const LoadOptions& options) const {
     if (std::getenv("KINETOSCOPE_TIMING")) {
         auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
         std::fprintf(stderr,
-                     "timing: walk setup %.0f ms, records to chunks %.0f ms (threads %.0f and %.0f), metadata %.0f ms, "
+                     "timing: walk setup %.0f ms, records to chunks %.0f ms (threads %.0f and %.0f), "
+                     "metadata %.0f ms, "
                      "build %.0f ms\n",
                      ms(started, walkReady), ms(walkReady, walked), firstMs, secondMs, ms(walked, building),
                      ms(building, std::chrono::steady_clock::now()));
@@ -751,7 +812,8 @@ LoadResult CaptureRecords::buildStore(const LoadOptions& options) const {
 }
 
 bool isWireStream(std::string_view head) {
-    return head.size() >= sizeof wire::magic && std::memcmp(head.data(), wire::magic, sizeof wire::magic) == 0;
+    return head.size() >= sizeof wire::magic &&
+           std::memcmp(head.data(), wire::magic, sizeof wire::magic) == 0;
 }
 
 namespace {
@@ -769,7 +831,8 @@ WireLoad decodeAll(std::string_view bytes) {
     // Fed in pieces, as a socket would deliver it.
     constexpr std::size_t piece = 1 << 20;
     bool ok = true;
-    for (std::size_t at = 0; ok && at < bytes.size(); at += piece) ok = ingest.feed(bytes.substr(at, piece));
+    for (std::size_t at = 0; ok && at < bytes.size(); at += piece)
+        ok = ingest.feed(bytes.substr(at, piece));
     if (ok) ok = ingest.finish();
     w.firstRejectedAt = ingest.firstRejectedOffset().value_or(0);
     if (!ok) {
@@ -797,8 +860,10 @@ LoadResult loadWireStream(std::string_view bytes, const LoadOptions& options) {
         stats.fileBytes = stats.jsonBytes = bytes.size();
         if (const std::uint64_t rejected = w.capture.counts().rejected) {
             stats.malformedEvents += rejected;
-            stats.issues.insert(stats.issues.begin(), {w.firstRejectedAt, std::to_string(rejected) +
-                                                                              " record(s) with impossible times skipped (the first here)"});
+            stats.issues.insert(
+                stats.issues.begin(),
+                {w.firstRejectedAt,
+                 std::to_string(rejected) + " record(s) with impossible times skipped (the first here)"});
             if (stats.issues.size() > ImportStats::maxReportedIssues) stats.issues.pop_back();
         }
         if (w.truncated) {

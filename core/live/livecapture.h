@@ -1,14 +1,14 @@
 #pragma once
 
-// The viewer's side of live capture: the records of one capture as they arrive from the agent (or from a spool file),
-// kept compactly, and turned into a Kineto-compatible trace: as JSON text for Capture > Save and
-// `kinetoscope-cli record`, and as a TraceStore for the timeline and tables. The store is built straight from the
-// records (no JSON in between), from the same walk over the events as the JSON, so what the viewer shows live is what
-// a saved capture reopens as (tst_capture compares the two, store against store).
+// The viewer's side of live capture: the records of one capture as they arrive from the agent (or from a
+// spool file), kept compactly, and turned into a Kineto-compatible trace: as JSON text for Capture > Save and
+// `kinetoscope-cli record`, and as a TraceStore for the timeline and tables. The store is built straight from
+// the records (no JSON in between), from the same walk over the events as the JSON, so what the viewer shows
+// live is what a saved capture reopens as (tst_capture compares the two, store against store).
 
+#include "appendonly.h"
 #include "import/traceloader.h"
 #include "wire/wire.h"
-#include "appendonly.h"
 
 #include <cstdint>
 #include <map>
@@ -28,13 +28,15 @@ struct CaptureCounts {
     std::uint64_t bytes = 0;    // wire bytes received
 };
 
-// Every record of one capture, with strings in one id space. Copyable (cheaply: the records' blocks are shared), so
-// the viewer can snapshot it under a short lock and build the trace from the copy while more records arrive.
+// Every record of one capture, with strings in one id space. Copyable (cheaply: the records' blocks are
+// shared), so the viewer can snapshot it under a short lock and build the trace from the copy while more
+// records arrive.
 class CaptureRecords {
-public:
-    // Names must already be in this capture's id space (see WireIngest). A record whose start or end lies outside
-    // [0, maxTime] ns is counted as rejected and skipped: GPU clocks count ns since the epoch (~2^60.6 today), and the
-    // bound keeps every difference the trace is built from within int64 (the stream is untrusted input).
+  public:
+    // Names must already be in this capture's id space (see WireIngest). A record whose start or end lies
+    // outside [0, maxTime] ns is counted as rejected and skipped: GPU clocks count ns since the epoch
+    // (~2^60.6 today), and the bound keeps every difference the trace is built from within int64 (the stream
+    // is untrusted input).
     void add(const wire::Record& record);
     static constexpr std::int64_t maxTime = std::int64_t(1) << 62;
     wire::StringRef intern(std::string_view text);
@@ -48,18 +50,17 @@ public:
     // Labels the target's process in the saved trace ("python train.py").
     void setProcessName(std::uint32_t pid, std::string name) { m_processNames[pid] = std::move(name); }
 
-    // A Kineto trace: X events for GPU work (pid = device, tid = stream) and API calls (pid/tid of the caller), ac2g
-    // flows from each launch to its GPU work, NVTX ranges as user annotations, deviceProperties, and times relative
-    // to baseTimeNanoseconds with three decimals (exact ns).
+    // A Kineto trace: X events for GPU work (pid = device, tid = stream) and API calls (pid/tid of the
+    // caller), ac2g flows from each launch to its GPU work, NVTX ranges as user annotations,
+    // deviceProperties, and times relative to baseTimeNanoseconds with three decimals (exact ns).
     std::string toTraceJson() const;
     // The store the viewer shows: what loading that JSON gives, built without writing or parsing it.
     LoadResult buildStore(const LoadOptions& options = {}) const;
 
-
     const AppendOnly<wire::Kernel>& kernels() const { return m_kernels; }
 
-private:
-    struct Walk; // the capture as trace events, for both of the above
+  private:
+    struct Walk;                                       // the capture as trace events, for both of the above
     std::vector<std::string> m_strings{std::string()}; // by StringRef; 0 is the empty string
     std::unordered_map<std::string, wire::StringRef> m_stringIds;
     AppendOnly<wire::Kernel> m_kernels;
@@ -74,10 +75,11 @@ private:
     CaptureCounts m_counts;
 };
 
-// Decodes one wire stream (one connection, or one spool file) into a capture. Each stream numbers its strings on its
-// own (a target that forks connects once per process), so ids are mapped into the capture's space as they arrive.
+// Decodes one wire stream (one connection, or one spool file) into a capture. Each stream numbers its strings
+// on its own (a target that forks connects once per process), so ids are mapped into the capture's space as
+// they arrive.
 class WireIngest {
-public:
+  public:
     explicit WireIngest(CaptureRecords& into);
     WireIngest(const WireIngest&) = delete;
     WireIngest& operator=(const WireIngest&) = delete;
@@ -90,7 +92,7 @@ public:
     // Stream offset of the first record rejected for impossible times, if any was.
     std::optional<std::uint64_t> firstRejectedOffset() const { return m_firstRejected; }
 
-private:
+  private:
     void add(const wire::Record& record);
     std::optional<std::uint64_t> m_firstRejected;
     wire::StringRef map(wire::StringRef id) const { return id < m_remap.size() ? m_remap[id] : 0; }
@@ -105,8 +107,8 @@ bool isWireStream(std::string_view head);
 // Loads a wire stream already in memory (the loader routes spool files here).
 LoadResult loadWireStream(std::string_view bytes, const LoadOptions& options = {});
 
-// Reads a spool file (the whole stream the agent wrote). A stream cut short by a crash loads every whole record before
-// the cut: `truncated` says so and `error` names the byte offset.
+// Reads a spool file (the whole stream the agent wrote). A stream cut short by a crash loads every whole
+// record before the cut: `truncated` says so and `error` names the byte offset.
 struct SpoolRead {
     CaptureRecords capture;
     bool ok = false; // false: the file could not be read at all (error says why)

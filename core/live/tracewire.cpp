@@ -21,16 +21,18 @@ struct Scheduled {
 
 // Correlation and External ids by slice, from the store's join tables.
 class SliceIds {
-public:
+  public:
     explicit SliceIds(const TraceStore& s) {
         for (const auto* table : {&s.launchByCorrelation, &s.gpuByCorrelation})
-            for (const CorrelationEntry& e : *table) m_correlation.emplace(key(e.ref), e.id);
-        for (const CorrelationEntry& e : s.byExternalId) m_external.emplace(key(e.ref), e.id);
+            for (const CorrelationEntry& e : *table)
+                m_correlation.emplace(key(e.ref), e.id);
+        for (const CorrelationEntry& e : s.byExternalId)
+            m_external.emplace(key(e.ref), e.id);
     }
     std::uint64_t correlation(EventRef r) const { return find(m_correlation, r); }
     std::uint64_t external(EventRef r) const { return find(m_external, r); }
 
-private:
+  private:
     static std::uint64_t key(EventRef r) { return (std::uint64_t(r.track.value) << 32) | r.index; }
     static std::uint64_t find(const std::unordered_map<std::uint64_t, std::uint64_t>& m, EventRef r) {
         auto it = m.find(key(r));
@@ -84,7 +86,8 @@ std::string traceAsWireStream(const TraceStore& s) {
             const std::uint64_t c = ids.correlation(ref);
             const std::string_view args = s.argsText(ref);
             const std::string_view name = s.strings.view(track.names[row]);
-            // Numbers from a trace may be anything: clamp before converting (out-of-range conversions are undefined).
+            // Numbers from a trace may be anything: clamp before converting (out-of-range conversions are
+            // undefined).
             auto number = [&](std::string_view k, double fallback) {
                 const double v = argNumber(args, k).value_or(fallback);
                 return v >= 0 && v < 1.8e19 ? v : 0.0;
@@ -98,9 +101,11 @@ std::string traceAsWireStream(const TraceStore& s) {
                 k.device = device, k.stream = stream, k.correlation = c, k.start = start, k.end = end;
                 k.name = out.string(name);
                 if (auto g = argTriple(args, "grid"))
-                    for (int i = 0; i < 3; ++i) k.grid[i] = std::uint32_t((*g)[i]);
+                    for (int i = 0; i < 3; ++i)
+                        k.grid[i] = std::uint32_t((*g)[i]);
                 if (auto b = argTriple(args, "block"))
-                    for (int i = 0; i < 3; ++i) k.block[i] = std::uint32_t((*b)[i]);
+                    for (int i = 0; i < 3; ++i)
+                        k.block[i] = std::uint32_t((*b)[i]);
                 k.registers = u32(number("registers per thread", 0));
                 k.staticShared = u32(number("shared memory", 0));
                 schedule.push_back({end, k});
@@ -160,7 +165,8 @@ std::string traceAsWireStream(const TraceStore& s) {
     // CUPTI delivers work once it has completed: in order of end time.
     std::stable_sort(schedule.begin(), schedule.end(),
                      [](const Scheduled& a, const Scheduled& b) { return a.due < b.due; });
-    for (const Scheduled& r : schedule) out.add(r.record);
+    for (const Scheduled& r : schedule)
+        out.add(r.record);
     return out.take();
 }
 

@@ -57,23 +57,40 @@ CategoryKind classifyCategory(std::string_view cat) {
 
 std::string_view categoryKindName(CategoryKind kind) {
     switch (kind) {
-    case CategoryKind::Other: return "other";
-    case CategoryKind::CpuOp: return "cpu_op";
-    case CategoryKind::UserAnnotation: return "user_annotation";
-    case CategoryKind::GpuUserAnnotation: return "gpu_user_annotation";
-    case CategoryKind::PythonFunction: return "python_function";
-    case CategoryKind::Runtime: return "runtime";
-    case CategoryKind::Driver: return "driver";
-    case CategoryKind::Kernel: return "kernel";
-    case CategoryKind::Memcpy: return "memcpy";
-    case CategoryKind::Memset: return "memset";
-    case CategoryKind::Sync: return "sync";
-    case CategoryKind::Event: return "event";
-    case CategoryKind::CpuInstant: return "cpu_instant_event";
-    case CategoryKind::Overhead: return "overhead";
-    case CategoryKind::Trace: return "trace";
-    case CategoryKind::Collective: return "collective_comm";
-    case CategoryKind::HardwareCounters: return "hardware_counters";
+    case CategoryKind::Other:
+        return "other";
+    case CategoryKind::CpuOp:
+        return "cpu_op";
+    case CategoryKind::UserAnnotation:
+        return "user_annotation";
+    case CategoryKind::GpuUserAnnotation:
+        return "gpu_user_annotation";
+    case CategoryKind::PythonFunction:
+        return "python_function";
+    case CategoryKind::Runtime:
+        return "runtime";
+    case CategoryKind::Driver:
+        return "driver";
+    case CategoryKind::Kernel:
+        return "kernel";
+    case CategoryKind::Memcpy:
+        return "memcpy";
+    case CategoryKind::Memset:
+        return "memset";
+    case CategoryKind::Sync:
+        return "sync";
+    case CategoryKind::Event:
+        return "event";
+    case CategoryKind::CpuInstant:
+        return "cpu_instant_event";
+    case CategoryKind::Overhead:
+        return "overhead";
+    case CategoryKind::Trace:
+        return "trace";
+    case CategoryKind::Collective:
+        return "collective_comm";
+    case CategoryKind::HardwareCounters:
+        return "hardware_counters";
     }
     return "other";
 }

@@ -33,8 +33,11 @@ inline bool isGpuCategory(CategoryKind k) {
     return k == CategoryKind::Kernel || k == CategoryKind::Memcpy || k == CategoryKind::Memset ||
            k == CategoryKind::GpuUserAnnotation;
 }
-inline bool isLaunchCategory(CategoryKind k) { return k == CategoryKind::Runtime || k == CategoryKind::Driver; }
-// Events whose correlation and External id the importer reads at load time (the launch and correlation indexes).
+inline bool isLaunchCategory(CategoryKind k) {
+    return k == CategoryKind::Runtime || k == CategoryKind::Driver;
+}
+// Events whose correlation and External id the importer reads at load time (the launch and correlation
+// indexes).
 inline bool categoryNeedsIds(CategoryKind k) {
     return k == CategoryKind::CpuOp || k == CategoryKind::Runtime || k == CategoryKind::Driver ||
            k == CategoryKind::Kernel || k == CategoryKind::Memcpy || k == CategoryKind::Memset;

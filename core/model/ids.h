@@ -7,8 +7,7 @@
 namespace kinetoscope {
 
 // Strong ids: an index into one table can't be passed where another is expected.
-template <typename Tag>
-struct StrongId {
+template <typename Tag> struct StrongId {
     std::uint32_t value = invalidValue;
     static constexpr std::uint32_t invalidValue = 0xffffffffu;
 
@@ -35,11 +34,12 @@ struct EventRef {
 };
 
 // An event ref as one integer with the same order (for radix sorts).
-constexpr std::uint64_t packRef(EventRef ref) { return std::uint64_t(ref.track.value) << 32 | ref.index; }
+constexpr std::uint64_t packRef(EventRef ref) {
+    return std::uint64_t(ref.track.value) << 32 | ref.index;
+}
 
 } // namespace kinetoscope
 
-template <typename Tag>
-struct std::hash<kinetoscope::StrongId<Tag>> {
+template <typename Tag> struct std::hash<kinetoscope::StrongId<Tag>> {
     std::size_t operator()(kinetoscope::StrongId<Tag> id) const noexcept { return id.value; }
 };

@@ -16,17 +16,17 @@ struct ImportIssue {
 struct ImportStats {
     static constexpr std::size_t maxReportedIssues = 10;
 
-    std::uint64_t fileBytes = 0;      // on disk
-    std::uint64_t jsonBytes = 0;      // after decompression
+    std::uint64_t fileBytes = 0; // on disk
+    std::uint64_t jsonBytes = 0; // after decompression
     bool gzip = false;
-    std::uint64_t eventsSeen = 0;     // array elements read
+    std::uint64_t eventsSeen = 0;                        // array elements read
     std::map<std::string, std::uint64_t> phaseCounts;    // by `ph` text
     std::map<std::string, std::uint64_t> categoryCounts; // by `cat` text as written
     std::uint64_t malformedEvents = 0;                   // skipped: not an object, bad JSON, bad field
     std::uint64_t unknownPhaseEvents = 0;                // skipped: phase we do not know
-    std::uint64_t overlappingSlices = 0;  // partially overlap their enclosing slice: kept on another lane
-    std::uint64_t endWithoutBegin = 0;    // `E` with no open `B`: dropped
-    std::uint64_t beginWithoutEnd = 0;    // `B` never closed: kept, ending at the track's last time
+    std::uint64_t overlappingSlices = 0;   // partially overlap their enclosing slice: kept on another lane
+    std::uint64_t endWithoutBegin = 0;     // `E` with no open `B`: dropped
+    std::uint64_t beginWithoutEnd = 0;     // `B` never closed: kept, ending at the track's last time
     std::uint64_t flowStartsUnmatched = 0; // `s` whose `f` never came (or whose slice is missing)
     std::uint64_t flowEndsUnmatched = 0;   // `f` whose `s` never came (or whose slice is missing)
     std::uint64_t flowsUnbound = 0;        // a flow end with no slice to bind to

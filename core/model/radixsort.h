@@ -7,12 +7,11 @@
 
 namespace kinetoscope {
 
-// Sorts `v` by `less`, whose first criterion must be the unsigned 64-bit `key(element)`. An LSD radix sort on the
-// 11-bit digits of the key that vary between elements (ids and packed event refs vary in few of them: two or three
-// passes), then each run of equal keys is sorted by `less`. Several times faster than std::sort on the importer's
-// large tables; small ones take std::sort.
-template <typename T, typename Key, typename Less>
-void radixSort(std::vector<T>& v, Key key, Less less) {
+// Sorts `v` by `less`, whose first criterion must be the unsigned 64-bit `key(element)`. An LSD radix sort on
+// the 11-bit digits of the key that vary between elements (ids and packed event refs vary in few of them: two
+// or three passes), then each run of equal keys is sorted by `less`. Several times faster than std::sort on
+// the importer's large tables; small ones take std::sort.
+template <typename T, typename Key, typename Less> void radixSort(std::vector<T>& v, Key key, Less less) {
     if (v.size() < 4096) {
         std::sort(v.begin(), v.end(), less);
         return;
@@ -30,16 +29,20 @@ void radixSort(std::vector<T>& v, Key key, Less less) {
     for (int shift = 0; shift < 64; shift += digitBits) {
         if (((varying >> shift) & digitMask) == 0) continue; // every key has the same digit here
         std::fill(start.begin(), start.end(), 0);
-        for (const T& e : v) ++start[(key(e) >> shift) & digitMask];
+        for (const T& e : v)
+            ++start[(key(e) >> shift) & digitMask];
         std::size_t sum = 0;
-        for (std::size_t& n : start) sum += std::exchange(n, sum);
-        for (const T& e : v) other[start[(key(e) >> shift) & digitMask]++] = e;
+        for (std::size_t& n : start)
+            sum += std::exchange(n, sum);
+        for (const T& e : v)
+            other[start[(key(e) >> shift) & digitMask]++] = e;
         v.swap(other);
     }
     for (std::size_t i = 0; i < v.size();) {
         std::size_t j = i + 1;
         const std::uint64_t k = key(v[i]);
-        while (j < v.size() && key(v[j]) == k) ++j;
+        while (j < v.size() && key(v[j]) == k)
+            ++j;
         if (j - i > 1) std::sort(v.begin() + std::ptrdiff_t(i), v.begin() + std::ptrdiff_t(j), less);
         i = j;
     }

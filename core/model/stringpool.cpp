@@ -16,15 +16,18 @@ std::size_t StringViewHash::operator()(std::string_view s) const noexcept {
         h = (h ^ w) * 1099511628211ull;
         h ^= h >> 29;
     }
-    for (; i < s.size(); ++i) h = (h ^ static_cast<unsigned char>(s[i])) * 1099511628211ull;
+    for (; i < s.size(); ++i)
+        h = (h ^ static_cast<unsigned char>(s[i])) * 1099511628211ull;
     return h ^ (h >> 32);
 }
 
-StringPool::StringPool() { intern(std::string_view()); }
+StringPool::StringPool() {
+    intern(std::string_view());
+}
 
 std::string_view StringPool::store(std::string_view text) {
-    // Blocks grow from 16 KiB to 1 MiB: a loader chunk with a handful of names (and every tiny input) then costs a
-    // small block, not a megabyte; blocks are not zeroed, every byte handed out is written first.
+    // Blocks grow from 16 KiB to 1 MiB: a loader chunk with a handful of names (and every tiny input) then
+    // costs a small block, not a megabyte; blocks are not zeroed, every byte handed out is written first.
     constexpr std::size_t firstBlockSize = 16 << 10;
     constexpr std::size_t maxBlockSize = 1 << 20;
     if (text.size() > maxBlockSize / 4) {

@@ -19,7 +19,7 @@ struct StringViewHash {
 // Interns strings once; ids are dense and stable. Storage is a list of large blocks so that
 // string_views handed out never move.
 class StringPool {
-public:
+  public:
     StringPool();
     StringPool(const StringPool&) = delete;
     StringPool& operator=(const StringPool&) = delete;
@@ -30,11 +30,13 @@ public:
     // nullopt-like: an invalid id when the text was never interned.
     StringId find(std::string_view text) const;
     // Invalid ids read as the empty string, so optional names need no special case.
-    std::string_view view(StringId id) const { return id.value < m_strings.size() ? m_strings[id.value] : std::string_view(); }
+    std::string_view view(StringId id) const {
+        return id.value < m_strings.size() ? m_strings[id.value] : std::string_view();
+    }
     std::size_t size() const { return m_strings.size(); }
     std::size_t bytesHeld() const;
 
-private:
+  private:
     std::string_view store(std::string_view text);
 
     std::vector<std::unique_ptr<char[]>> m_blocks;

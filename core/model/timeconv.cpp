@@ -11,11 +11,13 @@ namespace {
 inline bool parseSimple(std::string_view text, TimeNs& out) {
     const char* p = text.data();
     const char* end = p + text.size();
-    while (end > p && (end[-1] == ' ' || end[-1] == '\n' || end[-1] == '\r' || end[-1] == '\t')) --end;
+    while (end > p && (end[-1] == ' ' || end[-1] == '\n' || end[-1] == '\r' || end[-1] == '\t'))
+        --end;
     std::uint64_t whole = 0;
     int digits = 0;
     const char* q = p;
-    while (q < end && unsigned(*q - '0') < 10) whole = whole * 10 + unsigned(*q++ - '0');
+    while (q < end && unsigned(*q - '0') < 10)
+        whole = whole * 10 + unsigned(*q++ - '0');
     digits = int(q - p);
     if (digits == 0 || digits > 15) return false;
     std::uint64_t ns = whole * 1000;
@@ -43,7 +45,8 @@ inline bool parseSimple(std::string_view text, TimeNs& out) {
 std::optional<TimeNs> parseMicrosecondsText(std::string_view text) {
     if (TimeNs fast; parseSimple(text, fast)) return fast;
     std::size_t i = 0;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t'))
+        ++i;
     bool negative = false;
     if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
 
@@ -91,7 +94,8 @@ std::optional<TimeNs> parseMicrosecondsText(std::string_view text) {
         if (!expDigit) return std::nullopt;
         exponent += int(expNegative ? -e : e);
     }
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+        ++i;
     if (i != text.size()) return std::nullopt;
 
     // Microseconds to nanoseconds.
@@ -122,10 +126,14 @@ std::string formatDuration(TimeNs ns) {
     char buf[64];
     const double v = double(ns);
     const double a = v < 0 ? -v : v;
-    if (a < 1e3) std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
-    else if (a < 1e6) std::snprintf(buf, sizeof buf, "%.3f us", v / 1e3);
-    else if (a < 1e9) std::snprintf(buf, sizeof buf, "%.3f ms", v / 1e6);
-    else std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
+    if (a < 1e3)
+        std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+    else if (a < 1e6)
+        std::snprintf(buf, sizeof buf, "%.3f us", v / 1e3);
+    else if (a < 1e9)
+        std::snprintf(buf, sizeof buf, "%.3f ms", v / 1e6);
+    else
+        std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
     return buf;
 }
 

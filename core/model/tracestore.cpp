@@ -2,7 +2,6 @@
 
 #include "radixsort.h"
 
-
 #include <algorithm>
 
 namespace kinetoscope {
@@ -18,7 +17,8 @@ std::uint32_t Track::depthOf(std::uint32_t row) const {
     return std::uint32_t(it - laneBegin.begin()) - 1;
 }
 
-std::pair<std::uint32_t, std::uint32_t> Track::rowsInRange(std::uint32_t depth, TimeNs from, TimeNs to) const {
+std::pair<std::uint32_t, std::uint32_t> Track::rowsInRange(std::uint32_t depth, TimeNs from,
+                                                           TimeNs to) const {
     if (depth + 1 >= laneBegin.size()) return {0, 0};
     const auto first = starts.begin() + laneBegin[depth];
     const auto last = starts.begin() + laneBegin[depth + 1];
@@ -84,7 +84,8 @@ std::optional<std::uint32_t> Track::parentOf(std::uint32_t row) const {
     if (d > 0) {
         if (const auto above = candidateOnLane(d - 1, starts[row]); above && encloses(*above, row)) {
             // The innermost unless a deeper lane holds a slice displaced by an overlap that also encloses it.
-            if (!(flags[*above] & SliceFlag::Overlapping) && !(flags[row] & SliceFlag::Overlapping)) return above;
+            if (!(flags[*above] & SliceFlag::Overlapping) && !(flags[row] & SliceFlag::Overlapping))
+                return above;
         }
     }
     // The layout places a slice below every slice still open at its start, so whatever encloses it sits on a
@@ -118,13 +119,15 @@ TraceStore& TraceStore::operator=(TraceStore&&) noexcept = default;
 
 std::size_t TraceStore::sliceCount() const {
     std::size_t n = 0;
-    for (const Track& t : tracks) n += t.sliceCount();
+    for (const Track& t : tracks)
+        n += t.sliceCount();
     return n;
 }
 
 std::size_t TraceStore::counterSampleCount() const {
     std::size_t n = 0;
-    for (const Track& t : tracks) n += t.counterTimes.size();
+    for (const Track& t : tracks)
+        n += t.counterTimes.size();
     return n;
 }
 
@@ -174,17 +177,22 @@ std::string_view TraceStore::argsText(EventRef ref) const {
 
 void TraceStore::indexFlows() {
     flowsByTarget.resize(flows.size());
-    for (std::uint32_t i = 0; i < flows.size(); ++i) flowsByTarget[i] = i;
+    for (std::uint32_t i = 0; i < flows.size(); ++i)
+        flowsByTarget[i] = i;
     // Flows are in source order; for one target, keep that order.
-    radixSort(flowsByTarget, [&](std::uint32_t i) { return packRef(flows[i].target); },
-              [&](std::uint32_t a, std::uint32_t b) { return std::pair(flows[a].target, a) < std::pair(flows[b].target, b); });
+    radixSort(
+        flowsByTarget, [&](std::uint32_t i) { return packRef(flows[i].target); },
+        [&](std::uint32_t a, std::uint32_t b) {
+            return std::pair(flows[a].target, a) < std::pair(flows[b].target, b);
+        });
 }
 
 std::vector<const Flow*> TraceStore::flowsFrom(EventRef ref) const {
     std::vector<const Flow*> out;
     auto it = std::lower_bound(flows.begin(), flows.end(), ref,
                                [](const Flow& f, const EventRef& r) { return f.source < r; });
-    for (; it != flows.end() && it->source == ref; ++it) out.push_back(&*it);
+    for (; it != flows.end() && it->source == ref; ++it)
+        out.push_back(&*it);
     return out;
 }
 
@@ -192,7 +200,8 @@ std::vector<const Flow*> TraceStore::flowsInto(EventRef ref) const {
     std::vector<const Flow*> out;
     auto it = std::lower_bound(flowsByTarget.begin(), flowsByTarget.end(), ref,
                                [&](std::uint32_t f, const EventRef& r) { return flows[f].target < r; });
-    for (; it != flowsByTarget.end() && flows[*it].target == ref; ++it) out.push_back(&flows[*it]);
+    for (; it != flowsByTarget.end() && flows[*it].target == ref; ++it)
+        out.push_back(&flows[*it]);
     return out;
 }
 
@@ -218,7 +227,8 @@ std::optional<std::uint64_t> TraceStore::correlationOf(EventRef ref) const {
 
 std::size_t TraceStore::bytesHeld() const {
     std::size_t n = strings.bytesHeld();
-    for (const Track& t : tracks) n += t.bytesHeld() + sizeof(Track);
+    for (const Track& t : tracks)
+        n += t.bytesHeld() + sizeof(Track);
     n += flows.capacity() * sizeof(Flow) + flowsByTarget.capacity() * 4;
     n += (launchByCorrelation.capacity() + gpuByCorrelation.capacity() + byExternalId.capacity()) *
          sizeof(CorrelationEntry);

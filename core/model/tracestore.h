@@ -38,13 +38,13 @@ struct ArgsRange {
 // One lane-sorted column store per track. Rows are ordered by (depth, start): each depth is a
 // contiguous, non-overlapping lane sorted by start (and so by end), which one binary search culls.
 class Track {
-public:
+  public:
     TrackKind kind = TrackKind::CpuThread;
     std::int64_t pid = 0;
     std::int64_t tid = 0;
     StringId pidText; // when the trace wrote pid/tid as strings ("Spans", "stream 7")
     StringId tidText;
-    StringId name;    // thread_name metadata, or the series name of a counter
+    StringId name; // thread_name metadata, or the series name of a counter
     std::int64_t sortIndex = 0;
     bool hasSortIndex = false;
 
@@ -54,7 +54,7 @@ public:
     std::vector<StringId> names;
     std::vector<std::uint16_t> categories; // CategoryId values
     std::vector<std::uint8_t> flags;
-    std::vector<std::uint64_t> args; // packed ArgsRange; see TraceStore::argsRange
+    std::vector<std::uint64_t> args;      // packed ArgsRange; see TraceStore::argsRange
     std::vector<std::uint32_t> laneBegin; // lane d = rows [laneBegin[d], laneBegin[d+1])
 
     // Counter columns (kind == Counter).
@@ -69,14 +69,15 @@ public:
     std::pair<std::uint32_t, std::uint32_t> rowsInRange(std::uint32_t depth, TimeNs from, TimeNs to) const;
     // The deepest row whose [start, end] contains `t`; invalid when none.
     std::optional<std::uint32_t> deepestAt(TimeNs t) const;
-    // Whether `outer` encloses `row` by the one nesting rule of docs/DEFINITIONS.md: outer.start <= row.start <
-    // outer.end and row.end <= outer.end; of two with the same start and duration, the shallower lane encloses.
+    // Whether `outer` encloses `row` by the one nesting rule of docs/DEFINITIONS.md: outer.start <= row.start
+    // < outer.end and row.end <= outer.end; of two with the same start and duration, the shallower lane
+    // encloses.
     bool encloses(std::uint32_t outer, std::uint32_t row) const;
-    // The innermost row enclosing `row`, if any: usually on the lane above, but not always (a slice displaced by an
-    // overlap, or a lane above that holds only frames that ended before `row` began).
+    // The innermost row enclosing `row`, if any: usually on the lane above, but not always (a slice displaced
+    // by an overlap, or a lane above that holds only frames that ended before `row` began).
     std::optional<std::uint32_t> parentOf(std::uint32_t row) const;
-    // The row of lane `depth` that can enclose a slice starting at `t`: the last one starting at or before it that is
-    // not an instant at `t`.
+    // The row of lane `depth` that can enclose a slice starting at `t`: the last one starting at or before it
+    // that is not an instant at `t`.
     std::optional<std::uint32_t> candidateOnLane(std::uint32_t depth, TimeNs t) const;
     std::size_t bytesHeld() const;
 };
@@ -142,7 +143,7 @@ struct ArgField {
 
 // Everything loaded from one trace. Immutable after import; shared by the GUI, the CLI and the analyses.
 class TraceStore {
-public:
+  public:
     TraceStore();
     ~TraceStore();
     TraceStore(TraceStore&&) noexcept;
@@ -170,18 +171,20 @@ public:
     const Category& categoryOf(EventRef ref) const {
         return categories[tracks[ref.track.value].categories[ref.index]];
     }
-    std::string_view nameOf(EventRef ref) const { return strings.view(tracks[ref.track.value].names[ref.index]); }
+    std::string_view nameOf(EventRef ref) const {
+        return strings.view(tracks[ref.track.value].names[ref.index]);
+    }
     TimeNs durationOf(EventRef ref) const { return tracks[ref.track.value].durations[ref.index]; }
-    // Keeps in `longest` whichever of it and `candidate` lasts longer (the one seen first on a tie); the analyses use
-    // it to pick the example a table row or a recommendation links to.
+    // Keeps in `longest` whichever of it and `candidate` lasts longer (the one seen first on a tie); the
+    // analyses use it to pick the example a table row or a recommendation links to.
     void keepLongest(EventRef& longest, EventRef candidate) const {
         if (!longest.isValid() || durationOf(candidate) > durationOf(longest)) longest = candidate;
     }
     const ProcessInfo* process(std::int64_t pid) const;
 
     ArgsRange argsRange(EventRef ref) const;
-    // The args text of a slice, straight from the source (empty when it had none). Decoding it is JSON work, which
-    // the import layer does (decodeArgs in import/jsonbackend.h).
+    // The args text of a slice, straight from the source (empty when it had none). Decoding it is JSON work,
+    // which the import layer does (decodeArgs in import/jsonbackend.h).
     std::string_view argsText(EventRef ref) const;
 
     // Launch (runtime/driver call) of a GPU slice, and GPU slices of a launch, joined by correlation id.
@@ -193,17 +196,19 @@ public:
     std::size_t bytesHeld() const;
 
     // Used by the importer.
-    // The text args ranges point into, and whatever owns it (a mapped file, inflated gzip, a live capture's buffer).
+    // The text args ranges point into, and whatever owns it (a mapped file, inflated gzip, a live capture's
+    // buffer).
     void setSourceText(std::shared_ptr<const void> owner, std::string_view text);
     std::uint64_t packArgs(ArgsRange range);
-    // The packed form when it needs no side-table entry (any thread may call it); false for args of 16 MiB or more.
+    // The packed form when it needs no side-table entry (any thread may call it); false for args of 16 MiB or
+    // more.
     static bool packArgsInline(ArgsRange range, std::uint64_t& packed);
     void indexFlows();
     // Flows leaving / entering a slice.
     std::vector<const Flow*> flowsFrom(EventRef ref) const;
     std::vector<const Flow*> flowsInto(EventRef ref) const;
 
-private:
+  private:
     std::shared_ptr<const void> m_sourceOwner;
     std::string_view m_sourceText;
     std::vector<ArgsRange> m_longArgs; // args of 16 MiB or more

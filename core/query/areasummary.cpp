@@ -7,12 +7,15 @@
 
 namespace kinetoscope {
 
-AreaSummary summarizeArea(const TraceStore& store, const std::vector<TrackId>& tracks, TimeNs from, TimeNs to) {
+AreaSummary summarizeArea(const TraceStore& store, const std::vector<TrackId>& tracks, TimeNs from,
+                          TimeNs to) {
     AreaSummary out;
     out.from = std::min(from, to);
     out.to = std::max(from, to);
     std::unordered_map<std::uint32_t, std::size_t> rowOfName;
-    auto clipped = [&](TimeNs s, TimeNs e) { return std::max<TimeNs>(0, std::min(e, out.to) - std::max(s, out.from)); };
+    auto clipped = [&](TimeNs s, TimeNs e) {
+        return std::max<TimeNs>(0, std::min(e, out.to) - std::max(s, out.from));
+    };
     for (TrackId id : tracks) {
         if (id.value >= store.tracks.size()) continue;
         const Track& t = store.tracks[id.value];
@@ -26,7 +29,8 @@ AreaSummary summarizeArea(const TraceStore& store, const std::vector<TrackId>& t
                 const TimeNs inside = clipped(s, e);
                 TimeNs children = 0;
                 const auto [c0, c1] = childRows(t, r);
-                for (std::uint32_t c = c0; c < c1; ++c) children += clipped(t.starts[c], t.endOf(c));
+                for (std::uint32_t c = c0; c < c1; ++c)
+                    children += clipped(t.starts[c], t.endOf(c));
                 auto [it, inserted] = rowOfName.try_emplace(t.names[r].value, out.rows.size());
                 if (inserted) out.rows.push_back({t.names[r]});
                 AreaSummaryRow& row = out.rows[it->second];

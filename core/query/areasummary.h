@@ -7,9 +7,9 @@
 
 namespace kinetoscope {
 
-// What Perfetto's area selection shows: the slices of some tracks that intersect a time range, grouped by name.
-// Durations are clipped to the range, so the totals add up to time spent inside the selection; self time is the
-// clipped duration minus the clipped durations of direct children.
+// What Perfetto's area selection shows: the slices of some tracks that intersect a time range, grouped by
+// name. Durations are clipped to the range, so the totals add up to time spent inside the selection; self
+// time is the clipped duration minus the clipped durations of direct children.
 struct AreaSummaryRow {
     StringId name;
     std::uint64_t count = 0;
@@ -25,6 +25,7 @@ struct AreaSummary {
     TimeNs to = 0;
 };
 
-AreaSummary summarizeArea(const TraceStore& store, const std::vector<TrackId>& tracks, TimeNs from, TimeNs to);
+AreaSummary summarizeArea(const TraceStore& store, const std::vector<TrackId>& tracks, TimeNs from,
+                          TimeNs to);
 
 } // namespace kinetoscope

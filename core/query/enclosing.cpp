@@ -10,7 +10,8 @@ std::vector<std::uint32_t> enclosingRows(const Track& track, std::uint32_t row) 
     const std::uint32_t ownLane = track.depthOf(row);
     for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
         if (d == ownLane) continue;
-        if (const auto p = track.candidateOnLane(d, track.starts[row]); p && track.encloses(*p, row)) out.push_back(*p);
+        if (const auto p = track.candidateOnLane(d, track.starts[row]); p && track.encloses(*p, row))
+            out.push_back(*p);
     }
     std::sort(out.begin(), out.end(), [&](std::uint32_t a, std::uint32_t b) {
         if (track.starts[a] != track.starts[b]) return track.starts[a] < track.starts[b];

@@ -18,7 +18,8 @@ FlowIndex::FlowIndex(const TraceStore& store) {
         m_buckets[bucket].maxLength = std::max<TimeNs>(m_buckets[bucket].maxLength, b - a);
     }
     for (Bucket& b : m_buckets) {
-        std::sort(b.entries.begin(), b.entries.end(), [](const Entry& x, const Entry& y) { return x.lo < y.lo; });
+        std::sort(b.entries.begin(), b.entries.end(),
+                  [](const Entry& x, const Entry& y) { return x.lo < y.lo; });
     }
     std::erase_if(m_buckets, [](const Bucket& b) { return b.entries.empty(); });
 }

@@ -8,16 +8,16 @@
 namespace kinetoscope {
 
 // Finds the flows whose arrow crosses a time window without scanning them all. An arrow runs from the end of
-// its source to the start of its target; arrows are bucketed by length (powers of four), each bucket sorted by
-// its earlier end, so a window query is one binary search per bucket plus the answers.
+// its source to the start of its target; arrows are bucketed by length (powers of four), each bucket sorted
+// by its earlier end, so a window query is one binary search per bucket plus the answers.
 class FlowIndex {
-public:
+  public:
     FlowIndex() = default;
     explicit FlowIndex(const TraceStore& store);
 
-    // Calls `visit(flowIndex)` for every flow whose arrow intersects [from, to]; stops early when it returns false.
-    template <typename Visit>
-    void forEachInRange(TimeNs from, TimeNs to, Visit&& visit) const;
+    // Calls `visit(flowIndex)` for every flow whose arrow intersects [from, to]; stops early when it returns
+    // false.
+    template <typename Visit> void forEachInRange(TimeNs from, TimeNs to, Visit&& visit) const;
 
     static TimeNs arrowStart(const TraceStore& store, const Flow& f) {
         const Track& t = store.tracks[f.source.track.value];
@@ -27,7 +27,7 @@ public:
         return store.tracks[f.target.track.value].starts[f.target.index];
     }
 
-private:
+  private:
     struct Entry {
         TimeNs lo;
         TimeNs hi;
@@ -40,8 +40,7 @@ private:
     std::vector<Bucket> m_buckets;
 };
 
-template <typename Visit>
-void FlowIndex::forEachInRange(TimeNs from, TimeNs to, Visit&& visit) const {
+template <typename Visit> void FlowIndex::forEachInRange(TimeNs from, TimeNs to, Visit&& visit) const {
     for (const Bucket& b : m_buckets) {
         auto it = std::lower_bound(b.entries.begin(), b.entries.end(), from - b.maxLength,
                                    [](const Entry& e, TimeNs v) { return e.lo < v; });

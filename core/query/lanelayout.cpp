@@ -12,9 +12,12 @@ std::string idText(const TraceStore& store, StringId text, std::int64_t id) {
 
 LaneGroup::Kind groupKindOf(const Track& t) {
     switch (t.kind) {
-    case TrackKind::GpuStream: return LaneGroup::Kind::Gpu;
-    case TrackKind::Counter: return LaneGroup::Kind::Counters;
-    default: return LaneGroup::Kind::Process;
+    case TrackKind::GpuStream:
+        return LaneGroup::Kind::Gpu;
+    case TrackKind::Counter:
+        return LaneGroup::Kind::Counters;
+    default:
+        return LaneGroup::Kind::Process;
     }
 }
 
@@ -42,7 +45,8 @@ LaneLayout::LaneLayout(const TraceStore& store, LaneMetrics metrics) : m_store(&
             g.kind = kind;
             const std::string pid = idText(store, t.pidText, t.pid);
             const ProcessInfo* proc = store.process(t.pid);
-            const std::string procName = proc && proc->name.isValid() ? std::string(store.strings.view(proc->name)) : "";
+            const std::string procName =
+                proc && proc->name.isValid() ? std::string(store.strings.view(proc->name)) : "";
             if (kind == LaneGroup::Kind::Gpu) {
                 const DeviceProperties* dev = deviceOf(store, t.pid);
                 g.title = "GPU " + pid + (dev && !dev->name.empty() ? " · " + dev->name : "");
@@ -67,7 +71,9 @@ std::string LaneLayout::laneTitle(TrackId id) const {
     return tid.rfind("stream", 0) == 0 ? tid : "stream " + tid;
 }
 
-std::string LaneLayout::trackTitle(TrackId id) const { return kinetoscope::trackTitle(*m_store, id); }
+std::string LaneLayout::trackTitle(TrackId id) const {
+    return kinetoscope::trackTitle(*m_store, id);
+}
 
 std::string trackTitle(const TraceStore& store, TrackId id) {
     const Track& t = store.tracks[id.value];
@@ -83,8 +89,10 @@ std::string trackTitle(const TraceStore& store, TrackId id) {
         return title;
     }
     case TrackKind::Counter:
-    case TrackKind::Async: return name.empty() ? tid : name;
-    case TrackKind::CpuThread: break;
+    case TrackKind::Async:
+        return name.empty() ? tid : name;
+    case TrackKind::CpuThread:
+        break;
     }
     if (name.empty()) return "thread " + tid;
     // Kineto already writes "thread 4242 (python)"; don't repeat the id.
@@ -99,7 +107,8 @@ void LaneLayout::setCollapsed(std::uint32_t group, bool collapsed) {
 }
 
 void LaneLayout::setAllCollapsed(bool collapsed) {
-    for (LaneGroup& g : m_groups) g.collapsed = collapsed;
+    for (LaneGroup& g : m_groups)
+        g.collapsed = collapsed;
     relayout();
 }
 
@@ -109,7 +118,9 @@ void LaneLayout::setHidden(TrackId track, bool hidden) {
     relayout();
 }
 
-bool LaneLayout::isHidden(TrackId track) const { return track.value < m_hidden.size() && m_hidden[track.value]; }
+bool LaneLayout::isHidden(TrackId track) const {
+    return track.value < m_hidden.size() && m_hidden[track.value];
+}
 
 void LaneLayout::relayout() {
     m_rows.clear();
@@ -145,7 +156,8 @@ void LaneLayout::relayout() {
 
 int LaneLayout::rowAt(double y) const {
     if (m_rows.empty() || y < 0) return -1;
-    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), y, [](double v, const LaneRow& r) { return v < r.y; });
+    auto it =
+        std::upper_bound(m_rows.begin(), m_rows.end(), y, [](double v, const LaneRow& r) { return v < r.y; });
     if (it == m_rows.begin()) return -1;
     --it;
     if (y >= it->y + it->height) return -1; // in a gap
@@ -153,8 +165,10 @@ int LaneLayout::rowAt(double y) const {
 }
 
 std::pair<std::size_t, std::size_t> LaneLayout::rowsBetween(double top, double bottom) const {
-    auto first = std::upper_bound(m_rows.begin(), m_rows.end(), top, [](double v, const LaneRow& r) { return v < r.y + r.height; });
-    auto last = std::lower_bound(first, m_rows.end(), bottom, [](const LaneRow& r, double v) { return r.y < v; });
+    auto first = std::upper_bound(m_rows.begin(), m_rows.end(), top,
+                                  [](double v, const LaneRow& r) { return v < r.y + r.height; });
+    auto last =
+        std::lower_bound(first, m_rows.end(), bottom, [](const LaneRow& r, double v) { return r.y < v; });
     return {std::size_t(first - m_rows.begin()), std::size_t(last - m_rows.begin())};
 }
 

@@ -36,10 +36,11 @@ struct LaneMetrics {
     double trackGap = 4; // below the last lane of each track
 };
 
-// Groups the store's tracks (already in display order) and lays them out as rows. Pure arithmetic over the store,
-// shared by the widget, headless rendering and the tests; rebuilt when the user collapses a group or hides a track.
+// Groups the store's tracks (already in display order) and lays them out as rows. Pure arithmetic over the
+// store, shared by the widget, headless rendering and the tests; rebuilt when the user collapses a group or
+// hides a track.
 class LaneLayout {
-public:
+  public:
     LaneLayout() = default;
     explicit LaneLayout(const TraceStore& store, LaneMetrics metrics = {});
 
@@ -57,7 +58,8 @@ public:
 
     // The name shown for a track: thread name and id, "GPU 0 · NVIDIA H100 · stream 7", a counter's series.
     std::string trackTitle(TrackId track) const;
-    // The shorter name shown beside the lane, under its group's header ("stream 7" under "GPU 0 · NVIDIA H100").
+    // The shorter name shown beside the lane, under its group's header ("stream 7" under "GPU 0 · NVIDIA
+    // H100").
     std::string laneTitle(TrackId track) const;
     std::uint32_t groupOf(TrackId track) const { return m_groupOfTrack[track.value]; }
 
@@ -70,7 +72,7 @@ public:
     // The first row of a track (its top lane), or -1 when not shown.
     int firstRowOf(TrackId track) const;
 
-private:
+  private:
     void relayout();
 
     const TraceStore* m_store = nullptr;

@@ -9,12 +9,14 @@ namespace kinetoscope {
 namespace {
 std::string lowered(std::string_view s) {
     std::string out(s);
-    for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+    for (char& c : out)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
     return out;
 }
 } // namespace
 
-SearchResult searchSlices(const TraceStore& store, const SearchQuery& query, const std::atomic<bool>* cancel) {
+SearchResult searchSlices(const TraceStore& store, const SearchQuery& query,
+                          const std::atomic<bool>* cancel) {
     SearchResult result;
     if (query.text.empty()) return result;
     const std::size_t stringCount = store.strings.size();
@@ -35,9 +37,12 @@ SearchResult searchSlices(const TraceStore& store, const SearchQuery& query, con
     for (std::uint32_t i = 0; i < stringCount; ++i) {
         const std::string_view name = store.strings.view(StringId(i));
         bool match;
-        if (re) match = std::regex_search(name.begin(), name.end(), *re);
-        else if (query.caseSensitive) match = name.find(needle) != std::string_view::npos;
-        else match = lowered(name).find(needle) != std::string::npos;
+        if (re)
+            match = std::regex_search(name.begin(), name.end(), *re);
+        else if (query.caseSensitive)
+            match = name.find(needle) != std::string_view::npos;
+        else
+            match = lowered(name).find(needle) != std::string::npos;
         result.nameMatches[i] = match;
         any |= match;
     }
@@ -46,7 +51,8 @@ SearchResult searchSlices(const TraceStore& store, const SearchQuery& query, con
         const Track& track = store.tracks[t];
         const std::size_t n = track.names.size();
         for (std::size_t r = 0; r < n; ++r) {
-            if (result.nameMatches[track.names[r].value]) result.matches.push_back({TrackId(t), std::uint32_t(r)});
+            if (result.nameMatches[track.names[r].value])
+                result.matches.push_back({TrackId(t), std::uint32_t(r)});
             if ((r & 0xfffff) == 0xfffff && cancel && cancel->load(std::memory_order_relaxed)) {
                 result.cancelled = true;
                 return result;

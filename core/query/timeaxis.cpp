@@ -64,7 +64,8 @@ TimeAxis TimeAxis::clampedTo(TimeNs lo, TimeNs hi) const {
 TimeNs niceTickStep(const TimeAxis& axis, double minSpacingPx) {
     const double minStep = std::max(1.0, axis.nsPerPixel() * minSpacingPx);
     double magnitude = 1;
-    while (magnitude * 10 <= minStep) magnitude *= 10;
+    while (magnitude * 10 <= minStep)
+        magnitude *= 10;
     for (double m : {1.0, 2.0, 5.0, 10.0}) {
         if (magnitude * m >= minStep) return TimeNs(magnitude * m);
     }
@@ -74,9 +75,11 @@ TimeNs niceTickStep(const TimeAxis& axis, double minSpacingPx) {
 std::vector<RulerTick> rulerTicks(const TimeAxis& axis, TimeNs origin, TimeNs step) {
     std::vector<RulerTick> ticks;
     if (step <= 0) return ticks;
-    // The major tick every 5 steps for 1- and 2-steps, every 2 steps for 5-steps, so majors land on round values.
+    // The major tick every 5 steps for 1- and 2-steps, every 2 steps for 5-steps, so majors land on round
+    // values.
     TimeNs leading = step;
-    while (leading >= 10) leading /= 10;
+    while (leading >= 10)
+        leading /= 10;
     const TimeNs majorEvery = leading == 5 ? 2 : 5;
     const TimeNs rel = axis.start - origin;
     TimeNs k = rel >= 0 ? rel / step : -((-rel + step - 1) / step);

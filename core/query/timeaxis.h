@@ -36,7 +36,7 @@ struct TimeAxis {
 };
 
 struct RulerTick {
-    TimeNs time = 0;  // absolute
+    TimeNs time = 0; // absolute
     bool major = false;
 };
 

@@ -6,8 +6,8 @@
 namespace kinetoscope {
 
 namespace {
-// lower_bound that probes 1, 2, 4, ... rows ahead first: the next fold boundary is usually close, so this touches
-// a few neighbouring cache lines instead of a full binary search over a lane of millions.
+// lower_bound that probes 1, 2, 4, ... rows ahead first: the next fold boundary is usually close, so this
+// touches a few neighbouring cache lines instead of a full binary search over a lane of millions.
 const TimeNs* gallopTo(const TimeNs* first, const TimeNs* last, TimeNs value) {
     std::size_t step = 1;
     const TimeNs* lo = first;
@@ -45,8 +45,8 @@ void collectLaneBoxes(const Track& track, std::uint32_t depth, const TimeAxis& a
             ++row;
             continue;
         }
-        // A fold: take every narrow slice that starts before the fold's end, extending the end while slices keep
-        // coming within foldNs of it. Wide slices end the fold.
+        // A fold: take every narrow slice that starts before the fold's end, extending the end while slices
+        // keep coming within foldNs of it. Wide slices end the fold.
         SliceBox box;
         box.row = row;
         box.folded = 0;
@@ -93,7 +93,8 @@ void collectCounterColumns(const Track& track, const TimeAxis& axis, std::vector
         CounterColumn c;
         c.x = float(column);
         c.minValue = c.maxValue = c.lastValue = values[i];
-        // Dense columns: scan at most a bounded number of samples for the range, then jump to the column's last.
+        // Dense columns: scan at most a bounded number of samples for the range, then jump to the column's
+        // last.
         const std::size_t columnStop =
             std::size_t(std::lower_bound(times.begin() + i, times.end(), columnEnd) - times.begin());
         const std::size_t scanStop = std::min(columnStop, i + 64);
@@ -148,14 +149,16 @@ std::pair<std::uint32_t, std::uint32_t> childRows(const Track& track, std::uint3
     std::uint32_t first = std::uint32_t(std::lower_bound(starts + lo, starts + hi, s) - starts);
     std::uint32_t last = std::uint32_t(std::upper_bound(starts + first, starts + hi, e) - starts);
     // Keep only rows that end inside the parent (an overlapping slice on the next lane is not a child).
-    while (last > first && track.endOf(last - 1) > e) --last;
+    while (last > first && track.endOf(last - 1) > e)
+        --last;
     return {first, last};
 }
 
 TimeNs selfTime(const Track& track, std::uint32_t row) {
     const auto [first, last] = childRows(track, row);
     TimeNs covered = 0;
-    for (std::uint32_t c = first; c < last; ++c) covered += track.durations[c];
+    for (std::uint32_t c = first; c < last; ++c)
+        covered += track.durations[c];
     return std::max<TimeNs>(0, track.durations[row] - covered);
 }
 

@@ -10,8 +10,7 @@ namespace {
 // capacity check per field (the encoder runs for every CUPTI record of the target).
 struct Writer {
     char* p;
-    template <typename T>
-    void put(T v) {
+    template <typename T> void put(T v) {
         std::memcpy(p, &v, sizeof(T));
         p += sizeof(T);
     }
@@ -21,8 +20,7 @@ struct Reader {
     std::string_view in;
     std::size_t pos = 0;
     bool ok = true;
-    template <typename T>
-    T get() {
+    template <typename T> T get() {
         T v{};
         if (pos + sizeof(T) > in.size()) {
             ok = false;
@@ -35,37 +33,48 @@ struct Reader {
     bool done() const { return ok && pos == in.size(); }
 };
 
-constexpr RecordType typeOf(const Record& r) { return RecordType(r.index() + 1); }
+constexpr RecordType typeOf(const Record& r) {
+    return RecordType(r.index() + 1);
+}
 
 void encodePayload(Writer& w, const Record& record) {
-    std::visit([&](const auto& r) {
-        using T = std::decay_t<decltype(r)>;
-        if constexpr (std::is_same_v<T, StringDef>) {
-            // Variable length: written by Encoder::add directly.
-        } else if constexpr (std::is_same_v<T, Kernel>) {
-            w.put(r.device), w.put(r.stream), w.put(r.correlation), w.put(r.start), w.put(r.end), w.put(r.name);
-            for (std::uint32_t g : r.grid) w.put(g);
-            for (std::uint32_t b : r.block) w.put(b);
-            w.put(r.registers), w.put(r.staticShared), w.put(r.dynamicShared);
-        } else if constexpr (std::is_same_v<T, Memcpy>) {
-            w.put(r.device), w.put(r.stream), w.put(r.correlation), w.put(r.start), w.put(r.end), w.put(r.kind), w.put(r.bytes);
-        } else if constexpr (std::is_same_v<T, Memset>) {
-            w.put(r.device), w.put(r.stream), w.put(r.correlation), w.put(r.start), w.put(r.end), w.put(r.bytes);
-        } else if constexpr (std::is_same_v<T, Api>) {
-            w.put(r.driver), w.put(r.cbid), w.put(r.name), w.put(r.correlation), w.put(r.pid), w.put(r.tid), w.put(r.start), w.put(r.end);
-        } else if constexpr (std::is_same_v<T, Sync>) {
-            w.put(r.device), w.put(r.stream), w.put(r.kind), w.put(r.correlation), w.put(r.start), w.put(r.end);
-        } else if constexpr (std::is_same_v<T, Marker>) {
-            w.put(r.name), w.put(r.pid), w.put(r.tid), w.put(r.start), w.put(r.end);
-        } else if constexpr (std::is_same_v<T, ExternalCorrelation>) {
-            w.put(r.correlation), w.put(r.externalId);
-        } else if constexpr (std::is_same_v<T, Device>) {
-            w.put(r.id), w.put(r.name), w.put(r.totalGlobalMem), w.put(r.computeMajor), w.put(r.computeMinor), w.put(r.numSms),
-                w.put(r.maxThreadsPerSm), w.put(r.warpSize);
-        } else if constexpr (std::is_same_v<T, Dropped>) {
-            w.put(r.records);
-        }
-    }, record);
+    std::visit(
+        [&](const auto& r) {
+            using T = std::decay_t<decltype(r)>;
+            if constexpr (std::is_same_v<T, StringDef>) {
+                // Variable length: written by Encoder::add directly.
+            } else if constexpr (std::is_same_v<T, Kernel>) {
+                w.put(r.device), w.put(r.stream), w.put(r.correlation), w.put(r.start), w.put(r.end),
+                    w.put(r.name);
+                for (std::uint32_t g : r.grid)
+                    w.put(g);
+                for (std::uint32_t b : r.block)
+                    w.put(b);
+                w.put(r.registers), w.put(r.staticShared), w.put(r.dynamicShared);
+            } else if constexpr (std::is_same_v<T, Memcpy>) {
+                w.put(r.device), w.put(r.stream), w.put(r.correlation), w.put(r.start), w.put(r.end),
+                    w.put(r.kind), w.put(r.bytes);
+            } else if constexpr (std::is_same_v<T, Memset>) {
+                w.put(r.device), w.put(r.stream), w.put(r.correlation), w.put(r.start), w.put(r.end),
+                    w.put(r.bytes);
+            } else if constexpr (std::is_same_v<T, Api>) {
+                w.put(r.driver), w.put(r.cbid), w.put(r.name), w.put(r.correlation), w.put(r.pid),
+                    w.put(r.tid), w.put(r.start), w.put(r.end);
+            } else if constexpr (std::is_same_v<T, Sync>) {
+                w.put(r.device), w.put(r.stream), w.put(r.kind), w.put(r.correlation), w.put(r.start),
+                    w.put(r.end);
+            } else if constexpr (std::is_same_v<T, Marker>) {
+                w.put(r.name), w.put(r.pid), w.put(r.tid), w.put(r.start), w.put(r.end);
+            } else if constexpr (std::is_same_v<T, ExternalCorrelation>) {
+                w.put(r.correlation), w.put(r.externalId);
+            } else if constexpr (std::is_same_v<T, Device>) {
+                w.put(r.id), w.put(r.name), w.put(r.totalGlobalMem), w.put(r.computeMajor),
+                    w.put(r.computeMinor), w.put(r.numSms), w.put(r.maxThreadsPerSm), w.put(r.warpSize);
+            } else if constexpr (std::is_same_v<T, Dropped>) {
+                w.put(r.records);
+            }
+        },
+        record);
 }
 } // namespace
 
@@ -132,8 +141,10 @@ bool Decoder::feed(std::string_view bytes) {
     const std::string_view data = fromPending ? std::string_view(m_pending) : bytes;
     std::size_t pos = 0;
     auto keepTail = [&] {
-        if (fromPending) m_pending.erase(0, pos);
-        else m_pending.assign(data.substr(pos));
+        if (fromPending)
+            m_pending.erase(0, pos);
+        else
+            m_pending.assign(data.substr(pos));
         m_consumed += pos;
     };
     if (!m_haveHeader) {
@@ -141,10 +152,13 @@ bool Decoder::feed(std::string_view bytes) {
             keepTail();
             return true;
         }
-        if (std::memcmp(data.data(), magic, sizeof magic) != 0) return fail(0, "not a Kinetoscope capture stream (bad magic)");
+        if (std::memcmp(data.data(), magic, sizeof magic) != 0)
+            return fail(0, "not a Kinetoscope capture stream (bad magic)");
         std::uint16_t v = 0;
         std::memcpy(&v, data.data() + 4, sizeof v);
-        if (v != version) return fail(4, "capture stream version " + std::to_string(v) + ", this build reads " + std::to_string(version));
+        if (v != version)
+            return fail(4, "capture stream version " + std::to_string(v) + ", this build reads " +
+                               std::to_string(version));
         m_haveHeader = true;
         pos = headerSize;
     }
@@ -153,7 +167,8 @@ bool Decoder::feed(std::string_view bytes) {
         std::uint32_t length = 0;
         std::memcpy(&length, data.data() + pos + 1, sizeof length);
         const std::uint64_t offset = m_consumed + pos;
-        if (length > maxPayload) return fail(offset, "record length " + std::to_string(length) + " exceeds the limit");
+        if (length > maxPayload)
+            return fail(offset, "record length " + std::to_string(length) + " exceeds the limit");
         if (data.size() - pos - recordHeaderSize < length) break; // wait for the rest
         if (!decodeOne(type, data.substr(pos + recordHeaderSize, length), offset)) return false;
         pos += recordHeaderSize + length;
@@ -164,8 +179,12 @@ bool Decoder::feed(std::string_view bytes) {
 
 bool Decoder::finish() {
     if (!m_error.empty()) return false;
-    if (!m_haveHeader) return fail(0, m_pending.empty() && m_consumed == 0 ? "empty capture stream" : "capture stream ends inside its header");
-    if (!m_pending.empty()) return fail(m_consumed, "capture stream ends inside a record (" + std::to_string(m_pending.size()) + " bytes left)");
+    if (!m_haveHeader)
+        return fail(0, m_pending.empty() && m_consumed == 0 ? "empty capture stream"
+                                                            : "capture stream ends inside its header");
+    if (!m_pending.empty())
+        return fail(m_consumed, "capture stream ends inside a record (" + std::to_string(m_pending.size()) +
+                                    " bytes left)");
     return true;
 }
 
@@ -181,32 +200,41 @@ bool Decoder::decodeOne(RecordType type, std::string_view payload, std::uint64_t
         s.text = std::string(payload.substr(r.pos));
         r.pos = payload.size();
         // Ids are dense and in order: a gap or repeat means a corrupt or spliced stream.
-        if (s.id != m_strings.size()) return fail(offset, "string id " + std::to_string(s.id) + " out of sequence");
+        if (s.id != m_strings.size())
+            return fail(offset, "string id " + std::to_string(s.id) + " out of sequence");
         m_strings.push_back(s.text);
         out.emplace<StringDef>(std::move(s));
         break;
     }
     case RecordType::Kernel: {
         Kernel k;
-        k.device = r.get<std::uint32_t>(), k.stream = r.get<std::uint32_t>(), k.correlation = r.get<std::uint64_t>();
+        k.device = r.get<std::uint32_t>(), k.stream = r.get<std::uint32_t>(),
+        k.correlation = r.get<std::uint64_t>();
         k.start = r.get<std::int64_t>(), k.end = r.get<std::int64_t>(), k.name = r.get<std::uint32_t>();
-        for (auto& g : k.grid) g = r.get<std::uint32_t>();
-        for (auto& b : k.block) b = r.get<std::uint32_t>();
-        k.registers = r.get<std::uint32_t>(), k.staticShared = r.get<std::uint32_t>(), k.dynamicShared = r.get<std::uint32_t>();
-        if (r.done() && !needString(k.name)) return fail(offset, "kernel names undefined string " + std::to_string(k.name));
+        for (auto& g : k.grid)
+            g = r.get<std::uint32_t>();
+        for (auto& b : k.block)
+            b = r.get<std::uint32_t>();
+        k.registers = r.get<std::uint32_t>(), k.staticShared = r.get<std::uint32_t>(),
+        k.dynamicShared = r.get<std::uint32_t>();
+        if (r.done() && !needString(k.name))
+            return fail(offset, "kernel names undefined string " + std::to_string(k.name));
         out = k;
         break;
     }
     case RecordType::Memcpy: {
         Memcpy m;
-        m.device = r.get<std::uint32_t>(), m.stream = r.get<std::uint32_t>(), m.correlation = r.get<std::uint64_t>();
-        m.start = r.get<std::int64_t>(), m.end = r.get<std::int64_t>(), m.kind = r.get<std::uint8_t>(), m.bytes = r.get<std::uint64_t>();
+        m.device = r.get<std::uint32_t>(), m.stream = r.get<std::uint32_t>(),
+        m.correlation = r.get<std::uint64_t>();
+        m.start = r.get<std::int64_t>(), m.end = r.get<std::int64_t>(), m.kind = r.get<std::uint8_t>(),
+        m.bytes = r.get<std::uint64_t>();
         out = m;
         break;
     }
     case RecordType::Memset: {
         Memset m;
-        m.device = r.get<std::uint32_t>(), m.stream = r.get<std::uint32_t>(), m.correlation = r.get<std::uint64_t>();
+        m.device = r.get<std::uint32_t>(), m.stream = r.get<std::uint32_t>(),
+        m.correlation = r.get<std::uint64_t>();
         m.start = r.get<std::int64_t>(), m.end = r.get<std::int64_t>(), m.bytes = r.get<std::uint64_t>();
         out = m;
         break;
@@ -214,16 +242,19 @@ bool Decoder::decodeOne(RecordType type, std::string_view payload, std::uint64_t
     case RecordType::Api: {
         Api a;
         a.driver = r.get<std::uint8_t>(), a.cbid = r.get<std::uint32_t>(), a.name = r.get<std::uint32_t>();
-        a.correlation = r.get<std::uint64_t>(), a.pid = r.get<std::uint32_t>(), a.tid = r.get<std::uint64_t>();
+        a.correlation = r.get<std::uint64_t>(), a.pid = r.get<std::uint32_t>(),
+        a.tid = r.get<std::uint64_t>();
         a.start = r.get<std::int64_t>(), a.end = r.get<std::int64_t>();
-        if (r.done() && !needString(a.name)) return fail(offset, "API call names undefined string " + std::to_string(a.name));
+        if (r.done() && !needString(a.name))
+            return fail(offset, "API call names undefined string " + std::to_string(a.name));
         out = a;
         break;
     }
     case RecordType::Sync: {
         Sync s;
         s.device = r.get<std::uint32_t>(), s.stream = r.get<std::uint32_t>(), s.kind = r.get<std::uint8_t>();
-        s.correlation = r.get<std::uint64_t>(), s.start = r.get<std::int64_t>(), s.end = r.get<std::int64_t>();
+        s.correlation = r.get<std::uint64_t>(), s.start = r.get<std::int64_t>(),
+        s.end = r.get<std::int64_t>();
         out = s;
         break;
     }
@@ -231,7 +262,8 @@ bool Decoder::decodeOne(RecordType type, std::string_view payload, std::uint64_t
         Marker m;
         m.name = r.get<std::uint32_t>(), m.pid = r.get<std::uint32_t>(), m.tid = r.get<std::uint64_t>();
         m.start = r.get<std::int64_t>(), m.end = r.get<std::int64_t>();
-        if (r.done() && !needString(m.name)) return fail(offset, "marker names undefined string " + std::to_string(m.name));
+        if (r.done() && !needString(m.name))
+            return fail(offset, "marker names undefined string " + std::to_string(m.name));
         out = m;
         break;
     }
@@ -243,10 +275,13 @@ bool Decoder::decodeOne(RecordType type, std::string_view payload, std::uint64_t
     }
     case RecordType::Device: {
         Device d;
-        d.id = r.get<std::uint32_t>(), d.name = r.get<std::uint32_t>(), d.totalGlobalMem = r.get<std::uint64_t>();
-        d.computeMajor = r.get<std::uint32_t>(), d.computeMinor = r.get<std::uint32_t>(), d.numSms = r.get<std::uint32_t>();
+        d.id = r.get<std::uint32_t>(), d.name = r.get<std::uint32_t>(),
+        d.totalGlobalMem = r.get<std::uint64_t>();
+        d.computeMajor = r.get<std::uint32_t>(), d.computeMinor = r.get<std::uint32_t>(),
+        d.numSms = r.get<std::uint32_t>();
         d.maxThreadsPerSm = r.get<std::uint32_t>(), d.warpSize = r.get<std::uint32_t>();
-        if (r.done() && !needString(d.name)) return fail(offset, "device names undefined string " + std::to_string(d.name));
+        if (r.done() && !needString(d.name))
+            return fail(offset, "device names undefined string " + std::to_string(d.name));
         out = d;
         break;
     }
@@ -258,7 +293,9 @@ bool Decoder::decodeOne(RecordType type, std::string_view payload, std::uint64_t
         ++m_unknown; // a newer agent's record: its length lets us step over it
         return true;
     }
-    if (!r.done()) return fail(offset, "record of type " + std::to_string(int(type)) + " has " + std::to_string(payload.size()) + " bytes, not its size");
+    if (!r.done())
+        return fail(offset, "record of type " + std::to_string(int(type)) + " has " +
+                                std::to_string(payload.size()) + " bytes, not its size");
     ++m_records;
     m_recordOffset = offset;
     if (m_sink) m_sink(out);

@@ -1,6 +1,6 @@
 #pragma once
-// Shared by the fuzz targets: arbitrary bytes into the loader, plain text directly or gzip through the file path (an
-// anonymous in-memory file, no disk), and the store's invariants.
+// Shared by the fuzz targets: arbitrary bytes into the loader, plain text directly or gzip through the file
+// path (an anonymous in-memory file, no disk), and the store's invariants.
 #include "open/opentrace.h"
 
 #include <sys/mman.h>
@@ -14,8 +14,8 @@ namespace kinetoscope::fuzz {
 
 inline LoadResult loadBytes(const std::uint8_t* data, std::size_t size) {
     LoadOptions options;
-    // Small pieces exercise the splitter and its repairs on small inputs; two threads only for some inputs (spawning
-    // threads dominates the cost of a small input).
+    // Small pieces exercise the splitter and its repairs on small inputs; two threads only for some inputs
+    // (spawning threads dominates the cost of a small input).
     options.threads = size > 0 && (data[size - 1] & 1) ? 2 : 1;
     options.chunkBytes = 256;
     if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
@@ -36,8 +36,8 @@ inline void require(bool condition) {
     if (!condition) std::abort();
 }
 
-// What the viewer and every analysis rely on without checking: columns agree, lanes are sorted and disjoint, slices
-// lie within the time range, flows point at real slices.
+// What the viewer and every analysis rely on without checking: columns agree, lanes are sorted and disjoint,
+// slices lie within the time range, flows point at real slices.
 inline void checkInvariants(const TraceStore& s) {
     for (const Track& track : s.tracks) {
         const std::size_t n = track.sliceCount();

@@ -1,11 +1,12 @@
 // libFuzzer target: the whole import and analysis pipeline on arbitrary bytes, plain or gzip.
-// Every input must load or fail with a message, and whatever loads must survive every analysis and the viewport
-// queries the viewer runs. Built by the `fuzz` preset (clang-14, -fsanitize=fuzzer,address,undefined).
-#include "import/jsonbackend.h"
+// Every input must load or fail with a message, and whatever loads must survive every analysis and the
+// viewport queries the viewer runs. Built by the `fuzz` preset (clang-14,
+// -fsanitize=fuzzer,address,undefined).
 #include "analysis/analysisresult.h"
 #include "analysis/diff.h"
 #include "analysis/summaryformat.h"
 #include "fuzz_input.h"
+#include "import/jsonbackend.h"
 #include "query/areasummary.h"
 #include "query/flowindex.h"
 #include "query/lanelayout.h"
@@ -32,9 +33,11 @@ void exercise(const TraceStore& s) {
     (void)diffToJson(diffTraces(s, s));
     LaneLayout layout(s);
     std::vector<SliceBox> boxes;
-    for (const TimeAxis& axis : {TimeAxis{s.minTime, s.maxTime + 1, 1000}, TimeAxis{s.minTime, s.minTime + 100, 37}}) {
+    for (const TimeAxis& axis :
+         {TimeAxis{s.minTime, s.maxTime + 1, 1000}, TimeAxis{s.minTime, s.minTime + 100, 37}}) {
         for (const LaneRow& row : layout.rows()) {
-            if (row.kind == LaneRow::Kind::Slices) collectLaneBoxes(s.tracks[row.track.value], row.depth, axis, 1.0, boxes);
+            if (row.kind == LaneRow::Kind::Slices)
+                collectLaneBoxes(s.tracks[row.track.value], row.depth, axis, 1.0, boxes);
             if (row.kind == LaneRow::Kind::Counter) {
                 std::vector<CounterColumn> columns;
                 collectCounterColumns(s.tracks[row.track.value], axis, columns);
@@ -46,7 +49,8 @@ void exercise(const TraceStore& s) {
     (void)searchSlices(s, {"a", false, false});
     (void)searchSlices(s, {"^.*(x|y)", true, false});
     std::vector<TrackId> all;
-    for (std::uint32_t t = 0; t < s.tracks.size(); ++t) all.push_back(TrackId(t));
+    for (std::uint32_t t = 0; t < s.tracks.size(); ++t)
+        all.push_back(TrackId(t));
     (void)summarizeArea(s, all, s.minTime, s.maxTime);
     for (std::uint32_t t = 0; t < s.tracks.size(); ++t) {
         const Track& track = s.tracks[t];
@@ -64,7 +68,9 @@ void exercise(const TraceStore& s) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     LoadResult r = loadBytes(data, size);
-    if (r.ok()) exercise(*r.store);
-    else if (r.error.empty() && !r.cancelled) std::abort(); // a failure must always say why
+    if (r.ok())
+        exercise(*r.store);
+    else if (r.error.empty() && !r.cancelled)
+        std::abort(); // a failure must always say why
     return 0;
 }

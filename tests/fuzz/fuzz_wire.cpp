@@ -1,7 +1,8 @@
-// libFuzzer target: the live-capture wire decoder on arbitrary bytes, fed in pieces of varying size, then what it
-// decoded turned into the viewer's store (straight from the records, as the live view and a spool file do) and into
-// Save's JSON. Every input must decode or stop with an error and an offset; nothing may read out of bounds, grow
-// unbounded or overflow; the store must satisfy its invariants and the JSON must load.
+// libFuzzer target: the live-capture wire decoder on arbitrary bytes, fed in pieces of varying size, then
+// what it decoded turned into the viewer's store (straight from the records, as the live view and a spool
+// file do) and into Save's JSON. Every input must decode or stop with an error and an offset; nothing may
+// read out of bounds, grow unbounded or overflow; the store must satisfy its invariants and the JSON must
+// load.
 #include "fuzz_input.h"
 #include "live/livecapture.h"
 #include "wire/wire.h"
