@@ -8,6 +8,8 @@ if [[ ! -f "$traces/MANIFEST.md" ]]; then
   echo "check.sh: the real-trace corpus is missing at $traces (set KINETOSCOPE_TRACES_DIR)" >&2
   exit 1
 fi
+# Every source as .clang-format writes it (packaging/format.sh rewrites them).
+bash packaging/format.sh --check
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 cmake --preset dev -DKINETOSCOPE_TRACES_DIR="$traces" >/dev/null
 cmake --build --preset dev
