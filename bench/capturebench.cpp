@@ -116,7 +116,12 @@ int main(int argc, char** argv) {
     const live::CaptureRecords records = session.snapshot();
     if (std::getenv("KINETOSCOPE_TIMING"))
         std::fprintf(stderr, "snapshot %.0f ms\n", seconds(t3, Clock::now()) * 1000);
-    LoadResult store = records.buildStore();
+    LoadOptions timed;
+    if (std::getenv("KINETOSCOPE_TIMING"))
+        timed.phaseTiming = [](std::string_view phase, double ms) {
+            std::fprintf(stderr, "timing: %-24.*s %7.0f ms\n", int(phase.size()), phase.data(), ms);
+        };
+    LoadResult store = records.buildStore(timed);
     const auto t4 = Clock::now();
     // --repeat N: the build again N-1 times from the same snapshot, for its best and median time on a noisy
     // machine.

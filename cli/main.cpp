@@ -31,9 +31,19 @@ int usage(const std::string& problem) {
     return 2;
 }
 
+// KINETOSCOPE_TIMING=1: where a load's time goes, phase by phase, on stderr.
+LoadOptions loadOptions() {
+    LoadOptions options;
+    if (std::getenv("KINETOSCOPE_TIMING"))
+        options.phaseTiming = [](std::string_view phase, double ms) {
+            std::fprintf(stderr, "timing: %-24.*s %7.0f ms\n", int(phase.size()), phase.data(), ms);
+        };
+    return options;
+}
+
 // Loads or prints the one-line error; exit code 1 on failure.
 std::unique_ptr<TraceStore> load(const std::string& path, double& seconds) {
-    LoadResult r = loadTrace(path);
+    LoadResult r = loadTrace(path, loadOptions());
     if (!r.ok()) {
         std::fprintf(stderr, "kinetoscope-cli: %s\n", r.message(path).c_str());
         return nullptr;

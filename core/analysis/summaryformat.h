@@ -6,14 +6,12 @@
 #include "overview.h"
 #include "summary.h"
 
+#include "model/jsonwriter.h"
+
 #include <optional>
 #include <string>
 
 namespace kinetoscope {
-
-// Microseconds with exactly three decimals ("12.345"): integer nanoseconds never go through a double.
-std::string formatMicros(TimeNs ns);
-std::string jsonEscape(std::string_view text);
 
 // What `summary` adds to the tables: the overview (steps, breakdown, GPU metrics, recommendations), kernel
 // categories and memory peaks. Computed by analyzeReport, shared with the GUI's panels.

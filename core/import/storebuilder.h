@@ -2,6 +2,7 @@
 
 #include "model/tracestore.h"
 #include "parsedchunk.h"
+#include "phasetiming.h"
 
 #include <memory>
 #include <vector>
@@ -13,7 +14,8 @@ class SourceBuffer;
 // Turns parsed chunks (in file order) into the store: interns strings, groups events into tracks,
 // sorts them and assigns lanes, matches B/E and async pairs, applies metadata, resolves flows and
 // builds the correlation index. Chunks are consumed (freed as they are used).
+// `timing` hears each build phase as it ends.
 void buildStore(TraceStore& store, std::vector<ParsedChunk>& chunks,
-                std::shared_ptr<const SourceBuffer> source);
+                std::shared_ptr<const SourceBuffer> source, const PhaseTimingFn& timing = {});
 
 } // namespace kinetoscope

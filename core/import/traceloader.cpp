@@ -236,6 +236,7 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
     const std::atomic<bool>* cancel = options.cancel;
     auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
     auto cancelledResult = [] { return LoadResult::cancelledLoad(); };
+    PhaseClock clock(options.phaseTiming, started);
 
     DocumentLayout layout;
     if (auto failure = findEventArray(text, layout)) return fail(*failure);
@@ -304,7 +305,7 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
             t.join();
     }
     if (cancelled()) return cancelledResult();
-    const auto parsed = std::chrono::steady_clock::now();
+    clock.lap("read+parse");
 
     // Accept chunks in order while each starts where the previous one truly ended; redo the rest.
     std::vector<ParsedChunk> accepted;
@@ -361,15 +362,10 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
     store->metadata.topLevel = std::move(layout.topLevel);
     decodeTopLevelMetadata(store->metadata);
     store->stats = std::move(stats);
-    const auto building = std::chrono::steady_clock::now();
-    buildStore(*store, accepted, source);
+    clock.lap("repair");
+    buildStore(*store, accepted, source, options.phaseTiming);
     if (cancelled()) return cancelledResult();
-    if (std::getenv("KINETOSCOPE_TIMING")) {
-        auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-        std::fprintf(stderr, "timing: read+parse %.0f ms, repair %.0f ms, build %.0f ms\n",
-                     ms(started, parsed), ms(parsed, building),
-                     ms(building, std::chrono::steady_clock::now()));
-    }
+    clock.lap("build");
 
     LoadResult result;
     result.store = std::move(store);

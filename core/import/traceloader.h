@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/tracestore.h"
+#include "phasetiming.h"
 
 #include <atomic>
 #include <chrono>
@@ -27,6 +28,8 @@ struct LoadOptions {
     const std::atomic<bool>* cancel = nullptr;
     // Called from worker threads, at most every chunk; must be thread-safe and quick.
     std::function<void(const LoadProgress&)> progress;
+    // Called on the loading thread as each phase ends, with its name and duration (benchmarks; may be empty).
+    PhaseTimingFn phaseTiming;
 };
 
 struct LoadResult {
