@@ -4,7 +4,7 @@
 #   bash packaging/format.sh --check  changes nothing; lists the files that differ and fails (CI runs this)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t files < <(git ls-files -- '*.cpp' '*.h' | grep -v '^tests/layering/fixture/')
+mapfile -t files < <(git ls-files --cached --others --exclude-standard -- '*.cpp' '*.h' | grep -v '^tests/layering/fixture/')
 if [[ "${1:-}" == "--check" ]]; then
   if ! clang-format --dry-run --Werror "${files[@]}" 2>/dev/null; then
     echo "format.sh: these files differ from .clang-format (run bash packaging/format.sh):" >&2

@@ -1,5 +1,5 @@
-// Store build, flows: flow halves sorted, paired and bound to the slices that enclose them; the correlation and
-// External-id tables that join launches to GPU work.
+// Store build, flows: flow halves sorted, paired and bound to the slices that enclose them; the correlation
+// and External-id tables that join launches to GPU work.
 #include "storebuild.h"
 
 #include "model/parallel.h"
@@ -31,14 +31,11 @@ std::optional<std::uint32_t> StoreBuild::nextStarting(const Track& t, TimeNs ts)
 // bytes each) are moved once. Several times faster than sorting the halves themselves.
 void StoreBuild::sortFlowHalves() {
     auto less = [](const PendingFlow& a, const PendingFlow& b) {
-        return std::tie(a.flow.category, a.flow.name, a.flow.idText, a.flow.id, a.flow.ts,
-                        a.flow.offset) <
+        return std::tie(a.flow.category, a.flow.name, a.flow.idText, a.flow.id, a.flow.ts, a.flow.offset) <
                std::tie(b.flow.category, b.flow.name, b.flow.idText, b.flow.id, b.flow.ts, b.flow.offset);
     };
     using Group = std::tuple<std::uint16_t, std::uint32_t, std::uint32_t>; // category, name, idText
-    auto groupOf = [](const PendingFlow& f) {
-        return Group(f.flow.category, f.flow.name, f.flow.idText);
-    };
+    auto groupOf = [](const PendingFlow& f) { return Group(f.flow.category, f.flow.name, f.flow.idText); };
     std::vector<Group> groups;
     for (const PendingFlow& f : m_flows) {
         const Group g = groupOf(f);
@@ -115,16 +112,17 @@ void StoreBuild::pairFlows() {
 // as Track::deepestAt answers it (instants skipped; every lane tried, since a slice displaced by an
 // overlap can sit below a gap): each lane keeps a pointer to its first row starting after the current
 // time.
-void StoreBuild::sweepEnclosing(std::uint32_t trackIndex, const std::uint32_t* first, const std::uint32_t* last) {
+void StoreBuild::sweepEnclosing(std::uint32_t trackIndex, const std::uint32_t* first,
+                                const std::uint32_t* last) {
     if (first == last) return;
     const Track& t = m_store.tracks[trackIndex];
     const std::size_t lanes = t.laneCount();
     std::vector<std::uint32_t> next(lanes);
     const TimeNs t0 = m_flows[*first].flow.ts;
     for (std::size_t d = 0; d < lanes; ++d)
-        next[d] = std::uint32_t(std::upper_bound(t.starts.begin() + t.laneBegin[d],
-                                                 t.starts.begin() + t.laneBegin[d + 1], t0) -
-                                t.starts.begin());
+        next[d] = std::uint32_t(
+            std::upper_bound(t.starts.begin() + t.laneBegin[d], t.starts.begin() + t.laneBegin[d + 1], t0) -
+            t.starts.begin());
     for (const std::uint32_t* p = first; p != last; ++p) {
         PendingFlow& pf = m_flows[*p];
         const TimeNs ts = pf.flow.ts;
@@ -232,7 +230,8 @@ void StoreBuild::resolveFlows() {
                 sweepEnclosing(piece.track, list.data() + piece.begin, list.data() + piece.end);
             }
         };
-        parallelInvoke(load[0] + load[1] >= parallelThreshold, [&] { runWork(1); }, [&] { runWork(0); });
+        parallelInvoke(
+            load[0] + load[1] >= parallelThreshold, [&] { runWork(1); }, [&] { runWork(0); });
         for (const std::uint32_t e : nextStartingEnds)
             bind(m_flows[e]);
     }

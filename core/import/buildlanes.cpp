@@ -1,4 +1,5 @@
-// Store build, lanes: each track's rows sorted and laid out on non-overlapping lanes; the tracks' display order.
+// Store build, lanes: each track's rows sorted and laid out on non-overlapping lanes; the tracks' display
+// order.
 #include "storebuild.h"
 
 #include "model/parallel.h"
@@ -57,8 +58,9 @@ void StoreBuild::finalizeTracks() {
         } else if (n >= parallelSortThreshold) {
             // One thread usually holds most events: sort its halves on two cores, then merge.
             const auto mid = order.begin() + std::ptrdiff_t(n / 2);
-            parallelInvoke(true, [&] { std::sort(order.begin(), mid, before); },
-                           [&] { std::sort(mid, order.end(), before); });
+            parallelInvoke(
+                true, [&] { std::sort(order.begin(), mid, before); },
+                [&] { std::sort(mid, order.end(), before); });
             std::inplace_merge(order.begin(), mid, order.end(), before);
         } else {
             std::sort(order.begin(), order.end(), before);

@@ -1,5 +1,5 @@
-// Store build, pairing: B/E events into slices, async begin/end into tracks of their own, counter samples into
-// series, metadata onto processes and threads.
+// Store build, pairing: B/E events into slices, async begin/end into tracks of their own, counter samples
+// into series, metadata onto processes and threads.
 #include "storebuild.h"
 
 #include <numeric>
@@ -62,9 +62,8 @@ void StoreBuild::buildAsyncTracks() {
     // Pairs are matched per (process, category, id); each process+category gets one track whose
     // lanes hold the overlapping ranges.
     std::sort(m_async.begin(), m_async.end(), [](const PendingAsync& a, const PendingAsync& b) {
-        return std::tie(a.thread.pid, a.thread.pidText, a.event.category, a.idText, a.id, a.event.ts,
-                        a.seq) < std::tie(b.thread.pid, b.thread.pidText, b.event.category, b.idText,
-                                          b.id, b.event.ts, b.seq);
+        return std::tie(a.thread.pid, a.thread.pidText, a.event.category, a.idText, a.id, a.event.ts, a.seq) <
+               std::tie(b.thread.pid, b.thread.pidText, b.event.category, b.idText, b.id, b.event.ts, b.seq);
     });
     std::unordered_map<GlobalThread, std::uint32_t, GlobalThreadHash> tracks;
     auto trackFor = [&](const PendingAsync& a) -> Track& {

@@ -63,7 +63,8 @@ void StoreBuild::scatterEvents() {
                 }
             }
         };
-        parallelInvoke(m_sliceCount >= parallelThreshold, [&] { sizeColumns(true); }, [&] { sizeColumns(false); });
+        parallelInvoke(
+            m_sliceCount >= parallelThreshold, [&] { sizeColumns(true); }, [&] { sizeColumns(false); });
     }
     clock.lap("  scatter: count+size");
     // Each chunk's first row in each track.
@@ -118,8 +119,9 @@ void StoreBuild::scatterEvents() {
     while (split < chunkCount && chunkSeq[split] * 2 < chunkSeq[chunkCount])
         ++split;
     // Chunks write rows of their own (firstRow), so the two halves are independent.
-    parallelInvoke(chunkSeq[chunkCount] >= parallelThreshold && split > 0 && split < chunkCount, [&] { placeSlices(split, chunkCount); },
-                   [&] { placeSlices(0, split); });
+    parallelInvoke(
+        chunkSeq[chunkCount] >= parallelThreshold && split > 0 && split < chunkCount,
+        [&] { placeSlices(split, chunkCount); }, [&] { placeSlices(0, split); });
     for (std::size_t c = 0; c < chunkCount; ++c)
         for (const LongArgs& l : chunkLongArgs[c])
             m_store.tracks[l.track].args[l.row] = m_store.packArgs(l.range);
@@ -142,8 +144,7 @@ void StoreBuild::scatterEvents() {
     std::size_t flowCount = 0;
     for (const ParsedChunk& chunk : m_chunks)
         flowCount += chunk.flows.size();
-    m_flows.reserve(m_flows.size() +
-                    flowCount); // one allocation: a million flows grow by copying otherwise
+    m_flows.reserve(m_flows.size() + flowCount); // one allocation: a million flows grow by copying otherwise
 
     for (std::size_t c = 0; c < chunkCount; ++c) {
         ParsedChunk& chunk = m_chunks[c];
@@ -160,8 +161,8 @@ void StoreBuild::scatterEvents() {
             ParsedEvent e = chunk.events[a.event];
             e.name = remap.strings[e.name];
             e.category = e.category < remap.categories.size() ? remap.categories[e.category] : 0;
-            m_async.push_back({e, remap.threads[e.thread], a.id, a.idText ? remap.strings[a.idText] : 0,
-                               m_async.size()});
+            m_async.push_back(
+                {e, remap.threads[e.thread], a.id, a.idText ? remap.strings[a.idText] : 0, m_async.size()});
         }
         for (ParsedFlow f : chunk.flows) {
             f.name = remap.strings[f.name];

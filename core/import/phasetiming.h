@@ -1,7 +1,8 @@
 #pragma once
 
-// Where a load's time goes, for benchmarks and for a user asking why a file is slow: LoadOptions::phaseTiming is
-// called as each phase ends. The library never prints; programs decide (`KINETOSCOPE_TIMING=1 kinetoscope-cli info`).
+// Where a load's time goes, for benchmarks and for a user asking why a file is slow: LoadOptions::phaseTiming
+// is called as each phase ends. The library never prints; programs decide (`KINETOSCOPE_TIMING=1
+// kinetoscope-cli info`).
 
 #include <chrono>
 #include <functional>
@@ -11,9 +12,10 @@ namespace kinetoscope {
 
 using PhaseTimingFn = std::function<void(std::string_view phase, double milliseconds)>;
 
-// Reports the time since the previous lap (or since it was made) under each phase name; free when nobody listens.
+// Reports the time since the previous lap (or since it was made) under each phase name; free when nobody
+// listens.
 class PhaseClock {
-public:
+  public:
     explicit PhaseClock(const PhaseTimingFn& report,
                         std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now())
         : m_report(report), m_last(start) {}
@@ -24,7 +26,7 @@ public:
         m_last = now;
     }
 
-private:
+  private:
     const PhaseTimingFn& m_report;
     std::chrono::steady_clock::time_point m_last;
 };

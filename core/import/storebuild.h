@@ -1,7 +1,8 @@
 #pragma once
 
-// The store build, inside the import layer: parsed chunks (in file order) become the store's tracks, lanes, flows and
-// correlation index. One StoreBuild holds the state its phases share; each phase lives in a file of its own:
+// The store build, inside the import layer: parsed chunks (in file order) become the store's tracks, lanes,
+// flows and correlation index. One StoreBuild holds the state its phases share; each phase lives in a file of
+// its own:
 //   storebuilder.cpp  the order of the phases (run), string/category/thread remapping, the time range
 //   buildscatter.cpp  events into their tracks' columns
 //   buildpairs.cpp    pairing: B/E into slices, async pairs into tracks, counter series, metadata
@@ -179,7 +180,6 @@ class StoreBuild {
     void linkLaunchesByCorrelation();
 
     void computeTimeRange();
-
 
     TraceStore& m_store;
     std::vector<ParsedChunk>& m_chunks;

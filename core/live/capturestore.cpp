@@ -1,5 +1,6 @@
-// A capture built straight into a store: the walk's events become parsed chunks (the builder API the JSON parser
-// feeds too), with their args text written into the store's source buffer, then the one store builder runs.
+// A capture built straight into a store: the walk's events become parsed chunks (the builder API the JSON
+// parser feeds too), with their args text written into the store's source buffer, then the one store builder
+// runs.
 #include "capturewalk.h"
 
 #include "import/jsonbackend.h"

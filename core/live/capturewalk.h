@@ -1,8 +1,9 @@
 #pragma once
 
-// Inside live: the capture as a trace, event by event (CaptureRecords::Walk), and what its two consumers share: the
-// categories and fixed names Kineto uses, the correlation tables, the args writer. capturejson.cpp walks it into Kineto
-// JSON, capturestore.cpp into parsed chunks for the store builder; walking once for both keeps the two equal.
+// Inside live: the capture as a trace, event by event (CaptureRecords::Walk), and what its two consumers
+// share: the categories and fixed names Kineto uses, the correlation tables, the args writer. capturejson.cpp
+// walks it into Kineto JSON, capturestore.cpp into parsed chunks for the store builder; walking once for both
+// keeps the two equal.
 
 #include "livecapture.h"
 #include "model/jsonwriter.h"
@@ -118,7 +119,8 @@ struct GpuStart {
 // The args object of a GPU event or an API call: ids first, as Kineto writes them, then the event's own
 // fields.
 template <typename Text, typename Rest>
-void writeArgs(JsonWriter<Text>& out, const std::uint64_t* externalId, std::uint64_t correlation, Rest& rest) {
+void writeArgs(JsonWriter<Text>& out, const std::uint64_t* externalId, std::uint64_t correlation,
+               Rest& rest) {
     out.raw("{");
     if (externalId) {
         out.raw("\"External id\": ");

@@ -1,4 +1,5 @@
-// Wire streams read back whole: spool files and raw captures, recovered into a store (what `open` routes them to).
+// Wire streams read back whole: spool files and raw captures, recovered into a store (what `open` routes them
+// to).
 #include "livecapture.h"
 
 #include <cerrno>

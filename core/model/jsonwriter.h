@@ -1,9 +1,10 @@
 #pragma once
 
-// The one JSON writer: strings quoted and escaped, integers and doubles through to_chars (no locale, no allocation),
-// time as exact microseconds. Every JSON Kinetoscope writes goes through it: summary, diff and distributed reports, and
-// a live capture saved as a Kineto trace (which also writes straight into the store's args buffer, hence any Text:
-// a std::string or anything with append(const char*, size_t) and operator+=(char)).
+// The one JSON writer: strings quoted and escaped, integers and doubles through to_chars (no locale, no
+// allocation), time as exact microseconds. Every JSON Kinetoscope writes goes through it: summary, diff and
+// distributed reports, and a live capture saved as a Kineto trace (which also writes straight into the
+// store's args buffer, hence any Text: a std::string or anything with append(const char*, size_t) and
+// operator+=(char)).
 
 #include "timeconv.h"
 
@@ -21,12 +22,14 @@ std::string jsonEscape(std::string_view text);
 std::string formatMicros(TimeNs ns);
 
 template <typename Text> class JsonWriter {
-public:
+  public:
     explicit JsonWriter(Text& text) : m_text(text) {}
 
-    // Structure and layout: braces, brackets, keys' quotes, commas and whitespace, as the document wants them.
+    // Structure and layout: braces, brackets, keys' quotes, commas and whitespace, as the document wants
+    // them.
     void raw(std::string_view v) { m_text.append(v.data(), v.size()); }
-    // (append with a length: the two-pointer form goes through the string's generic replace, several times slower)
+    // (append with a length: the two-pointer form goes through the string's generic replace, several times
+    // slower)
     template <typename Int> void num(Int v) {
         char b[24];
         m_text.append(b, std::size_t(std::to_chars(b, b + sizeof b, v).ptr - b));
@@ -34,15 +37,18 @@ public:
     // printf's %.6g, as Kineto writes its derived figures.
     void general(double v) {
         char b[32];
-        m_text.append(b, std::size_t(std::to_chars(b, b + sizeof b, v, std::chars_format::general, 6).ptr - b));
+        m_text.append(b,
+                      std::size_t(std::to_chars(b, b + sizeof b, v, std::chars_format::general, 6).ptr - b));
     }
     void micros(TimeNs ns) {
         const bool negative = ns < 0;
-        const auto a = negative ? 0ull - static_cast<unsigned long long>(ns) : static_cast<unsigned long long>(ns);
+        const auto a =
+            negative ? 0ull - static_cast<unsigned long long>(ns) : static_cast<unsigned long long>(ns);
         if (negative) m_text += '-';
         num(a / 1000);
         const int frac = int(a % 1000);
-        const char digits[4] = {'.', char('0' + frac / 100), char('0' + frac / 10 % 10), char('0' + frac % 10)};
+        const char digits[4] = {'.', char('0' + frac / 100), char('0' + frac / 10 % 10),
+                                char('0' + frac % 10)};
         m_text.append(digits, 4);
     }
     // A string value or key, quoted.
@@ -58,7 +64,7 @@ public:
     }
     Text& text() { return m_text; }
 
-private:
+  private:
     Text& m_text;
 };
 

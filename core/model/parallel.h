@@ -8,15 +8,16 @@
 
 namespace kinetoscope {
 
-// From this many events, slices or rows on, splitting a step over two cores pays for starting a thread; below it
-// (most files, and every fuzz input) the step's parts run in turn.
+// From this many events, slices or rows on, splitting a step over two cores pays for starting a thread; below
+// it (most files, and every fuzz input) the step's parts run in turn.
 inline constexpr std::size_t parallelThreshold = std::size_t(1) << 16;
 // Sorting two halves and merging them pays only for much longer runs.
 inline constexpr std::size_t parallelSortThreshold = std::size_t(1) << 20;
 
-// Runs `first` on a thread of its own and `second` on this one when `parallel`, otherwise `first` then `second`;
-// returns once both are done. The two must not depend on each other.
-template <typename First, typename Second> void parallelInvoke(bool parallel, First&& first, Second&& second) {
+// Runs `first` on a thread of its own and `second` on this one when `parallel`, otherwise `first` then
+// `second`; returns once both are done. The two must not depend on each other.
+template <typename First, typename Second>
+void parallelInvoke(bool parallel, First&& first, Second&& second) {
     if (!parallel) {
         first();
         second();

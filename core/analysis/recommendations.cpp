@@ -1,0 +1,315 @@
+// The overview's recommendations: a table of rules, each with the figure it measures, the threshold that
+// fires it and the evidence it shows (the figure, the threshold, and where to look).
+#include "overviewfacts.h"
+
+#include "memory.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace kinetoscope::overview {
+
+namespace {
+
+std::string percent(double f) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", f * 100);
+    return buf;
+}
+
+// "threshold 20%" for 0.2.
+std::string thresholdText(double threshold) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "threshold %g%%", threshold * 100);
+    return buf;
+}
+
+struct Rule;
+
+// What every rule reads, and how it reports.
+struct RuleContext {
+    const TraceStore& store;
+    Overview& ov;
+    const SliceFacts& facts;
+    const StepSpan& span;
+
+    double shareOfSteps(TimeNs t) const { return span.total ? double(t) / double(span.total) : 0; }
+    double breakdownShare(BreakdownCategory c) const {
+        return shareOfSteps(ov.breakdownTotal[std::size_t(c)]);
+    }
+
+    // Fires `rule`, with the figures that fired it (its threshold added) and where to look: its example
+    // event's extent, or the range it names.
+    void fire(const Rule& rule, std::string title, std::string evidence,
+              std::vector<std::pair<std::string, double>> figures, EventRef example = {}, TimeNs a = 0,
+              TimeNs b = 0) const;
+};
+
+struct Rule {
+    std::string_view id;
+    double threshold;
+    bool perDevice; // checked once per GPU, the device's rules together, in table order
+    void (*check)(const RuleContext&, const Rule&, const GpuMetrics* device);
+};
+
+void RuleContext::fire(const Rule& rule, std::string title, std::string evidence,
+                       std::vector<std::pair<std::string, double>> figures, EventRef example, TimeNs a,
+                       TimeNs b) const {
+    if (example.isValid() && a == b) {
+        a = store.tracks[example.track.value].starts[example.index];
+        b = store.tracks[example.track.value].endOf(example.index);
+    }
+    figures.emplace_back("threshold", rule.threshold);
+    Recommendation& r = ov.recommendations.emplace_back();
+    r.id = std::string(rule.id);
+    r.title = std::move(title);
+    r.evidence = std::move(evidence);
+    r.example = example;
+    r.from = a;
+    r.to = b;
+    r.figures = std::move(figures);
+    if (example.isValid()) {
+        r.exampleName = std::string(store.nameOf(example));
+        r.exampleStart = store.tracks[example.track.value].starts[example.index];
+        r.exampleDuration = store.durationOf(example);
+    }
+}
+
+void dataLoaderRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    const double share = c.breakdownShare(BreakdownCategory::DataLoader);
+    if (share <= rule.threshold) return;
+    c.fire(rule,
+           "Data loading stalls the steps: use DataLoader(num_workers > 0, pin_memory=True) or prefetch",
+           "DataLoader takes " + percent(share) + " of step time (" + thresholdText(rule.threshold) + ")",
+           {{"dataloader_share", share}}, c.facts.longestDataLoader);
+}
+
+void communicationRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    const double share = c.breakdownShare(BreakdownCategory::Communication);
+    if (share <= rule.threshold) return;
+    c.fire(rule,
+           "Communication dominates: overlap it with compute (DDP bucket size, FSDP prefetch) or compress "
+           "gradients",
+           "Communication not overlapped by kernels takes " + percent(share) + " of step time (" +
+               thresholdText(rule.threshold) + ")",
+           {{"communication_share", share}}, c.facts.longestComm);
+}
+
+void lowUtilizationRule(const RuleContext& c, const Rule& rule, const GpuMetrics* g) {
+    if (g->kernelTime <= 0 || g->utilization >= rule.threshold) return;
+    const std::string dev = "GPU " + std::to_string(g->device);
+    c.fire(
+        rule,
+        dev +
+            " is idle most of the time: look at the gaps between kernels (larger batches, fewer host syncs)",
+        dev + " runs kernels " + percent(g->utilization) + " of the step time (" +
+            thresholdText(rule.threshold) + ")",
+        {{"device", double(g->device)}, {"gpu_utilization", g->utilization}}, {}, c.span.lo, c.span.hi);
+}
+
+// Fires when GEMMs and convolutions take more than the threshold of kernel time and tensor-core kernels less.
+void tensorCoreRule(const RuleContext& c, const Rule& rule, const GpuMetrics* g) {
+    const DeviceProperties* props = nullptr;
+    for (const DeviceProperties& d : c.store.metadata.devices)
+        if (d.id == g->device) props = &d;
+    if (!props || props->computeMajor < 7) return; // tensor cores from Volta on
+    const TimeNs gemm = c.facts.categoryTime[std::size_t(KernelCategory::Gemm)];
+    const TimeNs conv = c.facts.categoryTime[std::size_t(KernelCategory::Conv)];
+    const TimeNs total = c.facts.totalKernelTime;
+    if (total <= 0) return;
+    const double matmulShare = double(gemm + conv) / double(total);
+    if (matmulShare <= rule.threshold || g->tensorCoreShare >= rule.threshold) return;
+    const std::string dev = "GPU " + std::to_string(g->device);
+    // TF32 exists from Ampere (compute capability 8) on.
+    c.fire(rule,
+           dev + " (" + props->name +
+               ") has tensor cores, but its GEMMs and convolutions do not use them: enable " +
+               (props->computeMajor >= 8 ? "mixed precision (torch.autocast) or TF32 "
+                                           "(torch.backends.cuda.matmul.allow_tf32)"
+                                         : "mixed precision (torch.autocast)"),
+           "GEMM/conv kernels take " + percent(matmulShare) + " of kernel time; tensor-core kernels " +
+               percent(g->tensorCoreShare) + " (" + thresholdText(rule.threshold) + ")",
+           {{"device", double(g->device)},
+            {"gemm_conv_share_of_kernel_time", matmulShare},
+            {"tensor_core_share", g->tensorCoreShare}},
+           c.facts.categoryExample[std::size_t(gemm >= conv ? KernelCategory::Gemm : KernelCategory::Conv)]);
+}
+
+void memoryCapacityRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    for (const auto& [device, peak] : memoryPeaks(c.store)) {
+        for (const DeviceProperties& d : c.store.metadata.devices) {
+            if (d.id != device || d.totalGlobalMem <= 0) continue;
+            const double share = peak.reserved / double(d.totalGlobalMem);
+            if (share < rule.threshold) continue;
+            c.fire(
+                rule,
+                "GPU " + std::to_string(device) +
+                    " memory is nearly full: reduce the batch, use activation checkpointing, or free cached "
+                    "tensors",
+                "peak reserved " + percent(share) + " of " + std::to_string(d.totalGlobalMem >> 20) +
+                    " MiB (" + thresholdText(rule.threshold) + ")",
+                {{"device", double(device)},
+                 {"peak_reserved_bytes", peak.reserved},
+                 {"memory_bytes", double(d.totalGlobalMem)},
+                 {"peak_reserved_share", share}},
+                peak.at);
+        }
+    }
+}
+
+// Launch-bound: times when a device has no GPU work at all, ended by work whose launch call began only after
+// the device went idle (the GPU was waiting for the CPU to issue it), and which the host did not spend
+// loading data or synchronising (those have rules of their own).
+void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    const TraceStore& store = c.store;
+    const TimeNs spanLo = c.span.lo, spanHi = c.span.hi;
+    const IntervalSet hostBusyElsewhere =
+        unionOf(unionOfRuns(c.facts.runs[std::size_t(BreakdownCategory::DataLoader)]), [&] {
+            IntervalSet sync;
+            for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
+                const Track& t = store.tracks[ti];
+                if (t.kind != TrackKind::CpuThread) continue;
+                for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+                    if ((c.facts.nameClass[t.names[r].value] & NameClass::Sync) && t.endOf(r) > spanLo &&
+                        t.starts[r] < spanHi)
+                        sync.emplace_back(t.starts[r], t.endOf(r));
+                }
+            }
+            std::sort(sync.begin(), sync.end());
+            return unionOfRuns({sync});
+        }());
+    struct Work {
+        TimeNs start, end;
+        EventRef ref;
+    };
+    std::map<std::int64_t, std::vector<Work>> work;
+    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
+        const Track& t = store.tracks[ti];
+        if (t.kind != TrackKind::GpuStream) continue;
+        for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
+            const auto [r0, r1] = t.rowsInRange(d, spanLo, spanHi);
+            for (std::uint32_t r = r0; r < r1; ++r) {
+                const CategoryKind kind = store.categories[t.categories[r]].kind;
+                if (!isGpuCategory(kind) || (t.flags[r] & SliceFlag::Instant)) continue;
+                if (kind == CategoryKind::GpuUserAnnotation) continue;
+                work[t.pid].push_back({t.starts[r], t.endOf(r), {TrackId(ti), r}});
+            }
+        }
+    }
+    TimeNs waiting = 0;
+    std::pair<TimeNs, TimeNs> worst{0, 0};
+    for (auto& [device, list] : work) {
+        std::sort(list.begin(), list.end(), [](const Work& x, const Work& y) { return x.start < y.start; });
+        TimeNs busyUntil = list.empty() ? 0 : list.front().end;
+        for (std::size_t i = 1; i < list.size(); ++i) {
+            const Work& w = list[i];
+            if (w.start > busyUntil) {
+                const TimeNs gapStart = busyUntil, gapEnd = w.start;
+                const auto launch = store.launchOf(w.ref);
+                const bool insideStep = lengthWithin(c.span.set, gapStart, gapEnd) == gapEnd - gapStart;
+                if (launch && insideStep &&
+                    store.tracks[launch->track.value].starts[launch->index] > gapStart &&
+                    2 * lengthWithin(hostBusyElsewhere, gapStart, gapEnd) < gapEnd - gapStart) {
+                    waiting += gapEnd - gapStart;
+                    if (gapEnd - gapStart > worst.second - worst.first) worst = {gapStart, gapEnd};
+                }
+            }
+            busyUntil = std::max(busyUntil, w.end);
+        }
+    }
+    const double share = c.shareOfSteps(waiting);
+    if (share <= rule.threshold) return;
+    c.fire(rule,
+           "The GPU waits for the CPU to launch work: capture the steps with CUDA graphs or use "
+           "torch.compile(mode=\"reduce-overhead\")",
+           "GPUs sit idle until the host issues the next launch " + percent(share) + " of the step time (" +
+               thresholdText(rule.threshold) + ")",
+           {{"launch_wait_share", share}, {"launch_wait_us", double(waiting) / 1000.0}}, {}, worst.first,
+           worst.second);
+}
+
+void syncBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    const double share = c.shareOfSteps(c.facts.syncTime);
+    if (share <= rule.threshold) return;
+    c.fire(rule,
+           "Host time is dominated by synchronisation: avoid .item(), .cpu() and explicit synchronize calls "
+           "inside the step",
+           "cudaStreamSynchronize/cudaDeviceSynchronize/aten::item take " + percent(share) +
+               " of the step time (" + thresholdText(rule.threshold) + ")",
+           {{"sync_share", share}}, c.facts.longestSync);
+}
+
+// Fires when more than the threshold of at least this many kernels run under 10 µs.
+constexpr std::uint64_t tinyKernelsMinimum = 1000;
+
+void tinyKernelsRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    const auto [tiny, all] = std::pair(c.facts.tinyKernels, c.facts.kernelCount);
+    if (all < tinyKernelsMinimum || double(tiny) / double(all) <= rule.threshold) return;
+    c.fire(rule, "Many tiny kernels: launch overhead dominates; fuse them with torch.compile or CUDA graphs",
+           std::to_string(tiny) + " of " + std::to_string(all) +
+               " kernels run under 10 us (threshold: half of at least 1000)",
+           {{"tiny_kernels", double(tiny)}, {"kernels", double(all)}}, c.facts.tinyExample);
+}
+
+void copyTrafficRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    const double share = c.shareOfSteps(c.facts.copyTime);
+    if (share <= rule.threshold) return;
+    c.fire(rule,
+           "Heavy copy and layout traffic (aten::copy_/to/repeat/permute/contiguous): keep tensors on the "
+           "device "
+           "and in the layout the next op wants",
+           "these ops take " + percent(share) + " of the step time on the host (" +
+               thresholdText(rule.threshold) + ")",
+           {{"copy_share", share}}, c.facts.longestCopy);
+}
+
+void elementwiseRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    if (c.facts.totalKernelTime <= 0) return;
+    const TimeNs elementwise = c.facts.categoryTime[std::size_t(KernelCategory::Elementwise)];
+    const double share = double(elementwise) / double(c.facts.totalKernelTime);
+    if (share <= rule.threshold) return;
+    c.fire(rule, "Elementwise kernels dominate GPU time: they are fusion candidates for torch.compile",
+           "PyTorch elementwise kernels take " + percent(share) + " of kernel time (" +
+               thresholdText(rule.threshold) + ")",
+           {{"elementwise_share_of_kernel_time", share}},
+           c.facts.categoryExample[std::size_t(KernelCategory::Elementwise)]);
+}
+
+// In the order they are listed; the ids are stable (reports and tests key on them).
+constexpr Rule rules[] = {
+    {"dataloader", 0.05, false, dataLoaderRule},        // DataLoader share of step time above
+    {"communication", 0.2, false, communicationRule},   // unoverlapped communication share of step time above
+    {"low_utilization", 0.5, true, lowUtilizationRule}, // a GPU's kernel time share of the steps below
+    {"amp", 0.1, true, tensorCoreRule},                 // GEMM/conv share above, tensor-core share below
+    {"memory_capacity", 0.9, false, memoryCapacityRule}, // peak reserved share of device memory at least
+    {"launch_bound", 0.2, false, launchBoundRule},       // GPU waiting for launches, share of step time above
+    {"sync_bound", 0.2, false, syncBoundRule},           // host synchronisation share of step time above
+    {"tiny_kernels", 0.5, false, tinyKernelsRule},       // share of kernels under 10 µs above
+    {"copy_traffic", 0.15, false, copyTrafficRule},      // host copy/layout op share of step time above
+    {"elementwise_fusion", 0.3, false, elementwiseRule}, // elementwise share of kernel time above
+};
+
+} // namespace
+
+void addRecommendations(const TraceStore& store, Overview& ov, const SliceFacts& facts,
+                        const StepSpan& span) {
+    const RuleContext context{store, ov, facts, span};
+    const std::size_t count = std::size(rules);
+    for (std::size_t i = 0; i < count;) {
+        if (!rules[i].perDevice) {
+            rules[i].check(context, rules[i], nullptr);
+            ++i;
+            continue;
+        }
+        std::size_t end = i;
+        while (end < count && rules[end].perDevice)
+            ++end;
+        for (const GpuMetrics& g : ov.gpus)
+            for (std::size_t k = i; k < end; ++k)
+                rules[k].check(context, rules[k], &g);
+        i = end;
+    }
+}
+
+} // namespace kinetoscope::overview
