@@ -149,16 +149,17 @@ int runSummary(const std::vector<std::string>& args) {
     double seconds = 0;
     auto store = load(path, seconds);
     if (!store) return 1;
-    const Summary summary =
-        summarize(*store, by == "op+shape" ? OperatorGrouping::NameAndShape : OperatorGrouping::Name);
-    const AnalysisReport report = analyzeReport(*store);
+    // The one report the viewer's panels show too.
+    const auto report = computeAnalysis(
+        *store, std::nullopt, by == "op+shape" ? OperatorGrouping::NameAndShape : OperatorGrouping::Name,
+        KernelGrouping::Name);
     if (json) {
-        std::fputs(summaryToJson(summary, &report).c_str(), stdout);
+        std::fputs(summaryToJson(report->summary, report.get()).c_str(), stdout);
         return 0;
     }
-    const auto text = summaryToText(summary, options, sortError);
+    const auto text = summaryToText(report->summary, options, sortError);
     if (!text) return usage(sortError);
-    std::fputs(reportToText(*store, report).c_str(), stdout);
+    std::fputs(reportToText(*store, *report).c_str(), stdout);
     std::fputs("\n", stdout);
     std::fputs(text->c_str(), stdout);
     return 0;

@@ -68,12 +68,12 @@ void TestDistributed::perRankFigures() {
 void TestDistributed::summaryRoundTrip() {
     LoadResult r = loadTrace(rankPath(0).toStdString());
     QVERIFY(r.ok());
-    const AnalysisReport report = analyzeReport(*r.store);
-    const std::string json = summaryToJson(summarize(*r.store), &report);
+    const auto report = computeAnalysis(*r.store, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name);
+    const std::string json = summaryToJson(report->summary, report.get());
     std::string error;
     const auto back = rankFiguresFromSummaryJson(json, &error);
     QVERIFY2(back.has_value(), error.c_str());
-    const RankFigures& f = report.distributed;
+    const RankFigures& f = report->distributed;
     QCOMPARE(back->rank, f.rank);
     QCOMPARE(back->worldSize, f.worldSize);
     QCOMPARE(back->stepMean, f.stepMean);

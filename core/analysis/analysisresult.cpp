@@ -1,7 +1,8 @@
 #include "analysisresult.h"
 
+#include "model/parallel.h"
+
 #include <chrono>
-#include <thread>
 
 namespace kinetoscope {
 
@@ -16,15 +17,19 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
     const TimeNs from = scope ? scope->first : INT64_MIN;
     const TimeNs to = scope ? scope->second : INT64_MAX;
     // Two independent halves of about equal cost.
-    std::thread tables([&] {
-        r->summary = summarize(store, operators, from, to);
-        r->modules = moduleTree(store, from, to);
-    });
-    r->overview = computeOverview(store, from, to);
-    r->kernels = kernelTable(store, kernels, from, to);
-    r->memory = analyzeMemory(store, from, to);
-    r->facts = runFacts(store);
-    tables.join();
+    parallelInvoke(
+        true,
+        [&] {
+            r->summary = summarize(store, operators, from, to);
+            r->modules = moduleTree(store, from, to);
+        },
+        [&] {
+            r->overview = computeOverview(store, from, to);
+            r->kernels = kernelTable(store, kernels, from, to);
+            r->memory = analyzeMemory(store, from, to);
+            r->facts = runFacts(store);
+            if (!scope) r->distributed = rankFigures(store);
+        });
     for (const StepRange& s : r->overview.steps) {
         r->stepNames.push_back(stepLabel(store, s, scope.has_value()));
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "distributed.h"
 #include "kernels.h"
 #include "memory.h"
 #include "modules.h"
@@ -13,19 +14,21 @@
 
 namespace kinetoscope {
 
-// Every analysis the GUI's panels show, for one scope (the whole trace or a selected range): the same
-// functions the CLI prints. computeAnalysis runs them on two threads (the viewer calls it off its UI thread).
+// The one report: every analysis for one scope (the whole trace or a selected range), what the GUI's panels
+// show and what `kinetoscope-cli summary` prints (summaryformat.h writes it as text or JSON). computeAnalysis
+// runs them on two threads (the viewer calls it off its UI thread).
 struct AnalysisResult {
     std::optional<std::pair<TimeNs, TimeNs>> scope; // none: the whole trace
     OperatorGrouping operatorGrouping = OperatorGrouping::Name;
     KernelGrouping kernelGrouping = KernelGrouping::Name;
     Summary summary;
     Overview overview;
-    std::vector<std::string> stepNames;
+    std::vector<std::string> stepNames; // parallel to overview.steps, named by stepLabel
     KernelTable kernels;
     MemoryAnalysis memory;
     ModuleTree modules;
     RunFacts facts;
+    RankFigures distributed; // this trace as one rank of a job (whole trace only)
     double seconds = 0;
 };
 

@@ -6,18 +6,6 @@
 
 namespace kinetoscope {
 
-AnalysisReport analyzeReport(const TraceStore& store) {
-    AnalysisReport r;
-    r.overview = computeOverview(store);
-    r.kernels = kernelTable(store);
-    r.memory = memoryPeaks(store);
-    r.distributed = rankFigures(store);
-    for (const StepRange& st : r.overview.steps) {
-        r.stepNames.push_back(stepLabel(store, st));
-    }
-    return r;
-}
-
 namespace {
 std::string fixed(double v, int decimals) {
     char buf[64];
@@ -26,7 +14,7 @@ std::string fixed(double v, int decimals) {
 }
 } // namespace
 
-std::string summaryToJson(const Summary& s, const AnalysisReport* report) {
+std::string summaryToJson(const Summary& s, const AnalysisResult* report) {
     std::string out = "{\"events\": " + std::to_string(s.events) + ",\n \"kernels\": [";
     for (std::size_t i = 0; i < s.kernels.size(); ++i) {
         const KernelRow& k = s.kernels[i];
@@ -104,7 +92,7 @@ std::string summaryToJson(const Summary& s, const AnalysisReport* report) {
         }
         out += "},\n \"memory\": {";
         bool firstDevice = true;
-        for (const auto& [device, peak] : report->memory) {
+        for (const auto& [device, peak] : report->memory.peaks) {
             out += (firstDevice ? "\"" : ", \"") + std::to_string(device) +
                    "\": {\"peak_allocated_bytes\": " + fixed(peak.allocated, 0) +
                    ", \"peak_reserved_bytes\": " +
@@ -369,7 +357,7 @@ std::string importReport(const TraceStore& store, double loadSeconds) {
 
 namespace kinetoscope {
 
-std::string reportToText(const TraceStore& store, const AnalysisReport& report) {
+std::string reportToText(const TraceStore& store, const AnalysisResult& report) {
     const Overview& ov = report.overview;
     std::string out;
     char buf[512];
@@ -429,7 +417,7 @@ std::string reportToText(const TraceStore& store, const AnalysisReport& report) 
         }
         out += "\n";
     }
-    for (const auto& [device, peak] : report.memory) {
+    for (const auto& [device, peak] : report.memory.peaks) {
         const std::string who = device < 0 ? "CPU" : "GPU " + std::to_string(device);
         line("Memory %s: peak allocated %.1f MiB%s", who.c_str(), peak.allocated / 1048576.0,
              peak.relative ? " above the trace's start (this trace gives sizes, not totals)" : "");

@@ -1,10 +1,6 @@
 #pragma once
 
-#include "distributed.h"
-#include "kernels.h"
-#include "memory.h"
-#include "overview.h"
-#include "summary.h"
+#include "analysisresult.h"
 
 #include "model/jsonwriter.h"
 
@@ -13,22 +9,11 @@
 
 namespace kinetoscope {
 
-// What `summary` adds to the tables: the overview (steps, breakdown, GPU metrics, recommendations), kernel
-// categories and memory peaks. Computed by analyzeReport, shared with the GUI's panels.
-struct AnalysisReport {
-    Overview overview;
-    KernelTable kernels;
-    std::map<std::int64_t, MemoryPeak> memory;
-    std::vector<std::string> stepNames; // parallel to overview.steps
-    RankFigures distributed;            // this trace as one rank of a job
-};
-AnalysisReport analyzeReport(const TraceStore& store);
-
 // The `--json` document of `kinetoscope-cli summary` (with `report`: steps, utilisation, breakdown,
 // categories, memory).
-std::string summaryToJson(const Summary& summary, const AnalysisReport* report = nullptr);
+std::string summaryToJson(const Summary& summary, const AnalysisResult* report = nullptr);
 // The overview, kernel categories and memory summary as text.
-std::string reportToText(const TraceStore& store, const AnalysisReport& report);
+std::string reportToText(const TraceStore& store, const AnalysisResult& report);
 
 struct SummaryTextOptions {
     bool showOperators = true;

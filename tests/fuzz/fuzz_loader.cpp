@@ -23,9 +23,10 @@ namespace {
 using fuzz::loadBytes;
 
 void exercise(const TraceStore& s) {
-    const AnalysisReport report = analyzeReport(s);
-    (void)summaryToJson(summarize(s, OperatorGrouping::NameAndShape), &report);
-    (void)reportToText(s, report);
+    const auto report =
+        computeAnalysis(s, std::nullopt, OperatorGrouping::NameAndShape, KernelGrouping::Name);
+    (void)summaryToJson(report->summary, report.get());
+    (void)reportToText(s, *report);
     (void)summarize(s, OperatorGrouping::Name, s.minTime, s.minTime + (s.maxTime - s.minTime) / 2);
     (void)kernelTable(s, KernelGrouping::NameAndLaunch);
     (void)analyzeMemory(s);
