@@ -5,9 +5,11 @@
 #include "live/capturesession.h"
 #include "open/opentrace.h"
 
+#include <CLI/CLI.hpp>
 #include <signal.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -17,18 +19,12 @@ using namespace kinetoscope;
 
 namespace {
 
-constexpr const char* usageText =
-    "usage: kinetoscope-cli info TRACE\n"
-    "       kinetoscope-cli summary TRACE [--by op|op+shape|kernel] [--sort FIELD] [--top N] [--json]\n"
-    "       kinetoscope-cli diff A B [--top N] [--json]\n"
-    "       kinetoscope-cli record -o OUT.json [--replay TRACE] [--speed X] [--spool FILE] [--agent LIB] "
-    "[--cwd DIR]\n"
-    "                              -- PROGRAM [ARGS...]\n"
-    "       kinetoscope-cli --version\n";
+// Exit codes: 0 done, 1 a trace could not be read or the capture could not be saved, 2 bad arguments.
+constexpr int badArguments = 2;
 
 int usage(const std::string& problem) {
-    std::fprintf(stderr, "kinetoscope-cli: %s\n%s", problem.c_str(), usageText);
-    return 2;
+    std::fprintf(stderr, "kinetoscope-cli: %s\nRun 'kinetoscope-cli --help' for usage.\n", problem.c_str());
+    return badArguments;
 }
 
 // KINETOSCOPE_TIMING=1: where a load's time goes, phase by phase, on stderr.
@@ -63,38 +59,25 @@ std::unique_ptr<TraceStore> load(const std::string& path, double& seconds) {
     return std::move(r.store);
 }
 
-int runInfo(const std::vector<std::string>& args) {
-    if (args.size() != 1) return usage("info takes exactly one TRACE");
+int runInfo(const std::string& path) {
     double seconds = 0;
-    auto store = load(args[0], seconds);
+    auto store = load(path, seconds);
     if (!store) return 1;
     std::fputs(importReport(*store, seconds).c_str(), stdout);
     return 0;
 }
 
 // Compares two traces: A is the baseline, deltas are B - A.
-int runDiff(const std::vector<std::string>& args) {
-    std::vector<std::string> paths;
+struct DiffArgs {
+    std::vector<std::string> paths; // A (baseline) and B
     std::size_t top = 20;
     bool json = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--json")
-            json = true;
-        else if (a == "--top") {
-            char* end = nullptr;
-            const long n = i + 1 < args.size() ? std::strtol(args[i + 1].c_str(), &end, 10) : -1;
-            if (i + 1 >= args.size() || args[i + 1].empty() || *end || n <= 0)
-                return usage("--top needs a positive number");
-            top = std::size_t(n);
-            ++i;
-        } else if (!a.empty() && a[0] == '-') {
-            return usage("unknown option " + a);
-        } else {
-            paths.push_back(a);
-        }
-    }
-    if (paths.size() != 2) return usage("diff takes two traces, A (baseline) and B");
+};
+
+int runDiff(const DiffArgs& args) {
+    const std::vector<std::string>& paths = args.paths;
+    const std::size_t top = args.top;
+    const bool json = args.json;
     double seconds = 0;
     auto a = load(paths[0], seconds);
     if (!a) return 1;
@@ -105,39 +88,18 @@ int runDiff(const std::vector<std::string>& args) {
     return 0;
 }
 
-int runSummary(const std::vector<std::string>& args) {
-    std::string path, by = "both", sort;
+struct SummaryArgs {
+    std::string path;
+    std::string by = "both"; // op, op+shape or kernel; both tables when not given
+    std::string sort;
     std::size_t top = 20;
     bool json = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&]() -> const std::string* { return i + 1 < args.size() ? &args[++i] : nullptr; };
-        if (a == "--json")
-            json = true;
-        else if (a == "--by") {
-            const std::string* v = value();
-            if (!v || (*v != "op" && *v != "op+shape" && *v != "kernel"))
-                return usage("--by needs op, op+shape or kernel");
-            by = *v;
-        } else if (a == "--sort") {
-            const std::string* v = value();
-            if (!v) return usage("--sort needs a FIELD");
-            sort = *v;
-        } else if (a == "--top") {
-            const std::string* v = value();
-            char* end = nullptr;
-            const long n = v ? std::strtol(v->c_str(), &end, 10) : -1;
-            if (!v || v->empty() || *end || n <= 0) return usage("--top needs a positive number");
-            top = std::size_t(n);
-        } else if (!a.empty() && a[0] == '-') {
-            return usage("unknown option " + a);
-        } else if (path.empty()) {
-            path = a;
-        } else {
-            return usage("summary takes one TRACE");
-        }
-    }
-    if (path.empty()) return usage("summary needs a TRACE");
+};
+
+int runSummary(const SummaryArgs& args) {
+    const std::string &path = args.path, &by = args.by, &sort = args.sort;
+    const std::size_t top = args.top;
+    const bool json = args.json;
     SummaryTextOptions options;
     options.top = top;
     options.sortField = sort;
@@ -169,50 +131,19 @@ volatile sig_atomic_t g_interrupted = 0;
 
 // Runs PROGRAM with the capture agent injected and saves what it captured as a Kineto trace. Ctrl+C ends the
 // capture (the target, in the same terminal, gets it too) and still saves everything received.
-int runRecord(const std::vector<std::string>& args) {
+struct RecordArgs {
     live::LaunchSpec spec;
     std::string out;
-    bool keepSpool = false;
-    std::size_t i = 0;
-    for (; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&]() -> const std::string* { return i + 1 < args.size() ? &args[++i] : nullptr; };
-        if (a == "--") {
-            ++i;
-            break;
-        }
-        const std::string* v = nullptr;
-        if (a == "-o" || a == "--output") {
-            if (!(v = value())) return usage("-o needs a FILE");
-            out = *v;
-        } else if (a == "--replay") {
-            if (!(v = value())) return usage("--replay needs a TRACE");
-            spec.replayTrace = *v;
-        } else if (a == "--speed") {
-            char* end = nullptr;
-            if (!(v = value()) || (spec.replaySpeed = std::strtod(v->c_str(), &end), *end) ||
-                spec.replaySpeed < 0)
-                return usage("--speed needs a number >= 0 (0: as fast as possible)");
-        } else if (a == "--spool") {
-            if (!(v = value())) return usage("--spool needs a FILE");
-            spec.spoolPath = *v;
-            keepSpool = true;
-        } else if (a == "--agent") {
-            if (!(v = value())) return usage("--agent needs a LIBRARY");
-            spec.agentPath = *v;
-        } else if (a == "--cwd") {
-            if (!(v = value())) return usage("--cwd needs a DIR");
-            spec.workingDirectory = *v;
-        } else if (!a.empty() && a[0] == '-') {
-            return usage("unknown option " + a);
-        } else {
-            break;
-        }
-    }
-    if (out.empty()) return usage("record needs -o OUT.json");
-    if (i >= args.size()) return usage("record needs a PROGRAM to run (after --)");
-    spec.program = args[i];
-    spec.arguments.assign(args.begin() + std::ptrdiff_t(i) + 1, args.end());
+    std::vector<std::string> command; // PROGRAM [ARGS...]
+};
+
+int runRecord(RecordArgs& args) {
+    live::LaunchSpec& spec = args.spec;
+    const std::string& out = args.out;
+    const bool keepSpool = !spec.spoolPath.empty();
+    if (args.command.empty()) return usage("record: needs a PROGRAM to run (after --)");
+    spec.program = args.command.front();
+    spec.arguments.assign(args.command.begin() + 1, args.command.end());
 
     struct sigaction action {};
     action.sa_handler = [](int) { g_interrupted = 1; };
@@ -282,21 +213,102 @@ int runRecord(const std::vector<std::string>& args) {
 } // namespace
 
 int main(int argc, char** argv) {
-    std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.empty()) return usage("no command given");
-    const std::string command = args[0];
-    args.erase(args.begin());
-    if (command == "--version") {
-        std::printf("kinetoscope-cli %s\n", KINETOSCOPE_VERSION);
+    // --top's check: a count of rows, one or more.
+    const CLI::Validator positiveCount(
+        [](std::string& value) {
+            std::size_t n = 0;
+            const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
+            return error == std::errc() && end == value.data() + value.size() && n > 0
+                       ? std::string()
+                       : std::string("needs a positive number, not '" + value + "'");
+        },
+        "N>0");
+    CLI::App app{"The Kinetoscope store and analyses without a GUI, for servers and CI.", "kinetoscope-cli"};
+    app.set_version_flag("--version", "kinetoscope-cli " KINETOSCOPE_VERSION);
+    app.require_subcommand(1);
+    app.failure_message(CLI::FailureMessage::simple);
+
+    std::string infoPath;
+    CLI::App* info =
+        app.add_subcommand("info", "What the importer read: events, tracks, flows, issues, speed");
+    info->add_option("TRACE", infoPath, "a trace (.json, .json.gz, or a capture spool)")
+        ->required()
+        ->type_name("");
+
+    SummaryArgs summary;
+    CLI::App* summaryCommand =
+        app.add_subcommand("summary", "Overview, operator and kernel tables (text, or --json)");
+    summaryCommand->add_option("TRACE", summary.path, "a trace")->required()->type_name("");
+    summaryCommand
+        ->add_option("--by", summary.by, "one table: op, op+shape or kernel (default: op and kernel)")
+        ->check(CLI::IsMember({"op", "op+shape", "kernel"}));
+    summaryCommand->add_option("--sort", summary.sort, "sort the tables by FIELD")->type_name("FIELD");
+    summaryCommand->add_option("--top", summary.top, "rows per table (default 20)")->check(positiveCount);
+    summaryCommand->add_flag("--json", summary.json, "the whole report as JSON");
+
+    DiffArgs diff;
+    CLI::App* diffCommand =
+        app.add_subcommand("diff", "Compare two traces: A is the baseline, deltas are B - A");
+    diffCommand->add_option("A B", diff.paths, "the two traces")->required()->expected(2)->type_name("");
+    diffCommand->add_option("--top", diff.top, "rows per table (default 20)")->check(positiveCount);
+    diffCommand->add_flag("--json", diff.json, "as JSON");
+
+    RecordArgs record;
+    CLI::App* recordCommand = app.add_subcommand(
+        "record", "Run PROGRAM under the capture agent and save its GPU activity as a trace");
+    recordCommand->add_option("-o,--output", record.out, "the Kineto trace to write")
+        ->required()
+        ->type_name("FILE");
+    recordCommand
+        ->add_option("--replay", record.spec.replayTrace,
+                     "play this trace's GPU work back instead of capturing (no GPU needed)")
+        ->type_name("TRACE");
+    recordCommand->add_option("--speed", record.spec.replaySpeed, "replay speed (0: as fast as possible)")
+        ->check(CLI::NonNegativeNumber);
+    recordCommand->add_option("--spool", record.spec.spoolPath, "keep the raw capture in FILE")
+        ->type_name("FILE");
+    recordCommand->add_option("--agent", record.spec.agentPath, "the capture agent library")
+        ->type_name("LIBRARY");
+    recordCommand->add_option("--cwd", record.spec.workingDirectory, "run PROGRAM in DIR")->type_name("DIR");
+    recordCommand->footer("Then -- PROGRAM [ARGS...]: the program to run (its options are its own).");
+    recordCommand->prefix_command(); // everything from PROGRAM on is left for it (remaining())
+
+    if (argc < 2) return usage("no command given");
+    const std::string first = argv[1];
+    if (first == "help") {
+        std::fputs(app.help().c_str(), stdout);
         return 0;
     }
-    if (command == "-h" || command == "--help" || command == "help") {
-        std::fputs(usageText, stdout);
+    const auto commands = app.get_subcommands([&](const CLI::App* c) { return c->get_name() == first; });
+    if (!first.empty() && first[0] != '-' && commands.empty())
+        return usage("unknown command '" + first + "'");
+    // record's PROGRAM and its arguments follow "--": they are the program's, never parsed as ours.
+    int ourArgc = argc;
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--") {
+            ourArgc = i;
+            record.command.assign(argv + i + 1, argv + argc);
+            break;
+        }
+    try {
+        app.parse(ourArgc, argv);
+    } catch (const CLI::CallForHelp&) {
+        std::fputs(app.help().c_str(), stdout);
         return 0;
+    } catch (const CLI::CallForVersion& v) {
+        std::printf("%s\n", v.what());
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        for (const CLI::App* sub : app.get_subcommands())
+            return usage(sub->get_name() + ": " + e.what());
+        return usage(e.what());
     }
-    if (command == "info") return runInfo(args);
-    if (command == "summary") return runSummary(args);
-    if (command == "diff") return runDiff(args);
-    if (command == "record") return runRecord(args);
-    return usage("unknown command '" + command + "'");
+    if (info->parsed()) return runInfo(infoPath);
+    if (summaryCommand->parsed()) return runSummary(summary);
+    if (diffCommand->parsed()) return runDiff(diff);
+    if (recordCommand->parsed()) {
+        if (record.command.empty()) record.command = recordCommand->remaining(); // PROGRAM without "--"
+        return runRecord(record);
+    }
+    return usage("no command given");
 }

@@ -901,7 +901,7 @@ class TestCapture : public QObject {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("message");
-        QTest::newRow("no output") << QStringList{"--", "true"} << 2 << "record needs -o";
+        QTest::newRow("no output") << QStringList{"--", "true"} << 2 << "record: --output is required";
         QTest::newRow("no program") << QStringList{"-o", "x.json"} << 2 << "needs a PROGRAM";
         QTest::newRow("bad speed") << QStringList{"-o", "x.json", "--speed", "fast", "--", "true"} << 2
                                    << "--speed";

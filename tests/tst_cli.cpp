@@ -47,11 +47,12 @@ void TestCli::exitCodes_data() {
     QTest::addColumn<QString>("stderrStart");
     QTest::newRow("no command") << QStringList{} << 2 << "kinetoscope-cli: no command given";
     QTest::newRow("unknown command") << QStringList{"frobnicate"} << 2 << "kinetoscope-cli: unknown command";
-    QTest::newRow("info without trace") << QStringList{"info"} << 2 << "kinetoscope-cli: info takes";
+    QTest::newRow("info without trace")
+        << QStringList{"info"} << 2 << "kinetoscope-cli: info: TRACE is required";
     QTest::newRow("bad --by") << QStringList{"summary", sample, "--by", "x"} << 2
-                              << "kinetoscope-cli: --by needs";
+                              << "kinetoscope-cli: summary: --by: x not in {op,op+shape,kernel}";
     QTest::newRow("bad --top") << QStringList{"summary", sample, "--top", "0"} << 2
-                               << "kinetoscope-cli: --top needs";
+                               << "kinetoscope-cli: summary: --top: needs a positive number";
     QTest::newRow("bad --sort") << QStringList{"summary", sample, "--sort", "colour"} << 2
                                 << "kinetoscope-cli: unknown sort field";
     QTest::newRow("missing file") << QStringList{"info", "/no/such.json"} << 1
