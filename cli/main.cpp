@@ -76,6 +76,7 @@ struct DiffArgs {
 
 int runDiff(const DiffArgs& args) {
     const std::vector<std::string>& paths = args.paths;
+    if (paths.size() != 2) return usage("diff: takes two traces, A (baseline) and B");
     const std::size_t top = args.top;
     const bool json = args.json;
     double seconds = 0;
@@ -249,7 +250,7 @@ int main(int argc, char** argv) {
     DiffArgs diff;
     CLI::App* diffCommand =
         app.add_subcommand("diff", "Compare two traces: A is the baseline, deltas are B - A");
-    diffCommand->add_option("A B", diff.paths, "the two traces")->required()->expected(2)->type_name("");
+    diffCommand->add_option("A B", diff.paths, "the two traces")->type_name("");
     diffCommand->add_option("--top", diff.top, "rows per table (default 20)")->check(positiveCount);
     diffCommand->add_flag("--json", diff.json, "as JSON");
 

@@ -143,7 +143,7 @@ void TestDiff::cliErrors_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<int>("code");
     QTest::addColumn<QString>("message");
-    QTest::newRow("one trace") << QStringList{"diff", "a.json"} << 2 << "diff takes two traces";
+    QTest::newRow("one trace") << QStringList{"diff", "a.json"} << 2 << "diff: takes two traces";
     QTest::newRow("bad top") << QStringList{"diff", "a.json", "b.json", "--top", "x"} << 2 << "--top";
     QTest::newRow("missing file") << QStringList{"diff", "/nonexistent/a.json", "/nonexistent/b.json"} << 1
                                   << "/nonexistent/a.json: ";
