@@ -1,12 +1,9 @@
 #include "loadedtrace.h"
 
-#include "analysis/memory.h"
-
 namespace kinetoscope {
 
 std::shared_ptr<LoadedTrace> prepareLoadedTrace(std::unique_ptr<TraceStore> store, double loadSeconds) {
     auto trace = std::make_shared<LoadedTrace>();
-    addMemoryCounterTracks(*store);
     trace->flowIndex = FlowIndex(*store);
     trace->steps = findSteps(*store);
     trace->store = std::move(store);

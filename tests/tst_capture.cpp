@@ -3,8 +3,8 @@
 // source and kinetoscope-fake-cuda on real traces, faults on either side, spool recovery, and the agent
 // library loading.
 #include "agentwriter.h"
-#include "analysis/argscan.h"
 #include "analysis/summary.h"
+#include "import/argscan.h"
 #include "kernelname.h"
 #include "live/capturesession.h"
 #include "live/tracewire.h"

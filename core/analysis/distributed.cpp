@@ -1,6 +1,6 @@
 #include "distributed.h"
 
-#include "argscan.h"
+#include "import/argscan.h"
 #include "intervals.h"
 #include "overview.h"
 #include "steps.h"

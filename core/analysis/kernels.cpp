@@ -1,6 +1,6 @@
 #include "kernels.h"
 
-#include "argscan.h"
+#include "import/argscan.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,109 +1,13 @@
 #include "memory.h"
 
-#include "argscan.h"
+#include "import/argscan.h"
+#include "import/memoryseries.h"
 
 #include <algorithm>
 #include <charconv>
 #include <map>
 #include <tuple>
 #include <unordered_map>
-
-namespace kinetoscope {
-
-namespace {
-std::string deviceLabel(std::int64_t type, std::int64_t id) {
-    // c10::DeviceType: 0 CPU, 1 CUDA; Kineto writes the enum value.
-    if (type == 0) return "CPU";
-    if (type == 1) return "GPU " + std::to_string(id);
-    return "device type " + std::to_string(type) + " #" + std::to_string(id);
-}
-} // namespace
-
-namespace {
-struct AllocatedSample {
-    TimeNs t;
-    double allocated;
-    std::optional<double> reserved;
-    EventRef ref;
-};
-struct AllocatedSeries {
-    std::vector<AllocatedSample> samples; // in time order
-    bool relative = false; // running sum of "Bytes" from the trace's start: no "Total Allocated"
-};
-
-// The allocated (and reserved) memory over time per (pid, device type, device id), from `[memory]` events.
-// Kineto writes running totals ("Total Allocated", "Total Reserved"); PyTorch before 1.10 wrote only each
-// event's "Bytes" (positive for an allocation, negative for a free), from which the total is a running sum
-// that starts at 0 at the trace's start: the memory held before the profiler started is not in the trace.
-std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries>
-allocatedSeries(const TraceStore& store) {
-    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries> series;
-    const StringId memoryName = store.strings.find("[memory]");
-    if (!memoryName.isValid()) return series;
-    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
-        const Track& t = store.tracks[ti];
-        if (t.kind == TrackKind::Counter) continue;
-        for (std::uint32_t r = 0; r < t.names.size(); ++r) {
-            if (t.names[r] != memoryName) continue;
-            const std::string_view args = store.argsText({TrackId(ti), r});
-            const std::int64_t type = std::int64_t(argNumber(args, "Device Type").value_or(-1));
-            const std::int64_t id = std::int64_t(argNumber(args, "Device Id").value_or(-1));
-            AllocatedSeries& s = series[{t.pid, type, id}];
-            if (const auto allocated = argNumber(args, "Total Allocated")) {
-                s.samples.push_back(
-                    {t.starts[r], *allocated, argNumber(args, "Total Reserved"), {TrackId(ti), r}});
-            } else if (const auto bytes = argNumber(args, "Bytes")) {
-                s.relative = true;
-                s.samples.push_back({t.starts[r], *bytes, std::nullopt, {TrackId(ti), r}}); // summed below
-            }
-        }
-    }
-    for (auto it = series.begin(); it != series.end();) {
-        AllocatedSeries& s = it->second;
-        std::stable_sort(s.samples.begin(), s.samples.end(),
-                         [](const AllocatedSample& a, const AllocatedSample& b) { return a.t < b.t; });
-        if (s.relative) {
-            double total = 0;
-            for (AllocatedSample& sample : s.samples)
-                sample.allocated = total += sample.allocated;
-        }
-        it = s.samples.empty() ? series.erase(it) : std::next(it);
-    }
-    return series;
-}
-} // namespace
-
-std::size_t addMemoryCounterTracks(TraceStore& store) {
-    std::size_t added = 0;
-    for (auto& [key, s] : allocatedSeries(store)) {
-        const std::vector<AllocatedSample>& samples = s.samples;
-        const auto [pid, type, id] = key;
-        const std::string device = deviceLabel(type, id);
-        const bool hasReserved = std::any_of(samples.begin(), samples.end(),
-                                             [](const AllocatedSample& x) { return x.reserved.has_value(); });
-        for (int which = 0; which < (hasReserved ? 2 : 1); ++which) {
-            Track track;
-            track.kind = TrackKind::Counter;
-            track.pid = pid;
-            track.tid = 0;
-            // "Δ": the change since the trace's start, for traces that give sizes and no totals.
-            track.name = store.strings.intern(
-                (which == 0 ? (s.relative ? "Memory allocated Δ · " : "Memory allocated · ")
-                            : "Memory reserved · ") +
-                device);
-            for (const AllocatedSample& x : samples) {
-                if (which == 1 && !x.reserved) continue;
-                track.counterTimes.push_back(x.t);
-                track.counterValues.push_back(which == 0 ? x.allocated : *x.reserved);
-            }
-            store.tracks.push_back(std::move(track));
-            ++added;
-        }
-    }
-    return added;
-}
-
-} // namespace kinetoscope
 
 namespace kinetoscope {
 

@@ -1,6 +1,6 @@
 #include "modules.h"
 
-#include "argscan.h"
+#include "import/argscan.h"
 
 #include <algorithm>
 #include <map>

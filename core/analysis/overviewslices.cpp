@@ -2,7 +2,7 @@
 // need.
 #include "overviewfacts.h"
 
-#include "argscan.h"
+#include "import/argscan.h"
 #include "kernels.h"
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 #include "storebuilder.h"
 
+#include "memoryseries.h"
 #include "model/parallel.h"
 #include "sourcebuffer.h"
 #include "storebuild.h"
@@ -35,6 +36,8 @@ void StoreBuild::run() {
     clock.lap("build: flows+index");
     linkLaunchesByCorrelation();
     clock.lap("build: correlation");
+    appendMemoryCounterTracks(m_store);
+    clock.lap("build: memory counters");
     computeTimeRange();
     if (m_freeing.joinable()) m_freeing.join();
 }

@@ -1,6 +1,6 @@
 #include "tracewire.h"
 
-#include "analysis/argscan.h"
+#include "import/argscan.h"
 #include "import/sourcebuffer.h"
 #include "import/traceloader.h"
 #include "livecapture.h"
