@@ -369,7 +369,7 @@ QString callStackText(const TraceStore& store, EventRef ref) {
         if (f.key == "Call stack" || f.key == "Python stack")
             return QString::fromStdString(f.value).replace(QLatin1Char(';'), QLatin1Char('\n'));
     }
-    const Track& t = store.tracks[ref.track.value];
+    const Track& t = store.track(ref.track);
     const std::vector<std::uint32_t> enclosing = enclosingRows(t, ref.index);
     QStringList frames;
     for (auto p = enclosing.rbegin(); p != enclosing.rend(); ++p) {
@@ -460,7 +460,7 @@ KernelPanel::KernelPanel(const TraceStore& store, QWidget* parent) : AnalysisPan
                 const EventRef kernel = current.data(EventRole).value<EventRef>();
                 QStringList chain;
                 if (const auto launch = m_store.launchOf(kernel)) {
-                    const Track& t = m_store.tracks[launch->track.value];
+                    const Track& t = m_store.track(launch->track);
                     chain << esc(m_store.nameOf(*launch));
                     const std::vector<std::uint32_t> enclosing = enclosingRows(t, launch->index);
                     for (auto p = enclosing.rbegin(); p != enclosing.rend(); ++p) {

@@ -274,12 +274,11 @@ void CaptureView::rebuild() {
     auto records = std::make_shared<live::CaptureRecords>(m_session->snapshot());
     QPointer<CaptureView> self(this);
     startBackground([records, self, generation] {
-        LoadResult r = records->buildStore();
+        LoadOptions options;
+        options.sourcePath = "live capture";
+        LoadResult r = records->buildStore(options);
         std::shared_ptr<LoadedTrace> trace;
-        if (r.ok()) {
-            r.store->sourcePath = "live capture";
-            trace = prepareLoadedTrace(std::move(r.store), r.seconds);
-        }
+        if (r.ok()) trace = prepareLoadedTrace(std::move(r.store), r.seconds);
         QMetaObject::invokeMethod(QCoreApplication::instance(), [self, trace, generation] {
             if (self) self->show(trace, generation);
         });

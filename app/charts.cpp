@@ -127,7 +127,7 @@ void MemoryCurve::setRange(TimeNs from, TimeNs to) {
     m_min = 0;
     // A curve that is a running sum from the trace's start (traces without totals) can go below zero.
     for (TrackId id : m_series) {
-        for (double v : m_store.tracks[id.value].counterValues) {
+        for (double v : m_store.track(id).counterValues) {
             m_max = std::max(m_max, v);
             m_min = std::min(m_min, v);
         }

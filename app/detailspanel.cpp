@@ -48,7 +48,7 @@ EventRef DetailsPanel::refFromLink(const QUrl& url) {
 
 QString DetailsPanel::eventLink(EventRef ref, const QString& prefix) {
     m_links.push_back(ref);
-    const Track& t = m_store.tracks[ref.track.value];
+    const Track& t = m_store.track(ref.track);
     return QStringLiteral("%1<a href=\"%2\">%3</a> <span style=\"color:#6b7280\">%4 · %5</span>")
         .arg(prefix, linkFor(ref), esc(m_store.nameOf(ref)),
              esc(m_store.strings.view(m_store.categoryOf(ref).name)), dur(t.durations[ref.index]));
@@ -62,7 +62,7 @@ void DetailsPanel::showEvent(EventRef ref) {
             "<p style=\"color:#6b7280\">Click a slice to see its details. Ctrl+drag selects an area.</p>"));
         return;
     }
-    const Track& t = m_store.tracks[ref.track.value];
+    const Track& t = m_store.track(ref.track);
     const TimeNs start = t.starts[ref.index];
     QString html;
     html += QStringLiteral("<h3 style=\"margin:2px 0\">%1</h3>").arg(esc(m_store.nameOf(ref)));

@@ -2,7 +2,7 @@
 
 namespace kinetoscope {
 
-std::shared_ptr<LoadedTrace> prepareLoadedTrace(std::unique_ptr<TraceStore> store, double loadSeconds) {
+std::shared_ptr<LoadedTrace> prepareLoadedTrace(std::unique_ptr<const TraceStore> store, double loadSeconds) {
     auto trace = std::make_shared<LoadedTrace>();
     trace->flowIndex = FlowIndex(*store);
     trace->steps = findSteps(*store);

@@ -11,13 +11,13 @@ namespace kinetoscope {
 
 // A trace ready to show: the store and the indexes the timeline needs, all built off the UI thread.
 struct LoadedTrace {
-    std::unique_ptr<TraceStore> store;
+    std::unique_ptr<const TraceStore> store;
     FlowIndex flowIndex;
     std::vector<StepRange> steps;
     double loadSeconds = 0;
 };
 
 // Builds the indexes of a freshly loaded store (on the loading thread).
-std::shared_ptr<LoadedTrace> prepareLoadedTrace(std::unique_ptr<TraceStore> store, double loadSeconds);
+std::shared_ptr<LoadedTrace> prepareLoadedTrace(std::unique_ptr<const TraceStore> store, double loadSeconds);
 
 } // namespace kinetoscope

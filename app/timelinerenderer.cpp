@@ -85,7 +85,7 @@ double TimelineRenderer::counterMax(TrackId id) {
     double& m = m_counterMax[id.value];
     if (std::isnan(m)) {
         m = 0;
-        for (double v : store().tracks[id.value].counterValues) {
+        for (double v : store().track(id).counterValues) {
             if (std::isfinite(v)) m = std::max(m, v);
         }
     }
@@ -132,7 +132,7 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
         const LaneRow& row = rows[ri];
         const double top = viewY(frame, row.y);
         if (row.kind == LaneRow::Kind::GroupHeader) continue;
-        const Track& track = store().tracks[row.track.value];
+        const Track& track = store().track(row.track);
         if (row.kind == LaneRow::Kind::Counter) {
             m_columns.clear();
             collectCounterColumns(track, frame.axis, m_columns);
@@ -291,7 +291,7 @@ QRectF TimelineRenderer::sliceRect(const TimelineFrame& frame, EventRef ref) con
     const int ri = m_layout->rowOf(ref);
     if (ri < 0) return {};
     const LaneRow& row = m_layout->rows()[std::size_t(ri)];
-    const Track& t = store().tracks[ref.track.value];
+    const Track& t = store().track(ref.track);
     const double x0 = headerWidth + frame.axis.xOf(t.starts[ref.index]);
     const double x1 = headerWidth + frame.axis.xOf(t.endOf(ref.index));
     return QRectF(x0, viewY(frame, row.y) + 1, std::max(1.0, x1 - x0), row.height - 2);
@@ -358,7 +358,7 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
     auto anchor = [&](EventRef ref, bool atEnd) {
         const int ri = m_layout->rowOf(ref);
         const LaneRow& row = m_layout->rows()[std::size_t(std::max(ri, 0))];
-        const Track& t = s.tracks[ref.track.value];
+        const Track& t = s.track(ref.track);
         const TimeNs time = atEnd ? t.endOf(ref.index) : t.starts[ref.index];
         return QPointF(headerWidth + frame.axis.xOf(time), viewY(frame, row.y + row.height / 2));
     };
@@ -625,7 +625,7 @@ EventRef TimelineRenderer::eventAt(const TimelineFrame& frame, QPointF pos) cons
     if (ri < 0) return {};
     const LaneRow& row = m_layout->rows()[std::size_t(ri)];
     if (row.kind != LaneRow::Kind::Slices) return {};
-    const Track& t = store().tracks[row.track.value];
+    const Track& t = store().track(row.track);
     const double x = pos.x() - headerWidth;
     const TimeNs time = frame.axis.timeAt(x);
     const TimeNs slack = TimeNs(std::ceil(frame.axis.nsPerPixel() * 3));

@@ -122,7 +122,7 @@ void TimelineWidget::zoomToSelection() {
         return;
     }
     if (!m_frame.selected.isValid()) return;
-    const Track& t = store().tracks[m_frame.selected.track.value];
+    const Track& t = store().track(m_frame.selected.track);
     const TimeNs s = t.starts[m_frame.selected.index];
     const TimeNs d = std::max<TimeNs>(t.durations[m_frame.selected.index], TimeAxis::minSpan);
     setVisibleRange(s - d / 10, s + d + d / 10);
@@ -174,7 +174,7 @@ void TimelineWidget::revealEvent(EventRef ref) {
     if (m_layout.groups()[group].collapsed) setGroupCollapsed(group, false);
     if (m_layout.isHidden(ref.track)) setTrackHidden(ref.track, false);
     setSelected(ref);
-    const Track& t = store().tracks[ref.track.value];
+    const Track& t = store().track(ref.track);
     const TimeNs s = t.starts[ref.index];
     const TimeNs e = t.endOf(ref.index);
     const double widthPx = double(e - s) / m_frame.axis.nsPerPixel();
@@ -539,7 +539,7 @@ void TimelineWidget::contextMenuEvent(QContextMenuEvent* e) {
 
 QString TimelineWidget::tooltipFor(EventRef ref) const {
     const TraceStore& s = store();
-    const Track& t = s.tracks[ref.track.value];
+    const Track& t = s.track(ref.track);
     const TimeNs start = t.starts[ref.index];
     QString html = QStringLiteral("<b>%1</b><br/>").arg(htmlEscaped(s.nameOf(ref)));
     html += QStringLiteral("<table cellspacing=0 cellpadding=1>");
@@ -569,7 +569,7 @@ bool TimelineWidget::event(QEvent* e) {
             const int ri = m_renderer.rowAtY(m_frame, pos.y());
             const LaneRow* row = ri >= 0 ? &m_layout.rows()[std::size_t(ri)] : nullptr;
             if (row && row->kind == LaneRow::Kind::Counter && pos.x() >= TimelineRenderer::headerWidth) {
-                const auto v = counterValueAt(store().tracks[row->track.value], timeAtX(pos.x()));
+                const auto v = counterValueAt(store().track(row->track), timeAtX(pos.x()));
                 QToolTip::showText(
                     help->globalPos(),
                     QStringLiteral("<b>%1</b><br/>%2")

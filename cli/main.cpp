@@ -38,7 +38,7 @@ LoadOptions loadOptions() {
 }
 
 // Loads or prints the one-line error; exit code 1 on failure.
-std::unique_ptr<TraceStore> load(const std::string& path, double& seconds) {
+std::unique_ptr<const TraceStore> load(const std::string& path, double& seconds) {
     LoadResult r = loadTrace(path, loadOptions());
     if (!r.ok()) {
         std::fprintf(stderr, "kinetoscope-cli: %s\n", r.message(path).c_str());

@@ -48,7 +48,7 @@ struct GpuView {
 
 std::int64_t streamOf(const TraceStore& s, EventRef ref) {
     if (const auto stream = argNumber(s.argsText(ref), "stream")) return std::int64_t(*stream);
-    return s.tracks[ref.track.value].tid;
+    return s.track(ref.track).tid;
 }
 
 GpuView gpuView(const TraceStore& s) {
@@ -74,12 +74,12 @@ GpuView gpuView(const TraceStore& s) {
             }
         }
     for (const EventRef k : kernels) {
-        const Track& track = s.tracks[k.track.value];
+        const Track& track = s.track(k.track);
         v.kernels.emplace_back(std::string(s.nameOf(k)), track.starts[k.index] - first,
                                track.durations[k.index], streamOf(s, k));
         if (auto launch = s.launchOf(k))
             v.links.emplace_back(std::string(s.nameOf(*launch)),
-                                 s.tracks[launch->track.value].starts[launch->index] - first,
+                                 s.track(launch->track).starts[launch->index] - first,
                                  std::string(s.nameOf(k)), track.starts[k.index] - first);
     }
     std::sort(v.kernels.begin(), v.kernels.end());

@@ -38,7 +38,7 @@ const char* const pairs[][3] = {
      "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-1.json.gz"},
 };
 
-std::unique_ptr<TraceStore> load(const QString& relative) {
+std::unique_ptr<const TraceStore> load(const QString& relative) {
     LoadResult r = loadTrace(test::tracePath(relative.toUtf8().constData()));
     if (!r.ok()) qFatal("cannot load %s", qPrintable(relative));
     return std::move(r.store);

@@ -50,7 +50,7 @@ const char* const realTraces[][2] = {
     {"b200_eager", "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz"},
 };
 
-std::unique_ptr<TraceStore> loadReal(const QString& relative) {
+std::unique_ptr<const TraceStore> loadReal(const QString& relative) {
     LoadResult r = loadTrace(test::tracePath(relative.toUtf8().constData()));
     if (!r.ok()) qFatal("cannot load %s", qPrintable(relative));
     return std::move(r.store);

@@ -114,7 +114,7 @@ void TestRealTraces::launchLinksAndArgs() {
     for (const ArgField& a : decodeArgs(s, f.target))
         hasGrid |= a.key == "grid";
     QVERIFY(hasGrid);
-    QCOMPARE(s.tracks[f.target.track.value].kind, TrackKind::GpuStream);
+    QCOMPARE(s.track(f.target.track).kind, TrackKind::GpuStream);
 }
 
 QTEST_GUILESS_MAIN(TestRealTraces)

@@ -268,7 +268,7 @@ void TestTimelineWidget::clickSelectsAndHitTests() {
         QCOMPARE(w->selected(), target);
         // F zooms to it.
         QTest::keyClick(w.get(), Qt::Key_F);
-        const Track& t = s.tracks[target.track.value];
+        const Track& t = s.track(target.track);
         QVERIFY(w->axis().start <= t.starts[target.index] && w->axis().end >= t.endOf(target.index));
         QVERIFY(w->axis().span() <=
                 std::max<TimeNs>(t.durations[target.index], TimeAxis::minSpan) * 13 / 10 + 2);
@@ -390,8 +390,7 @@ void TestTimelineWidget::detailsPanelLinks() {
         QVERIFY2(text.contains(QString::fromStdString(a.key)), a.key.c_str());
     QVERIFY(text.contains(QStringLiteral("Launched by: ") +
                           QString::fromUtf8(s.nameOf(launch).data(), qsizetype(s.nameOf(launch).size()))));
-    QVERIFY(text.contains(QLatin1String("Parents")) ||
-            s.tracks[kernel.track.value].depthOf(kernel.index) == 0);
+    QVERIFY(text.contains(QLatin1String("Parents")) || s.track(kernel.track).depthOf(kernel.index) == 0);
     QVERIFY(std::find(panel.links().begin(), panel.links().end(), launch) != panel.links().end());
     QSignalSpy spy(&panel, &DetailsPanel::jumpRequested);
     emit panel.anchorClicked(QUrl(DetailsPanel::linkFor(launch)));
@@ -420,8 +419,8 @@ void TestTimelineWidget::hoverTooltip() {
              qPrintable(tip));
     for (const char* field : {"Category", "Start", "Duration", "Self time", "cuda_runtime"})
         QVERIFY2(tip.contains(QLatin1String(field)), field);
-    QVERIFY(tip.contains(
-        QString::fromStdString(formatDuration(s.tracks[launch.track.value].durations[launch.index]))));
+    QVERIFY(
+        tip.contains(QString::fromStdString(formatDuration(s.track(launch.track).durations[launch.index]))));
     QToolTip::hideText();
 }
 

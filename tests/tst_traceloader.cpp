@@ -60,9 +60,9 @@ std::string describe(const TraceStore& s) {
         out += " | flows:";
         for (const Flow& f : s.flows) {
             static const char* kinds[] = {"launch", "fwdbwd", "other"};
-            out += std::string(" ") + kinds[int(f.kind)] + " " + trackName(s.tracks[f.source.track.value]) +
-                   ":" + std::string(s.nameOf(f.source)) + "->" + trackName(s.tracks[f.target.track.value]) +
-                   ":" + std::string(s.nameOf(f.target));
+            out += std::string(" ") + kinds[int(f.kind)] + " " + trackName(s.track(f.source.track)) + ":" +
+                   std::string(s.nameOf(f.source)) + "->" + trackName(s.track(f.target.track)) + ":" +
+                   std::string(s.nameOf(f.target));
         }
     }
     return out;

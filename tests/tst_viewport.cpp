@@ -40,7 +40,7 @@ class TestViewport : public QObject {
 
   private:
     const TraceStore& store(const QString& name);
-    std::map<QString, std::unique_ptr<TraceStore>> m_stores;
+    std::map<QString, std::unique_ptr<const TraceStore>> m_stores;
 };
 
 namespace {
@@ -267,7 +267,7 @@ void TestViewport::search() {
     for (std::size_t i = 1; i < result.matches.size(); ++i) {
         const auto& a = result.matches[i - 1];
         const auto& b = result.matches[i];
-        QVERIFY(s.tracks[a.track.value].starts[a.index] <= s.tracks[b.track.value].starts[b.index]);
+        QVERIFY(s.track(a.track).starts[a.index] <= s.track(b.track).starts[b.index]);
     }
     if (caseSensitive && text == QLatin1String("ATEN::MM"))
         QCOMPARE(expected, std::size_t(0));
@@ -376,7 +376,7 @@ void TestViewport::sampleSteps() {
         TimeNs previousEnd = std::numeric_limits<TimeNs>::min();
         for (const StepRange& st : steps) {
             TimeNs end = st.cpuEnd;
-            const std::int64_t pid = t.tracks[st.slice.track.value].pid;
+            const std::int64_t pid = t.track(st.slice.track).pid;
             for (std::uint32_t ti = 0; ti < t.tracks.size(); ++ti) {
                 const Track& tr = t.tracks[ti];
                 if (tr.kind != TrackKind::CpuThread || tr.pid != pid) continue;
@@ -386,7 +386,7 @@ void TestViewport::sampleSteps() {
                         !isLaunchCategory(t.categoryOf(ref).kind))
                         continue;
                     for (EventRef g : t.gpuWorkOf(ref))
-                        end = std::max(end, t.tracks[g.track.value].endOf(g.index));
+                        end = std::max(end, t.track(g.track).endOf(g.index));
                 }
             }
             const TimeNs start = std::max(st.cpuStart, previousEnd);

@@ -148,7 +148,7 @@ std::int32_t HostTree::ownerOfLaunch(std::uint32_t row) const {
 }
 
 std::optional<EventRef> launchingOperator(const TraceStore& store, EventRef launch) {
-    const Track& t = store.tracks[launch.track.value];
+    const Track& t = store.track(launch.track);
     for (auto p = t.parentOf(launch.index); p; p = t.parentOf(*p)) {
         const HostRole role = hostRole(store, t, *p);
         if (role == HostRole::Operator || role == HostRole::Annotation) return EventRef{launch.track, *p};
@@ -157,8 +157,8 @@ std::optional<EventRef> launchingOperator(const TraceStore& store, EventRef laun
 }
 
 TimeNs launchDelay(const TraceStore& store, EventRef gpuWork, EventRef launch) {
-    const TimeNs start = store.tracks[gpuWork.track.value].starts[gpuWork.index];
-    return std::max<TimeNs>(0, start - store.tracks[launch.track.value].endOf(launch.index));
+    const TimeNs start = store.track(gpuWork.track).starts[gpuWork.index];
+    return std::max<TimeNs>(0, start - store.track(launch.track).endOf(launch.index));
 }
 
 } // namespace kinetoscope

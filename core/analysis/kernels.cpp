@@ -14,7 +14,7 @@ std::optional<double> blocksPerSm(const TraceStore& store, EventRef kernel) {
     if (auto v = argNumber(args, "blocks per SM")) return *v;
     const auto grid = argTriple(args, "grid");
     if (!grid) return std::nullopt;
-    const Track& t = store.tracks[kernel.track.value];
+    const Track& t = store.track(kernel.track);
     for (const DeviceProperties& d : store.metadata.devices) {
         if (d.id == t.pid && d.numSms > 0)
             return double((*grid)[0] * (*grid)[1] * (*grid)[2]) / double(d.numSms);
@@ -61,7 +61,7 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
                 launch = buf;
                 if (const auto l = store.launchOf(ref)) {
                     // The operator that launched it: the launch's enclosing slice on its thread.
-                    const Track& lt = store.tracks[l->track.value];
+                    const Track& lt = store.track(l->track);
                     if (const auto p = lt.parentOf(l->index))
                         launch += " · " + std::string(store.strings.view(lt.names[*p]));
                 }

@@ -35,7 +35,7 @@ void forEachNamed(const TraceStore& store, std::string_view name, TimeNs from, T
 // The innermost cpu_op enclosing a (zero-length) memory event on its thread.
 std::optional<std::uint32_t> enclosingOperator(const TraceStore& store, EventRef ref,
                                                std::uint32_t* row = nullptr) {
-    const Track& t = store.tracks[ref.track.value];
+    const Track& t = store.track(ref.track);
     const TimeNs at = t.starts[ref.index];
     for (std::uint32_t d = std::uint32_t(t.laneCount()); d-- > 0;) {
         const auto [r0, r1] = t.rowsInRange(d, at, at);
@@ -81,7 +81,7 @@ MemoryAnalysis analyzeMemory(const TraceStore& store, TimeNs from, TimeNs to) {
     };
     std::vector<Event> events;
     forEachNamed(store, "[memory]", from, to, [&](EventRef ref) {
-        events.push_back({ref, store.tracks[ref.track.value].starts[ref.index]});
+        events.push_back({ref, store.track(ref.track).starts[ref.index]});
     });
     std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.t < b.t; });
     std::map<std::pair<std::int64_t, std::uint64_t>, std::size_t> live; // (device, address) -> block
@@ -107,7 +107,7 @@ MemoryAnalysis analyzeMemory(const TraceStore& store, TimeNs from, TimeNs to) {
             row.selfSizeIncrease += bytes;
             if (opOccurrences.try_emplace({e.ref.track.value, opRow}, true).second) ++row.calls;
             // Size increase counts the event for every enclosing op.
-            const Track& t = store.tracks[e.ref.track.value];
+            const Track& t = store.track(e.ref.track);
             for (auto p = std::optional<std::uint32_t>(opRow); p; p = t.parentOf(*p)) {
                 if (store.categories[t.categories[*p]].kind != CategoryKind::CpuOp) continue;
                 MemoryOperatorRow& anc = ops[t.names[*p].value];

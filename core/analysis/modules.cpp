@@ -20,7 +20,7 @@ std::vector<std::pair<TimeNs, TimeNs>> launchesOf(const TraceStore& store, std::
     for (; f != store.flows.end() && f->source.track == TrackId(ti); ++f) {
         if (f->kind == FlowKind::Launch)
             launches.emplace_back(t.starts[f->source.index],
-                                  store.tracks[f->target.track.value].durations[f->target.index]);
+                                  store.track(f->target.track).durations[f->target.index]);
     }
     std::sort(launches.begin(), launches.end());
     return launches;

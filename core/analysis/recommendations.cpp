@@ -57,8 +57,8 @@ void RuleContext::fire(const Rule& rule, std::string title, std::string evidence
                        std::vector<std::pair<std::string, double>> figures, EventRef example, TimeNs a,
                        TimeNs b) const {
     if (example.isValid() && a == b) {
-        a = store.tracks[example.track.value].starts[example.index];
-        b = store.tracks[example.track.value].endOf(example.index);
+        a = store.track(example.track).starts[example.index];
+        b = store.track(example.track).endOf(example.index);
     }
     figures.emplace_back("threshold", rule.threshold);
     Recommendation& r = ov.recommendations.emplace_back();
@@ -71,7 +71,7 @@ void RuleContext::fire(const Rule& rule, std::string title, std::string evidence
     r.figures = std::move(figures);
     if (example.isValid()) {
         r.exampleName = std::string(store.nameOf(example));
-        r.exampleStart = store.tracks[example.track.value].starts[example.index];
+        r.exampleStart = store.track(example.track).starts[example.index];
         r.exampleDuration = store.durationOf(example);
     }
 }
@@ -208,8 +208,7 @@ void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
                 const TimeNs gapStart = busyUntil, gapEnd = w.start;
                 const auto launch = store.launchOf(w.ref);
                 const bool insideStep = lengthWithin(c.span.set, gapStart, gapEnd) == gapEnd - gapStart;
-                if (launch && insideStep &&
-                    store.tracks[launch->track.value].starts[launch->index] > gapStart &&
+                if (launch && insideStep && store.track(launch->track).starts[launch->index] > gapStart &&
                     2 * lengthWithin(hostBusyElsewhere, gapStart, gapEnd) < gapEnd - gapStart) {
                     waiting += gapEnd - gapStart;
                     if (gapEnd - gapStart > worst.second - worst.first) worst = {gapStart, gapEnd};

@@ -33,7 +33,7 @@ std::vector<StepRange> findSteps(const TraceStore& store) {
     // ranges.
     for (const Flow& f : store.flows) {
         if (f.kind != FlowKind::Launch) continue;
-        const Track& lt = store.tracks[f.source.track.value];
+        const Track& lt = store.track(f.source.track);
         if (lt.kind != TrackKind::CpuThread) continue;
         const TimeNs at = lt.starts[f.source.index];
         auto it = std::upper_bound(steps.begin(), steps.end(), at,
@@ -45,8 +45,8 @@ std::vector<StepRange> findSteps(const TraceStore& store) {
                 if (it - k > 8) break;
                 continue;
             }
-            if (store.tracks[k->slice.track.value].pid != lt.pid) continue;
-            k->end = std::max(k->end, store.tracks[f.target.track.value].endOf(f.target.index));
+            if (store.track(k->slice.track).pid != lt.pid) continue;
+            k->end = std::max(k->end, store.track(f.target.track).endOf(f.target.index));
             break;
         }
     }
@@ -91,7 +91,7 @@ StepRange activityStep(const TraceStore& store, TimeNs from, TimeNs to) {
             if (t.endOf(r) <= end) continue;
             const auto launch = store.launchOf({TrackId(std::uint32_t(&t - store.tracks.data())), r});
             if (!launch) continue;
-            const TimeNs at = store.tracks[launch->track.value].starts[launch->index];
+            const TimeNs at = store.track(launch->track).starts[launch->index];
             if (at >= cpuLo && at <= cpuHi) end = t.endOf(r);
         }
     }

@@ -362,6 +362,7 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
     store->metadata.topLevel = std::move(layout.topLevel);
     decodeTopLevelMetadata(store->metadata);
     store->stats = std::move(stats);
+    store->sourcePath = options.sourcePath;
     clock.lap("repair");
     buildStore(*store, accepted, source, options.phaseTiming);
     if (cancelled()) return cancelledResult();

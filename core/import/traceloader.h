@@ -30,11 +30,14 @@ struct LoadOptions {
     std::function<void(const LoadProgress&)> progress;
     // Called on the loading thread as each phase ends, with its name and duration (benchmarks; may be empty).
     PhaseTimingFn phaseTiming;
+    // What the store calls its source (TraceStore::sourcePath): the file (open/opentrace sets it), or a label
+    // such as "live capture". The store is sealed (const) once loaded, so it is named while it is built.
+    std::string sourcePath;
 };
 
 struct LoadResult {
-    std::unique_ptr<TraceStore> store; // null on failure
-    std::string error;                 // one line, without the file name
+    std::unique_ptr<const TraceStore> store; // null on failure; immutable once loaded
+    std::string error;                       // one line, without the file name
     std::uint64_t errorOffset = 0;
     bool errorHasOffset = false;
     bool cancelled = false;

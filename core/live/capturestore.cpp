@@ -161,7 +161,8 @@ class ChunkSink {
 
 } // namespace
 
-LoadResult CaptureRecords::buildStore(const LoadOptions& options) const {
+LoadResult CaptureRecords::buildStore(const LoadOptions& options,
+                                      const std::function<void(ImportStats&)>& adjustStats) const {
     const auto started = std::chrono::steady_clock::now();
     PhaseClock clock(options.phaseTiming);
     auto cancelled = [&] { return options.cancel && options.cancel->load(std::memory_order_relaxed); };
@@ -216,9 +217,11 @@ LoadResult CaptureRecords::buildStore(const LoadOptions& options) const {
     store->metadata.topLevel = walk.topLevel();
     decodeTopLevelMetadata(store->metadata);
     store->stats.fileBytes = store->stats.jsonBytes = firstArgs.used + secondArgs.used;
+    store->sourcePath = options.sourcePath;
     clock.lap("live: metadata");
     kinetoscope::buildStore(*store, chunks, source, options.phaseTiming);
     clock.lap("live: build");
+    if (adjustStats) adjustStats(store->stats);
     LoadResult result;
     result.store = std::move(store);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

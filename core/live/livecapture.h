@@ -11,6 +11,7 @@
 #include "wire/wire.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -55,7 +56,10 @@ class CaptureRecords {
     // deviceProperties, and times relative to baseTimeNanoseconds with three decimals (exact ns).
     std::string toTraceJson() const;
     // The store the viewer shows: what loading that JSON gives, built without writing or parsing it.
-    LoadResult buildStore(const LoadOptions& options = {}) const;
+    // `adjustStats` adds what the caller knows about the input (a spool's size, cut, rejected records) to the
+    // store's import statistics before the store is sealed.
+    LoadResult buildStore(const LoadOptions& options = {},
+                          const std::function<void(ImportStats&)>& adjustStats = {}) const;
 
     const AppendOnly<wire::Kernel>& kernels() const { return m_kernels; }
 

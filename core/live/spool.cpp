@@ -53,9 +53,7 @@ LoadResult loadWireStream(std::string_view bytes, const LoadOptions& options) {
         r.errorHasOffset = true;
         return r;
     }
-    LoadResult r = w.capture.buildStore(options);
-    if (r.store) {
-        ImportStats& stats = r.store->stats;
+    return w.capture.buildStore(options, [&](ImportStats& stats) {
         stats.fileBytes = stats.jsonBytes = bytes.size();
         if (const std::uint64_t rejected = w.capture.counts().rejected) {
             stats.malformedEvents += rejected;
@@ -72,8 +70,7 @@ LoadResult loadWireStream(std::string_view bytes, const LoadOptions& options) {
             stats.issues.insert(stats.issues.begin(), {w.errorOffset, "capture stream: " + w.error});
             if (stats.issues.size() > ImportStats::maxReportedIssues) stats.issues.pop_back();
         }
-    }
-    return r;
+    });
 }
 
 SpoolRead readSpool(const std::string& path) {

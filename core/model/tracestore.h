@@ -166,6 +166,7 @@ class TraceStore {
     TimeNs maxTime = 0;
     std::string sourcePath;
 
+    const Track& track(TrackId id) const { return tracks[id.value]; }
     std::size_t sliceCount() const;
     std::size_t counterSampleCount() const;
     const Category& categoryOf(EventRef ref) const {

@@ -6,15 +6,14 @@
 namespace kinetoscope {
 
 LoadResult loadTrace(const std::string& path, const LoadOptions& options) {
+    LoadOptions named = options;
+    named.sourcePath = path;
     LoadResult failure;
-    std::optional<TraceText> file = readTraceFile(path, options, failure);
+    std::optional<TraceText> file = readTraceFile(path, named, failure);
     if (!file) return failure;
     // A live-capture spool (or a raw capture) is recovered into the same trace Capture > Save writes.
-    LoadResult r = live::isWireStream(file->source->text())
-                       ? live::loadWireStream(file->source->text(), options)
-                       : loadJsonTrace(std::move(*file), options);
-    if (r.store) r.store->sourcePath = path;
-    return r;
+    return live::isWireStream(file->source->text()) ? live::loadWireStream(file->source->text(), named)
+                                                    : loadJsonTrace(std::move(*file), named);
 }
 
 } // namespace kinetoscope

@@ -18,7 +18,7 @@ AreaSummary summarizeArea(const TraceStore& store, const std::vector<TrackId>& t
     };
     for (TrackId id : tracks) {
         if (id.value >= store.tracks.size()) continue;
-        const Track& t = store.tracks[id.value];
+        const Track& t = store.track(id);
         if (t.kind == TrackKind::Counter) continue;
         for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
             const auto [first, last] = t.rowsInRange(d, out.from, out.to);

@@ -20,11 +20,11 @@ class FlowIndex {
     template <typename Visit> void forEachInRange(TimeNs from, TimeNs to, Visit&& visit) const;
 
     static TimeNs arrowStart(const TraceStore& store, const Flow& f) {
-        const Track& t = store.tracks[f.source.track.value];
+        const Track& t = store.track(f.source.track);
         return t.endOf(f.source.index);
     }
     static TimeNs arrowEnd(const TraceStore& store, const Flow& f) {
-        return store.tracks[f.target.track.value].starts[f.target.index];
+        return store.track(f.target.track).starts[f.target.index];
     }
 
   private:

@@ -37,7 +37,7 @@ LaneLayout::LaneLayout(const TraceStore& store, LaneMetrics metrics) : m_store(&
         const LaneGroup::Kind kind = groupKindOf(t);
         bool startNew = m_groups.empty() || m_groups.back().kind != kind;
         if (!startNew) {
-            const Track& prev = store.tracks[m_groups.back().tracks.back().value];
+            const Track& prev = store.track(m_groups.back().tracks.back());
             startNew = prev.pid != t.pid || prev.pidText != t.pidText;
         }
         if (startNew) {
@@ -64,7 +64,7 @@ LaneLayout::LaneLayout(const TraceStore& store, LaneMetrics metrics) : m_store(&
 }
 
 std::string LaneLayout::laneTitle(TrackId id) const {
-    const Track& t = m_store->tracks[id.value];
+    const Track& t = m_store->track(id);
     if (t.kind != TrackKind::GpuStream) return trackTitle(id);
     // Under its device's group header a stream lane needs only the stream.
     const std::string tid = idText(*m_store, t.tidText, t.tid);
@@ -76,7 +76,7 @@ std::string LaneLayout::trackTitle(TrackId id) const {
 }
 
 std::string trackTitle(const TraceStore& store, TrackId id) {
-    const Track& t = store.tracks[id.value];
+    const Track& t = store.track(id);
     const std::string tid = idText(store, t.tidText, t.tid);
     const std::string name = t.name.isValid() ? std::string(store.strings.view(t.name)) : "";
     switch (t.kind) {
@@ -135,7 +135,7 @@ void LaneLayout::relayout() {
         if (group.collapsed) continue;
         for (TrackId id : group.tracks) {
             if (m_hidden[id.value]) continue;
-            const Track& t = m_store->tracks[id.value];
+            const Track& t = m_store->track(id);
             m_firstRowOfTrack[id.value] = int(m_rows.size());
             if (t.kind == TrackKind::Counter) {
                 m_rows.push_back({LaneRow::Kind::Counter, g, id, 0, y, m_metrics.counterHeight});
@@ -176,7 +176,7 @@ int LaneLayout::rowOf(EventRef ref) const {
     if (!ref.isValid() || ref.track.value >= m_firstRowOfTrack.size()) return -1;
     const int first = m_firstRowOfTrack[ref.track.value];
     if (first < 0) return m_headerRowOfGroup[m_groupOfTrack[ref.track.value]];
-    const Track& t = m_store->tracks[ref.track.value];
+    const Track& t = m_store->track(ref.track);
     if (t.kind == TrackKind::Counter) return first;
     return first + int(t.depthOf(ref.index));
 }

@@ -60,8 +60,8 @@ SearchResult searchSlices(const TraceStore& store, const SearchQuery& query,
         }
     }
     std::sort(result.matches.begin(), result.matches.end(), [&](EventRef a, EventRef b) {
-        const TimeNs sa = store.tracks[a.track.value].starts[a.index];
-        const TimeNs sb = store.tracks[b.track.value].starts[b.index];
+        const TimeNs sa = store.track(a.track).starts[a.index];
+        const TimeNs sb = store.track(b.track).starts[b.index];
         return sa != sb ? sa < sb : a < b;
     });
     return result;
@@ -69,7 +69,7 @@ SearchResult searchSlices(const TraceStore& store, const SearchQuery& query,
 
 std::size_t firstMatchAtOrAfter(const TraceStore& store, const std::vector<EventRef>& matches, TimeNs t) {
     auto it = std::lower_bound(matches.begin(), matches.end(), t, [&](EventRef e, TimeNs v) {
-        return store.tracks[e.track.value].starts[e.index] < v;
+        return store.track(e.track).starts[e.index] < v;
     });
     return std::size_t(it - matches.begin());
 }

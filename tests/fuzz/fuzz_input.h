@@ -58,8 +58,8 @@ inline void checkInvariants(const TraceStore& s) {
     }
     for (const Flow& flow : s.flows) {
         require(flow.source.track.value < s.tracks.size() && flow.target.track.value < s.tracks.size());
-        require(flow.source.index < s.tracks[flow.source.track.value].sliceCount());
-        require(flow.target.index < s.tracks[flow.target.track.value].sliceCount());
+        require(flow.source.index < s.track(flow.source.track).sliceCount());
+        require(flow.target.index < s.track(flow.target.track).sliceCount());
     }
 }
 

@@ -38,10 +38,10 @@ void exercise(const TraceStore& s) {
          {TimeAxis{s.minTime, s.maxTime + 1, 1000}, TimeAxis{s.minTime, s.minTime + 100, 37}}) {
         for (const LaneRow& row : layout.rows()) {
             if (row.kind == LaneRow::Kind::Slices)
-                collectLaneBoxes(s.tracks[row.track.value], row.depth, axis, 1.0, boxes);
+                collectLaneBoxes(s.track(row.track), row.depth, axis, 1.0, boxes);
             if (row.kind == LaneRow::Kind::Counter) {
                 std::vector<CounterColumn> columns;
-                collectCounterColumns(s.tracks[row.track.value], axis, columns);
+                collectCounterColumns(s.track(row.track), axis, columns);
             }
         }
     }
