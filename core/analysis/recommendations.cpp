@@ -76,24 +76,29 @@ void RuleContext::fire(const Rule& rule, std::string title, std::string evidence
     }
 }
 
-void dataLoaderRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
-    const double share = c.breakdownShare(BreakdownCategory::DataLoader);
+// The rules whose figure is one share: fire above the threshold, with the evidence "<before><share><after>
+// (threshold N%)" and the figure under `figure`.
+void fireAbove(const RuleContext& c, const Rule& rule, double share, const char* figure, EventRef example,
+               std::string title, const std::string& before, const std::string& after) {
     if (share <= rule.threshold) return;
-    c.fire(rule,
-           "Data loading stalls the steps: use DataLoader(num_workers > 0, pin_memory=True) or prefetch",
-           "DataLoader takes " + percent(share) + " of step time (" + thresholdText(rule.threshold) + ")",
-           {{"dataloader_share", share}}, c.facts.longestDataLoader);
+    c.fire(rule, std::move(title),
+           before + percent(share) + after + " (" + thresholdText(rule.threshold) + ")", {{figure, share}},
+           example);
+}
+
+void dataLoaderRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    fireAbove(c, rule, c.breakdownShare(BreakdownCategory::DataLoader), "dataloader_share",
+              c.facts.longestDataLoader,
+              "Data loading stalls the steps: use DataLoader(num_workers > 0, pin_memory=True) or prefetch",
+              "DataLoader takes ", " of step time");
 }
 
 void communicationRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
-    const double share = c.breakdownShare(BreakdownCategory::Communication);
-    if (share <= rule.threshold) return;
-    c.fire(rule,
-           "Communication dominates: overlap it with compute (DDP bucket size, FSDP prefetch) or compress "
-           "gradients",
-           "Communication not overlapped by kernels takes " + percent(share) + " of step time (" +
-               thresholdText(rule.threshold) + ")",
-           {{"communication_share", share}}, c.facts.longestComm);
+    fireAbove(c, rule, c.breakdownShare(BreakdownCategory::Communication), "communication_share",
+              c.facts.longestComm,
+              "Communication dominates: overlap it with compute (DDP bucket size, FSDP prefetch) or compress "
+              "gradients",
+              "Communication not overlapped by kernels takes ", " of step time");
 }
 
 void lowUtilizationRule(const RuleContext& c, const Rule& rule, const GpuMetrics* g) {
@@ -229,14 +234,11 @@ void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
 }
 
 void syncBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
-    const double share = c.shareOfSteps(c.facts.syncTime);
-    if (share <= rule.threshold) return;
-    c.fire(rule,
-           "Host time is dominated by synchronisation: avoid .item(), .cpu() and explicit synchronize calls "
-           "inside the step",
-           "cudaStreamSynchronize/cudaDeviceSynchronize/aten::item take " + percent(share) +
-               " of the step time (" + thresholdText(rule.threshold) + ")",
-           {{"sync_share", share}}, c.facts.longestSync);
+    fireAbove(
+        c, rule, c.shareOfSteps(c.facts.syncTime), "sync_share", c.facts.longestSync,
+        "Host time is dominated by synchronisation: avoid .item(), .cpu() and explicit synchronize calls "
+        "inside the step",
+        "cudaStreamSynchronize/cudaDeviceSynchronize/aten::item take ", " of the step time");
 }
 
 // Fires when more than the threshold of at least this many kernels run under 10 µs.
@@ -252,27 +254,20 @@ void tinyKernelsRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
 }
 
 void copyTrafficRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
-    const double share = c.shareOfSteps(c.facts.copyTime);
-    if (share <= rule.threshold) return;
-    c.fire(rule,
-           "Heavy copy and layout traffic (aten::copy_/to/repeat/permute/contiguous): keep tensors on the "
-           "device "
-           "and in the layout the next op wants",
-           "these ops take " + percent(share) + " of the step time on the host (" +
-               thresholdText(rule.threshold) + ")",
-           {{"copy_share", share}}, c.facts.longestCopy);
+    fireAbove(c, rule, c.shareOfSteps(c.facts.copyTime), "copy_share", c.facts.longestCopy,
+              "Heavy copy and layout traffic (aten::copy_/to/repeat/permute/contiguous): keep tensors on the "
+              "device and in the layout the next op wants",
+              "these ops take ", " of the step time on the host");
 }
 
 void elementwiseRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
     if (c.facts.totalKernelTime <= 0) return;
     const TimeNs elementwise = c.facts.categoryTime[std::size_t(KernelCategory::Elementwise)];
-    const double share = double(elementwise) / double(c.facts.totalKernelTime);
-    if (share <= rule.threshold) return;
-    c.fire(rule, "Elementwise kernels dominate GPU time: they are fusion candidates for torch.compile",
-           "PyTorch elementwise kernels take " + percent(share) + " of kernel time (" +
-               thresholdText(rule.threshold) + ")",
-           {{"elementwise_share_of_kernel_time", share}},
-           c.facts.categoryExample[std::size_t(KernelCategory::Elementwise)]);
+    fireAbove(c, rule, double(elementwise) / double(c.facts.totalKernelTime),
+              "elementwise_share_of_kernel_time",
+              c.facts.categoryExample[std::size_t(KernelCategory::Elementwise)],
+              "Elementwise kernels dominate GPU time: they are fusion candidates for torch.compile",
+              "PyTorch elementwise kernels take ", " of kernel time");
 }
 
 // In the order they are listed; the ids are stable (reports and tests key on them).

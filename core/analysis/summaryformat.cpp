@@ -165,6 +165,11 @@ std::string renderTable(const std::vector<Column>& columns,
     return out;
 }
 
+// Operators and annotations share their columns (the same figures, key_averages' definitions).
+const std::vector<Column> operatorColumns = {{"Name", false},           {"Calls", true},
+                                             {"Host total us", true},   {"Host self us", true},
+                                             {"Device total us", true}, {"Device self us", true}};
+
 std::string elide(const std::string& s, std::size_t max) {
     if (s.size() <= max) return s;
     std::size_t cut = max - 3;
@@ -235,13 +240,7 @@ std::optional<std::string> summaryToText(const Summary& summary, const SummaryTe
                             formatMicros(o.deviceSelf)});
         }
         out += "\nOperators (" + std::to_string(rows.size()) + " of " + std::to_string(ops.size()) + ")\n";
-        out += renderTable({{"Name", false},
-                            {"Calls", true},
-                            {"Host total us", true},
-                            {"Host self us", true},
-                            {"Device total us", true},
-                            {"Device self us", true}},
-                           rows);
+        out += renderTable(operatorColumns, rows);
         if (!summary.annotations.empty()) {
             std::vector<std::vector<std::string>> annotationRows;
             for (std::size_t i = 0; i < summary.annotations.size() && i < options.top; ++i) {
@@ -253,13 +252,7 @@ std::optional<std::string> summaryToText(const Summary& summary, const SummaryTe
             out += "\nAnnotations: record_function ranges, steps, optimizer, DataLoader (" +
                    std::to_string(annotationRows.size()) + " of " +
                    std::to_string(summary.annotations.size()) + ")\n";
-            out += renderTable({{"Name", false},
-                                {"Calls", true},
-                                {"Host total us", true},
-                                {"Host self us", true},
-                                {"Device total us", true},
-                                {"Device self us", true}},
-                               annotationRows);
+            out += renderTable(operatorColumns, annotationRows);
         }
     }
     if (options.showKernels) {
