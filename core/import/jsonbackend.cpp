@@ -173,22 +173,21 @@ struct EventParser::Impl {
             categoryKinds.push_back(classifyCategory(out.strings.pool.view(StringId(out.categoryNames[i]))));
         }
         // Local category 0 is "no cat": events without one keep the default 0.
-        if (out.categoryNames.empty()) categoryOf(out, std::string_view());
+        if (out.categoryNames.empty()) {
+            out.startCategories();
+            categoryIndex.emplace(out.categoryNames[0], std::uint16_t(0));
+            categoryKinds.push_back(classifyCategory(std::string_view()));
+        }
     }
 
     std::uint16_t categoryOf(ParsedChunk& out, std::string_view cat) {
-        const std::uint32_t sid = out.strings.pool.intern(cat).value;
-        auto [it, inserted] = categoryIndex.try_emplace(sid, std::uint16_t(out.categoryNames.size()));
-        if (inserted) {
-            if (out.categoryNames.size() >= 0xffff) { // pathological: keep the id space bounded
-                categoryIndex.erase(it);
-                return 0;
-            }
-            out.categoryNames.push_back(sid);
-            out.categoryCounts.push_back(0);
-            categoryKinds.push_back(classifyCategory(cat));
-        }
-        return it->second;
+        const std::uint32_t sid = out.intern(cat);
+        if (auto it = categoryIndex.find(sid); it != categoryIndex.end()) return it->second;
+        if (out.categoryNames.size() >= 0xffff) return 0; // pathological: keep the id space bounded
+        const std::uint16_t local = out.addCategory(sid);
+        categoryIndex.emplace(sid, local);
+        categoryKinds.push_back(classifyCategory(cat));
+        return local;
     }
 
     // Prepares `[` + text + `]` in the padded buffer.
@@ -412,7 +411,7 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
                 (void)parseArgsForIds(a, ids);
                 if (ids.hasCorrelation || ids.hasExternalId) {
                     ids.event = index;
-                    out.ids.push_back(ids);
+                    out.addIds(ids);
                 }
             }
         }
@@ -420,7 +419,7 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
             if (!haveId && phase != 'n') return fail("async event has no id");
             out.asyncIds.push_back({index, idNumber, idText});
         }
-        out.events.push_back(ev);
+        out.addEvent(ev);
         if (haveBindId && (flowIn || flowOut) && (phase == 'X' || phase == 'B')) {
             // Perfetto's v2 flows: the slice itself is the flow's end point.
             ParsedFlow f;

@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -111,7 +113,24 @@ struct LocalStrings {
     StringPool pool; // id 0 is the empty string
 };
 
-// The result of parsing one piece of the event array.
+// The store builder's input: one piece of the event array, as the JSON parser (jsonbackend) or the live
+// capture (live/capturestore) produced it. Both fill it through the builder calls below and keep to this
+// contract, which the builder (storebuild.h) relies on:
+//   - Names, categories, threads and id texts are chunk-local ids: intern() for strings, threadId() for
+//   threads,
+//     addCategory() for categories. Local category 0 is "no cat" (startCategories() makes it), and every
+//     category has its count (categoryNames and categoryCounts grow together).
+//   - Events are added in file order with addEvent(), which returns the index ParsedIds, ParsedAsyncId and
+//   the
+//     event's own bookkeeping refer to; ids are added in event order, at most one entry per event.
+//   - Every event seen, kept or not, is counted by phase and category for the import statistics:
+//   countEvent(), or
+//     the same by hand where the parser meets phases it does not know (otherPhaseCount).
+//   - Flows keep file order in `offset` (a byte offset, or any increasing ordinal).
+//   - Before the build, tallyThreads() fills the per-thread tallies (on the producing thread, off the serial
+//   build).
+// tst_capture compares a store built from live chunks with the store the same trace's JSON loads as, field by
+// field.
 struct ParsedChunk {
     // Identifies this chunk's local id spaces (parsers cache per-chunk tables against it).
     std::uint64_t uid = nextUid();
@@ -147,6 +166,31 @@ struct ParsedChunk {
     std::uint64_t malformed = 0;
     std::uint64_t unknownPhase = 0;
     std::vector<ImportIssue> issues;
+
+    // Builder calls (see the contract above).
+    std::uint32_t intern(std::string_view text) { return strings.pool.intern(text).value; }
+    // Makes local category 0, "no cat", in an empty chunk.
+    void startCategories() {
+        if (categoryNames.empty()) addCategory(intern(std::string_view()));
+    }
+    // A new local category named by local string `name`; 0 ("no cat") when the id space (65,535) is full.
+    std::uint16_t addCategory(std::uint32_t name) {
+        if (categoryNames.size() >= 0xffff) return 0;
+        categoryNames.push_back(name);
+        categoryCounts.push_back(0);
+        return std::uint16_t(categoryNames.size() - 1);
+    }
+    // One more event seen, of `phase`, in local category `category` (when it had one).
+    void countEvent(char phase, std::optional<std::uint16_t> category) {
+        ++eventsSeen;
+        ++phaseCounts[static_cast<unsigned char>(phase)];
+        if (category) ++categoryCounts[*category];
+    }
+    std::uint32_t addEvent(const ParsedEvent& event) {
+        events.push_back(event);
+        return std::uint32_t(events.size() - 1);
+    }
+    void addIds(const ParsedIds& eventIds) { ids.push_back(eventIds); }
 
     std::uint32_t threadId(const ThreadKey& key) {
         auto [it, inserted] = threadIndex.try_emplace(key, std::uint32_t(threads.size()));

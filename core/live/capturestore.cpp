@@ -48,9 +48,7 @@ class ChunkSink {
     ChunkSink(ParsedChunk& chunk, RegionText& args, std::int64_t base, std::size_t nameSlots)
         : m_chunk(chunk), m_args{args}, m_base(base), m_names(nameSlots, UINT32_MAX) {
         m_categories.fill(UINT16_MAX);
-        // As the parser does: local category 0 is "no cat".
-        m_chunk.categoryNames.push_back(m_chunk.strings.pool.intern(std::string_view()).value);
-        m_chunk.categoryCounts.push_back(0);
+        m_chunk.startCategories();
         m_chunk.ok = true;
     }
 
@@ -80,7 +78,7 @@ class ChunkSink {
             ids.correlation = correlation;
             ids.hasExternalId = externalId != nullptr;
             ids.externalId = externalId ? *externalId : 0;
-            m_chunk.ids.push_back(ids);
+            m_chunk.addIds(ids);
         }
     }
     void annotation(Name name, std::int64_t pid, std::int64_t tid, std::int64_t start, std::int64_t end) {
@@ -111,7 +109,7 @@ class ChunkSink {
     }
 
   private:
-    std::uint32_t intern(std::string_view text) { return m_chunk.strings.pool.intern(text).value; }
+    std::uint32_t intern(std::string_view text) { return m_chunk.intern(text); }
     std::uint32_t nameId(Name name) {
         if (name.slot >= m_names.size()) return intern(name.text);
         std::uint32_t& id = m_names[name.slot];
@@ -119,16 +117,12 @@ class ChunkSink {
         return id;
     }
     std::uint16_t count(char phase, Cat cat) {
-        ++m_chunk.eventsSeen;
-        ++m_chunk.phaseCounts[static_cast<unsigned char>(phase)];
         std::uint16_t& local = m_categories[std::size_t(cat)];
         if (local == UINT16_MAX) {
-            local = std::uint16_t(m_chunk.categoryNames.size());
-            m_chunk.categoryNames.push_back(intern(catText[std::size_t(cat)]));
-            m_chunk.categoryCounts.push_back(0);
+            local = m_chunk.addCategory(intern(catText[std::size_t(cat)]));
             m_needsIds[std::size_t(cat)] = categoryNeedsIds(classifyCategory(catText[std::size_t(cat)]));
         }
-        ++m_chunk.categoryCounts[local];
+        m_chunk.countEvent(phase, local);
         return local;
     }
     std::uint32_t thread(std::int64_t pid, std::int64_t tid) {
@@ -145,8 +139,7 @@ class ChunkSink {
         e.name = nameId(name);
         e.thread = thread(pid, tid);
         e.phase = phase;
-        m_chunk.events.push_back(e);
-        return std::uint32_t(m_chunk.events.size() - 1);
+        return m_chunk.addEvent(e);
     }
 
     ParsedChunk& m_chunk;
