@@ -9,6 +9,7 @@
 // byte read is treated as hostile by the wire decoder.
 
 #include "livecapture.h"
+#include "wireingest.h"
 
 #include <sys/types.h>
 

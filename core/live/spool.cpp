@@ -1,6 +1,7 @@
 // Wire streams read back whole: spool files and raw captures, recovered into a store (what `open` routes them
 // to).
 #include "livecapture.h"
+#include "wireingest.h"
 
 #include <cerrno>
 #include <cstring>

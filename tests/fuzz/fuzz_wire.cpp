@@ -5,6 +5,7 @@
 // load.
 #include "fuzz_input.h"
 #include "live/livecapture.h"
+#include "live/wireingest.h"
 #include "wire/wire.h"
 
 #include <cstdint>
