@@ -3,8 +3,11 @@
 #include "import/jsonbackend.h"
 #include "query/enclosing.h"
 
-#include "charts.h"
+#include "barchart.h"
 #include "detailspanel.h"
+#include "memorycurve.h"
+#include "moduleflame.h"
+#include "stackedcolumnchart.h"
 #include "tablemodels.h"
 #include "timelinepalette.h"
 

@@ -2,7 +2,6 @@
 
 #include "live/capturesession.h"
 
-#include <QDialog>
 #include <QElapsedTimer>
 #include <QWidget>
 
@@ -20,25 +19,6 @@ namespace kinetoscope {
 
 class TraceView;
 struct LoadedTrace;
-
-// Capture > Launch…: program, arguments, working directory, environment, and optionally a trace to replay
-// instead of CUPTI (for machines without a GPU, and demos).
-class LaunchDialog : public QDialog {
-    Q_OBJECT
-  public:
-    explicit LaunchDialog(QWidget* parent = nullptr);
-    live::LaunchSpec spec() const;
-    // Fills the fields (remembered across sessions; tests set them directly).
-    void setSpec(const live::LaunchSpec& spec);
-
-  private:
-    QLineEdit* m_program;
-    QLineEdit* m_arguments;
-    QLineEdit* m_directory;
-    QPlainTextEdit* m_environment;
-    QLineEdit* m_replay;
-    QLineEdit* m_speed;
-};
 
 // One live capture in a tab: the target runs with the agent injected, records stream in, and the timeline and
 // the tables (a full TraceView of the capture so far) are rebuilt off the UI thread as they grow, following

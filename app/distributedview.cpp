@@ -1,8 +1,8 @@
 #include "distributedview.h"
 
 #include "backgroundjobs.h"
-#include "charts.h"
 #include "open/opentrace.h"
+#include "stackedcolumnchart.h"
 #include "tablemodels.h"
 #include "timelinewidget.h"
 

@@ -5,6 +5,7 @@
 #include "distributedview.h"
 #include "folderwatcher.h"
 #include "import/jsonbackend.h"
+#include "launchdialog.h"
 #include "loadedtrace.h"
 #include "runspanel.h"
 #include "singleinstance.h"

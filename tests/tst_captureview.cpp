@@ -3,6 +3,7 @@
 // work.
 #include "analysispanels.h"
 #include "captureview.h"
+#include "launchdialog.h"
 #include "mainwindow.h"
 #include "testsupport.h"
 #include "timelinewidget.h"

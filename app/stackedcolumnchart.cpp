@@ -1,0 +1,71 @@
+#include "stackedcolumnchart.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+
+#include <algorithm>
+#include <functional>
+
+namespace kinetoscope {
+
+StackedColumnChart::StackedColumnChart(QWidget* parent) : QWidget(parent) {
+    setMinimumHeight(150);
+}
+
+void StackedColumnChart::setData(QStringList columns, std::vector<std::vector<double>> values,
+                                 QStringList series, QVector<QColor> colors) {
+    m_columns = std::move(columns);
+    m_values = std::move(values);
+    m_series = std::move(series);
+    m_colors = std::move(colors);
+    update();
+}
+
+void StackedColumnChart::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    const QFontMetrics fm = p.fontMetrics();
+    const int legendWidth = 130;
+    const QRect plot(40, 8, std::max(50, width() - 40 - legendWidth - 10), std::max(40, height() - 30));
+    double maxTotal = 0;
+    for (const auto& col : m_values) {
+        double sum = 0;
+        for (double v : col)
+            sum += v;
+        maxTotal = std::max(maxTotal, sum);
+    }
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawLine(plot.bottomLeft(), plot.bottomRight());
+    p.drawLine(plot.bottomLeft(), plot.topLeft());
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(QRect(0, plot.top() - 4, 38, 14), Qt::AlignRight,
+               QString::fromStdString(formatDuration(TimeNs(maxTotal))).section(QLatin1Char(' '), 0, 0));
+    if (!m_values.empty() && maxTotal > 0) {
+        const double slot = double(plot.width()) / double(m_values.size());
+        const double barWidth = std::max(2.0, slot * 0.7);
+        for (std::size_t c = 0; c < m_values.size(); ++c) {
+            double y = plot.bottom();
+            const double x = plot.left() + slot * double(c) + (slot - barWidth) / 2;
+            for (std::size_t s = 0; s < m_values[c].size(); ++s) {
+                const double h = double(plot.height()) * m_values[c][s] / maxTotal;
+                p.fillRect(QRectF(x, y - h, barWidth, h), m_colors.value(int(s), Qt::gray));
+                y -= h;
+            }
+            if (slot > 40 && c < std::size_t(m_columns.size())) {
+                p.setPen(palette().color(QPalette::WindowText));
+                p.drawText(QRectF(plot.left() + slot * double(c), plot.bottom() + 2, slot, 16),
+                           Qt::AlignHCenter | Qt::AlignTop,
+                           fm.elidedText(m_columns[int(c)], Qt::ElideLeft, int(slot)));
+            }
+        }
+    }
+    int y = plot.top();
+    for (int s = 0; s < m_series.size(); ++s) {
+        p.fillRect(QRect(width() - legendWidth, y + 3, 10, 10), m_colors.value(s, Qt::gray));
+        p.setPen(palette().color(QPalette::WindowText));
+        p.drawText(QRect(width() - legendWidth + 14, y, legendWidth - 14, 16),
+                   Qt::AlignLeft | Qt::AlignVCenter, m_series[s]);
+        y += 17;
+    }
+}
+
+} // namespace kinetoscope
