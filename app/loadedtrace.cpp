@@ -1,11 +1,14 @@
 #include "loadedtrace.h"
 
+#include "analysis/gpuseries.h"
+
 namespace kinetoscope {
 
 std::shared_ptr<LoadedTrace> prepareLoadedTrace(std::unique_ptr<const TraceStore> store, double loadSeconds) {
     auto trace = std::make_shared<LoadedTrace>();
     trace->flowIndex = FlowIndex(*store);
     trace->steps = findSteps(*store);
+    trace->derived = gpuActivityTracks(*store);
     trace->store = std::move(store);
     trace->loadSeconds = loadSeconds;
     return trace;

@@ -2,6 +2,7 @@
 
 #include "analysis/steps.h"
 #include "model/tracestore.h"
+#include "query/derivedtracks.h"
 #include "query/flowindex.h"
 
 #include <memory>
@@ -14,6 +15,8 @@ struct LoadedTrace {
     std::unique_ptr<const TraceStore> store;
     FlowIndex flowIndex;
     std::vector<StepRange> steps;
+    // Counter lanes computed after import (GPU utilisation, est. SM efficiency), drawn beside the store's.
+    DerivedTracks derived;
     double loadSeconds = 0;
 };
 

@@ -27,8 +27,9 @@ TimelineTheme TimelineTheme::forPalette(const QPalette& palette) {
     return t;
 }
 
-QString formatCounterValue(double value, bool bytes) {
-    if (bytes) {
+QString formatCounterValue(double value, CounterUnit unit) {
+    if (unit == CounterUnit::Ratio) return QString::number(value * 100, 'f', 1) + QStringLiteral(" %");
+    if (unit == CounterUnit::Bytes) {
         const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
         int u = 0;
         double v = value;
@@ -52,7 +53,7 @@ TimelineRenderer::TimelineRenderer(std::shared_ptr<const LoadedTrace> trace, Lan
     m_nameText.resize(strings);
     m_nameWidth.assign(strings, -1.0f);
     m_nameColor.assign(strings, -1);
-    m_counterMax.assign(store().tracks.size(), std::numeric_limits<double>::quiet_NaN());
+    m_counterMax.assign(m_layout->trackCount(), std::numeric_limits<double>::quiet_NaN());
 }
 
 void TimelineRenderer::setPalette(const QPalette& palette) {
@@ -85,7 +86,8 @@ double TimelineRenderer::counterMax(TrackId id) {
     double& m = m_counterMax[id.value];
     if (std::isnan(m)) {
         m = 0;
-        for (double v : store().track(id).counterValues) {
+        if (const DerivedTrack* d = m_layout->derived(id); d && d->fullScale > 0) return m = d->fullScale;
+        for (double v : m_layout->track(id).counterValues) {
             if (std::isfinite(v)) m = std::max(m, v);
         }
     }
@@ -132,16 +134,25 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
         const LaneRow& row = rows[ri];
         const double top = viewY(frame, row.y);
         if (row.kind == LaneRow::Kind::GroupHeader) continue;
-        const Track& track = store().track(row.track);
+        const Track& track = m_layout->track(row.track);
         if (row.kind == LaneRow::Kind::Counter) {
             m_columns.clear();
-            collectCounterColumns(track, frame.axis, m_columns);
+            m_layout->collectColumns(row.track, frame.axis, m_columns);
             const double maxValue = counterMax(row.track);
             TimelineGeometry::CounterArea area;
             area.rowRect = QRectF(headerWidth, top, frame.axis.width, row.height);
             area.maxValue = maxValue;
-            area.maxText =
-                formatCounterValue(maxValue, store().strings.view(track.name).starts_with("Memory "));
+            const CounterUnit unit = m_layout->counterUnit(row.track);
+            const DerivedTrack* derived = m_layout->derived(row.track);
+            if (derived && derived->fold() == CounterFold::Mean && !track.counterTimes.empty()) {
+                // A busy share reads best as its mean over what the user is looking at.
+                const TimeNs from = std::max(frame.axis.start, track.counterTimes.front());
+                const TimeNs to = std::min(frame.axis.end, track.counterTimes.back());
+                area.label =
+                    formatCounterValue(derived->meanBetween(from, to), unit) + QStringLiteral(" in view");
+            } else {
+                area.label = QStringLiteral("max ") + formatCounterValue(maxValue, unit);
+            }
             const double base = top + row.height - 1;
             const double scale = maxValue > 0 ? (row.height - 4) / maxValue : 0;
             auto yOf = [&](double v) { return base - std::max(0.0, v) * scale; };
@@ -247,9 +258,14 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
         p.setBrush(Qt::NoBrush);
         if (area.polygon.size() > 2)
             p.drawPolyline(area.polygon.constData() + 1, int(area.polygon.size()) - 2);
+        // On a backing of the lane's colour, so the label stays readable over a lane drawn to full scale.
+        const QRectF labelRect = m_metrics.boundingRect(area.rowRect.adjusted(4, 1, -4, 0),
+                                                        Qt::AlignLeft | Qt::AlignTop, area.label);
+        QColor backing = m_theme.laneBackground;
+        backing.setAlpha(210);
+        p.fillRect(labelRect.adjusted(-2, 0, 2, 0), backing);
         p.setPen(m_theme.mutedText);
-        p.drawText(area.rowRect.adjusted(4, 1, -4, 0), Qt::AlignLeft | Qt::AlignTop,
-                   QStringLiteral("max ") + area.maxText);
+        p.drawText(labelRect, Qt::AlignLeft | Qt::AlignTop, area.label);
     }
     p.setBrush(Qt::NoBrush);
 }

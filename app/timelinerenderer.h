@@ -41,7 +41,7 @@ struct TimelineGeometry {
         QPolygonF polygon;
         QRectF rowRect;
         double maxValue = 0;
-        QString maxText;
+        QString label; // "max 1.95 GiB", or a busy share's "87.4 % in view"
     };
     std::vector<CounterArea> counters;
     std::size_t boxCount = 0;
@@ -70,8 +70,8 @@ struct TimelineTheme {
     static TimelineTheme forPalette(const QPalette& palette);
 };
 
-// A counter value for labels and tooltips; memory series in binary units ("1.00 GiB").
-QString formatCounterValue(double value, bool bytes);
+// A counter value for labels and tooltips: memory series in binary units ("1.00 GiB"), ratios in percent.
+QString formatCounterValue(double value, CounterUnit unit);
 
 class TimelineRenderer {
   public:

@@ -30,7 +30,8 @@ QString htmlEscaped(std::string_view text) {
 } // namespace
 
 TimelineWidget::TimelineWidget(std::shared_ptr<const LoadedTrace> trace, QWidget* parent)
-    : QWidget(parent), m_trace(std::move(trace)), m_layout(*m_trace->store), m_renderer(m_trace, &m_layout) {
+    : QWidget(parent), m_trace(std::move(trace)), m_layout(*m_trace->store, &m_trace->derived),
+      m_renderer(m_trace, &m_layout) {
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -518,7 +519,7 @@ void TimelineWidget::contextMenuEvent(QContextMenuEvent* e) {
         }
     }
     menu.addAction(tr("Show All Hidden Tracks"), this, [this] {
-        for (std::uint32_t t = 0; t < store().tracks.size(); ++t)
+        for (std::uint32_t t = 0; t < m_layout.trackCount(); ++t)
             m_layout.setHidden(TrackId(t), false);
         updateScrollBar();
         update();
@@ -569,17 +570,22 @@ bool TimelineWidget::event(QEvent* e) {
             const int ri = m_renderer.rowAtY(m_frame, pos.y());
             const LaneRow* row = ri >= 0 ? &m_layout.rows()[std::size_t(ri)] : nullptr;
             if (row && row->kind == LaneRow::Kind::Counter && pos.x() >= TimelineRenderer::headerWidth) {
-                const auto v = counterValueAt(store().track(row->track), timeAtX(pos.x()));
+                const auto v = m_layout.counterValueAt(row->track, m_frame.axis, timeAtX(pos.x()));
+                const CounterUnit unit = m_layout.counterUnit(row->track);
+                QString value = tr("no value yet");
+                if (v) {
+                    value = formatCounterValue(*v, unit);
+                    if (unit == CounterUnit::Bytes) value += QStringLiteral(" (%1 bytes)").arg(*v, 0, 'f', 0);
+                    const DerivedTrack* derived = m_layout.derived(row->track);
+                    if (derived && derived->fold() == CounterFold::Mean)
+                        value += tr(" over this pixel's %1")
+                                     .arg(QString::fromStdString(
+                                         formatDuration(TimeNs(std::llround(m_frame.axis.nsPerPixel())))));
+                }
                 QToolTip::showText(
                     help->globalPos(),
                     QStringLiteral("<b>%1</b><br/>%2")
-                        .arg(QString::fromStdString(m_layout.trackTitle(row->track)).toHtmlEscaped(),
-                             v ? formatCounterValue(*v,
-                                                    m_layout.trackTitle(row->track).starts_with("Memory ")) +
-                                     (m_layout.trackTitle(row->track).starts_with("Memory ")
-                                          ? QStringLiteral(" (%1 bytes)").arg(*v, 0, 'f', 0)
-                                          : QString())
-                               : tr("no value yet")),
+                        .arg(QString::fromStdString(m_layout.trackTitle(row->track)).toHtmlEscaped(), value),
                     this);
             } else if (row && pos.x() < TimelineRenderer::headerWidth &&
                        row->kind != LaneRow::Kind::GroupHeader) {

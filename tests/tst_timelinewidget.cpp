@@ -40,6 +40,7 @@ class TestTimelineWidget : public QObject {
     void detailsPanelLinks();
     void hoverTooltip();
     void paintsSlicesInCategoryColours();
+    void gpuUtilisationLanes();
 
   private:
     std::shared_ptr<const LoadedTrace> load(const std::string& path);
@@ -439,6 +440,51 @@ void TestTimelineWidget::paintsSlicesInCategoryColours() {
     }
     QVERIFY(kernelPixels > 500);
     QVERIFY(opPixels > 500);
+}
+
+void TestTimelineWidget::gpuUtilisationLanes() {
+    // The H100 trace: its GPU group opens with the derived lanes, drawn and hovered like any counter.
+    m_widget = std::make_unique<TimelineWidget>(m_qwen);
+    m_widget->resize(1400, 900);
+    m_widget->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_widget.get()));
+    const LaneLayout& layout = m_widget->layout();
+    const LaneGroup* gpu = nullptr;
+    for (const LaneGroup& g : layout.groups())
+        if (g.kind == LaneGroup::Kind::Gpu) gpu = &g;
+    QVERIFY(gpu && gpu->tracks.size() >= 3);
+    QCOMPARE(layout.laneTitle(gpu->tracks[0]), std::string("GPU utilisation"));
+    QCOMPARE(layout.laneTitle(gpu->tracks[1]), std::string("est. SM efficiency"));
+    const TrackId lane = gpu->tracks[0];
+    const int row = layout.firstRowOf(lane);
+    QVERIFY(row >= 0);
+    // Scroll the lane into view and hover the middle of the busy step.
+    const StepRange step = m_qwen->steps.front();
+    m_widget->setVisibleRange(step.start, step.end);
+    m_widget->revealEvent({gpu->tracks[2], 0});
+    const LaneRow& laneRow = layout.rows()[std::size_t(row)];
+    const double y = m_widget->renderer().viewY(m_widget->frame(), laneRow.y) + laneRow.height / 2;
+    QVERIFY(y > TimelineRenderer::rulerHeight && y < m_widget->height());
+    const TimelineGeometry& g = m_widget->renderer().geometry(m_widget->frame());
+    const auto area = std::find_if(g.counters.begin(), g.counters.end(), [&](const auto& a) {
+        return std::abs(a.rowRect.top() - (y - laneRow.height / 2)) < 1;
+    });
+    QVERIFY(area != g.counters.end());
+    QVERIFY2(area->label.endsWith(QLatin1String("% in view")), qPrintable(area->label));
+    QVERIFY(area->polygon.size() > 100);
+    const double x = TimelineRenderer::headerWidth + m_widget->frame().axis.width / 2;
+    const auto v = layout.counterValueAt(lane, m_widget->frame().axis,
+                                         m_widget->frame().axis.timeAt(x - TimelineRenderer::headerWidth));
+    QVERIFY(v && *v >= 0 && *v <= 1);
+    const QPoint pos{int(x), int(y)};
+    QHelpEvent help(QEvent::ToolTip, pos, m_widget->mapToGlobal(pos));
+    QApplication::sendEvent(m_widget.get(), &help);
+    QVERIFY(QTest::qWaitFor([] { return QToolTip::isVisible(); }, 2000));
+    const QString tip = QToolTip::text();
+    QVERIFY2(tip.contains(QLatin1String("GPU utilisation")) &&
+                 tip.contains(QLatin1String("over this pixel's")),
+             qPrintable(tip));
+    QToolTip::hideText();
 }
 
 QTEST_MAIN(TestTimelineWidget)

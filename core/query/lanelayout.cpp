@@ -1,6 +1,7 @@
 #include "lanelayout.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kinetoscope {
 
@@ -29,9 +30,11 @@ const DeviceProperties* deviceOf(const TraceStore& store, std::int64_t id) {
 }
 } // namespace
 
-LaneLayout::LaneLayout(const TraceStore& store, LaneMetrics metrics) : m_store(&store), m_metrics(metrics) {
-    m_groupOfTrack.assign(store.tracks.size(), 0);
-    m_hidden.assign(store.tracks.size(), false);
+LaneLayout::LaneLayout(const TraceStore& store, const DerivedTracks* derived, LaneMetrics metrics)
+    : m_store(&store), m_derived(derived && !derived->empty() ? derived : nullptr), m_metrics(metrics) {
+    const std::size_t derivedCount = m_derived ? m_derived->size() : 0;
+    m_groupOfTrack.assign(store.tracks.size() + derivedCount, 0);
+    m_hidden.assign(store.tracks.size() + derivedCount, false);
     for (std::uint32_t i = 0; i < store.tracks.size(); ++i) {
         const Track& t = store.tracks[i];
         const LaneGroup::Kind kind = groupKindOf(t);
@@ -57,13 +60,81 @@ LaneLayout::LaneLayout(const TraceStore& store, LaneMetrics metrics) : m_store(&
             }
             m_groups.push_back(std::move(g));
         }
-        m_groups.back().tracks.push_back(TrackId(i));
-        m_groupOfTrack[i] = std::uint32_t(m_groups.size() - 1);
+        addToGroup(std::uint32_t(m_groups.size() - 1), TrackId(i));
     }
+    // Derived lanes: a GPU's at the top of its group, in the order given; the rest in groups of their own.
+    std::vector<std::vector<TrackId>> onTop(m_groups.size());
+    for (std::uint32_t i = 0; i < derivedCount; ++i) {
+        const DerivedTrack& d = (*m_derived)[i];
+        const TrackId id(std::uint32_t(store.tracks.size() + i));
+        auto gpuGroup = m_groups.end();
+        if (d.gpu >= 0) {
+            gpuGroup = std::find_if(m_groups.begin(), m_groups.end(), [&](const LaneGroup& g) {
+                return g.kind == LaneGroup::Kind::Gpu && !g.tracks.empty() &&
+                       store.track(g.tracks[0]).pid == d.gpu;
+            });
+        }
+        if (gpuGroup != m_groups.end()) {
+            onTop[std::size_t(gpuGroup - m_groups.begin())].push_back(id);
+            m_groupOfTrack[id.value] = std::uint32_t(gpuGroup - m_groups.begin());
+            continue;
+        }
+        if (m_groups.empty() || m_groups.back().kind != LaneGroup::Kind::Counters ||
+            m_groups.back().title != d.groupTitle ||
+            m_groups.back().tracks.back().value < store.tracks.size()) {
+            LaneGroup g;
+            g.kind = LaneGroup::Kind::Counters;
+            g.title = d.groupTitle;
+            m_groups.push_back(std::move(g));
+        }
+        addToGroup(std::uint32_t(m_groups.size() - 1), id);
+    }
+    for (std::size_t g = 0; g < onTop.size(); ++g)
+        m_groups[g].tracks.insert(m_groups[g].tracks.begin(), onTop[g].begin(), onTop[g].end());
     relayout();
 }
 
+void LaneLayout::addToGroup(std::uint32_t group, TrackId id) {
+    m_groups[group].tracks.push_back(id);
+    m_groupOfTrack[id.value] = group;
+}
+
+const Track& LaneLayout::track(TrackId id) const {
+    if (const DerivedTrack* d = derived(id)) return d->track();
+    return m_store->track(id);
+}
+
+const DerivedTrack* LaneLayout::derived(TrackId id) const {
+    if (!m_derived || id.value < m_store->tracks.size()) return nullptr;
+    return &(*m_derived)[id.value - m_store->tracks.size()];
+}
+
+CounterUnit LaneLayout::counterUnit(TrackId id) const {
+    if (const DerivedTrack* d = derived(id)) return d->unit();
+    const Track& t = m_store->track(id);
+    return t.name.isValid() && m_store->strings.view(t.name).starts_with("Memory ") ? CounterUnit::Bytes
+                                                                                    : CounterUnit::Plain;
+}
+
+void LaneLayout::collectColumns(TrackId id, const TimeAxis& axis, std::vector<CounterColumn>& out) const {
+    if (const DerivedTrack* d = derived(id))
+        d->collectColumns(axis, out);
+    else
+        collectCounterColumns(m_store->track(id), axis, out);
+}
+
+std::optional<double> LaneLayout::counterValueAt(TrackId id, const TimeAxis& axis, TimeNs t) const {
+    const DerivedTrack* d = derived(id);
+    if (!d || d->fold() == CounterFold::Peak) return kinetoscope::counterValueAt(track(id), t);
+    const auto& times = d->track().counterTimes;
+    if (times.empty() || t < times.front() || t > times.back()) return std::nullopt;
+    const double column = std::floor(axis.xOf(t));
+    return d->meanBetween(std::max(times.front(), axis.timeAt(column)),
+                          std::min(times.back(), axis.timeAt(column + 1)));
+}
+
 std::string LaneLayout::laneTitle(TrackId id) const {
+    if (const DerivedTrack* d = derived(id)) return d->title();
     const Track& t = m_store->track(id);
     if (t.kind != TrackKind::GpuStream) return trackTitle(id);
     // Under its device's group header a stream lane needs only the stream.
@@ -72,6 +143,10 @@ std::string LaneLayout::laneTitle(TrackId id) const {
 }
 
 std::string LaneLayout::trackTitle(TrackId id) const {
+    if (const DerivedTrack* d = derived(id)) {
+        const std::uint32_t g = m_groupOfTrack[id.value];
+        return m_groups[g].title + " · " + d->title();
+    }
     return kinetoscope::trackTitle(*m_store, id);
 }
 
@@ -135,7 +210,7 @@ void LaneLayout::relayout() {
         if (group.collapsed) continue;
         for (TrackId id : group.tracks) {
             if (m_hidden[id.value]) continue;
-            const Track& t = m_store->track(id);
+            const Track& t = track(id);
             m_firstRowOfTrack[id.value] = int(m_rows.size());
             if (t.kind == TrackKind::Counter) {
                 m_rows.push_back({LaneRow::Kind::Counter, g, id, 0, y, m_metrics.counterHeight});
@@ -176,7 +251,7 @@ int LaneLayout::rowOf(EventRef ref) const {
     if (!ref.isValid() || ref.track.value >= m_firstRowOfTrack.size()) return -1;
     const int first = m_firstRowOfTrack[ref.track.value];
     if (first < 0) return m_headerRowOfGroup[m_groupOfTrack[ref.track.value]];
-    const Track& t = m_store->track(ref.track);
+    const Track& t = track(ref.track);
     if (t.kind == TrackKind::Counter) return first;
     return first + int(t.depthOf(ref.index));
 }

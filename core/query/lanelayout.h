@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/tracestore.h"
+#include "query/derivedtracks.h"
 
 #include <cstdint>
 #include <string>
@@ -36,13 +37,28 @@ struct LaneMetrics {
     double trackGap = 4; // below the last lane of each track
 };
 
-// Groups the store's tracks (already in display order) and lays them out as rows. Pure arithmetic over the
-// store, shared by the widget, headless rendering and the tests; rebuilt when the user collapses a group or
-// hides a track.
+// Groups the store's tracks (already in display order), with the derived tracks computed after import, and
+// lays them out as rows. Pure arithmetic over the store, shared by the widget, headless rendering and the
+// tests; rebuilt when the user collapses a group or hides a track. A derived track of a GPU is shown at the
+// top of that GPU's group; the others in groups of their own, after the store's.
 class LaneLayout {
   public:
     LaneLayout() = default;
-    explicit LaneLayout(const TraceStore& store, LaneMetrics metrics = {});
+    explicit LaneLayout(const TraceStore& store, const DerivedTracks* derived = nullptr,
+                        LaneMetrics metrics = {});
+
+    // Any track shown: the store's, or a derived one (ids from store.tracks.size() on).
+    const Track& track(TrackId id) const;
+    // The derived track behind an id, or null for the store's own.
+    const DerivedTrack* derived(TrackId id) const;
+    std::size_t trackCount() const { return m_groupOfTrack.size(); }
+    // How a counter lane's values read: bytes for the trace's memory series, a ratio for utilisation.
+    CounterUnit counterUnit(TrackId id) const;
+    // The columns drawn for a counter lane on an axis (a derived lane folds as it says; the store's by peak).
+    void collectColumns(TrackId id, const TimeAxis& axis, std::vector<CounterColumn>& out) const;
+    // The value shown for a counter under time t, on an axis: the sample in force, or for a lane that folds
+    // by mean, the mean over the pixel column at t.
+    std::optional<double> counterValueAt(TrackId id, const TimeAxis& axis, TimeNs t) const;
 
     const std::vector<LaneGroup>& groups() const { return m_groups; }
     const std::vector<LaneRow>& rows() const { return m_rows; }
@@ -75,7 +91,10 @@ class LaneLayout {
   private:
     void relayout();
 
+    void addToGroup(std::uint32_t group, TrackId id);
+
     const TraceStore* m_store = nullptr;
+    const DerivedTracks* m_derived = nullptr;
     LaneMetrics m_metrics;
     std::vector<LaneGroup> m_groups;
     std::vector<std::uint32_t> m_groupOfTrack;

@@ -1,0 +1,112 @@
+#include "gpuseries.h"
+
+#include "intervals.h"
+#include "kernels.h"
+
+#include <algorithm>
+#include <map>
+
+namespace kinetoscope {
+
+namespace {
+struct DeviceKernels {
+    std::vector<IntervalSet> runs;                // one per lane, sorted by start
+    std::vector<std::pair<TimeNs, double>> edges; // (time, ± blocks per SM)
+    bool hasSmData = false;
+};
+
+// Appends (t, v), replacing a sample at the same time and skipping one that changes nothing.
+void push(StepSeries& s, TimeNs t, double v) {
+    if (!s.times.empty() && s.times.back() == t) {
+        s.values.back() = v;
+        if (s.values.size() > 1 && s.values[s.values.size() - 2] == v) {
+            s.times.pop_back();
+            s.values.pop_back();
+        }
+        return;
+    }
+    if (!s.values.empty() && s.values.back() == v) return;
+    s.times.push_back(t);
+    s.values.push_back(v);
+}
+
+StepSeries busySeries(const IntervalSet& busy, TimeNs from, TimeNs to) {
+    StepSeries s;
+    push(s, from, 0);
+    for (const auto& [a, b] : busy) {
+        push(s, a, 1);
+        push(s, b, 0);
+    }
+    s.times.push_back(std::max(to, s.times.back()));
+    s.values.push_back(0);
+    return s;
+}
+
+StepSeries smSeries(std::vector<std::pair<TimeNs, double>>& edges, TimeNs from, TimeNs to) {
+    std::sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    StepSeries s;
+    push(s, from, 0);
+    double level = 0;
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+        level += edges[i].second;
+        if (i + 1 < edges.size() && edges[i + 1].first == edges[i].first) continue;
+        push(s, edges[i].first, std::min(std::max(level, 0.0), 1.0));
+    }
+    s.times.push_back(std::max(to, s.times.back()));
+    s.values.push_back(0);
+    return s;
+}
+} // namespace
+
+std::vector<GpuActivitySeries> gpuActivitySeries(const TraceStore& store) {
+    std::map<std::int64_t, DeviceKernels> devices;
+    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
+        const Track& t = store.tracks[ti];
+        if (t.kind != TrackKind::GpuStream) continue;
+        for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
+            IntervalSet lane;
+            for (std::uint32_t r = t.laneBegin[d]; r < t.laneBegin[d + 1]; ++r) {
+                if (t.flags[r] & SliceFlag::Instant || t.durations[r] <= 0) continue;
+                if (store.categories[t.categories[r]].kind != CategoryKind::Kernel) continue;
+                lane.emplace_back(t.starts[r], t.endOf(r));
+                DeviceKernels& dev = devices[t.pid];
+                const auto blocks = blocksPerSm(store, EventRef{TrackId(ti), r});
+                if (blocks) dev.hasSmData = true;
+                dev.edges.emplace_back(t.starts[r], blocks.value_or(0));
+                dev.edges.emplace_back(t.endOf(r), -blocks.value_or(0));
+            }
+            if (!lane.empty()) devices[t.pid].runs.push_back(std::move(lane));
+        }
+    }
+    std::vector<GpuActivitySeries> out;
+    for (auto& [device, kernels] : devices) {
+        GpuActivitySeries g;
+        g.device = device;
+        g.utilization = busySeries(unionOfRuns(kernels.runs), store.minTime, store.maxTime);
+        if (kernels.hasSmData) g.smEfficiency = smSeries(kernels.edges, store.minTime, store.maxTime);
+        out.push_back(std::move(g));
+    }
+    return out;
+}
+
+DerivedTracks gpuActivityTracks(const TraceStore& store) {
+    DerivedTracks tracks;
+    for (GpuActivitySeries& g : gpuActivitySeries(store)) {
+        DerivedTrack utilization("GPU utilisation", std::move(g.utilization), CounterUnit::Ratio,
+                                 CounterFold::Mean);
+        utilization.gpu = g.device;
+        utilization.groupTitle = "GPU " + std::to_string(g.device);
+        utilization.fullScale = 1;
+        tracks.add(std::move(utilization));
+        if (g.smEfficiency.times.empty()) continue;
+        DerivedTrack sm("est. SM efficiency", std::move(g.smEfficiency), CounterUnit::Ratio,
+                        CounterFold::Mean);
+        sm.gpu = g.device;
+        sm.groupTitle = "GPU " + std::to_string(g.device);
+        sm.fullScale = 1;
+        tracks.add(std::move(sm));
+    }
+    return tracks;
+}
+
+} // namespace kinetoscope

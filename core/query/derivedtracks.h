@@ -1,0 +1,74 @@
+#pragma once
+
+// Counter lanes computed after import (GPU utilisation over time, queue length, a memory snapshot's active
+// memory): they live beside the immutable store, owned by the view's model, and are laid out and drawn like
+// the store's own counters. Their ids continue the store's: the first derived track is
+// TrackId(store.tracks.size()).
+
+#include "model/track.h"
+#include "query/timeaxis.h"
+#include "query/viewport.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kinetoscope {
+
+enum class CounterUnit : std::uint8_t { Plain, Bytes, Ratio };
+
+// How a lane shows many samples inside one pixel column: the peak (a trace's own counters, so short spikes
+// stay visible), or the time-weighted mean over the column (a busy/idle series: the column then shows the
+// share of its time spent busy, buckets that follow the zoom).
+enum class CounterFold : std::uint8_t { Peak, Mean };
+
+// A step function: each value holds from its time to the next sample's.
+struct StepSeries {
+    std::vector<TimeNs> times; // ascending
+    std::vector<double> values;
+};
+
+class DerivedTrack {
+  public:
+    DerivedTrack(std::string title, StepSeries series, CounterUnit unit, CounterFold fold);
+
+    // Shown at the top of this GPU's group; -1 for a group of its own, titled groupTitle.
+    std::int64_t gpu = -1;
+    std::string groupTitle;
+    // The lane's full scale; 0 to scale to the lane's maximum.
+    double fullScale = 0;
+
+    const std::string& title() const { return m_title; }
+    const Track& track() const { return m_track; }
+    CounterUnit unit() const { return m_unit; }
+    CounterFold fold() const { return m_fold; }
+    // The time-weighted mean over [from, to) (the value at `from` when the range is empty); before the first
+    // sample the series counts as 0.
+    double meanBetween(TimeNs from, TimeNs to) const;
+    // One column per pixel of the axis inside the series' time range, each folded as the track says.
+    void collectColumns(const TimeAxis& axis, std::vector<CounterColumn>& out) const;
+
+  private:
+    double integralTo(TimeNs t) const;
+
+    std::string m_title;
+    Track m_track; // a Counter: counterTimes and counterValues
+    CounterUnit m_unit;
+    CounterFold m_fold;
+    std::vector<double> m_integral; // ∫ value dt from the first sample to each sample
+};
+
+class DerivedTracks {
+  public:
+    void add(DerivedTrack track) { m_tracks.push_back(std::move(track)); }
+    std::size_t size() const { return m_tracks.size(); }
+    bool empty() const { return m_tracks.empty(); }
+    const DerivedTrack& operator[](std::size_t i) const { return m_tracks[i]; }
+    auto begin() const { return m_tracks.begin(); }
+    auto end() const { return m_tracks.end(); }
+
+  private:
+    std::vector<DerivedTrack> m_tracks;
+};
+
+} // namespace kinetoscope

@@ -1,0 +1,167 @@
+// Derived tracks (core/query/derivedtracks) and how the lane layout shows them beside the store's tracks: a
+// busy series folded to its mean per pixel column at any zoom, a GPU's lanes at the top of its group, the
+// others in groups of their own, titles, units, hiding and hit values.
+#include "query/lanelayout.h"
+#include "testsupport.h"
+
+#include <QTest>
+
+using namespace kinetoscope;
+
+class TestDerivedTracks : public QObject {
+    Q_OBJECT
+  private slots:
+    void meanPerColumn_data();
+    void meanPerColumn();
+    void peakFoldIsTheStoreFold();
+    void meanBetween();
+    void layoutPlacesDerivedLanes();
+    void layoutValuesAndHiding();
+};
+
+namespace {
+// Busy 10–25 µs and 40–45 µs, over 0–50 µs.
+StepSeries busySeries() {
+    return {{0, 10000, 25000, 40000, 45000, 50000}, {0, 1, 0, 1, 0, 0}};
+}
+
+DerivedTrack busyTrack(std::int64_t gpu = -1, std::string group = "Derived") {
+    DerivedTrack t("busy", busySeries(), CounterUnit::Ratio, CounterFold::Mean);
+    t.gpu = gpu;
+    t.groupTitle = std::move(group);
+    t.fullScale = 1;
+    return t;
+}
+
+const char* const twoStreams = R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": 0, "dur": 50},
+    {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 10, "dur": 10},
+    {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 8, "ts": 15, "dur": 10}]})";
+} // namespace
+
+void TestDerivedTracks::meanPerColumn_data() {
+    QTest::addColumn<qint64>("start");
+    QTest::addColumn<qint64>("end");
+    QTest::addColumn<double>("width");
+    QTest::addColumn<QList<float>>("xs");
+    QTest::addColumn<QList<double>>("values");
+    QTest::newRow("whole series, 10 µs a column")
+        << qint64(0) << qint64(50000) << 5.0 << QList<float>{0, 1, 2, 3, 4}
+        << QList<double>{0, 1, 0.5, 0, 0.5};
+    QTest::newRow("zoomed into a busy run")
+        << qint64(12000) << qint64(22000) << 2.0 << QList<float>{0, 1} << QList<double>{1, 1};
+    QTest::newRow("half a column before the series")
+        << qint64(-10000) << qint64(10000) << 2.0 << QList<float>{1} << QList<double>{0};
+    QTest::newRow("after the series")
+        << qint64(60000) << qint64(70000) << 4.0 << QList<float>{} << QList<double>{};
+    QTest::newRow("a column straddling the end")
+        << qint64(40000) << qint64(60000) << 4.0 << QList<float>{0, 1} << QList<double>{1, 0};
+}
+
+void TestDerivedTracks::meanPerColumn() {
+    QFETCH(qint64, start);
+    QFETCH(qint64, end);
+    QFETCH(double, width);
+    QFETCH(QList<float>, xs);
+    QFETCH(QList<double>, values);
+    std::vector<CounterColumn> columns;
+    busyTrack().collectColumns(TimeAxis{start, end, width}, columns);
+    QCOMPARE(qsizetype(columns.size()), xs.size());
+    for (qsizetype i = 0; i < xs.size(); ++i) {
+        QCOMPARE(columns[std::size_t(i)].x, xs[i]);
+        QCOMPARE(columns[std::size_t(i)].maxValue, values[i]);
+        QCOMPARE(columns[std::size_t(i)].minValue, values[i]);
+        QCOMPARE(columns[std::size_t(i)].lastValue, values[i]);
+    }
+}
+
+void TestDerivedTracks::peakFoldIsTheStoreFold() {
+    const DerivedTrack peak("queue", busySeries(), CounterUnit::Plain, CounterFold::Peak);
+    const TimeAxis axis{0, 50000, 2};
+    std::vector<CounterColumn> derived, store;
+    peak.collectColumns(axis, derived);
+    collectCounterColumns(peak.track(), axis, store);
+    QCOMPARE(derived.size(), store.size());
+    for (std::size_t i = 0; i < store.size(); ++i) {
+        QCOMPARE(derived[i].x, store[i].x);
+        QCOMPARE(derived[i].maxValue, store[i].maxValue);
+    }
+    QCOMPARE(derived.front().maxValue, 1.0); // a spike inside a column is kept
+}
+
+void TestDerivedTracks::meanBetween() {
+    const DerivedTrack t = busyTrack();
+    QCOMPARE(t.meanBetween(0, 50000), 20.0 / 50.0);
+    QCOMPARE(t.meanBetween(15000, 20000), 1.0);
+    QCOMPARE(t.meanBetween(20000, 30000), 0.5);
+    QCOMPARE(t.meanBetween(-50000, 50000), 20.0 / 100.0); // before the first sample counts as 0
+    QCOMPARE(t.meanBetween(12000, 12000), 1.0);           // an empty range: the value in force
+}
+
+void TestDerivedTracks::layoutPlacesDerivedLanes() {
+    LoadResult r = test::loadText(twoStreams);
+    QVERIFY2(r.ok(), r.error.c_str());
+    const TraceStore& s = *r.store;
+    DerivedTracks derived;
+    derived.add(busyTrack(0));
+    derived.add(busyTrack(-1, "Queues"));
+    derived.add(busyTrack(5, "GPU 5")); // no such GPU in the trace: a group of its own
+    const LaneLayout layout(s, &derived);
+    const std::uint32_t n = std::uint32_t(s.tracks.size());
+    QCOMPARE(layout.trackCount(), s.tracks.size() + 3);
+    // The GPU's group starts with its derived lane, then its streams.
+    const LaneGroup* gpu = nullptr;
+    for (const LaneGroup& g : layout.groups())
+        if (g.kind == LaneGroup::Kind::Gpu) gpu = &g;
+    QVERIFY(gpu);
+    QCOMPARE(gpu->tracks.size(), std::size_t(3));
+    QCOMPARE(gpu->tracks[0], TrackId(n));
+    QCOMPARE(layout.track(gpu->tracks[1]).kind, TrackKind::GpuStream);
+    QCOMPARE(layout.groupOf(TrackId(n)), std::uint32_t(gpu - layout.groups().data()));
+    // The others after the store's groups, one group per title.
+    QCOMPARE(layout.groups()[layout.groups().size() - 2].title, std::string("Queues"));
+    QCOMPARE(layout.groups().back().title, std::string("GPU 5"));
+    QCOMPARE(layout.groups().back().tracks, std::vector<TrackId>{TrackId(n + 2)});
+    QCOMPARE(layout.laneTitle(TrackId(n)), std::string("busy"));
+    QCOMPARE(layout.trackTitle(TrackId(n)), gpu->title + " · busy");
+    QCOMPARE(layout.derived(TrackId(n)), &derived[0]);
+    QVERIFY(!layout.derived(TrackId(0)));
+    QCOMPARE(layout.counterUnit(TrackId(n)), CounterUnit::Ratio);
+    // A counter row, drawn where its group says.
+    const int row = layout.firstRowOf(TrackId(n));
+    QVERIFY(row >= 0);
+    QCOMPARE(layout.rows()[std::size_t(row)].kind, LaneRow::Kind::Counter);
+    QCOMPARE(layout.rows()[std::size_t(row)].track, TrackId(n));
+    QCOMPARE(layout.rows()[std::size_t(row) - 1].kind, LaneRow::Kind::GroupHeader);
+}
+
+void TestDerivedTracks::layoutValuesAndHiding() {
+    LoadResult r = test::loadText(twoStreams);
+    QVERIFY2(r.ok(), r.error.c_str());
+    const TraceStore& s = *r.store;
+    DerivedTracks derived;
+    derived.add(busyTrack(0));
+    LaneLayout layout(s, &derived);
+    const TrackId id(std::uint32_t(s.tracks.size()));
+    // The value under the cursor is the mean over the pixel column under it.
+    const TimeAxis axis{0, 50000, 5};
+    QCOMPARE(layout.counterValueAt(id, axis, 25000), std::optional<double>(0.5));
+    QCOMPARE(layout.counterValueAt(id, axis, 12000), std::optional<double>(1.0));
+    QCOMPARE(layout.counterValueAt(id, axis, 80000), std::nullopt);
+    std::vector<CounterColumn> columns;
+    layout.collectColumns(id, axis, columns);
+    QCOMPARE(columns.size(), std::size_t(5));
+    const double height = layout.contentHeight();
+    layout.setHidden(id, true);
+    QVERIFY(layout.isHidden(id));
+    QCOMPARE(layout.firstRowOf(id), -1);
+    QCOMPARE(layout.contentHeight(), height - layout.metrics().counterHeight - layout.metrics().trackGap);
+    layout.setHidden(id, false);
+    QCOMPARE(layout.contentHeight(), height);
+    // Without derived tracks the layout is the store's alone.
+    const LaneLayout plain(s);
+    QCOMPARE(plain.trackCount(), s.tracks.size());
+}
+
+QTEST_MAIN(TestDerivedTracks)
+#include "tst_derivedtracks.moc"

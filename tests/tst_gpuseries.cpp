@@ -1,0 +1,135 @@
+// The GPU's activity over time (core/analysis/gpuseries), the series behind the timeline's derived lanes:
+// exact on a trace made by hand, and on real traces the same figures as the overview's GPU utilisation and
+// est. SM efficiency when averaged over the overview's span.
+#include "analysis/gpuseries.h"
+#include "analysis/overview.h"
+#include "testsupport.h"
+
+#include <QTest>
+
+using namespace kinetoscope;
+
+class TestGpuSeries : public QObject {
+    Q_OBJECT
+  private slots:
+    void handMade();
+    void agreesWithOverview_data();
+    void agreesWithOverview();
+    void lanesForEachDevice();
+};
+
+namespace {
+// Two kernels overlapping on two streams, a gap, a third kernel; a host op spanning it all. Four SMs.
+const char* const handMadeTrace = R"({
+  "deviceProperties": [{"id": 0, "name": "Test GPU", "numSms": 4}],
+  "traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": 0, "dur": 50},
+    {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 10, "dur": 10, "args": {"grid": [2, 1, 1]}},
+    {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 8, "ts": 15, "dur": 10, "args": {"grid": [4, 1, 1]}},
+    {"ph": "X", "cat": "kernel", "name": "k3", "pid": 0, "tid": 7, "ts": 40, "dur": 5, "args": {"grid": [1, 1, 1]}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": 7, "ts": 30, "dur": 5}
+  ]})";
+
+using Samples = std::vector<std::pair<TimeNs, double>>;
+Samples samplesOf(const StepSeries& s) {
+    Samples out;
+    for (std::size_t i = 0; i < s.times.size(); ++i)
+        out.emplace_back(s.times[i], s.values[i]);
+    return out;
+}
+
+double meanOver(const StepSeries& s, TimeNs from, TimeNs to) {
+    return DerivedTrack("", s, CounterUnit::Ratio, CounterFold::Mean).meanBetween(from, to);
+}
+
+// Well formed: strictly ascending times, values in [0, 1], from the trace's start to its end, idle at the
+// end.
+void checkShape(const StepSeries& s, const TraceStore& store) {
+    QVERIFY(s.times.size() >= 2);
+    QCOMPARE(s.times.size(), s.values.size());
+    QCOMPARE(s.times.front(), store.minTime);
+    QCOMPARE(s.times.back(), store.maxTime);
+    QCOMPARE(s.values.back(), 0.0);
+    for (std::size_t i = 0; i < s.times.size(); ++i) {
+        QVERIFY(s.values[i] >= 0 && s.values[i] <= 1);
+        if (i) QVERIFY(s.times[i] > s.times[i - 1] || i + 1 == s.times.size());
+    }
+}
+} // namespace
+
+void TestGpuSeries::handMade() {
+    LoadResult r = test::loadText(handMadeTrace);
+    QVERIFY2(r.ok(), r.error.c_str());
+    const auto series = gpuActivitySeries(*r.store);
+    QCOMPARE(series.size(), std::size_t(1));
+    QCOMPARE(series[0].device, std::int64_t(0));
+    // Busy from 10 to 25 µs (the union of k1 and k2) and 40 to 45; the memcpy is not a kernel.
+    const Samples busy{{0, 0}, {10000, 1}, {25000, 0}, {40000, 1}, {45000, 0}, {50000, 0}};
+    QCOMPARE(samplesOf(series[0].utilization), busy);
+    // Blocks per SM: k1 2/4, k2 4/4 (together capped at 1), k3 1/4.
+    const Samples sm{{0, 0}, {10000, 0.5}, {15000, 1}, {25000, 0}, {40000, 0.25}, {45000, 0}, {50000, 0}};
+    QCOMPARE(samplesOf(series[0].smEfficiency), sm);
+    QCOMPARE(meanOver(series[0].utilization, 0, 50000), 20.0 / 50.0);
+    QCOMPARE(meanOver(series[0].smEfficiency, 10000, 20000), (5 * 0.5 + 5 * 1.0) / 10.0);
+}
+
+void TestGpuSeries::agreesWithOverview_data() {
+    QTest::addColumn<QString>("trace");
+    QTest::newRow("qwen_h100")
+        << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+    QTest::newRow("resnet50_steps")
+        << "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz";
+    QTest::newRow("torch_compile_triton")
+        << "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz";
+    QTest::newRow("b200_eager") << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz";
+    QTest::newRow("sampled_rank0")
+        << "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz";
+}
+
+void TestGpuSeries::agreesWithOverview() {
+    QFETCH(QString, trace);
+    LoadResult r = loadTrace(test::tracePath(trace.toUtf8().constData()));
+    QVERIFY2(r.ok(), r.error.c_str());
+    const TraceStore& store = *r.store;
+    const Overview ov = computeOverview(store);
+    const auto series = gpuActivitySeries(store);
+    QVERIFY(!ov.gpus.empty());
+    QCOMPARE(series.size(), ov.gpus.size());
+    // The overview measures from the first step's start to the last step's end.
+    const TimeNs from = ov.steps.front().start, to = ov.steps.back().end;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        const GpuMetrics& g = ov.gpus[i];
+        QCOMPARE(series[i].device, g.device);
+        checkShape(series[i].utilization, store);
+        QVERIFY2(std::abs(meanOver(series[i].utilization, from, to) - g.utilization) < 1e-9,
+                 qPrintable(QString("utilisation %1 vs %2")
+                                .arg(meanOver(series[i].utilization, from, to))
+                                .arg(g.utilization)));
+        QCOMPARE(series[i].smEfficiency.times.empty(), !g.hasSmData);
+        if (!g.hasSmData) continue;
+        checkShape(series[i].smEfficiency, store);
+        QVERIFY2(std::abs(meanOver(series[i].smEfficiency, from, to) - g.smEfficiency) < 1e-9,
+                 qPrintable(QString("SM efficiency %1 vs %2")
+                                .arg(meanOver(series[i].smEfficiency, from, to))
+                                .arg(g.smEfficiency)));
+    }
+}
+
+void TestGpuSeries::lanesForEachDevice() {
+    LoadResult r = test::loadText(handMadeTrace);
+    QVERIFY2(r.ok(), r.error.c_str());
+    const DerivedTracks lanes = gpuActivityTracks(*r.store);
+    QCOMPARE(lanes.size(), std::size_t(2));
+    QCOMPARE(lanes[0].title(), std::string("GPU utilisation"));
+    QCOMPARE(lanes[1].title(), std::string("est. SM efficiency"));
+    for (const DerivedTrack& lane : lanes) {
+        QCOMPARE(lane.gpu, std::int64_t(0));
+        QCOMPARE(lane.unit(), CounterUnit::Ratio);
+        QCOMPARE(lane.fold(), CounterFold::Mean);
+        QCOMPARE(lane.fullScale, 1.0);
+        QCOMPARE(lane.track().kind, TrackKind::Counter);
+    }
+}
+
+QTEST_MAIN(TestGpuSeries)
+#include "tst_gpuseries.moc"
