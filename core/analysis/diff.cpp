@@ -32,16 +32,6 @@ void sortByDelta(std::vector<DiffRow>& rows) {
 std::string signedMicros(TimeNs ns) {
     return (ns >= 0 ? "+" : "-") + formatMicros(std::llabs(ns));
 }
-std::string jsonMicros(TimeNs ns) {
-    return (ns >= 0 ? "" : "-") + formatMicros(std::llabs(ns));
-}
-
-std::string percentJson(double v) {
-    if (std::isnan(v)) return "null";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", v);
-    return buf;
-}
 } // namespace
 
 TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
@@ -90,67 +80,104 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
     return d;
 }
 
-std::string diffToJson(const TraceDiff& d) {
-    std::string out = "{";
-    auto rows = [&](const char* key, const std::vector<DiffRow>& list, bool host) {
-        out += std::string("\"") + key + "\": [";
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            const DiffRow& r = list[i];
-            out += i ? ",\n  " : "\n  ";
-            out += "{\"name\": \"" + jsonEscape(r.name) + "\", \"count_a\": " + std::to_string(r.countA) +
-                   ", \"count_b\": " + std::to_string(r.countB);
-            if (host) {
-                out += ", \"host_self_us_a\": " + formatMicros(r.hostA) +
-                       ", \"host_self_us_b\": " + formatMicros(r.hostB) +
-                       ", \"device_self_us_a\": " + formatMicros(r.deviceA) +
-                       ", \"device_self_us_b\": " + formatMicros(r.deviceB) +
-                       ", \"host_delta_us\": " + jsonMicros(r.hostDelta()) +
-                       ", \"device_delta_us\": " + jsonMicros(r.deviceDelta());
-            } else {
-                out += ", \"total_us_a\": " + formatMicros(r.deviceA) +
-                       ", \"total_us_b\": " + formatMicros(r.deviceB) +
-                       ", \"delta_us\": " + jsonMicros(r.deviceDelta());
-            }
-            out += ", \"change_pct\": " + percentJson(r.percentChange());
-            out += std::string(", \"only_in\": ") +
-                   (r.onlyA()   ? "\"a\""
-                    : r.onlyB() ? "\"b\""
-                                : "null") +
-                   "}";
+namespace {
+void writeRows(JsonWriter<std::string>& w, const char* key, const std::vector<DiffRow>& rows, bool host) {
+    w.key(key);
+    w.beginArray({"\n  ", ",\n  ", "\n "});
+    for (const DiffRow& r : rows) {
+        w.beginObject();
+        w.key("name");
+        w.str(r.name);
+        w.key("count_a");
+        w.num(r.countA);
+        w.key("count_b");
+        w.num(r.countB);
+        if (host) {
+            w.key("host_self_us_a");
+            w.micros(r.hostA);
+            w.key("host_self_us_b");
+            w.micros(r.hostB);
+            w.key("device_self_us_a");
+            w.micros(r.deviceA);
+            w.key("device_self_us_b");
+            w.micros(r.deviceB);
+            w.key("host_delta_us");
+            w.micros(r.hostDelta());
+            w.key("device_delta_us");
+            w.micros(r.deviceDelta());
+        } else {
+            w.key("total_us_a");
+            w.micros(r.deviceA);
+            w.key("total_us_b");
+            w.micros(r.deviceB);
+            w.key("delta_us");
+            w.micros(r.deviceDelta());
         }
-        out += list.empty() ? "]" : "\n ]";
-    };
-    rows("operators", d.operators, true);
-    out += ",\n ";
-    rows("kernels", d.kernels, false);
-    auto stats = [&](const Overview& o) {
-        return "{\"steps\": " + std::to_string(o.steps.size()) +
-               ", \"mean_us\": " + formatMicros(o.stepMean) +
-               ", \"median_us\": " + formatMicros(o.stepMedian) + ", \"min_us\": " + formatMicros(o.stepMin) +
-               ", \"max_us\": " + formatMicros(o.stepMax) + "}";
-    };
-    out += ",\n \"step_time\": {\"a\": " + stats(d.overviewA) + ", \"b\": " + stats(d.overviewB) +
-           ", \"mean_delta_us\": " + jsonMicros(d.overviewB.stepMean - d.overviewA.stepMean) + "}";
-    out += ",\n \"breakdown_delta_us\": {";
+        w.key("change_pct");
+        w.fixed(r.percentChange(), 3);
+        w.key("only_in");
+        if (r.onlyA() || r.onlyB())
+            w.str(r.onlyA() ? "a" : "b");
+        else
+            w.null();
+        w.endObject();
+    }
+    w.endArray();
+}
+
+void writeStepStats(JsonWriter<std::string>& w, const Overview& o) {
+    w.beginObject();
+    w.key("steps");
+    w.num(o.steps.size());
+    w.key("mean_us");
+    w.micros(o.stepMean);
+    w.key("median_us");
+    w.micros(o.stepMedian);
+    w.key("min_us");
+    w.micros(o.stepMin);
+    w.key("max_us");
+    w.micros(o.stepMax);
+    w.endObject();
+}
+} // namespace
+
+std::string diffToJson(const TraceDiff& d) {
+    std::string out;
+    JsonWriter w(out);
+    w.beginObject({"", ",\n ", ""});
+    writeRows(w, "operators", d.operators, true);
+    writeRows(w, "kernels", d.kernels, false);
+    w.key("step_time");
+    w.beginObject();
+    w.key("a");
+    writeStepStats(w, d.overviewA);
+    w.key("b");
+    writeStepStats(w, d.overviewB);
+    w.key("mean_delta_us");
+    w.micros(d.overviewB.stepMean - d.overviewA.stepMean);
+    w.endObject();
+    w.key("breakdown_delta_us");
+    w.beginObject();
     for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
         // Per mean step, so runs with different step counts compare.
         const TimeNs a =
             d.overviewA.steps.empty() ? 0 : d.overviewA.breakdownTotal[c] / TimeNs(d.overviewA.steps.size());
         const TimeNs b =
             d.overviewB.steps.empty() ? 0 : d.overviewB.breakdownTotal[c] / TimeNs(d.overviewB.steps.size());
-        out += (c ? ", \"" : "\"") + std::string(breakdownCategoryName(BreakdownCategory(c))) +
-               "\": " + jsonMicros(b - a);
+        w.key(breakdownCategoryName(BreakdownCategory(c)));
+        w.micros(b - a);
     }
-    out += "},\n \"kernel_categories_delta_us\": {";
-    bool first = true;
+    w.endObject();
+    w.key("kernel_categories_delta_us");
+    w.beginObject();
     for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
         if (d.categoriesA[c] == 0 && d.categoriesB[c] == 0) continue;
-        out += (first ? "\"" : ", \"") + std::string(kernelCategoryName(KernelCategory(c))) +
-               "\": " + jsonMicros(d.categoriesB[c] - d.categoriesA[c]);
-        first = false;
+        w.key(kernelCategoryName(KernelCategory(c)));
+        w.micros(d.categoriesB[c] - d.categoriesA[c]);
     }
-    out += "},\n \"gpu_metrics_delta\": {";
-    first = true;
+    w.endObject();
+    w.key("gpu_metrics_delta");
+    w.beginObject();
     // The same device on both sides, or else the i-th GPU of each (two ranks of a job use different devices).
     for (std::size_t i = 0; i < d.overviewB.gpus.size(); ++i) {
         const GpuMetrics& gb = d.overviewB.gpus[i];
@@ -161,17 +188,21 @@ std::string diffToJson(const TraceDiff& d) {
         if (!ga && i < d.overviewA.gpus.size()) ga = &d.overviewA.gpus[i];
         GpuMetrics zero;
         if (!ga) ga = &zero;
-        char buf[256];
-        std::snprintf(buf, sizeof buf,
-                      "\"%lld\": {\"utilization\": %.6f, \"sm_efficiency\": %.6f, "
-                      "\"achieved_occupancy_pct\": %.3f, \"tensor_core_share\": %.6f}",
-                      static_cast<long long>(gb.device), gb.utilization - ga->utilization,
-                      gb.smEfficiency - ga->smEfficiency, gb.achievedOccupancy - ga->achievedOccupancy,
-                      gb.tensorCoreShare - ga->tensorCoreShare);
-        out += (first ? "" : ", ") + std::string(buf);
-        first = false;
+        w.key(std::to_string(gb.device));
+        w.beginObject();
+        w.key("utilization");
+        w.fixed(gb.utilization - ga->utilization, 6);
+        w.key("sm_efficiency");
+        w.fixed(gb.smEfficiency - ga->smEfficiency, 6);
+        w.key("achieved_occupancy_pct");
+        w.fixed(gb.achievedOccupancy - ga->achievedOccupancy, 3);
+        w.key("tensor_core_share");
+        w.fixed(gb.tensorCoreShare - ga->tensorCoreShare, 6);
+        w.endObject();
     }
-    out += "}}\n";
+    w.endObject();
+    w.endObject();
+    out += '\n';
     return out;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/jsonwriter.h"
 #include "model/tracestore.h"
 
 #include <optional>
@@ -65,7 +66,7 @@ std::vector<Straggler> findStragglers(const std::vector<RankFigures>& ranks);
 
 // The per-rank JSON block that `kinetoscope-cli summary --json` writes, and its reader, so a job of thousands
 // of ranks can be summarised in parallel by any batch system and viewed from the summaries alone.
-std::string rankFiguresToJson(const RankFigures& r);
+void writeRankFigures(JsonWriter<std::string>& w, const RankFigures& r);
 std::optional<RankFigures> rankFiguresFromSummaryJson(std::string_view summaryJson,
                                                       std::string* error = nullptr);
 

@@ -10,31 +10,55 @@
 
 namespace kinetoscope {
 
-std::string rankFiguresToJson(const RankFigures& r) {
-    std::string out = "{\"rank\": " + std::to_string(r.rank) +
-                      ", \"world_size\": " + std::to_string(r.worldSize) +
-                      ", \"step_mean_us\": " + formatMicros(r.stepMean) + ", \"steps\": [";
-    for (std::size_t i = 0; i < r.steps.size(); ++i) {
-        const RankStep& s = r.steps[i];
-        out += i ? ",\n   " : "\n   ";
-        out +=
-            "{\"name\": \"" + jsonEscape(s.name) + "\", \"start_us\": " + formatMicros(s.start) +
-            ", \"end_us\": " + formatMicros(s.end) + ", \"computation_us\": " + formatMicros(s.computation) +
-            ", \"communication_us\": " + formatMicros(s.communication) +
-            ", \"overlap_us\": " + formatMicros(s.overlap) + ", \"other_us\": " + formatMicros(s.other) + "}";
+void writeRankFigures(JsonWriter<std::string>& w, const RankFigures& r) {
+    // Inside the summary's top-level object: one step or collective per line, indented under it.
+    constexpr JsonLayout rowPerLine{"\n   ", ",\n   ", ""};
+    w.beginObject();
+    w.key("rank");
+    w.num(r.rank);
+    w.key("world_size");
+    w.num(r.worldSize);
+    w.key("step_mean_us");
+    w.micros(r.stepMean);
+    w.key("steps");
+    w.beginArray(rowPerLine);
+    for (const RankStep& s : r.steps) {
+        w.beginObject();
+        w.key("name");
+        w.str(s.name);
+        w.key("start_us");
+        w.micros(s.start);
+        w.key("end_us");
+        w.micros(s.end);
+        w.key("computation_us");
+        w.micros(s.computation);
+        w.key("communication_us");
+        w.micros(s.communication);
+        w.key("overlap_us");
+        w.micros(s.overlap);
+        w.key("other_us");
+        w.micros(s.other);
+        w.endObject();
     }
-    out += "], \"collectives\": [";
-    for (std::size_t i = 0; i < r.collectives.size(); ++i) {
-        const CollectiveStats& c = r.collectives[i];
-        char bytes[32];
-        std::snprintf(bytes, sizeof bytes, "%.0f", c.bytes);
-        out += i ? ",\n   " : "\n   ";
-        out += "{\"name\": \"" + jsonEscape(c.name) + "\", \"calls\": " + std::to_string(c.calls) +
-               ", \"bytes\": " + bytes + ", \"total_us\": " + formatMicros(c.total) +
-               ", \"mean_us\": " + formatMicros(c.mean()) + "}";
+    w.endArray();
+    w.key("collectives");
+    w.beginArray(rowPerLine);
+    for (const CollectiveStats& c : r.collectives) {
+        w.beginObject();
+        w.key("name");
+        w.str(c.name);
+        w.key("calls");
+        w.num(c.calls);
+        w.key("bytes");
+        w.fixed(c.bytes, 0);
+        w.key("total_us");
+        w.micros(c.total);
+        w.key("mean_us");
+        w.micros(c.mean());
+        w.endObject();
     }
-    out += "]}";
-    return out;
+    w.endArray();
+    w.endObject();
 }
 
 std::optional<RankFigures> rankFiguresFromSummaryJson(std::string_view summaryJson, std::string* error) {

@@ -7,121 +7,194 @@
 namespace kinetoscope {
 
 namespace {
-std::string fixed(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
+// The summary's layout: one top-level key per line, one table row per line, the rest inline.
+constexpr JsonLayout topLevel{"", ",\n ", ""};
+constexpr JsonLayout rowPerLine{"\n  ", ",\n  ", "\n "};
+
+void writeOperatorRows(JsonWriter<std::string>& w, const char* key, const std::vector<OperatorRow>& rows) {
+    w.key(key);
+    w.beginArray(rowPerLine);
+    for (const OperatorRow& o : rows) {
+        w.beginObject();
+        w.key("name");
+        w.str(o.name);
+        if (!o.inputDims.empty()) {
+            w.key("input_dims");
+            w.str(o.inputDims);
+        }
+        w.key("count");
+        w.num(o.count);
+        w.key("host_total_us");
+        w.micros(o.hostTotal);
+        w.key("host_self_us");
+        w.micros(o.hostSelf);
+        w.key("device_total_us");
+        w.micros(o.deviceTotal);
+        w.key("device_self_us");
+        w.micros(o.deviceSelf);
+        w.endObject();
+    }
+    w.endArray();
+}
+
+void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
+    const Overview& ov = report.overview;
+    w.key("steps");
+    w.beginArray(rowPerLine);
+    for (std::size_t i = 0; i < ov.steps.size(); ++i) {
+        w.beginObject();
+        w.key("name");
+        w.str(report.stepNames[i]);
+        w.key("start_us");
+        w.micros(ov.steps[i].start);
+        w.key("end_us");
+        w.micros(ov.steps[i].end);
+        w.endObject();
+    }
+    w.endArray();
+    w.key("gpu_utilization");
+    w.beginObject();
+    for (const GpuMetrics& g : ov.gpus) {
+        w.key(std::to_string(g.device));
+        w.fixed(g.utilization, 6);
+    }
+    w.endObject();
+    w.key("gpu_metrics");
+    w.beginObject();
+    for (const GpuMetrics& g : ov.gpus) {
+        w.key(std::to_string(g.device));
+        w.beginObject();
+        w.key("utilization");
+        w.fixed(g.utilization, 6);
+        w.key("busy_of_wall");
+        w.fixed(g.busyOfWall, 6);
+        w.key("sm_efficiency");
+        w.fixed(g.smEfficiency, 6);
+        w.key("achieved_occupancy_pct");
+        w.fixed(g.achievedOccupancy, 3);
+        w.key("tensor_core_share");
+        w.fixed(g.tensorCoreShare, 6);
+        w.endObject();
+    }
+    w.endObject();
+    w.key("breakdown_us");
+    w.beginObject();
+    for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
+        w.key(breakdownCategoryName(BreakdownCategory(c)));
+        w.micros(ov.breakdownTotal[c]);
+    }
+    w.endObject();
+    w.key("kernel_categories_us");
+    w.beginObject();
+    for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
+        if (report.kernels.byCategory[c] == 0) continue;
+        w.key(kernelCategoryName(KernelCategory(c)));
+        w.micros(report.kernels.byCategory[c]);
+    }
+    w.endObject();
+    w.key("memory");
+    w.beginObject();
+    for (const auto& [device, peak] : report.memory.peaks) {
+        w.key(std::to_string(device));
+        w.beginObject();
+        w.key("peak_allocated_bytes");
+        w.fixed(peak.allocated, 0);
+        w.key("peak_reserved_bytes");
+        if (peak.hasReserved)
+            w.fixed(peak.reserved, 0);
+        else
+            w.null();
+        if (peak.relative) {
+            w.key("relative_to_trace_start");
+            w.boolean(true);
+        }
+        w.endObject();
+    }
+    w.endObject();
+    w.key("recommendations");
+    w.beginArray(rowPerLine);
+    for (const Recommendation& r : ov.recommendations) {
+        w.beginObject();
+        w.key("id");
+        w.str(r.id);
+        w.key("title");
+        w.str(r.title);
+        w.key("evidence_text");
+        w.str(r.evidence);
+        w.key("evidence");
+        w.beginObject();
+        for (const auto& [figure, value] : r.figures) {
+            w.key(figure);
+            w.fixed(value, 6);
+        }
+        w.endObject();
+        w.key("where");
+        w.beginObject();
+        w.key("start_us");
+        w.micros(r.from);
+        w.key("end_us");
+        w.micros(r.to);
+        if (r.example.isValid()) {
+            w.key("event");
+            w.beginObject();
+            w.key("name");
+            w.str(r.exampleName);
+            w.key("start_us");
+            w.micros(r.exampleStart);
+            w.key("dur_us");
+            w.micros(r.exampleDuration);
+            w.endObject();
+        }
+        w.endObject();
+        w.endObject();
+    }
+    w.endArray();
+    w.key("distributed");
+    writeRankFigures(w, report.distributed);
 }
 } // namespace
 
 std::string summaryToJson(const Summary& s, const AnalysisResult* report) {
-    std::string out = "{\"events\": " + std::to_string(s.events) + ",\n \"kernels\": [";
-    for (std::size_t i = 0; i < s.kernels.size(); ++i) {
-        const KernelRow& k = s.kernels[i];
-        out += i ? ",\n  " : "\n  ";
-        out += "{\"name\": \"" + jsonEscape(k.name) + "\", \"count\": " + std::to_string(k.count) +
-               ", \"total_us\": " + formatMicros(k.total) + ", \"min_us\": " + formatMicros(k.min) +
-               ", \"max_us\": " + formatMicros(k.max) + ", \"mean_us\": " + formatMicros(k.mean());
-        out += ", \"category\": \"" + std::string(kernelCategoryName(kernelCategory(k.name))) +
-               "\", \"tensor_cores\": " + (usesTensorCores(k.name) ? "true" : "false");
-        out += "}";
+    std::string out;
+    JsonWriter w(out);
+    w.beginObject(topLevel);
+    w.key("events");
+    w.num(s.events);
+    w.key("kernels");
+    w.beginArray(rowPerLine);
+    for (const KernelRow& k : s.kernels) {
+        w.beginObject();
+        w.key("name");
+        w.str(k.name);
+        w.key("count");
+        w.num(k.count);
+        w.key("total_us");
+        w.micros(k.total);
+        w.key("min_us");
+        w.micros(k.min);
+        w.key("max_us");
+        w.micros(k.max);
+        w.key("mean_us");
+        w.micros(k.mean());
+        w.key("category");
+        w.str(kernelCategoryName(kernelCategory(k.name)));
+        w.key("tensor_cores");
+        w.boolean(usesTensorCores(k.name));
+        w.endObject();
     }
-    out += s.kernels.empty() ? "]" : "\n ]";
-    auto operatorRows = [&](const char* key, const std::vector<OperatorRow>& rows) {
-        out += std::string(",\n \"") + key + "\": [";
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            const OperatorRow& o = rows[i];
-            out += i ? ",\n  " : "\n  ";
-            out += "{\"name\": \"" + jsonEscape(o.name) + "\", ";
-            if (!o.inputDims.empty()) out += "\"input_dims\": \"" + jsonEscape(o.inputDims) + "\", ";
-            out += "\"count\": " + std::to_string(o.count) +
-                   ", \"host_total_us\": " + formatMicros(o.hostTotal) +
-                   ", \"host_self_us\": " + formatMicros(o.hostSelf) +
-                   ", \"device_total_us\": " + formatMicros(o.deviceTotal) +
-                   ", \"device_self_us\": " + formatMicros(o.deviceSelf) + "}";
-        }
-        out += rows.empty() ? "]" : "\n ]";
-    };
-    operatorRows("operators", s.operators);
-    operatorRows("annotations", s.annotations);
-    out += ",\n \"gpu_busy_us\": {";
-    bool first = true;
+    w.endArray();
+    writeOperatorRows(w, "operators", s.operators);
+    writeOperatorRows(w, "annotations", s.annotations);
+    w.key("gpu_busy_us");
+    w.beginObject();
     for (const auto& [device, busy] : s.gpuBusy) {
-        out += first ? "" : ", ";
-        out += "\"" + std::to_string(device) + "\": " + formatMicros(busy);
-        first = false;
+        w.key(std::to_string(device));
+        w.micros(busy);
     }
-    out += "}";
-    if (report) {
-        const Overview& ov = report->overview;
-        out += ",\n \"steps\": [";
-        for (std::size_t i = 0; i < ov.steps.size(); ++i) {
-            out += i ? ",\n  " : "\n  ";
-            out += "{\"name\": \"" + jsonEscape(report->stepNames[i]) +
-                   "\", \"start_us\": " + formatMicros(ov.steps[i].start) +
-                   ", \"end_us\": " + formatMicros(ov.steps[i].end) + "}";
-        }
-        out += ov.steps.empty() ? "]" : "\n ]";
-        out += ",\n \"gpu_utilization\": {";
-        for (std::size_t i = 0; i < ov.gpus.size(); ++i) {
-            out += (i ? ", \"" : "\"") + std::to_string(ov.gpus[i].device) +
-                   "\": " + fixed(ov.gpus[i].utilization, 6);
-        }
-        out += "},\n \"gpu_metrics\": {";
-        for (std::size_t i = 0; i < ov.gpus.size(); ++i) {
-            const GpuMetrics& g = ov.gpus[i];
-            out += (i ? ", \"" : "\"") + std::to_string(g.device) +
-                   "\": {\"utilization\": " + fixed(g.utilization, 6) +
-                   ", \"busy_of_wall\": " + fixed(g.busyOfWall, 6) +
-                   ", \"sm_efficiency\": " + fixed(g.smEfficiency, 6) +
-                   ", \"achieved_occupancy_pct\": " + fixed(g.achievedOccupancy, 3) +
-                   ", \"tensor_core_share\": " + fixed(g.tensorCoreShare, 6) + "}";
-        }
-        out += "},\n \"breakdown_us\": {";
-        for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
-            out += (c ? ", \"" : "\"") + std::string(breakdownCategoryName(BreakdownCategory(c))) +
-                   "\": " + formatMicros(ov.breakdownTotal[c]);
-        }
-        out += "},\n \"kernel_categories_us\": {";
-        bool firstCategory = true;
-        for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
-            if (report->kernels.byCategory[c] == 0) continue;
-            out += (firstCategory ? "\"" : ", \"") + std::string(kernelCategoryName(KernelCategory(c))) +
-                   "\": " + formatMicros(report->kernels.byCategory[c]);
-            firstCategory = false;
-        }
-        out += "},\n \"memory\": {";
-        bool firstDevice = true;
-        for (const auto& [device, peak] : report->memory.peaks) {
-            out += (firstDevice ? "\"" : ", \"") + std::to_string(device) +
-                   "\": {\"peak_allocated_bytes\": " + fixed(peak.allocated, 0) +
-                   ", \"peak_reserved_bytes\": " +
-                   (peak.hasReserved ? fixed(peak.reserved, 0) : std::string("null")) +
-                   (peak.relative ? ", \"relative_to_trace_start\": true" : "") + "}";
-            firstDevice = false;
-        }
-        out += "},\n \"recommendations\": [";
-        for (std::size_t i = 0; i < ov.recommendations.size(); ++i) {
-            const Recommendation& r = ov.recommendations[i];
-            out += i ? ",\n  " : "\n  ";
-            out += "{\"id\": \"" + r.id + "\", \"title\": \"" + jsonEscape(r.title) +
-                   "\", \"evidence_text\": \"" + jsonEscape(r.evidence) + "\", \"evidence\": {";
-            for (std::size_t f = 0; f < r.figures.size(); ++f)
-                out += (f ? ", \"" : "\"") + jsonEscape(r.figures[f].first) +
-                       "\": " + fixed(r.figures[f].second, 6);
-            out += "}, \"where\": {\"start_us\": " + formatMicros(r.from) +
-                   ", \"end_us\": " + formatMicros(r.to);
-            if (r.example.isValid()) {
-                out += ", \"event\": {\"name\": \"" + jsonEscape(r.exampleName) +
-                       "\", \"start_us\": " + formatMicros(r.exampleStart) +
-                       ", \"dur_us\": " + formatMicros(r.exampleDuration) + "}";
-            }
-            out += "}}";
-        }
-        out += ov.recommendations.empty() ? "]" : "\n ]";
-        out += ",\n \"distributed\": " + rankFiguresToJson(report->distributed);
-    }
-    out += "}\n";
+    w.endObject();
+    if (report) writeReport(w, *report);
+    w.endObject();
+    out += '\n';
     return out;
 }
 
