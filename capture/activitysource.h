@@ -8,22 +8,13 @@
 // drain() runs on the agent's writer thread, which converts what is ready into wire records and emits them.
 // Nothing here may block the target: when a source runs out of room it drops and counts.
 
-#include "wire/wire.h"
+#include "recordsink.h"
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
 namespace kinetoscope::capture {
-
-// Receives records on the writer thread. Strings are interned by the sink: call string() to get a StringRef
-// for a name, then emit records that refer to it.
-class RecordSink {
-  public:
-    virtual ~RecordSink() = default;
-    virtual wire::StringRef string(std::string_view text) = 0;
-    virtual void add(const wire::Record& record) = 0;
-};
 
 class ActivitySource {
   public:

@@ -6,6 +6,7 @@
 // target runs on at full speed).
 
 #include "activitysource.h"
+#include "wire/encoder.h"
 
 #include <chrono>
 #include <cstdint>

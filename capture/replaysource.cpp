@@ -1,5 +1,7 @@
 #include "replaysource.h"
 
+#include "wire/decoder.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>

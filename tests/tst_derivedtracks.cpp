@@ -103,9 +103,9 @@ void TestDerivedTracks::layoutPlacesDerivedLanes() {
     QVERIFY2(r.ok(), r.error.c_str());
     const TraceStore& s = *r.store;
     DerivedTracks derived;
-    derived.add(busyTrack(0));
-    derived.add(busyTrack(-1, "Queues"));
-    derived.add(busyTrack(5, "GPU 5")); // no such GPU in the trace: a group of its own
+    derived.push_back(busyTrack(0));
+    derived.push_back(busyTrack(-1, "Queues"));
+    derived.push_back(busyTrack(5, "GPU 5")); // no such GPU in the trace: a group of its own
     const LaneLayout layout(s, &derived);
     const std::uint32_t n = std::uint32_t(s.tracks.size());
     QCOMPARE(layout.trackCount(), s.tracks.size() + 3);
@@ -140,7 +140,7 @@ void TestDerivedTracks::layoutValuesAndHiding() {
     QVERIFY2(r.ok(), r.error.c_str());
     const TraceStore& s = *r.store;
     DerivedTracks derived;
-    derived.add(busyTrack(0));
+    derived.push_back(busyTrack(0));
     LaneLayout layout(s, &derived);
     const TrackId id(std::uint32_t(s.tracks.size()));
     // The value under the cursor is the mean over the pixel column under it.

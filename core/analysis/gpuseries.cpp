@@ -97,14 +97,14 @@ DerivedTracks gpuActivityTracks(const TraceStore& store) {
         utilization.gpu = g.device;
         utilization.groupTitle = "GPU " + std::to_string(g.device);
         utilization.fullScale = 1;
-        tracks.add(std::move(utilization));
+        tracks.push_back(std::move(utilization));
         if (g.smEfficiency.times.empty()) continue;
         DerivedTrack sm("est. SM efficiency", std::move(g.smEfficiency), CounterUnit::Ratio,
                         CounterFold::Mean);
         sm.gpu = g.device;
         sm.groupTitle = "GPU " + std::to_string(g.device);
         sm.fullScale = 1;
-        tracks.add(std::move(sm));
+        tracks.push_back(std::move(sm));
     }
     return tracks;
 }

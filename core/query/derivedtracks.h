@@ -58,17 +58,7 @@ class DerivedTrack {
     std::vector<double> m_integral; // ∫ value dt from the first sample to each sample
 };
 
-class DerivedTracks {
-  public:
-    void add(DerivedTrack track) { m_tracks.push_back(std::move(track)); }
-    std::size_t size() const { return m_tracks.size(); }
-    bool empty() const { return m_tracks.empty(); }
-    const DerivedTrack& operator[](std::size_t i) const { return m_tracks[i]; }
-    auto begin() const { return m_tracks.begin(); }
-    auto end() const { return m_tracks.end(); }
-
-  private:
-    std::vector<DerivedTrack> m_tracks;
-};
+// The derived tracks of one view, in the order they were added (their ids follow the store's in that order).
+using DerivedTracks = std::vector<DerivedTrack>;
 
 } // namespace kinetoscope

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "analysispanel.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace kinetoscope {
+
+class KernelTableModel;
+
+class KernelPanel : public AnalysisPanel {
+    Q_OBJECT
+  public:
+    explicit KernelPanel(const TraceStore& store, QWidget* parent = nullptr);
+    void setResult(std::shared_ptr<const AnalysisResult> result) override;
+    KernelGrouping grouping() const;
+    void setGrouping(KernelGrouping g);
+    KernelTableModel* model() const { return m_model; }
+    QSortFilterProxyModel* proxy() const { return m_proxy; }
+    QTableView* view() const { return m_view; }
+    BarChart* categories() const { return m_categories; }
+    QLabel* origin() const { return m_origin; }
+
+  private:
+    const TraceStore& m_store;
+    QComboBox* m_grouping;
+    QLineEdit* m_filter;
+    KernelTableModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QTableView* m_view;
+    BarChart* m_categories;
+    QLabel* m_origin;
+};
+
+} // namespace kinetoscope

@@ -1,0 +1,102 @@
+#include "panelparts.h"
+
+#include "barchart.h"
+#include "tablemodels.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace kinetoscope::panel {
+
+QString esc(std::string_view s) {
+    return QString::fromUtf8(s.data(), qsizetype(s.size())).toHtmlEscaped();
+}
+
+QTableWidgetItem* numberItem(const QString& text, double sortValue) {
+    return new NumberItem(text, sortValue);
+}
+
+QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
+    QTableWidget* t = makeReadOnlyTable(parent, headers);
+    t->horizontalHeader()->setStretchLastSection(true);
+    return t;
+}
+
+QTableView* makeView(QWidget* parent, QSortFilterProxyModel* proxy) {
+    auto* v = new QTableView(parent);
+    v->setModel(proxy);
+    v->setSortingEnabled(true);
+    v->setSelectionBehavior(QAbstractItemView::SelectRows);
+    v->setSelectionMode(QAbstractItemView::SingleSelection);
+    v->verticalHeader()->hide();
+    v->verticalHeader()->setDefaultSectionSize(20);
+    v->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+    v->horizontalHeader()->resizeSection(0, 380);
+    v->setAlternatingRowColors(true);
+    return v;
+}
+
+QSortFilterProxyModel* makeProxy(QObject* parent, QAbstractItemModel* model) {
+    auto* proxy = new QSortFilterProxyModel(parent);
+    proxy->setSourceModel(model);
+    proxy->setSortRole(SortRole);
+    proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    proxy->setFilterKeyColumn(0);
+    return proxy;
+}
+
+TablePanel buildTablePanel(AnalysisPanel* panel, QAbstractItemModel* model, const QStringList& groupings,
+                           const QString& filterHint, int sortColumn, const QString& sideTitle,
+                           QWidget* detail) {
+    auto* layout = new QVBoxLayout(panel);
+    layout->setContentsMargins(2, 2, 2, 2);
+    auto* bar = new QHBoxLayout;
+    TablePanel t;
+    t.grouping = new QComboBox(panel);
+    t.grouping->addItems(groupings);
+    t.filter = new QLineEdit(panel);
+    t.filter->setPlaceholderText(filterHint);
+    t.filter->setClearButtonEnabled(true);
+    bar->addWidget(t.grouping);
+    bar->addWidget(t.filter, 1);
+    layout->addLayout(bar);
+    t.proxy = makeProxy(panel, model);
+    t.view = makeView(panel, t.proxy);
+    t.view->sortByColumn(sortColumn, Qt::DescendingOrder);
+    auto* split = new QSplitter(Qt::Horizontal, panel);
+    split->addWidget(t.view);
+    auto* side = new QWidget(split);
+    auto* sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    t.chart = new BarChart(side);
+    sideLayout->addWidget(new QLabel(sideTitle, side));
+    sideLayout->addWidget(t.chart);
+    sideLayout->addWidget(detail, 1);
+    split->addWidget(side);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    layout->addWidget(split, 1);
+    QObject::connect(t.grouping, &QComboBox::currentIndexChanged, panel, &AnalysisPanel::groupingChanged);
+    QObject::connect(t.filter, &QLineEdit::textChanged, t.proxy,
+                     &QSortFilterProxyModel::setFilterFixedString);
+    QObject::connect(t.view->selectionModel(), &QItemSelectionModel::currentRowChanged, panel,
+                     [panel](const QModelIndex& current) {
+                         if (current.isValid())
+                             emit panel->highlightRequested(current.data(NameRole).toString());
+                     });
+    QObject::connect(t.view, &QTableView::doubleClicked, panel, [panel](const QModelIndex& index) {
+        const EventRef ref = index.data(EventRole).value<EventRef>();
+        if (ref.isValid()) emit panel->jumpRequested(ref);
+    });
+    return t;
+}
+
+} // namespace kinetoscope::panel

@@ -1,0 +1,46 @@
+#pragma once
+
+// The parts the analysis panels share: HTML escaping and percentages, sortable number cells, read-only
+// tables, and the table-and-chart layout of the operator and kernel panels.
+
+#include "analysispanel.h"
+#include "tablecells.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <string_view>
+
+class QAbstractItemModel;
+class QComboBox;
+class QLineEdit;
+class QObject;
+class QSortFilterProxyModel;
+class QTableView;
+class QTableWidget;
+class QTableWidgetItem;
+
+namespace kinetoscope::panel {
+
+QString esc(std::string_view s);
+QTableWidgetItem* numberItem(const QString& text, double sortValue);
+QTableWidget* makeTable(QWidget* parent, const QStringList& headers);
+QTableView* makeView(QWidget* parent, QSortFilterProxyModel* proxy);
+QSortFilterProxyModel* makeProxy(QObject* parent, QAbstractItemModel* model);
+
+// The layout the operator and kernel panels share: a grouping box and a filter above a sortable, filterable
+// table, and beside it a column with a title, a bar chart and the panel's own detail widget. Selecting a row
+// marks its name on the timeline; double-clicking jumps to the row's example.
+struct TablePanel {
+    QComboBox* grouping;
+    QLineEdit* filter;
+    QSortFilterProxyModel* proxy;
+    QTableView* view;
+    BarChart* chart;
+};
+
+TablePanel buildTablePanel(AnalysisPanel* panel, QAbstractItemModel* model, const QStringList& groupings,
+                           const QString& filterHint, int sortColumn, const QString& sideTitle,
+                           QWidget* detail);
+
+} // namespace kinetoscope::panel
