@@ -33,7 +33,7 @@ void AreaSummaryPanel::showSummary(const AreaSummary& summary, std::size_t track
     m_table->setRowCount(int(summary.rows.size()));
     int r = 0;
     for (const AreaSummaryRow& row : summary.rows) {
-        const std::string_view name = m_store.strings.view(row.name);
+        const std::string_view name = m_store.strings().view(row.name);
         m_table->setItem(r, 0, new QTableWidgetItem(QString::fromUtf8(name.data(), qsizetype(name.size()))));
         m_table->setItem(r, 1, new NumberItem(QString::number(row.count), double(row.count)));
         m_table->setItem(

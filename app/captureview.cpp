@@ -194,7 +194,7 @@ void CaptureView::show(std::shared_ptr<LoadedTrace> trace, std::uint64_t generat
     if (m_view && m_view->timeline()) {
         previousAxis = m_view->timeline()->frame().axis;
         const TraceStore& old = *m_view->trace()->store;
-        sawEverything = previousAxis->start <= old.minTime && previousAxis->end >= old.maxTime;
+        sawEverything = previousAxis->start <= old.minTime() && previousAxis->end >= old.maxTime();
         bottomTab = m_view->bottomTabs()->currentIndex();
     }
     auto* view = new TraceView(trace, title(), m_stack);
@@ -210,11 +210,11 @@ void CaptureView::show(std::shared_ptr<LoadedTrace> trace, std::uint64_t generat
         const TraceStore& store = *trace->store;
         if (previousAxis && !m_follow) {
             view->timeline()->setVisibleRange(previousAxis->start, previousAxis->end, false);
-        } else if (previousAxis && !sawEverything && store.maxTime > store.minTime) {
+        } else if (previousAxis && !sawEverything && store.maxTime() > store.minTime()) {
             // Follow a zoomed-in view: keep the zoom, slide to the newest data. (A view of everything stays
             // one.)
-            const TimeNs span = std::min(previousAxis->span(), store.maxTime - store.minTime);
-            view->timeline()->setVisibleRange(store.maxTime - span, store.maxTime, false);
+            const TimeNs span = std::min(previousAxis->span(), store.maxTime() - store.minTime());
+            view->timeline()->setVisibleRange(store.maxTime() - span, store.maxTime(), false);
         }
     }
     ++m_refreshes;

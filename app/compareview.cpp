@@ -69,7 +69,7 @@ QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
 }
 
 TimeNs anchorOf(const LoadedTrace& t) {
-    return t.steps.empty() ? t.store->minTime : t.steps.front().start;
+    return t.steps.empty() ? t.store->minTime() : t.steps.front().start;
 }
 } // namespace
 

@@ -32,7 +32,7 @@ DetailsPanel::DetailsPanel(const TraceStore& store, QWidget* parent) : QTextBrow
 }
 
 QString DetailsPanel::linkFor(EventRef ref) {
-    return QStringLiteral("event:%1/%2").arg(ref.track.value).arg(ref.index);
+    return QStringLiteral("event:%1/%2").arg(ref.track.value).arg(ref.index.value);
 }
 
 EventRef DetailsPanel::refFromLink(const QUrl& url) {
@@ -43,7 +43,7 @@ EventRef DetailsPanel::refFromLink(const QUrl& url) {
     const uint track = parts[0].toUInt(&ok1);
     const uint row = parts[1].toUInt(&ok2);
     if (!ok1 || !ok2) return {};
-    return {TrackId(track), row};
+    return {TrackId(track), EventIndex(row)};
 }
 
 QString DetailsPanel::eventLink(EventRef ref, const QString& prefix) {
@@ -51,40 +51,40 @@ QString DetailsPanel::eventLink(EventRef ref, const QString& prefix) {
     const Track& t = m_store.track(ref.track);
     return QStringLiteral("%1<a href=\"%2\">%3</a> <span style=\"color:#6b7280\">%4 · %5</span>")
         .arg(prefix, linkFor(ref), esc(m_store.nameOf(ref)),
-             esc(m_store.strings.view(m_store.categoryOf(ref).name)), dur(t.durations[ref.index]));
+             esc(m_store.strings().view(m_store.categoryOf(ref).name)), dur(t.durations[ref.index.value]));
 }
 
 void DetailsPanel::showEvent(EventRef ref) {
     m_ref = ref;
     m_links.clear();
-    if (!ref.isValid() || ref.track.value >= m_store.tracks.size()) {
+    if (!ref.isValid() || ref.track.value >= m_store.tracks().size()) {
         setHtml(tr(
             "<p style=\"color:#6b7280\">Click a slice to see its details. Ctrl+drag selects an area.</p>"));
         return;
     }
     const Track& t = m_store.track(ref.track);
-    const TimeNs start = t.starts[ref.index];
+    const TimeNs start = t.starts[ref.index.value];
     QString html;
     html += QStringLiteral("<h3 style=\"margin:2px 0\">%1</h3>").arg(esc(m_store.nameOf(ref)));
     html += QStringLiteral("<table cellspacing=0 cellpadding=2>");
     auto row = [&](const QString& k, const QString& v) {
         html += QStringLiteral("<tr><td style=\"color:#4b5563\">%1</td><td>%2</td></tr>").arg(k, v);
     };
-    row(tr("Category"), esc(m_store.strings.view(m_store.categoryOf(ref).name)));
-    row(tr("Start"), QString::fromStdString(formatTimeOffset(start - m_store.minTime, 1)) +
+    row(tr("Category"), esc(m_store.strings().view(m_store.categoryOf(ref).name)));
+    row(tr("Start"), QString::fromStdString(formatTimeOffset(start - m_store.minTime(), 1)) +
                          QStringLiteral(" <span style=\"color:#6b7280\">(ts %1 µs)</span>")
                              .arg(QString::number(double(start) / 1000.0, 'f', 3)));
-    row(tr("Duration"), dur(t.durations[ref.index]));
-    if (t.kind != TrackKind::Counter) row(tr("Self time"), dur(selfTime(t, ref.index)));
+    row(tr("Duration"), dur(t.durations[ref.index.value]));
+    if (t.kind != TrackKind::Counter) row(tr("Self time"), dur(selfTime(t, ref.index.value)));
     // The track as the timeline names it ("GPU 0 · NVIDIA H100 · stream 7", not "tid 7"), then the raw ids.
     const std::string title = trackTitle(m_store, ref.track);
     row(tr("Track"),
         esc(title) +
             QStringLiteral(" <span style=\"color:#6b7280\">(pid %1 · tid %2)</span>").arg(t.pid).arg(t.tid));
     if (auto corr = m_store.correlationOf(ref)) row(tr("Correlation"), QString::number(*corr));
-    if (t.flags[ref.index] & SliceFlag::Unterminated)
+    if (t.flags[ref.index.value] & SliceFlag::Unterminated)
         row(tr("Note"), tr("never closed; ends at the track's last time"));
-    if (t.flags[ref.index] & SliceFlag::Overlapping)
+    if (t.flags[ref.index.value] & SliceFlag::Overlapping)
         row(tr("Note"), tr("overlaps its enclosing slice; drawn on a lane of its own"));
     html += QStringLiteral("</table>");
 
@@ -120,12 +120,12 @@ void DetailsPanel::showEvent(EventRef ref) {
     }
 
     // Every slice that encloses it on its thread, outermost first.
-    const std::vector<std::uint32_t> parents = enclosingRows(t, ref.index);
+    const std::vector<std::uint32_t> parents = enclosingRows(t, ref.index.value);
     if (!parents.empty()) {
         html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Parents"));
         QStringList chain;
         for (std::uint32_t p : parents)
-            chain << eventLink({ref.track, p});
+            chain << eventLink({ref.track, EventIndex(p)});
         html += chain.join(QStringLiteral("<br/>"));
     }
 
@@ -138,13 +138,13 @@ void DetailsPanel::showEvent(EventRef ref) {
         html += QStringLiteral("</table>");
     }
 
-    const auto [c0, c1] = childRows(t, ref.index);
+    const auto [c0, c1] = childRows(t, ref.index.value);
     if (c1 > c0) {
         html +=
             QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Children (%1)").arg(c1 - c0));
         QStringList children;
         for (std::uint32_t c = c0; c < c1 && int(c - c0) < maxChildrenListed; ++c)
-            children << eventLink({ref.track, c});
+            children << eventLink({ref.track, EventIndex(c)});
         if (int(c1 - c0) > maxChildrenListed)
             children << tr("… and %1 more").arg(int(c1 - c0) - maxChildrenListed);
         html += children.join(QStringLiteral("<br/>"));

@@ -82,8 +82,8 @@ DistributedView::DistributedView(QStringList files, QWidget* parent)
             RankFigures f = rankFigures(*trace->store);
             if (f.rank < 0) f.rank = std::int64_t(loaded->ranks.size());
             loaded->instances.push_back(collectiveInstances(*trace->store));
-            loaded->clockShift.push_back(trace->store->metadata.baseTimeNanoseconds.value_or(0));
-            loaded->stepShift.push_back(trace->steps.empty() ? trace->store->minTime
+            loaded->clockShift.push_back(trace->store->metadata().baseTimeNanoseconds.value_or(0));
+            loaded->stepShift.push_back(trace->steps.empty() ? trace->store->minTime()
                                                              : trace->steps.front().start);
             loaded->ranks.push_back(std::move(f));
             loaded->traces.push_back(std::move(trace));

@@ -39,7 +39,7 @@ QString renderTimeline(const RenderRequest& request) {
     widget.setFlowMode(request.flows);
     widget.setColorMode(request.colors);
     if (request.rangeFromStart) {
-        const TimeNs origin = trace->store->minTime;
+        const TimeNs origin = trace->store->minTime();
         widget.setVisibleRange(origin + request.rangeFromStart->from, origin + request.rangeFromStart->to);
     } else {
         widget.fitAll();

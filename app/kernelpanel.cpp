@@ -55,9 +55,9 @@ KernelPanel::KernelPanel(const TraceStore& store, QWidget* parent) : AnalysisPan
                 if (const auto launch = m_store.launchOf(kernel)) {
                     const Track& t = m_store.track(launch->track);
                     chain << esc(m_store.nameOf(*launch));
-                    const std::vector<std::uint32_t> enclosing = enclosingRows(t, launch->index);
+                    const std::vector<std::uint32_t> enclosing = enclosingRows(t, launch->index.value);
                     for (auto p = enclosing.rbegin(); p != enclosing.rend(); ++p) {
-                        const EventRef ref{launch->track, *p};
+                        const EventRef ref{launch->track, EventIndex(*p)};
                         const bool python = m_store.categoryOf(ref).kind == CategoryKind::PythonFunction;
                         chain << (python ? QStringLiteral("<span style=\"color:#6d28d9\">%1</span>")
                                          : QStringLiteral("%1"))

@@ -490,8 +490,8 @@ void MainWindow::updateStatus() {
         const LoadedTrace& t = *view->trace();
         m_statusLabel->setText(tr("%1 slices · %2 flows · %3 tracks · %4 steps · loaded in %5 s")
                                    .arg(QLocale().toString(qulonglong(t.store->sliceCount())))
-                                   .arg(QLocale().toString(qulonglong(t.store->flows.size())))
-                                   .arg(t.store->tracks.size())
+                                   .arg(QLocale().toString(qulonglong(t.store->flows().size())))
+                                   .arg(t.store->tracks().size())
                                    .arg(t.steps.size())
                                    .arg(t.loadSeconds, 0, 'f', 2));
         break;

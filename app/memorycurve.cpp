@@ -10,12 +10,12 @@ namespace kinetoscope {
 
 MemoryCurve::MemoryCurve(const TraceStore& store, QWidget* parent) : QWidget(parent), m_store(store) {
     setMinimumHeight(120);
-    for (std::uint32_t t = 0; t < store.tracks.size(); ++t) {
-        const Track& track = store.tracks[t];
-        if (track.kind == TrackKind::Counter && store.strings.view(track.name).starts_with("Memory "))
+    for (std::uint32_t t = 0; t < store.tracks().size(); ++t) {
+        const Track& track = store.tracks()[t];
+        if (track.kind == TrackKind::Counter && store.strings().view(track.name).starts_with("Memory "))
             m_series.push_back(TrackId(t));
     }
-    setRange(store.minTime, store.maxTime);
+    setRange(store.minTime(), store.maxTime());
     setToolTip(tr("Drag across the curve to scope every panel to that time range"));
 }
 
@@ -67,7 +67,7 @@ void MemoryCurve::paintEvent(QPaintEvent*) {
     auto yOf = [&](double v) { return r.bottom() - r.height() * (v - m_min) / (m_max - m_min); };
     int legendY = int(r.top());
     for (std::size_t s = 0; s < m_series.size(); ++s) {
-        const Track& t = m_store.tracks[m_series[s].value];
+        const Track& t = m_store.tracks()[m_series[s].value];
         const QColor c = colors[s % 4];
         QPolygonF line;
         double last = 0;
@@ -95,7 +95,7 @@ void MemoryCurve::paintEvent(QPaintEvent*) {
         }
         p.fillRect(QRectF(r.right() + 8, legendY + 3, 10, 10), c);
         p.setPen(palette().color(QPalette::WindowText));
-        const std::string_view name = m_store.strings.view(t.name);
+        const std::string_view name = m_store.strings().view(t.name);
         p.drawText(
             QRectF(r.right() + 22, legendY, 170, 16), Qt::AlignLeft | Qt::AlignVCenter,
             QString::fromUtf8(name.data(), qsizetype(name.size())).mid(7) +

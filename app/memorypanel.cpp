@@ -65,7 +65,7 @@ void MemoryPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
     if (result->scope)
         m_curve->setRange(result->scope->first, result->scope->second);
     else
-        m_curve->setRange(m_store.minTime, m_store.maxTime);
+        m_curve->setRange(m_store.minTime(), m_store.maxTime());
     QStringList parts;
     for (const auto& [device, peak] : m.peaks) {
         QString part = tr("%1: peak allocated %2 MiB%3")
@@ -105,8 +105,8 @@ void MemoryPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
                   "the start.</span><br/>",
                   nullptr, int(m.outOfMemory.size()))
                    .arg(QString::fromStdString(formatDuration(
-                       m_store.tracks[m.outOfMemory[0].track.value].starts[m.outOfMemory[0].index] -
-                       m_store.minTime))) +
+                       m_store.tracks()[m.outOfMemory[0].track.value].starts[m.outOfMemory[0].index.value] -
+                       m_store.minTime()))) +
                text;
     }
     m_summary->setText(text);
@@ -137,13 +137,14 @@ void MemoryPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
         m_blocks->setItem(
             int(i), 1,
             numberItem(QString::number(b.bytes / 1024.0, 'f', 1) + QStringLiteral(" KiB"), b.bytes));
-        m_blocks->setItem(int(i), 2,
-                          numberItem(QString::fromStdString(formatDuration(b.allocatedAt - m_store.minTime)),
-                                     double(b.allocatedAt)));
+        m_blocks->setItem(
+            int(i), 2,
+            numberItem(QString::fromStdString(formatDuration(b.allocatedAt - m_store.minTime())),
+                       double(b.allocatedAt)));
         const QString notFreed = b.paired ? tr("not freed") : tr("unknown (no address)");
         m_blocks->setItem(
             int(i), 3,
-            numberItem(b.freedAt ? QString::fromStdString(formatDuration(*b.freedAt - m_store.minTime))
+            numberItem(b.freedAt ? QString::fromStdString(formatDuration(*b.freedAt - m_store.minTime()))
                                  : notFreed,
                        b.freedAt ? double(*b.freedAt) : 1e30));
         m_blocks->setItem(int(i), 4,
@@ -153,8 +154,8 @@ void MemoryPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
             int(i), 5,
             new QTableWidgetItem(
                 b.operatorName
-                    ? QString::fromUtf8(m_store.strings.view(StringId(*b.operatorName)).data(),
-                                        qsizetype(m_store.strings.view(StringId(*b.operatorName)).size()))
+                    ? QString::fromUtf8(m_store.strings().view(StringId(*b.operatorName)).data(),
+                                        qsizetype(m_store.strings().view(StringId(*b.operatorName)).size()))
                     : QString()));
     }
     m_blocks->setSortingEnabled(true);
@@ -162,7 +163,7 @@ void MemoryPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
     m_operators->setRowCount(int(m.operators.size()));
     for (std::size_t i = 0; i < m.operators.size(); ++i) {
         const MemoryOperatorRow& o = m.operators[i];
-        const std::string_view name = m_store.strings.view(o.name);
+        const std::string_view name = m_store.strings().view(o.name);
         m_operators->setItem(int(i), 0,
                              new QTableWidgetItem(QString::fromUtf8(name.data(), qsizetype(name.size()))));
         m_operators->setItem(int(i), 1, numberItem(QString::number(o.calls), double(o.calls)));

@@ -41,11 +41,11 @@ QString callStackText(const TraceStore& store, EventRef ref) {
             return QString::fromStdString(f.value).replace(QLatin1Char(';'), QLatin1Char('\n'));
     }
     const Track& t = store.track(ref.track);
-    const std::vector<std::uint32_t> enclosing = enclosingRows(t, ref.index);
+    const std::vector<std::uint32_t> enclosing = enclosingRows(t, ref.index.value);
     QStringList frames;
     for (auto p = enclosing.rbegin(); p != enclosing.rend(); ++p) {
-        if (store.categories[t.categories[*p]].kind != CategoryKind::PythonFunction) continue;
-        const std::string_view name = store.strings.view(t.names[*p]);
+        if (store.categories()[t.categories[*p]].kind != CategoryKind::PythonFunction) continue;
+        const std::string_view name = store.strings().view(t.names[*p]);
         frames << QString::fromUtf8(name.data(), qsizetype(name.size()));
     }
     if (frames.isEmpty())

@@ -49,7 +49,7 @@ TimelineRenderer::TimelineRenderer(std::shared_ptr<const LoadedTrace> trace, Lan
     m_font.setStyleHint(QFont::SansSerif);
     m_boldFont.setStyleHint(QFont::SansSerif);
     m_metrics = QFontMetricsF(m_font);
-    const std::size_t strings = store().strings.size();
+    const std::size_t strings = store().strings().size();
     m_nameText.resize(strings);
     m_nameWidth.assign(strings, -1.0f);
     m_nameColor.assign(strings, -1);
@@ -65,7 +65,7 @@ void TimelineRenderer::setPalette(const QPalette& palette) {
 const QString& TimelineRenderer::nameText(StringId id) {
     QString& text = m_nameText[id.value];
     if (text.isNull()) {
-        const std::string_view v = store().strings.view(id);
+        const std::string_view v = store().strings().view(id);
         text = QString::fromUtf8(v.data(), qsizetype(v.size()));
         if (text.isNull()) text = QString(""); // non-null empty: computed
     }
@@ -76,10 +76,10 @@ int TimelineRenderer::colorOf(const Track& track, std::uint32_t row, ColorMode m
     if (mode == ColorMode::Name) {
         const StringId name = track.names[row];
         std::int16_t& c = m_nameColor[name.value];
-        if (c < 0) c = std::int16_t(TimelinePalette::indexOfName(store().strings.view(name)));
+        if (c < 0) c = std::int16_t(TimelinePalette::indexOfName(store().strings().view(name)));
         return c;
     }
-    return TimelinePalette::indexOf(store().categories[track.categories[row]].kind);
+    return TimelinePalette::indexOf(store().categories()[track.categories[row]].kind);
 }
 
 double TimelineRenderer::counterMax(TrackId id) {
@@ -228,7 +228,7 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
     // Vertical grid at the ruler's ticks.
     const TimeNs step = niceTickStep(frame.axis, 90);
     p.setPen(QPen(m_theme.gridLine, 1));
-    for (const RulerTick& tick : rulerTicks(frame.axis, store().minTime, step)) {
+    for (const RulerTick& tick : rulerTicks(frame.axis, store().minTime(), step)) {
         if (!tick.major) continue;
         const double x = std::round(headerWidth + frame.axis.xOf(tick.time)) + 0.5;
         p.drawLine(QPointF(x, rulerHeight), QPointF(x, frame.size.height()));
@@ -308,8 +308,8 @@ QRectF TimelineRenderer::sliceRect(const TimelineFrame& frame, EventRef ref) con
     if (ri < 0) return {};
     const LaneRow& row = m_layout->rows()[std::size_t(ri)];
     const Track& t = store().track(ref.track);
-    const double x0 = headerWidth + frame.axis.xOf(t.starts[ref.index]);
-    const double x1 = headerWidth + frame.axis.xOf(t.endOf(ref.index));
+    const double x0 = headerWidth + frame.axis.xOf(t.starts[ref.index.value]);
+    const double x1 = headerWidth + frame.axis.xOf(t.endOf(ref.index.value));
     return QRectF(x0, viewY(frame, row.y) + 1, std::max(1.0, x1 - x0), row.height - 2);
 }
 
@@ -375,11 +375,11 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
         const int ri = m_layout->rowOf(ref);
         const LaneRow& row = m_layout->rows()[std::size_t(std::max(ri, 0))];
         const Track& t = s.track(ref.track);
-        const TimeNs time = atEnd ? t.endOf(ref.index) : t.starts[ref.index];
+        const TimeNs time = atEnd ? t.endOf(ref.index.value) : t.starts[ref.index.value];
         return QPointF(headerWidth + frame.axis.xOf(time), viewY(frame, row.y + row.height / 2));
     };
     auto add = [&](std::uint32_t index, bool always) {
-        const Flow& f = s.flows[index];
+        const Flow& f = s.flows()[index];
         const QPointF a = anchor(f.source, true);
         const QPointF b = anchor(f.target, false);
         // Entirely above or below the lanes on screen: cannot cross the view.
@@ -394,8 +394,9 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
         // few binary searches, so past `sampleLimit` an evenly strided sample stands for the rest; then
         // arrows whose ends fall within 3 px of an arrow already taken are dropped.
         constexpr double sampleLimit = 6000;
-        const double traceSpan = double(std::max<TimeNs>(1, s.maxTime - s.minTime));
-        const double expected = double(s.flows.size()) * std::min(1.0, double(frame.axis.span()) / traceSpan);
+        const double traceSpan = double(std::max<TimeNs>(1, s.maxTime() - s.minTime()));
+        const double expected =
+            double(s.flows().size()) * std::min(1.0, double(frame.axis.span()) / traceSpan);
         const std::size_t stride = std::max<std::size_t>(1, std::size_t(expected / sampleLimit));
         std::size_t inRange = 0;
         std::size_t seenCount = 0;
@@ -403,7 +404,7 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
         trace().flowIndex.forEachInRange(frame.axis.start, frame.axis.end, [&](std::uint32_t index) {
             ++inRange;
             if (seenCount++ % stride != 0) return true;
-            const Flow& f = s.flows[index];
+            const Flow& f = s.flows()[index];
             const QPointF a = anchor(f.source, true);
             const QPointF b = anchor(f.target, false);
             const std::uint64_t key = (std::uint64_t(std::clamp(int(a.x() / 3), -1, 16383)) << 50) ^
@@ -422,7 +423,7 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
         for (const Flow* f : s.flowsInto(frame.selected))
             own.push_back(f);
         for (const Flow* f : own) {
-            const auto index = std::uint32_t(f - s.flows.data());
+            const auto index = std::uint32_t(f - s.flows().data());
             const bool drawn = std::any_of(arrows.begin(), arrows.end(),
                                            [&](const FlowArrow& a) { return a.flow == index; });
             if (!drawn) add(index, true);
@@ -448,7 +449,7 @@ void TimelineRenderer::paintFlows(QPainter& p, const TimelineFrame& frame) {
         return k == FlowKind::Launch ? 0 : k == FlowKind::ForwardBackward ? 1 : 2;
     };
     for (const FlowArrow& a : arrows) {
-        const Flow& f = store().flows[a.flow];
+        const Flow& f = store().flows()[a.flow];
         if (frame.selected.isValid() && (f.source == frame.selected || f.target == frame.selected)) {
             emphasised.push_back(&a);
             continue;
@@ -540,7 +541,7 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& frame) {
     }
     // Ticks and labels, relative to the trace start.
     const TimeNs step = niceTickStep(frame.axis, 90);
-    const TimeNs origin = store().minTime;
+    const TimeNs origin = store().minTime();
     for (const RulerTick& tick : rulerTicks(frame.axis, origin, niceTickStep(frame.axis, 18))) {
         const double x = std::round(headerWidth + frame.axis.xOf(tick.time)) + 0.5;
         p.setPen(QPen(m_theme.mutedText, 1));
@@ -647,7 +648,7 @@ EventRef TimelineRenderer::eventAt(const TimelineFrame& frame, QPointF pos) cons
     const TimeNs slack = TimeNs(std::ceil(frame.axis.nsPerPixel() * 3));
     const auto hit = sliceAt(t, row.depth, time, slack);
     if (!hit) return {};
-    return {row.track, *hit};
+    return {row.track, EventIndex(*hit)};
 }
 
 int TimelineRenderer::groupHeaderAt(const TimelineFrame& frame, QPointF pos) const {

@@ -42,8 +42,8 @@ TimelineWidget::TimelineWidget(std::shared_ptr<const LoadedTrace> trace, QWidget
         m_frame.scrollY = v;
         update();
     });
-    m_frame.axis.start = store().minTime;
-    m_frame.axis.end = std::max(store().maxTime, store().minTime + TimeAxis::minSpan);
+    m_frame.axis.start = store().minTime();
+    m_frame.axis.end = std::max(store().maxTime(), store().minTime() + TimeAxis::minSpan);
     m_sinceHistory.start();
     updateFrameGeometry();
     fitAll();
@@ -93,8 +93,8 @@ void TimelineWidget::applyAxis(TimeAxis axis, bool recordHistory) {
     if (isVisible() && m_frame.axis.width > 1 && axis.span() != m_frame.axis.span() && m_userInput)
         noteUsed();
     // Allow a margin around the trace so its first and last slices can be seen clear of the edges.
-    const TimeNs margin = std::max<TimeNs>((store().maxTime - store().minTime) / 20, TimeAxis::minSpan);
-    axis = axis.clampedTo(store().minTime - margin, store().maxTime + margin);
+    const TimeNs margin = std::max<TimeNs>((store().maxTime() - store().minTime()) / 20, TimeAxis::minSpan);
+    axis = axis.clampedTo(store().minTime() - margin, store().maxTime() + margin);
     axis.width = m_frame.axis.width;
     if (axis == m_frame.axis) return;
     if (recordHistory) pushHistory();
@@ -108,9 +108,9 @@ void TimelineWidget::setVisibleRange(TimeNs from, TimeNs to, bool recordHistory)
 }
 
 void TimelineWidget::fitAll() {
-    const TimeNs span = std::max<TimeNs>(store().maxTime - store().minTime, TimeAxis::minSpan);
+    const TimeNs span = std::max<TimeNs>(store().maxTime() - store().minTime(), TimeAxis::minSpan);
     const TimeNs pad = span / 100;
-    setVisibleRange(store().minTime - pad, store().minTime + span + pad);
+    setVisibleRange(store().minTime() - pad, store().minTime() + span + pad);
 }
 
 void TimelineWidget::zoomToSelection() {
@@ -124,8 +124,8 @@ void TimelineWidget::zoomToSelection() {
     }
     if (!m_frame.selected.isValid()) return;
     const Track& t = store().track(m_frame.selected.track);
-    const TimeNs s = t.starts[m_frame.selected.index];
-    const TimeNs d = std::max<TimeNs>(t.durations[m_frame.selected.index], TimeAxis::minSpan);
+    const TimeNs s = t.starts[m_frame.selected.index.value];
+    const TimeNs d = std::max<TimeNs>(t.durations[m_frame.selected.index.value], TimeAxis::minSpan);
     setVisibleRange(s - d / 10, s + d + d / 10);
 }
 
@@ -176,8 +176,8 @@ void TimelineWidget::revealEvent(EventRef ref) {
     if (m_layout.isHidden(ref.track)) setTrackHidden(ref.track, false);
     setSelected(ref);
     const Track& t = store().track(ref.track);
-    const TimeNs s = t.starts[ref.index];
-    const TimeNs e = t.endOf(ref.index);
+    const TimeNs s = t.starts[ref.index.value];
+    const TimeNs e = t.endOf(ref.index.value);
     const double widthPx = double(e - s) / m_frame.axis.nsPerPixel();
     if (s < m_frame.axis.start || e > m_frame.axis.end || widthPx < 4) {
         // Keep the zoom when the event fits and is visible enough; otherwise frame it with context either
@@ -541,16 +541,16 @@ void TimelineWidget::contextMenuEvent(QContextMenuEvent* e) {
 QString TimelineWidget::tooltipFor(EventRef ref) const {
     const TraceStore& s = store();
     const Track& t = s.track(ref.track);
-    const TimeNs start = t.starts[ref.index];
+    const TimeNs start = t.starts[ref.index.value];
     QString html = QStringLiteral("<b>%1</b><br/>").arg(htmlEscaped(s.nameOf(ref)));
     html += QStringLiteral("<table cellspacing=0 cellpadding=1>");
     auto row = [&](const QString& k, const QString& v) {
         html += QStringLiteral("<tr><td>%1&nbsp;&nbsp;</td><td>%2</td></tr>").arg(k, v);
     };
-    row(tr("Category"), htmlEscaped(s.strings.view(s.categoryOf(ref).name)));
-    row(tr("Start"), QString::fromStdString(formatTimeOffset(start - s.minTime, 1)));
-    row(tr("Duration"), QString::fromStdString(formatDuration(t.durations[ref.index])));
-    row(tr("Self time"), QString::fromStdString(formatDuration(selfTime(t, ref.index))));
+    row(tr("Category"), htmlEscaped(s.strings().view(s.categoryOf(ref).name)));
+    row(tr("Start"), QString::fromStdString(formatTimeOffset(start - s.minTime(), 1)));
+    row(tr("Duration"), QString::fromStdString(formatDuration(t.durations[ref.index.value])));
+    row(tr("Self time"), QString::fromStdString(formatDuration(selfTime(t, ref.index.value))));
     html += QStringLiteral("</table>");
     return html;
 }

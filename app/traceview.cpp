@@ -133,7 +133,7 @@ void TraceView::onFailed(const QString& message, bool cancelled) {
 
 QString TraceView::bannerText() const {
     if (!m_trace) return {};
-    const ImportStats& st = m_trace->store->stats;
+    const ImportStats& st = m_trace->store->stats();
     QStringList parts;
     if (st.truncated) {
         parts << tr("The file is cut off at byte %1: showing the %2 events before the cut.")
@@ -280,7 +280,7 @@ void TraceView::runAnalysis() {
     m_scopeLabel->setText(
         scope ? tr("Scope: %1 selected (from %2) — computing…")
                     .arg(QString::fromStdString(formatDuration(scope->second - scope->first)),
-                         QString::fromStdString(formatTimeOffset(scope->first - store.minTime, 1000)))
+                         QString::fromStdString(formatTimeOffset(scope->first - store.minTime(), 1000)))
               : tr("Scope: whole trace — computing…"));
     auto trace = m_trace;
     QPointer<TraceView> self(this);
@@ -312,7 +312,7 @@ void TraceView::runAnalysis() {
                                                       .arg(QString::fromStdString(formatDuration(
                                                                result->scope->second - result->scope->first)),
                                                            QString::fromStdString(formatTimeOffset(
-                                                               result->scope->first - st.minTime, 1000)))
+                                                               result->scope->first - st.minTime(), 1000)))
                                                 : tr("Scope: whole trace"));
             },
             Qt::QueuedConnection);

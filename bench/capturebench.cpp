@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
     }
     std::printf(" (of %.3f s)\n", stream);
     std::printf("store build (snapshot -> store, %zu slices, %zu flows): %.3f s, %.2f M records/s\n",
-                store.store->sliceCount(), store.store->flows.size(), build, delivered / build / 1e6);
+                store.store->sliceCount(), store.store->flows().size(), build, delivered / build / 1e6);
     std::printf("source to store: %.3f s, %.2f M records/s\n", stream + build,
                 delivered / (stream + build) / 1e6);
     if (repeat > 1)

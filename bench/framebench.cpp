@@ -66,16 +66,16 @@ int main(int argc, char** argv) {
     TimelineRenderer renderer(trace, &layout);
     std::printf(
         "trace: %s\nevents: %llu, slices: %zu, flows: %zu, tracks: %zu, lanes: %zu, load+index %.2f s\n",
-        path.c_str(), static_cast<unsigned long long>(store.stats.eventsSeen), store.sliceCount(),
-        store.flows.size(), store.tracks.size(), layout.rows().size(), prepare);
+        path.c_str(), static_cast<unsigned long long>(store.stats().eventsSeen), store.sliceCount(),
+        store.flows().size(), store.tracks().size(), layout.rows().size(), prepare);
 
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
     TimelineFrame frame;
     frame.size = size;
     frame.flows = noFlows ? FlowMode::None : FlowMode::All;
     frame.axis.width = size.width() - TimelineRenderer::headerWidth;
-    const TimeNs begin = store.minTime;
-    const TimeNs span = std::max<TimeNs>(store.maxTime - store.minTime, 1000);
+    const TimeNs begin = store.minTime();
+    const TimeNs span = std::max<TimeNs>(store.maxTime() - store.minTime(), 1000);
     const double lanesHeight = size.height() - TimelineRenderer::rulerHeight;
     const double maxScroll = std::max(0.0, layout.contentHeight() - lanesHeight);
 

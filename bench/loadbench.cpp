@@ -62,9 +62,9 @@ Run runLoader(const std::string& path) {
             return 0;
         }
         const double perEvent =
-            double(r.store->bytesHeld()) / double(std::max<std::uint64_t>(1, r.store->stats.eventsSeen));
+            double(r.store->bytesHeld()) / double(std::max<std::uint64_t>(1, r.store->stats().eventsSeen));
         return std::snprintf(line, size, "%.6f %llu %.2f", s,
-                             static_cast<unsigned long long>(r.store->stats.eventsSeen), perEvent);
+                             static_cast<unsigned long long>(r.store->stats().eventsSeen), perEvent);
     });
 }
 

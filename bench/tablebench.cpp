@@ -43,13 +43,13 @@ int main(int argc, char** argv) {
     }
     const TraceStore& s = *r.store;
     std::printf("trace: %s\nevents: %llu, slices: %zu, loaded in %.2f s\n", argv[1],
-                static_cast<unsigned long long>(s.stats.eventsSeen), s.sliceCount(), r.seconds);
-    const TimeNs span = s.maxTime - s.minTime;
+                static_cast<unsigned long long>(s.stats().eventsSeen), s.sliceCount(), r.seconds);
+    const TimeNs span = s.maxTime() - s.minTime();
     struct Scope {
         const char* name;
         TimeNs from, to;
     } scopes[] = {{"whole trace", INT64_MIN, INT64_MAX},
-                  {"10% window", s.minTime + span / 2, s.minTime + span / 2 + span / 10}};
+                  {"10% window", s.minTime() + span / 2, s.minTime() + span / 2 + span / 10}};
     double total = 0;
     for (const Scope& sc : scopes) {
         const double ops = bestOf3([&] { summarize(s, OperatorGrouping::Name, sc.from, sc.to); });

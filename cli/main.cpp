@@ -45,7 +45,7 @@ std::unique_ptr<const TraceStore> load(const std::string& path, double& seconds)
         return nullptr;
     }
     seconds = r.seconds;
-    const ImportStats& st = r.store->stats;
+    const ImportStats& st = r.store->stats();
     if (st.truncated)
         std::fprintf(
             stderr,

@@ -219,9 +219,9 @@ void TestAnalysisPanels::operatorSelectionHighlightsAndJumps() {
              QLatin1Char('^') + QRegularExpression::escape(name) + QLatin1Char('$'));
     std::size_t expected = 0;
     const TraceStore& s = *view->trace()->store;
-    for (const Track& t : s.tracks) {
+    for (const Track& t : s.tracks()) {
         for (StringId n : t.names)
-            expected += s.strings.view(n) == name.toStdString();
+            expected += s.strings().view(n) == name.toStdString();
     }
     QCOMPARE(view->matchCount(), expected);
     view->nextMatch();
@@ -471,13 +471,13 @@ void TestAnalysisPanels::snapshots() {
     QVERIFY(view);
     const TraceStore& store = *view->trace()->store;
     EventRef late;
-    for (std::uint32_t ti = 0; ti < store.tracks.size() && !late.isValid(); ++ti) {
-        const Track& t = store.tracks[ti];
+    for (std::uint32_t ti = 0; ti < store.tracks().size() && !late.isValid(); ++ti) {
+        const Track& t = store.tracks()[ti];
         if (t.kind != TrackKind::CpuThread) continue;
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
-            if (store.categoryOf({TrackId(ti), r}).kind == CategoryKind::CpuOp &&
-                t.starts[r] - store.minTime > (store.maxTime - store.minTime) / 2 && t.parentOf(r)) {
-                late = {TrackId(ti), r};
+            if (store.categoryOf({TrackId(ti), EventIndex(r)}).kind == CategoryKind::CpuOp &&
+                t.starts[r] - store.minTime() > (store.maxTime() - store.minTime()) / 2 && t.parentOf(r)) {
+                late = {TrackId(ti), EventIndex(r)};
                 break;
             }
         }

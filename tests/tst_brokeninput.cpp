@@ -116,10 +116,10 @@ void TestBrokenInput::broken() {
             continue;
         }
         QCOMPARE(qint64(r.store->sliceCount()), slices);
-        QCOMPARE(qint64(r.store->stats.malformedEvents), malformed);
+        QCOMPARE(qint64(r.store->stats().malformedEvents), malformed);
         if (!errorOrIssue.isEmpty()) {
             bool found = false;
-            for (const ImportIssue& i : r.store->stats.issues)
+            for (const ImportIssue& i : r.store->stats().issues)
                 found |= QString::fromStdString(i.reason).contains(errorOrIssue);
             QVERIFY2(found, qPrintable("no issue mentions " + errorOrIssue));
         }
@@ -138,8 +138,8 @@ void TestBrokenInput::truncatedAtEveryOffset() {
         }
         const std::size_t n = r.store->sliceCount();
         QVERIFY2(n >= previous, qPrintable(QString("cut %1: %2 < %3").arg(cut).arg(n).arg(previous)));
-        QVERIFY(r.store->stats.truncated || cut + 1 >= full.size());
-        QCOMPARE(r.store->stats.malformedEvents, std::uint64_t(0));
+        QVERIFY(r.store->stats().truncated || cut + 1 >= full.size());
+        QCOMPARE(r.store->stats().malformedEvents, std::uint64_t(0));
         previous = n;
     }
     QCOMPARE(previous, std::size_t(40));
@@ -172,7 +172,7 @@ void TestBrokenInput::gzipCutShort() {
     f.close();
     const LoadResult r = loadTrace(path.toStdString());
     QVERIFY2(r.ok(), r.error.c_str());
-    QVERIFY(r.store->stats.truncated);
+    QVERIFY(r.store->stats().truncated);
     QVERIFY(r.store->sliceCount() > 100 && r.store->sliceCount() < 2000);
     QFile::remove(path);
 }
@@ -227,7 +227,7 @@ void TestBrokenInput::gzipCorrupted() {
     const LoadResult r = loadTrace(path.toStdString());
     if (r.ok()) {
         QVERIFY(r.store->sliceCount() <= 4000);
-        if (where < 0.9) QVERIFY(r.store->stats.truncated || r.store->stats.malformedEvents > 0);
+        if (where < 0.9) QVERIFY(r.store->stats().truncated || r.store->stats().malformedEvents > 0);
     } else {
         const QString line = QString::fromStdString(r.message(path.toStdString()));
         QVERIFY(line.startsWith(path));
@@ -254,8 +254,8 @@ void TestBrokenInput::tenMillionUnmatchedFlowEnds() {
     json += "]}";
     const LoadResult r = loadTraceText(json);
     QVERIFY(r.ok());
-    QCOMPARE(r.store->stats.flowEndsUnmatched, std::uint64_t(ends));
-    QCOMPARE(r.store->flows.size(), std::size_t(0));
+    QCOMPARE(r.store->stats().flowEndsUnmatched, std::uint64_t(ends));
+    QCOMPARE(r.store->flows().size(), std::size_t(0));
     QCOMPARE(r.store->sliceCount(), std::size_t(1));
     QVERIFY(r.store->bytesHeld() < (64u << 20)); // the dropped ends leave nothing behind
 }
@@ -288,10 +288,10 @@ void TestBrokenInput::metadataOutOfRange() {
     const LoadResult r = loadTraceText(json);
     QVERIFY2(r.ok(), r.error.c_str());
     QCOMPARE(qint64(r.store->sliceCount()), qint64(1));
-    QCOMPARE(r.store->metadata.baseTimeNanoseconds.has_value(), hasBase);
-    if (hasBase) QCOMPARE(qint64(*r.store->metadata.baseTimeNanoseconds), base);
-    if (!r.store->metadata.devices.empty())
-        QCOMPARE(qint64(r.store->metadata.devices.front().numSms), numSms);
+    QCOMPARE(r.store->metadata().baseTimeNanoseconds.has_value(), hasBase);
+    if (hasBase) QCOMPARE(qint64(*r.store->metadata().baseTimeNanoseconds), base);
+    if (!r.store->metadata().devices.empty())
+        QCOMPARE(qint64(r.store->metadata().devices.front().numSms), numSms);
 }
 
 void TestBrokenInput::tooBigForMemory_data() {

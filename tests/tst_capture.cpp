@@ -54,13 +54,13 @@ GpuView gpuView(const TraceStore& s) {
     GpuView v;
     TimeNs first = INT64_MAX;
     std::vector<EventRef> kernels;
-    for (std::uint32_t t = 0; t < s.tracks.size(); ++t)
-        for (std::uint32_t r = 0; r < s.tracks[t].sliceCount(); ++r) {
-            const EventRef ref{TrackId(t), r};
+    for (std::uint32_t t = 0; t < s.tracks().size(); ++t)
+        for (std::uint32_t r = 0; r < s.tracks()[t].sliceCount(); ++r) {
+            const EventRef ref{TrackId(t), EventIndex(r)};
             switch (s.categoryOf(ref).kind) {
             case CategoryKind::Kernel:
                 kernels.push_back(ref);
-                first = std::min(first, s.tracks[t].starts[r]);
+                first = std::min(first, s.tracks()[t].starts[r]);
                 break;
             case CategoryKind::Memcpy:
                 ++v.memcpys;
@@ -74,12 +74,12 @@ GpuView gpuView(const TraceStore& s) {
         }
     for (const EventRef k : kernels) {
         const Track& track = s.track(k.track);
-        v.kernels.emplace_back(std::string(s.nameOf(k)), track.starts[k.index] - first,
-                               track.durations[k.index], streamOf(s, k));
+        v.kernels.emplace_back(std::string(s.nameOf(k)), track.starts[k.index.value] - first,
+                               track.durations[k.index.value], streamOf(s, k));
         if (auto launch = s.launchOf(k))
             v.links.emplace_back(std::string(s.nameOf(*launch)),
-                                 s.track(launch->track).starts[launch->index] - first,
-                                 std::string(s.nameOf(k)), track.starts[k.index] - first);
+                                 s.track(launch->track).starts[launch->index.value] - first,
+                                 std::string(s.nameOf(k)), track.starts[k.index.value] - first);
     }
     std::sort(v.kernels.begin(), v.kernels.end());
     std::sort(v.links.begin(), v.links.end());
@@ -147,7 +147,7 @@ class CaptureSink : public capture::RecordSink {
 
 // The first way two stores differ, everything compared by value (string ids by their text); empty when none.
 std::string storeDifference(const TraceStore& a, const TraceStore& b) {
-    auto text = [](const TraceStore& s, StringId id) { return std::string(s.strings.view(id)); };
+    auto text = [](const TraceStore& s, StringId id) { return std::string(s.strings().view(id)); };
     auto differ = [](const std::string& what, const auto& x, const auto& y) -> std::string {
         return x == y ? std::string() : what + " differ";
     };
@@ -155,16 +155,16 @@ std::string storeDifference(const TraceStore& a, const TraceStore& b) {
     auto check = [&](std::string found) {
         if (d.empty()) d = std::move(found);
     };
-    check(differ("time ranges", std::pair(a.minTime, a.maxTime), std::pair(b.minTime, b.maxTime)));
-    check(differ("category counts", a.categories.size(), b.categories.size()));
-    for (std::size_t i = 0; d.empty() && i < a.categories.size(); ++i)
+    check(differ("time ranges", std::pair(a.minTime(), a.maxTime()), std::pair(b.minTime(), b.maxTime())));
+    check(differ("category counts", a.categories().size(), b.categories().size()));
+    for (std::size_t i = 0; d.empty() && i < a.categories().size(); ++i)
         check(differ("category " + std::to_string(i),
-                     std::pair(text(a, a.categories[i].name), a.categories[i].kind),
-                     std::pair(text(b, b.categories[i].name), b.categories[i].kind)));
-    check(differ("track counts", a.tracks.size(), b.tracks.size()));
-    for (std::size_t t = 0; d.empty() && t < a.tracks.size(); ++t) {
-        const Track& x = a.tracks[t];
-        const Track& y = b.tracks[t];
+                     std::pair(text(a, a.categories()[i].name), a.categories()[i].kind),
+                     std::pair(text(b, b.categories()[i].name), b.categories()[i].kind)));
+    check(differ("track counts", a.tracks().size(), b.tracks().size()));
+    for (std::size_t t = 0; d.empty() && t < a.tracks().size(); ++t) {
+        const Track& x = a.tracks()[t];
+        const Track& y = b.tracks()[t];
         const std::string where = "track " + std::to_string(t) + ": ";
         check(differ(where + "identities",
                      std::tuple(x.kind, x.pid, x.tid, text(a, x.pidText), text(a, x.tidText), text(a, x.name),
@@ -178,7 +178,7 @@ std::string storeDifference(const TraceStore& a, const TraceStore& b) {
         check(differ(where + "counter times", x.counterTimes, y.counterTimes));
         check(differ(where + "counter values", x.counterValues, y.counterValues));
         for (std::uint32_t r = 0; d.empty() && r < x.sliceCount(); ++r) {
-            const EventRef ref{TrackId(t), r};
+            const EventRef ref{TrackId(t), EventIndex(r)};
             check(differ(where + "row " + std::to_string(r) + " name", text(a, x.names[r]),
                          text(b, y.names[r])));
             check(differ(where + "row " + std::to_string(r) + " category", text(a, a.categoryOf(ref).name),
@@ -186,10 +186,10 @@ std::string storeDifference(const TraceStore& a, const TraceStore& b) {
             check(differ(where + "row " + std::to_string(r) + " args", a.argsText(ref), b.argsText(ref)));
         }
     }
-    check(differ("process counts", a.processes.size(), b.processes.size()));
-    for (std::size_t i = 0; d.empty() && i < a.processes.size(); ++i) {
-        const ProcessInfo& x = a.processes[i];
-        const ProcessInfo& y = b.processes[i];
+    check(differ("process counts", a.processes().size(), b.processes().size()));
+    for (std::size_t i = 0; d.empty() && i < a.processes().size(); ++i) {
+        const ProcessInfo& x = a.processes()[i];
+        const ProcessInfo& y = b.processes()[i];
         std::vector<std::string> xl, yl;
         for (StringId l : x.labels)
             xl.push_back(text(a, l));
@@ -200,37 +200,38 @@ std::string storeDifference(const TraceStore& a, const TraceStore& b) {
                    std::tuple(x.pid, text(a, x.pidText), text(a, x.name), xl, x.sortIndex, x.hasSortIndex),
                    std::tuple(y.pid, text(b, y.pidText), text(b, y.name), yl, y.sortIndex, y.hasSortIndex)));
     }
-    check(differ("flow counts", a.flows.size(), b.flows.size()));
-    for (std::size_t i = 0; d.empty() && i < a.flows.size(); ++i) {
-        const Flow& x = a.flows[i];
-        const Flow& y = b.flows[i];
+    check(differ("flow counts", a.flows().size(), b.flows().size()));
+    for (std::size_t i = 0; d.empty() && i < a.flows().size(); ++i) {
+        const Flow& x = a.flows()[i];
+        const Flow& y = b.flows()[i];
         check(differ("flow " + std::to_string(i), std::tuple(x.source, x.target, x.kind, text(a, x.category)),
                      std::tuple(y.source, y.target, y.kind, text(b, y.category))));
     }
-    check(differ("flows by target", a.flowsByTarget, b.flowsByTarget));
+    check(differ("flows by target", a.flowsByTarget(), b.flowsByTarget()));
     auto entries = [](const std::vector<CorrelationEntry>& v) {
         std::vector<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>> out;
         for (const CorrelationEntry& e : v)
-            out.emplace_back(e.id, e.ref.track.value, e.ref.index);
+            out.emplace_back(e.id, e.ref.track.value, e.ref.index.value);
         return out;
     };
-    check(differ("launches by correlation", entries(a.launchByCorrelation), entries(b.launchByCorrelation)));
-    check(differ("GPU work by correlation", entries(a.gpuByCorrelation), entries(b.gpuByCorrelation)));
-    check(differ("External ids", entries(a.byExternalId), entries(b.byExternalId)));
-    check(differ("top-level keys", a.metadata.topLevel, b.metadata.topLevel));
-    check(differ("base time", a.metadata.baseTimeNanoseconds, b.metadata.baseTimeNanoseconds));
-    check(differ("device count", a.metadata.devices.size(), b.metadata.devices.size()));
-    for (std::size_t i = 0; d.empty() && i < a.metadata.devices.size(); ++i) {
-        const DeviceProperties& x = a.metadata.devices[i];
-        const DeviceProperties& y = b.metadata.devices[i];
+    check(differ("launches by correlation", entries(a.launchByCorrelation()),
+                 entries(b.launchByCorrelation())));
+    check(differ("GPU work by correlation", entries(a.gpuByCorrelation()), entries(b.gpuByCorrelation())));
+    check(differ("External ids", entries(a.byExternalId()), entries(b.byExternalId())));
+    check(differ("top-level keys", a.metadata().topLevel, b.metadata().topLevel));
+    check(differ("base time", a.metadata().baseTimeNanoseconds, b.metadata().baseTimeNanoseconds));
+    check(differ("device count", a.metadata().devices.size(), b.metadata().devices.size()));
+    for (std::size_t i = 0; d.empty() && i < a.metadata().devices.size(); ++i) {
+        const DeviceProperties& x = a.metadata().devices[i];
+        const DeviceProperties& y = b.metadata().devices[i];
         check(differ("device " + std::to_string(i),
                      std::tuple(x.id, x.name, x.totalGlobalMem, x.computeMajor, x.computeMinor, x.numSms,
                                 x.maxThreadsPerMultiprocessor, x.warpSize),
                      std::tuple(y.id, y.name, y.totalGlobalMem, y.computeMajor, y.computeMinor, y.numSms,
                                 y.maxThreadsPerMultiprocessor, y.warpSize)));
     }
-    const ImportStats& x = a.stats;
-    const ImportStats& y = b.stats;
+    const ImportStats& x = a.stats();
+    const ImportStats& y = b.stats();
     check(differ("event counts", std::tuple(x.eventsSeen, x.malformedEvents, x.unknownPhaseEvents),
                  std::tuple(y.eventsSeen, y.malformedEvents, y.unknownPhaseEvents)));
     check(differ("phase counts", x.phaseCounts, y.phaseCounts));
@@ -403,7 +404,7 @@ class TestCapture : public QObject {
         const LoadResult captured = loadTrace(out.toStdString());
         QVERIFY(original.ok());
         QVERIFY2(captured.ok(), captured.message(out.toStdString()).c_str());
-        QCOMPARE(captured.store->stats.malformedEvents, 0u);
+        QCOMPARE(captured.store->stats().malformedEvents, 0u);
         const GpuView a = gpuView(*original.store), b = gpuView(*captured.store);
         QVERIFY(!a.kernels.empty());
         QCOMPARE(b.kernels.size(), a.kernels.size());
@@ -415,7 +416,7 @@ class TestCapture : public QObject {
         QCOMPARE(b.memsets, a.memsets);
         // Every link is a real ac2g flow in the saved file, so Perfetto and chrome://tracing draw it too.
         std::size_t launchFlows = 0;
-        for (const Flow& f : captured.store->flows)
+        for (const Flow& f : captured.store->flows())
             launchFlows += f.kind == FlowKind::Launch;
         QVERIFY(launchFlows >= b.links.size());
         // And the kernel table reads the same.
@@ -470,8 +471,8 @@ class TestCapture : public QObject {
         const std::string json = records.toTraceJson();
         const LoadResult saved = loadTraceText(json);
         QVERIFY(saved.ok());
-        QCOMPARE(saved.store->stats.malformedEvents, 0u);
-        QCOMPARE(saved.store->stats.issues.size(), 0u);
+        QCOMPARE(saved.store->stats().malformedEvents, 0u);
+        QCOMPARE(saved.store->stats().issues.size(), 0u);
         LoadOptions options;
         options.threads = unsigned(threads);
         const LoadResult direct = records.buildStore(options);
@@ -481,10 +482,10 @@ class TestCapture : public QObject {
         // Built directly (not through the JSON, which it falls back to if args ever outgrew their room): it
         // reports the args text it made.
         std::uint64_t argsBytes = 0;
-        for (std::uint32_t t = 0; t < direct.store->tracks.size(); ++t)
-            for (std::uint32_t r = 0; r < direct.store->tracks[t].sliceCount(); ++r)
-                argsBytes += direct.store->argsText({TrackId(t), r}).size();
-        QCOMPARE(direct.store->stats.jsonBytes, argsBytes);
+        for (std::uint32_t t = 0; t < direct.store->tracks().size(); ++t)
+            for (std::uint32_t r = 0; r < direct.store->tracks()[t].sliceCount(); ++r)
+                argsBytes += direct.store->argsText({TrackId(t), EventIndex(r)}).size();
+        QCOMPARE(direct.store->stats().jsonBytes, argsBytes);
     }
 
     // A snapshot (a copy of the capture) shares the record blocks; records added afterwards, into the same
@@ -673,7 +674,7 @@ class TestCapture : public QObject {
             60000);
         const LoadResult recovered = loadTrace(spool.toStdString());
         QVERIFY(recovered.ok());
-        QVERIFY(!recovered.store->stats.truncated);
+        QVERIFY(!recovered.store->stats().truncated);
         QCOMPARE(gpuView(*recovered.store).kernels.size(), expected);
         QVERIFY(!QFileInfo::exists(dir.filePath("c.json")));
     }
@@ -704,8 +705,8 @@ class TestCapture : public QObject {
         std::filesystem::resize_file(spool, cut);
         const LoadResult r = loadTrace(spool);
         QVERIFY2(r.ok(), r.message(spool).c_str());
-        QVERIFY(r.store->stats.truncated);
-        QVERIFY(r.store->stats.truncatedAt <= cut);
+        QVERIFY(r.store->stats().truncated);
+        QVERIFY(r.store->stats().truncatedAt <= cut);
         const std::size_t kernels = gpuView(*r.store).kernels.size();
         QVERIFY(kernels > 0 && kernels < 1000);
         if (cutFromEnd > 0) QCOMPARE(kernels, std::size_t(999));
@@ -742,10 +743,10 @@ class TestCapture : public QObject {
         const LoadResult r = live::loadWireStream(stream);
         QVERIFY(r.ok());
         QCOMPARE(r.store->sliceCount(), std::size_t(6));
-        QCOMPARE(r.store->stats.malformedEvents, 3u);
-        QVERIFY(!r.store->stats.issues.empty());
-        QCOMPARE(r.store->stats.issues.front().offset, std::uint64_t(badAt));
-        QVERIFY(r.store->stats.issues.front().reason.find("impossible times") != std::string::npos);
+        QCOMPARE(r.store->stats().malformedEvents, 3u);
+        QVERIFY(!r.store->stats().issues.empty());
+        QCOMPARE(r.store->stats().issues.front().offset, std::uint64_t(badAt));
+        QVERIFY(r.store->stats().issues.front().reason.find("impossible times") != std::string::npos);
         // The saved form of what was kept loads the same.
         live::CaptureRecords records;
         live::WireIngest ingest(records);

@@ -38,9 +38,9 @@ live::LaunchSpec replaySpec(const char* trace, double speed) {
 
 std::size_t kernelSlices(const TraceStore& s) {
     std::size_t n = 0;
-    for (std::uint32_t t = 0; t < s.tracks.size(); ++t)
-        for (std::uint32_t r = 0; r < s.tracks[t].sliceCount(); ++r)
-            n += s.categoryOf(EventRef{TrackId(t), r}).kind == CategoryKind::Kernel;
+    for (std::uint32_t t = 0; t < s.tracks().size(); ++t)
+        for (std::uint32_t r = 0; r < s.tracks()[t].sliceCount(); ++r)
+            n += s.categoryOf(EventRef{TrackId(t), EventIndex(r)}).kind == CategoryKind::Kernel;
     return n;
 }
 } // namespace
@@ -112,7 +112,7 @@ class TestCaptureView : public QObject {
         TraceView* reopened = window.openTrace(saved);
         QTRY_COMPARE_WITH_TIMEOUT(reopened->state(), TraceView::State::Ready, 30000);
         QCOMPARE(kernelSlices(*reopened->trace()->store), std::size_t(kept.kernels));
-        QVERIFY(!reopened->trace()->store->flows.empty());
+        QVERIFY(!reopened->trace()->store->flows().empty());
         QVERIFY(reopened->bannerText().isEmpty());
     }
 

@@ -107,8 +107,8 @@ void TestDerivedTracks::layoutPlacesDerivedLanes() {
     derived.push_back(busyTrack(-1, "Queues"));
     derived.push_back(busyTrack(5, "GPU 5")); // no such GPU in the trace: a group of its own
     const LaneLayout layout(s, &derived);
-    const std::uint32_t n = std::uint32_t(s.tracks.size());
-    QCOMPARE(layout.trackCount(), s.tracks.size() + 3);
+    const std::uint32_t n = std::uint32_t(s.tracks().size());
+    QCOMPARE(layout.trackCount(), s.tracks().size() + 3);
     // The GPU's group starts with its derived lane, then its streams.
     const LaneGroup* gpu = nullptr;
     for (const LaneGroup& g : layout.groups())
@@ -142,7 +142,7 @@ void TestDerivedTracks::layoutValuesAndHiding() {
     DerivedTracks derived;
     derived.push_back(busyTrack(0));
     LaneLayout layout(s, &derived);
-    const TrackId id(std::uint32_t(s.tracks.size()));
+    const TrackId id(std::uint32_t(s.tracks().size()));
     // The value under the cursor is the mean over the pixel column under it.
     const TimeAxis axis{0, 50000, 5};
     QCOMPARE(layout.counterValueAt(id, axis, 25000), std::optional<double>(0.5));
@@ -160,7 +160,7 @@ void TestDerivedTracks::layoutValuesAndHiding() {
     QCOMPARE(layout.contentHeight(), height);
     // Without derived tracks the layout is the store's alone.
     const LaneLayout plain(s);
-    QCOMPARE(plain.trackCount(), s.tracks.size());
+    QCOMPARE(plain.trackCount(), s.tracks().size());
 }
 
 QTEST_MAIN(TestDerivedTracks)

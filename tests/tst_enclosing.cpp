@@ -34,7 +34,7 @@ void TestEnclosing::matchesTheDefinition() {
     const LoadResult r = loadTrace(test::tracePath(trace.toUtf8().constData()));
     QVERIFY(r.ok());
     std::size_t checked = 0, withParents = 0;
-    for (const Track& t : r.store->tracks) {
+    for (const Track& t : r.store->tracks()) {
         if (t.kind != TrackKind::CpuThread) continue;
         const std::uint32_t n = std::uint32_t(t.sliceCount());
         const std::uint32_t stride = std::max<std::uint32_t>(1, n / 400);
@@ -81,16 +81,16 @@ void TestEnclosing::handWritten() {
  {"ph":"X","cat":"cpu_op","name":"straddles","pid":1,"tid":1,"ts":190,"dur":30},
  {"ph":"X","cat":"cpu_op","name":"late","pid":1,"tid":1,"ts":1000,"dur":10}])");
     QVERIFY(r.ok());
-    const Track& t = r.store->tracks[0];
+    const Track& t = r.store->tracks()[0];
     auto rowOf = [&](const char* name) {
         for (std::uint32_t i = 0; i < t.sliceCount(); ++i)
-            if (r.store->strings.view(t.names[i]) == name) return i;
+            if (r.store->strings().view(t.names[i]) == name) return i;
         return std::uint32_t(-1);
     };
     auto names = [&](std::uint32_t row) {
         QStringList out;
         for (std::uint32_t p : enclosingRows(t, row)) {
-            const std::string_view n = r.store->strings.view(t.names[p]);
+            const std::string_view n = r.store->strings().view(t.names[p]);
             out << QString::fromUtf8(n.data(), qsizetype(n.size()));
         }
         return out.join(',');

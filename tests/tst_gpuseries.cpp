@@ -47,8 +47,8 @@ double meanOver(const StepSeries& s, TimeNs from, TimeNs to) {
 void checkShape(const StepSeries& s, const TraceStore& store) {
     QVERIFY(s.times.size() >= 2);
     QCOMPARE(s.times.size(), s.values.size());
-    QCOMPARE(s.times.front(), store.minTime);
-    QCOMPARE(s.times.back(), store.maxTime);
+    QCOMPARE(s.times.front(), store.minTime());
+    QCOMPARE(s.times.back(), store.maxTime());
     QCOMPARE(s.values.back(), 0.0);
     for (std::size_t i = 0; i < s.times.size(); ++i) {
         QVERIFY(s.values[i] >= 0 && s.values[i] <= 1);

@@ -257,7 +257,7 @@ void TestMainWindow::areaSelectionFillsPanel() {
     TimelineWidget* t = view->timeline();
     const TraceStore& s = t->store();
     const int lastRow = int(t->layout().rows().size()) - 1;
-    t->setAreaSelection(AreaSelection{TimeRange{s.minTime, s.maxTime}, 0, lastRow});
+    t->setAreaSelection(AreaSelection{TimeRange{s.minTime(), s.maxTime()}, 0, lastRow});
     QVERIFY(ready.wait(10000));
     QTableWidget* table = view->areaPanel()->table();
     QVERIFY(table->rowCount() > 5);
@@ -275,8 +275,9 @@ void TestMainWindow::detailsFollowSelection() {
     QVERIFY(view);
     const TraceStore& s = *view->trace()->store;
     EventRef kernel;
-    for (std::uint32_t t = 0; t < s.tracks.size() && !kernel.isValid(); ++t) {
-        if (s.tracks[t].kind == TrackKind::GpuStream && s.tracks[t].sliceCount()) kernel = {TrackId(t), 0};
+    for (std::uint32_t t = 0; t < s.tracks().size() && !kernel.isValid(); ++t) {
+        if (s.tracks()[t].kind == TrackKind::GpuStream && s.tracks()[t].sliceCount())
+            kernel = {TrackId(t), EventIndex(0)};
     }
     QVERIFY(kernel.isValid());
     view->timeline()->setSelected(kernel);

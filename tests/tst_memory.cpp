@@ -68,9 +68,9 @@ void TestMemory::forms() {
     // The memory lanes of the timeline, and the curve of the Memory panel, come from these counter tracks.
     // (made by the store build, named for their device).
     int memoryTracks = 0;
-    for (const Track& t : r.store->tracks)
+    for (const Track& t : r.store->tracks())
         memoryTracks += t.kind == TrackKind::Counter && !t.counterTimes.empty() &&
-                        r.store->strings.view(t.name).starts_with("Memory ");
+                        r.store->strings().view(t.name).starts_with("Memory ");
     QCOMPARE(memoryTracks, counterTracks);
 }
 

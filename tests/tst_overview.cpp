@@ -169,9 +169,9 @@ void TestOverview::utilizationMatchesBruteForce() {
     const Overview ov = computeOverview(*store);
     // Independent: sort every kernel interval clipped to the steps, merge, and measure.
     std::map<std::int64_t, std::vector<std::pair<TimeNs, TimeNs>>> byDevice;
-    for (const Track& t : store->tracks) {
+    for (const Track& t : store->tracks()) {
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
-            if (store->categories[t.categories[r]].kind != CategoryKind::Kernel) continue;
+            if (store->categories()[t.categories[r]].kind != CategoryKind::Kernel) continue;
             // Utilisation is measured from the first step's start to the last step's end, gaps included.
             const TimeNs a = std::max(t.starts[r], ov.steps.front().start),
                          b = std::min(t.endOf(r), ov.steps.back().end);
@@ -510,7 +510,8 @@ void TestOverview::outOfMemoryEvents() {
     QVERIFY(r.ok());
     const MemoryAnalysis m = analyzeMemory(*r.store);
     QCOMPARE(m.outOfMemory.size(), std::size_t(1));
-    QCOMPARE(r.store->tracks[m.outOfMemory[0].track.value].starts[m.outOfMemory[0].index], TimeNs(500'000));
+    QCOMPARE(r.store->tracks()[m.outOfMemory[0].track.value].starts[m.outOfMemory[0].index.value],
+             TimeNs(500'000));
 }
 
 QTEST_APPLESS_MAIN(TestOverview)

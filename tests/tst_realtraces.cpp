@@ -36,7 +36,7 @@ void TestRealTraces::corpus() {
     QFETCH(QString, path);
     const LoadResult whole = loadTrace(path.toStdString(), LoadOptions{1, 8u << 20, nullptr, {}});
     QVERIFY2(whole.ok(), whole.message(path.toStdString()).c_str());
-    const ImportStats& st = whole.store->stats;
+    const ImportStats& st = whole.store->stats();
     QCOMPARE(st.malformedEvents, std::uint64_t(0));
     QVERIFY(!st.truncated);
     QVERIFY(st.trailingProblem.empty());
@@ -45,7 +45,7 @@ void TestRealTraces::corpus() {
         phases += n;
     QCOMPARE(phases, st.eventsSeen);
     // Every lane is sorted and non-overlapping.
-    for (const Track& t : whole.store->tracks)
+    for (const Track& t : whole.store->tracks())
         for (std::uint32_t d = 0; d < t.laneCount(); ++d)
             for (std::uint32_t r = t.laneBegin[d] + 1; r < t.laneBegin[d + 1]; ++r)
                 QVERIFY(t.starts[r] >= t.endOf(r - 1));
@@ -54,8 +54,8 @@ void TestRealTraces::corpus() {
     const LoadResult split = loadTrace(path.toStdString(), LoadOptions{2, 16u << 10, nullptr, {}});
     QVERIFY(split.ok());
     QCOMPARE(split.store->sliceCount(), whole.store->sliceCount());
-    QCOMPARE(split.store->flows.size(), whole.store->flows.size());
-    QCOMPARE(split.store->stats.eventsSeen, st.eventsSeen);
+    QCOMPARE(split.store->flows().size(), whole.store->flows().size());
+    QCOMPARE(split.store->stats().eventsSeen, st.eventsSeen);
     QCOMPARE(summaryToJson(summarize(*split.store)), summaryToJson(summarize(*whole.store)));
 }
 
@@ -87,16 +87,16 @@ void TestRealTraces::manifestFacts() {
     QFETCH(qint64, flowEndsUnmatched);
     const LoadResult r = loadTrace(test::tracePath(file.toUtf8().constData()));
     QVERIFY(r.ok());
-    QCOMPARE(qint64(r.store->stats.eventsSeen), events);
-    QCOMPARE(qint64(r.store->stats.flowStartsUnmatched), flowStartsUnmatched);
-    QCOMPARE(qint64(r.store->stats.flowEndsUnmatched), flowEndsUnmatched);
+    QCOMPARE(qint64(r.store->stats().eventsSeen), events);
+    QCOMPARE(qint64(r.store->stats().flowStartsUnmatched), flowStartsUnmatched);
+    QCOMPARE(qint64(r.store->stats().flowEndsUnmatched), flowEndsUnmatched);
 }
 
 void TestRealTraces::storeStaysSmall() {
     const LoadResult r = loadTrace(test::tracePath(
         "AMD-AGI__TraceLens/tests__traces__inference__xdit_sd_3.5__profile_trace_rank_0.json.gz"));
     QVERIFY(r.ok());
-    const double perEvent = double(r.store->bytesHeld()) / double(r.store->stats.eventsSeen);
+    const double perEvent = double(r.store->bytesHeld()) / double(r.store->stats().eventsSeen);
     QVERIFY2(perEvent <= 48, qPrintable(QString("store holds %1 bytes per event").arg(perEvent)));
 }
 
@@ -104,8 +104,8 @@ void TestRealTraces::launchLinksAndArgs() {
     const LoadResult r = loadTrace(test::tracePath("pytorch__kineto/docs__traces__after_fix_trace.json"));
     QVERIFY(r.ok());
     const TraceStore& s = *r.store;
-    QCOMPARE(s.flows.size(), std::size_t(1));
-    const Flow& f = s.flows[0];
+    QCOMPARE(s.flows().size(), std::size_t(1));
+    const Flow& f = s.flows()[0];
     QCOMPARE(QString::fromStdString(std::string(s.nameOf(f.source))), QString("cudaLaunchKernel"));
     QCOMPARE(s.categoryOf(f.target).kind, CategoryKind::Kernel);
     QVERIFY(s.launchOf(f.target) == f.source);

@@ -188,9 +188,10 @@ void TestSummary::launchOwnerAndDelay() {
     QVERIFY(r.ok());
     const TraceStore& store = *r.store;
     auto kernelNamed = [&](std::string_view name) {
-        for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti)
-            for (std::uint32_t row = 0; row < store.tracks[ti].sliceCount(); ++row)
-                if (store.nameOf({TrackId(ti), row}) == name) return EventRef{TrackId(ti), row};
+        for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti)
+            for (std::uint32_t row = 0; row < store.tracks()[ti].sliceCount(); ++row)
+                if (store.nameOf({TrackId(ti), EventIndex(row)}) == name)
+                    return EventRef{TrackId(ti), EventIndex(row)};
         return EventRef{};
     };
     for (const char* k : {"late", "early"}) {

@@ -89,9 +89,9 @@ void TestTimelineWidget::drag(QWidget* w, Qt::MouseButton button, Qt::KeyboardMo
 }
 
 EventRef TestTimelineWidget::firstLaunchWithKernel(const TraceStore& s) const {
-    for (std::uint32_t t = 0; t < s.tracks.size(); ++t) {
-        for (std::uint32_t r = 0; r < s.tracks[t].sliceCount(); ++r) {
-            const EventRef ref{TrackId(t), r};
+    for (std::uint32_t t = 0; t < s.tracks().size(); ++t) {
+        for (std::uint32_t r = 0; r < s.tracks()[t].sliceCount(); ++r) {
+            const EventRef ref{TrackId(t), EventIndex(r)};
             if (isLaunchCategory(s.categoryOf(ref).kind) && !s.gpuWorkOf(ref).empty()) return ref;
         }
     }
@@ -113,8 +113,8 @@ void TestTimelineWidget::keyboardNavigation() {
     QFETCH(double, spanRatio);
     QFETCH(double, shiftInSpans);
     const TraceStore& s = m_widget->store();
-    const TimeNs mid = s.minTime + (s.maxTime - s.minTime) / 2;
-    const TimeNs span = (s.maxTime - s.minTime) / 10;
+    const TimeNs mid = s.minTime() + (s.maxTime() - s.minTime()) / 2;
+    const TimeNs span = (s.maxTime() - s.minTime()) / 10;
     m_widget->setVisibleRange(mid - span / 2, mid + span / 2);
     QCursor::setPos(m_widget->mapToGlobal(QPoint(5, 5))); // over the header column: zoom keeps the centre
     const TimeAxis before = m_widget->axis();
@@ -128,8 +128,8 @@ void TestTimelineWidget::fitAndHistory() {
     const TraceStore& s = m_widget->store();
     QTest::keyClick(m_widget.get(), Qt::Key_0);
     const TimeAxis fitted = m_widget->axis();
-    QVERIFY(fitted.start <= s.minTime && fitted.end >= s.maxTime);
-    m_widget->setVisibleRange(s.minTime + 1000, s.minTime + 500'000);
+    QVERIFY(fitted.start <= s.minTime() && fitted.end >= s.maxTime());
+    m_widget->setVisibleRange(s.minTime() + 1000, s.minTime() + 500'000);
     const TimeAxis zoomed = m_widget->axis();
     QTest::keyClick(m_widget.get(), Qt::Key_Left, Qt::AltModifier);
     QCOMPARE(m_widget->axis(), fitted);
@@ -193,7 +193,7 @@ void TestTimelineWidget::wheelScrollsLanes() {
 
 void TestTimelineWidget::middleDragPans() {
     const TraceStore& s = m_widget->store();
-    m_widget->setVisibleRange(s.minTime + 1'000'000, s.minTime + 2'000'000);
+    m_widget->setVisibleRange(s.minTime() + 1'000'000, s.minTime() + 2'000'000);
     const TimeAxis before = m_widget->axis();
     drag(m_widget.get(), Qt::MiddleButton, Qt::NoModifier, QPointF(800, 200), QPointF(700, 200));
     // Content follows the mouse: dragging left by 100 px shows later times.
@@ -217,8 +217,8 @@ void TestTimelineWidget::ctrlDragSelectsArea() {
     // From the first CPU lane down to the first GPU stream.
     const int cpuRow = layout.firstRowOf(TrackId(0));
     int gpuRow = -1;
-    for (std::uint32_t t = 0; t < m_widget->store().tracks.size(); ++t) {
-        if (m_widget->store().tracks[t].kind == TrackKind::GpuStream) {
+    for (std::uint32_t t = 0; t < m_widget->store().tracks().size(); ++t) {
+        if (m_widget->store().tracks()[t].kind == TrackKind::GpuStream) {
             gpuRow = layout.firstRowOf(TrackId(t));
             break;
         }
@@ -270,9 +270,10 @@ void TestTimelineWidget::clickSelectsAndHitTests() {
         // F zooms to it.
         QTest::keyClick(w.get(), Qt::Key_F);
         const Track& t = s.track(target.track);
-        QVERIFY(w->axis().start <= t.starts[target.index] && w->axis().end >= t.endOf(target.index));
+        QVERIFY(w->axis().start <= t.starts[target.index.value] &&
+                w->axis().end >= t.endOf(target.index.value));
         QVERIFY(w->axis().span() <=
-                std::max<TimeNs>(t.durations[target.index], TimeAxis::minSpan) * 13 / 10 + 2);
+                std::max<TimeNs>(t.durations[target.index.value], TimeAxis::minSpan) * 13 / 10 + 2);
     }
     QVERIFY(spy.count() >= 2);
     // A click on empty space clears the selection.
@@ -293,7 +294,7 @@ void TestTimelineWidget::launchFlowGeometry() {
     const QRectF from = m_widget->renderer().sliceRect(frame, launch);
     const QRectF to = m_widget->renderer().sliceRect(frame, kernel);
     auto it = std::find_if(arrows.begin(), arrows.end(), [&](const FlowArrow& a) {
-        return s.flows[a.flow].source == launch && s.flows[a.flow].target == kernel;
+        return s.flows()[a.flow].source == launch && s.flows()[a.flow].target == kernel;
     });
     QVERIFY2(it != arrows.end(), "no arrow from the launch to its kernel");
     QCOMPARE(it->kind, FlowKind::Launch);
@@ -312,13 +313,13 @@ void TestTimelineWidget::launchFlowGeometry() {
 
 void TestTimelineWidget::forwardBackwardFlowGeometry() {
     const TraceStore& s = m_widget->store();
-    const auto it = std::find_if(s.flows.begin(), s.flows.end(),
+    const auto it = std::find_if(s.flows().begin(), s.flows().end(),
                                  [](const Flow& f) { return f.kind == FlowKind::ForwardBackward; });
-    QVERIFY(it != s.flows.end());
+    QVERIFY(it != s.flows().end());
     m_widget->revealEvent(it->target);
     const auto arrows = m_widget->renderer().flowArrows(m_widget->frame());
     const auto found = std::find_if(arrows.begin(), arrows.end(), [&](const FlowArrow& a) {
-        return s.flows[a.flow].source == it->source && s.flows[a.flow].target == it->target;
+        return s.flows()[a.flow].source == it->source && s.flows()[a.flow].target == it->target;
     });
     QVERIFY(found != arrows.end());
     QCOMPARE(found->kind, FlowKind::ForwardBackward);
@@ -337,7 +338,7 @@ void TestTimelineWidget::flowsIntoCollapsedGroup() {
     m_widget->setGroupCollapsed(gpuGroup, true);
     const auto arrows = m_widget->renderer().flowArrows(m_widget->frame());
     const auto found = std::find_if(arrows.begin(), arrows.end(),
-                                    [&](const FlowArrow& a) { return s.flows[a.flow].target == kernel; });
+                                    [&](const FlowArrow& a) { return s.flows()[a.flow].target == kernel; });
     QVERIFY(found != arrows.end());
     const int header = m_widget->layout().rowOf(kernel);
     const LaneRow& row = m_widget->layout().rows()[std::size_t(header)];
@@ -349,7 +350,7 @@ void TestTimelineWidget::flowsIntoCollapsedGroup() {
     m_widget->setScrollY(1e9);
     const auto again = m_widget->renderer().flowArrows(m_widget->frame());
     QVERIFY(std::any_of(again.begin(), again.end(),
-                        [&](const FlowArrow& a) { return s.flows[a.flow].target == kernel; }) ||
+                        [&](const FlowArrow& a) { return s.flows()[a.flow].target == kernel; }) ||
             m_widget->layout().contentHeight() < m_widget->height());
 }
 
@@ -367,12 +368,12 @@ void TestTimelineWidget::allFlowsOnScreen() {
     QVERIFY(total >= arrows.size());
     // Zoomed to a window, every flow whose arrow crosses it and has an end on screen is there (up to the
     // pixel dedupe).
-    const TimeNs mid = s.minTime + (s.maxTime - s.minTime) / 2;
+    const TimeNs mid = s.minTime() + (s.maxTime() - s.minTime()) / 2;
     w->setVisibleRange(mid, mid + 200'000);
     const auto zoomed = w->renderer().flowArrows(w->frame(), &total);
     for (const FlowArrow& a : zoomed) {
-        const TimeNs from = FlowIndex::arrowStart(s, s.flows[a.flow]);
-        const TimeNs to = FlowIndex::arrowEnd(s, s.flows[a.flow]);
+        const TimeNs from = FlowIndex::arrowStart(s, s.flows()[a.flow]);
+        const TimeNs to = FlowIndex::arrowEnd(s, s.flows()[a.flow]);
         QVERIFY(std::max(from, to) >= w->axis().start && std::min(from, to) <= w->axis().end);
     }
 }
@@ -391,7 +392,8 @@ void TestTimelineWidget::detailsPanelLinks() {
         QVERIFY2(text.contains(QString::fromStdString(a.key)), a.key.c_str());
     QVERIFY(text.contains(QStringLiteral("Launched by: ") +
                           QString::fromUtf8(s.nameOf(launch).data(), qsizetype(s.nameOf(launch).size()))));
-    QVERIFY(text.contains(QLatin1String("Parents")) || s.track(kernel.track).depthOf(kernel.index) == 0);
+    QVERIFY(text.contains(QLatin1String("Parents")) ||
+            s.track(kernel.track).depthOf(kernel.index.value) == 0);
     QVERIFY(std::find(panel.links().begin(), panel.links().end(), launch) != panel.links().end());
     QSignalSpy spy(&panel, &DetailsPanel::jumpRequested);
     emit panel.anchorClicked(QUrl(DetailsPanel::linkFor(launch)));
@@ -420,8 +422,8 @@ void TestTimelineWidget::hoverTooltip() {
              qPrintable(tip));
     for (const char* field : {"Category", "Start", "Duration", "Self time", "cuda_runtime"})
         QVERIFY2(tip.contains(QLatin1String(field)), field);
-    QVERIFY(
-        tip.contains(QString::fromStdString(formatDuration(s.track(launch.track).durations[launch.index]))));
+    QVERIFY(tip.contains(
+        QString::fromStdString(formatDuration(s.track(launch.track).durations[launch.index.value]))));
     QToolTip::hideText();
 }
 
@@ -461,7 +463,7 @@ void TestTimelineWidget::gpuUtilisationLanes() {
     // Scroll the lane into view and hover the middle of the busy step.
     const StepRange step = m_qwen->steps.front();
     m_widget->setVisibleRange(step.start, step.end);
-    m_widget->revealEvent({gpu->tracks[2], 0});
+    m_widget->revealEvent({gpu->tracks[2], EventIndex(0)});
     const LaneRow& laneRow = layout.rows()[std::size_t(row)];
     const double y = m_widget->renderer().viewY(m_widget->frame(), laneRow.y) + laneRow.height / 2;
     QVERIFY(y > TimelineRenderer::rulerHeight && y < m_widget->height());

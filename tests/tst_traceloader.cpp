@@ -30,35 +30,35 @@ std::string describe(const TraceStore& s) {
         return v;
     };
     auto trackName = [&](const Track& t) {
-        std::string n = t.pidText.isValid() && t.pidText.value ? std::string(s.strings.view(t.pidText))
+        std::string n = t.pidText.isValid() && t.pidText.value ? std::string(s.strings().view(t.pidText))
                                                                : std::to_string(t.pid);
         if (t.kind == TrackKind::Counter || t.kind == TrackKind::Async) return n;
         return n + "/" +
-               (t.tidText.isValid() && t.tidText.value ? std::string(s.strings.view(t.tidText))
+               (t.tidText.isValid() && t.tidText.value ? std::string(s.strings().view(t.tidText))
                                                        : std::to_string(t.tid));
     };
-    for (const Track& t : s.tracks) {
+    for (const Track& t : s.tracks()) {
         if (!out.empty()) out += " | ";
         static const char* kinds[] = {"cpu", "gpu", "async", "counter"};
         out += std::string(kinds[int(t.kind)]) + " " + trackName(t);
-        if (!s.strings.view(t.name).empty()) out += " [" + std::string(s.strings.view(t.name)) + "]";
+        if (!s.strings().view(t.name).empty()) out += " [" + std::string(s.strings().view(t.name)) + "]";
         out += ":";
         for (std::uint32_t d = 0; d < t.laneCount(); ++d)
             for (std::uint32_t r = t.laneBegin[d]; r < t.laneBegin[d + 1]; ++r) {
-                out += " " + std::to_string(d) + ":" + std::string(s.strings.view(t.names[r])) + "@" +
-                       us(t.starts[r] - s.minTime);
+                out += " " + std::to_string(d) + ":" + std::string(s.strings().view(t.names[r])) + "@" +
+                       us(t.starts[r] - s.minTime());
                 if (!(t.flags[r] & SliceFlag::Instant)) out += "+" + us(t.durations[r]);
                 if (t.flags[r] & SliceFlag::Unterminated) out += "!";
             }
         for (std::size_t i = 0; i < t.counterTimes.size(); ++i) {
             char v[32];
             std::snprintf(v, sizeof v, "%g", t.counterValues[i]);
-            out += " " + us(t.counterTimes[i] - s.minTime) + "=" + v;
+            out += " " + us(t.counterTimes[i] - s.minTime()) + "=" + v;
         }
     }
-    if (!s.flows.empty()) {
+    if (!s.flows().empty()) {
         out += " | flows:";
-        for (const Flow& f : s.flows) {
+        for (const Flow& f : s.flows()) {
             static const char* kinds[] = {"launch", "fwdbwd", "other"};
             out += std::string(" ") + kinds[int(f.kind)] + " " + trackName(s.track(f.source.track)) + ":" +
                    std::string(s.nameOf(f.source)) + "->" + trackName(s.track(f.target.track)) + ":" +
@@ -199,7 +199,7 @@ void TestTraceLoader::variants() {
             const LoadResult r = test::loadText(text, chunk, threads);
             QVERIFY2(r.ok(), r.error.c_str());
             QCOMPARE(QString::fromStdString(describe(*r.store)), expected);
-            QCOMPARE(QString::fromStdString(counters(r.store->stats)), stats);
+            QCOMPARE(QString::fromStdString(counters(r.store->stats())), stats);
         }
     }
 }
@@ -222,7 +222,7 @@ void TestTraceLoader::gzipVariants() {
     f.close();
     const LoadResult r = loadTrace(path.toStdString());
     QVERIFY2(r.ok(), r.error.c_str());
-    QVERIFY(r.store->stats.gzip);
+    QVERIFY(r.store->stats().gzip);
     QCOMPARE(QString::fromStdString(describe(*r.store)), QString("cpu 1/1: 0:a@0+1 0:b@2+1"));
     QFile::remove(path);
 }
@@ -232,7 +232,7 @@ void TestTraceLoader::metadata() {
         R"({"schemaVersion":1,"deviceProperties":[{"id":0,"name":"NVIDIA H100","totalGlobalMem":85000000000,"computeMajor":9,"computeMinor":0,"numSms":132}],"distributedInfo":{"backend":"nccl","rank":3,"world_size":8},"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1}],"baseTimeNanoseconds":1795236617046000123,"custom":{"k":[1,2]}})";
     const LoadResult r = test::loadText(json);
     QVERIFY(r.ok());
-    const TraceMetadata& m = r.store->metadata;
+    const TraceMetadata& m = r.store->metadata();
     QCOMPARE(m.schemaVersion.value_or(-1), 1);
     QCOMPARE(m.baseTimeNanoseconds.value_or(0), std::int64_t(1795236617046000123));
     QCOMPARE(m.devices.size(), std::size_t(1));
@@ -248,7 +248,7 @@ void TestTraceLoader::argsDecodedOnDemand() {
         R"([{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":1,"args":{"External id":12,"Input Dims":[[2,3],[3,4]],"Call stack":"a.py(1): f\nb.py(2): g","Big id":18446744073709551615}}])";
     const LoadResult r = test::loadText(json);
     QVERIFY(r.ok());
-    const auto fields = decodeArgs(*r.store, {TrackId(0), 0});
+    const auto fields = decodeArgs(*r.store, {TrackId(0), EventIndex(0)});
     QCOMPARE(fields.size(), std::size_t(4));
     QCOMPARE(QString::fromStdString(fields[0].key), QString("External id"));
     QCOMPARE(QString::fromStdString(fields[0].value), QString("12"));
@@ -256,8 +256,8 @@ void TestTraceLoader::argsDecodedOnDemand() {
     QVERIFY(fields[2].isString);
     QCOMPARE(QString::fromStdString(fields[2].value), QString("a.py(1): f\nb.py(2): g"));
     QCOMPARE(QString::fromStdString(fields[3].value), QString("18446744073709551615"));
-    QCOMPARE(r.store->byExternalId.size(), std::size_t(1));
-    QCOMPARE(r.store->byExternalId[0].id, std::uint64_t(12));
+    QCOMPARE(r.store->byExternalId().size(), std::size_t(1));
+    QCOMPARE(r.store->byExternalId()[0].id, std::uint64_t(12));
 }
 
 QTEST_GUILESS_MAIN(TestTraceLoader)

@@ -68,16 +68,16 @@ void addCorpusRows() {
 
 // Windows to test: the whole trace, and windows of 10%, 0.1% and 10 µs at seeded random places.
 std::vector<TimeAxis> windowsOf(const TraceStore& s, std::mt19937_64& rng) {
-    std::vector<TimeAxis> out{{s.minTime, s.maxTime + 1, 1500}};
-    const TimeNs span = std::max<TimeNs>(s.maxTime - s.minTime, 1000);
+    std::vector<TimeAxis> out{{s.minTime(), s.maxTime() + 1, 1500}};
+    const TimeNs span = std::max<TimeNs>(s.maxTime() - s.minTime(), 1000);
     for (double fraction : {0.1, 0.001}) {
         for (int i = 0; i < 3; ++i) {
             const TimeNs w = std::max<TimeNs>(TimeNs(double(span) * fraction), 200);
-            const TimeNs a = s.minTime + TimeNs(rng() % std::uint64_t(span));
+            const TimeNs a = s.minTime() + TimeNs(rng() % std::uint64_t(span));
             out.push_back({a, a + w, 1000});
         }
     }
-    const TimeNs a = s.minTime + TimeNs(rng() % std::uint64_t(span));
+    const TimeNs a = s.minTime() + TimeNs(rng() % std::uint64_t(span));
     out.push_back({a, a + 10'000, 1920});
     return out;
 }
@@ -105,7 +105,7 @@ void TestViewport::folding() {
     std::mt19937_64 rng(7);
     std::size_t checkedSlices = 0;
     for (const TimeAxis& axis : windowsOf(s, rng)) {
-        for (const Track& t : s.tracks) {
+        for (const Track& t : s.tracks()) {
             for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
                 std::vector<SliceBox> boxes;
                 collectLaneBoxes(t, d, axis, 1.0, boxes);
@@ -157,8 +157,8 @@ void TestViewport::hitTesting() {
     const TraceStore& s = store(trace);
     std::mt19937_64 rng(11);
     int checked = 0;
-    for (std::uint32_t ti = 0; ti < s.tracks.size(); ++ti) {
-        const Track& t = s.tracks[ti];
+    for (std::uint32_t ti = 0; ti < s.tracks().size(); ++ti) {
+        const Track& t = s.tracks()[ti];
         if (t.sliceCount() == 0) continue;
         for (int k = 0; k < 50; ++k) {
             const std::uint32_t r = std::uint32_t(rng() % t.sliceCount());
@@ -173,7 +173,7 @@ void TestViewport::hitTesting() {
             ++checked;
         }
         // A time in no slice of lane 0 finds nothing without slack.
-        if (t.laneCount() > 0) QVERIFY(!sliceAt(t, 0, s.minTime - 1'000'000, 0).has_value());
+        if (t.laneCount() > 0) QVERIFY(!sliceAt(t, 0, s.minTime() - 1'000'000, 0).has_value());
     }
     QVERIFY(checked > 0);
 }
@@ -185,7 +185,7 @@ void TestViewport::selfTime_data() {
 void TestViewport::selfTime() {
     QFETCH(QString, trace);
     const TraceStore& s = store(trace);
-    for (const Track& t : s.tracks) {
+    for (const Track& t : s.tracks()) {
         for (std::uint32_t r = 0; r < t.sliceCount(); r += 1 + std::uint32_t(t.sliceCount() / 500)) {
             const std::uint32_t d = t.depthOf(r);
             // Brute force: rows on the next lane inside [start, end].
@@ -217,9 +217,9 @@ void TestViewport::flowCulling() {
     std::mt19937_64 rng(3);
     for (const TimeAxis& axis : windowsOf(s, rng)) {
         std::set<std::uint32_t> expected, got;
-        for (std::uint32_t i = 0; i < s.flows.size(); ++i) {
-            TimeNs a = FlowIndex::arrowStart(s, s.flows[i]);
-            TimeNs b = FlowIndex::arrowEnd(s, s.flows[i]);
+        for (std::uint32_t i = 0; i < s.flows().size(); ++i) {
+            TimeNs a = FlowIndex::arrowStart(s, s.flows()[i]);
+            TimeNs b = FlowIndex::arrowEnd(s, s.flows()[i]);
             if (b < a) std::swap(a, b);
             if (b >= axis.start && a <= axis.end) expected.insert(i);
         }
@@ -257,9 +257,9 @@ void TestViewport::search() {
                                 caseSensitive ? QRegularExpression::NoPatternOption
                                               : QRegularExpression::CaseInsensitiveOption);
     std::size_t expected = 0;
-    for (const Track& t : s.tracks) {
+    for (const Track& t : s.tracks()) {
         for (StringId n : t.names) {
-            const std::string_view v = s.strings.view(n);
+            const std::string_view v = s.strings().view(n);
             if (re.match(QString::fromUtf8(v.data(), qsizetype(v.size()))).hasMatch()) ++expected;
         }
     }
@@ -267,7 +267,7 @@ void TestViewport::search() {
     for (std::size_t i = 1; i < result.matches.size(); ++i) {
         const auto& a = result.matches[i - 1];
         const auto& b = result.matches[i];
-        QVERIFY(s.track(a.track).starts[a.index] <= s.track(b.track).starts[b.index]);
+        QVERIFY(s.track(a.track).starts[a.index.value] <= s.track(b.track).starts[b.index.value]);
     }
     if (caseSensitive && text == QLatin1String("ATEN::MM"))
         QCOMPARE(expected, std::size_t(0));
@@ -287,11 +287,11 @@ void TestViewport::areaSummary() {
     const auto windows = windowsOf(s, rng);
     const TimeAxis window = windows[1];
     std::vector<TrackId> tracks;
-    for (std::uint32_t i = 0; i < s.tracks.size(); ++i)
+    for (std::uint32_t i = 0; i < s.tracks().size(); ++i)
         tracks.push_back(TrackId(i));
     const AreaSummary summary = summarizeArea(s, tracks, window.start, window.end);
     std::map<std::uint32_t, std::pair<std::uint64_t, TimeNs>> expected; // name -> (count, clipped total)
-    for (const Track& t : s.tracks) {
+    for (const Track& t : s.tracks()) {
         if (t.kind == TrackKind::Counter) continue;
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
             if (t.endOf(r) < window.start || t.starts[r] > window.end) continue;
@@ -329,15 +329,15 @@ void TestViewport::laneLayout() {
     std::size_t tracks = 0;
     for (const LaneGroup& g : layout.groups())
         tracks += g.tracks.size();
-    QCOMPARE(tracks, s.tracks.size());
-    for (std::uint32_t ti = 0; ti < s.tracks.size(); ++ti) {
-        const Track& t = s.tracks[ti];
+    QCOMPARE(tracks, s.tracks().size());
+    for (std::uint32_t ti = 0; ti < s.tracks().size(); ++ti) {
+        const Track& t = s.tracks()[ti];
         if (t.sliceCount() == 0) continue;
         const std::uint32_t last = std::uint32_t(t.sliceCount() - 1);
-        const int row = layout.rowOf({TrackId(ti), last});
+        const int row = layout.rowOf({TrackId(ti), EventIndex(last)});
         QCOMPARE(row, layout.firstRowOf(TrackId(ti)) + int(t.depthOf(last)));
         QCOMPARE(rows[std::size_t(row)].track, TrackId(ti));
-        if (t.kind == TrackKind::GpuStream && !s.metadata.devices.empty()) {
+        if (t.kind == TrackKind::GpuStream && !s.metadata().devices.empty()) {
             QVERIFY2(
                 QString::fromStdString(layout.trackTitle(TrackId(ti))).contains(QStringLiteral(" · stream ")),
                 layout.trackTitle(TrackId(ti)).c_str());
@@ -349,8 +349,8 @@ void TestViewport::laneLayout() {
     const std::uint32_t group = layout.groupOf(first);
     layout.setCollapsed(group, true);
     QVERIFY(layout.contentHeight() < before);
-    if (s.tracks[0].sliceCount() > 0) {
-        const int header = layout.rowOf({first, 0});
+    if (s.tracks()[0].sliceCount() > 0) {
+        const int header = layout.rowOf({first, EventIndex(0)});
         QCOMPARE(rows[std::size_t(header)].kind, LaneRow::Kind::GroupHeader);
         QCOMPARE(rows[std::size_t(header)].group, group);
     }
@@ -365,7 +365,7 @@ void TestViewport::laneLayout() {
 void TestViewport::sampleSteps() {
     const TraceStore& s = store(QString::fromLatin1(corpus[0]));
     QCOMPARE(findSteps(s).size(), std::size_t(3));
-    QCOMPARE(std::string(s.strings.view(findSteps(s)[0].name)), std::string("ProfilerStep#2"));
+    QCOMPARE(std::string(s.strings().view(findSteps(s)[0].name)), std::string("ProfilerStep#2"));
     // On every trace with steps: each step ends at the later of its host end and the end of the GPU work
     // launched inside it (brute force over every launch), and starts no earlier than the previous step's end.
     int tracesWithSteps = 0, extended = 0;
@@ -377,16 +377,16 @@ void TestViewport::sampleSteps() {
         for (const StepRange& st : steps) {
             TimeNs end = st.cpuEnd;
             const std::int64_t pid = t.track(st.slice.track).pid;
-            for (std::uint32_t ti = 0; ti < t.tracks.size(); ++ti) {
-                const Track& tr = t.tracks[ti];
+            for (std::uint32_t ti = 0; ti < t.tracks().size(); ++ti) {
+                const Track& tr = t.tracks()[ti];
                 if (tr.kind != TrackKind::CpuThread || tr.pid != pid) continue;
                 for (std::uint32_t r = 0; r < tr.sliceCount(); ++r) {
-                    const EventRef ref{TrackId(ti), r};
+                    const EventRef ref{TrackId(ti), EventIndex(r)};
                     if (tr.starts[r] < st.cpuStart || tr.starts[r] > st.cpuEnd ||
                         !isLaunchCategory(t.categoryOf(ref).kind))
                         continue;
                     for (EventRef g : t.gpuWorkOf(ref))
-                        end = std::max(end, t.track(g.track).endOf(g.index));
+                        end = std::max(end, t.track(g.track).endOf(g.index.value));
                 }
             }
             const TimeNs start = std::max(st.cpuStart, previousEnd);
@@ -406,21 +406,22 @@ void TestViewport::memoryCounters() {
     QVERIFY(r.ok());
     const TraceStore& s = *r.store;
     std::size_t memoryEvents = 0;
-    const StringId memory = s.strings.find("[memory]");
-    for (const Track& t : s.tracks)
+    const StringId memory = s.strings().find("[memory]");
+    for (const Track& t : s.tracks())
         memoryEvents += std::size_t(std::count(t.names.begin(), t.names.end(), memory));
     QVERIFY(memoryEvents > 0);
-    QVERIFY(s.tracks.size() >= 2);
-    const std::size_t first = s.tracks.size() - 2;
-    const Track& allocated = s.tracks[first];
+    QVERIFY(s.tracks().size() >= 2);
+    const std::size_t first = s.tracks().size() - 2;
+    const Track& allocated = s.tracks()[first];
     QCOMPARE(allocated.kind, TrackKind::Counter);
-    QCOMPARE(std::string(s.strings.view(allocated.name)), std::string("Memory allocated · GPU 0"));
+    QCOMPARE(std::string(s.strings().view(allocated.name)), std::string("Memory allocated · GPU 0"));
     QCOMPARE(allocated.counterTimes.size(), memoryEvents);
     QVERIFY(std::is_sorted(allocated.counterTimes.begin(), allocated.counterTimes.end()));
     // The generator allocates and frees the same amount every step: the total returns to zero.
     QCOMPARE(allocated.counterValues.back(), 0.0);
     QVERIFY(*std::max_element(allocated.counterValues.begin(), allocated.counterValues.end()) > 0);
-    QCOMPARE(std::string(s.strings.view(s.tracks[first + 1].name)), std::string("Memory reserved · GPU 0"));
+    QCOMPARE(std::string(s.strings().view(s.tracks()[first + 1].name)),
+             std::string("Memory reserved · GPU 0"));
 }
 
 QTEST_APPLESS_MAIN(TestViewport)

@@ -14,9 +14,9 @@ namespace kinetoscope {
 
 namespace {
 bool isCommunicationKernel(const TraceStore& store, const Track& t, std::uint32_t r) {
-    const CategoryKind kind = store.categories[t.categories[r]].kind;
+    const CategoryKind kind = store.categories()[t.categories[r]].kind;
     if (kind == CategoryKind::Collective) return true;
-    return kind == CategoryKind::Kernel && isCommunicationName(store.strings.view(t.names[r]));
+    return kind == CategoryKind::Kernel && isCommunicationName(store.strings().view(t.names[r]));
 }
 
 // "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)" -> "AllReduce"; "ncclDevKernel_SendRecv(...)" ->
@@ -51,12 +51,13 @@ double elementSize(std::string_view dtype) {
 
 std::vector<CollectiveInstances> collectiveInstances(const TraceStore& store) {
     std::map<std::string, std::vector<std::pair<TimeNs, TimeNs>>> byName;
-    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
-        const Track& t = store.tracks[ti];
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
         if (t.kind != TrackKind::GpuStream) continue;
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
             if (!isCommunicationKernel(store, t, r)) continue;
-            byName[collectiveName(store.strings.view(t.names[r]), store.argsText({TrackId(ti), r}))]
+            byName[collectiveName(store.strings().view(t.names[r]),
+                                  store.argsText({TrackId(ti), EventIndex(r)}))]
                 .emplace_back(t.starts[r], t.endOf(r));
         }
     }
@@ -70,22 +71,22 @@ std::vector<CollectiveInstances> collectiveInstances(const TraceStore& store) {
 
 RankFigures rankFigures(const TraceStore& store) {
     RankFigures f;
-    f.rank = store.metadata.rank.value_or(-1);
-    f.worldSize = store.metadata.worldSize.value_or(0);
-    f.source = store.sourcePath;
+    f.rank = store.metadata().rank.value_or(-1);
+    f.worldSize = store.metadata().worldSize.value_or(0);
+    f.source = store.sourcePath();
     std::vector<IntervalSet> computeRuns, commRuns;
     std::map<std::string, CollectiveStats> collectives;
-    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
-        const Track& t = store.tracks[ti];
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
         if (t.kind != TrackKind::GpuStream) continue;
         for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
             IntervalSet compute, comm;
             for (std::uint32_t r = t.laneBegin[d]; r < t.laneBegin[d + 1]; ++r) {
-                const CategoryKind kind = store.categories[t.categories[r]].kind;
+                const CategoryKind kind = store.categories()[t.categories[r]].kind;
                 if (isCommunicationKernel(store, t, r)) {
                     comm.emplace_back(t.starts[r], t.endOf(r));
-                    const std::string_view args = store.argsText({TrackId(ti), r});
-                    CollectiveStats& c = collectives[collectiveName(store.strings.view(t.names[r]), args)];
+                    const std::string_view args = store.argsText({TrackId(ti), EventIndex(r)});
+                    CollectiveStats& c = collectives[collectiveName(store.strings().view(t.names[r]), args)];
                     ++c.calls;
                     c.total += t.durations[r];
                     if (const auto n = argNumber(args, "In msg nelems"))
@@ -104,7 +105,7 @@ RankFigures rankFigures(const TraceStore& store) {
     const IntervalSet busy = unionOf(compute, comm);
     std::vector<StepRange> steps = findSteps(store);
     if (steps.empty()) {
-        steps.push_back(activityStep(store, store.minTime, store.maxTime));
+        steps.push_back(activityStep(store, store.minTime(), store.maxTime()));
     }
     TimeNs span = 0;
     for (const StepRange& s : steps) {

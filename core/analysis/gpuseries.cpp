@@ -60,17 +60,17 @@ StepSeries smSeries(std::vector<std::pair<TimeNs, double>>& edges, TimeNs from, 
 
 std::vector<GpuActivitySeries> gpuActivitySeries(const TraceStore& store) {
     std::map<std::int64_t, DeviceKernels> devices;
-    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
-        const Track& t = store.tracks[ti];
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
         if (t.kind != TrackKind::GpuStream) continue;
         for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
             IntervalSet lane;
             for (std::uint32_t r = t.laneBegin[d]; r < t.laneBegin[d + 1]; ++r) {
                 if (t.flags[r] & SliceFlag::Instant || t.durations[r] <= 0) continue;
-                if (store.categories[t.categories[r]].kind != CategoryKind::Kernel) continue;
+                if (store.categories()[t.categories[r]].kind != CategoryKind::Kernel) continue;
                 lane.emplace_back(t.starts[r], t.endOf(r));
                 DeviceKernels& dev = devices[t.pid];
-                const auto blocks = blocksPerSm(store, EventRef{TrackId(ti), r});
+                const auto blocks = blocksPerSm(store, EventRef{TrackId(ti), EventIndex(r)});
                 if (blocks) dev.hasSmData = true;
                 dev.edges.emplace_back(t.starts[r], blocks.value_or(0));
                 dev.edges.emplace_back(t.endOf(r), -blocks.value_or(0));
@@ -82,8 +82,8 @@ std::vector<GpuActivitySeries> gpuActivitySeries(const TraceStore& store) {
     for (auto& [device, kernels] : devices) {
         GpuActivitySeries g;
         g.device = device;
-        g.utilization = busySeries(unionOfRuns(kernels.runs), store.minTime, store.maxTime);
-        if (kernels.hasSmData) g.smEfficiency = smSeries(kernels.edges, store.minTime, store.maxTime);
+        g.utilization = busySeries(unionOfRuns(kernels.runs), store.minTime(), store.maxTime());
+        if (kernels.hasSmData) g.smEfficiency = smSeries(kernels.edges, store.minTime(), store.maxTime());
         out.push_back(std::move(g));
     }
     return out;

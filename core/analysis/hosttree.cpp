@@ -25,10 +25,10 @@ std::string annotationGroupName(std::string_view name) {
 
 HostRole hostRole(const TraceStore& store, const Track& track, std::uint32_t row) {
     if (track.flags[row] & SliceFlag::Instant) return HostRole::None;
-    switch (store.categories[track.categories[row]].kind) {
+    switch (store.categories()[track.categories[row]].kind) {
     case CategoryKind::CpuOp:
-        return isAnnotationName(store.strings.view(track.names[row])) ? HostRole::Annotation
-                                                                      : HostRole::Operator;
+        return isAnnotationName(store.strings().view(track.names[row])) ? HostRole::Annotation
+                                                                        : HostRole::Operator;
     case CategoryKind::UserAnnotation:
         return HostRole::Annotation;
     case CategoryKind::Runtime:
@@ -39,8 +39,8 @@ HostRole hostRole(const TraceStore& store, const Track& track, std::uint32_t row
     }
 }
 
-HostRoles::HostRoles(const TraceStore& store) : m_annotationName(store.strings.size(), false) {
-    for (const Category& c : store.categories) {
+HostRoles::HostRoles(const TraceStore& store) : m_annotationName(store.strings().size(), false) {
+    for (const Category& c : store.categories()) {
         switch (c.kind) {
         case CategoryKind::CpuOp:
             m_byCategory.push_back(HostRole::Operator);
@@ -56,8 +56,8 @@ HostRoles::HostRoles(const TraceStore& store) : m_annotationName(store.strings.s
             m_byCategory.push_back(HostRole::None);
         }
     }
-    for (std::uint32_t i = 0; i < store.strings.size(); ++i)
-        m_annotationName[i] = isAnnotationName(store.strings.view(StringId(i)));
+    for (std::uint32_t i = 0; i < store.strings().size(); ++i)
+        m_annotationName[i] = isAnnotationName(store.strings().view(StringId(i)));
 }
 
 HostTree hostTree(const HostRoles& roles, const Track& track, TimeNs from, TimeNs to) {
@@ -149,16 +149,17 @@ std::int32_t HostTree::ownerOfLaunch(std::uint32_t row) const {
 
 std::optional<EventRef> launchingOperator(const TraceStore& store, EventRef launch) {
     const Track& t = store.track(launch.track);
-    for (auto p = t.parentOf(launch.index); p; p = t.parentOf(*p)) {
+    for (auto p = t.parentOf(launch.index.value); p; p = t.parentOf(*p)) {
         const HostRole role = hostRole(store, t, *p);
-        if (role == HostRole::Operator || role == HostRole::Annotation) return EventRef{launch.track, *p};
+        if (role == HostRole::Operator || role == HostRole::Annotation)
+            return EventRef{launch.track, EventIndex(*p)};
     }
     return std::nullopt;
 }
 
 TimeNs launchDelay(const TraceStore& store, EventRef gpuWork, EventRef launch) {
-    const TimeNs start = store.track(gpuWork.track).starts[gpuWork.index];
-    return std::max<TimeNs>(0, start - store.track(launch.track).endOf(launch.index));
+    const TimeNs start = store.track(gpuWork.track).starts[gpuWork.index.value];
+    return std::max<TimeNs>(0, start - store.track(launch.track).endOf(launch.index.value));
 }
 
 } // namespace kinetoscope

@@ -15,7 +15,7 @@ std::optional<double> blocksPerSm(const TraceStore& store, EventRef kernel) {
     const auto grid = argTriple(args, "grid");
     if (!grid) return std::nullopt;
     const Track& t = store.track(kernel.track);
-    for (const DeviceProperties& d : store.metadata.devices) {
+    for (const DeviceProperties& d : store.metadata().devices) {
         if (d.id == t.pid && d.numSms > 0)
             return double((*grid)[0] * (*grid)[1] * (*grid)[2]) / double(d.numSms);
     }
@@ -35,14 +35,14 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
     std::vector<Acc> accs;
     std::unordered_map<std::uint32_t, std::pair<KernelCategory, bool>>
         byName; // name id -> (category, tensor cores)
-    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
-        const Track& t = store.tracks[ti];
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
         if (t.kind != TrackKind::GpuStream) continue;
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
-            if (store.categories[t.categories[r]].kind != CategoryKind::Kernel) continue;
+            if (store.categories()[t.categories[r]].kind != CategoryKind::Kernel) continue;
             if (t.starts[r] < from || t.starts[r] > to) continue;
-            const EventRef ref{TrackId(ti), r};
-            const std::string_view name = store.strings.view(t.names[r]);
+            const EventRef ref{TrackId(ti), EventIndex(r)};
+            const std::string_view name = store.strings().view(t.names[r]);
             auto [nit, fresh] = byName.try_emplace(t.names[r].value);
             if (fresh) nit->second = {kernelCategory(name), usesTensorCores(name)};
             std::string key(name);
@@ -62,8 +62,8 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
                 if (const auto l = store.launchOf(ref)) {
                     // The operator that launched it: the launch's enclosing slice on its thread.
                     const Track& lt = store.track(l->track);
-                    if (const auto p = lt.parentOf(l->index))
-                        launch += " · " + std::string(store.strings.view(lt.names[*p]));
+                    if (const auto p = lt.parentOf(l->index.value))
+                        launch += " · " + std::string(store.strings().view(lt.names[*p]));
                 }
                 key += '\x1f' + launch;
             }

@@ -21,13 +21,14 @@ std::int64_t memoryDevice(std::string_view args) {
 
 template <typename Visit>
 void forEachNamed(const TraceStore& store, std::string_view name, TimeNs from, TimeNs to, Visit&& visit) {
-    const StringId id = store.strings.find(name);
+    const StringId id = store.strings().find(name);
     if (!id.isValid()) return;
-    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
-        const Track& t = store.tracks[ti];
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
         if (t.kind == TrackKind::Counter) continue;
         for (std::uint32_t r = 0; r < t.names.size(); ++r) {
-            if (t.names[r] == id && t.starts[r] >= from && t.starts[r] <= to) visit(EventRef{TrackId(ti), r});
+            if (t.names[r] == id && t.starts[r] >= from && t.starts[r] <= to)
+                visit(EventRef{TrackId(ti), EventIndex(r)});
         }
     }
 }
@@ -36,12 +37,12 @@ void forEachNamed(const TraceStore& store, std::string_view name, TimeNs from, T
 std::optional<std::uint32_t> enclosingOperator(const TraceStore& store, EventRef ref,
                                                std::uint32_t* row = nullptr) {
     const Track& t = store.track(ref.track);
-    const TimeNs at = t.starts[ref.index];
+    const TimeNs at = t.starts[ref.index.value];
     for (std::uint32_t d = std::uint32_t(t.laneCount()); d-- > 0;) {
         const auto [r0, r1] = t.rowsInRange(d, at, at);
         for (std::uint32_t r = r0; r < r1; ++r) {
-            if (r == ref.index || (t.flags[r] & SliceFlag::Instant)) continue;
-            if (store.categories[t.categories[r]].kind != CategoryKind::CpuOp) continue;
+            if (r == ref.index.value || (t.flags[r] & SliceFlag::Instant)) continue;
+            if (store.categories()[t.categories[r]].kind != CategoryKind::CpuOp) continue;
             if (t.starts[r] <= at && at <= t.endOf(r)) {
                 if (row) *row = r;
                 return t.names[r].value;
@@ -81,7 +82,7 @@ MemoryAnalysis analyzeMemory(const TraceStore& store, TimeNs from, TimeNs to) {
     };
     std::vector<Event> events;
     forEachNamed(store, "[memory]", from, to, [&](EventRef ref) {
-        events.push_back({ref, store.track(ref.track).starts[ref.index]});
+        events.push_back({ref, store.track(ref.track).starts[ref.index.value]});
     });
     std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.t < b.t; });
     std::map<std::pair<std::int64_t, std::uint64_t>, std::size_t> live; // (device, address) -> block
@@ -109,7 +110,7 @@ MemoryAnalysis analyzeMemory(const TraceStore& store, TimeNs from, TimeNs to) {
             // Size increase counts the event for every enclosing op.
             const Track& t = store.track(e.ref.track);
             for (auto p = std::optional<std::uint32_t>(opRow); p; p = t.parentOf(*p)) {
-                if (store.categories[t.categories[*p]].kind != CategoryKind::CpuOp) continue;
+                if (store.categories()[t.categories[*p]].kind != CategoryKind::CpuOp) continue;
                 MemoryOperatorRow& anc = ops[t.names[*p].value];
                 anc.name = t.names[*p];
                 anc.sizeIncrease += bytes;
@@ -144,7 +145,7 @@ MemoryAnalysis analyzeMemory(const TraceStore& store, TimeNs from, TimeNs to) {
     std::sort(m.operators.begin(), m.operators.end(),
               [&](const MemoryOperatorRow& a, const MemoryOperatorRow& b) {
                   if (a.allocatedBytes != b.allocatedBytes) return a.allocatedBytes > b.allocatedBytes;
-                  return store.strings.view(a.name) < store.strings.view(b.name);
+                  return store.strings().view(a.name) < store.strings().view(b.name);
               });
     forEachNamed(store, "[OutOfMemory]", from, to, [&](EventRef ref) { m.outOfMemory.push_back(ref); });
     return m;

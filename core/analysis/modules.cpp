@@ -13,14 +13,15 @@ constexpr std::string_view modulePrefix = "nn.Module: ";
 
 // GPU time launched from `track` with launch starts in time order: (launch start, GPU duration).
 std::vector<std::pair<TimeNs, TimeNs>> launchesOf(const TraceStore& store, std::uint32_t ti) {
-    const Track& t = store.tracks[ti];
+    const Track& t = store.tracks()[ti];
     std::vector<std::pair<TimeNs, TimeNs>> launches;
-    auto f = std::lower_bound(store.flows.begin(), store.flows.end(), EventRef{TrackId(ti), 0},
-                              [](const Flow& fl, EventRef v) { return fl.source < v; });
-    for (; f != store.flows.end() && f->source.track == TrackId(ti); ++f) {
+    auto f =
+        std::lower_bound(store.flows().begin(), store.flows().end(), EventRef{TrackId(ti), EventIndex(0)},
+                         [](const Flow& fl, EventRef v) { return fl.source < v; });
+    for (; f != store.flows().end() && f->source.track == TrackId(ti); ++f) {
         if (f->kind == FlowKind::Launch)
-            launches.emplace_back(t.starts[f->source.index],
-                                  store.track(f->target.track).durations[f->target.index]);
+            launches.emplace_back(t.starts[f->source.index.value],
+                                  store.track(f->target.track).durations[f->target.index.value]);
     }
     std::sort(launches.begin(), launches.end());
     return launches;
@@ -70,8 +71,8 @@ struct TreeBuilder {
 ModuleTree moduleTreeFromHierarchy(const TraceStore& store, TimeNs from, TimeNs to) {
     TreeBuilder b;
     ModuleTree& tree = b.tree;
-    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
-        const Track& t = store.tracks[ti];
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
         if (t.kind != TrackKind::CpuThread) continue;
         struct Op {
             std::uint32_t row;
@@ -80,8 +81,9 @@ ModuleTree moduleTreeFromHierarchy(const TraceStore& store, TimeNs from, TimeNs 
         std::vector<Op> ops;
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
             if (t.starts[r] < from || t.starts[r] > to) continue;
-            if (store.categories[t.categories[r]].kind != CategoryKind::CpuOp) continue;
-            const auto hierarchy = argString(store.argsText({TrackId(ti), r}), "Module Hierarchy");
+            if (store.categories()[t.categories[r]].kind != CategoryKind::CpuOp) continue;
+            const auto hierarchy =
+                argString(store.argsText({TrackId(ti), EventIndex(r)}), "Module Hierarchy");
             if (!hierarchy || hierarchy->empty()) continue;
             // Split at the dots outside parentheses (a type may be "(torch.nn.Linear)"); drop "::method".
             int node = -1;
@@ -118,7 +120,7 @@ ModuleTree moduleTreeFromHierarchy(const TraceStore& store, TimeNs from, TimeNs 
             ModuleNode& deepest = tree.nodes[std::size_t(op.node)];
             ++deepest.occurrences;
             deepest.hostSelf += t.durations[op.row];
-            store.keepLongest(deepest.example, {TrackId(ti), op.row});
+            store.keepLongest(deepest.example, {TrackId(ti), EventIndex(op.row)});
             for (int n = op.node; n >= 0; n = tree.nodes[std::size_t(n)].parent)
                 tree.nodes[std::size_t(n)].hostTotal += t.durations[op.row];
         }
@@ -142,16 +144,16 @@ ModuleTree moduleTreeFromHierarchy(const TraceStore& store, TimeNs from, TimeNs 
 } // namespace
 
 ModuleTree moduleTree(const TraceStore& store, TimeNs from, TimeNs to) {
-    std::vector<bool> isModule(store.strings.size(), false);
+    std::vector<bool> isModule(store.strings().size(), false);
     bool any = false;
-    for (std::uint32_t i = 0; i < store.strings.size(); ++i) {
-        if (store.strings.view(StringId(i)).starts_with(modulePrefix)) isModule[i] = any = true;
+    for (std::uint32_t i = 0; i < store.strings().size(); ++i) {
+        if (store.strings().view(StringId(i)).starts_with(modulePrefix)) isModule[i] = any = true;
     }
     if (!any) return moduleTreeFromHierarchy(store, from, to);
     TreeBuilder b;
     ModuleTree& tree = b.tree;
-    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
-        const Track& t = store.tracks[ti];
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
         if (t.kind != TrackKind::CpuThread) continue;
         // Module frames of this thread in time order, parents first; a stack gives each its module path.
         struct Frame {
@@ -182,13 +184,13 @@ ModuleTree moduleTree(const TraceStore& store, TimeNs from, TimeNs to) {
             while (!stack.empty() && t.endOf(f.row) > t.endOf(stack.back().row))
                 stack.pop_back();
             const int parent = stack.empty() ? -1 : stack.back().node;
-            const int node = b.node(parent, store.strings.view(t.names[f.row]).substr(modulePrefix.size()));
+            const int node = b.node(parent, store.strings().view(t.names[f.row]).substr(modulePrefix.size()));
             ModuleNode& n = tree.nodes[std::size_t(node)];
             ++n.occurrences;
             n.hostTotal += t.durations[f.row];
             n.hostSelf += t.durations[f.row];
             if (parent >= 0) tree.nodes[std::size_t(parent)].hostSelf -= t.durations[f.row];
-            store.keepLongest(n.example, {TrackId(ti), f.row});
+            store.keepLongest(n.example, {TrackId(ti), EventIndex(f.row)});
             stack.push_back({f.row, node});
             frameNode.emplace_back(f.row, node);
         }

@@ -33,39 +33,39 @@ std::string_view breakdownCategoryName(BreakdownCategory c) {
 
 RunFacts runFacts(const TraceStore& store) {
     RunFacts f;
-    f.devices = store.metadata.devices;
+    f.devices = store.metadata().devices;
     auto add = [&](const char* label, const std::string* value) {
         if (!value) return;
         std::string v = *value;
         if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
         f.facts.emplace_back(label, v);
     };
-    add("PyTorch", store.metadata.find("pytorch_version"));
-    add("CUDA runtime", store.metadata.find("cuda_runtime_version"));
-    add("CUDA driver", store.metadata.find("cuda_driver_version"));
-    add("CUPTI", store.metadata.find("cupti_version"));
-    add("HIP runtime", store.metadata.find("hip_runtime_version"));
-    add("Schema version", store.metadata.find("schemaVersion"));
-    add("Trace name", store.metadata.find("traceName"));
-    add("Record shapes", store.metadata.find("record_shapes"));
-    add("Profile memory", store.metadata.find("profile_memory"));
-    add("With stack", store.metadata.find("with_stack"));
-    add("With FLOPs", store.metadata.find("with_flops"));
-    add("With modules", store.metadata.find("with_modules"));
-    add("Display time unit", store.metadata.find("displayTimeUnit"));
-    if (store.metadata.rank) f.facts.emplace_back("Rank", std::to_string(*store.metadata.rank));
-    if (store.metadata.worldSize)
-        f.facts.emplace_back("World size", std::to_string(*store.metadata.worldSize));
-    if (!store.metadata.distributedBackend.empty())
-        f.facts.emplace_back("Backend", store.metadata.distributedBackend);
+    add("PyTorch", store.metadata().find("pytorch_version"));
+    add("CUDA runtime", store.metadata().find("cuda_runtime_version"));
+    add("CUDA driver", store.metadata().find("cuda_driver_version"));
+    add("CUPTI", store.metadata().find("cupti_version"));
+    add("HIP runtime", store.metadata().find("hip_runtime_version"));
+    add("Schema version", store.metadata().find("schemaVersion"));
+    add("Trace name", store.metadata().find("traceName"));
+    add("Record shapes", store.metadata().find("record_shapes"));
+    add("Profile memory", store.metadata().find("profile_memory"));
+    add("With stack", store.metadata().find("with_stack"));
+    add("With FLOPs", store.metadata().find("with_flops"));
+    add("With modules", store.metadata().find("with_modules"));
+    add("Display time unit", store.metadata().find("displayTimeUnit"));
+    if (store.metadata().rank) f.facts.emplace_back("Rank", std::to_string(*store.metadata().rank));
+    if (store.metadata().worldSize)
+        f.facts.emplace_back("World size", std::to_string(*store.metadata().worldSize));
+    if (!store.metadata().distributedBackend.empty())
+        f.facts.emplace_back("Backend", store.metadata().distributedBackend);
     return f;
 }
 
 Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
     Overview ov;
     overview::StepSpan span;
-    span.rangeLo = std::max(from, store.minTime);
-    span.rangeHi = std::min(to, store.maxTime);
+    span.rangeLo = std::max(from, store.minTime());
+    span.rangeHi = std::min(to, store.maxTime());
     for (const StepRange& s : findSteps(store)) {
         if (s.end > span.rangeLo && s.start < span.rangeHi) ov.steps.push_back(s);
     }

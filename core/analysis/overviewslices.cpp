@@ -29,9 +29,9 @@ bool isCopyTrafficName(std::string_view n) {
 } // namespace
 
 std::vector<std::uint8_t> classifyNames(const TraceStore& store) {
-    std::vector<std::uint8_t> c(store.strings.size(), 0);
+    std::vector<std::uint8_t> c(store.strings().size(), 0);
     for (std::uint32_t i = 0; i < c.size(); ++i) {
-        const std::string_view n = store.strings.view(StringId(i));
+        const std::string_view n = store.strings().view(StringId(i));
         std::uint8_t f = 0;
         if (isCommunicationName(n)) f |= NameClass::Communication;
         if (isSyncName(n)) f |= NameClass::Sync;
@@ -54,11 +54,11 @@ SliceFacts gatherSliceFacts(const TraceStore& store, const StepSpan& span) {
     auto [tinyExample, longestDataLoader, longestComm, longestSync, longestCopy, syncTime, copyTime] =
         std::tie(f.tinyExample, f.longestDataLoader, f.longestComm, f.longestSync, f.longestCopy, f.syncTime,
                  f.copyTime);
-    std::vector<std::int8_t> tensorCoreName(store.strings.size(), -1); // kernels only, filled lazily
-    std::vector<std::int8_t> kernelCategoryOf(store.strings.size(), -1);
+    std::vector<std::int8_t> tensorCoreName(store.strings().size(), -1); // kernels only, filled lazily
+    std::vector<std::int8_t> kernelCategoryOf(store.strings().size(), -1);
     const TimeNs spanLo = span.lo, spanHi = span.hi, lo = span.rangeLo, hi = span.rangeHi;
-    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
-        const Track& t = store.tracks[ti];
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
         if (t.kind != TrackKind::CpuThread && t.kind != TrackKind::GpuStream) continue;
         const bool gpu = t.kind == TrackKind::GpuStream;
         for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
@@ -69,14 +69,14 @@ SliceFacts gatherSliceFacts(const TraceStore& store, const StepSpan& span) {
                 if (t.flags[r] & SliceFlag::Instant) continue;
                 const TimeNs s = std::max(t.starts[r], spanLo), e = std::min(t.endOf(r), spanHi);
                 if (e <= s) continue;
-                const CategoryKind kind = store.categories[t.categories[r]].kind;
+                const CategoryKind kind = store.categories()[t.categories[r]].kind;
                 const std::uint8_t cls = nameClass[t.names[r].value];
-                const EventRef ref{TrackId(ti), r};
+                const EventRef ref{TrackId(ti), EventIndex(r)};
                 int cat = -1;
                 if (gpu) {
                     if (kind == CategoryKind::Kernel) {
                         std::int8_t& kc = kernelCategoryOf[t.names[r].value];
-                        if (kc < 0) kc = std::int8_t(kernelCategory(store.strings.view(t.names[r])));
+                        if (kc < 0) kc = std::int8_t(kernelCategory(store.strings().view(t.names[r])));
                         // Collectives by what the kernel is (NCCL/RCCL, DeepEP dispatch/combine, custom
                         // all-reduce).
                         const bool comm = KernelCategory(kc) == KernelCategory::Communication;
@@ -98,7 +98,7 @@ SliceFacts gatherSliceFacts(const TraceStore& store, const StepSpan& span) {
                         EventRef& longest = categoryExample[std::size_t(kc)];
                         store.keepLongest(longest, ref);
                         std::int8_t& tc = tensorCoreName[t.names[r].value];
-                        if (tc < 0) tc = usesTensorCores(store.strings.view(t.names[r])) ? 1 : 0;
+                        if (tc < 0) tc = usesTensorCores(store.strings().view(t.names[r])) ? 1 : 0;
                         if (tc) tt.first += e - s;
                         ++kernelCount;
                         if (t.durations[r] < 10'000) {
@@ -157,7 +157,7 @@ SliceFacts gatherSliceFacts(const TraceStore& store, const StepSpan& span) {
             if (gpu && !kernelRuns.count(t.pid)) {
                 const auto [a0, a1] = t.rowsInRange(d, lo, hi);
                 for (std::uint32_t r = a0; r < a1; ++r) {
-                    if (store.categories[t.categories[r]].kind == CategoryKind::Kernel) {
+                    if (store.categories()[t.categories[r]].kind == CategoryKind::Kernel) {
                         kernelRuns[t.pid];
                         break;
                     }

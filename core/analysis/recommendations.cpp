@@ -57,8 +57,8 @@ void RuleContext::fire(const Rule& rule, std::string title, std::string evidence
                        std::vector<std::pair<std::string, double>> figures, EventRef example, TimeNs a,
                        TimeNs b) const {
     if (example.isValid() && a == b) {
-        a = store.track(example.track).starts[example.index];
-        b = store.track(example.track).endOf(example.index);
+        a = store.track(example.track).starts[example.index.value];
+        b = store.track(example.track).endOf(example.index.value);
     }
     figures.emplace_back("threshold", rule.threshold);
     Recommendation& r = ov.recommendations.emplace_back();
@@ -71,7 +71,7 @@ void RuleContext::fire(const Rule& rule, std::string title, std::string evidence
     r.figures = std::move(figures);
     if (example.isValid()) {
         r.exampleName = std::string(store.nameOf(example));
-        r.exampleStart = store.track(example.track).starts[example.index];
+        r.exampleStart = store.track(example.track).starts[example.index.value];
         r.exampleDuration = store.durationOf(example);
     }
 }
@@ -116,7 +116,7 @@ void lowUtilizationRule(const RuleContext& c, const Rule& rule, const GpuMetrics
 // Fires when GEMMs and convolutions take more than the threshold of kernel time and tensor-core kernels less.
 void tensorCoreRule(const RuleContext& c, const Rule& rule, const GpuMetrics* g) {
     const DeviceProperties* props = nullptr;
-    for (const DeviceProperties& d : c.store.metadata.devices)
+    for (const DeviceProperties& d : c.store.metadata().devices)
         if (d.id == g->device) props = &d;
     if (!props || props->computeMajor < 7) return; // tensor cores from Volta on
     const TimeNs gemm = c.facts.categoryTime[std::size_t(KernelCategory::Gemm)];
@@ -143,7 +143,7 @@ void tensorCoreRule(const RuleContext& c, const Rule& rule, const GpuMetrics* g)
 
 void memoryCapacityRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
     for (const auto& [device, peak] : memoryPeaks(c.store)) {
-        for (const DeviceProperties& d : c.store.metadata.devices) {
+        for (const DeviceProperties& d : c.store.metadata().devices) {
             if (d.id != device || d.totalGlobalMem <= 0) continue;
             const double share = peak.reserved / double(d.totalGlobalMem);
             if (share < rule.threshold) continue;
@@ -172,8 +172,8 @@ void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
     const IntervalSet hostBusyElsewhere =
         unionOf(unionOfRuns(c.facts.runs[std::size_t(BreakdownCategory::DataLoader)]), [&] {
             IntervalSet sync;
-            for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
-                const Track& t = store.tracks[ti];
+            for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+                const Track& t = store.tracks()[ti];
                 if (t.kind != TrackKind::CpuThread) continue;
                 for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
                     if ((c.facts.nameClass[t.names[r].value] & NameClass::Sync) && t.endOf(r) > spanLo &&
@@ -189,16 +189,16 @@ void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
         EventRef ref;
     };
     std::map<std::int64_t, std::vector<Work>> work;
-    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
-        const Track& t = store.tracks[ti];
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
         if (t.kind != TrackKind::GpuStream) continue;
         for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
             const auto [r0, r1] = t.rowsInRange(d, spanLo, spanHi);
             for (std::uint32_t r = r0; r < r1; ++r) {
-                const CategoryKind kind = store.categories[t.categories[r]].kind;
+                const CategoryKind kind = store.categories()[t.categories[r]].kind;
                 if (!isGpuCategory(kind) || (t.flags[r] & SliceFlag::Instant)) continue;
                 if (kind == CategoryKind::GpuUserAnnotation) continue;
-                work[t.pid].push_back({t.starts[r], t.endOf(r), {TrackId(ti), r}});
+                work[t.pid].push_back({t.starts[r], t.endOf(r), {TrackId(ti), EventIndex(r)}});
             }
         }
     }
@@ -213,7 +213,8 @@ void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
                 const TimeNs gapStart = busyUntil, gapEnd = w.start;
                 const auto launch = store.launchOf(w.ref);
                 const bool insideStep = lengthWithin(c.span.set, gapStart, gapEnd) == gapEnd - gapStart;
-                if (launch && insideStep && store.track(launch->track).starts[launch->index] > gapStart &&
+                if (launch && insideStep &&
+                    store.track(launch->track).starts[launch->index.value] > gapStart &&
                     2 * lengthWithin(hostBusyElsewhere, gapStart, gapEnd) < gapEnd - gapStart) {
                     waiting += gapEnd - gapStart;
                     if (gapEnd - gapStart > worst.second - worst.first) worst = {gapStart, gapEnd};

@@ -64,11 +64,11 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
         TimeNs duration;
         bool tensorCores;
     };
-    std::vector<std::vector<LaunchedWork>> launchesByTrack(store.tracks.size());
-    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
-        const Track& t = store.tracks[ti];
+    std::vector<std::vector<LaunchedWork>> launchesByTrack(store.tracks().size());
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
-            const CategoryKind kind = store.categories[t.categories[r]].kind;
+            const CategoryKind kind = store.categories()[t.categories[r]].kind;
             const bool inRange = t.starts[r] >= from && t.starts[r] <= to;
             if (inRange && !(t.flags[r] & SliceFlag::Instant) && !(t.flags[r] & SliceFlag::Unterminated) &&
                 t.kind != TrackKind::Async)
@@ -79,17 +79,17 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
             const bool kernel = kind == CategoryKind::Kernel;
             // Kernels, copies and memsets are device time of the operator that launched them, wherever they
             // run: an operator counted in the range keeps all its GPU work.
-            if (const auto launch = store.launchOf({TrackId(ti), r})) {
+            if (const auto launch = store.launchOf({TrackId(ti), EventIndex(r)})) {
                 bool tensorCores = false;
                 if (kernel) {
                     auto [tc, fresh] = tensorCoreName.try_emplace(t.names[r].value);
-                    if (fresh) tc->second = usesTensorCores(store.strings.view(t.names[r]));
+                    if (fresh) tc->second = usesTensorCores(store.strings().view(t.names[r]));
                     tensorCores = tc->second;
                 }
-                launchesByTrack[launch->track.value].push_back({launch->index, dur, tensorCores});
+                launchesByTrack[launch->track.value].push_back({launch->index.value, dur, tensorCores});
             }
             if (!kernel || !inRange) continue;
-            KernelRow& k = kernels[store.strings.view(t.names[r])];
+            KernelRow& k = kernels[store.strings().view(t.names[r])];
             if (k.count == 0) {
                 k.min = dur;
                 k.max = dur;
@@ -127,8 +127,8 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
     // Operators and annotations: the host tree of each thread gives self and device-total times.
     const HostRoles roles(store);
     std::unordered_map<std::string, OperatorRow> ops, annotations;
-    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
-        const Track& t = store.tracks[ti];
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
         if (t.kind != TrackKind::CpuThread) continue;
         HostTree tree = hostTree(roles, t, from, to);
         std::vector<HostNode>& nodes = tree.nodes;
@@ -163,13 +163,13 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
         for (std::size_t i = 0; i < nodes.size(); ++i) {
             const HostNode& n = nodes[i];
             if (n.mergedInto >= 0 || n.start < from || n.start > to) continue;
-            const std::string_view name = store.strings.view(t.names[n.row]);
+            const std::string_view name = store.strings().view(t.names[n.row]);
             const bool annotation = n.role == HostRole::Annotation;
             const std::string rowName = annotation ? annotationGroupName(name) : std::string(name);
             std::string key = rowName;
             std::string dims;
             if (grouping == OperatorGrouping::NameAndShape && !annotation) {
-                dims = inputDimsOf(store, {TrackId(ti), n.row});
+                dims = inputDimsOf(store, {TrackId(ti), EventIndex(n.row)});
                 key += "\x1f" + dims;
             }
             OperatorRow& row = (annotation ? annotations : ops)[key];
@@ -177,7 +177,7 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
                 row.name = rowName;
                 row.inputDims = dims;
             }
-            store.keepLongest(row.example, {TrackId(ti), n.row});
+            store.keepLongest(row.example, {TrackId(ti), EventIndex(n.row)});
             ++row.count;
             row.hostTotal += t.durations[n.row];
             row.hostSelf += t.durations[n.row] - n.childSum;

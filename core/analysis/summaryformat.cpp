@@ -348,7 +348,7 @@ std::optional<std::string> summaryToText(const Summary& summary, const SummaryTe
 }
 
 std::string importReport(const TraceStore& store, double loadSeconds) {
-    const ImportStats& st = store.stats;
+    const ImportStats& st = store.stats();
     char buf[256];
     std::string out;
     auto line = [&](const char* fmt, auto... args) {
@@ -357,7 +357,7 @@ std::string importReport(const TraceStore& store, double loadSeconds) {
     };
     const std::size_t slices = store.sliceCount();
     std::size_t counterTracks = 0, gpuTracks = 0, cpuTracks = 0, asyncTracks = 0;
-    for (const Track& t : store.tracks) {
+    for (const Track& t : store.tracks()) {
         if (t.kind == TrackKind::Counter)
             ++counterTracks;
         else if (t.kind == TrackKind::GpuStream)
@@ -367,7 +367,7 @@ std::string importReport(const TraceStore& store, double loadSeconds) {
         else
             ++cpuTracks;
     }
-    line("File:            %s\n", store.sourcePath.c_str());
+    line("File:            %s\n", store.sourcePath().c_str());
     line("Size:            %.1f MB on disk, %.1f MB of JSON%s\n", double(st.fileBytes) / 1e6,
          double(st.jsonBytes) / 1e6, st.gzip ? " (gzip)" : "");
     line("Load time:       %.3f s (%.0f MB/s of JSON)\n", loadSeconds,
@@ -376,18 +376,18 @@ std::string importReport(const TraceStore& store, double loadSeconds) {
     line("Slices:          %zu\n", slices);
     line("Counter samples: %zu\n", store.counterSampleCount());
     line("Tracks:          %zu (%zu CPU threads, %zu GPU streams, %zu async, %zu counters)\n",
-         store.tracks.size(), cpuTracks, gpuTracks, asyncTracks, counterTracks);
+         store.tracks().size(), cpuTracks, gpuTracks, asyncTracks, counterTracks);
     std::size_t launch = 0, fwdbwd = 0;
-    for (const Flow& f : store.flows) {
+    for (const Flow& f : store.flows()) {
         if (f.kind == FlowKind::Launch)
             ++launch;
         else if (f.kind == FlowKind::ForwardBackward)
             ++fwdbwd;
     }
-    line("Flows:           %zu (%zu launch->GPU, %zu forward->backward)\n", store.flows.size(), launch,
+    line("Flows:           %zu (%zu launch->GPU, %zu forward->backward)\n", store.flows().size(), launch,
          fwdbwd);
-    line("Time span:       %s (%s .. %s us)\n", formatDuration(store.maxTime - store.minTime).c_str(),
-         formatMicros(store.minTime).c_str(), formatMicros(store.maxTime).c_str());
+    line("Time span:       %s (%s .. %s us)\n", formatDuration(store.maxTime() - store.minTime()).c_str(),
+         formatMicros(store.minTime()).c_str(), formatMicros(store.maxTime()).c_str());
     const std::size_t held = store.bytesHeld();
     line("Store memory:    %.1f MB (%.1f bytes per event)\n", double(held) / 1e6,
          st.eventsSeen ? double(held) / double(st.eventsSeen) : 0.0);

@@ -139,7 +139,7 @@ void StoreBuild::sweepEnclosing(std::uint32_t trackIndex, const std::uint32_t* f
                 break;
             }
         }
-        if (found) pf.bound = EventRef{TrackId(trackIndex), *found};
+        if (found) pf.bound = EventRef{TrackId(trackIndex), EventIndex(*found)};
     }
 }
 
@@ -152,7 +152,7 @@ void StoreBuild::resolveFlows() {
         if (it == m_threadTracks.end()) return {};
         const Track& t = m_store.tracks[it->second];
         const auto row = pf.flow.bindEnclosing ? t.deepestAt(pf.flow.ts) : nextStarting(t, pf.flow.ts);
-        if (row) pf.bound = EventRef{TrackId(it->second), *row};
+        if (row) pf.bound = EventRef{TrackId(it->second), EventIndex(*row)};
         return pf.bound;
     };
     // Bind every end that has a partner once. Ends that bind to their enclosing slice (nearly all) are
@@ -259,7 +259,7 @@ void StoreBuild::resolveFlows() {
 
 void StoreBuild::buildCorrelationIndex() {
     for (const PendingIds& p : m_pendingIds) {
-        const EventRef ref{TrackId(p.track), p.row};
+        const EventRef ref{TrackId(p.track), EventIndex(p.row)};
         const CategoryKind kind = m_store.categoryOf(ref).kind;
         if (p.ids.hasCorrelation) {
             if (isLaunchCategory(kind))
@@ -286,7 +286,7 @@ void StoreBuild::linkLaunchesByCorrelation() {
         firstRow[t + 1] = firstRow[t] + m_store.tracks[t].sliceCount();
     std::vector<bool> linked(firstRow.back());
     for (const Flow& f : m_store.flows)
-        if (f.kind == FlowKind::Launch) linked[firstRow[f.target.track.value] + f.target.index] = true;
+        if (f.kind == FlowKind::Launch) linked[firstRow[f.target.track.value] + f.target.index.value] = true;
     const StringId cat = m_store.strings.intern("ac2g");
     const auto& launches = m_store.launchByCorrelation;
     std::size_t li = 0;
@@ -294,7 +294,7 @@ void StoreBuild::linkLaunchesByCorrelation() {
         while (li < launches.size() && launches[li].id < g.id)
             ++li;
         if (li == launches.size() || launches[li].id != g.id) continue;
-        if (linked[firstRow[g.ref.track.value] + g.ref.index]) continue;
+        if (linked[firstRow[g.ref.track.value] + g.ref.index.value]) continue;
         m_store.flows.push_back({launches[li].ref, g.ref, FlowKind::Launch, cat});
     }
     radixSort(

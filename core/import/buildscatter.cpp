@@ -104,7 +104,7 @@ void StoreBuild::scatterEvents() {
                     e.category < remap.categories.size() ? remap.categories[e.category] : 0;
                 track.flags[row] = std::uint8_t(e.flags | (e.phase == 'i' ? SliceFlag::Instant : 0));
                 const ArgsRange range{e.argsOffset, e.argsLength};
-                if (!TraceStore::packArgsInline(range, track.args[row]))
+                if (!TraceStoreParts::packArgsInline(range, track.args[row]))
                     chunkLongArgs[c].push_back({t, row, range});
                 while (nextIds < chunk.ids.size() && chunk.ids[nextIds].event < i)
                     ++nextIds;

@@ -13,28 +13,33 @@ std::string deviceLabel(std::int64_t type, std::int64_t id) {
     if (type == 1) return "GPU " + std::to_string(id);
     return "device type " + std::to_string(type) + " #" + std::to_string(id);
 }
-} // namespace
 
-std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries>
-allocatedSeries(const TraceStore& store) {
-    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries> series;
-    const StringId memoryName = store.strings.find("[memory]");
+using SeriesByDevice = std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries>;
+
+// Over a store being built or a built one: its strings, its tracks and a slice's args text.
+template <typename ArgsText>
+SeriesByDevice seriesOf(const StringPool& strings, const std::vector<Track>& tracks, ArgsText argsText) {
+    SeriesByDevice series;
+    const StringId memoryName = strings.find("[memory]");
     if (!memoryName.isValid()) return series;
-    for (std::uint32_t ti = 0; ti < store.tracks.size(); ++ti) {
-        const Track& t = store.tracks[ti];
+    for (std::uint32_t ti = 0; ti < tracks.size(); ++ti) {
+        const Track& t = tracks[ti];
         if (t.kind == TrackKind::Counter) continue;
         for (std::uint32_t r = 0; r < t.names.size(); ++r) {
             if (t.names[r] != memoryName) continue;
-            const std::string_view args = store.argsText({TrackId(ti), r});
+            const std::string_view args = argsText(EventRef{TrackId(ti), EventIndex(r)});
             const std::int64_t type = std::int64_t(argNumber(args, "Device Type").value_or(-1));
             const std::int64_t id = std::int64_t(argNumber(args, "Device Id").value_or(-1));
             AllocatedSeries& s = series[{t.pid, type, id}];
             if (const auto allocated = argNumber(args, "Total Allocated")) {
-                s.samples.push_back(
-                    {t.starts[r], *allocated, argNumber(args, "Total Reserved"), {TrackId(ti), r}});
+                s.samples.push_back({t.starts[r],
+                                     *allocated,
+                                     argNumber(args, "Total Reserved"),
+                                     {TrackId(ti), EventIndex(r)}});
             } else if (const auto bytes = argNumber(args, "Bytes")) {
                 s.relative = true;
-                s.samples.push_back({t.starts[r], *bytes, std::nullopt, {TrackId(ti), r}}); // summed below
+                s.samples.push_back(
+                    {t.starts[r], *bytes, std::nullopt, {TrackId(ti), EventIndex(r)}}); // summed below
             }
         }
     }
@@ -51,8 +56,17 @@ allocatedSeries(const TraceStore& store) {
     }
     return series;
 }
+} // namespace
 
-std::size_t appendMemoryCounterTracks(TraceStore& store) {
+SeriesByDevice allocatedSeries(const TraceStoreParts& store) {
+    return seriesOf(store.strings, store.tracks, [&](EventRef ref) { return store.argsText(ref); });
+}
+
+SeriesByDevice allocatedSeries(const TraceStore& store) {
+    return seriesOf(store.strings(), store.tracks(), [&](EventRef ref) { return store.argsText(ref); });
+}
+
+std::size_t appendMemoryCounterTracks(TraceStoreParts& store) {
     std::size_t added = 0;
     for (auto& [key, s] : allocatedSeries(store)) {
         const std::vector<AllocatedSample>& samples = s.samples;

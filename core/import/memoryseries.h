@@ -33,9 +33,12 @@ struct AllocatedSeries {
 // events only.
 std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries>
 allocatedSeries(const TraceStore& store);
+// The same, over a store still being built.
+std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries>
+allocatedSeries(const TraceStoreParts& store);
 
 // The store build's last step: appends a counter track per series (and one for reserved memory when the trace
 // has it), after every other track, which keeps counters last in display order. Returns how many it added.
-std::size_t appendMemoryCounterTracks(TraceStore& store);
+std::size_t appendMemoryCounterTracks(TraceStoreParts& store);
 
 } // namespace kinetoscope

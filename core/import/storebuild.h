@@ -122,7 +122,7 @@ struct CounterSeries {
 
 class StoreBuild {
   public:
-    StoreBuild(TraceStore& store, std::vector<ParsedChunk>& chunks, const PhaseTimingFn& timing)
+    StoreBuild(TraceStoreParts& store, std::vector<ParsedChunk>& chunks, const PhaseTimingFn& timing)
         : m_store(store), m_chunks(chunks), m_timing(timing) {}
 
     void run();
@@ -181,7 +181,7 @@ class StoreBuild {
 
     void computeTimeRange();
 
-    TraceStore& m_store;
+    TraceStoreParts& m_store;
     std::vector<ParsedChunk>& m_chunks;
     const PhaseTimingFn& m_timing;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> m_flowPairs; // (start, end) indices into m_flows

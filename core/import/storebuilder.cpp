@@ -132,7 +132,7 @@ void StoreBuild::computeTimeRange() {
 
 } // namespace storebuild
 
-void buildStore(TraceStore& store, std::vector<ParsedChunk>& chunks,
+void buildStore(TraceStoreParts& store, std::vector<ParsedChunk>& chunks,
                 std::shared_ptr<const SourceBuffer> source, const PhaseTimingFn& timing) {
     const std::string_view text = source ? source->text() : std::string_view();
     store.setSourceText(std::move(source), text);

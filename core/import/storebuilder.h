@@ -15,7 +15,7 @@ class SourceBuffer;
 // sorts them and assigns lanes, matches B/E and async pairs, applies metadata, resolves flows and
 // builds the correlation index. Chunks are consumed (freed as they are used).
 // `timing` hears each build phase as it ends.
-void buildStore(TraceStore& store, std::vector<ParsedChunk>& chunks,
+void buildStore(TraceStoreParts& store, std::vector<ParsedChunk>& chunks,
                 std::shared_ptr<const SourceBuffer> source, const PhaseTimingFn& timing = {});
 
 } // namespace kinetoscope

@@ -358,18 +358,18 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
 
     if (options.progress) options.progress({LoadProgress::Stage::Building, total, total, eventsDone.load()});
 
-    auto store = std::make_unique<TraceStore>();
-    store->metadata.topLevel = std::move(layout.topLevel);
-    decodeTopLevelMetadata(store->metadata);
-    store->stats = std::move(stats);
-    store->sourcePath = options.sourcePath;
+    TraceStoreParts store;
+    store.metadata.topLevel = std::move(layout.topLevel);
+    decodeTopLevelMetadata(store.metadata);
+    store.stats = std::move(stats);
+    store.sourcePath = options.sourcePath;
     clock.lap("repair");
-    buildStore(*store, accepted, source, options.phaseTiming);
+    buildStore(store, accepted, source, options.phaseTiming);
     if (cancelled()) return cancelledResult();
     clock.lap("build");
 
     LoadResult result;
-    result.store = std::move(store);
+    result.store = std::make_unique<const TraceStore>(std::move(store));
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return result;
 }

@@ -206,17 +206,17 @@ LoadResult CaptureRecords::buildStore(const LoadOptions& options,
     clock.lap("live: records to chunks");
     std::shared_ptr<const SourceBuffer> source(std::move(args));
 
-    auto store = std::make_unique<TraceStore>();
-    store->metadata.topLevel = walk.topLevel();
-    decodeTopLevelMetadata(store->metadata);
-    store->stats.fileBytes = store->stats.jsonBytes = firstArgs.used + secondArgs.used;
-    store->sourcePath = options.sourcePath;
+    TraceStoreParts store;
+    store.metadata.topLevel = walk.topLevel();
+    decodeTopLevelMetadata(store.metadata);
+    store.stats.fileBytes = store.stats.jsonBytes = firstArgs.used + secondArgs.used;
+    store.sourcePath = options.sourcePath;
     clock.lap("live: metadata");
-    kinetoscope::buildStore(*store, chunks, source, options.phaseTiming);
+    kinetoscope::buildStore(store, chunks, source, options.phaseTiming);
     clock.lap("live: build");
-    if (adjustStats) adjustStats(store->stats);
+    if (adjustStats) adjustStats(store.stats);
     LoadResult result;
-    result.store = std::move(store);
+    result.store = std::make_unique<const TraceStore>(std::move(store));
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return result;
 }

@@ -23,17 +23,17 @@ struct Scheduled {
 class SliceIds {
   public:
     explicit SliceIds(const TraceStore& s) {
-        for (const auto* table : {&s.launchByCorrelation, &s.gpuByCorrelation})
+        for (const auto* table : {&s.launchByCorrelation(), &s.gpuByCorrelation()})
             for (const CorrelationEntry& e : *table)
                 m_correlation.emplace(key(e.ref), e.id);
-        for (const CorrelationEntry& e : s.byExternalId)
+        for (const CorrelationEntry& e : s.byExternalId())
             m_external.emplace(key(e.ref), e.id);
     }
     std::uint64_t correlation(EventRef r) const { return find(m_correlation, r); }
     std::uint64_t external(EventRef r) const { return find(m_external, r); }
 
   private:
-    static std::uint64_t key(EventRef r) { return (std::uint64_t(r.track.value) << 32) | r.index; }
+    static std::uint64_t key(EventRef r) { return (std::uint64_t(r.track.value) << 32) | r.index.value; }
     static std::uint64_t find(const std::unordered_map<std::uint64_t, std::uint64_t>& m, EventRef r) {
         auto it = m.find(key(r));
         return it == m.end() ? std::uint64_t(0) : it->second;
@@ -62,7 +62,7 @@ std::uint8_t syncKind(std::string_view name) {
 
 std::string traceAsWireStream(const TraceStore& s) {
     wire::Encoder out;
-    for (const DeviceProperties& d : s.metadata.devices) {
+    for (const DeviceProperties& d : s.metadata().devices) {
         wire::Device dev;
         dev.id = std::uint32_t(std::max<std::int64_t>(0, d.id));
         dev.name = out.string(d.name);
@@ -77,15 +77,15 @@ std::string traceAsWireStream(const TraceStore& s) {
 
     const SliceIds ids(s);
     std::vector<Scheduled> schedule;
-    for (std::uint32_t t = 0; t < s.tracks.size(); ++t) {
-        const Track& track = s.tracks[t];
+    for (std::uint32_t t = 0; t < s.tracks().size(); ++t) {
+        const Track& track = s.tracks()[t];
         for (std::uint32_t row = 0; row < track.sliceCount(); ++row) {
-            const EventRef ref{TrackId(t), row};
-            const CategoryKind kind = s.categories[track.categories[row]].kind;
+            const EventRef ref{TrackId(t), EventIndex(row)};
+            const CategoryKind kind = s.categories()[track.categories[row]].kind;
             const TimeNs start = track.starts[row], end = track.endOf(row);
             const std::uint64_t c = ids.correlation(ref);
             const std::string_view args = s.argsText(ref);
-            const std::string_view name = s.strings.view(track.names[row]);
+            const std::string_view name = s.strings().view(track.names[row]);
             // Numbers from a trace may be anything: clamp before converting (out-of-range conversions are
             // undefined).
             auto number = [&](std::string_view k, double fallback) {

@@ -20,14 +20,17 @@ template <typename Tag> struct StrongId {
 struct StringIdTag;
 struct TrackIdTag;
 struct CategoryIdTag;
+struct EventIndexTag;
 using StringId = StrongId<StringIdTag>;
 using TrackId = StrongId<TrackIdTag>;
 using CategoryId = StrongId<CategoryIdTag>;
+// A slice's row in its track's columns (the columns themselves are indexed with its value).
+using EventIndex = StrongId<EventIndexTag>;
 
 // One slice: its track and its row in that track's columns.
 struct EventRef {
     TrackId track;
-    std::uint32_t index = 0xffffffffu;
+    EventIndex index;
 
     constexpr bool isValid() const { return track.isValid(); }
     constexpr auto operator<=>(const EventRef&) const = default;
@@ -35,7 +38,7 @@ struct EventRef {
 
 // An event ref as one integer with the same order (for radix sorts).
 constexpr std::uint64_t packRef(EventRef ref) {
-    return std::uint64_t(ref.track.value) << 32 | ref.index;
+    return std::uint64_t(ref.track.value) << 32 | ref.index.value;
 }
 
 } // namespace kinetoscope

@@ -9,7 +9,7 @@ namespace kinetoscope {
 namespace {
 constexpr std::uint64_t argsLengthBits = 24;
 constexpr std::uint64_t argsLengthMask = (1ull << argsLengthBits) - 1;
-constexpr std::uint64_t argsLongMarker = argsLengthMask; // length field value: see m_longArgs
+constexpr std::uint64_t argsLongMarker = argsLengthMask; // length field value: see longArgs
 } // namespace
 
 const std::string* TraceMetadata::find(std::string_view key) const {
@@ -19,38 +19,39 @@ const std::string* TraceMetadata::find(std::string_view key) const {
 }
 
 TraceStore::TraceStore() = default;
+TraceStore::TraceStore(TraceStoreParts parts) : m(std::move(parts)) {}
 TraceStore::~TraceStore() = default;
 TraceStore::TraceStore(TraceStore&&) noexcept = default;
 TraceStore& TraceStore::operator=(TraceStore&&) noexcept = default;
 
 std::size_t TraceStore::sliceCount() const {
     std::size_t n = 0;
-    for (const Track& t : tracks)
+    for (const Track& t : m.tracks)
         n += t.sliceCount();
     return n;
 }
 
 std::size_t TraceStore::counterSampleCount() const {
     std::size_t n = 0;
-    for (const Track& t : tracks)
+    for (const Track& t : m.tracks)
         n += t.counterTimes.size();
     return n;
 }
 
 const ProcessInfo* TraceStore::process(std::int64_t pid) const {
-    for (const ProcessInfo& p : processes)
+    for (const ProcessInfo& p : m.processes)
         if (p.pid == pid && !p.pidText.isValid()) return &p;
-    for (const ProcessInfo& p : processes)
+    for (const ProcessInfo& p : m.processes)
         if (p.pid == pid) return &p;
     return nullptr;
 }
 
-void TraceStore::setSourceText(std::shared_ptr<const void> owner, std::string_view text) {
-    m_sourceOwner = std::move(owner);
-    m_sourceText = text;
+void TraceStoreParts::setSourceText(std::shared_ptr<const void> owner, std::string_view text) {
+    sourceOwner = std::move(owner);
+    sourceText = text;
 }
 
-bool TraceStore::packArgsInline(ArgsRange range, std::uint64_t& packed) {
+bool TraceStoreParts::packArgsInline(ArgsRange range, std::uint64_t& packed) {
     if (range.length == 0) {
         packed = 0;
         return true;
@@ -62,26 +63,26 @@ bool TraceStore::packArgsInline(ArgsRange range, std::uint64_t& packed) {
     return false;
 }
 
-std::uint64_t TraceStore::packArgs(ArgsRange range) {
+std::uint64_t TraceStoreParts::packArgs(ArgsRange range) {
     if (std::uint64_t packed; packArgsInline(range, packed)) return packed;
-    m_longArgs.push_back(range);
-    return (std::uint64_t(m_longArgs.size() - 1) << argsLengthBits) | argsLongMarker;
+    longArgs.push_back(range);
+    return (std::uint64_t(longArgs.size() - 1) << argsLengthBits) | argsLongMarker;
 }
 
-ArgsRange TraceStore::argsRange(EventRef ref) const {
-    const std::uint64_t packed = tracks[ref.track.value].args[ref.index];
+ArgsRange TraceStoreParts::argsRange(EventRef ref) const {
+    const std::uint64_t packed = tracks[ref.track.value].args[ref.index.value];
     const std::uint64_t length = packed & argsLengthMask;
-    if (length == argsLongMarker) return m_longArgs[packed >> argsLengthBits];
+    if (length == argsLongMarker) return longArgs[packed >> argsLengthBits];
     return {packed >> argsLengthBits, std::uint32_t(length)};
 }
 
-std::string_view TraceStore::argsText(EventRef ref) const {
+std::string_view TraceStoreParts::argsText(EventRef ref) const {
     const ArgsRange r = argsRange(ref);
-    if (r.length == 0 || r.offset + r.length > m_sourceText.size()) return {};
-    return m_sourceText.substr(r.offset, r.length);
+    if (r.length == 0 || r.offset + r.length > sourceText.size()) return {};
+    return sourceText.substr(r.offset, r.length);
 }
 
-void TraceStore::indexFlows() {
+void TraceStoreParts::indexFlows() {
     flowsByTarget.resize(flows.size());
     for (std::uint32_t i = 0; i < flows.size(); ++i)
         flowsByTarget[i] = i;
@@ -95,19 +96,19 @@ void TraceStore::indexFlows() {
 
 std::vector<const Flow*> TraceStore::flowsFrom(EventRef ref) const {
     std::vector<const Flow*> out;
-    auto it = std::lower_bound(flows.begin(), flows.end(), ref,
+    auto it = std::lower_bound(m.flows.begin(), m.flows.end(), ref,
                                [](const Flow& f, const EventRef& r) { return f.source < r; });
-    for (; it != flows.end() && it->source == ref; ++it)
+    for (; it != m.flows.end() && it->source == ref; ++it)
         out.push_back(&*it);
     return out;
 }
 
 std::vector<const Flow*> TraceStore::flowsInto(EventRef ref) const {
     std::vector<const Flow*> out;
-    auto it = std::lower_bound(flowsByTarget.begin(), flowsByTarget.end(), ref,
-                               [&](std::uint32_t f, const EventRef& r) { return flows[f].target < r; });
-    for (; it != flowsByTarget.end() && flows[*it].target == ref; ++it)
-        out.push_back(&flows[*it]);
+    auto it = std::lower_bound(m.flowsByTarget.begin(), m.flowsByTarget.end(), ref,
+                               [&](std::uint32_t f, const EventRef& r) { return m.flows[f].target < r; });
+    for (; it != m.flowsByTarget.end() && m.flows[*it].target == ref; ++it)
+        out.push_back(&m.flows[*it]);
     return out;
 }
 
@@ -125,21 +126,21 @@ std::vector<EventRef> TraceStore::gpuWorkOf(EventRef launch) const {
 }
 
 std::optional<std::uint64_t> TraceStore::correlationOf(EventRef ref) const {
-    for (const auto* table : {&launchByCorrelation, &gpuByCorrelation})
+    for (const auto* table : {&m.launchByCorrelation, &m.gpuByCorrelation})
         for (const CorrelationEntry& e : *table)
             if (e.ref == ref) return e.id;
     return std::nullopt;
 }
 
 std::size_t TraceStore::bytesHeld() const {
-    std::size_t n = strings.bytesHeld();
-    for (const Track& t : tracks)
+    std::size_t n = m.strings.bytesHeld();
+    for (const Track& t : m.tracks)
         n += t.bytesHeld() + sizeof(Track);
-    n += flows.capacity() * sizeof(Flow) + flowsByTarget.capacity() * 4;
-    n += (launchByCorrelation.capacity() + gpuByCorrelation.capacity() + byExternalId.capacity()) *
+    n += m.flows.capacity() * sizeof(Flow) + m.flowsByTarget.capacity() * 4;
+    n += (m.launchByCorrelation.capacity() + m.gpuByCorrelation.capacity() + m.byExternalId.capacity()) *
          sizeof(CorrelationEntry);
-    n += categories.capacity() * sizeof(Category) + processes.capacity() * sizeof(ProcessInfo);
-    n += m_longArgs.capacity() * sizeof(ArgsRange);
+    n += m.categories.capacity() * sizeof(Category) + m.processes.capacity() * sizeof(ProcessInfo);
+    n += m.longArgs.capacity() * sizeof(ArgsRange);
     return n;
 }
 

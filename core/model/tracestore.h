@@ -75,14 +75,9 @@ struct ArgField {
     bool isString = false;
 };
 
-// Everything loaded from one trace. Immutable after import; shared by the GUI, the CLI and the analyses.
-class TraceStore {
-  public:
-    TraceStore();
-    ~TraceStore();
-    TraceStore(TraceStore&&) noexcept;
-    TraceStore& operator=(TraceStore&&) noexcept;
-
+// What a store is made of, as the importer fills it (the JSON build and the live capture's): plain data, and
+// the few operations the build needs. Sealed into a TraceStore once built; nothing changes it after that.
+struct TraceStoreParts {
     StringPool strings;
     std::vector<Category> categories;
     std::vector<Track> tracks;
@@ -101,36 +96,9 @@ class TraceStore {
     std::string sourcePath;
 
     const Track& track(TrackId id) const { return tracks[id.value]; }
-    std::size_t sliceCount() const;
-    std::size_t counterSampleCount() const;
     const Category& categoryOf(EventRef ref) const {
-        return categories[tracks[ref.track.value].categories[ref.index]];
+        return categories[tracks[ref.track.value].categories[ref.index.value]];
     }
-    std::string_view nameOf(EventRef ref) const {
-        return strings.view(tracks[ref.track.value].names[ref.index]);
-    }
-    TimeNs durationOf(EventRef ref) const { return tracks[ref.track.value].durations[ref.index]; }
-    // Keeps in `longest` whichever of it and `candidate` lasts longer (the one seen first on a tie); the
-    // analyses use it to pick the example a table row or a recommendation links to.
-    void keepLongest(EventRef& longest, EventRef candidate) const {
-        if (!longest.isValid() || durationOf(candidate) > durationOf(longest)) longest = candidate;
-    }
-    const ProcessInfo* process(std::int64_t pid) const;
-
-    ArgsRange argsRange(EventRef ref) const;
-    // The args text of a slice, straight from the source (empty when it had none). Decoding it is JSON work,
-    // which the import layer does (decodeArgs in import/jsonbackend.h).
-    std::string_view argsText(EventRef ref) const;
-
-    // Launch (runtime/driver call) of a GPU slice, and GPU slices of a launch, joined by correlation id.
-    std::optional<EventRef> launchOf(EventRef gpuSlice) const;
-    std::vector<EventRef> gpuWorkOf(EventRef launch) const;
-    std::optional<std::uint64_t> correlationOf(EventRef ref) const;
-
-    // Bytes held by the store itself (columns, strings, tables), not the source text.
-    std::size_t bytesHeld() const;
-
-    // Used by the importer.
     // The text args ranges point into, and whatever owns it (a mapped file, inflated gzip, a live capture's
     // buffer).
     void setSourceText(std::shared_ptr<const void> owner, std::string_view text);
@@ -138,15 +106,76 @@ class TraceStore {
     // The packed form when it needs no side-table entry (any thread may call it); false for args of 16 MiB or
     // more.
     static bool packArgsInline(ArgsRange range, std::uint64_t& packed);
+    ArgsRange argsRange(EventRef ref) const;
+    std::string_view argsText(EventRef ref) const;
+    // Sorts flowsByTarget (after the flows are final).
     void indexFlows();
+
+    std::shared_ptr<const void> sourceOwner;
+    std::string_view sourceText;
+    std::vector<ArgsRange> longArgs; // args of 16 MiB or more
+};
+
+// Everything loaded from one trace: immutable once built (the importer fills TraceStoreParts and seals them
+// in here); shared by the GUI, the CLI and the analyses.
+class TraceStore {
+  public:
+    TraceStore();
+    explicit TraceStore(TraceStoreParts parts);
+    ~TraceStore();
+    TraceStore(TraceStore&&) noexcept;
+    TraceStore& operator=(TraceStore&&) noexcept;
+
+    const StringPool& strings() const { return m.strings; }
+    const std::vector<Category>& categories() const { return m.categories; }
+    const std::vector<Track>& tracks() const { return m.tracks; }
+    const std::vector<ProcessInfo>& processes() const { return m.processes; }
+    const std::vector<Flow>& flows() const { return m.flows; } // sorted by (source, target)
+    const std::vector<std::uint32_t>& flowsByTarget() const { return m.flowsByTarget; }
+    // Sorted by id: runtime/driver calls and GPU work carrying `correlation`; ops, launches and GPU work
+    // carrying `External id`.
+    const std::vector<CorrelationEntry>& launchByCorrelation() const { return m.launchByCorrelation; }
+    const std::vector<CorrelationEntry>& gpuByCorrelation() const { return m.gpuByCorrelation; }
+    const std::vector<CorrelationEntry>& byExternalId() const { return m.byExternalId; }
+    const TraceMetadata& metadata() const { return m.metadata; }
+    const ImportStats& stats() const { return m.stats; }
+    TimeNs minTime() const { return m.minTime; }
+    TimeNs maxTime() const { return m.maxTime; }
+    const std::string& sourcePath() const { return m.sourcePath; }
+
+    const Track& track(TrackId id) const { return m.track(id); }
+    std::size_t sliceCount() const;
+    std::size_t counterSampleCount() const;
+    const Category& categoryOf(EventRef ref) const { return m.categoryOf(ref); }
+    std::string_view nameOf(EventRef ref) const {
+        return m.strings.view(m.tracks[ref.track.value].names[ref.index.value]);
+    }
+    TimeNs durationOf(EventRef ref) const { return m.tracks[ref.track.value].durations[ref.index.value]; }
+    // Keeps in `longest` whichever of it and `candidate` lasts longer (the one seen first on a tie); the
+    // analyses use it to pick the example a table row or a recommendation links to.
+    void keepLongest(EventRef& longest, EventRef candidate) const {
+        if (!longest.isValid() || durationOf(candidate) > durationOf(longest)) longest = candidate;
+    }
+    const ProcessInfo* process(std::int64_t pid) const;
+
+    ArgsRange argsRange(EventRef ref) const { return m.argsRange(ref); }
+    // The args text of a slice, straight from the source (empty when it had none). Decoding it is JSON work,
+    // which the import layer does (decodeArgs in import/jsonbackend.h).
+    std::string_view argsText(EventRef ref) const { return m.argsText(ref); }
+
+    // Launch (runtime/driver call) of a GPU slice, and GPU slices of a launch, joined by correlation id.
+    std::optional<EventRef> launchOf(EventRef gpuSlice) const;
+    std::vector<EventRef> gpuWorkOf(EventRef launch) const;
+    std::optional<std::uint64_t> correlationOf(EventRef ref) const;
     // Flows leaving / entering a slice.
     std::vector<const Flow*> flowsFrom(EventRef ref) const;
     std::vector<const Flow*> flowsInto(EventRef ref) const;
 
+    // Bytes held by the store itself (columns, strings, tables), not the source text.
+    std::size_t bytesHeld() const;
+
   private:
-    std::shared_ptr<const void> m_sourceOwner;
-    std::string_view m_sourceText;
-    std::vector<ArgsRange> m_longArgs; // args of 16 MiB or more
+    TraceStoreParts m;
 };
 
 } // namespace kinetoscope

@@ -17,7 +17,7 @@ AreaSummary summarizeArea(const TraceStore& store, const std::vector<TrackId>& t
         return std::max<TimeNs>(0, std::min(e, out.to) - std::max(s, out.from));
     };
     for (TrackId id : tracks) {
-        if (id.value >= store.tracks.size()) continue;
+        if (id.value >= store.tracks().size()) continue;
         const Track& t = store.track(id);
         if (t.kind == TrackKind::Counter) continue;
         for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
@@ -44,7 +44,7 @@ AreaSummary summarizeArea(const TraceStore& store, const std::vector<TrackId>& t
     }
     std::sort(out.rows.begin(), out.rows.end(), [&](const AreaSummaryRow& a, const AreaSummaryRow& b) {
         if (a.total != b.total) return a.total > b.total;
-        return store.strings.view(a.name) < store.strings.view(b.name);
+        return store.strings().view(a.name) < store.strings().view(b.name);
     });
     return out;
 }

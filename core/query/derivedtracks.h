@@ -3,7 +3,7 @@
 // Counter lanes computed after import (GPU utilisation over time, queue length, a memory snapshot's active
 // memory): they live beside the immutable store, owned by the view's model, and are laid out and drawn like
 // the store's own counters. Their ids continue the store's: the first derived track is
-// TrackId(store.tracks.size()).
+// TrackId(store.tracks().size()).
 
 #include "model/track.h"
 #include "query/timeaxis.h"

@@ -6,8 +6,8 @@
 namespace kinetoscope {
 
 FlowIndex::FlowIndex(const TraceStore& store) {
-    for (std::uint32_t i = 0; i < store.flows.size(); ++i) {
-        const Flow& f = store.flows[i];
+    for (std::uint32_t i = 0; i < store.flows().size(); ++i) {
+        const Flow& f = store.flows()[i];
         TimeNs a = arrowStart(store, f);
         TimeNs b = arrowEnd(store, f);
         if (b < a) std::swap(a, b);

@@ -21,10 +21,10 @@ class FlowIndex {
 
     static TimeNs arrowStart(const TraceStore& store, const Flow& f) {
         const Track& t = store.track(f.source.track);
-        return t.endOf(f.source.index);
+        return t.endOf(f.source.index.value);
     }
     static TimeNs arrowEnd(const TraceStore& store, const Flow& f) {
-        return store.track(f.target.track).starts[f.target.index];
+        return store.track(f.target.track).starts[f.target.index.value];
     }
 
   private:

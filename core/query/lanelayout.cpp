@@ -7,7 +7,7 @@ namespace kinetoscope {
 
 namespace {
 std::string idText(const TraceStore& store, StringId text, std::int64_t id) {
-    if (text.isValid() && !store.strings.view(text).empty()) return std::string(store.strings.view(text));
+    if (text.isValid() && !store.strings().view(text).empty()) return std::string(store.strings().view(text));
     return std::to_string(id);
 }
 
@@ -23,7 +23,7 @@ LaneGroup::Kind groupKindOf(const Track& t) {
 }
 
 const DeviceProperties* deviceOf(const TraceStore& store, std::int64_t id) {
-    for (const DeviceProperties& d : store.metadata.devices) {
+    for (const DeviceProperties& d : store.metadata().devices) {
         if (d.id == id) return &d;
     }
     return nullptr;
@@ -33,10 +33,10 @@ const DeviceProperties* deviceOf(const TraceStore& store, std::int64_t id) {
 LaneLayout::LaneLayout(const TraceStore& store, const DerivedTracks* derived, LaneMetrics metrics)
     : m_store(&store), m_derived(derived && !derived->empty() ? derived : nullptr), m_metrics(metrics) {
     const std::size_t derivedCount = m_derived ? m_derived->size() : 0;
-    m_groupOfTrack.assign(store.tracks.size() + derivedCount, 0);
-    m_hidden.assign(store.tracks.size() + derivedCount, false);
-    for (std::uint32_t i = 0; i < store.tracks.size(); ++i) {
-        const Track& t = store.tracks[i];
+    m_groupOfTrack.assign(store.tracks().size() + derivedCount, 0);
+    m_hidden.assign(store.tracks().size() + derivedCount, false);
+    for (std::uint32_t i = 0; i < store.tracks().size(); ++i) {
+        const Track& t = store.tracks()[i];
         const LaneGroup::Kind kind = groupKindOf(t);
         bool startNew = m_groups.empty() || m_groups.back().kind != kind;
         if (!startNew) {
@@ -49,7 +49,7 @@ LaneLayout::LaneLayout(const TraceStore& store, const DerivedTracks* derived, La
             const std::string pid = idText(store, t.pidText, t.pid);
             const ProcessInfo* proc = store.process(t.pid);
             const std::string procName =
-                proc && proc->name.isValid() ? std::string(store.strings.view(proc->name)) : "";
+                proc && proc->name.isValid() ? std::string(store.strings().view(proc->name)) : "";
             if (kind == LaneGroup::Kind::Gpu) {
                 const DeviceProperties* dev = deviceOf(store, t.pid);
                 g.title = "GPU " + pid + (dev && !dev->name.empty() ? " · " + dev->name : "");
@@ -66,7 +66,7 @@ LaneLayout::LaneLayout(const TraceStore& store, const DerivedTracks* derived, La
     std::vector<std::vector<TrackId>> onTop(m_groups.size());
     for (std::uint32_t i = 0; i < derivedCount; ++i) {
         const DerivedTrack& d = (*m_derived)[i];
-        const TrackId id(std::uint32_t(store.tracks.size() + i));
+        const TrackId id(std::uint32_t(store.tracks().size() + i));
         auto gpuGroup = m_groups.end();
         if (d.gpu >= 0) {
             gpuGroup = std::find_if(m_groups.begin(), m_groups.end(), [&](const LaneGroup& g) {
@@ -81,7 +81,7 @@ LaneLayout::LaneLayout(const TraceStore& store, const DerivedTracks* derived, La
         }
         if (m_groups.empty() || m_groups.back().kind != LaneGroup::Kind::Counters ||
             m_groups.back().title != d.groupTitle ||
-            m_groups.back().tracks.back().value < store.tracks.size()) {
+            m_groups.back().tracks.back().value < store.tracks().size()) {
             LaneGroup g;
             g.kind = LaneGroup::Kind::Counters;
             g.title = d.groupTitle;
@@ -105,15 +105,15 @@ const Track& LaneLayout::track(TrackId id) const {
 }
 
 const DerivedTrack* LaneLayout::derived(TrackId id) const {
-    if (!m_derived || id.value < m_store->tracks.size()) return nullptr;
-    return &(*m_derived)[id.value - m_store->tracks.size()];
+    if (!m_derived || id.value < m_store->tracks().size()) return nullptr;
+    return &(*m_derived)[id.value - m_store->tracks().size()];
 }
 
 CounterUnit LaneLayout::counterUnit(TrackId id) const {
     if (const DerivedTrack* d = derived(id)) return d->unit();
     const Track& t = m_store->track(id);
-    return t.name.isValid() && m_store->strings.view(t.name).starts_with("Memory ") ? CounterUnit::Bytes
-                                                                                    : CounterUnit::Plain;
+    return t.name.isValid() && m_store->strings().view(t.name).starts_with("Memory ") ? CounterUnit::Bytes
+                                                                                      : CounterUnit::Plain;
 }
 
 void LaneLayout::collectColumns(TrackId id, const TimeAxis& axis, std::vector<CounterColumn>& out) const {
@@ -153,7 +153,7 @@ std::string LaneLayout::trackTitle(TrackId id) const {
 std::string trackTitle(const TraceStore& store, TrackId id) {
     const Track& t = store.track(id);
     const std::string tid = idText(store, t.tidText, t.tid);
-    const std::string name = t.name.isValid() ? std::string(store.strings.view(t.name)) : "";
+    const std::string name = t.name.isValid() ? std::string(store.strings().view(t.name)) : "";
     switch (t.kind) {
     case TrackKind::GpuStream: {
         const DeviceProperties* dev = deviceOf(store, t.pid);
@@ -253,7 +253,7 @@ int LaneLayout::rowOf(EventRef ref) const {
     if (first < 0) return m_headerRowOfGroup[m_groupOfTrack[ref.track.value]];
     const Track& t = track(ref.track);
     if (t.kind == TrackKind::Counter) return first;
-    return first + int(t.depthOf(ref.index));
+    return first + int(t.depthOf(ref.index.value));
 }
 
 int LaneLayout::firstRowOf(TrackId track) const {

@@ -47,7 +47,7 @@ class LaneLayout {
     explicit LaneLayout(const TraceStore& store, const DerivedTracks* derived = nullptr,
                         LaneMetrics metrics = {});
 
-    // Any track shown: the store's, or a derived one (ids from store.tracks.size() on).
+    // Any track shown: the store's, or a derived one (ids from store.tracks().size() on).
     const Track& track(TrackId id) const;
     // The derived track behind an id, or null for the store's own.
     const DerivedTrack* derived(TrackId id) const;

@@ -19,7 +19,7 @@ SearchResult searchSlices(const TraceStore& store, const SearchQuery& query,
                           const std::atomic<bool>* cancel) {
     SearchResult result;
     if (query.text.empty()) return result;
-    const std::size_t stringCount = store.strings.size();
+    const std::size_t stringCount = store.strings().size();
     result.nameMatches.assign(stringCount, false);
     std::optional<std::regex> re;
     if (query.regex) {
@@ -35,7 +35,7 @@ SearchResult searchSlices(const TraceStore& store, const SearchQuery& query,
     const std::string needle = query.caseSensitive ? query.text : lowered(query.text);
     bool any = false;
     for (std::uint32_t i = 0; i < stringCount; ++i) {
-        const std::string_view name = store.strings.view(StringId(i));
+        const std::string_view name = store.strings().view(StringId(i));
         bool match;
         if (re)
             match = std::regex_search(name.begin(), name.end(), *re);
@@ -47,12 +47,12 @@ SearchResult searchSlices(const TraceStore& store, const SearchQuery& query,
         any |= match;
     }
     if (!any) return result;
-    for (std::uint32_t t = 0; t < store.tracks.size(); ++t) {
-        const Track& track = store.tracks[t];
+    for (std::uint32_t t = 0; t < store.tracks().size(); ++t) {
+        const Track& track = store.tracks()[t];
         const std::size_t n = track.names.size();
         for (std::size_t r = 0; r < n; ++r) {
             if (result.nameMatches[track.names[r].value])
-                result.matches.push_back({TrackId(t), std::uint32_t(r)});
+                result.matches.push_back({TrackId(t), EventIndex(std::uint32_t(r))});
             if ((r & 0xfffff) == 0xfffff && cancel && cancel->load(std::memory_order_relaxed)) {
                 result.cancelled = true;
                 return result;
@@ -60,8 +60,8 @@ SearchResult searchSlices(const TraceStore& store, const SearchQuery& query,
         }
     }
     std::sort(result.matches.begin(), result.matches.end(), [&](EventRef a, EventRef b) {
-        const TimeNs sa = store.track(a.track).starts[a.index];
-        const TimeNs sb = store.track(b.track).starts[b.index];
+        const TimeNs sa = store.track(a.track).starts[a.index.value];
+        const TimeNs sb = store.track(b.track).starts[b.index.value];
         return sa != sb ? sa < sb : a < b;
     });
     return result;
@@ -69,7 +69,7 @@ SearchResult searchSlices(const TraceStore& store, const SearchQuery& query,
 
 std::size_t firstMatchAtOrAfter(const TraceStore& store, const std::vector<EventRef>& matches, TimeNs t) {
     auto it = std::lower_bound(matches.begin(), matches.end(), t, [&](EventRef e, TimeNs v) {
-        return store.track(e.track).starts[e.index] < v;
+        return store.track(e.track).starts[e.index.value] < v;
     });
     return std::size_t(it - matches.begin());
 }

@@ -39,7 +39,7 @@ inline void require(bool condition) {
 // What the viewer and every analysis rely on without checking: columns agree, lanes are sorted and disjoint,
 // slices lie within the time range, flows point at real slices.
 inline void checkInvariants(const TraceStore& s) {
-    for (const Track& track : s.tracks) {
+    for (const Track& track : s.tracks()) {
         const std::size_t n = track.sliceCount();
         require(track.durations.size() == n && track.names.size() == n && track.categories.size() == n &&
                 track.flags.size() == n && track.args.size() == n);
@@ -50,16 +50,16 @@ inline void checkInvariants(const TraceStore& s) {
             require(track.laneBegin[lane] <= track.laneBegin[lane + 1]);
             for (std::uint32_t r = track.laneBegin[lane]; r < track.laneBegin[lane + 1]; ++r) {
                 require(track.durations[r] >= 0);
-                require(track.starts[r] >= s.minTime && track.endOf(r) <= s.maxTime);
+                require(track.starts[r] >= s.minTime() && track.endOf(r) <= s.maxTime());
                 // Each lane is sorted and non-overlapping: one binary search culls it.
                 if (r > track.laneBegin[lane]) require(track.endOf(r - 1) <= track.starts[r]);
             }
         }
     }
-    for (const Flow& flow : s.flows) {
-        require(flow.source.track.value < s.tracks.size() && flow.target.track.value < s.tracks.size());
-        require(flow.source.index < s.track(flow.source.track).sliceCount());
-        require(flow.target.index < s.track(flow.target.track).sliceCount());
+    for (const Flow& flow : s.flows()) {
+        require(flow.source.track.value < s.tracks().size() && flow.target.track.value < s.tracks().size());
+        require(flow.source.index.value < s.track(flow.source.track).sliceCount());
+        require(flow.target.index.value < s.track(flow.target.track).sliceCount());
     }
 }
 

@@ -27,7 +27,7 @@ void exercise(const TraceStore& s) {
         computeAnalysis(s, std::nullopt, OperatorGrouping::NameAndShape, KernelGrouping::Name);
     (void)summaryToJson(report->summary, report.get());
     (void)reportToText(s, *report);
-    (void)summarize(s, OperatorGrouping::Name, s.minTime, s.minTime + (s.maxTime - s.minTime) / 2);
+    (void)summarize(s, OperatorGrouping::Name, s.minTime(), s.minTime() + (s.maxTime() - s.minTime()) / 2);
     (void)kernelTable(s, KernelGrouping::NameAndLaunch);
     (void)analyzeMemory(s);
     (void)moduleTree(s);
@@ -35,7 +35,7 @@ void exercise(const TraceStore& s) {
     LaneLayout layout(s);
     std::vector<SliceBox> boxes;
     for (const TimeAxis& axis :
-         {TimeAxis{s.minTime, s.maxTime + 1, 1000}, TimeAxis{s.minTime, s.minTime + 100, 37}}) {
+         {TimeAxis{s.minTime(), s.maxTime() + 1, 1000}, TimeAxis{s.minTime(), s.minTime() + 100, 37}}) {
         for (const LaneRow& row : layout.rows()) {
             if (row.kind == LaneRow::Kind::Slices)
                 collectLaneBoxes(s.track(row.track), row.depth, axis, 1.0, boxes);
@@ -46,17 +46,17 @@ void exercise(const TraceStore& s) {
         }
     }
     const FlowIndex flows(s);
-    flows.forEachInRange(s.minTime, s.maxTime, [](std::uint32_t) { return true; });
+    flows.forEachInRange(s.minTime(), s.maxTime(), [](std::uint32_t) { return true; });
     (void)searchSlices(s, {"a", false, false});
     (void)searchSlices(s, {"^.*(x|y)", true, false});
     std::vector<TrackId> all;
-    for (std::uint32_t t = 0; t < s.tracks.size(); ++t)
+    for (std::uint32_t t = 0; t < s.tracks().size(); ++t)
         all.push_back(TrackId(t));
-    (void)summarizeArea(s, all, s.minTime, s.maxTime);
-    for (std::uint32_t t = 0; t < s.tracks.size(); ++t) {
-        const Track& track = s.tracks[t];
+    (void)summarizeArea(s, all, s.minTime(), s.maxTime());
+    for (std::uint32_t t = 0; t < s.tracks().size(); ++t) {
+        const Track& track = s.tracks()[t];
         for (std::uint32_t r = 0; r < track.sliceCount() && r < 64; ++r) {
-            const EventRef ref{TrackId(t), r};
+            const EventRef ref{TrackId(t), EventIndex(r)};
             (void)decodeArgs(s, ref);
             (void)selfTime(track, r);
             (void)track.parentOf(r);
