@@ -51,59 +51,54 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
                           index.column() == TensorCores;
         return text ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
     }
-    if (role == SortRole) {
-        switch (index.column()) {
-        case Name:
-            return QString::fromStdString(r.name);
-        case Category:
-            return QString::fromLatin1(kernelCategoryName(r.category).data());
-        case Calls:
-            return qulonglong(r.count);
-        case Total:
-            return qlonglong(r.total);
-        case Mean:
-            return qlonglong(r.mean());
-        case Min:
-            return qlonglong(r.min);
-        case Max:
-            return qlonglong(r.max);
-        case GpuShare:
-            return r.shareOfGpuTime;
-        case BlocksPerSm:
-            return r.meanBlocksPerSm;
-        case Occupancy:
-            return r.achievedOccupancy;
-        case TensorCores:
-            return r.tensorCores;
-        case Launch:
-            return QString::fromStdString(r.launch);
-        }
-    }
+    const QVariant value = sortValue(r, index.column());
+    if (role == SortRole) return value;
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
     switch (index.column()) {
-    case Name:
-        return QString::fromStdString(r.name);
-    case Category:
-        return QString::fromLatin1(kernelCategoryName(r.category).data());
-    case Calls:
-        return QString::number(r.count);
     case Total:
-        return durationText(r.total);
     case Mean:
-        return durationText(r.mean());
     case Min:
-        return durationText(r.min);
     case Max:
-        return durationText(r.max);
+        return durationText(value.toLongLong());
     case GpuShare:
-        return percentText(r.shareOfGpuTime);
+        return percentText(value.toDouble());
     case BlocksPerSm:
         return r.meanBlocksPerSm > 0 ? QString::number(r.meanBlocksPerSm, 'f', 2) : QString();
     case Occupancy:
         return r.achievedOccupancy > 0 ? QString::number(r.achievedOccupancy, 'f', 1) + QLatin1Char('%')
                                        : QString();
     case TensorCores:
-        return r.tensorCores ? QStringLiteral("yes") : QString();
+        return value.toBool() ? QStringLiteral("yes") : QString();
+    default:
+        return value.toString();
+    }
+}
+
+// The raw value of a cell: what its column sorts by, and what its text is made from.
+QVariant KernelTableModel::sortValue(const KernelTableRow& r, int column) const {
+    switch (column) {
+    case Name:
+        return QString::fromStdString(r.name);
+    case Category:
+        return QString::fromLatin1(kernelCategoryName(r.category).data());
+    case Calls:
+        return qulonglong(r.count);
+    case Total:
+        return qlonglong(r.total);
+    case Mean:
+        return qlonglong(r.mean());
+    case Min:
+        return qlonglong(r.min);
+    case Max:
+        return qlonglong(r.max);
+    case GpuShare:
+        return r.shareOfGpuTime;
+    case BlocksPerSm:
+        return r.meanBlocksPerSm;
+    case Occupancy:
+        return r.achievedOccupancy;
+    case TensorCores:
+        return r.tensorCores;
     case Launch:
         return QString::fromStdString(r.launch);
     }

@@ -36,6 +36,7 @@ class KernelTableModel : public QAbstractTableModel {
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
   private:
+    QVariant sortValue(const KernelTableRow& r, int column) const;
     std::vector<KernelTableRow> m_rows;
 };
 

@@ -59,63 +59,57 @@ QVariant OperatorTableModel::headerData(int section, Qt::Orientation orientation
 QVariant OperatorTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= int(m_rows.size()) || index.column() >= ColumnCount) return {};
     const OperatorRow& r = m_rows[std::size_t(index.row())];
-    const double hostShare = m_hostTotal ? double(r.hostSelf) / double(m_hostTotal) : 0;
-    const double deviceShare = m_deviceTotal ? double(r.deviceSelf) / double(m_deviceTotal) : 0;
     if (role == EventRole) return QVariant::fromValue(r.example);
     if (role == NameRole) return QString::fromStdString(r.name);
     if (role == Qt::TextAlignmentRole)
         return index.column() <= InputDims ? int(Qt::AlignLeft | Qt::AlignVCenter)
                                            : int(Qt::AlignRight | Qt::AlignVCenter);
-    if (role == SortRole) {
-        switch (index.column()) {
-        case Name:
-            return QString::fromStdString(r.name);
-        case InputDims:
-            return QString::fromStdString(r.inputDims);
-        case Calls:
-            return qulonglong(r.count);
-        case HostSelf:
-            return qlonglong(r.hostSelf);
-        case HostTotal:
-            return qlonglong(r.hostTotal);
-        case DeviceSelf:
-            return qlonglong(r.deviceSelf);
-        case DeviceTotal:
-            return qlonglong(r.deviceTotal);
-        case HostTotalShare:
-            return hostShare;
-        case DeviceTotalShare:
-            return deviceShare;
-        case TensorCoreEligible:
-            return r.tensorCoreEligible();
-        case TensorCoreShare:
-            return r.tensorCoreShare();
-        }
-    }
+    const QVariant value = sortValue(r, index.column());
+    if (role == SortRole) return value;
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
     switch (index.column()) {
+    case HostSelf:
+    case HostTotal:
+    case DeviceSelf:
+    case DeviceTotal:
+        return durationText(value.toLongLong());
+    case HostTotalShare:
+    case DeviceTotalShare:
+        return percentText(value.toDouble());
+    case TensorCoreEligible:
+        return value.toBool() ? QStringLiteral("yes") : QString();
+    case TensorCoreShare:
+        return r.deviceSelf ? percentText(value.toDouble()) : QString();
+    default:
+        return value.toString();
+    }
+}
+
+// The raw value of a cell: what its column sorts by, and what its text is made from.
+QVariant OperatorTableModel::sortValue(const OperatorRow& r, int column) const {
+    switch (column) {
     case Name:
         return QString::fromStdString(r.name);
     case InputDims:
         return QString::fromStdString(r.inputDims);
     case Calls:
-        return QString::number(r.count);
+        return qulonglong(r.count);
     case HostSelf:
-        return durationText(r.hostSelf);
+        return qlonglong(r.hostSelf);
     case HostTotal:
-        return durationText(r.hostTotal);
+        return qlonglong(r.hostTotal);
     case DeviceSelf:
-        return durationText(r.deviceSelf);
+        return qlonglong(r.deviceSelf);
     case DeviceTotal:
-        return durationText(r.deviceTotal);
+        return qlonglong(r.deviceTotal);
     case HostTotalShare:
-        return percentText(hostShare);
+        return m_hostTotal ? double(r.hostSelf) / double(m_hostTotal) : 0.0;
     case DeviceTotalShare:
-        return percentText(deviceShare);
+        return m_deviceTotal ? double(r.deviceSelf) / double(m_deviceTotal) : 0.0;
     case TensorCoreEligible:
-        return r.tensorCoreEligible() ? QStringLiteral("yes") : QString();
+        return r.tensorCoreEligible();
     case TensorCoreShare:
-        return r.deviceSelf ? percentText(r.tensorCoreShare()) : QString();
+        return r.tensorCoreShare();
     }
     return {};
 }

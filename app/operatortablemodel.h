@@ -35,6 +35,7 @@ class OperatorTableModel : public QAbstractTableModel {
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
   private:
+    QVariant sortValue(const OperatorRow& r, int column) const;
     std::vector<OperatorRow> m_rows;
     TimeNs m_hostTotal = 0;
     TimeNs m_deviceTotal = 0;

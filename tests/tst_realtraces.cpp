@@ -32,9 +32,18 @@ void TestRealTraces::corpus_data() {
     for (const QString& f : files)
         QTest::newRow(qPrintable(f.section('/', -2))) << f;
 }
+namespace {
+LoadOptions optionsFor(unsigned threads, std::size_t chunkBytes) {
+    LoadOptions options;
+    options.threads = threads;
+    options.chunkBytes = chunkBytes;
+    return options;
+}
+} // namespace
+
 void TestRealTraces::corpus() {
     QFETCH(QString, path);
-    const LoadResult whole = loadTrace(path.toStdString(), LoadOptions{1, 8u << 20, nullptr, {}});
+    const LoadResult whole = loadTrace(path.toStdString(), optionsFor(1, 8u << 20));
     QVERIFY2(whole.ok(), whole.message(path.toStdString()).c_str());
     const ImportStats& st = whole.store->stats();
     QCOMPARE(st.malformedEvents, std::uint64_t(0));
@@ -51,7 +60,7 @@ void TestRealTraces::corpus() {
                 QVERIFY(t.starts[r] >= t.endOf(r - 1));
 
     // Split into 16 KiB pieces on two threads: the same store, the same numbers.
-    const LoadResult split = loadTrace(path.toStdString(), LoadOptions{2, 16u << 10, nullptr, {}});
+    const LoadResult split = loadTrace(path.toStdString(), optionsFor(2, 16u << 10));
     QVERIFY(split.ok());
     QCOMPARE(split.store->sliceCount(), whole.store->sliceCount());
     QCOMPARE(split.store->flows().size(), whole.store->flows().size());

@@ -86,35 +86,22 @@ void writeRows(JsonWriter<std::string>& w, const char* key, const std::vector<Di
     w.beginArray({"\n  ", ",\n  ", "\n "});
     for (const DiffRow& r : rows) {
         w.beginObject();
-        w.key("name");
-        w.str(r.name);
-        w.key("count_a");
-        w.num(r.countA);
-        w.key("count_b");
-        w.num(r.countB);
+        w.strField("name", r.name);
+        w.numField("count_a", r.countA);
+        w.numField("count_b", r.countB);
         if (host) {
-            w.key("host_self_us_a");
-            w.micros(r.hostA);
-            w.key("host_self_us_b");
-            w.micros(r.hostB);
-            w.key("device_self_us_a");
-            w.micros(r.deviceA);
-            w.key("device_self_us_b");
-            w.micros(r.deviceB);
-            w.key("host_delta_us");
-            w.micros(r.hostDelta());
-            w.key("device_delta_us");
-            w.micros(r.deviceDelta());
+            w.microsField("host_self_us_a", r.hostA);
+            w.microsField("host_self_us_b", r.hostB);
+            w.microsField("device_self_us_a", r.deviceA);
+            w.microsField("device_self_us_b", r.deviceB);
+            w.microsField("host_delta_us", r.hostDelta());
+            w.microsField("device_delta_us", r.deviceDelta());
         } else {
-            w.key("total_us_a");
-            w.micros(r.deviceA);
-            w.key("total_us_b");
-            w.micros(r.deviceB);
-            w.key("delta_us");
-            w.micros(r.deviceDelta());
+            w.microsField("total_us_a", r.deviceA);
+            w.microsField("total_us_b", r.deviceB);
+            w.microsField("delta_us", r.deviceDelta());
         }
-        w.key("change_pct");
-        w.fixed(r.percentChange(), 3);
+        w.fixedField("change_pct", r.percentChange(), 3);
         w.key("only_in");
         if (r.onlyA() || r.onlyB())
             w.str(r.onlyA() ? "a" : "b");
@@ -127,16 +114,11 @@ void writeRows(JsonWriter<std::string>& w, const char* key, const std::vector<Di
 
 void writeStepStats(JsonWriter<std::string>& w, const Overview& o) {
     w.beginObject();
-    w.key("steps");
-    w.num(o.steps.size());
-    w.key("mean_us");
-    w.micros(o.stepMean);
-    w.key("median_us");
-    w.micros(o.stepMedian);
-    w.key("min_us");
-    w.micros(o.stepMin);
-    w.key("max_us");
-    w.micros(o.stepMax);
+    w.numField("steps", o.steps.size());
+    w.microsField("mean_us", o.stepMean);
+    w.microsField("median_us", o.stepMedian);
+    w.microsField("min_us", o.stepMin);
+    w.microsField("max_us", o.stepMax);
     w.endObject();
 }
 } // namespace
@@ -153,8 +135,7 @@ std::string diffToJson(const TraceDiff& d) {
     writeStepStats(w, d.overviewA);
     w.key("b");
     writeStepStats(w, d.overviewB);
-    w.key("mean_delta_us");
-    w.micros(d.overviewB.stepMean - d.overviewA.stepMean);
+    w.microsField("mean_delta_us", d.overviewB.stepMean - d.overviewA.stepMean);
     w.endObject();
     w.key("breakdown_delta_us");
     w.beginObject();
@@ -164,16 +145,14 @@ std::string diffToJson(const TraceDiff& d) {
             d.overviewA.steps.empty() ? 0 : d.overviewA.breakdownTotal[c] / TimeNs(d.overviewA.steps.size());
         const TimeNs b =
             d.overviewB.steps.empty() ? 0 : d.overviewB.breakdownTotal[c] / TimeNs(d.overviewB.steps.size());
-        w.key(breakdownCategoryName(BreakdownCategory(c)));
-        w.micros(b - a);
+        w.microsField(breakdownCategoryName(BreakdownCategory(c)), b - a);
     }
     w.endObject();
     w.key("kernel_categories_delta_us");
     w.beginObject();
     for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
         if (d.categoriesA[c] == 0 && d.categoriesB[c] == 0) continue;
-        w.key(kernelCategoryName(KernelCategory(c)));
-        w.micros(d.categoriesB[c] - d.categoriesA[c]);
+        w.microsField(kernelCategoryName(KernelCategory(c)), d.categoriesB[c] - d.categoriesA[c]);
     }
     w.endObject();
     w.key("gpu_metrics_delta");
@@ -190,14 +169,10 @@ std::string diffToJson(const TraceDiff& d) {
         if (!ga) ga = &zero;
         w.key(std::to_string(gb.device));
         w.beginObject();
-        w.key("utilization");
-        w.fixed(gb.utilization - ga->utilization, 6);
-        w.key("sm_efficiency");
-        w.fixed(gb.smEfficiency - ga->smEfficiency, 6);
-        w.key("achieved_occupancy_pct");
-        w.fixed(gb.achievedOccupancy - ga->achievedOccupancy, 3);
-        w.key("tensor_core_share");
-        w.fixed(gb.tensorCoreShare - ga->tensorCoreShare, 6);
+        w.fixedField("utilization", gb.utilization - ga->utilization, 6);
+        w.fixedField("sm_efficiency", gb.smEfficiency - ga->smEfficiency, 6);
+        w.fixedField("achieved_occupancy_pct", gb.achievedOccupancy - ga->achievedOccupancy, 3);
+        w.fixedField("tensor_core_share", gb.tensorCoreShare - ga->tensorCoreShare, 6);
         w.endObject();
     }
     w.endObject();

@@ -14,30 +14,20 @@ void writeRankFigures(JsonWriter<std::string>& w, const RankFigures& r) {
     // Inside the summary's top-level object: one step or collective per line, indented under it.
     constexpr JsonLayout rowPerLine{"\n   ", ",\n   ", ""};
     w.beginObject();
-    w.key("rank");
-    w.num(r.rank);
-    w.key("world_size");
-    w.num(r.worldSize);
-    w.key("step_mean_us");
-    w.micros(r.stepMean);
+    w.numField("rank", r.rank);
+    w.numField("world_size", r.worldSize);
+    w.microsField("step_mean_us", r.stepMean);
     w.key("steps");
     w.beginArray(rowPerLine);
     for (const RankStep& s : r.steps) {
         w.beginObject();
-        w.key("name");
-        w.str(s.name);
-        w.key("start_us");
-        w.micros(s.start);
-        w.key("end_us");
-        w.micros(s.end);
-        w.key("computation_us");
-        w.micros(s.computation);
-        w.key("communication_us");
-        w.micros(s.communication);
-        w.key("overlap_us");
-        w.micros(s.overlap);
-        w.key("other_us");
-        w.micros(s.other);
+        w.strField("name", s.name);
+        w.microsField("start_us", s.start);
+        w.microsField("end_us", s.end);
+        w.microsField("computation_us", s.computation);
+        w.microsField("communication_us", s.communication);
+        w.microsField("overlap_us", s.overlap);
+        w.microsField("other_us", s.other);
         w.endObject();
     }
     w.endArray();
@@ -45,16 +35,11 @@ void writeRankFigures(JsonWriter<std::string>& w, const RankFigures& r) {
     w.beginArray(rowPerLine);
     for (const CollectiveStats& c : r.collectives) {
         w.beginObject();
-        w.key("name");
-        w.str(c.name);
-        w.key("calls");
-        w.num(c.calls);
-        w.key("bytes");
-        w.fixed(c.bytes, 0);
-        w.key("total_us");
-        w.micros(c.total);
-        w.key("mean_us");
-        w.micros(c.mean());
+        w.strField("name", c.name);
+        w.numField("calls", c.calls);
+        w.fixedField("bytes", c.bytes, 0);
+        w.microsField("total_us", c.total);
+        w.microsField("mean_us", c.mean());
         w.endObject();
     }
     w.endArray();

@@ -92,19 +92,16 @@ std::vector<GpuActivitySeries> gpuActivitySeries(const TraceStore& store) {
 DerivedTracks gpuActivityTracks(const TraceStore& store) {
     DerivedTracks tracks;
     for (GpuActivitySeries& g : gpuActivitySeries(store)) {
-        DerivedTrack utilization("GPU utilisation", std::move(g.utilization), CounterUnit::Ratio,
-                                 CounterFold::Mean);
-        utilization.gpu = g.device;
-        utilization.groupTitle = "GPU " + std::to_string(g.device);
-        utilization.fullScale = 1;
-        tracks.push_back(std::move(utilization));
-        if (g.smEfficiency.times.empty()) continue;
-        DerivedTrack sm("est. SM efficiency", std::move(g.smEfficiency), CounterUnit::Ratio,
-                        CounterFold::Mean);
-        sm.gpu = g.device;
-        sm.groupTitle = "GPU " + std::to_string(g.device);
-        sm.fullScale = 1;
-        tracks.push_back(std::move(sm));
+        // Both lanes are busy shares: a mean per pixel column, full scale 100 %.
+        auto add = [&](const char* title, StepSeries series) {
+            DerivedTrack lane(title, std::move(series), CounterUnit::Ratio, CounterFold::Mean);
+            lane.gpu = g.device;
+            lane.groupTitle = "GPU " + std::to_string(g.device);
+            lane.fullScale = 1;
+            tracks.push_back(std::move(lane));
+        };
+        add("GPU utilisation", std::move(g.utilization));
+        if (!g.smEfficiency.times.empty()) add("est. SM efficiency", std::move(g.smEfficiency));
     }
     return tracks;
 }

@@ -16,22 +16,15 @@ void writeOperatorRows(JsonWriter<std::string>& w, const char* key, const std::v
     w.beginArray(rowPerLine);
     for (const OperatorRow& o : rows) {
         w.beginObject();
-        w.key("name");
-        w.str(o.name);
+        w.strField("name", o.name);
         if (!o.inputDims.empty()) {
-            w.key("input_dims");
-            w.str(o.inputDims);
+            w.strField("input_dims", o.inputDims);
         }
-        w.key("count");
-        w.num(o.count);
-        w.key("host_total_us");
-        w.micros(o.hostTotal);
-        w.key("host_self_us");
-        w.micros(o.hostSelf);
-        w.key("device_total_us");
-        w.micros(o.deviceTotal);
-        w.key("device_self_us");
-        w.micros(o.deviceSelf);
+        w.numField("count", o.count);
+        w.microsField("host_total_us", o.hostTotal);
+        w.microsField("host_self_us", o.hostSelf);
+        w.microsField("device_total_us", o.deviceTotal);
+        w.microsField("device_self_us", o.deviceSelf);
         w.endObject();
     }
     w.endArray();
@@ -43,20 +36,16 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
     w.beginArray(rowPerLine);
     for (std::size_t i = 0; i < ov.steps.size(); ++i) {
         w.beginObject();
-        w.key("name");
-        w.str(report.stepNames[i]);
-        w.key("start_us");
-        w.micros(ov.steps[i].start);
-        w.key("end_us");
-        w.micros(ov.steps[i].end);
+        w.strField("name", report.stepNames[i]);
+        w.microsField("start_us", ov.steps[i].start);
+        w.microsField("end_us", ov.steps[i].end);
         w.endObject();
     }
     w.endArray();
     w.key("gpu_utilization");
     w.beginObject();
     for (const GpuMetrics& g : ov.gpus) {
-        w.key(std::to_string(g.device));
-        w.fixed(g.utilization, 6);
+        w.fixedField(std::to_string(g.device), g.utilization, 6);
     }
     w.endObject();
     w.key("gpu_metrics");
@@ -64,32 +53,25 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
     for (const GpuMetrics& g : ov.gpus) {
         w.key(std::to_string(g.device));
         w.beginObject();
-        w.key("utilization");
-        w.fixed(g.utilization, 6);
-        w.key("busy_of_wall");
-        w.fixed(g.busyOfWall, 6);
-        w.key("sm_efficiency");
-        w.fixed(g.smEfficiency, 6);
-        w.key("achieved_occupancy_pct");
-        w.fixed(g.achievedOccupancy, 3);
-        w.key("tensor_core_share");
-        w.fixed(g.tensorCoreShare, 6);
+        w.fixedField("utilization", g.utilization, 6);
+        w.fixedField("busy_of_wall", g.busyOfWall, 6);
+        w.fixedField("sm_efficiency", g.smEfficiency, 6);
+        w.fixedField("achieved_occupancy_pct", g.achievedOccupancy, 3);
+        w.fixedField("tensor_core_share", g.tensorCoreShare, 6);
         w.endObject();
     }
     w.endObject();
     w.key("breakdown_us");
     w.beginObject();
     for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
-        w.key(breakdownCategoryName(BreakdownCategory(c)));
-        w.micros(ov.breakdownTotal[c]);
+        w.microsField(breakdownCategoryName(BreakdownCategory(c)), ov.breakdownTotal[c]);
     }
     w.endObject();
     w.key("kernel_categories_us");
     w.beginObject();
     for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
         if (report.kernels.byCategory[c] == 0) continue;
-        w.key(kernelCategoryName(KernelCategory(c)));
-        w.micros(report.kernels.byCategory[c]);
+        w.microsField(kernelCategoryName(KernelCategory(c)), report.kernels.byCategory[c]);
     }
     w.endObject();
     w.key("memory");
@@ -97,8 +79,7 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
     for (const auto& [device, peak] : report.memory.peaks) {
         w.key(std::to_string(device));
         w.beginObject();
-        w.key("peak_allocated_bytes");
-        w.fixed(peak.allocated, 0);
+        w.fixedField("peak_allocated_bytes", peak.allocated, 0);
         w.key("peak_reserved_bytes");
         if (peak.hasReserved)
             w.fixed(peak.reserved, 0);
@@ -115,34 +96,25 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
     w.beginArray(rowPerLine);
     for (const Recommendation& r : ov.recommendations) {
         w.beginObject();
-        w.key("id");
-        w.str(r.id);
-        w.key("title");
-        w.str(r.title);
-        w.key("evidence_text");
-        w.str(r.evidence);
+        w.strField("id", r.id);
+        w.strField("title", r.title);
+        w.strField("evidence_text", r.evidence);
         w.key("evidence");
         w.beginObject();
         for (const auto& [figure, value] : r.figures) {
-            w.key(figure);
-            w.fixed(value, 6);
+            w.fixedField(figure, value, 6);
         }
         w.endObject();
         w.key("where");
         w.beginObject();
-        w.key("start_us");
-        w.micros(r.from);
-        w.key("end_us");
-        w.micros(r.to);
+        w.microsField("start_us", r.from);
+        w.microsField("end_us", r.to);
         if (r.example.isValid()) {
             w.key("event");
             w.beginObject();
-            w.key("name");
-            w.str(r.exampleName);
-            w.key("start_us");
-            w.micros(r.exampleStart);
-            w.key("dur_us");
-            w.micros(r.exampleDuration);
+            w.strField("name", r.exampleName);
+            w.microsField("start_us", r.exampleStart);
+            w.microsField("dur_us", r.exampleDuration);
             w.endObject();
         }
         w.endObject();
@@ -158,26 +130,18 @@ std::string summaryToJson(const Summary& s, const AnalysisResult* report) {
     std::string out;
     JsonWriter w(out);
     w.beginObject(topLevel);
-    w.key("events");
-    w.num(s.events);
+    w.numField("events", s.events);
     w.key("kernels");
     w.beginArray(rowPerLine);
     for (const KernelRow& k : s.kernels) {
         w.beginObject();
-        w.key("name");
-        w.str(k.name);
-        w.key("count");
-        w.num(k.count);
-        w.key("total_us");
-        w.micros(k.total);
-        w.key("min_us");
-        w.micros(k.min);
-        w.key("max_us");
-        w.micros(k.max);
-        w.key("mean_us");
-        w.micros(k.mean());
-        w.key("category");
-        w.str(kernelCategoryName(kernelCategory(k.name)));
+        w.strField("name", k.name);
+        w.numField("count", k.count);
+        w.microsField("total_us", k.total);
+        w.microsField("min_us", k.min);
+        w.microsField("max_us", k.max);
+        w.microsField("mean_us", k.mean());
+        w.strField("category", kernelCategoryName(kernelCategory(k.name)));
         w.key("tensor_cores");
         w.boolean(usesTensorCores(k.name));
         w.endObject();
@@ -188,8 +152,7 @@ std::string summaryToJson(const Summary& s, const AnalysisResult* report) {
     w.key("gpu_busy_us");
     w.beginObject();
     for (const auto& [device, busy] : s.gpuBusy) {
-        w.key(std::to_string(device));
-        w.micros(busy);
+        w.microsField(std::to_string(device), busy);
     }
     w.endObject();
     if (report) writeReport(w, *report);

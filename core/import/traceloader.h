@@ -30,8 +30,9 @@ struct LoadOptions {
     std::function<void(const LoadProgress&)> progress;
     // Called on the loading thread as each phase ends, with its name and duration (benchmarks; may be empty).
     PhaseTimingFn phaseTiming;
-    // What the store calls its source (TraceStore::sourcePath): the file (open/opentrace sets it), or a label
-    // such as "live capture". The store is sealed (const) once loaded, so it is named while it is built.
+    // What the store calls its source (TraceStore::sourcePath()): the file (open/opentrace sets it), or a
+    // label such as "live capture". The store is sealed (const) once loaded, so it is named while it is
+    // built.
     std::string sourcePath;
 };
 

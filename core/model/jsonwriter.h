@@ -48,6 +48,24 @@ template <typename Text> class JsonWriter {
         m_afterKey = true;
     }
 
+    // A key and its value in one call, for the common members.
+    template <typename Int> void numField(std::string_view name, Int v) {
+        key(name);
+        num(v);
+    }
+    void microsField(std::string_view name, TimeNs ns) {
+        key(name);
+        micros(ns);
+    }
+    void strField(std::string_view name, std::string_view v) {
+        key(name);
+        str(v);
+    }
+    void fixedField(std::string_view name, double v, int decimals) {
+        key(name);
+        fixed(v, decimals);
+    }
+
     // Values. In a container they bring their own separator; at the top level (the capture writer lays out
     // its own lines through raw) they are written as they are.
     template <typename Int> void num(Int v) {
