@@ -1,7 +1,7 @@
 #include "detailspanel.h"
 
 #include "analysis/hosttree.h"
-#include "import/jsonbackend.h"
+#include "query/args.h"
 #include "query/enclosing.h"
 #include "query/lanelayout.h"
 #include "query/viewport.h"

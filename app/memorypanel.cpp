@@ -1,6 +1,5 @@
 #include "memorypanel.h"
 
-#include "import/jsonbackend.h"
 #include "query/enclosing.h"
 
 #include "barchart.h"

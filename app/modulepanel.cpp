@@ -1,6 +1,5 @@
 #include "modulepanel.h"
 
-#include "import/jsonbackend.h"
 #include "query/enclosing.h"
 
 #include "barchart.h"

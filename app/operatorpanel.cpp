@@ -1,6 +1,6 @@
 #include "operatorpanel.h"
 
-#include "import/jsonbackend.h"
+#include "query/args.h"
 #include "query/enclosing.h"
 
 #include "barchart.h"

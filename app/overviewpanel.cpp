@@ -1,6 +1,5 @@
 #include "overviewpanel.h"
 
-#include "import/jsonbackend.h"
 #include "query/enclosing.h"
 
 #include "barchart.h"

@@ -4,9 +4,9 @@
 // tst_capturesession's, kernel names tst_kernelname's.
 #include "agentwriter.h"
 #include "analysis/summary.h"
-#include "import/argscan.h"
 #include "live/capturesession.h"
 #include "live/tracewire.h"
+#include "model/argscan.h"
 #include "replaysource.h"
 #include "testsupport.h"
 

@@ -1,7 +1,7 @@
 // Every real trace of ../shared/traces loads cleanly, and the parallel splitter changes nothing.
 #include "analysis/summary.h"
 #include "analysis/summaryformat.h"
-#include "import/jsonbackend.h"
+#include "query/args.h"
 #include "testsupport.h"
 
 #include <QDirIterator>

@@ -1,8 +1,8 @@
 // The timeline widget on real traces: keyboard and mouse navigation (drag-zoom included), history, selection,
 // hit testing, measuring, area selection, flow arrow geometry, collapsing, and the details panel's links.
 #include "detailspanel.h"
-#include "import/jsonbackend.h"
 #include "loadedtrace.h"
+#include "query/args.h"
 #include "testsupport.h"
 #include "timelinewidget.h"
 

@@ -1,5 +1,5 @@
 // Every format variant of FORMAT.md as a named row: the JSON in, a compact description of the store out.
-#include "import/jsonbackend.h"
+#include "query/args.h"
 #include "testsupport.h"
 
 #include <QDir>

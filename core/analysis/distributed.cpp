@@ -1,7 +1,7 @@
 #include "distributed.h"
 
-#include "import/argscan.h"
 #include "intervals.h"
+#include "model/argscan.h"
 #include "overview.h"
 #include "steps.h"
 #include "summaryformat.h"

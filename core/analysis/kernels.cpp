@@ -1,6 +1,6 @@
 #include "kernels.h"
 
-#include "import/argscan.h"
+#include "model/argscan.h"
 
 #include <algorithm>
 #include <cctype>

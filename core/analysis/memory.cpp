@@ -1,7 +1,7 @@
 #include "memory.h"
 
-#include "import/argscan.h"
-#include "import/memoryseries.h"
+#include "model/argscan.h"
+#include "model/memoryseries.h"
 
 #include <algorithm>
 #include <charconv>

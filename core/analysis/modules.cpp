@@ -1,6 +1,6 @@
 #include "modules.h"
 
-#include "import/argscan.h"
+#include "model/argscan.h"
 
 #include <algorithm>
 #include <map>

@@ -2,8 +2,8 @@
 // need.
 #include "overviewfacts.h"
 
-#include "import/argscan.h"
 #include "kernels.h"
+#include "model/argscan.h"
 
 #include <algorithm>
 #include <tuple>

@@ -1,8 +1,8 @@
 #include "summary.h"
 
 #include "hosttree.h"
-#include "import/jsonbackend.h"
 #include "kernels.h"
+#include "query/args.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -34,13 +34,6 @@ class EventParser {
 // Fills `meta` from the top-level keys (name, JSON text) other than traceEvents.
 void decodeTopLevelMetadata(TraceMetadata& meta);
 
-// Decodes an args object's text into fields; nested values stay JSON text.
-std::vector<ArgField> decodeArgsText(std::string_view argsJson);
-// A slice's args, decoded on demand from the text the store keeps.
-inline std::vector<ArgField> decodeArgs(const TraceStore& store, EventRef ref) {
-    return decodeArgsText(store.argsText(ref));
-}
-
 // The version of the JSON library, for About boxes and `info`.
 std::string jsonLibraryVersion();
 

@@ -1,6 +1,6 @@
 #include "storebuilder.h"
 
-#include "memoryseries.h"
+#include "model/memoryseries.h"
 #include "model/parallel.h"
 #include "sourcebuffer.h"
 #include "storebuild.h"

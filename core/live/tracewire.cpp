@@ -1,9 +1,9 @@
 #include "tracewire.h"
 
-#include "import/argscan.h"
 #include "import/sourcebuffer.h"
 #include "import/traceloader.h"
 #include "livecapture.h"
+#include "model/argscan.h"
 #include "wire/wire.h"
 
 #include <algorithm>

@@ -160,7 +160,7 @@ class TraceStore {
 
     ArgsRange argsRange(EventRef ref) const { return m.argsRange(ref); }
     // The args text of a slice, straight from the source (empty when it had none). Decoding it is JSON work,
-    // which the import layer does (decodeArgs in import/jsonbackend.h).
+    // which the query layer does (decodeArgs in query/args.h).
     std::string_view argsText(EventRef ref) const { return m.argsText(ref); }
 
     // Launch (runtime/driver call) of a GPU slice, and GPU slices of a launch, joined by correlation id.
