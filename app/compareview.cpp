@@ -1,5 +1,11 @@
 #include "compareview.h"
 
+#include "query/kernelshortname.h"
+#include "query/search.h"
+
+#include "detailspanel.h"
+#include "panellayout.h"
+
 #include "backgroundjobs.h"
 #include "loadjob.h"
 #include "tablemodels.h"
@@ -10,6 +16,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPointer>
+#include <QRegularExpression>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -35,7 +42,10 @@ void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const DiffRow& r = rows[i];
         int c = 0;
-        auto* name = new QTableWidgetItem(QString::fromStdString(r.name));
+        // Kernels by their short name, the full one in the tooltip; operators as they are.
+        auto* name = new QTableWidgetItem(QString::fromStdString(host ? r.name : shortKernelName(r.name)));
+        name->setToolTip(QString::fromStdString(r.name));
+        name->setData(NameRole, QString::fromStdString(r.name));
         if (r.onlyA() || r.onlyB())
             name->setForeground(r.onlyB() ? QColor(0x04, 0x78, 0x57) : QColor(0xb9, 0x1c, 0x1c));
         table->setItem(int(i), c++, name);
@@ -147,6 +157,7 @@ void CompareView::build() {
     timelines->addWidget(titled(tr("A (baseline): %1").arg(QFileInfo(m_paths[0]).fileName()), m_timelineA));
     timelines->addWidget(titled(tr("B: %1").arg(QFileInfo(m_paths[1]).fileName()), m_timelineB));
     auto* tabs = new QTabWidget(content);
+    m_tabs = tabs;
     m_operators = makeTable(tabs, {tr("Operator"), tr("Calls A"), tr("Calls B"), tr("Host self A"),
                                    tr("Host self B"), tr("Host self Δ"), tr("Device self A"),
                                    tr("Device self B"), tr("Device self Δ"), tr("Change")});
@@ -210,10 +221,34 @@ void CompareView::build() {
     tabs->addTab(m_summary, tr("Summary"));
     tabs->addTab(m_operators, tr("Operators Δ"));
     tabs->addTab(m_kernels, tr("Kernels Δ"));
+    m_detailsStack = new QStackedWidget(tabs);
+    for (int side = 0; side < 2; ++side) {
+        m_details[side] = new DetailsPanel(*m_traces[side]->store, m_detailsStack);
+        m_detailsStack->addWidget(m_details[side]);
+        TimelineWidget* timeline = side ? m_timelineB : m_timelineA;
+        connect(m_details[side], &DetailsPanel::jumpRequested, timeline, &TimelineWidget::revealEvent);
+        connect(timeline, &TimelineWidget::selectionChanged, this, [this, side](EventRef ref) {
+            m_details[side]->showEvent(ref);
+            m_detailsStack->setCurrentIndex(side);
+            if (ref.isValid() && !m_marking) m_tabs->setCurrentWidget(m_detailsStack);
+        });
+    }
+    tabs->addTab(m_detailsStack, tr("Details"));
+    for (QTableWidget* table : {m_operators, m_kernels}) {
+        connect(table, &QTableWidget::cellDoubleClicked, this, [this, table](int row, int) {
+            if (const QTableWidgetItem* item = table->item(row, 0)) markName(item->data(NameRole).toString());
+        });
+    }
     content->addWidget(timelines);
     content->addWidget(tabs);
+    // The tables get room for a dozen rows; the timelines keep theirs (as in a trace's tab).
+    for (int i = 0; i < timelines->count(); ++i)
+        timelines->widget(i)->setMinimumHeight(panellayout::timelineMinimumHeight / 2);
+    tabs->setMinimumHeight(panellayout::panelsMinimumHeight);
+    content->setChildrenCollapsible(false);
     content->setStretchFactor(0, 3);
     content->setStretchFactor(1, 2);
+    content->setSizes({600, 400});
     m_stack->addWidget(content);
     m_stack->setCurrentWidget(content);
     connect(m_timelineA, &TimelineWidget::viewChanged, this, [this] { syncFrom(m_timelineA); });
@@ -223,6 +258,45 @@ void CompareView::build() {
     if (!m_traces[0]->steps.empty())
         m_timelineA->setVisibleRange(m_traces[0]->steps.front().start, m_traces[0]->steps.back().end);
     syncFrom(m_timelineA);
+}
+
+void CompareView::markName(const QString& name) {
+    if (!m_timelineA || !m_timelineB || name.isEmpty()) return;
+    const SearchQuery exact{
+        (QLatin1Char('^') + QRegularExpression::escape(name) + QLatin1Char('$')).toStdString(), true, true};
+    SearchResult found[2] = {searchSlices(*m_traces[0]->store, exact),
+                             searchSlices(*m_traces[1]->store, exact)};
+    // The first on A (or on B, for a row only in B), and on the other side the one nearest the same point of
+    // the run, so that the aligned views show both.
+    const int lead = found[0].matches.empty() ? 1 : 0;
+    EventRef chosen[2];
+    if (!found[lead].matches.empty()) {
+        chosen[lead] = found[lead].matches.front();
+        const TraceStore& leadStore = *m_traces[lead]->store;
+        const TimeNs at = leadStore.track(chosen[lead].track).starts[chosen[lead].index.value] +
+                          (lead == 0 ? m_offset : -m_offset);
+        const int other = 1 - lead;
+        const std::vector<EventRef>& candidates = found[other].matches;
+        if (!candidates.empty()) {
+            const TraceStore& otherStore = *m_traces[other]->store;
+            auto startOf = [&](EventRef r) { return otherStore.track(r.track).starts[r.index.value]; };
+            std::size_t i = firstMatchAtOrAfter(otherStore, candidates, at);
+            if (i == candidates.size() ||
+                (i > 0 && at - startOf(candidates[i - 1]) < startOf(candidates[i]) - at))
+                i = i == 0 ? 0 : i - 1;
+            chosen[other] = candidates[i];
+        }
+    }
+    m_marking = true;
+    for (int side : {0, 1}) {
+        TimelineWidget* timeline = side ? m_timelineB : m_timelineA;
+        timeline->setSearchHighlight(
+            std::make_shared<const std::vector<bool>>(std::move(found[side].nameMatches)), chosen[side]);
+    }
+    // The other side first: revealing the lead last moves the other view along with it (aligned).
+    for (int side : {1 - lead, lead})
+        if (chosen[side].isValid()) (side ? m_timelineB : m_timelineA)->revealEvent(chosen[side]);
+    m_marking = false;
 }
 
 void CompareView::syncFrom(TimelineWidget* source) {

@@ -9,10 +9,12 @@
 
 class QLabel;
 class QStackedWidget;
+class QTabWidget;
 class QTableWidget;
 
 namespace kinetoscope {
 
+class DetailsPanel;
 class LoadJob;
 class TimelineWidget;
 
@@ -31,6 +33,13 @@ class CompareView : public QWidget {
     QTableWidget* operatorTable() const { return m_operators; }
     QTableWidget* kernelTable() const { return m_kernels; }
     QLabel* summary() const { return m_summary; }
+    QTabWidget* tabs() const { return m_tabs; }
+    // The Details of the slice last selected on either timeline (one panel per side, the side's in front).
+    DetailsPanel* detailsA() const { return m_details[0]; }
+    DetailsPanel* detailsB() const { return m_details[1]; }
+    // Marks every slice named exactly `name` on both timelines, selects the first on each and shows it (a
+    // delta row's double-click). The tables stay in front.
+    void markName(const QString& name);
     const TraceDiff* diff() const { return m_diff.get(); }
     // B's time minus A's time at the same point of the run (first step starts, or trace starts without
     // steps).
@@ -60,6 +69,10 @@ class CompareView : public QWidget {
     TimelineWidget* m_timelineB = nullptr;
     QTableWidget* m_operators = nullptr;
     QTableWidget* m_kernels = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QStackedWidget* m_detailsStack = nullptr;
+    DetailsPanel* m_details[2] = {nullptr, nullptr};
+    bool m_marking = false; // markName is selecting: keep the table in front
 };
 
 } // namespace kinetoscope

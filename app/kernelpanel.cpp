@@ -82,6 +82,7 @@ void KernelPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
     m_model->setRows(result->kernels.rows);
     m_view->setColumnHidden(KernelTableModel::Launch,
                             result->kernelGrouping != KernelGrouping::NameAndLaunch);
+    fitColumns(m_view);
     QVector<BarChart::Bar> bars;
     const TimelinePalette palette;
     // One colour of the name ring per category: 5 is prime to the ring's size, so the 14 categories get 14

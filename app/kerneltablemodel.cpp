@@ -51,6 +51,8 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
                           index.column() == TensorCores;
         return text ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
     }
+    // The short name in the cell, the full one in its tooltip (and in the Details panel and search).
+    if (role == Qt::ToolTipRole && index.column() == Name) return QString::fromStdString(r.name);
     const QVariant value = sortValue(r, index.column());
     if (role == SortRole) return value;
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
@@ -78,7 +80,7 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
 QVariant KernelTableModel::sortValue(const KernelTableRow& r, int column) const {
     switch (column) {
     case Name:
-        return QString::fromStdString(r.name);
+        return QString::fromStdString(r.displayName);
     case Category:
         return QString::fromLatin1(kernelCategoryName(r.category).data());
     case Calls:

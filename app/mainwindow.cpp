@@ -276,6 +276,10 @@ void MainWindow::buildMenus() {
     m_detailsAction->setChecked(m_detailsVisible);
     m_detailsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
     connect(m_detailsAction, &QAction::toggled, this, &MainWindow::setDetailsVisible);
+    view->addAction(tr("&Reset Layout"), this, [this] {
+        for (int i = 0; i < m_tabs->count(); ++i)
+            if (auto* v = qobject_cast<TraceView*>(m_tabs->widget(i))) v->resetLayout();
+    });
     QAction* fullScreen = view->addAction(tr("F&ull Screen"));
     fullScreen->setCheckable(true);
     fullScreen->setShortcut(QKeySequence::FullScreen);

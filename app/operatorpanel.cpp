@@ -93,6 +93,7 @@ void OperatorPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
                                                      : result->summary.operators);
     m_view->setColumnHidden(OperatorTableModel::InputDims,
                             result->operatorGrouping != OperatorGrouping::NameAndShape);
+    fitColumns(m_view);
     updateChart();
 }
 

@@ -3,11 +3,14 @@
 #include "barchart.h"
 #include "tablemodels.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -50,7 +53,15 @@ QSortFilterProxyModel* makeProxy(QObject* parent, QAbstractItemModel* model) {
     proxy->setSortRole(SortRole);
     proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
     proxy->setFilterKeyColumn(0);
+    // The filter matches the full name (NameRole), not the short one shown: search finds what the trace says.
+    proxy->setFilterRole(NameRole);
     return proxy;
+}
+
+void fitColumns(QTableView* view) {
+    view->resizeColumnsToContents();
+    const int widest = std::max(480, view->viewport()->width() / 2);
+    view->setColumnWidth(0, std::clamp(view->columnWidth(0), 200, widest));
 }
 
 TablePanel buildTablePanel(AnalysisPanel* panel, QAbstractItemModel* model, const QStringList& groupings,
@@ -79,7 +90,13 @@ TablePanel buildTablePanel(AnalysisPanel* panel, QAbstractItemModel* model, cons
     t.chart = new BarChart(side);
     sideLayout->addWidget(new QLabel(sideTitle, side));
     sideLayout->addWidget(t.chart);
-    sideLayout->addWidget(detail, 1);
+    // The row's detail (a call chain can run to dozens of lines) scrolls in its own area: a panel's content
+    // never asks for more height than the panel has.
+    auto* detailScroll = new QScrollArea(side);
+    detailScroll->setWidget(detail);
+    detailScroll->setWidgetResizable(true);
+    detailScroll->setFrameShape(QFrame::NoFrame);
+    sideLayout->addWidget(detailScroll, 1);
     split->addWidget(side);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);

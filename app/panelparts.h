@@ -27,6 +27,10 @@ QTableWidgetItem* numberItem(const QString& text, double sortValue);
 QTableWidget* makeTable(QWidget* parent, const QStringList& headers);
 QTableView* makeView(QWidget* parent, QSortFilterProxyModel* proxy);
 QSortFilterProxyModel* makeProxy(QObject* parent, QAbstractItemModel* model);
+// Sizes every column to its cells and its header after new rows, the name column (0) kept between a readable
+// minimum and a share of the view's width, so that long names neither hide the figures nor get cut to
+// nothing.
+void fitColumns(QTableView* view);
 
 // The layout the operator and kernel panels share: a grouping box and a filter above a sortable, filterable
 // table, and beside it a column with a title, a bar chart and the panel's own detail widget. Selecting a row

@@ -1,5 +1,7 @@
 #include "timelinerenderer.h"
 
+#include "query/kernelshortname.h"
+
 #include <QGuiApplication>
 #include <QPainter>
 #include <QPainterPath>
@@ -66,7 +68,12 @@ const QString& TimelineRenderer::nameText(StringId id) {
     QString& text = m_nameText[id.value];
     if (text.isNull()) {
         const std::string_view v = store().strings().view(id);
-        text = QString::fromUtf8(v.data(), qsizetype(v.size()));
+        // A kernel's C++ signature by its short name: the label has room for a few words, and the ones that
+        // say what it is sit hundreds of characters in. Tooltips, Details and search keep the full name.
+        if (const std::optional<std::string> shortName = shortSignatureName(v))
+            text = QString::fromStdString(*shortName);
+        else
+            text = QString::fromUtf8(v.data(), qsizetype(v.size()));
         if (text.isNull()) text = QString(""); // non-null empty: computed
     }
     return text;

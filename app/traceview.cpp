@@ -1,5 +1,7 @@
 #include "traceview.h"
 
+#include "panellayout.h"
+
 #include "analysis/analysisresult.h"
 #include "analysispanels.h"
 #include "areasummarypanel.h"
@@ -28,6 +30,10 @@
 #include <QVBoxLayout>
 
 namespace kinetoscope {
+
+namespace {
+const QString splitterKey = QStringLiteral("traceView/splitter");
+} // namespace
 
 struct TraceView::SearchState {
     SearchResult result;
@@ -209,8 +215,11 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     connect(wholeTrace, &QPushButton::clicked, this, [this] { setAnalysisScope(std::nullopt); });
     for (AnalysisPanel* panel :
          std::initializer_list<AnalysisPanel*>{m_overview, m_operators, m_kernels, m_memory, m_modules}) {
-        connect(panel, &AnalysisPanel::jumpRequested, this,
-                [this](EventRef ref) { m_timeline->revealEvent(ref); });
+        connect(panel, &AnalysisPanel::jumpRequested, this, [this](EventRef ref) {
+            m_revealingFromPanel = true;
+            m_timeline->revealEvent(ref);
+            m_revealingFromPanel = false;
+        });
         connect(panel, &AnalysisPanel::rangeRequested, this,
                 [this](qint64 a, qint64 b) { m_timeline->setVisibleRange(a, b); });
         connect(panel, &AnalysisPanel::scopeRequested, this, [this](qint64 a, qint64 b) {
@@ -222,21 +231,16 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     }
     splitter->addWidget(m_timeline);
     splitter->addWidget(m_bottomTabs);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 1);
-    // The split between timeline and panels is remembered across traces and sessions.
+    // The split between timeline and panels is remembered across traces and sessions, within bounds.
     m_splitter = splitter;
-    splitter->restoreState(QSettings().value(QStringLiteral("traceView/splitter")).toByteArray());
-    connect(splitter, &QSplitter::splitterMoved, this, [splitter] {
-        QSettings().setValue(QStringLiteral("traceView/splitter"), splitter->saveState());
-    });
+    panellayout::install(splitter, splitterKey);
     cl->addWidget(splitter, 1);
     m_stack->addWidget(content);
     m_stack->setCurrentWidget(content);
 
     connect(m_timeline, &TimelineWidget::selectionChanged, this, [this](EventRef ref) {
         m_details->showEvent(ref);
-        if (ref.isValid()) m_bottomTabs->setCurrentWidget(m_details);
+        if (ref.isValid() && !m_revealingFromPanel) m_bottomTabs->setCurrentWidget(m_details);
     });
     connect(m_details, &DetailsPanel::jumpRequested, m_timeline, &TimelineWidget::revealEvent);
     connect(m_timeline, &TimelineWidget::areaSelectionChanged, this, &TraceView::updateArea);
@@ -325,6 +329,10 @@ void TraceView::highlightName(const QString& name) {
     m_searchBar->setRegex(true);
     m_searchBar->setText(QLatin1Char('^') + QRegularExpression::escape(name) + QLatin1Char('$'));
     runSearch();
+}
+
+void TraceView::resetLayout() {
+    if (m_splitter) panellayout::reset(m_splitter, splitterKey);
 }
 
 void TraceView::setPanelsVisible(bool visible) {

@@ -70,6 +70,9 @@ class TraceView : public QWidget {
     MemoryPanel* memoryPanel() const { return m_memory; }
     ModulePanel* modulePanel() const { return m_modules; }
     QTabWidget* bottomTabs() const { return m_bottomTabs; }
+    QSplitter* splitter() const { return m_splitter; }
+    // View > Reset Layout: the default split between timeline and panels.
+    void resetLayout();
     // Marks every slice named exactly `name` on the timeline, with next/previous in the search bar.
     void highlightName(const QString& name);
     void showSearch();
@@ -115,6 +118,10 @@ class TraceView : public QWidget {
     SearchBar* m_searchBar = nullptr;
     QTabWidget* m_bottomTabs = nullptr;
     QSplitter* m_splitter = nullptr;
+    // Set while a panel reveals an event on the timeline: the selection it makes then leaves the panel's tab
+    // in front (a click in a module tree must not lose the tree), where a click on the timeline shows
+    // Details.
+    bool m_revealingFromPanel = false;
 
     struct SearchState;
     std::shared_ptr<SearchState> m_search;

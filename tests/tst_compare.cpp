@@ -1,7 +1,9 @@
 // The comparison tab: both traces load, the diff tables match core/analysis/diff, and the timelines stay
 // aligned by their first step while either is zoomed or panned.
 #include "compareview.h"
+#include "detailspanel.h"
 #include "mainwindow.h"
+#include "query/kernelshortname.h"
 #include "tablemodels.h"
 #include "testsupport.h"
 #include "timelinewidget.h"
@@ -20,6 +22,9 @@ class TestCompare : public QObject {
     void comparesRealPair();
     void zoomIsSynchronised();
     void failedSideReportsError();
+    void doubleClickMarksBothSides_data();
+    void doubleClickMarksBothSides();
+    void detailsFollowEitherTimeline();
 
   private:
     CompareView* openPair(MainWindow& w);
@@ -91,6 +96,82 @@ void TestCompare::failedSideReportsError() {
     QVERIFY(failed.wait(30000));
     QVERIFY(view->errorMessage().startsWith(QLatin1String("/nonexistent/b.json: ")));
     QVERIFY(!view->isReady());
+}
+
+void TestCompare::doubleClickMarksBothSides_data() {
+    QTest::addColumn<bool>("kernels");
+    QTest::newRow("operator") << false;
+    QTest::newRow("kernel") << true;
+}
+
+void TestCompare::doubleClickMarksBothSides() {
+    QFETCH(bool, kernels);
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    CompareView* view = openPair(w);
+    QVERIFY(view && view->isReady());
+    QTableWidget* table = kernels ? view->kernelTable() : view->operatorTable();
+    view->tabs()->setCurrentWidget(table);
+    // The first row present on both sides.
+    int row = -1;
+    for (int r = 0; r < table->rowCount() && row < 0; ++r)
+        if (table->item(r, 1)->data(SortRole).toDouble() > 0 &&
+            table->item(r, 2)->data(SortRole).toDouble() > 0)
+            row = r;
+    QVERIFY(row >= 0);
+    const QString name = table->item(row, 0)->data(NameRole).toString();
+    if (kernels) {
+        // The cell shows the short name; the full one is in the tooltip and drives the marking.
+        QCOMPARE(table->item(row, 0)->text(), QString::fromStdString(shortKernelName(name.toStdString())));
+        QCOMPARE(table->item(row, 0)->toolTip(), name);
+    }
+    emit table->cellDoubleClicked(row, 0);
+    TimeNs startOnA = 0;
+    for (TimelineWidget* t : {view->timelineA(), view->timelineB()}) {
+        const EventRef sel = t->selected();
+        QVERIFY(sel.isValid());
+        QCOMPARE(QString::fromUtf8(t->store().nameOf(sel).data(), qsizetype(t->store().nameOf(sel).size())),
+                 name);
+        const Track& track = t->store().track(sel.track);
+        const TimeNs start = track.starts[sel.index.value];
+        if (t == view->timelineA()) {
+            // A's first, shown: it lies in the visible range.
+            startOnA = start;
+            QVERIFY(start <= t->axis().end);
+            QVERIFY(track.endOf(sel.index.value) >= t->axis().start);
+        } else {
+            // On B the one nearest the same point of the run: no other slice of that name is nearer.
+            const TimeNs at = startOnA + view->alignmentOffset();
+            const TimeNs distance = std::llabs(start - at);
+            const TraceStore& b = t->store();
+            for (std::uint32_t ti = 0; ti < b.tracks().size(); ++ti)
+                for (std::uint32_t r = 0; r < b.tracks()[ti].sliceCount(); ++r)
+                    if (b.nameOf({TrackId(ti), EventIndex(r)}) == b.nameOf(sel))
+                        QVERIFY(std::llabs(b.tracks()[ti].starts[r] - at) >= distance);
+        }
+    }
+    // The views stay aligned, and the table stays in front.
+    QCOMPARE(view->timelineB()->axis().start - view->timelineA()->axis().start, view->alignmentOffset());
+    QCOMPARE(view->tabs()->currentWidget(), static_cast<QWidget*>(table));
+}
+
+void TestCompare::detailsFollowEitherTimeline() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    CompareView* view = openPair(w);
+    QVERIFY(view && view->isReady());
+    // The tables get real room by default, not two rows.
+    QVERIFY2(view->tabs()->height() >= 120, qPrintable(QString::number(view->tabs()->height())));
+    for (TimelineWidget* t : {view->timelineA(), view->timelineB()}) {
+        const EventRef ref{TrackId(0), EventIndex(0)};
+        QVERIFY(t->store().track(ref.track).sliceCount() > 0);
+        t->setSelected(ref);
+        DetailsPanel* details = t == view->timelineA() ? view->detailsA() : view->detailsB();
+        QCOMPARE(details->shown(), ref);
+        QVERIFY(details->isVisibleTo(view));
+    }
 }
 
 QTEST_MAIN(TestCompare)

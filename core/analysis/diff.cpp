@@ -2,6 +2,8 @@
 
 #include "summaryformat.h"
 
+#include "query/kernelshortname.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -87,6 +89,7 @@ void writeRows(JsonWriter<std::string>& w, const char* key, const std::vector<Di
     for (const DiffRow& r : rows) {
         w.beginObject();
         w.strField("name", r.name);
+        if (!host) w.strField("display_name", shortKernelName(r.name));
         w.numField("count_a", r.countA);
         w.numField("count_b", r.countB);
         if (host) {
@@ -197,7 +200,8 @@ std::string diffToText(const TraceDiff& d, std::size_t top) {
         out += buf;
         for (std::size_t i = 0; i < rows.size() && i < top; ++i) {
             const DiffRow& r = rows[i];
-            std::string name = r.name.size() > 58 ? r.name.substr(0, 55) + "..." : r.name;
+            const std::string shown = host ? r.name : shortKernelName(r.name);
+            std::string name = shown.size() > 58 ? shown.substr(0, 55) + "..." : shown;
             const double pct = r.percentChange();
             char change[32];
             if (r.onlyA())

@@ -1,6 +1,7 @@
 #include "kernels.h"
 
 #include "model/argscan.h"
+#include "query/kernelshortname.h"
 
 #include <algorithm>
 #include <cctype>
@@ -71,6 +72,7 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
             if (inserted) {
                 accs.emplace_back();
                 accs.back().row.name = std::string(name);
+                accs.back().row.displayName = shortKernelName(name);
                 accs.back().row.launch = launch;
                 accs.back().row.category = nit->second.first;
                 accs.back().row.tensorCores = nit->second.second;

@@ -13,8 +13,9 @@ namespace kinetoscope {
 enum class KernelGrouping { Name, NameAndLaunch };
 
 struct KernelTableRow {
-    std::string name;
-    std::string launch; // "grid [..] block [..] regs N smem N · op" when grouped by launch properties
+    std::string name;        // as the trace has it
+    std::string displayName; // shortKernelName(name), for tables
+    std::string launch;      // "grid [..] block [..] regs N smem N · op" when grouped by launch properties
     KernelCategory category = KernelCategory::Other;
     bool tensorCores = false;
     std::uint64_t count = 0;

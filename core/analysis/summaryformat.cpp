@@ -1,5 +1,7 @@
 #include "summaryformat.h"
 
+#include "query/kernelshortname.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -136,6 +138,7 @@ std::string summaryToJson(const Summary& s, const AnalysisResult* report) {
     for (const KernelRow& k : s.kernels) {
         w.beginObject();
         w.strField("name", k.name);
+        w.strField("display_name", shortKernelName(k.name));
         w.numField("count", k.count);
         w.microsField("total_us", k.total);
         w.microsField("min_us", k.min);
@@ -168,18 +171,24 @@ struct Column {
     bool numeric;
 };
 
+// Columns a text takes in a terminal: its UTF-8 code points ("…" is one column, three bytes).
+std::size_t columnsOf(const std::string& s) {
+    return std::size_t(std::count_if(s.begin(), s.end(),
+                                     [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 std::string renderTable(const std::vector<Column>& columns,
                         const std::vector<std::vector<std::string>>& rows) {
     std::vector<std::size_t> width(columns.size());
     for (std::size_t c = 0; c < columns.size(); ++c)
-        width[c] = columns[c].title.size();
+        width[c] = columnsOf(columns[c].title);
     for (const auto& row : rows)
         for (std::size_t c = 0; c < row.size(); ++c)
-            width[c] = std::max(width[c], row[c].size());
+            width[c] = std::max(width[c], columnsOf(row[c]));
     auto line = [&](const std::vector<std::string>& cells) {
         std::string out;
         for (std::size_t c = 0; c < cells.size(); ++c) {
-            const std::size_t pad = width[c] - cells[c].size();
+            const std::size_t pad = width[c] - columnsOf(cells[c]);
             if (c) out += "  ";
             if (columns[c].numeric)
                 out += std::string(pad, ' ') + cells[c];
@@ -295,8 +304,9 @@ std::optional<std::string> summaryToText(const Summary& summary, const SummaryTe
         std::vector<std::vector<std::string>> rows;
         for (std::size_t i = 0; i < kernels.size() && i < options.top; ++i) {
             const KernelRow& k = kernels[i];
-            rows.push_back({elide(k.name, 80), std::to_string(k.count), formatMicros(k.total),
-                            formatMicros(k.mean()), formatMicros(k.min), formatMicros(k.max)});
+            rows.push_back({elide(shortKernelName(k.name), 80), std::to_string(k.count),
+                            formatMicros(k.total), formatMicros(k.mean()), formatMicros(k.min),
+                            formatMicros(k.max)});
         }
         out += "\nKernels (" + std::to_string(rows.size()) + " of " + std::to_string(kernels.size()) + ")\n";
         out += renderTable({{"Name", false},

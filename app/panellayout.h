@@ -1,0 +1,40 @@
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+class QSplitter;
+
+namespace kinetoscope {
+
+// The split between a timeline (first) and the panels under it (second), in every view that has one. The
+// panels never grow to fit their content: their minimum height is fixed, so a long table, a deep call chain
+// or a module tree scrolls inside its panel instead of pushing the timeline up; the timeline keeps a minimum
+// of its own; neither can be collapsed to nothing by a drag.
+namespace panellayout {
+
+constexpr int timelineMinimumHeight = 220;
+constexpr int panelsMinimumHeight = 120;
+// A restored split must leave the timeline at least this share of the height: a layout saved while cramped
+// must not come back on the next launch.
+constexpr double timelineMinimumShare = 0.4;
+// The split at first launch and after View > Reset Layout: timeline 3, panels 1.
+constexpr int timelineStretch = 3;
+constexpr int panelsStretch = 1;
+
+// Whether sizes (timeline, panels) show the timeline well enough to be kept.
+bool showsTimeline(const QList<int>& sizes);
+// The sizes (timeline, panels) in a state saved by QSplitter::saveState; empty when it is not one.
+QList<int> savedSizes(const QByteArray& state);
+// The default sizes for a total height.
+QList<int> defaultSizes(int total);
+
+// Sets the bounds above on a splitter holding (timeline, panels), restores its state from setting `key`
+// unless that state would hide the timeline (then the setting is dropped), and saves it on every drag.
+void install(QSplitter* splitter, const QString& key);
+// Back to the default split; the saved state is dropped.
+void reset(QSplitter* splitter, const QString& key);
+
+} // namespace panellayout
+} // namespace kinetoscope

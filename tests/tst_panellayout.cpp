@@ -1,0 +1,227 @@
+// The split between the timeline and the panels under it (app/panellayout): the bounds, refusing a saved
+// layout that would hide the timeline, View > Reset Layout, and panels that keep their size and their tab
+// whatever is selected in them, on a real trace.
+#include "analysispanels.h"
+#include "detailspanel.h"
+#include "mainwindow.h"
+#include "panellayout.h"
+#include "testsupport.h"
+#include "timelinewidget.h"
+#include "traceview.h"
+
+#include <QApplication>
+#include <QLabel>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTest>
+#include <QTreeWidget>
+
+using namespace kinetoscope;
+
+class TestPanelLayout : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase();
+    void showsTimeline_data();
+    void showsTimeline();
+    void savedSizesReadBack();
+    void panelsNeverTakeTheWindow();
+    void refusesLayoutHidingTimeline_data();
+    void refusesLayoutHidingTimeline();
+    void resetLayout();
+    void panelJumpKeepsItsTab();
+
+  private:
+    TraceView* openReady(MainWindow& w);
+};
+
+namespace {
+// A real trace with kernels, modules (with_stack) and memory: every panel has content.
+const char* const qwen = "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+
+QByteArray stateWithSizes(int timeline, int panels) {
+    QSplitter s(Qt::Vertical);
+    s.addWidget(new QWidget(&s));
+    s.addWidget(new QWidget(&s));
+    s.resize(200, timeline + panels + s.handleWidth());
+    s.setSizes({timeline, panels});
+    return s.saveState();
+}
+
+int total(const QList<int>& sizes) {
+    return sizes.value(0) + sizes.value(1);
+}
+} // namespace
+
+void TestPanelLayout::initTestCase() {
+    QCoreApplication::setOrganizationName(QStringLiteral("KinetoscopeTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_panellayout"));
+    QSettings().clear();
+}
+
+TraceView* TestPanelLayout::openReady(MainWindow& w) {
+    w.resize(1400, 1000);
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w)) return nullptr;
+    TraceView* view = w.openTrace(QString::fromStdString(test::tracePath(qwen)));
+    QSignalSpy analysed(view, &TraceView::analysisReady);
+    if (!QTest::qWaitFor([&] { return view->state() != TraceView::State::Loading; }, 30000)) return nullptr;
+    if (view->state() != TraceView::State::Ready) return nullptr;
+    if (!view->analysis() && !analysed.wait(30000)) return nullptr;
+    QApplication::processEvents();
+    return view;
+}
+
+void TestPanelLayout::showsTimeline_data() {
+    QTest::addColumn<int>("timeline");
+    QTest::addColumn<int>("panels");
+    QTest::addColumn<bool>("shows");
+    QTest::newRow("default 3:1") << 750 << 250 << true;
+    QTest::newRow("even") << 500 << 500 << true;
+    QTest::newRow("share 40%") << 400 << 600 << true;
+    QTest::newRow("share 39%") << 390 << 610 << false;
+    // The report: the timeline about 150 px of a 1080-px window.
+    QTest::newRow("cramped") << 150 << 850 << false;
+    QTest::newRow("small window, share fine, too short") << 200 << 100 << false;
+    QTest::newRow("panels collapsed") << 1000 << 0 << true;
+}
+
+void TestPanelLayout::showsTimeline() {
+    QFETCH(int, timeline);
+    QFETCH(int, panels);
+    QFETCH(bool, shows);
+    QCOMPARE(panellayout::showsTimeline({timeline, panels}), shows);
+    QVERIFY(!panellayout::showsTimeline({}));
+    QVERIFY(!panellayout::showsTimeline({0, 0}));
+}
+
+void TestPanelLayout::savedSizesReadBack() {
+    QCOMPARE(panellayout::savedSizes(stateWithSizes(700, 300)), (QList<int>{700, 300}));
+    QVERIFY(panellayout::savedSizes(QByteArray("not a splitter state")).isEmpty());
+    QVERIFY(panellayout::savedSizes({}).isEmpty());
+    const QList<int> d = panellayout::defaultSizes(1000);
+    QCOMPARE(d, (QList<int>{750, 250}));
+    QCOMPARE(panellayout::defaultSizes(300).value(1), panellayout::panelsMinimumHeight);
+}
+
+void TestPanelLayout::panelsNeverTakeTheWindow() {
+    QSettings().clear();
+    MainWindow w;
+    TraceView* view = openReady(w);
+    QVERIFY(view);
+    QSplitter* split = view->splitter();
+    const QList<int> before = split->sizes();
+    QVERIFY2(panellayout::showsTimeline(before),
+             qPrintable(QStringLiteral("%1 %2").arg(before[0]).arg(before[1])));
+
+    // Select a kernel row (its launch chain fills the side), every module (the tree), each tab in turn.
+    QTabWidget* tabs = view->bottomTabs();
+    tabs->setCurrentWidget(view->kernelPanel());
+    auto* kernels = view->kernelPanel()->findChild<QTableView*>();
+    QVERIFY(kernels && kernels->model()->rowCount() > 0);
+    for (int r = 0; r < std::min(20, kernels->model()->rowCount()); ++r)
+        kernels->setCurrentIndex(kernels->model()->index(r, 0));
+    tabs->setCurrentWidget(view->modulePanel());
+    auto* modules = view->modulePanel()->findChild<QTreeWidget*>();
+    QVERIFY(modules && modules->topLevelItemCount() > 0);
+    modules->expandAll();
+    modules->setCurrentItem(modules->topLevelItem(0));
+    for (int i = 0; i < tabs->count(); ++i) {
+        tabs->setCurrentIndex(i);
+        QApplication::processEvents();
+    }
+    // The panels did not grow (the window's own chrome may take a few pixels from both), and the share stays.
+    const QList<int> after = split->sizes();
+    QVERIFY2(after[1] <= before[1], qPrintable(QStringLiteral("%1 -> %2").arg(before[1]).arg(after[1])));
+    QVERIFY(std::abs(double(after[0]) / total(after) - double(before[0]) / total(before)) < 0.02);
+    // Even with content that asks for more height than the panels have.
+    QVERIFY(tabs->minimumSizeHint().height() > panellayout::panelsMinimumHeight);
+
+    // The splitter still moves both ways, to the bounds and no further.
+    const int all = total(after);
+    split->setSizes({all - 10, 10});
+    QCOMPARE(split->sizes().value(1), panellayout::panelsMinimumHeight);
+    split->setSizes({10, all - 10});
+    QCOMPARE(split->sizes().value(0), panellayout::timelineMinimumHeight);
+    split->setSizes({all / 2, all - all / 2});
+    QCOMPARE(split->sizes(), (QList<int>{all / 2, all - all / 2}));
+}
+
+void TestPanelLayout::refusesLayoutHidingTimeline_data() {
+    QTest::addColumn<int>("timeline");
+    QTest::addColumn<int>("panels");
+    QTest::addColumn<bool>("restored");
+    QTest::newRow("cramped") << 150 << 850 << false;
+    QTest::newRow("kept") << 600 << 400 << true;
+}
+
+void TestPanelLayout::refusesLayoutHidingTimeline() {
+    QFETCH(int, timeline);
+    QFETCH(int, panels);
+    QFETCH(bool, restored);
+    QSettings().clear();
+    QSettings().setValue(QStringLiteral("traceView/splitter"), stateWithSizes(timeline, panels));
+    MainWindow w;
+    TraceView* view = openReady(w);
+    QVERIFY(view);
+    const QList<int> sizes = view->splitter()->sizes();
+    QVERIFY(panellayout::showsTimeline(sizes));
+    QCOMPARE(QSettings().contains(QStringLiteral("traceView/splitter")), restored);
+    const double share = double(sizes[0]) / total(sizes);
+    if (restored)
+        QVERIFY2(std::abs(share - 0.6) < 0.05, qPrintable(QString::number(share)));
+    else
+        QVERIFY2(std::abs(share - 0.75) < 0.05, qPrintable(QString::number(share)));
+}
+
+void TestPanelLayout::resetLayout() {
+    QSettings().clear();
+    MainWindow w;
+    TraceView* view = openReady(w);
+    QVERIFY(view);
+    QSplitter* split = view->splitter();
+    const int all = total(split->sizes());
+    // A drag saves the split.
+    split->setSizes({all / 2, all - all / 2});
+    emit split->splitterMoved(all / 2, 1);
+    QVERIFY(QSettings().contains(QStringLiteral("traceView/splitter")));
+    // View > Reset Layout, from the menu as a user reaches it.
+    QAction* reset = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->text() == QStringLiteral("&Reset Layout")) reset = a;
+    QVERIFY(reset);
+    reset->trigger();
+    QCOMPARE(split->sizes(), panellayout::defaultSizes(all));
+    QVERIFY(!QSettings().contains(QStringLiteral("traceView/splitter")));
+}
+
+void TestPanelLayout::panelJumpKeepsItsTab() {
+    QSettings().clear();
+    MainWindow w;
+    TraceView* view = openReady(w);
+    QVERIFY(view);
+    const TraceStore& store = *view->trace()->store;
+    EventRef kernel;
+    for (std::uint32_t t = 0; t < store.tracks().size() && !kernel.isValid(); ++t)
+        if (store.tracks()[t].kind == TrackKind::GpuStream && store.tracks()[t].sliceCount())
+            kernel = {TrackId(t), EventIndex(0)};
+    QVERIFY(kernel.isValid());
+    // A click in a panel that reveals an event keeps that panel in front...
+    for (AnalysisPanel* panel : std::initializer_list<AnalysisPanel*>{
+             view->modulePanel(), view->kernelPanel(), view->operatorPanel()}) {
+        view->bottomTabs()->setCurrentWidget(panel);
+        emit panel->jumpRequested(kernel);
+        QCOMPARE(view->timeline()->selected(), kernel);
+        QCOMPARE(view->bottomTabs()->currentWidget(), static_cast<QWidget*>(panel));
+        view->timeline()->setSelected({});
+    }
+    // ...while a selection made on the timeline shows its Details.
+    view->timeline()->setSelected(kernel);
+    QCOMPARE(view->bottomTabs()->currentWidget(), static_cast<QWidget*>(view->details()));
+}
+
+QTEST_MAIN(TestPanelLayout)
+#include "tst_panellayout.moc"
