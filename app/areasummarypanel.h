@@ -4,12 +4,13 @@
 
 #include <QWidget>
 
+class QComboBox;
 class QLabel;
 class QTableWidget;
 
 namespace kinetoscope {
 
-// The slices under an area selection, aggregated by name (count, total, self, longest).
+// The slices under an area selection, aggregated by name, category or track (count, total, self, longest).
 class AreaSummaryPanel : public QWidget {
     Q_OBJECT
   public:
@@ -17,9 +18,16 @@ class AreaSummaryPanel : public QWidget {
     void showSummary(const AreaSummary& summary, std::size_t trackCount);
     void clear();
     QTableWidget* table() const { return m_table; }
+    AreaGrouping grouping() const;
+    void setGrouping(AreaGrouping grouping);
+
+  signals:
+    // The user picked another grouping: the area is summarised again.
+    void groupingChanged();
 
   private:
     const TraceStore& m_store;
+    QComboBox* m_grouping;
     QLabel* m_caption;
     QTableWidget* m_table;
 };

@@ -1,5 +1,7 @@
 #include "captureview.h"
 
+#include "model/textformat.h"
+
 #include "analysispanels.h"
 #include "backgroundjobs.h"
 #include "loadedtrace.h"
@@ -135,8 +137,11 @@ void CaptureView::poll() {
     else
         text += tr(" · capture ended");
     if (st.counts.rejected)
-        text += tr(" · %1 record(s) with impossible times skipped").arg(st.counts.rejected);
-    if (st.refusedPeers) text += tr(" · %1 foreign connection(s) refused").arg(st.refusedPeers);
+        text += tr(" · %1 with impossible times skipped")
+                    .arg(QString::fromStdString(countText(st.counts.rejected, "record")));
+    if (st.refusedPeers)
+        text +=
+            tr(" · %1 refused").arg(QString::fromStdString(countText(st.refusedPeers, "foreign connection")));
     if (!st.streamError.empty()) text += tr(" · stream cut: %1").arg(QString::fromStdString(st.streamError));
     text += tr(" · spool %1").arg(QString::fromStdString(m_session->spoolPath()));
     if (text != m_statusText) {

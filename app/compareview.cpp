@@ -1,5 +1,7 @@
 #include "compareview.h"
 
+#include "model/textformat.h"
+
 #include "query/kernelshortname.h"
 #include "query/search.h"
 
@@ -207,14 +209,14 @@ void CompareView::build() {
     m_summary = new QLabel(tabs);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setText(tr("<b>Step time</b>: A %1 steps, mean %2 · B %3 steps, mean %4 "
+    m_summary->setText(tr("<b>Step time</b>: A %1, mean %2 · B %3, mean %4 "
                           "(<b>%5</b>)<br/><b>Per-step breakdown Δ</b>: %6<br/>%7<br/>"
                           "Timelines aligned at the first step (B − A = %8) and zoomed together. "
                           "<span style=\"color:#b91c1c\">Red</span>: only in A; <span "
                           "style=\"color:#047857\">green</span>: only in B.")
-                           .arg(oa.steps.size())
+                           .arg(QString::fromStdString(countText(oa.steps.size(), "step")))
                            .arg(durationText(oa.stepMean))
-                           .arg(ob.steps.size())
+                           .arg(QString::fromStdString(countText(ob.steps.size(), "step")))
                            .arg(durationText(ob.stepMean), signedDuration(ob.stepMean - oa.stepMean),
                                 breakdown.join(QStringLiteral(", ")), gpus.join(QStringLiteral("<br/>")),
                                 signedDuration(m_offset)));

@@ -79,8 +79,8 @@ void DetailsPanel::showEvent(EventRef ref) {
     // The track as the timeline names it ("GPU 0 · NVIDIA H100 · stream 7", not "tid 7"), then the raw ids.
     const std::string title = trackTitle(m_store, ref.track);
     row(tr("Track"),
-        esc(title) +
-            QStringLiteral(" <span style=\"color:#6b7280\">(pid %1 · tid %2)</span>").arg(t.pid).arg(t.tid));
+        esc(title) + QStringLiteral(" <span style=\"color:#6b7280\">(pid %1 · tid %2, as written)</span>")
+                         .arg(esc(processIdText(m_store, t)), esc(threadIdText(m_store, t))));
     if (auto corr = m_store.correlationOf(ref)) row(tr("Correlation"), QString::number(*corr));
     if (t.flags[ref.index.value] & SliceFlag::Unterminated)
         row(tr("Note"), tr("never closed; ends at the track's last time"));

@@ -1,5 +1,7 @@
 #include "distributedview.h"
 
+#include "model/textformat.h"
+
 #include "backgroundjobs.h"
 #include "open/opentrace.h"
 #include "stackedcolumnchart.h"
@@ -44,7 +46,9 @@ DistributedView::DistributedView(QStringList files, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_stack = new QStackedWidget(this);
-    m_status = new QLabel(tr("Loading %n rank(s)…", nullptr, int(m_files.size())), m_stack);
+    m_status = new QLabel(
+        tr("Loading %1…").arg(QString::fromStdString(countText(std::uint64_t(m_files.size()), "rank"))),
+        m_stack);
     m_status->setAlignment(Qt::AlignCenter);
     m_stack->addWidget(m_status);
     layout->addWidget(m_stack);
@@ -150,7 +154,10 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
         m_rankTable->setItem(int(i), c++,
                              new QTableWidgetItem(QFileInfo(QString::fromStdString(r.source)).fileName()));
     }
+    // Sorted explicitly: enabling sorting alone sorts by the header's default indicator (descending), which
+    // listed rank 1 before rank 0 under an arrow that read as ascending.
     m_rankTable->setSortingEnabled(true);
+    m_rankTable->sortByColumn(0, Qt::AscendingOrder);
     m_rankTable->resizeColumnsToContents();
     QStringList stragglers;
     for (const Straggler& s : m_stragglers)
@@ -182,16 +189,21 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
             m_collectives->setItem(row, col++, new QTableWidgetItem(QString::fromStdString(c.name)));
             m_collectives->setItem(row, col++, new NumberItem(QString::number(c.calls), double(c.calls)));
             m_collectives->setItem(row, col++,
-                                   new NumberItem(c.bytes > 0 ? QString::number(c.bytes / 1048576.0, 'f', 2) +
-                                                                    QStringLiteral(" MiB")
-                                                              : QString(),
-                                                  c.bytes));
+                                   new NumberItem(c.bytes > 0 ? bytesText(c.bytes) : QString(), c.bytes));
             for (TimeNs v : {c.total, c.mean(), c.synchronization, c.transfer})
                 m_collectives->setItem(row, col++, new NumberItem(durationText(v), double(v)));
             ++row;
         }
     }
     m_collectives->setSortingEnabled(true);
+    m_collectives->sortByColumn(0, Qt::AscendingOrder);
+    // Message sizes are in the trace only where Kineto wrote `In msg nelems` (docs/DEFINITIONS.md): without
+    // any, the column would be empty on every row, so it is not shown.
+    bool anyBytes = false;
+    for (const RankFigures& r : m_ranks)
+        for (const CollectiveStats& c : r.collectives)
+            anyBytes = anyBytes || c.bytes > 0;
+    m_collectives->setColumnHidden(3, !anyBytes);
     m_collectives->resizeColumnsToContents();
     tabs->addTab(m_collectives, tr("Collectives"));
 

@@ -9,6 +9,7 @@ std::shared_ptr<LoadedTrace> prepareLoadedTrace(std::unique_ptr<const TraceStore
     trace->flowIndex = FlowIndex(*store);
     trace->steps = findSteps(*store);
     trace->derived = gpuActivityTracks(*store);
+    trace->hostViews = buildHostViews(*store);
     trace->store = std::move(store);
     trace->loadSeconds = loadSeconds;
     return trace;

@@ -4,6 +4,7 @@
 #include "model/tracestore.h"
 #include "query/derivedtracks.h"
 #include "query/flowindex.h"
+#include "query/hostview.h"
 
 #include <memory>
 #include <string>
@@ -17,6 +18,8 @@ struct LoadedTrace {
     std::vector<StepRange> steps;
     // Counter lanes computed after import (GPU utilisation, est. SM efficiency), drawn beside the store's.
     DerivedTracks derived;
+    // Threads with Python frames shown compactly until expanded (query/hostview.h).
+    HostViews hostViews;
     double loadSeconds = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "model/textformat.h"
+
 #include "captureview.h"
 #include "compareview.h"
 #include "distributedview.h"
@@ -387,7 +389,8 @@ void MainWindow::watchFolder(const QString& dir) {
 
 DistributedView* MainWindow::openDistributed(const QStringList& files) {
     auto* view = new DistributedView(files, m_tabs);
-    const int index = m_tabs->addTab(view, tr("%n rank(s)", nullptr, int(files.size())));
+    const int index =
+        m_tabs->addTab(view, QString::fromStdString(countText(std::uint64_t(files.size()), "rank")));
     m_tabs->setTabToolTip(index, files.join(QLatin1Char('\n')));
     m_tabs->setCurrentIndex(index);
     updateEmptyState();

@@ -1,5 +1,7 @@
 #include "memorycurve.h"
 
+#include "tablecells.h"
+
 #include <QMouseEvent>
 #include <QPainter>
 
@@ -56,11 +58,9 @@ void MemoryCurve::paintEvent(QPaintEvent*) {
                    tr("This trace has no memory events (profile with profile_memory=True)."));
         return;
     }
-    p.drawText(QRectF(0, r.top() - 6, 66, 14), Qt::AlignRight,
-               QString::number(m_max / 1048576.0, 'f', 0) + QStringLiteral(" MiB"));
+    p.drawText(QRectF(0, r.top() - 6, 66, 14), Qt::AlignRight, bytesText(m_max));
     p.drawText(QRectF(0, r.bottom() - 8, 66, 14), Qt::AlignRight,
-               m_min < 0 ? QString::number(m_min / 1048576.0, 'f', 0) + QStringLiteral(" MiB")
-                         : QStringLiteral("0"));
+               m_min < 0 ? bytesText(m_min) : QStringLiteral("0"));
     const QColor colors[] = {QColor(0x25, 0x63, 0xeb), QColor(0xdc, 0x26, 0x26), QColor(0x05, 0x96, 0x69),
                              QColor(0x93, 0x33, 0xea)};
     auto xOf = [&](TimeNs t) { return r.left() + r.width() * double(t - m_from) / double(m_to - m_from); };
@@ -96,11 +96,10 @@ void MemoryCurve::paintEvent(QPaintEvent*) {
         p.fillRect(QRectF(r.right() + 8, legendY + 3, 10, 10), c);
         p.setPen(palette().color(QPalette::WindowText));
         const std::string_view name = m_store.strings().view(t.name);
-        p.drawText(
-            QRectF(r.right() + 22, legendY, 170, 16), Qt::AlignLeft | Qt::AlignVCenter,
-            QString::fromUtf8(name.data(), qsizetype(name.size())).mid(7) +
-                QStringLiteral(" · peak %1 MiB")
-                    .arg(t.counterValues.empty() ? 0.0 : t.counterValues[peak] / 1048576.0, 0, 'f', 1));
+        p.drawText(QRectF(r.right() + 22, legendY, 170, 16), Qt::AlignLeft | Qt::AlignVCenter,
+                   QString::fromUtf8(name.data(), qsizetype(name.size())).mid(7) +
+                       QStringLiteral(" · peak %1")
+                           .arg(bytesText(t.counterValues.empty() ? 0.0 : t.counterValues[peak])));
         legendY += 17;
     }
     if (m_dragFrom) {

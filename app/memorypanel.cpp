@@ -1,5 +1,7 @@
 #include "memorypanel.h"
 
+#include "model/textformat.h"
+
 #include "query/enclosing.h"
 
 #include "barchart.h"
@@ -67,11 +69,10 @@ void MemoryPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
         m_curve->setRange(m_store.minTime(), m_store.maxTime());
     QStringList parts;
     for (const auto& [device, peak] : m.peaks) {
-        QString part = tr("%1: peak allocated %2 MiB%3")
-                           .arg(device < 0 ? tr("CPU") : tr("GPU %1").arg(device))
-                           .arg(peak.allocated / 1048576.0, 0, 'f', 1)
-                           .arg(peak.relative ? tr(" above the trace's start") : QString());
-        if (peak.hasReserved) part += tr(", peak reserved %1 MiB").arg(peak.reserved / 1048576.0, 0, 'f', 1);
+        QString part = tr("%1: peak allocated %2%3")
+                           .arg(device < 0 ? tr("CPU") : tr("GPU %1").arg(device), bytesText(peak.allocated),
+                                peak.relative ? tr(" above the trace's start") : QString());
+        if (peak.hasReserved) part += tr(", peak reserved %1").arg(bytesText(peak.reserved));
         parts << part;
     }
     std::size_t unfreed = 0, unpaired = 0;
@@ -100,9 +101,8 @@ void MemoryPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
     }
     QString text = parts.join(QStringLiteral(" · "));
     if (!m.outOfMemory.empty()) {
-        text = tr("<span style=\"color:#b91c1c\"><b>⚠ %n out-of-memory event(s)</b> — the first at %1 from "
-                  "the start.</span><br/>",
-                  nullptr, int(m.outOfMemory.size()))
+        text = tr("<span style=\"color:#b91c1c\"><b>⚠ %1</b> — the first at %2 from the start.</span><br/>")
+                   .arg(QString::fromStdString(countText(m.outOfMemory.size(), "out-of-memory event")))
                    .arg(QString::fromStdString(formatDuration(
                        m_store.tracks()[m.outOfMemory[0].track.value].starts[m.outOfMemory[0].index.value] -
                        m_store.minTime()))) +
@@ -133,9 +133,7 @@ void MemoryPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
         device->setData(EventRole, QVariant::fromValue(b.allocation));
         if (b.paired && !b.freedAt) device->setForeground(QColor(0xb4, 0x53, 0x09));
         m_blocks->setItem(int(i), 0, device);
-        m_blocks->setItem(
-            int(i), 1,
-            numberItem(QString::number(b.bytes / 1024.0, 'f', 1) + QStringLiteral(" KiB"), b.bytes));
+        m_blocks->setItem(int(i), 1, numberItem(bytesText(b.bytes), b.bytes));
         m_blocks->setItem(
             int(i), 2,
             numberItem(QString::fromStdString(formatDuration(b.allocatedAt - m_store.minTime())),
@@ -167,18 +165,9 @@ void MemoryPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
                              new QTableWidgetItem(QString::fromUtf8(name.data(), qsizetype(name.size()))));
         m_operators->setItem(int(i), 1, numberItem(QString::number(o.calls), double(o.calls)));
         m_operators->setItem(int(i), 2, numberItem(QString::number(o.allocations), double(o.allocations)));
-        m_operators->setItem(
-            int(i), 3,
-            numberItem(QString::number(o.allocatedBytes / 1048576.0, 'f', 2) + QStringLiteral(" MiB"),
-                       o.allocatedBytes));
-        m_operators->setItem(
-            int(i), 4,
-            numberItem(QString::number(o.sizeIncrease / 1048576.0, 'f', 2) + QStringLiteral(" MiB"),
-                       o.sizeIncrease));
-        m_operators->setItem(
-            int(i), 5,
-            numberItem(QString::number(o.selfSizeIncrease / 1048576.0, 'f', 2) + QStringLiteral(" MiB"),
-                       o.selfSizeIncrease));
+        m_operators->setItem(int(i), 3, numberItem(bytesText(o.allocatedBytes), o.allocatedBytes));
+        m_operators->setItem(int(i), 4, numberItem(bytesText(o.sizeIncrease), o.sizeIncrease));
+        m_operators->setItem(int(i), 5, numberItem(bytesText(o.selfSizeIncrease), o.selfSizeIncrease));
     }
     m_operators->setSortingEnabled(true);
     m_operators->sortByColumn(3, Qt::DescendingOrder);

@@ -24,8 +24,6 @@ void StackedColumnChart::setData(QStringList columns, std::vector<std::vector<do
 void StackedColumnChart::paintEvent(QPaintEvent*) {
     QPainter p(this);
     const QFontMetrics fm = p.fontMetrics();
-    const int legendWidth = 130;
-    const QRect plot(40, 8, std::max(50, width() - 40 - legendWidth - 10), std::max(40, height() - 30));
     double maxTotal = 0;
     for (const auto& col : m_values) {
         double sum = 0;
@@ -33,12 +31,22 @@ void StackedColumnChart::paintEvent(QPaintEvent*) {
             sum += v;
         maxTotal = std::max(maxTotal, sum);
     }
+    // The axis and the legend take the width their text needs: a label is never clipped, and keeps its unit.
+    const QString topLabel = QString::fromStdString(formatDuration(TimeNs(maxTotal)));
+    const int axisWidth = fm.horizontalAdvance(topLabel) + 8;
+    int legendWidth = 0;
+    for (const QString& s : m_series)
+        legendWidth = std::max(legendWidth, fm.horizontalAdvance(s) + 20);
+    const QRect plot(axisWidth, 8, std::max(50, width() - axisWidth - legendWidth - 10),
+                     std::max(40, height() - 30));
     p.setPen(palette().color(QPalette::Mid));
     p.drawLine(plot.bottomLeft(), plot.bottomRight());
     p.drawLine(plot.bottomLeft(), plot.topLeft());
     p.setPen(palette().color(QPalette::WindowText));
-    p.drawText(QRect(0, plot.top() - 4, 38, 14), Qt::AlignRight,
-               QString::fromStdString(formatDuration(TimeNs(maxTotal))).section(QLatin1Char(' '), 0, 0));
+    p.drawText(QRect(0, plot.top() - fm.height() / 2, axisWidth - 4, fm.height()),
+               Qt::AlignRight | Qt::AlignVCenter, topLabel);
+    p.drawText(QRect(0, plot.bottom() - fm.height() / 2, axisWidth - 4, fm.height()),
+               Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("0"));
     if (!m_values.empty() && maxTotal > 0) {
         const double slot = double(plot.width()) / double(m_values.size());
         const double barWidth = std::max(2.0, slot * 0.7);
@@ -62,7 +70,7 @@ void StackedColumnChart::paintEvent(QPaintEvent*) {
     for (int s = 0; s < m_series.size(); ++s) {
         p.fillRect(QRect(width() - legendWidth, y + 3, 10, 10), m_colors.value(s, Qt::gray));
         p.setPen(palette().color(QPalette::WindowText));
-        p.drawText(QRect(width() - legendWidth + 14, y, legendWidth - 14, 16),
+        p.drawText(QRect(width() - legendWidth + 14, y, legendWidth - 14, std::max(16, fm.height())),
                    Qt::AlignLeft | Qt::AlignVCenter, m_series[s]);
         y += 17;
     }

@@ -1,5 +1,7 @@
 #include "tablecells.h"
 
+#include "model/textformat.h"
+
 #include <QHeaderView>
 #include <QTableWidget>
 
@@ -7,6 +9,10 @@ namespace kinetoscope {
 
 QString durationText(TimeNs ns) {
     return QString::fromStdString(formatDuration(ns));
+}
+
+QString bytesText(double bytes) {
+    return QString::fromStdString(formatBytes(bytes));
 }
 
 QString percentText(double fraction) {

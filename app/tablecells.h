@@ -19,6 +19,8 @@ enum AnalysisRole { SortRole = Qt::UserRole + 1, EventRole, NameRole };
 QString durationText(TimeNs ns);
 // A share as "12.3%".
 QString percentText(double fraction);
+// Bytes in an adaptive binary unit ("820.4 MiB"): formatBytes.
+QString bytesText(double bytes);
 
 // A table-widget cell that shows text but sorts by the number in SortRole (QTableWidget itself compares the
 // text).

@@ -1,5 +1,6 @@
 #include "timelinerenderer.h"
 
+#include "model/textformat.h"
 #include "query/kernelshortname.h"
 
 #include <QGuiApplication>
@@ -26,21 +27,13 @@ TimelineTheme TimelineTheme::forPalette(const QPalette& palette) {
     t.mutedText = QColor(0xa0, 0xa6, 0xb0);
     t.selection = QColor(0xf9, 0xfa, 0xfb);
     t.border = QColor(0x44, 0x4a, 0x53);
+    t.groupSummary = QColor(0x94, 0xa3, 0xb8, 150);
     return t;
 }
 
 QString formatCounterValue(double value, CounterUnit unit) {
     if (unit == CounterUnit::Ratio) return QString::number(value * 100, 'f', 1) + QStringLiteral(" %");
-    if (unit == CounterUnit::Bytes) {
-        const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-        int u = 0;
-        double v = value;
-        while (std::abs(v) >= 1024 && u < 4) {
-            v /= 1024;
-            ++u;
-        }
-        return QString::number(v, 'f', u == 0 ? 0 : 2) + QLatin1Char(' ') + QLatin1String(units[u]);
-    }
+    if (unit == CounterUnit::Bytes) return QString::fromStdString(formatBytes(value));
     return QString::number(value, 'g', 6);
 }
 
@@ -130,6 +123,7 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
         v.clear();
     g.labels.clear();
     g.instants.clear();
+    g.groupSummaries.clear();
     g.counters.clear();
     g.boxCount = 0;
     g.foldedSlices = 0;
@@ -140,7 +134,22 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
     for (std::size_t ri = firstRow; ri < lastRow; ++ri) {
         const LaneRow& row = rows[ri];
         const double top = viewY(frame, row.y);
-        if (row.kind == LaneRow::Kind::GroupHeader) continue;
+        if (row.kind == LaneRow::Kind::GroupHeader) {
+            // A collapsed group is not a blank row: it shows when any of its tracks is busy (their top lanes,
+            // merged, folded to pixels like any lane).
+            const LaneGroup& group = m_layout->groups()[row.group];
+            if (!group.collapsed) continue;
+            for (TrackId id : group.tracks) {
+                const Track& t = m_layout->track(id);
+                if (t.kind == TrackKind::Counter || t.laneCount() == 0) continue;
+                m_boxes.clear();
+                collectLaneBoxes(t, 0, frame.axis, foldPx, m_boxes);
+                for (const SliceBox& b : m_boxes)
+                    g.groupSummaries.push_back(QRectF(headerWidth + b.x0, top + 5,
+                                                      std::max(1.0, double(b.x1 - b.x0)), row.height - 10));
+            }
+            continue;
+        }
         const Track& track = m_layout->track(row.track);
         if (row.kind == LaneRow::Kind::Counter) {
             m_columns.clear();
@@ -229,7 +238,7 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
         const QRectF band(headerWidth, viewY(frame, row.y), frame.axis.width, row.height);
         if (row.kind == LaneRow::Kind::GroupHeader)
             p.fillRect(band, m_theme.groupBackground);
-        else if (row.track.value % 2)
+        else if (m_layout->sourceTrackOf(row.track).value % 2)
             p.fillRect(band, m_theme.laneBackgroundAlt);
     }
     // Vertical grid at the ruler's ticks.
@@ -256,6 +265,10 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
     if (!g.instants.empty()) {
         p.setBrush(QColor(0x47, 0x55, 0x69, 170));
         p.drawRects(g.instants.data(), int(g.instants.size()));
+    }
+    if (!g.groupSummaries.empty()) {
+        p.setBrush(m_theme.groupSummary);
+        p.drawRects(g.groupSummaries.data(), int(g.groupSummaries.size()));
     }
     for (const auto& area : g.counters) {
         p.setPen(Qt::NoPen);
@@ -554,14 +567,15 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& frame) {
         p.setPen(QPen(m_theme.mutedText, 1));
         p.drawLine(QPointF(x, rulerHeight - 4), QPointF(x, rulerHeight));
     }
-    for (const RulerTick& tick : rulerTicks(frame.axis, origin, step)) {
-        const double x = std::round(headerWidth + frame.axis.xOf(tick.time)) + 0.5;
+    const std::vector<RulerTick> labelled = rulerTicks(frame.axis, origin, step);
+    const std::vector<std::string> labels = rulerLabels(labelled, origin, step);
+    for (std::size_t i = 0; i < labelled.size(); ++i) {
+        const double x = std::round(headerWidth + frame.axis.xOf(labelled[i].time)) + 0.5;
         p.setPen(QPen(m_theme.mutedText, 1));
         p.drawLine(QPointF(x, rulerHeight - 10), QPointF(x, rulerHeight));
         p.setPen(m_theme.text);
         p.drawText(QRectF(x + 3, stepBandHeight, 120, rulerHeight - stepBandHeight - 6),
-                   Qt::AlignLeft | Qt::AlignVCenter,
-                   QString::fromStdString(formatTickLabel(tick.time - origin, step)));
+                   Qt::AlignLeft | Qt::AlignVCenter, QString::fromStdString(labels[i]));
     }
     if (frame.cursor) {
         const double x = headerWidth + frame.axis.xOf(*frame.cursor);
@@ -580,7 +594,8 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& frame) {
     // The top-left corner: the visible span.
     p.setPen(m_theme.text);
     p.setFont(m_boldFont);
-    p.drawText(QRectF(8, 0, headerWidth - 16, rulerHeight), Qt::AlignLeft | Qt::AlignVCenter,
+    // (The upper half: the timeline widget puts its track filter in the lower.)
+    p.drawText(QRectF(8, 0, headerWidth - 16, rulerHeight / 2), Qt::AlignLeft | Qt::AlignVCenter,
                QStringLiteral("View: %1").arg(QString::fromStdString(formatDuration(frame.axis.span()))));
     p.setFont(m_font);
 }
@@ -621,8 +636,40 @@ void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
             p.setFont(m_font);
             continue;
         }
-        // A track's title on its first lane only.
-        if (ri > 0 && rows[ri - 1].track == row.track) continue;
+        // A track's title on its first lane only (a compact thread's parts are one track).
+        if (ri > 0 && rows[ri - 1].kind != LaneRow::Kind::GroupHeader &&
+            m_layout->sourceTrackOf(rows[ri - 1].track) == m_layout->sourceTrackOf(row.track))
+            continue;
+        const TrackId source = m_layout->sourceTrackOf(row.track);
+        if (const HostView* view = m_layout->hostViewOf(source)) {
+            // A thread with Python frames: a fold triangle and how many levels of Python fold away.
+            const bool expanded = m_layout->pythonExpanded(source);
+            QPolygonF tri;
+            const double cx = 9, cy = top + std::min(row.height, 18.0) / 2;
+            if (!expanded)
+                tri << QPointF(cx - 2, cy - 4) << QPointF(cx + 2, cy) << QPointF(cx - 2, cy + 4);
+            else
+                tri << QPointF(cx - 4, cy - 2) << QPointF(cx + 4, cy - 2) << QPointF(cx, cy + 2);
+            p.setPen(Qt::NoPen);
+            p.setBrush(m_theme.mutedText);
+            p.setRenderHint(QPainter::Antialiasing, true);
+            p.drawPolygon(tri);
+            p.setRenderHint(QPainter::Antialiasing, false);
+            p.setBrush(Qt::NoBrush);
+            const QString python =
+                (expanded ? QStringLiteral("Python ×%1") : QStringLiteral("Python ▸ %1 levels"))
+                    .arg(view->pythonLanes);
+            const double pythonWidth = m_metrics.horizontalAdvance(python) + 6;
+            p.setPen(m_theme.mutedText);
+            p.drawText(QRectF(headerWidth - 6 - pythonWidth, top, pythonWidth, std::min(row.height, 18.0)),
+                       Qt::AlignRight | Qt::AlignVCenter, python);
+            p.setPen(m_theme.text);
+            const QString title = QString::fromStdString(m_layout->trackTitle(source));
+            p.drawText(QRectF(18, top, headerWidth - 30 - pythonWidth, std::min(row.height, 18.0)),
+                       Qt::AlignLeft | Qt::AlignVCenter,
+                       m_metrics.elidedText(title, Qt::ElideMiddle, int(headerWidth - 30 - pythonWidth)));
+            continue;
+        }
         p.setPen(m_theme.text);
         // The full name ("GPU 0 · NVIDIA H100 · stream 7") when it fits, else the short one under the group
         // header.
@@ -643,19 +690,24 @@ int TimelineRenderer::rowAtY(const TimelineFrame& frame, double y) const {
     return m_layout->rowAt(y - rulerHeight + frame.scrollY);
 }
 
+int TimelineRenderer::rowNearY(const TimelineFrame& frame, double y) const {
+    return m_layout->rowNear(std::max(y, double(rulerHeight)) - rulerHeight + frame.scrollY);
+}
+
 EventRef TimelineRenderer::eventAt(const TimelineFrame& frame, QPointF pos) const {
     if (pos.x() < headerWidth) return {};
     const int ri = rowAtY(frame, pos.y());
     if (ri < 0) return {};
     const LaneRow& row = m_layout->rows()[std::size_t(ri)];
     if (row.kind != LaneRow::Kind::Slices) return {};
-    const Track& t = store().track(row.track);
+    const Track& t = m_layout->track(row.track);
     const double x = pos.x() - headerWidth;
     const TimeNs time = frame.axis.timeAt(x);
     const TimeNs slack = TimeNs(std::ceil(frame.axis.nsPerPixel() * 3));
     const auto hit = sliceAt(t, row.depth, time, slack);
     if (!hit) return {};
-    return {row.track, EventIndex(*hit)};
+    // The store's event, also where a compact thread view drew it.
+    return m_layout->sourceOf({row.track, EventIndex(*hit)});
 }
 
 int TimelineRenderer::groupHeaderAt(const TimelineFrame& frame, QPointF pos) const {

@@ -37,6 +37,7 @@ struct TimelineGeometry {
     };
     std::vector<Label> labels;
     std::vector<QRectF> instants;
+    std::vector<QRectF> groupSummaries; // busy bars in collapsed groups' header rows
     struct CounterArea {
         QPolygonF polygon;
         QRectF rowRect;
@@ -67,6 +68,7 @@ struct TimelineTheme {
     QColor mutedText{0x4b, 0x55, 0x63};
     QColor selection{0x11, 0x18, 0x27};
     QColor border{0xcb, 0xd2, 0xd9};
+    QColor groupSummary{0x64, 0x74, 0x8b, 150}; // busy bars of a collapsed group
     static TimelineTheme forPalette(const QPalette& palette);
 };
 
@@ -107,6 +109,8 @@ class TimelineRenderer {
     EventRef eventAt(const TimelineFrame& frame, QPointF pos) const;
     // The lane row under a widget y, or -1.
     int rowAtY(const TimelineFrame& frame, double y) const;
+    // The row under y or, in a gap or past the ends, the nearest one (for drags across rows).
+    int rowNearY(const TimelineFrame& frame, double y) const;
     // Where a slice is drawn, in widget coordinates (its group header when collapsed).
     QRectF sliceRect(const TimelineFrame& frame, EventRef ref) const;
     // The arrows drawn for a frame; `total` is set to how many crossed the view before the cap.

@@ -6,10 +6,12 @@
 #include <QGuiApplication>
 #include <QHelpEvent>
 #include <QKeyEvent>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
+#include <QTimer>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -30,8 +32,8 @@ QString htmlEscaped(std::string_view text) {
 } // namespace
 
 TimelineWidget::TimelineWidget(std::shared_ptr<const LoadedTrace> trace, QWidget* parent)
-    : QWidget(parent), m_trace(std::move(trace)), m_layout(*m_trace->store, &m_trace->derived),
-      m_renderer(m_trace, &m_layout) {
+    : QWidget(parent), m_trace(std::move(trace)),
+      m_layout(*m_trace->store, &m_trace->derived, &m_trace->hostViews), m_renderer(m_trace, &m_layout) {
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -40,6 +42,22 @@ TimelineWidget::TimelineWidget(std::shared_ptr<const LoadedTrace> trace, QWidget
     connect(m_scrollBar, &QScrollBar::valueChanged, this, [this](int v) {
         if (int(m_frame.scrollY) == v) return;
         m_frame.scrollY = v;
+        update();
+    });
+    // Filtering tracks by name, in the corner above the track titles (as Perfetto's track filter).
+    m_trackFilter = new QLineEdit(this);
+    m_trackFilter->setPlaceholderText(tr("Filter tracks…"));
+    m_trackFilter->setClearButtonEnabled(true);
+    m_trackFilter->setFrame(false);
+    m_trackFilter->setToolTip(
+        tr("Show only the tracks whose name (or whose process or GPU) contains this text"));
+    m_trackFilter->setGeometry(6, int(TimelineRenderer::rulerHeight / 2),
+                               int(TimelineRenderer::headerWidth) - 12,
+                               int(TimelineRenderer::rulerHeight / 2) - 3);
+    connect(m_trackFilter, &QLineEdit::textChanged, this, [this](const QString& text) {
+        m_layout.setTrackFilter(text.toStdString());
+        m_frame.area.reset();
+        updateScrollBar();
         update();
     });
     m_frame.axis.start = store().minTime();
@@ -174,6 +192,12 @@ void TimelineWidget::revealEvent(EventRef ref) {
     const std::uint32_t group = m_layout.groupOf(ref.track);
     if (m_layout.groups()[group].collapsed) setGroupCollapsed(group, false);
     if (m_layout.isHidden(ref.track)) setTrackHidden(ref.track, false);
+    // An event of a track the filter leaves out: show every track again rather than nothing.
+    if (m_layout.firstRowOf(ref.track) < 0 && !m_layout.trackFilter().empty()) setTrackFilter({});
+    // A Python frame folded inside the summary lane: unfold the thread's frames to show it.
+    if (const HostView* v = m_layout.hostViewOf(ref.track);
+        v && !m_layout.pythonExpanded(ref.track) && v->shownRowOf[ref.index.value] == HostView::noRow)
+        setPythonExpanded(ref.track, true);
     setSelected(ref);
     const Track& t = store().track(ref.track);
     const TimeNs s = t.starts[ref.index.value];
@@ -237,11 +261,31 @@ std::vector<TrackId> TimelineWidget::tracksOf(const AreaSelection& area) const {
             }
             continue;
         }
-        if (tracks.empty() || tracks.back() != row.track) tracks.push_back(row.track);
+        // The store's track (a compact thread's parts are its thread).
+        const TrackId source = m_layout.sourceTrackOf(row.track);
+        if (tracks.empty() || tracks.back() != source) tracks.push_back(source);
     }
     std::sort(tracks.begin(), tracks.end());
     tracks.erase(std::unique(tracks.begin(), tracks.end()), tracks.end());
     return tracks;
+}
+
+void TimelineWidget::setPythonExpanded(TrackId thread, bool expanded) {
+    m_layout.setPythonExpanded(thread, expanded);
+    m_frame.area.reset();
+    updateScrollBar();
+    update();
+}
+
+void TimelineWidget::setTrackPinned(TrackId track, bool pinned) {
+    m_layout.setPinned(track, pinned);
+    m_frame.area.reset();
+    updateScrollBar();
+    update();
+}
+
+void TimelineWidget::setTrackFilter(const QString& text) {
+    m_trackFilter->setText(text); // textChanged applies it
 }
 
 void TimelineWidget::setGroupCollapsed(std::uint32_t group, bool collapsed) {
@@ -258,8 +302,16 @@ void TimelineWidget::setTrackHidden(TrackId track, bool hidden) {
     update();
 }
 
-void TimelineWidget::setShowHint(bool show) {
+void TimelineWidget::setShowHint(bool show, int timeoutMs) {
     m_showHint = show;
+    if (show) {
+        const std::uint64_t generation = ++m_hintGeneration;
+        QTimer::singleShot(timeoutMs, this, [this, generation] {
+            if (generation != m_hintGeneration || !m_showHint) return;
+            m_showHint = false;
+            update();
+        });
+    }
     update();
 }
 
@@ -318,6 +370,15 @@ void TimelineWidget::wheelEvent(QWheelEvent* e) {
     e->accept();
 }
 
+double heldKeyZoomExponent(qint64 heldMs) {
+    return 1 + std::min(2.0, double(std::max<qint64>(0, heldMs)) / 400.0);
+}
+
+void TimelineWidget::keyReleaseEvent(QKeyEvent* e) {
+    if (!e->isAutoRepeat() && e->key() == m_heldKey) m_heldKey = 0;
+    QWidget::keyReleaseEvent(e);
+}
+
 void TimelineWidget::keyPressEvent(QKeyEvent* e) {
     const UserInput input(this);
     const QPointF mouse = mapFromGlobal(QCursor::pos());
@@ -337,11 +398,16 @@ void TimelineWidget::keyPressEvent(QKeyEvent* e) {
     }
     switch (e->key()) {
     case Qt::Key_W:
-        zoomBy(zoomStep, at);
+    case Qt::Key_S: {
+        // Held down, the key zooms faster the longer it is held (the auto-repeat's steps grow).
+        if (!e->isAutoRepeat() || m_heldKey != e->key()) {
+            m_heldKey = e->key();
+            m_keyHold.start();
+        }
+        const double step = std::pow(zoomStep, heldKeyZoomExponent(m_keyHold.elapsed()));
+        zoomBy(e->key() == Qt::Key_W ? step : 1 / step, at);
         return;
-    case Qt::Key_S:
-        zoomBy(1 / zoomStep, at);
-        return;
+    }
     case Qt::Key_A:
         panBy(-panStep);
         return;
@@ -381,7 +447,8 @@ void TimelineWidget::mousePressEvent(QMouseEvent* e) {
     m_pressTime = timeAtX(pos.x());
     m_pressAxis = m_frame.axis;
     m_pressScroll = m_frame.scrollY;
-    m_pressRow = m_renderer.rowAtY(m_frame, pos.y());
+    // (Nearest, not exact: an area drag may start in the spacing between tracks.)
+    m_pressRow = m_renderer.rowNearY(m_frame, pos.y());
     m_drag = Drag::None;
     if (e->button() == Qt::MiddleButton) {
         m_drag = Drag::Pan;
@@ -399,8 +466,17 @@ void TimelineWidget::mousePressEvent(QMouseEvent* e) {
     if (e->button() != Qt::LeftButton) return;
     if (pos.x() < TimelineRenderer::headerWidth) {
         const int group = m_renderer.groupHeaderAt(m_frame, pos);
-        if (group >= 0)
+        if (group >= 0) {
             setGroupCollapsed(std::uint32_t(group), !m_layout.groups()[std::size_t(group)].collapsed);
+            return;
+        }
+        // The title of a thread with Python frames folds or unfolds them.
+        const int row = m_renderer.rowAtY(m_frame, pos.y());
+        if (row >= 0) {
+            const TrackId source = m_layout.sourceTrackOf(m_layout.rows()[std::size_t(row)].track);
+            if (m_layout.hostViewOf(source) && m_layout.firstRowOf(source) == row)
+                setPythonExpanded(source, !m_layout.pythonExpanded(source));
+        }
         return;
     }
     if (pos.y() < TimelineRenderer::rulerHeight || m_zoomTool)
@@ -438,8 +514,15 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* e) {
         m_frame.measure = TimeRange{m_pressTime, t};
         break;
     case Drag::Area: {
-        const int row = m_renderer.rowAtY(
-            m_frame, std::clamp(pos.y(), TimelineRenderer::rulerHeight, double(height() - 1)));
+        // Near an edge the lanes scroll, so a selection can reach tracks below the fold (the GPU streams).
+        constexpr double edge = 24;
+        if (pos.y() > height() - edge)
+            setScrollY(m_frame.scrollY + edge);
+        else if (pos.y() < TimelineRenderer::rulerHeight + edge)
+            setScrollY(m_frame.scrollY - edge);
+        // Every row between the press and the pointer, gaps between tracks included: a pointer over the
+        // spacing between two tracks selects up to the one above, not nothing.
+        const int row = m_renderer.rowNearY(m_frame, std::min(pos.y(), double(height() - 1)));
         const int a = m_pressRow >= 0 ? m_pressRow : row;
         const int b = row >= 0 ? row : a;
         if (a >= 0)
@@ -513,12 +596,24 @@ void TimelineWidget::contextMenuEvent(QContextMenuEvent* e) {
     if (ri >= 0) {
         const LaneRow& row = m_layout.rows()[std::size_t(ri)];
         if (row.kind != LaneRow::Kind::GroupHeader) {
-            const TrackId track = row.track;
-            menu.addAction(tr("Hide “%1”").arg(QString::fromStdString(m_layout.trackTitle(track))), this,
-                           [this, track] { setTrackHidden(track, true); });
+            const TrackId track = m_layout.sourceTrackOf(row.track);
+            const QString title = QString::fromStdString(m_layout.trackTitle(track));
+            const bool pinned = m_layout.isPinned(track);
+            menu.addAction(pinned ? tr("Unpin “%1”").arg(title) : tr("Pin “%1” to the Top").arg(title), this,
+                           [this, track, pinned] { setTrackPinned(track, !pinned); });
+            menu.addAction(tr("Hide “%1”").arg(title), this, [this, track] { setTrackHidden(track, true); });
+            if (m_layout.hostViewOf(track)) {
+                const bool expanded = m_layout.pythonExpanded(track);
+                menu.addAction(expanded ? tr("Fold Python Frames") : tr("Show All Python Frames"), this,
+                               [this, track, expanded] { setPythonExpanded(track, !expanded); });
+            }
         }
     }
-    menu.addAction(tr("Show All Hidden Tracks"), this, [this] {
+    menu.addAction(tr("Filter Tracks…"), this, [this] {
+        m_trackFilter->setFocus();
+        m_trackFilter->selectAll();
+    });
+    menu.addAction(tr("Show All Hidden Tracks (%1)").arg(m_layout.hiddenCount()), this, [this] {
         for (std::uint32_t t = 0; t < m_layout.trackCount(); ++t)
             m_layout.setHidden(TrackId(t), false);
         updateScrollBar();

@@ -11,9 +11,14 @@
 #include <memory>
 #include <vector>
 
+class QLineEdit;
 class QScrollBar;
 
 namespace kinetoscope {
+
+// How many zoom steps one W/S event makes after the key has been held `heldMs`: 1 at first, growing to 3
+// within 0.8 s, so a long zoom takes a held key rather than a hundred presses.
+double heldKeyZoomExponent(qint64 heldMs);
 
 // The zoomable timeline of one trace. Navigation follows Perfetto and chrome://tracing: wheel scrolls lanes,
 // Ctrl+wheel zooms at the cursor, W/S/A/D, drag on the ruler (or with the zoom tool) zooms to the dragged
@@ -65,10 +70,19 @@ class TimelineWidget : public QWidget {
     std::optional<TimeRange> measurement() const { return m_frame.measure; }
 
     void setGroupCollapsed(std::uint32_t group, bool collapsed);
+    // Shows a thread's Python frames in full (every lane) or folded into one summary lane (the default).
+    void setPythonExpanded(TrackId thread, bool expanded);
+    // Pins a track to the top, or back to its group.
+    void setTrackPinned(TrackId track, bool pinned);
+    // Shows only the tracks whose title (or group title) contains `text`; also the corner's filter field.
+    void setTrackFilter(const QString& text);
+    QLineEdit* trackFilterField() const { return m_trackFilter; }
     void setTrackHidden(TrackId track, bool hidden);
 
     // A one-line hint for newcomers at the bottom, hidden at the first zoom, pan or selection (firstUsed()).
-    void setShowHint(bool show);
+    // The newcomer's one-line hint over the bottom of the lanes, until the first zoom, pan or selection, or
+    // until `timeoutMs` pass: it must not cover a lane for good.
+    void setShowHint(bool show, int timeoutMs = 12000);
     bool showsHint() const { return m_showHint; }
 
     QSize sizeHint() const override { return {1200, 700}; }
@@ -85,6 +99,7 @@ class TimelineWidget : public QWidget {
     void resizeEvent(QResizeEvent*) override;
     void wheelEvent(QWheelEvent*) override;
     void keyPressEvent(QKeyEvent*) override;
+    void keyReleaseEvent(QKeyEvent*) override;
     void mousePressEvent(QMouseEvent*) override;
     void mouseMoveEvent(QMouseEvent*) override;
     void mouseReleaseEvent(QMouseEvent*) override;
@@ -129,6 +144,10 @@ class TimelineWidget : public QWidget {
     int m_pressRow = -1;
     bool m_zoomTool = false;
     bool m_showHint = false;
+    QLineEdit* m_trackFilter = nullptr;
+    int m_heldKey = 0;                  // W or S while held down
+    QElapsedTimer m_keyHold;            // since it went down
+    std::uint64_t m_hintGeneration = 0; // the latest hint's timeout is the one that counts
     bool m_userInput = false;
 };
 

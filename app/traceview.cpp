@@ -8,6 +8,7 @@
 #include "backgroundjobs.h"
 #include "detailspanel.h"
 #include "loadjob.h"
+#include "model/textformat.h"
 #include "query/areasummary.h"
 #include "query/search.h"
 #include "searchbar.h"
@@ -152,12 +153,12 @@ QString TraceView::bannerText() const {
             first = tr(" (first at byte %1: %2)")
                         .arg(st.issues.front().offset)
                         .arg(QString::fromStdString(st.issues.front().reason));
-        parts << tr("%n malformed event(s) skipped%1.", nullptr,
-                    int(std::min<quint64>(st.malformedEvents, INT_MAX)))
-                     .arg(first);
+        parts << tr("%1 skipped%2.")
+                     .arg(QString::fromStdString(countText(st.malformedEvents, "malformed event")), first);
     }
     if (st.unknownPhaseEvents > 0)
-        parts << tr("%1 events with an unknown phase skipped.").arg(st.unknownPhaseEvents);
+        parts << tr("%1 with an unknown phase skipped.")
+                     .arg(QString::fromStdString(countText(st.unknownPhaseEvents, "event")));
     if (st.endWithoutBegin > 0) parts << tr("%1 `E` events without a `B` dropped.").arg(st.endWithoutBegin);
     if (!st.trailingProblem.empty()) parts << QString::fromStdString(st.trailingProblem);
     return parts.join(QLatin1Char(' '));
@@ -244,6 +245,7 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     });
     connect(m_details, &DetailsPanel::jumpRequested, m_timeline, &TimelineWidget::revealEvent);
     connect(m_timeline, &TimelineWidget::areaSelectionChanged, this, &TraceView::updateArea);
+    connect(m_areaPanel, &AreaSummaryPanel::groupingChanged, this, &TraceView::updateArea);
     // A range selected on the timeline (area or measurement) scopes every analysis panel.
     connect(m_timeline, &TimelineWidget::areaSelectionChanged, this, [this] {
         if (const auto area = m_timeline->areaSelection())
@@ -432,12 +434,15 @@ void TraceView::updateArea() {
         m_areaPanel->clear();
         return;
     }
-    const std::vector<TrackId> tracks = m_timeline->tracksOf(*area);
+    std::vector<TrackId> tracks = m_timeline->tracksOf(*area);
+    // The store's tracks: derived lanes (GPU utilisation) have no slices to summarise.
+    std::erase_if(tracks, [&](TrackId t) { return t.value >= m_trace->store->tracks().size(); });
+    const AreaGrouping grouping = m_areaPanel->grouping();
     auto trace = m_trace;
     QPointer<TraceView> self(this);
-    startBackground([trace, tracks, area, self, generation] {
+    startBackground([trace, tracks, area, grouping, self, generation] {
         auto summary = std::make_shared<AreaSummary>(
-            summarizeArea(*trace->store, tracks, area->range.from, area->range.to));
+            summarizeArea(*trace->store, tracks, area->range.from, area->range.to, grouping));
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),
             [self, summary, generation, count = tracks.size()] {

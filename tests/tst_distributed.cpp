@@ -9,6 +9,7 @@
 
 #include <QComboBox>
 #include <QFile>
+#include <QHeaderView>
 #include <QLabel>
 #include <QProcess>
 #include <QSignalSpy>
@@ -129,7 +130,17 @@ void TestDistributed::viewFromTraces() {
     QVERIFY(view.isReady() || ready.wait(60000));
     QCOMPARE(view.ranks().size(), std::size_t(2));
     QCOMPARE(view.rankTable()->rowCount(), 2);
+    // Sorted by rank, ascending, as the header's arrow says.
+    QCOMPARE(view.rankTable()->item(0, 0)->text(), QStringLiteral("0"));
+    QCOMPARE(view.rankTable()->item(1, 0)->text(), QStringLiteral("1"));
+    QCOMPARE(view.rankTable()->horizontalHeader()->sortIndicatorOrder(), Qt::AscendingOrder);
     QVERIFY(view.collectiveTable()->rowCount() >= 2);
+    // These ranks record no message sizes: no column of empty Bytes cells.
+    bool anyBytes = false;
+    for (const RankFigures& r : view.ranks())
+        for (const CollectiveStats& c : r.collectives)
+            anyBytes = anyBytes || c.bytes > 0;
+    QCOMPARE(view.collectiveTable()->isColumnHidden(3), !anyBytes);
     // With both ranks loaded, collective time splits into waiting and transfer.
     TimeNs sync = 0;
     for (const RankFigures& r : view.ranks()) {

@@ -6,6 +6,7 @@
 #include "mainwindow.h"
 #include "panellayout.h"
 #include "testsupport.h"
+#include "timelinerenderer.h"
 #include "timelinewidget.h"
 #include "traceview.h"
 
@@ -33,9 +34,11 @@ class TestPanelLayout : public QObject {
     void refusesLayoutHidingTimeline();
     void resetLayout();
     void panelJumpKeepsItsTab();
+    void firstScreenShowsGpuStreams_data();
+    void firstScreenShowsGpuStreams();
 
   private:
-    TraceView* openReady(MainWindow& w);
+    TraceView* openReady(MainWindow& w, const char* trace = nullptr, QSize size = QSize(1400, 1000));
 };
 
 namespace {
@@ -62,11 +65,11 @@ void TestPanelLayout::initTestCase() {
     QSettings().clear();
 }
 
-TraceView* TestPanelLayout::openReady(MainWindow& w) {
-    w.resize(1400, 1000);
+TraceView* TestPanelLayout::openReady(MainWindow& w, const char* trace, QSize size) {
+    w.resize(size);
     w.show();
     if (!QTest::qWaitForWindowExposed(&w)) return nullptr;
-    TraceView* view = w.openTrace(QString::fromStdString(test::tracePath(qwen)));
+    TraceView* view = w.openTrace(QString::fromStdString(test::tracePath(trace ? trace : qwen)));
     QSignalSpy analysed(view, &TraceView::analysisReady);
     if (!QTest::qWaitFor([&] { return view->state() != TraceView::State::Loading; }, 30000)) return nullptr;
     if (view->state() != TraceView::State::Ready) return nullptr;
@@ -221,6 +224,47 @@ void TestPanelLayout::panelJumpKeepsItsTab() {
     // ...while a selection made on the timeline shows its Details.
     view->timeline()->setSelected(kernel);
     QCOMPARE(view->bottomTabs()->currentWidget(), static_cast<QWidget*>(view->details()));
+}
+
+void TestPanelLayout::firstScreenShowsGpuStreams_data() {
+    QTest::addColumn<QString>("trace");
+    // with_stack traces: Python frames 28 to 60 deep used to push the GPU streams below the fold.
+    QTest::newRow("qwen_h100") << QString::fromLatin1(qwen);
+    QTest::newRow("b200_eager") << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz";
+    QTest::newRow("sglang_decode")
+        << "AMD-AGI__TraceLens/tests__traces__inference__sglang_decode__capture_traces__bs_32_rank0.json.gz";
+}
+
+void TestPanelLayout::firstScreenShowsGpuStreams() {
+    QFETCH(QString, trace);
+    QSettings().clear();
+    MainWindow w;
+    const QByteArray path = trace.toUtf8();
+    TraceView* view = openReady(w, path.constData(), QSize(1920, 1080));
+    QVERIFY(view);
+    TimelineWidget* t = view->timeline();
+    const TraceStore& s = t->store();
+    const double visibleBottom = t->height() - TimelineRenderer::rulerHeight;
+    int streams = 0;
+    for (std::uint32_t id = 0; id < s.tracks().size(); ++id) {
+        if (s.tracks()[id].kind != TrackKind::GpuStream) continue;
+        ++streams;
+        const int row = t->layout().firstRowOf(TrackId(id));
+        QVERIFY(row >= 0);
+        const LaneRow& lane = t->layout().rows()[std::size_t(row)];
+        QVERIFY2(lane.y + lane.height <= visibleBottom,
+                 qPrintable(QStringLiteral("stream row at %1 of %2 px").arg(lane.y).arg(visibleBottom)));
+    }
+    QVERIFY(streams > 0);
+    // And the top-level operators of the main thread: its compact view's first lanes are on screen too.
+    bool compactThread = false;
+    for (std::uint32_t id = 0; id < s.tracks().size(); ++id) {
+        if (!t->layout().hostViewOf(TrackId(id))) continue;
+        compactThread = true;
+        const int row = t->layout().firstRowOf(TrackId(id));
+        QVERIFY(row >= 0 && t->layout().rows()[std::size_t(row) + 1].y < visibleBottom);
+    }
+    QVERIFY(compactThread);
 }
 
 QTEST_MAIN(TestPanelLayout)

@@ -1,6 +1,7 @@
 // Every real trace of ../shared/traces loads cleanly, and the parallel splitter changes nothing.
 #include "analysis/summary.h"
 #include "analysis/summaryformat.h"
+#include "model/nesting.h"
 #include "query/args.h"
 #include "testsupport.h"
 
@@ -53,11 +54,14 @@ void TestRealTraces::corpus() {
     for (const auto& [ph, n] : st.phaseCounts)
         phases += n;
     QCOMPARE(phases, st.eventsSeen);
-    // Every lane is sorted and non-overlapping.
+    // Every lane is sorted by start and by end, its slices apart but for clock jitter (model/nesting.h).
     for (const Track& t : whole.store->tracks())
         for (std::uint32_t d = 0; d < t.laneCount(); ++d)
-            for (std::uint32_t r = t.laneBegin[d] + 1; r < t.laneBegin[d + 1]; ++r)
-                QVERIFY(t.starts[r] >= t.endOf(r - 1));
+            for (std::uint32_t r = t.laneBegin[d] + 1; r < t.laneBegin[d + 1]; ++r) {
+                QVERIFY(t.starts[r] >= t.starts[r - 1]);
+                QVERIFY(t.endOf(r) >= t.endOf(r - 1));
+                QVERIFY(t.endOf(r - 1) - t.starts[r] < nestingJitterTolerance);
+            }
 
     // Split into 16 KiB pieces on two threads: the same store, the same numbers.
     const LoadResult split = loadTrace(path.toStdString(), optionsFor(2, 16u << 10));

@@ -161,7 +161,8 @@ void TestResources::uiKeepsRunningWhileLoading() {
         if (v->state() != TraceView::State::Loading && v->analysis()) loop.quit();
     });
     done.start();
-    QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+    // A cap, not a measure: under ASan on a loaded 2-core machine the load alone takes minutes.
+    QTimer::singleShot(300000, &loop, &QEventLoop::quit);
     loop.exec();
     ticker.stop();
     QCOMPARE(v->state(), TraceView::State::Ready);

@@ -18,6 +18,8 @@ class TestTimeAxis : public QObject {
     void ticksCoverView();
     void tickLabels_data();
     void tickLabels();
+    void rulerLabelsFarOut_data();
+    void rulerLabelsFarOut();
 };
 
 void TestTimeAxis::mapping_data() {
@@ -140,6 +142,41 @@ void TestTimeAxis::tickLabels() {
     QFETCH(qint64, step);
     QFETCH(QString, label);
     QCOMPARE(QString::fromStdString(formatTickLabel(relative, step)), label);
+}
+
+void TestTimeAxis::rulerLabelsFarOut_data() {
+    QTest::addColumn<qint64>("first");
+    QTest::addColumn<qint64>("step");
+    QTest::addColumn<QStringList>("labels");
+    // Near the origin, or coarse: every label from the origin, as before.
+    QTest::newRow("near the origin") << qint64(0) << qint64(100'000)
+                                     << QStringList{QStringLiteral("0 µs"), QStringLiteral("100 µs"),
+                                                    QStringLiteral("200 µs")};
+    QTest::newRow("far but coarse") << qint64(1'400'200'000) << qint64(200'000)
+                                    << QStringList{QStringLiteral("1400.2 ms"), QStringLiteral("1400.4 ms"),
+                                                   QStringLiteral("1400.6 ms")};
+    // The report: 1.112 s into the trace at 10 ns steps read "1112165.72 µs". Now the first tick carries the
+    // time and the others an offset from it.
+    QTest::newRow("deep zoom far out")
+        << qint64(1'112'165'720) << qint64(10)
+        << QStringList{QStringLiteral("1.11216572 s"), QStringLiteral("+10 ns"), QStringLiteral("+20 ns")};
+}
+
+void TestTimeAxis::rulerLabelsFarOut() {
+    QFETCH(qint64, first);
+    QFETCH(qint64, step);
+    QFETCH(QStringList, labels);
+    const TimeNs origin = 5'000'000'000; // an absolute trace start
+    std::vector<RulerTick> ticks;
+    for (int i = 0; i < labels.size(); ++i)
+        ticks.push_back({origin + first + i * step, true});
+    QStringList got;
+    for (const std::string& l : rulerLabels(ticks, origin, step))
+        got << QString::fromStdString(l);
+    QCOMPARE(got, labels);
+    // Every label short enough to sit between two ticks 90 px apart.
+    for (const QString& l : got)
+        QVERIFY2(l.size() <= 14, qPrintable(l));
 }
 
 QTEST_APPLESS_MAIN(TestTimeAxis)

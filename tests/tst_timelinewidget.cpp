@@ -7,6 +7,7 @@
 #include "timelinewidget.h"
 
 #include <QApplication>
+#include <QLineEdit>
 #include <QMouseEvent>
 #include <QSignalSpy>
 #include <QTest>
@@ -41,6 +42,10 @@ class TestTimelineWidget : public QObject {
     void hoverTooltip();
     void paintsSlicesInCategoryColours();
     void gpuUtilisationLanes();
+    void heldKeyAccelerates();
+    void areaDragAcrossGapsAndTracks();
+    void pythonFramesFoldFromTheHeader();
+    void trackFilterField();
 
   private:
     std::shared_ptr<const LoadedTrace> load(const std::string& path);
@@ -487,6 +492,110 @@ void TestTimelineWidget::gpuUtilisationLanes() {
                  tip.contains(QLatin1String("over this pixel's")),
              qPrintable(tip));
     QToolTip::hideText();
+}
+
+void TestTimelineWidget::heldKeyAccelerates() {
+    QCOMPARE(heldKeyZoomExponent(0), 1.0);
+    QCOMPARE(heldKeyZoomExponent(400), 2.0);
+    QCOMPARE(heldKeyZoomExponent(800), 3.0);
+    QCOMPARE(heldKeyZoomExponent(5000), 3.0);
+    // A press zooms one step; the auto-repeat of a key held for a while zooms more per event.
+    const TimeNs span0 = m_widget->axis().span();
+    QKeyEvent press(QEvent::KeyPress, Qt::Key_W, Qt::NoModifier, QString(), false);
+    QApplication::sendEvent(m_widget.get(), &press);
+    const TimeNs span1 = m_widget->axis().span();
+    QVERIFY(std::abs(double(span1) / double(span0) - 0.8) < 0.01);
+    QTest::qWait(450);
+    QKeyEvent repeat(QEvent::KeyPress, Qt::Key_W, Qt::NoModifier, QString(), true);
+    QApplication::sendEvent(m_widget.get(), &repeat);
+    const double ratio = double(m_widget->axis().span()) / double(span1);
+    QVERIFY2(ratio < 0.8 * 0.8 && ratio > std::pow(0.8, 3.0) - 0.01, qPrintable(QString::number(ratio)));
+    // Released and pressed again: one step again.
+    QKeyEvent release(QEvent::KeyRelease, Qt::Key_W, Qt::NoModifier, QString(), false);
+    QApplication::sendEvent(m_widget.get(), &release);
+    const TimeNs span2 = m_widget->axis().span();
+    QApplication::sendEvent(m_widget.get(), &press);
+    QVERIFY(std::abs(double(m_widget->axis().span()) / double(span2) - 0.8) < 0.01);
+}
+
+void TestTimelineWidget::areaDragAcrossGapsAndTracks() {
+    // Released in the spacing below a GPU stream (not on a row), the selection still reaches it, and it
+    // covers every track between: the report's "on 1 tracks".
+    const LaneLayout& layout = m_widget->layout();
+    const int cpuRow = layout.firstRowOf(TrackId(0));
+    int gpuLast = -1;
+    for (std::size_t r = 0; r < layout.rows().size(); ++r) {
+        const LaneRow& row = layout.rows()[r];
+        if (row.kind == LaneRow::Kind::Slices &&
+            m_widget->store().track(row.track).kind == TrackKind::GpuStream)
+            gpuLast = int(r);
+        if (gpuLast >= 0 && row.kind == LaneRow::Kind::Slices &&
+            m_widget->store().track(row.track).kind != TrackKind::GpuStream)
+            break;
+    }
+    QVERIFY(cpuRow >= 0 && gpuLast > cpuRow);
+    const LaneRow& last = layout.rows()[std::size_t(gpuLast)];
+    const double gapY = TimelineRenderer::rulerHeight + last.y + last.height + 1; // in the track gap
+    QVERIFY(layout.rowAt(gapY - TimelineRenderer::rulerHeight) < 0);
+    drag(m_widget.get(), Qt::LeftButton, Qt::ControlModifier,
+         QPointF(TimelineRenderer::headerWidth + 50,
+                 TimelineRenderer::rulerHeight + layout.rows()[cpuRow].y + 5),
+         QPointF(TimelineRenderer::headerWidth + 900, gapY));
+    const auto area = m_widget->areaSelection();
+    QVERIFY(area.has_value());
+    QCOMPARE(area->firstRow, cpuRow);
+    QCOMPARE(area->lastRow, gpuLast);
+    const std::vector<TrackId> tracks = m_widget->tracksOf(*area);
+    QVERIFY(tracks.size() >= 2);
+    QVERIFY(std::any_of(tracks.begin(), tracks.end(),
+                        [&](TrackId t) { return m_widget->store().track(t).kind == TrackKind::GpuStream; }));
+}
+
+void TestTimelineWidget::pythonFramesFoldFromTheHeader() {
+    TimelineWidget w(m_qwen);
+    w.resize(1400, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const LaneLayout& layout = w.layout();
+    TrackId thread;
+    for (std::uint32_t t = 0; t < w.store().tracks().size() && !thread.isValid(); ++t)
+        if (layout.hostViewOf(TrackId(t))) thread = TrackId(t);
+    QVERIFY(thread.isValid());
+    QVERIFY(!layout.pythonExpanded(thread));
+    const double folded = layout.contentHeight();
+    const int row = layout.firstRowOf(thread);
+    const QPointF title(40, TimelineRenderer::rulerHeight + layout.rows()[std::size_t(row)].y + 5 -
+                                w.frame().scrollY);
+    QTest::mouseClick(&w, Qt::LeftButton, Qt::NoModifier, title.toPoint());
+    QVERIFY(layout.pythonExpanded(thread));
+    QVERIFY(layout.contentHeight() > folded + 10 * layout.metrics().sliceHeight);
+    QTest::mouseClick(&w, Qt::LeftButton, Qt::NoModifier, title.toPoint());
+    QVERIFY(!layout.pythonExpanded(thread));
+    QCOMPARE(layout.contentHeight(), folded);
+    // A click on a slice of the folded thread selects the store's own event.
+    const int hostRow = row + 1;
+    const LaneRow& lane = layout.rows()[std::size_t(hostRow)];
+    const Track& host = layout.track(lane.track);
+    QVERIFY(host.sliceCount() > 0);
+    const EventRef shown{lane.track, EventIndex(host.laneBegin[lane.depth])};
+    const EventRef source = layout.sourceOf(shown);
+    QCOMPARE(source.track, thread);
+    w.revealEvent(source);
+    QCOMPARE(w.selected(), source);
+    QCOMPARE(layout.rowOf(source), hostRow);
+}
+
+void TestTimelineWidget::trackFilterField() {
+    QLineEdit* field = m_widget->trackFilterField();
+    QVERIFY(field && field->isVisible());
+    const std::size_t all = m_widget->layout().rows().size();
+    field->setText(QStringLiteral("stream"));
+    QVERIFY(m_widget->layout().rows().size() < all);
+    QCOMPARE(m_widget->layout().trackFilter(), std::string("stream"));
+    // Revealing an event of a track the filter hides clears the filter.
+    m_widget->revealEvent({TrackId(0), EventIndex(0)});
+    QVERIFY(field->text().isEmpty());
+    QCOMPARE(m_widget->layout().rows().size(), all);
 }
 
 QTEST_MAIN(TestTimelineWidget)

@@ -76,6 +76,7 @@ std::string counters(const ImportStats& st) {
     add("malformed", st.malformedEvents);
     add("unknown", st.unknownPhaseEvents);
     add("overlaps", st.overlappingSlices);
+    add("jitter", st.jitterOverlaps);
     add("e_without_b", st.endWithoutBegin);
     add("b_without_e", st.beginWithoutEnd);
     add("flow_starts_unmatched", st.flowStartsUnmatched);
@@ -124,6 +125,22 @@ void TestTraceLoader::variants_data() {
         << R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","name":"b","pid":1,"tid":1,"ts":5,"dur":10}])"
         << "cpu 1/1: 0:a@0+10 1:b@5+10"
         << "overlaps=1";
+    // Three steps that each overlap the next by 0.4 µs (clock jitter): one lane, not a staircase; their
+    // children stay under them. Durations are kept as the trace has them.
+    QTest::newRow("sub-microsecond overlap of siblings stays on the lane")
+        << R"([{"ph":"X","name":"s1","pid":1,"tid":1,"ts":0,"dur":100.4},{"ph":"X","name":"c1","pid":1,"tid":1,"ts":10,"dur":5},{"ph":"X","name":"s2","pid":1,"tid":1,"ts":100,"dur":100.4},{"ph":"X","name":"c2","pid":1,"tid":1,"ts":110,"dur":5},{"ph":"X","name":"s3","pid":1,"tid":1,"ts":200,"dur":100},{"ph":"X","name":"c3","pid":1,"tid":1,"ts":290,"dur":9.999}])"
+        << "cpu 1/1: 0:s1@0+100.400 0:s2@100+100.400 0:s3@200+100 1:c1@10+5 1:c2@110+5 1:c3@290+9.999"
+        << "jitter=2";
+    // 1 µs is not jitter: the second slice goes to another lane, as any overlap.
+    QTest::newRow("an overlap of 1 us or more is an overlap")
+        << R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":11},{"ph":"X","name":"b","pid":1,"tid":1,"ts":10,"dur":10}])"
+        << "cpu 1/1: 0:a@0+11 1:b@10+10"
+        << "overlaps=1";
+    // A child that ends within 1 µs of its parent's end is still its child (it does not outlast it).
+    QTest::newRow("a child ending just before its parent stays nested")
+        << R"([{"ph":"X","name":"p","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","name":"c","pid":1,"tid":1,"ts":9.5,"dur":0.5}])"
+        << "cpu 1/1: 0:p@0+10 1:c@9.500+0.500"
+        << "";
     QTest::newRow("B/E pairs nest, E without B dropped, B without E kept")
         << R"([{"ph":"B","name":"outer","pid":1,"tid":1,"ts":0},{"ph":"B","name":"inner","pid":1,"tid":1,"ts":1},{"ph":"E","pid":1,"tid":1,"ts":2},{"ph":"E","pid":1,"tid":1,"ts":4},{"ph":"E","pid":1,"tid":1,"ts":5},{"ph":"B","name":"open","pid":1,"tid":1,"ts":6},{"ph":"X","name":"x","pid":1,"tid":1,"ts":6,"dur":3}])"
         << "cpu 1/1: 0:outer@0+4 0:open@6+3! 1:inner@1+1 1:x@6+3"

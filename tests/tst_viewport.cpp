@@ -33,8 +33,13 @@ class TestViewport : public QObject {
     void search();
     void areaSummary_data();
     void areaSummary();
+    void areaGroupings_data();
+    void areaGroupings();
     void laneLayout_data();
     void laneLayout();
+    void trackTitles_data();
+    void trackTitles();
+    void trackManagement();
     void sampleSteps();
     void memoryCounters();
 
@@ -309,6 +314,151 @@ void TestViewport::areaSummary() {
     }
     for (std::size_t i = 1; i < summary.rows.size(); ++i)
         QVERIFY(summary.rows[i - 1].total >= summary.rows[i].total);
+}
+
+void TestViewport::areaGroupings_data() {
+    addCorpusRows();
+}
+
+void TestViewport::areaGroupings() {
+    // The same area pivoted by category and by track: the same slices, the same time, only grouped otherwise.
+    QFETCH(QString, trace);
+    const TraceStore& s = store(trace);
+    std::vector<TrackId> tracks;
+    for (std::uint32_t i = 0; i < s.tracks().size(); ++i)
+        tracks.push_back(TrackId(i));
+    const TimeNs from = s.minTime() + (s.maxTime() - s.minTime()) / 4,
+                 to = s.maxTime() - (s.maxTime() - s.minTime()) / 4;
+    const AreaSummary byName = summarizeArea(s, tracks, from, to);
+    auto sums = [](const AreaSummary& a) {
+        std::uint64_t count = 0;
+        TimeNs total = 0, self = 0;
+        for (const AreaSummaryRow& r : a.rows) {
+            count += r.count;
+            total += r.total;
+            self += r.self;
+        }
+        return std::make_tuple(count, total, self);
+    };
+    for (AreaGrouping g : {AreaGrouping::Category, AreaGrouping::Track}) {
+        const AreaSummary pivot = summarizeArea(s, tracks, from, to, g);
+        QCOMPARE(pivot.grouping, g);
+        QCOMPARE(pivot.sliceCount, byName.sliceCount);
+        QVERIFY(sums(pivot) == sums(byName));
+        std::set<std::uint32_t> keys;
+        for (const AreaSummaryRow& r : pivot.rows) {
+            if (g == AreaGrouping::Track) {
+                QVERIFY(r.track.isValid() && r.track.value < s.tracks().size());
+                QVERIFY(s.track(r.track).kind != TrackKind::Counter);
+                QVERIFY(keys.insert(r.track.value).second);
+            } else {
+                QVERIFY(std::any_of(s.categories().begin(), s.categories().end(),
+                                    [&](const Category& c) { return c.name == r.name; }));
+                QVERIFY(keys.insert(r.name.value).second);
+            }
+        }
+        // A category's row holds exactly its slices.
+        if (g == AreaGrouping::Category && !pivot.rows.empty()) {
+            const AreaSummaryRow& top = pivot.rows.front();
+            std::uint64_t count = 0;
+            for (const Track& t : s.tracks()) {
+                if (t.kind == TrackKind::Counter) continue;
+                for (std::uint32_t r = 0; r < t.sliceCount(); ++r)
+                    if (s.categories()[t.categories[r]].name == top.name && t.endOf(r) >= from &&
+                        t.starts[r] <= to)
+                        ++count;
+            }
+            QCOMPARE(top.count, count);
+        }
+    }
+}
+
+void TestViewport::trackTitles_data() {
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<QString>("title");
+    QTest::addColumn<QString>("tid");
+    // Kineto's thread ids are signed 32-bit: the top bit set reads negative, the OS's id is the unsigned one.
+    QTest::newRow("negative tid") << R"([{"ph":"X","name":"a","pid":1,"tid":-549452224,"ts":0,"dur":1}])"
+                                  << "thread 3745515072"
+                                  << "3745515072";
+    QTest::newRow("named thread")
+        << R"([{"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"python"}},{"ph":"X","name":"a","pid":1,"tid":7,"ts":0,"dur":1}])"
+        << "python (7)"
+        << "7";
+    // A GPU stream whose tid is text: the stream as written, never "tid 0".
+    QTest::newRow("GPU stream as text")
+        << R"([{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":"stream 7","ts":0,"dur":1}])"
+        << "GPU 0 · stream 7"
+        << "stream 7";
+}
+
+void TestViewport::trackTitles() {
+    QFETCH(QString, json);
+    QFETCH(QString, title);
+    QFETCH(QString, tid);
+    const LoadResult r = test::loadText(json.toStdString());
+    QVERIFY2(r.ok(), r.error.c_str());
+    const TraceStore& s = *r.store;
+    QVERIFY(!s.tracks().empty());
+    QCOMPARE(QString::fromStdString(trackTitle(s, TrackId(0))), title);
+    QCOMPARE(QString::fromStdString(threadIdText(s, s.track(TrackId(0)))), tid);
+}
+
+void TestViewport::trackManagement() {
+    // Filter by name, pin to the top, empty counter lanes hidden: on a real trace with memory counters.
+    const TraceStore& s = store(QString::fromLatin1(corpus[1]));
+    LaneLayout layout(s);
+    const std::size_t all = layout.rows().size();
+    // "Memory reserved · CPU" never leaves 0: hidden from the start, and counted.
+    std::size_t emptyCounters = 0;
+    for (std::uint32_t t = 0; t < s.tracks().size(); ++t) {
+        const Track& track = s.tracks()[t];
+        if (track.kind != TrackKind::Counter) continue;
+        const bool empty = std::all_of(track.counterValues.begin(), track.counterValues.end(),
+                                       [](double v) { return v == 0; });
+        emptyCounters += empty;
+        QCOMPARE(layout.isHidden(TrackId(t)), empty);
+        QCOMPARE(layout.firstRowOf(TrackId(t)) < 0, empty);
+    }
+    QVERIFY(emptyCounters >= 1);
+    QCOMPARE(layout.hiddenCount(), emptyCounters);
+
+    // A filter keeps the tracks whose title (or group title) matches, and no group without one.
+    layout.setTrackFilter("STREAM");
+    QVERIFY(layout.rows().size() < all);
+    int streams = 0;
+    for (const LaneRow& row : layout.rows()) {
+        if (row.kind == LaneRow::Kind::GroupHeader) continue;
+        QVERIFY2(QString::fromStdString(layout.trackTitle(row.track))
+                     .contains(QLatin1String("stream"), Qt::CaseInsensitive),
+                 layout.trackTitle(row.track).c_str());
+        streams += s.track(row.track).kind == TrackKind::GpuStream && row.depth == 0;
+    }
+    QVERIFY(streams >= 1);
+    for (std::size_t i = 0; i + 1 < layout.rows().size(); ++i)
+        if (layout.rows()[i].kind == LaneRow::Kind::GroupHeader)
+            QVERIFY(layout.rows()[i + 1].kind != LaneRow::Kind::GroupHeader);
+    layout.setTrackFilter("no track has this name");
+    QVERIFY(layout.rows().empty());
+    layout.setTrackFilter("");
+    QCOMPARE(layout.rows().size(), all);
+
+    // Pinning moves a track into a "Pinned" group at the top, out of its own; unpinning puts it back.
+    TrackId stream;
+    for (std::uint32_t t = 0; t < s.tracks().size() && !stream.isValid(); ++t)
+        if (s.tracks()[t].kind == TrackKind::GpuStream) stream = TrackId(t);
+    const int before = layout.firstRowOf(stream);
+    layout.setPinned(stream, true);
+    QVERIFY(layout.isPinned(stream));
+    QCOMPARE(layout.rows()[0].kind, LaneRow::Kind::GroupHeader);
+    QCOMPARE(layout.groups()[layout.rows()[0].group].title, std::string("Pinned"));
+    QCOMPARE(layout.firstRowOf(stream), 1);
+    // One header more ("Pinned"), and one fewer when the stream was its group's only track.
+    const bool alone = layout.groups()[layout.groupOf(stream)].tracks.size() == 1;
+    QCOMPARE(layout.rows().size(), all + 1 - (alone ? 1 : 0));
+    layout.setPinned(stream, false);
+    QCOMPARE(layout.firstRowOf(stream), before);
+    QCOMPARE(layout.rows().size(), all);
 }
 
 void TestViewport::laneLayout_data() {

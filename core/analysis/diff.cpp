@@ -2,6 +2,7 @@
 
 #include "summaryformat.h"
 
+#include "model/textformat.h"
 #include "query/kernelshortname.h"
 
 #include <algorithm>
@@ -187,11 +188,12 @@ std::string diffToJson(const TraceDiff& d) {
 std::string diffToText(const TraceDiff& d, std::size_t top) {
     std::string out;
     char buf[512];
-    std::snprintf(buf, sizeof buf, "Step time: A %zu steps, mean %s; B %zu steps, mean %s (%s%s)\n",
-                  d.overviewA.steps.size(), formatDuration(d.overviewA.stepMean).c_str(),
-                  d.overviewB.steps.size(), formatDuration(d.overviewB.stepMean).c_str(),
-                  d.overviewB.stepMean >= d.overviewA.stepMean ? "+" : "-",
-                  formatDuration(std::llabs(d.overviewB.stepMean - d.overviewA.stepMean)).c_str());
+    std::snprintf(
+        buf, sizeof buf, "Step time: A %s, mean %s; B %s, mean %s (%s%s)\n",
+        countText(d.overviewA.steps.size(), "step").c_str(), formatDuration(d.overviewA.stepMean).c_str(),
+        countText(d.overviewB.steps.size(), "step").c_str(), formatDuration(d.overviewB.stepMean).c_str(),
+        d.overviewB.stepMean >= d.overviewA.stepMean ? "+" : "-",
+        formatDuration(std::llabs(d.overviewB.stepMean - d.overviewA.stepMean)).c_str());
     out += buf;
     auto table = [&](const char* title, const std::vector<DiffRow>& rows, bool host) {
         std::snprintf(buf, sizeof buf, "\n%s (top %zu by change of %s time)\n%-60s %8s %8s %14s %14s %9s\n",

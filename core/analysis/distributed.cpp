@@ -47,6 +47,25 @@ double elementSize(std::string_view dtype) {
         return 1;
     return 4;
 }
+
+std::optional<double> messageBytesInArgs(std::string_view args) {
+    if (const auto n = argNumber(args, "In msg nelems"))
+        return *n * elementSize(argString(args, "dtype").value_or("float"));
+    return std::nullopt;
+}
+
+// A collective's message size: on the kernel (newer Kineto), else on the `record_param_comms` operator that
+// launched it, which is where older traces write it.
+std::optional<double> messageBytes(const TraceStore& store, EventRef kernel) {
+    if (const auto bytes = messageBytesInArgs(store.argsText(kernel))) return bytes;
+    if (const auto launch = store.launchOf(kernel)) {
+        const Track& t = store.track(launch->track);
+        for (auto p = t.parentOf(launch->index.value); p; p = t.parentOf(*p))
+            if (const auto bytes = messageBytesInArgs(store.argsText({launch->track, EventIndex(*p)})))
+                return bytes;
+    }
+    return std::nullopt;
+}
 } // namespace
 
 std::vector<CollectiveInstances> collectiveInstances(const TraceStore& store) {
@@ -89,8 +108,8 @@ RankFigures rankFigures(const TraceStore& store) {
                     CollectiveStats& c = collectives[collectiveName(store.strings().view(t.names[r]), args)];
                     ++c.calls;
                     c.total += t.durations[r];
-                    if (const auto n = argNumber(args, "In msg nelems"))
-                        c.bytes += *n * elementSize(argString(args, "dtype").value_or("float"));
+                    if (const auto bytes = messageBytes(store, {TrackId(ti), EventIndex(r)}))
+                        c.bytes += *bytes;
                 } else if (kind == CategoryKind::Kernel) {
                     compute.emplace_back(t.starts[r], t.endOf(r));
                 }

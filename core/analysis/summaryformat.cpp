@@ -375,6 +375,8 @@ std::string importReport(const TraceStore& store, double loadSeconds) {
     line("Unknown phase:   %llu skipped\n", static_cast<unsigned long long>(st.unknownPhaseEvents));
     line("Overlapping:     %llu slices moved to another lane\n",
          static_cast<unsigned long long>(st.overlappingSlices));
+    line("Clock jitter:    %llu sub-microsecond overlaps between siblings, kept on their lane\n",
+         static_cast<unsigned long long>(st.jitterOverlaps));
     line("B/E unmatched:   %llu E without B, %llu B without E\n",
          static_cast<unsigned long long>(st.endWithoutBegin),
          static_cast<unsigned long long>(st.beginWithoutEnd));

@@ -2,6 +2,7 @@
 // order.
 #include "storebuild.h"
 
+#include "model/nesting.h"
 #include "model/parallel.h"
 
 #include <limits>
@@ -66,44 +67,14 @@ void StoreBuild::finalizeTracks() {
             std::sort(order.begin(), order.end(), before);
         }
         if (seq) m_rowSeq[t] = {};
-        std::vector<std::uint16_t> depth(n);
-        std::vector<TimeNs> laneEnd;
-        struct Open {
-            TimeNs end;
-            std::uint16_t depth;
-        };
-        std::vector<Open> stack;
-        for (std::uint32_t k = 0; k < n; ++k) {
-            const std::uint32_t r = order[k];
-            const TimeNs s = track.starts[r];
-            const TimeNs e = s + track.durations[r];
-            while (!stack.empty() && stack.back().end <= s)
-                stack.pop_back();
-            std::size_t d = 0;
-            if (!stack.empty()) {
-                d = std::size_t(stack.back().depth) + 1;
-                if (stack.back().end < e) {
-                    ++m_store.stats.overlappingSlices;
-                    track.flags[r] |= SliceFlag::Overlapping;
-                }
-            }
-            while (d < laneEnd.size() && laneEnd[d] > s)
-                ++d;
-            if (d >= 0xffff) d = 0xfffe; // pathological nesting: pile onto the last lane
-            if (d >= laneEnd.size()) laneEnd.resize(d + 1, std::numeric_limits<TimeNs>::min());
-            laneEnd[d] = std::max(laneEnd[d], e);
-            depth[r] = std::uint16_t(d);
-            stack.push_back({e, std::uint16_t(d)});
-        }
-        // Stable counting sort of the time-ordered rows by lane.
-        track.laneBegin.assign(laneEnd.size() + 1, 0);
-        for (std::uint32_t r = 0; r < n; ++r)
-            ++track.laneBegin[depth[r] + 1];
-        std::partial_sum(track.laneBegin.begin(), track.laneBegin.end(), track.laneBegin.begin());
-        std::vector<std::uint32_t> cursor(track.laneBegin.begin(), track.laneBegin.end() - 1);
-        std::vector<std::uint32_t> final(n);
-        for (std::uint32_t k = 0; k < n; ++k)
-            final[cursor[depth[order[k]]]++] = order[k];
+        NestingCounts counts;
+        std::vector<std::uint16_t> depth = nestingLanes(
+            order, n, [&](std::uint32_t r) { return track.starts[r]; },
+            [&](std::uint32_t r) { return track.endOf(r); }, counts,
+            [&](std::uint32_t r) { track.flags[r] |= SliceFlag::Overlapping; });
+        m_store.stats.overlappingSlices += counts.overlapping;
+        m_store.stats.jitterOverlaps += counts.jitter;
+        const std::vector<std::uint32_t> final = rowsByLane(order, depth, track.laneBegin);
         order.clear();
         order.shrink_to_fit();
         depth.clear();

@@ -24,9 +24,10 @@ struct ImportStats {
     std::map<std::string, std::uint64_t> categoryCounts; // by `cat` text as written
     std::uint64_t malformedEvents = 0;                   // skipped: not an object, bad JSON, bad field
     std::uint64_t unknownPhaseEvents = 0;                // skipped: phase we do not know
-    std::uint64_t overlappingSlices = 0;   // partially overlap their enclosing slice: kept on another lane
-    std::uint64_t endWithoutBegin = 0;     // `E` with no open `B`: dropped
-    std::uint64_t beginWithoutEnd = 0;     // `B` never closed: kept, ending at the track's last time
+    std::uint64_t overlappingSlices = 0; // partially overlap their enclosing slice: kept on another lane
+    std::uint64_t jitterOverlaps = 0;    // overlap a sibling by under 1 µs (clock jitter): kept on its lane
+    std::uint64_t endWithoutBegin = 0;   // `E` with no open `B`: dropped
+    std::uint64_t beginWithoutEnd = 0;   // `B` never closed: kept, ending at the track's last time
     std::uint64_t flowStartsUnmatched = 0; // `s` whose `f` never came (or whose slice is missing)
     std::uint64_t flowEndsUnmatched = 0;   // `f` whose `s` never came (or whose slice is missing)
     std::uint64_t flowsUnbound = 0;        // a flow end with no slice to bind to

@@ -7,12 +7,13 @@
 
 namespace kinetoscope {
 
-AreaSummary summarizeArea(const TraceStore& store, const std::vector<TrackId>& tracks, TimeNs from,
-                          TimeNs to) {
+AreaSummary summarizeArea(const TraceStore& store, const std::vector<TrackId>& tracks, TimeNs from, TimeNs to,
+                          AreaGrouping grouping) {
     AreaSummary out;
+    out.grouping = grouping;
     out.from = std::min(from, to);
     out.to = std::max(from, to);
-    std::unordered_map<std::uint32_t, std::size_t> rowOfName;
+    std::unordered_map<std::uint32_t, std::size_t> rowOfKey;
     auto clipped = [&](TimeNs s, TimeNs e) {
         return std::max<TimeNs>(0, std::min(e, out.to) - std::max(s, out.from));
     };
@@ -31,8 +32,13 @@ AreaSummary summarizeArea(const TraceStore& store, const std::vector<TrackId>& t
                 const auto [c0, c1] = childRows(t, r);
                 for (std::uint32_t c = c0; c < c1; ++c)
                     children += clipped(t.starts[c], t.endOf(c));
-                auto [it, inserted] = rowOfName.try_emplace(t.names[r].value, out.rows.size());
-                if (inserted) out.rows.push_back({t.names[r]});
+                const StringId name = grouping == AreaGrouping::Name ? t.names[r]
+                                      : grouping == AreaGrouping::Category
+                                          ? store.categories()[t.categories[r]].name
+                                          : StringId();
+                const std::uint32_t key = grouping == AreaGrouping::Track ? id.value : name.value;
+                auto [it, inserted] = rowOfKey.try_emplace(key, out.rows.size());
+                if (inserted) out.rows.push_back({name, grouping == AreaGrouping::Track ? id : TrackId()});
                 AreaSummaryRow& row = out.rows[it->second];
                 ++row.count;
                 row.total += inside;
@@ -44,6 +50,7 @@ AreaSummary summarizeArea(const TraceStore& store, const std::vector<TrackId>& t
     }
     std::sort(out.rows.begin(), out.rows.end(), [&](const AreaSummaryRow& a, const AreaSummaryRow& b) {
         if (a.total != b.total) return a.total > b.total;
+        if (a.track != b.track) return a.track.value < b.track.value;
         return store.strings().view(a.name) < store.strings().view(b.name);
     });
     return out;

@@ -1,11 +1,14 @@
 #include "lanelayout.h"
 
 #include <algorithm>
+#include <cctype>
+#include <climits>
 #include <cmath>
 
 namespace kinetoscope {
 
 namespace {
+
 std::string idText(const TraceStore& store, StringId text, std::int64_t id) {
     if (text.isValid() && !store.strings().view(text).empty()) return std::string(store.strings().view(text));
     return std::to_string(id);
@@ -30,11 +33,16 @@ const DeviceProperties* deviceOf(const TraceStore& store, std::int64_t id) {
 }
 } // namespace
 
-LaneLayout::LaneLayout(const TraceStore& store, const DerivedTracks* derived, LaneMetrics metrics)
-    : m_store(&store), m_derived(derived && !derived->empty() ? derived : nullptr), m_metrics(metrics) {
+LaneLayout::LaneLayout(const TraceStore& store, const DerivedTracks* derived, const HostViews* hostViews,
+                       LaneMetrics metrics)
+    : m_store(&store), m_derived(derived && !derived->empty() ? derived : nullptr),
+      m_hostViews(hostViews && !hostViews->views.empty() ? hostViews : nullptr), m_metrics(metrics) {
     const std::size_t derivedCount = m_derived ? m_derived->size() : 0;
-    m_groupOfTrack.assign(store.tracks().size() + derivedCount, 0);
-    m_hidden.assign(store.tracks().size() + derivedCount, false);
+    const std::size_t viewCount = m_hostViews ? m_hostViews->views.size() : 0;
+    m_firstViewId = store.tracks().size() + derivedCount;
+    m_pythonExpanded.assign(viewCount, false);
+    m_groupOfTrack.assign(m_firstViewId + 2 * viewCount, 0);
+    m_hidden.assign(m_firstViewId + 2 * viewCount, false);
     for (std::uint32_t i = 0; i < store.tracks().size(); ++i) {
         const Track& t = store.tracks()[i];
         const LaneGroup::Kind kind = groupKindOf(t);
@@ -91,7 +99,65 @@ LaneLayout::LaneLayout(const TraceStore& store, const DerivedTracks* derived, La
     }
     for (std::size_t g = 0; g < onTop.size(); ++g)
         m_groups[g].tracks.insert(m_groups[g].tracks.begin(), onTop[g].begin(), onTop[g].end());
+    // A counter lane without a single non-zero value starts hidden ("Memory reserved · CPU, max 0 B").
+    for (std::uint32_t i = 0; i < store.tracks().size(); ++i) {
+        const Track& t = store.tracks()[i];
+        if (t.kind == TrackKind::Counter &&
+            std::all_of(t.counterValues.begin(), t.counterValues.end(), [](double v) { return v == 0; }))
+            m_hidden[i] = true;
+    }
+    // A compact view's parts live in their thread's group (shown in its place, not listed in the group).
+    for (std::size_t v = 0; v < viewCount; ++v) {
+        const std::uint32_t group = m_groupOfTrack[m_hostViews->views[v].source.value];
+        m_groupOfTrack[pythonIdOf(v).value] = group;
+        m_groupOfTrack[hostIdOf(v).value] = group;
+    }
     relayout();
+}
+
+const HostView* LaneLayout::shownPart(TrackId id, bool& python) const {
+    if (!m_hostViews || id.value < m_firstViewId) return nullptr;
+    const std::size_t offset = id.value - m_firstViewId;
+    if (offset / 2 >= m_hostViews->views.size()) return nullptr;
+    python = offset % 2 == 0;
+    return &m_hostViews->views[offset / 2];
+}
+
+EventRef LaneLayout::sourceOf(EventRef shown) const {
+    bool python = false;
+    const HostView* v = shownPart(shown.track, python);
+    if (!v || !shown.isValid()) return shown;
+    const std::vector<std::uint32_t>& rows = python ? v->pythonRows : v->hostRows;
+    return {v->source, EventIndex(rows[shown.index.value])};
+}
+
+TrackId LaneLayout::sourceTrackOf(TrackId shown) const {
+    bool python = false;
+    const HostView* v = shownPart(shown, python);
+    return v ? v->source : shown;
+}
+
+const HostView* LaneLayout::hostViewOf(TrackId source) const {
+    return m_hostViews ? m_hostViews->of(source) : nullptr;
+}
+
+bool LaneLayout::pythonExpanded(TrackId source) const {
+    const HostView* v = hostViewOf(source);
+    return v && m_pythonExpanded[std::size_t(v - m_hostViews->views.data())];
+}
+
+void LaneLayout::setPythonExpanded(TrackId source, bool expanded) {
+    const HostView* v = hostViewOf(sourceTrackOf(source));
+    if (!v) return;
+    const std::size_t index = std::size_t(v - m_hostViews->views.data());
+    if (m_pythonExpanded[index] == expanded) return;
+    m_pythonExpanded[index] = expanded;
+    relayout();
+}
+
+bool LaneLayout::isPythonSummary(TrackId shown) const {
+    bool python = false;
+    return shownPart(shown, python) && python;
 }
 
 void LaneLayout::addToGroup(std::uint32_t group, TrackId id) {
@@ -100,12 +166,14 @@ void LaneLayout::addToGroup(std::uint32_t group, TrackId id) {
 }
 
 const Track& LaneLayout::track(TrackId id) const {
+    bool python = false;
+    if (const HostView* v = shownPart(id, python)) return python ? v->python : v->host;
     if (const DerivedTrack* d = derived(id)) return d->track();
     return m_store->track(id);
 }
 
 const DerivedTrack* LaneLayout::derived(TrackId id) const {
-    if (!m_derived || id.value < m_store->tracks().size()) return nullptr;
+    if (!m_derived || id.value < m_store->tracks().size() || id.value >= m_firstViewId) return nullptr;
     return &(*m_derived)[id.value - m_store->tracks().size()];
 }
 
@@ -135,6 +203,7 @@ std::optional<double> LaneLayout::counterValueAt(TrackId id, const TimeAxis& axi
 
 std::string LaneLayout::laneTitle(TrackId id) const {
     if (const DerivedTrack* d = derived(id)) return d->title();
+    id = sourceTrackOf(id);
     const Track& t = m_store->track(id);
     if (t.kind != TrackKind::GpuStream) return trackTitle(id);
     // Under its device's group header a stream lane needs only the stream.
@@ -147,12 +216,25 @@ std::string LaneLayout::trackTitle(TrackId id) const {
         const std::uint32_t g = m_groupOfTrack[id.value];
         return m_groups[g].title + " · " + d->title();
     }
-    return kinetoscope::trackTitle(*m_store, id);
+    return kinetoscope::trackTitle(*m_store, sourceTrackOf(id));
+}
+
+std::string processIdText(const TraceStore& store, const Track& track) {
+    return idText(store, track.pidText, track.pid);
+}
+
+std::string threadIdText(const TraceStore& store, const Track& track) {
+    // Kineto writes a thread id as a signed 32-bit number, negative when its top bit is set: the OS's id is
+    // the unsigned one ("thread 3745515072", not "thread -549452224").
+    if (!(track.tidText.isValid() && !store.strings().view(track.tidText).empty()) && track.tid < 0 &&
+        track.tid >= std::int64_t(INT32_MIN))
+        return std::to_string(std::uint32_t(track.tid));
+    return idText(store, track.tidText, track.tid);
 }
 
 std::string trackTitle(const TraceStore& store, TrackId id) {
     const Track& t = store.track(id);
-    const std::string tid = idText(store, t.tidText, t.tid);
+    const std::string tid = threadIdText(store, t);
     const std::string name = t.name.isValid() ? std::string(store.strings().view(t.name)) : "";
     switch (t.kind) {
     case TrackKind::GpuStream: {
@@ -188,13 +270,72 @@ void LaneLayout::setAllCollapsed(bool collapsed) {
 }
 
 void LaneLayout::setHidden(TrackId track, bool hidden) {
+    track = sourceTrackOf(track);
     if (track.value >= m_hidden.size() || m_hidden[track.value] == hidden) return;
     m_hidden[track.value] = hidden;
     relayout();
 }
 
 bool LaneLayout::isHidden(TrackId track) const {
+    track = sourceTrackOf(track);
     return track.value < m_hidden.size() && m_hidden[track.value];
+}
+
+void LaneLayout::layTrack(std::uint32_t g, TrackId id, double& y) {
+    const Track& t = track(id);
+    m_firstRowOfTrack[id.value] = int(m_rows.size());
+    if (const HostView* v = hostViewOf(id); v && !pythonExpanded(id)) {
+        // Compact: the Python summary lane, then the thread's other slices.
+        const std::size_t view = std::size_t(v - m_hostViews->views.data());
+        m_firstRowOfTrack[pythonIdOf(view).value] = int(m_rows.size());
+        m_rows.push_back({LaneRow::Kind::Slices, g, pythonIdOf(view), 0, y, m_metrics.sliceHeight});
+        y += m_metrics.sliceHeight;
+        m_firstRowOfTrack[hostIdOf(view).value] = int(m_rows.size());
+        for (std::uint32_t d = 0; d < std::max<std::size_t>(1, v->host.laneCount()); ++d) {
+            m_rows.push_back({LaneRow::Kind::Slices, g, hostIdOf(view), d, y, m_metrics.sliceHeight});
+            y += m_metrics.sliceHeight;
+        }
+    } else if (t.kind == TrackKind::Counter) {
+        m_rows.push_back({LaneRow::Kind::Counter, g, id, 0, y, m_metrics.counterHeight});
+        y += m_metrics.counterHeight;
+    } else {
+        const std::uint32_t lanes = std::max<std::uint32_t>(1, std::uint32_t(t.laneCount()));
+        for (std::uint32_t d = 0; d < lanes; ++d) {
+            m_rows.push_back({LaneRow::Kind::Slices, g, id, d, y, m_metrics.sliceHeight});
+            y += m_metrics.sliceHeight;
+        }
+    }
+    y += m_metrics.trackGap;
+}
+
+void LaneLayout::layGroup(std::uint32_t g, bool pinnedSection, double& y) {
+    const LaneGroup& group = m_groups[g];
+    std::vector<TrackId> shown;
+    bool allPinned = !group.tracks.empty();
+    for (TrackId id : group.tracks) {
+        const bool pinned = isPinned(id);
+        allPinned = allPinned && pinned;
+        if (m_hidden[id.value] || (pinned && !pinnedSection) || !passesFilter(id, group)) continue;
+        shown.push_back(id);
+    }
+    // A group the filter empties, or whose tracks are all pinned, has nothing to show: no header either.
+    if (shown.empty() && (!m_filter.empty() || (allPinned && !pinnedSection))) return;
+    m_headerRowOfGroup[g] = int(m_rows.size());
+    m_rows.push_back({LaneRow::Kind::GroupHeader, g, TrackId(), 0, y, m_metrics.headerHeight});
+    y += m_metrics.headerHeight;
+    if (group.collapsed) return;
+    for (TrackId id : shown)
+        layTrack(g, id, y);
+}
+
+bool LaneLayout::passesFilter(TrackId id, const LaneGroup& group) const {
+    if (m_filter.empty()) return true;
+    auto contains = [&](std::string text) {
+        for (char& c : text)
+            c = char(std::tolower(static_cast<unsigned char>(c)));
+        return text.find(m_filter) != std::string::npos;
+    };
+    return contains(group.title) || contains(trackTitle(id));
 }
 
 void LaneLayout::relayout() {
@@ -202,31 +343,50 @@ void LaneLayout::relayout() {
     m_firstRowOfTrack.assign(m_groupOfTrack.size(), -1);
     m_headerRowOfGroup.assign(m_groups.size(), -1);
     double y = 0;
-    for (std::uint32_t g = 0; g < m_groups.size(); ++g) {
-        const LaneGroup& group = m_groups[g];
-        m_headerRowOfGroup[g] = int(m_rows.size());
-        m_rows.push_back({LaneRow::Kind::GroupHeader, g, TrackId(), 0, y, m_metrics.headerHeight});
-        y += m_metrics.headerHeight;
-        if (group.collapsed) continue;
-        for (TrackId id : group.tracks) {
-            if (m_hidden[id.value]) continue;
-            const Track& t = track(id);
-            m_firstRowOfTrack[id.value] = int(m_rows.size());
-            if (t.kind == TrackKind::Counter) {
-                m_rows.push_back({LaneRow::Kind::Counter, g, id, 0, y, m_metrics.counterHeight});
-                y += m_metrics.counterHeight;
-            } else {
-                const std::uint32_t lanes = std::max<std::uint32_t>(1, std::uint32_t(t.laneCount()));
-                for (std::uint32_t d = 0; d < lanes; ++d) {
-                    m_rows.push_back({LaneRow::Kind::Slices, g, id, d, y, m_metrics.sliceHeight});
-                    y += m_metrics.sliceHeight;
-                }
-            }
-            y += m_metrics.trackGap;
-        }
-    }
+    if (m_pinnedGroup < m_groups.size() && !m_groups[m_pinnedGroup].tracks.empty())
+        layGroup(m_pinnedGroup, true, y);
+    for (std::uint32_t g = 0; g < m_groups.size(); ++g)
+        if (g != m_pinnedGroup) layGroup(g, false, y);
     m_contentHeight = y;
     ++m_generation;
+}
+
+std::size_t LaneLayout::hiddenCount() const {
+    return std::size_t(std::count(m_hidden.begin(), m_hidden.end(), true));
+}
+
+void LaneLayout::setTrackFilter(const std::string& text) {
+    std::string lower = text;
+    for (char& c : lower)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == m_filter) return;
+    m_filter = std::move(lower);
+    relayout();
+}
+
+bool LaneLayout::isPinned(TrackId track) const {
+    track = sourceTrackOf(track);
+    if (m_pinnedGroup >= m_groups.size()) return false;
+    const std::vector<TrackId>& pinned = m_groups[m_pinnedGroup].tracks;
+    return std::find(pinned.begin(), pinned.end(), track) != pinned.end();
+}
+
+void LaneLayout::setPinned(TrackId track, bool pinned) {
+    track = sourceTrackOf(track);
+    if (track.value >= m_groupOfTrack.size() || isPinned(track) == pinned) return;
+    if (m_pinnedGroup >= m_groups.size()) {
+        LaneGroup g;
+        g.kind = LaneGroup::Kind::Process;
+        g.title = "Pinned";
+        m_pinnedGroup = std::uint32_t(m_groups.size());
+        m_groups.push_back(std::move(g));
+    }
+    std::vector<TrackId>& list = m_groups[m_pinnedGroup].tracks;
+    if (pinned)
+        list.push_back(track);
+    else
+        list.erase(std::find(list.begin(), list.end(), track));
+    relayout();
 }
 
 int LaneLayout::rowAt(double y) const {
@@ -239,6 +399,13 @@ int LaneLayout::rowAt(double y) const {
     return int(it - m_rows.begin());
 }
 
+int LaneLayout::rowNear(double y) const {
+    if (m_rows.empty()) return -1;
+    auto it =
+        std::upper_bound(m_rows.begin(), m_rows.end(), y, [](double v, const LaneRow& r) { return v < r.y; });
+    return it == m_rows.begin() ? 0 : int(it - m_rows.begin()) - 1;
+}
+
 std::pair<std::size_t, std::size_t> LaneLayout::rowsBetween(double top, double bottom) const {
     auto first = std::upper_bound(m_rows.begin(), m_rows.end(), top,
                                   [](double v, const LaneRow& r) { return v < r.y + r.height; });
@@ -249,8 +416,15 @@ std::pair<std::size_t, std::size_t> LaneLayout::rowsBetween(double top, double b
 
 int LaneLayout::rowOf(EventRef ref) const {
     if (!ref.isValid() || ref.track.value >= m_firstRowOfTrack.size()) return -1;
+    ref = sourceOf(ref);
     const int first = m_firstRowOfTrack[ref.track.value];
     if (first < 0) return m_headerRowOfGroup[m_groupOfTrack[ref.track.value]];
+    if (const HostView* v = hostViewOf(ref.track); v && !pythonExpanded(ref.track)) {
+        // Compact: a Python frame is drawn in the summary lane (the outermost there, the rest under it).
+        const std::uint32_t shown = v->shownRowOf[ref.index.value];
+        if (shown == HostView::noRow || (shown & HostView::pythonBit)) return first;
+        return first + 1 + int(v->host.depthOf(shown));
+    }
     const Track& t = track(ref.track);
     if (t.kind == TrackKind::Counter) return first;
     return first + int(t.depthOf(ref.index.value));

@@ -2,6 +2,7 @@
 
 #include "model/tracestore.h"
 #include "query/derivedtracks.h"
+#include "query/hostview.h"
 
 #include <cstdint>
 #include <string>
@@ -41,16 +42,33 @@ struct LaneMetrics {
 // lays them out as rows. Pure arithmetic over the store, shared by the widget, headless rendering and the
 // tests; rebuilt when the user collapses a group or hides a track. A derived track of a GPU is shown at the
 // top of that GPU's group; the others in groups of their own, after the store's.
+//
+// A thread with a compact view (query/hostview.h) starts compact: one summary lane of its outermost Python
+// frames, then its other slices nested among themselves; expanding its Python frames shows every lane as the
+// store has them. The compact view's two parts have ids of their own (after the derived tracks); events are
+// always the store's (`sourceOf` maps a shown row back), and `rowOf` finds where a store event is drawn.
 class LaneLayout {
   public:
     LaneLayout() = default;
     explicit LaneLayout(const TraceStore& store, const DerivedTracks* derived = nullptr,
-                        LaneMetrics metrics = {});
+                        const HostViews* hostViews = nullptr, LaneMetrics metrics = {});
 
     // Any track shown: the store's, or a derived one (ids from store.tracks().size() on).
     const Track& track(TrackId id) const;
     // The derived track behind an id, or null for the store's own.
     const DerivedTrack* derived(TrackId id) const;
+    // The store's event behind a slice as shown (a compact view's row maps to its thread's); others
+    // unchanged.
+    EventRef sourceOf(EventRef shown) const;
+    // The store's track behind a shown track id (a compact view's part -> its thread); others unchanged.
+    TrackId sourceTrackOf(TrackId shown) const;
+    // The compact view of a store track, or null when it has none.
+    const HostView* hostViewOf(TrackId source) const;
+    // Whether a thread's Python frames are shown in full (all its lanes) rather than as one summary lane.
+    bool pythonExpanded(TrackId source) const;
+    void setPythonExpanded(TrackId source, bool expanded);
+    // Whether a shown id is the Python summary lane of a compact thread.
+    bool isPythonSummary(TrackId shown) const;
     std::size_t trackCount() const { return m_groupOfTrack.size(); }
     // How a counter lane's values read: bytes for the trace's memory series, a ratio for utilisation.
     CounterUnit counterUnit(TrackId id) const;
@@ -71,6 +89,16 @@ class LaneLayout {
     void setHidden(TrackId track, bool hidden);
     bool isHidden(TrackId track) const;
     void setAllCollapsed(bool collapsed);
+    // How many tracks are hidden (counter lanes without a single non-zero value start hidden: an empty
+    // "Memory reserved · CPU" lane says nothing).
+    std::size_t hiddenCount() const;
+    // Shows only tracks whose title, or whose group's title, contains `text` (case-insensitive); empty: all.
+    // Groups left without a track are not shown at all.
+    void setTrackFilter(const std::string& text);
+    const std::string& trackFilter() const { return m_filter; }
+    // Pinned tracks are shown first, in a "Pinned" group, in the order pinned (and not in their own group).
+    void setPinned(TrackId track, bool pinned);
+    bool isPinned(TrackId track) const;
 
     // The name shown for a track: thread name and id, "GPU 0 · NVIDIA H100 · stream 7", a counter's series.
     std::string trackTitle(TrackId track) const;
@@ -81,6 +109,9 @@ class LaneLayout {
 
     // Index of the row at content y, or -1.
     int rowAt(double y) const;
+    // The row at content y, or in a gap the row above it (the first row above them all, the last below): what
+    // a drag across rows reaches wherever the pointer is; -1 only without rows.
+    int rowNear(double y) const;
     // Rows intersecting [top, bottom) (half-open index range).
     std::pair<std::size_t, std::size_t> rowsBetween(double top, double bottom) const;
     // Where a slice is drawn: its row, or the header of its group when collapsed or its track hidden.
@@ -92,13 +123,26 @@ class LaneLayout {
     void relayout();
 
     void addToGroup(std::uint32_t group, TrackId id);
+    void layGroup(std::uint32_t group, bool pinnedSection, double& y);
+    void layTrack(std::uint32_t group, TrackId id, double& y);
+    bool passesFilter(TrackId id, const LaneGroup& group) const;
+
+    // The compact view and part (python or host) behind a shown id beyond the derived tracks.
+    const HostView* shownPart(TrackId id, bool& python) const;
+    TrackId pythonIdOf(std::size_t view) const { return TrackId(std::uint32_t(m_firstViewId + 2 * view)); }
+    TrackId hostIdOf(std::size_t view) const { return TrackId(std::uint32_t(m_firstViewId + 2 * view + 1)); }
 
     const TraceStore* m_store = nullptr;
     const DerivedTracks* m_derived = nullptr;
+    const HostViews* m_hostViews = nullptr;
+    std::size_t m_firstViewId = 0;      // the first compact view's Python id
+    std::vector<bool> m_pythonExpanded; // by compact view
     LaneMetrics m_metrics;
     std::vector<LaneGroup> m_groups;
     std::vector<std::uint32_t> m_groupOfTrack;
     std::vector<bool> m_hidden;
+    std::string m_filter;              // lower case
+    std::uint32_t m_pinnedGroup = ~0u; // index in m_groups once something is pinned
     std::vector<LaneRow> m_rows;
     std::vector<int> m_firstRowOfTrack; // -1 when hidden or collapsed
     std::vector<int> m_headerRowOfGroup;
@@ -109,5 +153,9 @@ class LaneLayout {
 // The name shown for a track, wherever it is shown (lane headers, Details): a thread's name and id,
 // "GPU 0 · NVIDIA H100 · stream 7", a counter's series.
 std::string trackTitle(const TraceStore& store, TrackId track);
+// A track's pid and tid as the trace wrote them: the text when it was a string ("stream 7"), else the number;
+// a negative 32-bit thread id reads as the unsigned id it is.
+std::string processIdText(const TraceStore& store, const Track& track);
+std::string threadIdText(const TraceStore& store, const Track& track);
 
 } // namespace kinetoscope

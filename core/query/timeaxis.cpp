@@ -129,6 +129,25 @@ std::string formatTickLabel(TimeNs relative, TimeNs step) {
     return formatIn(relative, unit, decimalsFor(step, unit));
 }
 
+std::vector<std::string> rulerLabels(const std::vector<RulerTick>& majorTicks, TimeNs origin, TimeNs step) {
+    std::vector<std::string> labels;
+    if (majorTicks.empty()) return labels;
+    TimeNs farthest = 0;
+    for (const RulerTick& t : majorTicks)
+        farthest = std::max<TimeNs>(farthest, std::llabs(t.time - origin));
+    // Short enough as they are: at most about four digits before the step's precision.
+    if (farthest < 10'000 * step) {
+        for (const RulerTick& t : majorTicks)
+            labels.push_back(formatTickLabel(t.time - origin, step));
+        return labels;
+    }
+    const TimeNs reference = majorTicks.front().time;
+    labels.push_back(formatTimeOffset(reference - origin, step));
+    for (std::size_t i = 1; i < majorTicks.size(); ++i)
+        labels.push_back("+" + formatTickLabel(majorTicks[i].time - reference, step));
+    return labels;
+}
+
 std::string formatTimeOffset(TimeNs relative, TimeNs resolution) {
     const Unit& unit = unitFor(std::max<TimeNs>(std::llabs(relative), 1));
     return formatIn(relative, unit, decimalsFor(std::max<TimeNs>(resolution, 1), unit));

@@ -48,5 +48,10 @@ std::vector<RulerTick> rulerTicks(const TimeAxis& axis, TimeNs origin, TimeNs st
 std::string formatTickLabel(TimeNs relative, TimeNs step);
 // A time as an offset from the trace start, with enough digits to tell `resolution` apart.
 std::string formatTimeOffset(TimeNs relative, TimeNs resolution);
+// The labels of a ruler's major ticks, in order. Zoomed in far from the origin, a label relative to the
+// origin grows long ("1112165.72 µs"); then, as Perfetto does, the first tick carries the time from the
+// origin
+// ("1.11216572 s") and the others an offset from that tick ("+20 µs").
+std::vector<std::string> rulerLabels(const std::vector<RulerTick>& majorTicks, TimeNs origin, TimeNs step);
 
 } // namespace kinetoscope
