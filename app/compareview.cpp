@@ -156,6 +156,10 @@ void CompareView::build() {
     };
     m_timelineA = new TimelineWidget(m_traces[0]);
     m_timelineB = new TimelineWidget(m_traces[1]);
+    // Two timelines share the height: each thread shows its top lanes (steps, phases, top-level operators) so
+    // that both GPUs' streams are on the first screen; a thread's title opens the rest.
+    for (TimelineWidget* t : {m_timelineA, m_timelineB})
+        t->stackedLayout();
     timelines->addWidget(titled(tr("A (baseline): %1").arg(QFileInfo(m_paths[0]).fileName()), m_timelineA));
     timelines->addWidget(titled(tr("B: %1").arg(QFileInfo(m_paths[1]).fileName()), m_timelineB));
     auto* tabs = new QTabWidget(content);
@@ -207,6 +211,8 @@ void CompareView::build() {
                     .arg(ga.device);
     }
     m_summary = new QLabel(tabs);
+    m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_summary->setContentsMargins(6, 6, 6, 6);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setText(tr("<b>Step time</b>: A %1, mean %2 · B %3, mean %4 "
@@ -250,7 +256,7 @@ void CompareView::build() {
     content->setChildrenCollapsible(false);
     content->setStretchFactor(0, 3);
     content->setStretchFactor(1, 2);
-    content->setSizes({600, 400});
+    content->setSizes({720, 280});
     m_stack->addWidget(content);
     m_stack->setCurrentWidget(content);
     connect(m_timelineA, &TimelineWidget::viewChanged, this, [this] { syncFrom(m_timelineA); });

@@ -228,6 +228,7 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
             title->setStyleSheet(
                 QStringLiteral("QLabel{background:#e5e7eb;padding:2px 6px;font-weight:bold}"));
             auto* t = new TimelineWidget(m_traces[i], w);
+            t->stackedLayout(); // (as the compare view: every rank's GPU on the first screen)
             t->setMinimumHeight(160);
             l->addWidget(title);
             l->addWidget(t, 1);

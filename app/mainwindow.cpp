@@ -495,11 +495,14 @@ void MainWindow::updateStatus() {
         break;
     case TraceView::State::Ready: {
         const LoadedTrace& t = *view->trace();
-        m_statusLabel->setText(tr("%1 slices · %2 flows · %3 tracks · %4 steps · loaded in %5 s")
-                                   .arg(QLocale().toString(qulonglong(t.store->sliceCount())))
-                                   .arg(QLocale().toString(qulonglong(t.store->flows().size())))
-                                   .arg(t.store->tracks().size())
-                                   .arg(t.steps.size())
+        auto counted = [](std::size_t n, const char* one, const char* many) {
+            return QLocale().toString(qulonglong(n)) + QLatin1Char(' ') + QLatin1String(n == 1 ? one : many);
+        };
+        m_statusLabel->setText(tr("%1 · %2 · %3 · %4 · loaded in %5 s")
+                                   .arg(counted(t.store->sliceCount(), "slice", "slices"),
+                                        counted(t.store->flows().size(), "flow", "flows"),
+                                        counted(t.store->tracks().size(), "track", "tracks"),
+                                        counted(t.steps.size(), "step", "steps"))
                                    .arg(t.loadSeconds, 0, 'f', 2));
         break;
     }

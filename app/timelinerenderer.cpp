@@ -657,8 +657,8 @@ void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
             p.setRenderHint(QPainter::Antialiasing, false);
             p.setBrush(Qt::NoBrush);
             const QString python =
-                (expanded ? QStringLiteral("Python ×%1") : QStringLiteral("Python ▸ %1 levels"))
-                    .arg(view->pythonLanes);
+                QStringLiteral("Python ×%1")
+                    .arg(view->pythonLanes); // (the fold triangle says whether they are shown)
             const double pythonWidth = m_metrics.horizontalAdvance(python) + 6;
             p.setPen(m_theme.mutedText);
             p.drawText(QRectF(headerWidth - 6 - pythonWidth, top, pythonWidth, std::min(row.height, 18.0)),
@@ -668,6 +668,21 @@ void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
             p.drawText(QRectF(18, top, headerWidth - 30 - pythonWidth, std::min(row.height, 18.0)),
                        Qt::AlignLeft | Qt::AlignVCenter,
                        m_metrics.elidedText(title, Qt::ElideMiddle, int(headerWidth - 30 - pythonWidth)));
+            continue;
+        }
+        if (const std::uint32_t capped = m_layout->cappedLanes(source);
+            capped > 0 || m_layout->isUncapped(source)) {
+            // A thread whose deep lanes fold under the view's depth cap: how many, and the way to open them.
+            const QString more = capped > 0 ? QStringLiteral("▸ +%1 lanes").arg(capped) : QStringLiteral("▾");
+            const double moreWidth = m_metrics.horizontalAdvance(more) + 6;
+            p.setPen(m_theme.mutedText);
+            p.drawText(QRectF(headerWidth - 6 - moreWidth, top, moreWidth, std::min(row.height, 18.0)),
+                       Qt::AlignRight | Qt::AlignVCenter, more);
+            p.setPen(m_theme.text);
+            const QString title = QString::fromStdString(m_layout->trackTitle(source));
+            p.drawText(QRectF(18, top, headerWidth - 30 - moreWidth, std::min(row.height, 18.0)),
+                       Qt::AlignLeft | Qt::AlignVCenter,
+                       m_metrics.elidedText(title, Qt::ElideMiddle, int(headerWidth - 30 - moreWidth)));
             continue;
         }
         p.setPen(m_theme.text);

@@ -194,6 +194,11 @@ void TimelineWidget::revealEvent(EventRef ref) {
     if (m_layout.isHidden(ref.track)) setTrackHidden(ref.track, false);
     // An event of a track the filter leaves out: show every track again rather than nothing.
     if (m_layout.firstRowOf(ref.track) < 0 && !m_layout.trackFilter().empty()) setTrackFilter({});
+    // A slice on a lane the depth cap folds away: open its thread.
+    if (m_layout.cappedLanes(ref.track) > 0 &&
+        store().track(ref.track).depthOf(ref.index.value) + m_layout.cappedLanes(ref.track) >=
+            store().track(ref.track).laneCount())
+        setThreadOpened(ref.track, true);
     // A Python frame folded inside the summary lane: unfold the thread's frames to show it.
     if (const HostView* v = m_layout.hostViewOf(ref.track);
         v && !m_layout.pythonExpanded(ref.track) && v->shownRowOf[ref.index.value] == HostView::noRow)
@@ -272,6 +277,27 @@ std::vector<TrackId> TimelineWidget::tracksOf(const AreaSelection& area) const {
 
 void TimelineWidget::setPythonExpanded(TrackId thread, bool expanded) {
     m_layout.setPythonExpanded(thread, expanded);
+    m_frame.area.reset();
+    updateScrollBar();
+    update();
+}
+
+void TimelineWidget::setDepthCap(std::uint32_t lanes) {
+    m_layout.setDepthCap(lanes);
+    updateScrollBar();
+    update();
+}
+
+void TimelineWidget::stackedLayout() {
+    m_layout.setDepthCap(stackedDepthCap);
+    for (std::uint32_t t = 0; t < store().tracks().size(); ++t)
+        if (store().tracks()[t].kind == TrackKind::GpuStream) m_layout.setPinned(TrackId(t), true);
+    updateScrollBar();
+    update();
+}
+
+void TimelineWidget::setThreadOpened(TrackId thread, bool opened) {
+    m_layout.setUncapped(thread, opened);
     m_frame.area.reset();
     updateScrollBar();
     update();
@@ -470,12 +496,17 @@ void TimelineWidget::mousePressEvent(QMouseEvent* e) {
             setGroupCollapsed(std::uint32_t(group), !m_layout.groups()[std::size_t(group)].collapsed);
             return;
         }
-        // The title of a thread with Python frames folds or unfolds them.
+        // The title of a thread with Python frames folds or unfolds them; under a depth cap, the title of a
+        // deep thread opens or closes its lanes.
         const int row = m_renderer.rowAtY(m_frame, pos.y());
         if (row >= 0) {
             const TrackId source = m_layout.sourceTrackOf(m_layout.rows()[std::size_t(row)].track);
-            if (m_layout.hostViewOf(source) && m_layout.firstRowOf(source) == row)
-                setPythonExpanded(source, !m_layout.pythonExpanded(source));
+            if (m_layout.firstRowOf(source) == row) {
+                if (m_layout.hostViewOf(source))
+                    setPythonExpanded(source, !m_layout.pythonExpanded(source));
+                else if (m_layout.cappedLanes(source) > 0 || m_layout.isUncapped(source))
+                    setThreadOpened(source, !m_layout.isUncapped(source));
+            }
         }
         return;
     }

@@ -16,6 +16,10 @@ class QScrollBar;
 
 namespace kinetoscope {
 
+// Lanes shown per CPU thread where timelines are stacked (compare, distributed): the step, its phases and
+// the top-level operators; a thread's title opens the rest.
+constexpr std::uint32_t stackedDepthCap = 4;
+
 // How many zoom steps one W/S event makes after the key has been held `heldMs`: 1 at first, growing to 3
 // within 0.8 s, so a long zoom takes a held key rather than a hundred presses.
 double heldKeyZoomExponent(qint64 heldMs);
@@ -72,6 +76,13 @@ class TimelineWidget : public QWidget {
     void setGroupCollapsed(std::uint32_t group, bool collapsed);
     // Shows a thread's Python frames in full (every lane) or folded into one summary lane (the default).
     void setPythonExpanded(TrackId thread, bool expanded);
+    // Shows at most `lanes` lanes of each CPU thread (0: all), for views that stack timelines; and opens one.
+    void setDepthCap(std::uint32_t lanes);
+    // The layout for a timeline that shares the height with others (compare, distributed): threads capped at
+    // stackedDepthCap lanes and the GPU streams pinned at the top, so every GPU's work is on the first
+    // screen.
+    void stackedLayout();
+    void setThreadOpened(TrackId thread, bool opened);
     // Pins a track to the top, or back to its group.
     void setTrackPinned(TrackId track, bool pinned);
     // Shows only the tracks whose title (or group title) contains `text`; also the corner's filter field.

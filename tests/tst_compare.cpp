@@ -6,8 +6,10 @@
 #include "query/kernelshortname.h"
 #include "tablemodels.h"
 #include "testsupport.h"
+#include "timelinerenderer.h"
 #include "timelinewidget.h"
 
+#include <QApplication>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -25,6 +27,7 @@ class TestCompare : public QObject {
     void doubleClickMarksBothSides_data();
     void doubleClickMarksBothSides();
     void detailsFollowEitherTimeline();
+    void firstScreenShowsBothGpus();
 
   private:
     CompareView* openPair(MainWindow& w);
@@ -171,6 +174,34 @@ void TestCompare::detailsFollowEitherTimeline() {
         DetailsPanel* details = t == view->timelineA() ? view->detailsA() : view->detailsB();
         QCOMPARE(details->shown(), ref);
         QVERIFY(details->isVisibleTo(view));
+    }
+}
+
+void TestCompare::firstScreenShowsBothGpus() {
+    // Two timelines share a 1920x1080 window: each shows every GPU stream at open (pinned on top) and its
+    // threads' top lanes (capped, with the rest a click away).
+    MainWindow w;
+    w.resize(1920, 1080);
+    w.show();
+    CompareView* view = openPair(w);
+    QVERIFY(view && view->isReady());
+    QApplication::processEvents();
+    for (TimelineWidget* t : {view->timelineA(), view->timelineB()}) {
+        const double visibleBottom = t->height() - TimelineRenderer::rulerHeight;
+        int streams = 0;
+        for (std::uint32_t id = 0; id < t->store().tracks().size(); ++id) {
+            if (t->store().tracks()[id].kind != TrackKind::GpuStream) continue;
+            ++streams;
+            QVERIFY(t->layout().isPinned(TrackId(id)));
+            const int row = t->layout().firstRowOf(TrackId(id));
+            QVERIFY(row >= 0);
+            QVERIFY2(t->layout().rows()[std::size_t(row)].y < visibleBottom,
+                     qPrintable(QStringLiteral("%1 of %2")
+                                    .arg(t->layout().rows()[std::size_t(row)].y)
+                                    .arg(visibleBottom)));
+        }
+        QVERIFY(streams > 0);
+        QCOMPARE(t->layout().depthCap(), stackedDepthCap);
     }
 }
 

@@ -40,6 +40,7 @@ class TestViewport : public QObject {
     void trackTitles_data();
     void trackTitles();
     void trackManagement();
+    void depthCap();
     void sampleSteps();
     void memoryCounters();
 
@@ -458,6 +459,38 @@ void TestViewport::trackManagement() {
     QCOMPARE(layout.rows().size(), all + 1 - (alone ? 1 : 0));
     layout.setPinned(stream, false);
     QCOMPARE(layout.firstRowOf(stream), before);
+    QCOMPARE(layout.rows().size(), all);
+}
+
+void TestViewport::depthCap() {
+    // Stacked views show at most N lanes of a thread; a deeper slice's place is the last lane shown, and an
+    // opened thread shows all its lanes again.
+    const TraceStore& s = store(QString::fromLatin1(corpus[4])); // resnet50: deep operator stacks
+    LaneLayout layout(s);
+    TrackId deep;
+    for (std::uint32_t t = 0; t < s.tracks().size(); ++t)
+        if (s.tracks()[t].kind == TrackKind::CpuThread && s.tracks()[t].laneCount() > 6 &&
+            (!deep.isValid() || s.tracks()[t].laneCount() > s.track(deep).laneCount()))
+            deep = TrackId(t);
+    QVERIFY(deep.isValid());
+    const Track& t = s.track(deep);
+    const std::size_t all = layout.rows().size();
+    layout.setDepthCap(4);
+    QCOMPARE(layout.cappedLanes(deep), std::uint32_t(t.laneCount() - 4));
+    QVERIFY(layout.rows().size() < all);
+    const int first = layout.firstRowOf(deep);
+    int lanesShown = 0;
+    for (const LaneRow& row : layout.rows())
+        lanesShown += row.track == deep;
+    QCOMPARE(lanesShown, 4);
+    const std::uint32_t deepest = t.laneBegin[t.laneCount() - 1];
+    QCOMPARE(layout.rowOf({deep, EventIndex(deepest)}), first + 3);
+    QCOMPARE(layout.rowOf({deep, EventIndex(t.laneBegin[1])}), first + 1);
+    layout.setUncapped(deep, true);
+    QCOMPARE(layout.cappedLanes(deep), 0u);
+    QCOMPARE(layout.rowOf({deep, EventIndex(deepest)}), first + int(t.laneCount()) - 1);
+    layout.setUncapped(deep, false);
+    layout.setDepthCap(0);
     QCOMPARE(layout.rows().size(), all);
 }
 

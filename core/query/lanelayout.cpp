@@ -299,7 +299,8 @@ void LaneLayout::layTrack(std::uint32_t g, TrackId id, double& y) {
         m_rows.push_back({LaneRow::Kind::Counter, g, id, 0, y, m_metrics.counterHeight});
         y += m_metrics.counterHeight;
     } else {
-        const std::uint32_t lanes = std::max<std::uint32_t>(1, std::uint32_t(t.laneCount()));
+        const std::uint32_t lanes =
+            std::max<std::uint32_t>(1, std::uint32_t(t.laneCount())) - cappedLanes(id);
         for (std::uint32_t d = 0; d < lanes; ++d) {
             m_rows.push_back({LaneRow::Kind::Slices, g, id, d, y, m_metrics.sliceHeight});
             y += m_metrics.sliceHeight;
@@ -349,6 +350,31 @@ void LaneLayout::relayout() {
         if (g != m_pinnedGroup) layGroup(g, false, y);
     m_contentHeight = y;
     ++m_generation;
+}
+
+void LaneLayout::setDepthCap(std::uint32_t lanes) {
+    if (lanes == m_depthCap) return;
+    m_depthCap = lanes;
+    relayout();
+}
+
+std::uint32_t LaneLayout::cappedLanes(TrackId source) const {
+    if (m_depthCap == 0 || source.value >= m_store->tracks().size() || isUncapped(source)) return 0;
+    const Track& t = m_store->track(source);
+    if (t.kind != TrackKind::CpuThread || hostViewOf(source)) return 0;
+    return t.laneCount() > m_depthCap ? std::uint32_t(t.laneCount()) - m_depthCap : 0;
+}
+
+bool LaneLayout::isUncapped(TrackId source) const {
+    return source.value < m_uncapped.size() && m_uncapped[source.value];
+}
+
+void LaneLayout::setUncapped(TrackId source, bool uncapped) {
+    source = sourceTrackOf(source);
+    if (source.value >= m_store->tracks().size() || isUncapped(source) == uncapped) return;
+    m_uncapped.resize(m_store->tracks().size(), false);
+    m_uncapped[source.value] = uncapped;
+    relayout();
 }
 
 std::size_t LaneLayout::hiddenCount() const {
@@ -427,7 +453,9 @@ int LaneLayout::rowOf(EventRef ref) const {
     }
     const Track& t = track(ref.track);
     if (t.kind == TrackKind::Counter) return first;
-    return first + int(t.depthOf(ref.index.value));
+    // Under a depth cap, a deeper slice is drawn on the last lane shown.
+    const int shownLanes = std::max(1, int(t.laneCount()) - int(cappedLanes(ref.track)));
+    return first + std::min(int(t.depthOf(ref.index.value)), shownLanes - 1);
 }
 
 int LaneLayout::firstRowOf(TrackId track) const {

@@ -69,6 +69,15 @@ class LaneLayout {
     void setPythonExpanded(TrackId source, bool expanded);
     // Whether a shown id is the Python summary lane of a compact thread.
     bool isPythonSummary(TrackId shown) const;
+    // Views that stack several timelines (compare, distributed) show at most `lanes` lanes of each CPU thread
+    // (0: all); the deeper lanes fold away until the thread is opened (its title opens and closes it), and a
+    // deeper slice's place (rowOf) is the last lane shown.
+    void setDepthCap(std::uint32_t lanes);
+    std::uint32_t depthCap() const { return m_depthCap; }
+    // Lanes of a thread the cap folds away (0 when it shows them all, or is opened).
+    std::uint32_t cappedLanes(TrackId source) const;
+    bool isUncapped(TrackId source) const;
+    void setUncapped(TrackId source, bool uncapped);
     std::size_t trackCount() const { return m_groupOfTrack.size(); }
     // How a counter lane's values read: bytes for the trace's memory series, a ratio for utilisation.
     CounterUnit counterUnit(TrackId id) const;
@@ -143,6 +152,8 @@ class LaneLayout {
     std::vector<bool> m_hidden;
     std::string m_filter;              // lower case
     std::uint32_t m_pinnedGroup = ~0u; // index in m_groups once something is pinned
+    std::uint32_t m_depthCap = 0;
+    std::vector<bool> m_uncapped; // by store track
     std::vector<LaneRow> m_rows;
     std::vector<int> m_firstRowOfTrack; // -1 when hidden or collapsed
     std::vector<int> m_headerRowOfGroup;
