@@ -641,48 +641,27 @@ void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
             m_layout->sourceTrackOf(rows[ri - 1].track) == m_layout->sourceTrackOf(row.track))
             continue;
         const TrackId source = m_layout->sourceTrackOf(row.track);
-        if (const HostView* view = m_layout->hostViewOf(source)) {
-            // A thread with Python frames: a fold triangle and how many levels of Python fold away.
-            const bool expanded = m_layout->pythonExpanded(source);
-            QPolygonF tri;
-            const double cx = 9, cy = top + std::min(row.height, 18.0) / 2;
-            if (!expanded)
-                tri << QPointF(cx - 2, cy - 4) << QPointF(cx + 2, cy) << QPointF(cx - 2, cy + 4);
-            else
-                tri << QPointF(cx - 4, cy - 2) << QPointF(cx + 4, cy - 2) << QPointF(cx, cy + 2);
-            p.setPen(Qt::NoPen);
-            p.setBrush(m_theme.mutedText);
-            p.setRenderHint(QPainter::Antialiasing, true);
-            p.drawPolygon(tri);
-            p.setRenderHint(QPainter::Antialiasing, false);
-            p.setBrush(Qt::NoBrush);
-            const QString python =
-                QStringLiteral("Python ×%1")
-                    .arg(view->pythonLanes); // (the fold triangle says whether they are shown)
-            const double pythonWidth = m_metrics.horizontalAdvance(python) + 6;
+        // A thread that folds (its Python frames, or its deep lanes under a stacked view's cap): its title,
+        // and on the right, muted, what folds away. The title is the switch.
+        QString folds;
+        if (const HostView* view = m_layout->hostViewOf(source))
+            folds = QStringLiteral("%1 Python ×%2")
+                        .arg(m_layout->pythonExpanded(source) ? QStringLiteral("▾") : QStringLiteral("▸"))
+                        .arg(view->pythonLanes);
+        else if (const std::uint32_t capped = m_layout->cappedLanes(source); capped > 0)
+            folds = QStringLiteral("▸ +%1 lanes").arg(capped);
+        else if (m_layout->isUncapped(source))
+            folds = QStringLiteral("▾");
+        if (!folds.isEmpty()) {
+            const double foldsWidth = m_metrics.horizontalAdvance(folds) + 6;
+            const double h = std::min(row.height, 18.0);
             p.setPen(m_theme.mutedText);
-            p.drawText(QRectF(headerWidth - 6 - pythonWidth, top, pythonWidth, std::min(row.height, 18.0)),
-                       Qt::AlignRight | Qt::AlignVCenter, python);
+            p.drawText(QRectF(headerWidth - 6 - foldsWidth, top, foldsWidth, h),
+                       Qt::AlignRight | Qt::AlignVCenter, folds);
             p.setPen(m_theme.text);
             const QString title = QString::fromStdString(m_layout->trackTitle(source));
-            p.drawText(QRectF(18, top, headerWidth - 30 - pythonWidth, std::min(row.height, 18.0)),
-                       Qt::AlignLeft | Qt::AlignVCenter,
-                       m_metrics.elidedText(title, Qt::ElideMiddle, int(headerWidth - 30 - pythonWidth)));
-            continue;
-        }
-        if (const std::uint32_t capped = m_layout->cappedLanes(source);
-            capped > 0 || m_layout->isUncapped(source)) {
-            // A thread whose deep lanes fold under the view's depth cap: how many, and the way to open them.
-            const QString more = capped > 0 ? QStringLiteral("▸ +%1 lanes").arg(capped) : QStringLiteral("▾");
-            const double moreWidth = m_metrics.horizontalAdvance(more) + 6;
-            p.setPen(m_theme.mutedText);
-            p.drawText(QRectF(headerWidth - 6 - moreWidth, top, moreWidth, std::min(row.height, 18.0)),
-                       Qt::AlignRight | Qt::AlignVCenter, more);
-            p.setPen(m_theme.text);
-            const QString title = QString::fromStdString(m_layout->trackTitle(source));
-            p.drawText(QRectF(18, top, headerWidth - 30 - moreWidth, std::min(row.height, 18.0)),
-                       Qt::AlignLeft | Qt::AlignVCenter,
-                       m_metrics.elidedText(title, Qt::ElideMiddle, int(headerWidth - 30 - moreWidth)));
+            p.drawText(QRectF(18, top, headerWidth - 30 - foldsWidth, h), Qt::AlignLeft | Qt::AlignVCenter,
+                       m_metrics.elidedText(title, Qt::ElideMiddle, int(headerWidth - 30 - foldsWidth)));
             continue;
         }
         p.setPen(m_theme.text);

@@ -56,9 +56,7 @@ TimelineWidget::TimelineWidget(std::shared_ptr<const LoadedTrace> trace, QWidget
                                int(TimelineRenderer::rulerHeight / 2) - 3);
     connect(m_trackFilter, &QLineEdit::textChanged, this, [this](const QString& text) {
         m_layout.setTrackFilter(text.toStdString());
-        m_frame.area.reset();
-        updateScrollBar();
-        update();
+        rowsMoved();
     });
     m_frame.axis.start = store().minTime();
     m_frame.axis.end = std::max(store().maxTime(), store().minTime() + TimeAxis::minSpan);
@@ -277,6 +275,11 @@ std::vector<TrackId> TimelineWidget::tracksOf(const AreaSelection& area) const {
 
 void TimelineWidget::setPythonExpanded(TrackId thread, bool expanded) {
     m_layout.setPythonExpanded(thread, expanded);
+    rowsMoved();
+}
+
+void TimelineWidget::rowsMoved() {
+    // An area selection names rows by index: it would now cover others.
     m_frame.area.reset();
     updateScrollBar();
     update();
@@ -298,16 +301,12 @@ void TimelineWidget::stackedLayout() {
 
 void TimelineWidget::setThreadOpened(TrackId thread, bool opened) {
     m_layout.setUncapped(thread, opened);
-    m_frame.area.reset();
-    updateScrollBar();
-    update();
+    rowsMoved();
 }
 
 void TimelineWidget::setTrackPinned(TrackId track, bool pinned) {
     m_layout.setPinned(track, pinned);
-    m_frame.area.reset();
-    updateScrollBar();
-    update();
+    rowsMoved();
 }
 
 void TimelineWidget::setTrackFilter(const QString& text) {
@@ -316,16 +315,12 @@ void TimelineWidget::setTrackFilter(const QString& text) {
 
 void TimelineWidget::setGroupCollapsed(std::uint32_t group, bool collapsed) {
     m_layout.setCollapsed(group, collapsed);
-    m_frame.area.reset();
-    updateScrollBar();
-    update();
+    rowsMoved();
 }
 
 void TimelineWidget::setTrackHidden(TrackId track, bool hidden) {
     m_layout.setHidden(track, hidden);
-    m_frame.area.reset();
-    updateScrollBar();
-    update();
+    rowsMoved();
 }
 
 void TimelineWidget::setShowHint(bool show, int timeoutMs) {

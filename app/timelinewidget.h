@@ -124,6 +124,8 @@ class TimelineWidget : public QWidget {
     void applyAxis(TimeAxis axis, bool recordHistory);
     void updateFrameGeometry();
     void updateScrollBar();
+    // After rows moved (collapse, hide, pin, fold, filter): the scroll range, and no stale area selection.
+    void rowsMoved();
     TimeNs timeAtX(double x) const;
     void pushHistory();
     QString tooltipFor(EventRef ref) const;
