@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the fuzz targets: arbitrary bytes into the loader, plain text directly or gzip through the file
 // path (an anonymous in-memory file, no disk), and the store's invariants.
+#include "model/nesting.h"
 #include "open/opentrace.h"
 
 #include <sys/mman.h>
@@ -51,8 +52,12 @@ inline void checkInvariants(const TraceStore& s) {
             for (std::uint32_t r = track.laneBegin[lane]; r < track.laneBegin[lane + 1]; ++r) {
                 require(track.durations[r] >= 0);
                 require(track.starts[r] >= s.minTime() && track.endOf(r) <= s.maxTime());
-                // Each lane is sorted and non-overlapping: one binary search culls it.
-                if (r > track.laneBegin[lane]) require(track.endOf(r - 1) <= track.starts[r]);
+                // Each lane is sorted by start and by end, its slices apart but for clock jitter
+                // (model/nesting.h): one binary search culls it.
+                if (r > track.laneBegin[lane]) {
+                    require(track.starts[r - 1] <= track.starts[r] && track.endOf(r - 1) <= track.endOf(r));
+                    require(track.endOf(r - 1) - track.starts[r] < nestingJitterTolerance);
+                }
             }
         }
     }
