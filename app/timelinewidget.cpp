@@ -193,10 +193,10 @@ void TimelineWidget::revealEvent(EventRef ref) {
     // An event of a track the filter leaves out: show every track again rather than nothing.
     if (m_layout.firstRowOf(ref.track) < 0 && !m_layout.trackFilter().empty()) setTrackFilter({});
     // A slice on a lane the depth cap folds away: open its thread.
-    if (m_layout.cappedLanes(ref.track) > 0 &&
-        store().track(ref.track).depthOf(ref.index.value) + m_layout.cappedLanes(ref.track) >=
-            store().track(ref.track).laneCount())
-        setThreadOpened(ref.track, true);
+    if (const std::uint32_t capped = m_layout.cappedLanes(ref.track); capped > 0) {
+        const Track& t = store().track(ref.track);
+        if (t.depthOf(ref.index.value) >= t.laneCount() - capped) setThreadOpened(ref.track, true);
+    }
     // A Python frame folded inside the summary lane: unfold the thread's frames to show it.
     if (const HostView* v = m_layout.hostViewOf(ref.track);
         v && !m_layout.pythonExpanded(ref.track) && v->shownRowOf[ref.index.value] == HostView::noRow)

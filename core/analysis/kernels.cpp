@@ -34,8 +34,14 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
     };
     std::unordered_map<std::string, std::size_t> index;
     std::vector<Acc> accs;
-    std::unordered_map<std::uint32_t, std::pair<KernelCategory, bool>>
-        byName; // name id -> (category, tensor cores)
+    // What follows from a kernel's name alone, worked out once per name (a name has many calls, and with
+    // launch grouping many rows).
+    struct NameFacts {
+        KernelCategory category = KernelCategory::Other;
+        bool tensorCores = false;
+        std::string displayName;
+    };
+    std::unordered_map<std::uint32_t, NameFacts> byName; // by name id
     for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
         const Track& t = store.tracks()[ti];
         if (t.kind != TrackKind::GpuStream) continue;
@@ -45,7 +51,7 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
             const EventRef ref{TrackId(ti), EventIndex(r)};
             const std::string_view name = store.strings().view(t.names[r]);
             auto [nit, fresh] = byName.try_emplace(t.names[r].value);
-            if (fresh) nit->second = {kernelCategory(name), usesTensorCores(name)};
+            if (fresh) nit->second = {kernelCategory(name), usesTensorCores(name), shortKernelName(name)};
             std::string key(name);
             std::string launch;
             const std::string_view args = store.argsText(ref);
@@ -72,10 +78,10 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
             if (inserted) {
                 accs.emplace_back();
                 accs.back().row.name = std::string(name);
-                accs.back().row.displayName = shortKernelName(name);
+                accs.back().row.displayName = nit->second.displayName;
                 accs.back().row.launch = launch;
-                accs.back().row.category = nit->second.first;
-                accs.back().row.tensorCores = nit->second.second;
+                accs.back().row.category = nit->second.category;
+                accs.back().row.tensorCores = nit->second.tensorCores;
                 accs.back().row.min = t.durations[r];
             }
             Acc& a = accs[it->second];

@@ -92,8 +92,8 @@ HostViews buildHostViews(const TraceStore& store) {
         NestingCounts counts;
         const std::vector<std::uint16_t> hostDepth = nestingLanes(
             hostOrder, n, startOf, endOf, counts, [&](std::uint32_t r) { overlapping.push_back(r); });
-        v.hostRows = rowsByLane(hostOrder, hostDepth, v.host.laneBegin);
-        std::vector<std::uint32_t> laneBegin = std::move(v.host.laneBegin);
+        std::vector<std::uint32_t> laneBegin;
+        v.hostRows = rowsByLane(hostOrder, hostDepth, laneBegin);
         v.host = subTrack(t, v.hostRows);
         v.host.laneBegin = std::move(laneBegin);
 
