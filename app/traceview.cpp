@@ -14,6 +14,8 @@
 #include "searchbar.h"
 #include "timelinewidget.h"
 
+#include <array>
+
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -299,19 +301,7 @@ void TraceView::runAnalysis() {
             [self, result, generation] {
                 if (!self || generation != self->m_analysisGeneration) return;
                 self->m_analysis = result;
-                // One panel per event-loop turn: filling tables for a big trace takes tens of ms each, and
-                // the UI must keep answering in between.
-                const std::vector<QPointer<AnalysisPanel>> panels{
-                    self->m_overview, self->m_operators, self->m_kernels, self->m_memory, self->m_modules};
-                for (std::size_t i = 0; i < panels.size(); ++i) {
-                    QTimer::singleShot(
-                        int(i), self,
-                        [panel = panels[i], result, self, generation, last = i + 1 == panels.size()] {
-                            if (!self || generation != self->m_analysisGeneration) return;
-                            if (panel) panel->setResult(result);
-                            if (last) emit self->analysisReady();
-                        });
-                }
+                self->fillPanel(result, generation, 0);
                 const TraceStore& st = *self->m_trace->store;
                 self->m_scopeLabel->setText(result->scope
                                                 ? tr("Scope: %1 selected (from %2)")
@@ -322,6 +312,24 @@ void TraceView::runAnalysis() {
                                                 : tr("Scope: whole trace"));
             },
             Qt::QueuedConnection);
+    });
+}
+
+// One panel per event-loop turn: filling tables for a big trace takes tens of ms each, and the UI must keep
+// answering in between. Each panel schedules the next, so the order is fixed and analysisReady comes only
+// after every panel holds the result (timers of different delays may fire in either order on a busy loop).
+void TraceView::fillPanel(std::shared_ptr<const AnalysisResult> result, std::uint64_t generation,
+                          std::size_t index) {
+    if (generation != m_analysisGeneration) return;
+    const std::array<QPointer<AnalysisPanel>, 5> panels{m_overview, m_operators, m_kernels, m_memory,
+                                                        m_modules};
+    if (index >= panels.size()) {
+        emit analysisReady();
+        return;
+    }
+    if (panels[index]) panels[index]->setResult(result);
+    QTimer::singleShot(0, this, [this, result = std::move(result), generation, index] {
+        fillPanel(result, generation, index + 1);
     });
 }
 

@@ -99,6 +99,7 @@ class TraceView : public QWidget {
     void updateArea();
     void goToMatch(int index);
     void runAnalysis();
+    void fillPanel(std::shared_ptr<const AnalysisResult> result, std::uint64_t generation, std::size_t index);
 
     QString m_path;
     State m_state = State::Loading;
