@@ -240,6 +240,10 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
             p.fillRect(band, m_theme.groupBackground);
         else if (m_layout->sourceTrackOf(row.track).value % 2)
             p.fillRect(band, m_theme.laneBackgroundAlt);
+        if (isFirstOverflowLane(row)) {
+            p.setPen(QPen(m_theme.mutedText, 1, Qt::DashLine));
+            p.drawLine(QPointF(band.left(), band.top() + 0.5), QPointF(band.right(), band.top() + 0.5));
+        }
     }
     // Vertical grid at the ruler's ticks.
     const TimeNs step = niceTickStep(frame.axis, 90);
@@ -636,6 +640,14 @@ void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
             p.setFont(m_font);
             continue;
         }
+        if (isFirstOverflowLane(row)) {
+            // Below here: slices that overlap their enclosing one, and what they enclose (model/nesting.h).
+            p.setPen(QPen(m_theme.mutedText, 1, Qt::DashLine));
+            p.drawLine(QPointF(18, top + 0.5), QPointF(headerWidth, top + 0.5));
+            p.drawText(QRectF(18, top, headerWidth - 24, std::min(row.height, 18.0)),
+                       Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("overlapping ↓"));
+            continue;
+        }
         // A track's title on its first lane only (a compact thread's parts are one track).
         if (ri > 0 && rows[ri - 1].kind != LaneRow::Kind::GroupHeader &&
             m_layout->sourceTrackOf(rows[ri - 1].track) == m_layout->sourceTrackOf(row.track))
@@ -677,6 +689,12 @@ void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
     p.restore();
     p.setPen(QPen(m_theme.border, 1));
     p.drawLine(QPointF(headerWidth - 0.5, 0), QPointF(headerWidth - 0.5, frame.size.height()));
+}
+
+bool TimelineRenderer::isFirstOverflowLane(const LaneRow& row) const {
+    if (row.kind != LaneRow::Kind::Slices || m_layout->derived(row.track)) return false;
+    const std::uint32_t lane = m_layout->track(row.track).overflowLane;
+    return lane != 0 && row.depth == lane;
 }
 
 int TimelineRenderer::rowAtY(const TimelineFrame& frame, double y) const {

@@ -107,6 +107,8 @@ class TimelineRenderer {
     QRectF lanesRect(const TimelineFrame& frame) const;
     // The slice under a widget position (with a few pixels of slack for thin slices), invalid when none.
     EventRef eventAt(const TimelineFrame& frame, QPointF pos) const;
+    // The lane where a track's overflow rows begin (a dashed line and a label mark it).
+    bool isFirstOverflowLane(const LaneRow& row) const;
     // The lane row under a widget y, or -1.
     int rowAtY(const TimelineFrame& frame, double y) const;
     // The row under y or, in a gap or past the ends, the nearest one (for drags across rows).

@@ -62,6 +62,21 @@ void TestRealTraces::corpus() {
                 QVERIFY(t.endOf(r) >= t.endOf(r - 1));
                 QVERIFY(t.endOf(r - 1) - t.starts[r] < nestingJitterTolerance);
             }
+    // A slice that overlaps its enclosing one sits on an overflow lane, after every regular lane; the regular
+    // lanes hold none.
+    std::uint64_t flagged = 0;
+    for (const Track& t : whole.store->tracks()) {
+        bool any = false;
+        for (std::uint32_t d = 0; d < t.laneCount(); ++d)
+            for (std::uint32_t r = t.laneBegin[d]; r < t.laneBegin[d + 1]; ++r) {
+                if (!(t.flags[r] & SliceFlag::Overlapping)) continue;
+                ++flagged;
+                any = true;
+                QVERIFY(t.overflowLane > 0 && d >= t.overflowLane);
+            }
+        QCOMPARE(t.overflowLane > 0, any);
+    }
+    QCOMPARE(flagged, st.overlappingSlices);
 
     // Split into 16 KiB pieces on two threads: the same store, the same numbers.
     const LoadResult split = loadTrace(path.toStdString(), optionsFor(2, 16u << 10));

@@ -43,6 +43,7 @@ std::string describe(const TraceStore& s) {
         out += std::string(kinds[int(t.kind)]) + " " + trackName(t);
         if (!s.strings().view(t.name).empty()) out += " [" + std::string(s.strings().view(t.name)) + "]";
         out += ":";
+        if (t.overflowLane) out += " (overflow from " + std::to_string(t.overflowLane) + ")";
         for (std::uint32_t d = 0; d < t.laneCount(); ++d)
             for (std::uint32_t r = t.laneBegin[d]; r < t.laneBegin[d + 1]; ++r) {
                 out += " " + std::to_string(d) + ":" + std::string(s.strings().view(t.names[r])) + "@" +
@@ -121,9 +122,16 @@ void TestTraceLoader::variants_data() {
         << R"([{"ph":"X","name":"outer","pid":1,"tid":1,"ts":1,"dur":5},{"ph":"X","name":"inner","pid":1,"tid":1,"ts":1,"dur":5}])"
         << "cpu 1/1: 0:outer@0+5 1:inner@0+5"
         << "";
-    QTest::newRow("partial overlap kept on another lane and counted")
+    QTest::newRow("partial overlap goes to an overflow lane and is counted")
         << R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","name":"b","pid":1,"tid":1,"ts":5,"dur":10}])"
-        << "cpu 1/1: 0:a@0+10 1:b@5+10"
+        << "cpu 1/1: (overflow from 1) 0:a@0+10 1:b@5+10"
+        << "overlaps=1";
+    // A slice that overlaps its parent by 1 µs or more, and what it encloses, go below the track's regular
+    // lanes (Perfetto's overflow rows): the call tree above keeps its shape (g stays on lane 2, Q on lane 0).
+    QTest::newRow("an overlapping slice and its children go after the regular lanes")
+        << R"([{"ph":"X","name":"P","pid":1,"tid":1,"ts":0,"dur":100},{"ph":"X","name":"c1","pid":1,"tid":1,"ts":10,"dur":10},{"ph":"X","name":"g","pid":1,"tid":1,"ts":12,"dur":3},{"ph":"X","name":"O","pid":1,"tid":1,"ts":90,"dur":60},{"ph":"X","name":"c2","pid":1,"tid":1,"ts":95,"dur":3},{"ph":"X","name":"oc","pid":1,"tid":1,"ts":110,"dur":10},{"ph":"X","name":"Q","pid":1,"tid":1,"ts":160,"dur":10}])"
+        << "cpu 1/1: (overflow from 3) 0:P@0+100 0:Q@160+10 1:c1@10+10 2:g@12+3 3:O@90+60 4:c2@95+3 "
+           "4:oc@110+10"
         << "overlaps=1";
     // Three steps that each overlap the next by 0.4 µs (clock jitter): one lane, not a staircase; their
     // children stay under them. Durations are kept as the trace has them.
@@ -134,7 +142,7 @@ void TestTraceLoader::variants_data() {
     // 1 µs is not jitter: the second slice goes to another lane, as any overlap.
     QTest::newRow("an overlap of 1 us or more is an overlap")
         << R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":11},{"ph":"X","name":"b","pid":1,"tid":1,"ts":10,"dur":10}])"
-        << "cpu 1/1: 0:a@0+11 1:b@10+10"
+        << "cpu 1/1: (overflow from 1) 0:a@0+11 1:b@10+10"
         << "overlaps=1";
     // A child that ends within 1 µs of its parent's end is still its child (it does not outlast it).
     QTest::newRow("a child ending just before its parent stays nested")

@@ -373,7 +373,7 @@ std::string importReport(const TraceStore& store, double loadSeconds) {
     out += "\n";
     line("Malformed:       %llu skipped\n", static_cast<unsigned long long>(st.malformedEvents));
     line("Unknown phase:   %llu skipped\n", static_cast<unsigned long long>(st.unknownPhaseEvents));
-    line("Overlapping:     %llu slices moved to another lane\n",
+    line("Overlapping:     %llu slices moved to overflow lanes\n",
          static_cast<unsigned long long>(st.overlappingSlices));
     line("Clock jitter:    %llu sub-microsecond overlaps between siblings, kept on their lane\n",
          static_cast<unsigned long long>(st.jitterOverlaps));

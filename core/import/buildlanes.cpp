@@ -74,6 +74,7 @@ void StoreBuild::finalizeTracks() {
             [&](std::uint32_t r) { track.flags[r] |= SliceFlag::Overlapping; });
         m_store.stats.overlappingSlices += counts.overlapping;
         m_store.stats.jitterOverlaps += counts.jitter;
+        track.overflowLane = counts.overflowLane;
         const std::vector<std::uint32_t> final = rowsByLane(order, depth, track.laneBegin);
         order.clear();
         order.shrink_to_fit();

@@ -1,8 +1,9 @@
 #pragma once
 
 // The one lane assignment of slices on a track: a slice goes one lane below the innermost slice still open at
-// its start (docs/DEFINITIONS.md, "Nesting: one rule"), and further down while that lane is taken. Used by
-// the store build for every track and by the views that lay out a subset of a track's slices (a thread
+// its start (docs/DEFINITIONS.md, "Nesting: one rule"), and further down while that lane is taken; a slice
+// that overlaps its enclosing one goes, with what it encloses, to overflow lanes after the regular ones. Used
+// by the store build for every track and by the views that lay out a subset of a track's slices (a thread
 // without its Python frames).
 
 #include "timeconv.h"
@@ -19,25 +20,30 @@ namespace kinetoscope {
 constexpr TimeNs nestingJitterTolerance = 1000;
 
 struct NestingCounts {
-    std::uint64_t overlapping = 0; // partially overlap their enclosing slice: placed a lane below
-    std::uint64_t jitter = 0;      // overlapped a sibling by under nestingJitterTolerance: kept on its lane
+    std::uint64_t overlapping = 0;  // partially overlap their enclosing slice: moved to the overflow lanes
+    std::uint64_t jitter = 0;       // overlapped a sibling by under nestingJitterTolerance: kept on its lane
+    std::uint32_t overflowLane = 0; // the first overflow lane of the last call; 0 when it had none
 };
 
-// Lanes for `order.size()` slices visited in `order` (by start, the longer first at equal starts): returns
-// the lane of each, indexed like `order`'s values. `startOf(row)` and `endOf(row)` give a slice's times;
-// `onOverlap(row)` is called for each slice that partially overlaps its enclosing one.
-template <typename StartOf, typename EndOf, typename OnOverlap>
-std::vector<std::uint16_t> nestingLanes(const std::vector<std::uint32_t>& order, std::size_t rowCount,
-                                        StartOf startOf, EndOf endOf, NestingCounts& counts,
-                                        OnOverlap onOverlap) {
-    std::vector<std::uint16_t> depth(rowCount);
+namespace nesting_detail {
+
+struct Open {
+    TimeNs end;
+    std::uint32_t row;
+    std::uint16_t depth;
+};
+
+// One pass of the rule over the rows of `order` that `keep` accepts, lanes numbered from `firstLane`; writes
+// `depth` and returns the number of lanes used. `onPlaced(row, parent, overlapsParent)` sees each row with
+// the innermost slice still open at its start (nullptr for none).
+template <typename Keep, typename StartOf, typename EndOf, typename OnPlaced>
+std::uint32_t placeLanes(const std::vector<std::uint32_t>& order, Keep keep, StartOf startOf, EndOf endOf,
+                         std::uint32_t firstLane, std::vector<std::uint16_t>& depth, std::uint64_t& jitter,
+                         OnPlaced onPlaced) {
     std::vector<TimeNs> laneEnd;
-    struct Open {
-        TimeNs end;
-        std::uint16_t depth;
-    };
     std::vector<Open> stack;
     for (const std::uint32_t r : order) {
+        if (!keep(r)) continue;
         const TimeNs s = startOf(r);
         const TimeNs e = endOf(r);
         while (!stack.empty() && stack.back().end <= s)
@@ -47,25 +53,62 @@ std::vector<std::uint16_t> nestingLanes(const std::vector<std::uint32_t>& order,
         // (three ProfilerSteps are not drawn ever deeper).
         while (!stack.empty() && stack.back().end - s < nestingJitterTolerance && stack.back().end < e) {
             stack.pop_back();
-            ++counts.jitter;
+            ++jitter;
         }
         std::size_t d = 0;
-        if (!stack.empty()) {
-            d = std::size_t(stack.back().depth) + 1;
-            if (stack.back().end < e) {
-                ++counts.overlapping;
-                onOverlap(r);
-            }
-        }
+        const Open* parent = stack.empty() ? nullptr : &stack.back();
+        if (parent) d = std::size_t(parent->depth) + 1;
+        onPlaced(r, parent, parent && parent->end < e);
         // (A lane whose last slice ends within the tolerance is free: that slice was let go above.)
         while (d < laneEnd.size() && laneEnd[d] >= s + nestingJitterTolerance)
             ++d;
-        if (d >= 0xffff) d = 0xfffe; // pathological nesting: pile onto the last lane
+        if (d + firstLane >= 0xffff) d = 0xfffe - firstLane; // pathological nesting: pile onto the last lane
         if (d >= laneEnd.size()) laneEnd.resize(d + 1, std::numeric_limits<TimeNs>::min());
         laneEnd[d] = std::max(laneEnd[d], e);
-        depth[r] = std::uint16_t(d);
-        stack.push_back({e, std::uint16_t(d)});
+        depth[r] = std::uint16_t(d + firstLane);
+        stack.push_back({e, r, std::uint16_t(d)});
     }
+    return std::uint32_t(laneEnd.size());
+}
+
+} // namespace nesting_detail
+
+// Lanes for `order.size()` slices visited in `order` (by start, the longer first at equal starts): returns
+// the lane of each, indexed like `order`'s values. `startOf(row)` and `endOf(row)` give a slice's times;
+// `onOverlap(row)` is called for each slice that partially overlaps its enclosing one.
+//
+// A slice that partially overlaps its enclosing one (by 1 µs or more) cannot nest. It and every slice nested
+// in it go to overflow lanes after the track's regular ones, laid out by the same rule among themselves, as
+// Perfetto does: the regular lanes stay a clean call tree, and no slice is hidden or shortened.
+template <typename StartOf, typename EndOf, typename OnOverlap>
+std::vector<std::uint16_t> nestingLanes(const std::vector<std::uint32_t>& order, std::size_t rowCount,
+                                        StartOf startOf, EndOf endOf, NestingCounts& counts,
+                                        OnOverlap onOverlap) {
+    using nesting_detail::placeLanes;
+    std::vector<std::uint16_t> depth(rowCount);
+    std::vector<std::uint8_t> overflow; // sized at the first overlap: 1 for a row of the overflow lanes
+    auto all = [](std::uint32_t) { return true; };
+    placeLanes(order, all, startOf, endOf, 0, depth, counts.jitter,
+               [&](std::uint32_t r, const nesting_detail::Open* parent, bool overlapsParent) {
+                   if (overlapsParent) {
+                       ++counts.overlapping;
+                       onOverlap(r);
+                   }
+                   if (overlapsParent || (parent && !overflow.empty() && overflow[parent->row])) {
+                       if (overflow.empty()) overflow.resize(rowCount);
+                       overflow[r] = 1;
+                   }
+               });
+    counts.overflowLane = 0;
+    if (overflow.empty()) return depth;
+    std::uint64_t ignored = 0;
+    auto none = [](std::uint32_t, const nesting_detail::Open*, bool) {};
+    const std::uint32_t regular = placeLanes(
+        order, [&](std::uint32_t r) { return !overflow[r]; }, startOf, endOf, 0, depth, ignored, none);
+    placeLanes(
+        order, [&](std::uint32_t r) { return overflow[r] != 0; }, startOf, endOf, regular, depth, ignored,
+        none);
+    counts.overflowLane = regular;
     return depth;
 }
 

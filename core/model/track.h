@@ -53,6 +53,9 @@ class Track {
     std::vector<std::uint8_t> flags;
     std::vector<std::uint64_t> args;      // packed ArgsRange; see TraceStore::argsRange
     std::vector<std::uint32_t> laneBegin; // lane d = rows [laneBegin[d], laneBegin[d+1])
+    // Lanes from this one on hold the slices that overlap their enclosing slice, with what they enclose
+    // (model/nesting.h); 0 when the track has none.
+    std::uint32_t overflowLane = 0;
 
     // Counter columns (kind == Counter).
     std::vector<TimeNs> counterTimes;

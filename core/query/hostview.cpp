@@ -96,6 +96,7 @@ HostViews buildHostViews(const TraceStore& store) {
         v.hostRows = rowsByLane(hostOrder, hostDepth, laneBegin);
         v.host = subTrack(t, v.hostRows);
         v.host.laneBegin = std::move(laneBegin);
+        v.host.overflowLane = counts.overflowLane;
 
         v.shownRowOf.assign(n, HostView::noRow);
         for (std::uint32_t k = 0; k < v.hostRows.size(); ++k)
