@@ -449,8 +449,12 @@ void TestViewport::trackManagement() {
     for (std::uint32_t t = 0; t < s.tracks().size() && !stream.isValid(); ++t)
         if (s.tracks()[t].kind == TrackKind::GpuStream) stream = TrackId(t);
     const int before = layout.firstRowOf(stream);
+    const std::string shortTitle = layout.laneTitle(stream);
+    QVERIFY2(shortTitle.rfind("stream", 0) == 0, shortTitle.c_str());
     layout.setPinned(stream, true);
     QVERIFY(layout.isPinned(stream));
+    // Under "Pinned" no device header names the GPU: the lane does.
+    QCOMPARE(layout.laneTitle(stream), "GPU " + std::to_string(s.track(stream).pid) + " · " + shortTitle);
     QCOMPARE(layout.rows()[0].kind, LaneRow::Kind::GroupHeader);
     QCOMPARE(layout.groups()[layout.rows()[0].group].title, std::string("Pinned"));
     QCOMPARE(layout.firstRowOf(stream), 1);
@@ -458,6 +462,7 @@ void TestViewport::trackManagement() {
     const bool alone = layout.groups()[layout.groupOf(stream)].tracks.size() == 1;
     QCOMPARE(layout.rows().size(), all + 1 - (alone ? 1 : 0));
     layout.setPinned(stream, false);
+    QCOMPARE(layout.laneTitle(stream), shortTitle);
     QCOMPARE(layout.firstRowOf(stream), before);
     QCOMPARE(layout.rows().size(), all);
 }

@@ -206,9 +206,11 @@ std::string LaneLayout::laneTitle(TrackId id) const {
     id = sourceTrackOf(id);
     const Track& t = m_store->track(id);
     if (t.kind != TrackKind::GpuStream) return trackTitle(id);
-    // Under its device's group header a stream lane needs only the stream.
+    // Under its device's group header a stream lane needs only the stream; in the Pinned group no header
+    // names the device, so the lane keeps it (and drops only the model name).
     const std::string tid = idText(*m_store, t.tidText, t.tid);
-    return tid.rfind("stream", 0) == 0 ? tid : "stream " + tid;
+    const std::string stream = tid.rfind("stream", 0) == 0 ? tid : "stream " + tid;
+    return isPinned(id) ? "GPU " + idText(*m_store, t.pidText, t.pid) + " · " + stream : stream;
 }
 
 std::string LaneLayout::trackTitle(TrackId id) const {

@@ -112,7 +112,7 @@ class LaneLayout {
     // The name shown for a track: thread name and id, "GPU 0 · NVIDIA H100 · stream 7", a counter's series.
     std::string trackTitle(TrackId track) const;
     // The shorter name shown beside the lane, under its group's header ("stream 7" under "GPU 0 · NVIDIA
-    // H100").
+    // H100"); a pinned stream, under no device header, keeps its device ("GPU 0 · stream 7").
     std::string laneTitle(TrackId track) const;
     std::uint32_t groupOf(TrackId track) const { return m_groupOfTrack[track.value]; }
 
