@@ -32,6 +32,18 @@ std::string gzipText(const std::string& text, int members) {
     return out;
 }
 
+std::string readText(const std::string& path) {
+    gzFile f = gzopen(path.c_str(), "rb"); // reads plain files as they are
+    if (!f) return {};
+    std::string out;
+    char buf[1 << 16];
+    int n = 0;
+    while ((n = gzread(f, buf, sizeof buf)) > 0)
+        out.append(buf, std::size_t(n));
+    gzclose(f);
+    return n < 0 ? std::string() : out;
+}
+
 QString compareGolden(const QString& name, const std::string& actual) {
     const QString path = QStringLiteral(KINETOSCOPE_GOLDEN_DIR) + "/" + name;
     if (qEnvironmentVariableIsSet("KINETOSCOPE_UPDATE_GOLDEN")) {

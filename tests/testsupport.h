@@ -10,6 +10,8 @@ namespace kinetoscope::test {
 // Path of a file of the real-trace corpus (../shared/traces).
 std::string tracePath(const char* relative);
 std::string gzipText(const std::string& text, int members = 1);
+// The text of a (possibly gzip-compressed) file; empty when it cannot be read.
+std::string readText(const std::string& path);
 // Compares `actual` with golden file `name`; on mismatch writes NAME.actual beside it and returns a
 // `diff -u` for the failure message. Set KINETOSCOPE_UPDATE_GOLDEN=1 to rewrite the golden file.
 QString compareGolden(const QString& name, const std::string& actual);

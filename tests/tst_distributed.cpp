@@ -7,6 +7,8 @@
 #include "testsupport.h"
 #include "timelinewidget.h"
 
+#include <cstring>
+
 #include <QComboBox>
 #include <QFile>
 #include <QHeaderView>
@@ -27,6 +29,8 @@ class TestDistributed : public QObject {
     void summaryRoundTrip();
     void synchronisationSplit();
     void stragglers();
+    void collectiveBytes_data();
+    void collectiveBytes();
     void viewFromTraces();
     void viewFromSummaries();
 
@@ -120,6 +124,39 @@ void TestDistributed::stragglers() {
     QCOMPARE(s.size(), std::size_t(1));
     QCOMPARE(s[0].rank, std::int64_t(2));
     QVERIFY(std::abs(s[0].excess - (150.0 / 102.0 - 1)) < 1e-9);
+}
+
+void TestDistributed::collectiveBytes_data() {
+    QTest::addColumn<bool>("onKernel");
+    QTest::newRow("sizes on the kernel") << true;
+    QTest::newRow("sizes only on record_param_comms") << false;
+}
+
+// TraceLens' b200 trace, rank 0 of 8: one all-gather of 201 088 BFloat16 elements out (25 136 in). Its size
+// is the gathered output, as nccl-tests and TraceLens' "Full msg size" count it (docs/DEFINITIONS.md,
+// "Collectives").
+void TestDistributed::collectiveBytes() {
+    QFETCH(bool, onKernel);
+    std::string text =
+        test::readText(test::tracePath("AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz"));
+    QVERIFY(!text.empty());
+    if (!onKernel) {
+        // Older Kineto writes the sizes on the CPU operator only: hide them from the kernel's args.
+        const std::size_t kernel = text.find("\"ncclDevKernel_AllGather");
+        QVERIFY(kernel != std::string::npos);
+        for (const char* key : {"\"In msg nelems\"", "\"Out msg nelems\""}) {
+            const std::size_t at = text.find(key, kernel);
+            QVERIFY(at != std::string::npos);
+            text.replace(at, std::strlen(key), std::string(key).insert(1, "x-"));
+        }
+    }
+    const LoadResult r = test::loadText(text);
+    QVERIFY(r.ok());
+    const RankFigures f = rankFigures(*r.store);
+    QCOMPARE(f.collectives.size(), std::size_t(1));
+    QCOMPARE(f.collectives[0].name, std::string("_allgather_base"));
+    QCOMPARE(f.collectives[0].calls, std::uint64_t(1));
+    QCOMPARE(f.collectives[0].bytes, 201088.0 * 2);
 }
 
 void TestDistributed::viewFromTraces() {

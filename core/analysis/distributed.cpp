@@ -48,20 +48,30 @@ double elementSize(std::string_view dtype) {
     return 4;
 }
 
-std::optional<double> messageBytesInArgs(std::string_view args) {
-    if (const auto n = argNumber(args, "In msg nelems"))
-        return *n * elementSize(argString(args, "dtype").value_or("float"));
-    return std::nullopt;
+bool isAllGather(std::string_view collective) {
+    std::string n;
+    for (char c : collective)
+        if (c != '_') n += char(std::tolower(static_cast<unsigned char>(c)));
+    return n.find("allgather") != std::string::npos;
+}
+
+// The size nccl-tests and TraceLens give a collective ("Full msg size"): an all-gather's whole gathered
+// output ("Out msg nelems", every rank's part), the input of any other.
+std::optional<double> messageBytesInArgs(std::string_view args, bool allGather) {
+    const auto n = argNumber(args, allGather ? "Out msg nelems" : "In msg nelems");
+    if (!n) return std::nullopt;
+    return *n * elementSize(argString(args, "dtype").value_or("float"));
 }
 
 // A collective's message size: on the kernel (newer Kineto), else on the `record_param_comms` operator that
 // launched it, which is where older traces write it.
-std::optional<double> messageBytes(const TraceStore& store, EventRef kernel) {
-    if (const auto bytes = messageBytesInArgs(store.argsText(kernel))) return bytes;
+std::optional<double> messageBytes(const TraceStore& store, EventRef kernel, bool allGather) {
+    if (const auto bytes = messageBytesInArgs(store.argsText(kernel), allGather)) return bytes;
     if (const auto launch = store.launchOf(kernel)) {
         const Track& t = store.track(launch->track);
         for (auto p = t.parentOf(launch->index.value); p; p = t.parentOf(*p))
-            if (const auto bytes = messageBytesInArgs(store.argsText({launch->track, EventIndex(*p)})))
+            if (const auto bytes =
+                    messageBytesInArgs(store.argsText({launch->track, EventIndex(*p)}), allGather))
                 return bytes;
     }
     return std::nullopt;
@@ -105,10 +115,12 @@ RankFigures rankFigures(const TraceStore& store) {
                 if (isCommunicationKernel(store, t, r)) {
                     comm.emplace_back(t.starts[r], t.endOf(r));
                     const std::string_view args = store.argsText({TrackId(ti), EventIndex(r)});
-                    CollectiveStats& c = collectives[collectiveName(store.strings().view(t.names[r]), args)];
+                    const std::string name = collectiveName(store.strings().view(t.names[r]), args);
+                    CollectiveStats& c = collectives[name];
                     ++c.calls;
                     c.total += t.durations[r];
-                    if (const auto bytes = messageBytes(store, {TrackId(ti), EventIndex(r)}))
+                    if (const auto bytes =
+                            messageBytes(store, {TrackId(ti), EventIndex(r)}, isAllGather(name)))
                         c.bytes += *bytes;
                 } else if (kind == CategoryKind::Kernel) {
                     compute.emplace_back(t.starts[r], t.endOf(r));

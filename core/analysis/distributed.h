@@ -24,7 +24,7 @@ struct RankStep {
 struct CollectiveStats {
     std::string name; // "AllReduce", from the kernel's "Collective name" arg or its name
     std::uint64_t calls = 0;
-    double bytes = 0; // from "In msg nelems" × element size when the trace has them
+    double bytes = 0; // message sizes as nccl-tests count them (docs/DEFINITIONS.md), when the trace has them
     TimeNs total = 0;
     TimeNs synchronization = 0; // waiting for the slowest rank to arrive (needs the other ranks; 0 alone)
     TimeNs transfer = 0;        // total − synchronization
