@@ -85,7 +85,8 @@ void DetailsPanel::showEvent(EventRef ref) {
     if (t.flags[ref.index.value] & SliceFlag::Unterminated)
         row(tr("Note"), tr("never closed; ends at the track's last time"));
     if (t.flags[ref.index.value] & SliceFlag::Overlapping)
-        row(tr("Note"), tr("overlaps its enclosing slice; drawn with what it encloses on the overflow lanes below the track"));
+        row(tr("Note"), tr("overlaps its enclosing slice; drawn with what it encloses on the overflow lanes "
+                           "below the track"));
     html += QStringLiteral("</table>");
 
     // Related events.
