@@ -1,9 +1,11 @@
 // kinetoscope-cli: the store and the analyses without a GUI, for servers and CI.
 #include "analysis/diff.h"
+#include "analysis/snapshotreport.h"
 #include "analysis/summary.h"
 #include "analysis/summaryformat.h"
 #include "live/capturesession.h"
 #include "open/opentrace.h"
+#include "snapshot/snapshotloader.h"
 
 #include <CLI/CLI.hpp>
 #include <signal.h>
@@ -12,6 +14,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +67,36 @@ int runInfo(const std::string& path) {
     auto store = load(path, seconds);
     if (!store) return 1;
     std::fputs(importReport(*store, seconds).c_str(), stdout);
+    return 0;
+}
+
+// A CUDA memory snapshot's figures per device (docs/DEFINITIONS.md, "Memory snapshots").
+struct MemoryArgs {
+    std::string path;
+    bool json = false;
+    std::optional<std::int64_t> atUs;
+    std::size_t top = 10;
+};
+
+int runMemory(const MemoryArgs& args) {
+    const SnapshotLoadResult r = loadSnapshot(args.path);
+    if (!r.ok()) {
+        std::fprintf(stderr, "kinetoscope-cli: %s\n", r.message(args.path).c_str());
+        return 1;
+    }
+    const MemorySnapshot& s = *r.snapshot;
+    if (s.stats.malformedEvents || s.stats.malformedSegments)
+        std::fprintf(
+            stderr,
+            "kinetoscope-cli: warning: %s: %llu malformed events and %llu malformed segments skipped\n",
+            args.path.c_str(), static_cast<unsigned long long>(s.stats.malformedEvents),
+            static_cast<unsigned long long>(s.stats.malformedSegments));
+    SnapshotReportOptions options;
+    options.top = args.top;
+    options.atTimeUs = args.atUs;
+    const SnapshotReport report = snapshotReport(s, options);
+    const std::string out = args.json ? snapshotReportJson(s, report) : snapshotReportText(s, report);
+    std::fputs(out.c_str(), stdout);
     return 0;
 }
 
@@ -254,6 +287,17 @@ int main(int argc, char** argv) {
     diffCommand->add_option("--top", diff.top, "rows per table (default 20)")->check(positiveCount);
     diffCommand->add_flag("--json", diff.json, "as JSON");
 
+    MemoryArgs memory;
+    CLI::App* memoryCommand = app.add_subcommand(
+        "memory", "A CUDA memory snapshot (.pickle, .pickle.gz): segments, peak, who holds the memory");
+    memoryCommand->add_option("SNAPSHOT", memory.path, "a torch.cuda.memory._dump_snapshot file")
+        ->required()
+        ->type_name("");
+    memoryCommand->add_flag("--json", memory.json, "as JSON");
+    memoryCommand->add_option("--at", memory.atUs, "also what is alive at this time_us (epoch µs)")
+        ->type_name("TIME_US");
+    memoryCommand->add_option("--top", memory.top, "allocations listed (default 10)")->check(positiveCount);
+
     RecordArgs record;
     CLI::App* recordCommand = app.add_subcommand(
         "record", "Run PROGRAM under the capture agent and save its GPU activity as a trace");
@@ -307,6 +351,7 @@ int main(int argc, char** argv) {
     if (info->parsed()) return runInfo(infoPath);
     if (summaryCommand->parsed()) return runSummary(summary);
     if (diffCommand->parsed()) return runDiff(diff);
+    if (memoryCommand->parsed()) return runMemory(memory);
     if (recordCommand->parsed()) {
         if (record.command.empty()) record.command = recordCommand->remaining(); // PROGRAM without "--"
         return runRecord(record);

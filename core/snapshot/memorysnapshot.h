@@ -1,0 +1,116 @@
+#pragma once
+
+// A CUDA caching-allocator snapshot (`torch.cuda.memory._dump_snapshot`), per device: the allocator's trace
+// events with their stacks, the segments and blocks at snapshot time, the allocator settings and the external
+// annotations. Frames and stacks are interned: a snapshot repeats the same stacks thousands of times.
+// Immutable once built; the figures over it are in analysis/snapshotreport.h.
+
+#include "model/stringpool.h"
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kinetoscope {
+
+enum class AllocatorAction : std::uint8_t {
+    Alloc,
+    FreeRequested,
+    FreeCompleted,
+    SegmentAlloc,
+    SegmentFree,
+    SegmentMap,
+    SegmentUnmap,
+    Snapshot,
+    Oom,
+    Other, // an action this reader does not know: kept, counted under its name
+};
+std::string_view allocatorActionName(AllocatorAction a);
+
+enum class BlockState : std::uint8_t { ActiveAllocated, ActivePendingFree, Inactive, Other };
+
+constexpr std::int64_t noTimeUs = std::numeric_limits<std::int64_t>::min();
+
+struct SnapshotFrame {
+    StringId name;
+    StringId filename;
+    std::int64_t line = 0;
+    bool operator==(const SnapshotFrame&) const = default;
+};
+
+// One device's trace events, as columns in file order.
+struct DeviceHistory {
+    std::int64_t device = 0;
+    std::vector<AllocatorAction> actions;
+    std::vector<StringId> actionNames; // the action as written (for Other)
+    std::vector<std::uint64_t> addrs;
+    std::vector<std::int64_t> sizes;
+    std::vector<std::int64_t> streams;
+    std::vector<std::int64_t> timesUs; // noTimeUs where the file has none (older files)
+    std::vector<std::uint32_t> stacks;
+    std::size_t size() const { return actions.size(); }
+};
+
+struct SnapshotBlock {
+    std::uint64_t address = 0;
+    std::int64_t size = 0;
+    std::int64_t requestedSize = 0;
+    BlockState state = BlockState::Other;
+    StringId stateName;
+    std::uint32_t stack = 0;
+};
+
+struct SnapshotSegment {
+    std::int64_t device = 0;
+    std::uint64_t address = 0;
+    std::int64_t totalSize = 0;
+    std::int64_t allocatedSize = 0;
+    std::int64_t activeSize = 0;
+    std::int64_t requestedSize = 0;
+    std::int64_t stream = 0;
+    StringId segmentType; // "large", "small"
+    bool isExpandable = false;
+    std::uint32_t stack = 0;
+    std::uint32_t firstBlock = 0; // blocks [firstBlock, firstBlock + blockCount) of MemorySnapshot::blocks
+    std::uint32_t blockCount = 0;
+};
+
+struct ExternalAnnotation {
+    std::int64_t device = 0;
+    std::int64_t timeUs = noTimeUs;
+    StringId stage; // "START", "END"
+    StringId name;
+};
+
+struct SnapshotStats {
+    std::uint64_t malformedEvents = 0;   // trace entries that are not dicts with an action
+    std::uint64_t malformedSegments = 0; // segments or blocks missing what they need
+};
+
+class MemorySnapshot {
+  public:
+    StringPool strings;
+    std::vector<SnapshotFrame> frames;
+    // Stack s is frames[stackFrames[stackBegin[s]] ...], innermost first as in the file; stack 0 is empty.
+    std::vector<std::uint32_t> stackBegin{0, 0};
+    std::vector<std::uint32_t> stackFrames;
+    std::vector<SnapshotSegment> segments;
+    std::vector<SnapshotBlock> blocks;
+    std::vector<DeviceHistory> devices; // devices with events or segments, by device number
+    std::vector<std::pair<std::string, std::string>> allocatorSettings; // key, value as Python would print it
+    std::vector<ExternalAnnotation> annotations;
+    bool hasTrace = false; // false for the old bare list of segments
+    SnapshotStats stats;
+    std::string sourcePath;
+    std::uint64_t fileBytes = 0;
+
+    std::size_t stackCount() const { return stackBegin.size() - 1; }
+    std::span<const std::uint32_t> stack(std::uint32_t s) const {
+        return {stackFrames.data() + stackBegin[s], stackBegin[s + 1] - stackBegin[s]};
+    }
+    const DeviceHistory* device(std::int64_t d) const;
+};
+
+} // namespace kinetoscope

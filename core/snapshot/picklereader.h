@@ -1,0 +1,111 @@
+#pragma once
+
+// A safe, bounded reader of the pickle subset that plain containers use (protocols 2 to 5): dict, list,
+// tuple, set, str, bytes, int (any width up to 64 bits), float, bool, None, the memo and frames. Every opcode
+// that would import or call something (GLOBAL, STACK_GLOBAL, REDUCE, BUILD, INST, OBJ, NEWOBJ, NEWOBJ_EX,
+// EXT1/2/4, PERSID, BINPERSID) and out-of-band buffers are refused with the byte offset of the opcode:
+// nothing is ever imported or run. No Debian library reads pickles from C++, and the subset is small
+// (docs/ARCHITECTURE.md).
+//
+// The result is a graph of nodes in one table. A memo reference (BINGET) points at the same node again
+// instead of copying it, so the frames and strings that a snapshot repeats thousands of times are held once,
+// and a reader can recognise a repeat by its node index. Strings are interned.
+
+#include "model/stringpool.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kinetoscope {
+
+class PickleInput;
+
+enum class PickleKind : std::uint8_t { None, Bool, Int, Float, String, Bytes, Tuple, List, Dict, Set };
+
+struct PickleNode {
+    PickleKind kind = PickleKind::None;
+    std::uint32_t count = 0; // items of a container (a dict counts each key and each value)
+    union {
+        std::int64_t integer; // Int, Bool
+        double real;          // Float
+        std::uint32_t text;   // String, Bytes: a StringId of PickleDocument::strings
+        struct {
+            std::uint32_t head; // first chunk of items, or noChunk
+            std::uint32_t tail;
+        } items;
+    };
+    PickleNode() : integer(0) {}
+};
+
+// The items of one container arrive in batches (APPENDS, SETITEMS of up to 1000); each batch is a chunk of
+// PickleDocument::itemNodes, chained.
+struct PickleChunk {
+    std::uint32_t begin = 0;
+    std::uint32_t count = 0;
+    std::uint32_t next = 0xffffffffu;
+};
+
+class PickleDocument {
+  public:
+    static constexpr std::uint32_t noNode = 0xffffffffu;
+    static constexpr std::uint32_t noChunk = 0xffffffffu;
+
+    std::vector<PickleNode> nodes;
+    std::vector<PickleChunk> chunks;
+    std::vector<std::uint32_t> itemNodes;
+    StringPool strings;
+    std::uint32_t root = noNode;
+
+    const PickleNode& node(std::uint32_t i) const { return nodes[i]; }
+    bool isText(std::uint32_t i) const {
+        return nodes[i].kind == PickleKind::String || nodes[i].kind == PickleKind::Bytes;
+    }
+    std::string_view textOf(std::uint32_t i) const {
+        return isText(i) ? strings.view(StringId(nodes[i].text)) : std::string_view();
+    }
+    // An Int or Bool node's value (a Float's, truncated), else nullopt.
+    std::optional<std::int64_t> integerOf(std::uint32_t i) const;
+    std::optional<double> numberOf(std::uint32_t i) const;
+
+    // Calls f(item) for each item of a container, in order; nothing for other nodes.
+    template <typename F> void forEachItem(std::uint32_t container, F f) const {
+        const PickleNode& n = nodes[container];
+        if (n.kind < PickleKind::Tuple) return;
+        for (std::uint32_t c = n.items.head; c != noChunk; c = chunks[c].next)
+            for (std::uint32_t k = 0; k < chunks[c].count; ++k)
+                f(itemNodes[chunks[c].begin + k]);
+    }
+    // Calls f(keyNode, valueNode) for each pair of a dict.
+    template <typename F> void forEachPair(std::uint32_t dict, F f) const {
+        if (nodes[dict].kind != PickleKind::Dict) return;
+        std::uint32_t key = noNode;
+        forEachItem(dict, [&](std::uint32_t item) {
+            if (key == noNode) {
+                key = item;
+            } else {
+                f(key, item);
+                key = noNode;
+            }
+        });
+    }
+    // The value of a dict's key given as an interned id (StringPool::find), or noNode.
+    std::uint32_t find(std::uint32_t dict, StringId key) const;
+};
+
+struct PickleError {
+    std::uint64_t offset = 0; // of the opcode (or data) at fault
+    std::string message;
+};
+
+struct PickleLimits {
+    // The reader stops (an error, not a crash) rather than hold more nodes than this.
+    std::size_t maxNodes = std::size_t(1) << 31;
+};
+
+// Reads one pickle from `in` up to its STOP. On failure returns the error and leaves `out` partly filled.
+std::optional<PickleError> readPickle(PickleInput& in, PickleDocument& out, const PickleLimits& limits = {});
+
+} // namespace kinetoscope

@@ -1,0 +1,387 @@
+#include "snapshotloader.h"
+
+#include "pickleinput.h"
+#include "picklereader.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <unordered_map>
+#include <zlib.h>
+
+namespace kinetoscope {
+
+std::string_view allocatorActionName(AllocatorAction a) {
+    switch (a) {
+    case AllocatorAction::Alloc:
+        return "alloc";
+    case AllocatorAction::FreeRequested:
+        return "free_requested";
+    case AllocatorAction::FreeCompleted:
+        return "free_completed";
+    case AllocatorAction::SegmentAlloc:
+        return "segment_alloc";
+    case AllocatorAction::SegmentFree:
+        return "segment_free";
+    case AllocatorAction::SegmentMap:
+        return "segment_map";
+    case AllocatorAction::SegmentUnmap:
+        return "segment_unmap";
+    case AllocatorAction::Snapshot:
+        return "snapshot";
+    case AllocatorAction::Oom:
+        return "oom";
+    case AllocatorAction::Other:
+        break;
+    }
+    return "other";
+}
+
+const DeviceHistory* MemorySnapshot::device(std::int64_t d) const {
+    for (const DeviceHistory& h : devices)
+        if (h.device == d) return &h;
+    return nullptr;
+}
+
+std::string SnapshotLoadResult::message(const std::string& path) const {
+    if (errorHasOffset) return path + ": byte " + std::to_string(errorOffset) + ": " + error;
+    return path + ": " + error;
+}
+
+namespace {
+
+// Builds the model from the pickle's graph. Frames and stacks are interned twice over: by node (a memo
+// reference is the same node, the common case, one hash lookup) and by content (the same stack pickled
+// twice).
+class SnapshotBuilder {
+  public:
+    SnapshotBuilder(PickleDocument& doc, MemorySnapshot& out) : m_doc(doc), m_out(out) {
+        auto key = [&](std::string_view k) { return m_doc.strings.find(k); };
+        k_action = key("action");
+        k_addr = key("addr");
+        k_size = key("size");
+        k_stream = key("stream");
+        k_time = key("time_us");
+        k_frames = key("frames");
+        k_name = key("name");
+        k_filename = key("filename");
+        k_line = key("line");
+        k_device = key("device");
+        k_address = key("address");
+        k_totalSize = key("total_size");
+        k_allocatedSize = key("allocated_size");
+        k_activeSize = key("active_size");
+        k_requestedSize = key("requested_size");
+        k_segmentType = key("segment_type");
+        k_isExpandable = key("is_expandable");
+        k_blocks = key("blocks");
+        k_state = key("state");
+        k_stage = key("stage");
+        k_segments = key("segments");
+        k_traces = key("device_traces");
+        k_settings = key("allocator_settings");
+        k_annotations = key("external_annotations");
+    }
+
+    std::optional<std::string> build();
+
+  private:
+    std::int64_t integer(std::uint32_t dict, StringId key, std::int64_t fallback = 0) const {
+        const std::uint32_t v = m_doc.find(dict, key);
+        return v == PickleDocument::noNode ? fallback : m_doc.integerOf(v).value_or(fallback);
+    }
+    StringId text(std::uint32_t dict, StringId key) const {
+        const std::uint32_t v = m_doc.find(dict, key);
+        return v != PickleDocument::noNode && m_doc.isText(v) ? StringId(m_doc.node(v).text) : StringId();
+    }
+    std::uint32_t frameOf(std::uint32_t node);
+    std::uint32_t stackOf(std::uint32_t framesNode);
+    DeviceHistory& history(std::int64_t device);
+    void readSegment(std::uint32_t seg);
+    void readEvent(DeviceHistory& h, std::uint32_t ev);
+    void readSettings(std::uint32_t dict);
+    std::string valueText(std::uint32_t node, int depth) const;
+
+    PickleDocument& m_doc;
+    MemorySnapshot& m_out;
+    std::unordered_map<std::uint32_t, std::uint32_t> m_frameByNode, m_stackByNode;
+    struct FrameHash {
+        std::size_t operator()(const SnapshotFrame& f) const {
+            return std::hash<std::uint64_t>()((std::uint64_t(f.name.value) << 32) ^ f.filename.value) ^
+                   std::hash<std::int64_t>()(f.line);
+        }
+    };
+    std::unordered_map<SnapshotFrame, std::uint32_t, FrameHash> m_frameByContent;
+    std::map<std::vector<std::uint32_t>, std::uint32_t> m_stackByContent;
+    std::vector<std::uint32_t> m_scratch;
+    StringId k_action, k_addr, k_size, k_stream, k_time, k_frames, k_name, k_filename, k_line, k_device,
+        k_address, k_totalSize, k_allocatedSize, k_activeSize, k_requestedSize, k_segmentType, k_isExpandable,
+        k_blocks, k_state, k_stage, k_segments, k_traces, k_settings, k_annotations;
+};
+
+std::uint32_t SnapshotBuilder::frameOf(std::uint32_t node) {
+    if (const auto it = m_frameByNode.find(node); it != m_frameByNode.end()) return it->second;
+    SnapshotFrame f;
+    f.name = text(node, k_name);
+    f.filename = text(node, k_filename);
+    f.line = integer(node, k_line);
+    auto [it, added] = m_frameByContent.try_emplace(f, std::uint32_t(m_out.frames.size()));
+    if (added) m_out.frames.push_back(f);
+    m_frameByNode.emplace(node, it->second);
+    return it->second;
+}
+
+std::uint32_t SnapshotBuilder::stackOf(std::uint32_t framesNode) {
+    if (framesNode == PickleDocument::noNode || m_doc.node(framesNode).count == 0) return 0;
+    if (const auto it = m_stackByNode.find(framesNode); it != m_stackByNode.end()) return it->second;
+    m_scratch.clear();
+    m_doc.forEachItem(framesNode, [&](std::uint32_t f) {
+        if (m_doc.node(f).kind == PickleKind::Dict) m_scratch.push_back(frameOf(f));
+    });
+    std::uint32_t id = 0;
+    if (!m_scratch.empty()) {
+        auto [it, added] = m_stackByContent.try_emplace(m_scratch, std::uint32_t(m_out.stackCount()));
+        if (added) {
+            m_out.stackFrames.insert(m_out.stackFrames.end(), m_scratch.begin(), m_scratch.end());
+            m_out.stackBegin.push_back(std::uint32_t(m_out.stackFrames.size()));
+        }
+        id = it->second;
+    }
+    m_stackByNode.emplace(framesNode, id);
+    return id;
+}
+
+DeviceHistory& SnapshotBuilder::history(std::int64_t device) {
+    for (DeviceHistory& h : m_out.devices)
+        if (h.device == device) return h;
+    m_out.devices.emplace_back().device = device;
+    return m_out.devices.back();
+}
+
+void SnapshotBuilder::readSegment(std::uint32_t seg) {
+    if (m_doc.node(seg).kind != PickleKind::Dict) {
+        ++m_out.stats.malformedSegments;
+        return;
+    }
+    SnapshotSegment s;
+    s.device = integer(seg, k_device);
+    s.address = std::uint64_t(integer(seg, k_address));
+    s.totalSize = integer(seg, k_totalSize);
+    s.allocatedSize = integer(seg, k_allocatedSize);
+    s.activeSize = integer(seg, k_activeSize);
+    s.requestedSize = integer(seg, k_requestedSize);
+    s.stream = integer(seg, k_stream);
+    s.segmentType = text(seg, k_segmentType);
+    s.isExpandable = integer(seg, k_isExpandable) != 0;
+    s.stack = stackOf(m_doc.find(seg, k_frames));
+    s.firstBlock = std::uint32_t(m_out.blocks.size());
+    const std::uint32_t blocks = m_doc.find(seg, k_blocks);
+    if (blocks != PickleDocument::noNode) {
+        m_doc.forEachItem(blocks, [&](std::uint32_t b) {
+            if (m_doc.node(b).kind != PickleKind::Dict) {
+                ++m_out.stats.malformedSegments;
+                return;
+            }
+            SnapshotBlock block;
+            block.address = std::uint64_t(integer(b, k_address));
+            block.size = integer(b, k_size);
+            block.requestedSize = integer(b, k_requestedSize, block.size);
+            block.stateName = text(b, k_state);
+            const std::string_view state = m_doc.strings.view(block.stateName);
+            block.state = state == "active_allocated"      ? BlockState::ActiveAllocated
+                          : state == "active_pending_free" ? BlockState::ActivePendingFree
+                          : state == "inactive"            ? BlockState::Inactive
+                                                           : BlockState::Other;
+            block.stack = stackOf(m_doc.find(b, k_frames));
+            m_out.blocks.push_back(block);
+        });
+    }
+    s.blockCount = std::uint32_t(m_out.blocks.size() - s.firstBlock);
+    history(s.device);
+    m_out.segments.push_back(s);
+}
+
+void SnapshotBuilder::readEvent(DeviceHistory& h, std::uint32_t ev) {
+    const StringId action = m_doc.node(ev).kind == PickleKind::Dict ? text(ev, k_action) : StringId();
+    if (!action.isValid()) {
+        ++m_out.stats.malformedEvents;
+        return;
+    }
+    static const std::pair<std::string_view, AllocatorAction> known[] = {
+        {"alloc", AllocatorAction::Alloc},
+        {"free_requested", AllocatorAction::FreeRequested},
+        {"free_completed", AllocatorAction::FreeCompleted},
+        {"segment_alloc", AllocatorAction::SegmentAlloc},
+        {"segment_free", AllocatorAction::SegmentFree},
+        {"segment_map", AllocatorAction::SegmentMap},
+        {"segment_unmap", AllocatorAction::SegmentUnmap},
+        {"snapshot", AllocatorAction::Snapshot},
+        {"oom", AllocatorAction::Oom},
+    };
+    AllocatorAction a = AllocatorAction::Other;
+    const std::string_view name = m_doc.strings.view(action);
+    for (const auto& [n, k] : known)
+        if (n == name) a = k;
+    h.actions.push_back(a);
+    h.actionNames.push_back(action);
+    h.addrs.push_back(std::uint64_t(integer(ev, k_addr)));
+    h.sizes.push_back(integer(ev, k_size));
+    h.streams.push_back(integer(ev, k_stream));
+    h.timesUs.push_back(integer(ev, k_time, noTimeUs));
+    h.stacks.push_back(stackOf(m_doc.find(ev, k_frames)));
+}
+
+// A settings value as Python's repr would show it, shortened for nested containers.
+std::string SnapshotBuilder::valueText(std::uint32_t node, int depth) const {
+    const PickleNode& n = m_doc.node(node);
+    switch (n.kind) {
+    case PickleKind::None:
+        return "None";
+    case PickleKind::Bool:
+        return n.integer ? "True" : "False";
+    case PickleKind::Int:
+        return std::to_string(n.integer);
+    case PickleKind::Float: {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", n.real);
+        return buf;
+    }
+    case PickleKind::String:
+    case PickleKind::Bytes:
+        return "'" + std::string(m_doc.textOf(node)) + "'";
+    default:
+        break;
+    }
+    if (depth > 2) return "...";
+    std::string out = n.kind == PickleKind::Dict ? "{" : n.kind == PickleKind::List ? "[" : "(";
+    bool first = true;
+    if (n.kind == PickleKind::Dict) {
+        m_doc.forEachPair(node, [&](std::uint32_t k, std::uint32_t v) {
+            out += (first ? "" : ", ") + valueText(k, depth + 1) + ": " + valueText(v, depth + 1);
+            first = false;
+        });
+    } else {
+        m_doc.forEachItem(node, [&](std::uint32_t v) {
+            out += (first ? "" : ", ") + valueText(v, depth + 1);
+            first = false;
+        });
+    }
+    return out + (n.kind == PickleKind::Dict ? "}" : n.kind == PickleKind::List ? "]" : ")");
+}
+
+void SnapshotBuilder::readSettings(std::uint32_t dict) {
+    m_doc.forEachPair(dict, [&](std::uint32_t k, std::uint32_t v) {
+        m_out.allocatorSettings.emplace_back(std::string(m_doc.textOf(k)), valueText(v, 0));
+    });
+}
+
+const char* kindName(PickleKind k) {
+    static const char* names[] = {"None",  "bool",  "int",  "float", "str",
+                                  "bytes", "tuple", "list", "dict",  "set"};
+    return names[int(k)];
+}
+
+std::optional<std::string> SnapshotBuilder::build() {
+    const std::uint32_t root = m_doc.root;
+    const PickleKind kind = m_doc.node(root).kind;
+    std::uint32_t segments = PickleDocument::noNode;
+    if (kind == PickleKind::List) {
+        segments = root; // the old layout: a bare list of segments, no trace
+    } else if (kind == PickleKind::Dict) {
+        segments = m_doc.find(root, k_segments);
+        if (segments == PickleDocument::noNode)
+            return "not a CUDA memory snapshot: a dict without \"segments\"";
+        m_out.hasTrace = true;
+    } else {
+        return std::string("not a CUDA memory snapshot: the pickle holds a ") + kindName(kind);
+    }
+    m_doc.forEachItem(segments, [&](std::uint32_t s) { readSegment(s); });
+    if (m_out.hasTrace) {
+        const std::uint32_t traces = m_doc.find(root, k_traces);
+        std::int64_t device = 0;
+        if (traces != PickleDocument::noNode) {
+            m_doc.forEachItem(traces, [&](std::uint32_t list) {
+                if (m_doc.node(list).count > 0) {
+                    DeviceHistory& h = history(device);
+                    m_doc.forEachItem(list, [&](std::uint32_t ev) { readEvent(h, ev); });
+                }
+                ++device;
+            });
+        }
+        if (const std::uint32_t s = m_doc.find(root, k_settings); s != PickleDocument::noNode)
+            readSettings(s);
+        if (const std::uint32_t a = m_doc.find(root, k_annotations); a != PickleDocument::noNode) {
+            m_doc.forEachItem(a, [&](std::uint32_t ann) {
+                if (m_doc.node(ann).kind != PickleKind::Dict) return;
+                m_out.annotations.push_back({integer(ann, k_device), integer(ann, k_time, noTimeUs),
+                                             text(ann, k_stage), text(ann, k_name)});
+            });
+        }
+    }
+    std::sort(m_out.devices.begin(), m_out.devices.end(),
+              [](const DeviceHistory& a, const DeviceHistory& b) { return a.device < b.device; });
+    return std::nullopt;
+}
+
+SnapshotLoadResult load(PickleInput& in, const std::string& name, std::uint64_t fileBytes) {
+    const auto started = std::chrono::steady_clock::now();
+    SnapshotLoadResult result;
+    PickleDocument doc;
+    if (auto error = readPickle(in, doc)) {
+        result.error = error->message;
+        result.errorOffset = error->offset;
+        result.errorHasOffset = true;
+        if (in.wasGzip()) result.error += " (offset in the inflated data)";
+        return result;
+    }
+    auto snapshot = std::make_shared<MemorySnapshot>();
+    if (auto error = SnapshotBuilder(doc, *snapshot).build()) {
+        result.error = *error;
+        return result;
+    }
+    // The pickle's graph is dropped here: the model holds what it needs, and the interned strings move over.
+    snapshot->strings = std::move(doc.strings);
+    snapshot->sourcePath = name;
+    snapshot->fileBytes = fileBytes;
+    result.snapshot = std::move(snapshot);
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+}
+
+} // namespace
+
+SnapshotLoadResult loadSnapshot(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        SnapshotLoadResult r;
+        r.error = "is a directory";
+        return r;
+    }
+    PickleInput in(path);
+    if (!in.openError().empty()) {
+        SnapshotLoadResult r;
+        r.error = in.openError();
+        return r;
+    }
+    const auto size = std::filesystem::file_size(path, ec);
+    return load(in, path, ec ? 0 : std::uint64_t(size));
+}
+
+SnapshotLoadResult loadSnapshotBytes(std::string_view bytes, const std::string& name) {
+    PickleInput in = PickleInput::fromMemory(bytes);
+    return load(in, name, bytes.size());
+}
+
+bool isPickleFile(const std::string& path) {
+    gzFile f = gzopen(path.c_str(), "rb");
+    if (!f) return false;
+    unsigned char head[2] = {0, 0};
+    const int n = gzread(f, head, 2);
+    gzclose(f);
+    return n == 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5;
+}
+
+} // namespace kinetoscope

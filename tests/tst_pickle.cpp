@@ -1,0 +1,232 @@
+// The safe pickle reader: every opcode of the plain-container subset, memo sharing, and the refusals and
+// errors (with their byte offsets) for everything that would import or call, for truncated and corrupt data.
+// Each pickle below is what Python 3's pickle.dumps writes (or that, cut or altered), spelled out in bytes.
+#include "testsupport.h"
+
+#include "snapshot/pickleinput.h"
+#include "snapshot/picklereader.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace kinetoscope;
+
+class TestPickle : public QObject {
+    Q_OBJECT
+  private slots:
+    void reads_data();
+    void reads();
+    void refuses_data();
+    void refuses();
+    void memoSharesNodes();
+    void streamsInSmallWindows();
+};
+
+namespace {
+
+// Python's repr of the value, enough to compare.
+std::string repr(const PickleDocument& d, std::uint32_t n, int depth = 0) {
+    if (depth > 20) return "...";
+    const PickleNode& node = d.node(n);
+    switch (node.kind) {
+    case PickleKind::None:
+        return "None";
+    case PickleKind::Bool:
+        return node.integer ? "True" : "False";
+    case PickleKind::Int:
+        return std::to_string(node.integer);
+    case PickleKind::Float: {
+        char b[32];
+        std::snprintf(b, sizeof b, "%g", node.real);
+        return b;
+    }
+    case PickleKind::String:
+        return "'" + std::string(d.textOf(n)) + "'";
+    case PickleKind::Bytes:
+        return "b'" + std::string(d.textOf(n)) + "'";
+    default:
+        break;
+    }
+    const char* open = node.kind == PickleKind::Dict ? "{" : node.kind == PickleKind::List ? "[" : "(";
+    const char* close = node.kind == PickleKind::Dict ? "}" : node.kind == PickleKind::List ? "]" : ")";
+    std::string out = node.kind == PickleKind::Set ? "set(" : open;
+    bool first = true;
+    if (node.kind == PickleKind::Dict) {
+        d.forEachPair(n, [&](std::uint32_t k, std::uint32_t v) {
+            out += (first ? "" : ", ") + repr(d, k, depth + 1) + ": " + repr(d, v, depth + 1);
+            first = false;
+        });
+    } else {
+        d.forEachItem(n, [&](std::uint32_t v) {
+            out += (first ? "" : ", ") + repr(d, v, depth + 1);
+            first = false;
+        });
+    }
+    return out + (node.kind == PickleKind::Set ? ")" : close);
+}
+
+std::string read(const QByteArray& bytes, std::size_t* nodes = nullptr) {
+    PickleInput in = PickleInput::fromMemory(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    PickleDocument doc;
+    if (auto e = readPickle(in, doc)) return "byte " + std::to_string(e->offset) + ": " + e->message;
+    if (nodes) *nodes = doc.nodes.size();
+    return repr(doc, doc.root);
+}
+
+QByteArray bytes(const char* data, std::size_t n) {
+    return QByteArray(data, qsizetype(n));
+}
+#define PICKLE(literal) bytes(literal, sizeof(literal) - 1)
+
+} // namespace
+
+void TestPickle::reads_data() {
+    QTest::addColumn<QByteArray>("pickle");
+    QTest::addColumn<QString>("expected");
+    // pickle.dumps({'a': 1, 'b': [1, 2]}, protocol=2)
+    QTest::newRow("protocol 2: dict, list, BINPUT") << PICKLE("\x80\x02}q\x00(X\x01\x00\x00\x00"
+                                                              "aq\x01K\x01X\x01\x00\x00\x00"
+                                                              "bq\x02]q\x03(K\x01K\x02"
+                                                              "eu.")
+                                                    << "{'a': 1, 'b': [1, 2]}";
+    // pickle.dumps([None, True, False, -3, 70000, 2**40, -2**40, 1.5, (), (1, 2), b'xy'], protocol=4)
+    QTest::newRow("protocol 4: scalars, tuples, bytes, FRAME, MEMOIZE")
+        << PICKLE("\x80\x04\x95\x3b\x00\x00\x00\x00\x00\x00\x00]\x94(N\x88\x89J\xfd\xff\xff\xffJp\x11\x01\x00"
+                  "\x8a\x06\x00\x00\x00\x00\x00\x01\x8a\x06\x00\x00\x00\x00\x00\xffG?"
+                  "\xf8\x00\x00\x00\x00\x00\x00)"
+                  "K\x01K\x02\x86\x94"
+                  "C\x02xy\x94"
+                  "e.")
+        << "[None, True, False, -3, 70000, 1099511627776, -1099511627776, 1.5, (), (1, 2), b'xy']";
+    // 2**64 - 1 (the unwinder's unsigned -1 for an unknown line) keeps its 64 bits.
+    QTest::newRow("LONG1 of 9 bytes: 2**64 - 1 reads as -1")
+        << PICKLE("\x80\x04\x8a\x09\xff\xff\xff\xff\xff\xff\xff\xff\x00.") << "-1";
+    QTest::newRow("LONG1 of 0 bytes is 0") << PICKLE("\x80\x04\x8a\x00.") << "0";
+    QTest::newRow("LONG4") << PICKLE("\x80\x04\x8b\x02\x00\x00\x00\x00\x01.") << "256";
+    // Lists of more than 1000 items come in several APPENDS batches; here two, and a SETITEM and an APPEND.
+    QTest::newRow("items in batches") << PICKLE("\x80\x04](K\x01K\x02"
+                                                "e(K\x03"
+                                                "eK\x04"
+                                                "a}K\x05K\x06s\x86.")
+                                      << "([1, 2, 3, 4], {5: 6})";
+    QTest::newRow("sets and frozensets")
+        << PICKLE("\x80\x04\x8f\x94(K\x01K\x02\x90(K\x03\x91\x86.") << "(set(1, 2), set(3))";
+    QTest::newRow("BINUNICODE8, BINBYTES8, SHORT_BINSTRING")
+        << PICKLE("\x80\x04\x8d\x02\x00\x00\x00\x00\x00\x00\x00hi\x8e\x01\x00\x00\x00\x00\x00\x00\x00zU\x01q"
+                  "\x87.")
+        << "('hi', b'z', 'q')";
+    QTest::newRow("POP, POP_MARK, DUP") << PICKLE("\x80\x04K\x01K\x02"
+                                                  "0(K\x03K\x04"
+                                                  "1K\x05"
+                                                  "2\x87.")
+                                        << "(1, 5, 5)";
+}
+
+void TestPickle::reads() {
+    QFETCH(QByteArray, pickle);
+    QFETCH(QString, expected);
+    QCOMPARE(QString::fromStdString(read(pickle)), expected);
+}
+
+void TestPickle::refuses_data() {
+    QTest::addColumn<QByteArray>("pickle");
+    QTest::addColumn<QString>("error");
+    // pickle.dumps(Evil(), protocol=2) where Evil.__reduce__ returns (os.system, ('touch ...',)).
+    QTest::newRow("GLOBAL then REDUCE (os.system), protocol 2")
+        << PICKLE("\x80\x02]q\x00"
+                  "cposix\nsystem\nq\x01X\x02\x00\x00\x00idq\x02\x85q\x03Rq\x04"
+                  "a.")
+        << "byte 5: refused opcode GLOBAL (imports a Python object)";
+    QTest::newRow("STACK_GLOBAL, protocol 4")
+        << PICKLE("\x80\x04\x8c\x05posix\x94\x8c\x06system\x94\x93\x94.")
+        << "byte 19: refused opcode STACK_GLOBAL (imports a Python object)";
+    QTest::newRow("REDUCE") << PICKLE("\x80\x04N)R.")
+                            << "byte 4: refused opcode REDUCE (calls a Python object)";
+    QTest::newRow("BUILD") << PICKLE("\x80\x04}}b.") << "byte 4: refused opcode BUILD (calls __setstate__)";
+    QTest::newRow("INST") << PICKLE("\x80\x04(ios\nsystem\n.") << "byte 3: refused opcode INST";
+    QTest::newRow("OBJ") << PICKLE("\x80\x04(No.") << "byte 4: refused opcode OBJ (calls a class)";
+    QTest::newRow("NEWOBJ") << PICKLE("\x80\x04N)\x81.") << "byte 4: refused opcode NEWOBJ (calls a class)";
+    QTest::newRow("NEWOBJ_EX") << PICKLE("\x80\x04N)}\x92.") << "byte 5: refused opcode NEWOBJ_EX";
+    QTest::newRow("EXT1") << PICKLE("\x80\x04\x82\x01.") << "byte 2: refused opcode EXT";
+    QTest::newRow("PERSID") << PICKLE("\x80\x04Pid\n.") << "byte 2: refused opcode PERSID";
+    QTest::newRow("BINPERSID") << PICKLE("\x80\x04NQ.") << "byte 3: refused opcode PERSID";
+    QTest::newRow("NEXT_BUFFER") << PICKLE("\x80\x05\x97.") << "byte 2: refused opcode NEXT_BUFFER";
+    QTest::newRow("protocol 0 text") << PICKLE("(lp0\nI1\na.")
+                                     << "byte 2: unknown or unsupported opcode 0x70";
+    QTest::newRow("protocol 6") << PICKLE("\x80\x06N.") << "byte 0: pickle protocol 6 (2 to 5 are read)";
+    QTest::newRow("empty file") << QByteArray() << "byte 0: empty file";
+    QTest::newRow("cut before STOP") << PICKLE("\x80\x04]K\x01"
+                                               "a")
+                                     << "byte 6: truncated: no STOP opcode";
+    QTest::newRow("string running past the end")
+        << PICKLE("\x80\x04\x8c\x10"
+                  "abc")
+        << "byte 2: truncated: a string of 16 bytes runs past the end";
+    QTest::newRow("BINUNICODE length of 4 GiB")
+        << PICKLE("\x80\x04X\xff\xff\xff\xff")
+        << "byte 2: truncated: a string of 4294967295 bytes runs past the end";
+    QTest::newRow("memo key never stored")
+        << PICKLE("\x80\x04h\x07.") << "byte 2: memo key 7 was never stored";
+    QTest::newRow("memo key far out of range")
+        << PICKLE("\x80\x04Nr\xff\xff\xff\x7f.") << "byte 3: memo key 2147483647 out of range";
+    QTest::newRow("integer wider than 64 bits")
+        << PICKLE("\x80\x04\x8a\x09\x00\x00\x00\x00\x00\x00\x00\x00\x01.")
+        << "byte 2: integer wider than 64 bits";
+    QTest::newRow("SETITEMS with an odd count")
+        << PICKLE("\x80\x04}(K\x01u.") << "byte 6: SETITEMS with an odd number";
+    QTest::newRow("APPEND into a dict") << PICKLE("\x80\x04}K\x01"
+                                                  "a.")
+                                        << "byte 5: APPEND or SETITEM into a value";
+    QTest::newRow("STOP with two values")
+        << PICKLE("\x80\x04NN.") << "byte 4: STOP with 2 values on the stack";
+    QTest::newRow("unknown opcode") << PICKLE("\x80\x04\xff.")
+                                    << "byte 2: unknown or unsupported opcode 0xff";
+}
+
+void TestPickle::refuses() {
+    QFETCH(QByteArray, pickle);
+    QFETCH(QString, error);
+    const QString got = QString::fromStdString(read(pickle));
+    QVERIFY2(got.startsWith(error), qPrintable(got));
+}
+
+// A memo reference is the same node again: a frame shared by a thousand events is held once.
+void TestPickle::memoSharesNodes() {
+    // pickle.dumps([f, f, f]) with f = {'name': 'x'}: one dict, two BINGETs.
+    const QByteArray p = PICKLE("\x80\x04]\x94(}\x94\x8c\x04name\x94\x8c\x01x\x94sh\x01h\x01"
+                                "e.");
+    std::size_t nodes = 0;
+    QCOMPARE(QString::fromStdString(read(p, &nodes)),
+             QStringLiteral("[{'name': 'x'}, {'name': 'x'}, {'name': 'x'}]"));
+    QCOMPARE(nodes, std::size_t(4)); // the list, the dict, its key and its value
+}
+
+// A file read through a window smaller than its strings: the window grows to what arrives.
+void TestPickle::streamsInSmallWindows() {
+    const std::string big(10u << 20, 'a'); // 10 MiB string, over the 4 MiB window
+    std::string p = "\x80\x04X";
+    const std::uint32_t n = std::uint32_t(big.size());
+    p.append(reinterpret_cast<const char*>(&n), 4);
+    p += big;
+    p += ".";
+    QTemporaryDir dir;
+    for (bool gz : {false, true}) {
+        const QString path = dir.filePath(gz ? QStringLiteral("s.pickle.gz") : QStringLiteral("s.pickle"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        const std::string data = gz ? test::gzipText(p) : p;
+        f.write(data.data(), qint64(data.size()));
+        f.close();
+        PickleInput in(path.toStdString());
+        QVERIFY(in.openError().empty());
+        PickleDocument doc;
+        const auto error = readPickle(in, doc);
+        QVERIFY2(!error, error ? error->message.c_str() : "");
+        QCOMPARE(doc.textOf(doc.root).size(), big.size());
+        QCOMPARE(in.wasGzip(), gz);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestPickle)
+#include "tst_pickle.moc"

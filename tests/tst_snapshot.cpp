@@ -1,0 +1,196 @@
+// CUDA memory snapshots: the five real snapshots of the corpus (and their gzip forms) read into the model and
+// reported as `kinetoscope-cli memory` does (golden files), the figures' invariants, the old bare-list
+// layout, and a pickle whose __reduce__ calls os.system, refused without running anything.
+#include "testsupport.h"
+
+#include "analysis/snapshotreport.h"
+#include "snapshot/snapshotloader.h"
+
+#include <optional>
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace kinetoscope;
+
+class TestSnapshot : public QObject {
+    Q_OBJECT
+  private slots:
+    void realSnapshots_data();
+    void realSnapshots();
+    void bareListOfSegments();
+    void refusesCode();
+    void badFiles_data();
+    void badFiles();
+};
+
+namespace {
+
+const char* snapshots[] = {
+    "JasperSolt__EoR_NN__snapshot.pickle",
+    "Wedsonlin__assignment2-systems__results__medium_1024_training_memory_snapshot.pickle",
+    "Wedsonlin__assignment2-systems__results__medium_128_inference_memory_snapshot.pickle",
+    "kkaitlyn111__cs336-a2-systems__cs336_systems__memory_logs__memory_ctx128_forward.pickle",
+    "kkaitlyn111__cs336-a2-systems__memory_files__memory_ctx128_forward_mixed.pickle",
+};
+
+std::string snapshotPath(const char* name) {
+    return test::tracePath((std::string("snapshots/") + name).c_str());
+}
+
+QString writeFile(const QTemporaryDir& dir, const QString& name, const std::string& data) {
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (f.open(QIODevice::WriteOnly)) f.write(data.data(), qint64(data.size()));
+    return path;
+}
+
+} // namespace
+
+void TestSnapshot::realSnapshots_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("golden");
+    QTest::newRow("EoR_NN (no allocator_settings)") << snapshots[0] << "snapshot_eor_nn";
+    QTest::newRow("GPT-2 medium training") << snapshots[1] << "snapshot_gpt2_training";
+    QTest::newRow("GPT-2 medium inference") << snapshots[2] << "snapshot_gpt2_inference";
+    QTest::newRow("cs336 forward (external_annotations)") << snapshots[3] << "snapshot_cs336_forward";
+    QTest::newRow("cs336 forward, mixed precision") << snapshots[4] << "snapshot_cs336_mixed";
+}
+
+void TestSnapshot::realSnapshots() {
+    QFETCH(QString, name);
+    QFETCH(QString, golden);
+    const std::string path = snapshotPath(name.toUtf8().constData());
+    const SnapshotLoadResult r = loadSnapshot(path);
+    QVERIFY2(r.ok(), r.message(path).c_str());
+    const MemorySnapshot& s = *r.snapshot;
+    QVERIFY(s.hasTrace);
+    QCOMPARE(s.stats.malformedEvents, std::uint64_t(0));
+    QCOMPARE(s.stats.malformedSegments, std::uint64_t(0));
+    QVERIFY(!s.devices.empty());
+    QVERIFY(s.stackCount() > 1);
+    // Frames are interned: far fewer distinct frames than frame references.
+    QVERIFY(s.frames.size() < s.stackFrames.size());
+
+    SnapshotReportOptions options;
+    options.top = 3;
+    const DeviceHistory& h = s.devices.front();
+    options.atTimeUs = h.timesUs[h.size() / 2];
+    const SnapshotReport report = snapshotReport(s, options);
+    QString mismatch = test::compareGolden(golden + ".memory.json", snapshotReportJson(s, report));
+    QVERIFY2(mismatch.isEmpty(), qPrintable(mismatch));
+    mismatch = test::compareGolden(golden + ".memory.txt", snapshotReportText(s, report));
+    QVERIFY2(mismatch.isEmpty(), qPrintable(mismatch));
+
+    // The curve and the lifetimes tell the same story: what is alive after any event sums to the curve there,
+    // but for one constant. The curve starts from the blocks' sizes at snapshot time, and a block can be
+    // larger than the alloc event that made it (an unsplit block: 2 032 bytes over four blocks on EoR_NN),
+    // while a lifetime keeps its alloc's size. The curve ends at the segments' allocated bytes.
+    const std::vector<std::int64_t> curve = activeMemoryCurve(s, h);
+    const std::vector<AllocationLifetime> lives = allocationLifetimes(s, h);
+    QCOMPARE(curve.back(), report.devices.front().allocatedBytes);
+    std::optional<std::int64_t> offset;
+    for (std::int64_t e : {std::int64_t(-1), std::int64_t(h.size() / 3),
+                           report.devices.front().peak->afterEvent, std::int64_t(h.size()) - 1}) {
+        std::int64_t alive = 0;
+        for (const AllocationLifetime& a : lives)
+            if (a.aliveAfter(e)) alive += a.size;
+        const std::int64_t d = curve[std::size_t(e + 1)] - alive;
+        if (!offset) offset = d;
+        QCOMPARE(d, *offset);
+    }
+    QVERIFY(*offset >= 0 && *offset < *report.devices.front().peakActiveBytes / 100);
+    QCOMPARE(*report.devices.front().peakActiveBytes, *std::max_element(curve.begin(), curve.end()));
+
+    // The gzip form reads the same.
+    QTemporaryDir dir;
+    const QString packed = writeFile(dir, name + ".gz", test::gzipText(test::readText(path)));
+    const SnapshotLoadResult z = loadSnapshot(packed.toStdString());
+    QVERIFY2(z.ok(), z.message(packed.toStdString()).c_str());
+    QCOMPARE(snapshotReportJson(*z.snapshot, snapshotReport(*z.snapshot, options)),
+             snapshotReportJson(s, report));
+}
+
+// The old layout: a bare list of segments, no trace. Events are empty and the peak fields null.
+void TestSnapshot::bareListOfSegments() {
+    // pickle.dumps([{'device': 0, 'address': 4096, 'total_size': 2097152, 'stream': 0, 'segment_type':
+    // 'large',
+    //   'blocks': [{'address': 4096, 'size': 1048576, 'state': 'active_allocated'},
+    //              {'address': 1052672, 'size': 1048576, 'state': 'inactive'}]}], protocol=4), spelled out:
+    const std::string p(
+        "\x80\x04\x95\xb0\x00\x00\x00\x00\x00\x00\x00\x5d\x94\x7d\x94\x28\x8c\x06\x64\x65\x76\x69\x63\x65"
+        "\x94\x4b\x00\x8c\x07\x61\x64\x64\x72\x65\x73\x73\x94\x4d\x00\x10\x8c\x0a\x74\x6f\x74\x61\x6c\x5f"
+        "\x73\x69\x7a\x65\x94\x4a\x00\x00\x20\x00\x8c\x06\x73\x74\x72\x65\x61\x6d\x94\x4b\x00\x8c\x0c\x73"
+        "\x65\x67\x6d\x65\x6e\x74\x5f\x74\x79\x70\x65\x94\x8c\x05\x6c\x61\x72\x67\x65\x94\x8c\x06\x62\x6c"
+        "\x6f\x63\x6b\x73\x94\x5d\x94\x28\x7d\x94\x28\x68\x03\x4d\x00\x10\x8c\x04\x73\x69\x7a\x65\x94\x4a"
+        "\x00\x00\x10\x00\x8c\x05\x73\x74\x61\x74\x65\x94\x8c\x10\x61\x63\x74\x69\x76\x65\x5f\x61\x6c\x6c"
+        "\x6f\x63\x61\x74\x65\x64\x94\x75\x7d\x94\x28\x68\x03\x4a\x00\x10\x10\x00\x68\x0b\x4a\x00\x00\x10"
+        "\x00\x68\x0c\x8c\x08\x69\x6e\x61\x63\x74\x69\x76\x65\x94\x75\x65\x75\x61\x2e",
+        187);
+    const SnapshotLoadResult r = loadSnapshotBytes(p);
+    QVERIFY2(r.ok(), r.message("bare").c_str());
+    QVERIFY(!r.snapshot->hasTrace);
+    QCOMPARE(r.snapshot->segments.size(), std::size_t(1));
+    QCOMPARE(r.snapshot->blocks.size(), std::size_t(2));
+    const std::string json = snapshotReportJson(*r.snapshot, snapshotReport(*r.snapshot));
+    QCOMPARE(json, std::string("{\"devices\": [\n {\"device\": 0,\n  \"events\": {},\n  \"segments\": 1,\n"
+                               "  \"reserved_bytes\": 2097152,\n  \"allocated_bytes\": 1048576,\n"
+                               "  \"peak_active_bytes\": null,\n  \"peak_time_us\": null,\n"
+                               "  \"largest_at_peak\": null}\n]}\n"));
+}
+
+// A snapshot-shaped pickle whose one event's __reduce__ is os.system('touch ...'): refused at the opcode that
+// would import os.system, and the command never runs.
+void TestSnapshot::refusesCode() {
+    const QString marker = QStringLiteral("/tmp/kinetoscope-pickle-ran");
+    QFile::remove(marker);
+    // pickle.dumps({'segments': [], 'device_traces': [[Evil()]]}, protocol=4)
+    const std::string evil(
+        "\x80\x04\x95\x63\x00\x00\x00\x00\x00\x00\x00\x7d\x94\x28\x8c\x08segments\x94\x5d\x94\x8c\x0d"
+        "device_traces\x94\x5d\x94\x5d\x94\x8c\x05posix\x94\x8c\x06system\x94\x93\x94\x8c\x21"
+        "touch /tmp/kinetoscope-pickle-ran\x94\x85\x94\x52\x94\x61\x61\x75\x2e",
+        110);
+    QTemporaryDir dir;
+    const QString path = writeFile(dir, QStringLiteral("evil.pickle"), evil);
+    const SnapshotLoadResult r = loadSnapshot(path.toStdString());
+    QVERIFY(!r.ok());
+    const std::string message = r.message(path.toStdString());
+    QVERIFY2(message.find("evil.pickle: byte 64: refused opcode STACK_GLOBAL") != std::string::npos,
+             message.c_str());
+    QVERIFY(message.find('\n') == std::string::npos);
+    QVERIFY(!QFile::exists(marker));
+}
+
+void TestSnapshot::badFiles_data() {
+    QTest::addColumn<QByteArray>("data");
+    QTest::addColumn<QString>("error");
+    const std::string real = test::readText(snapshotPath(snapshots[0]));
+    QTest::newRow("cut in half") << QByteArray::fromStdString(real.substr(0, real.size() / 2)) << "truncated";
+    QTest::newRow("a string, not a snapshot")
+        << QByteArray("\x80\x04\x8c\x02hi.", 7) << "not a CUDA memory snapshot: the pickle holds a str";
+    QTest::newRow("a dict without segments")
+        << QByteArray("\x80\x04}.", 4) << "not a CUDA memory snapshot: a dict without \"segments\"";
+    std::string corrupt = real;
+    corrupt[corrupt.size() / 3] = char(0xfe);
+    QTest::newRow("one byte changed") << QByteArray::fromStdString(corrupt) << "byte ";
+    QTest::newRow("gzip of the half")
+        << QByteArray::fromStdString(test::gzipText(real).substr(0, 20000)) << "truncated";
+}
+
+// Damaged files: one line naming the file (and the byte where it can), never a crash.
+void TestSnapshot::badFiles() {
+    QFETCH(QByteArray, data);
+    QFETCH(QString, error);
+    QTemporaryDir dir;
+    const QString path = writeFile(dir, QStringLiteral("bad.pickle"), data.toStdString());
+    const SnapshotLoadResult r = loadSnapshot(path.toStdString());
+    const std::string message = r.ok() ? std::string("loaded") : r.message(path.toStdString());
+    QVERIFY2(!r.ok() || QByteArray(QTest::currentDataTag()) == "one byte changed", message.c_str());
+    if (r.ok()) return; // a changed byte can land inside a string and leave a valid pickle
+    QVERIFY2(QString::fromStdString(message).contains(error), message.c_str());
+    QVERIFY(message.rfind(path.toStdString() + ": ", 0) == 0);
+}
+
+QTEST_GUILESS_MAIN(TestSnapshot)
+#include "tst_snapshot.moc"
