@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang-14, ASan + UBSan) and runs each for SECONDS (default 60): the importer with
-# every analysis (fuzz_loader), the importer alone (fuzz_import), seeded with tests/fuzz/seeds and the small real traces of the corpus, and the live-capture wire decoder. A crash, leak, UB or an input
+# every analysis (fuzz_loader), the importer alone (fuzz_import), seeded with tests/fuzz/seeds and the small real traces of the corpus, the live-capture wire decoder, and the memory-snapshot reader (fuzz_pickle,
+# seeded with subsets of real snapshots and the first 64 KiB of each real one). A crash, leak, UB or an input
 # slower than 10 s fails the run and leaves the input in build/fuzz/ (turn it into a regression test).
 #   bash packaging/fuzz.sh [SECONDS]
 set -euo pipefail
@@ -8,7 +9,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 traces=${KINETOSCOPE_TRACES_DIR:-$(realpath -m ../shared/traces)}
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target fuzz_loader fuzz_import fuzz_wire
+cmake --build --preset fuzz --target fuzz_loader fuzz_import fuzz_wire fuzz_pickle
 corpus=build/fuzz/corpus-loader
 mkdir -p "$corpus"
 cp -f tests/fuzz/seeds/* "$corpus"/
@@ -31,3 +32,14 @@ cp -f tests/fuzz/seeds-wire/* "$wire"/
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
   ./build/fuzz/tests/fuzz/fuzz_wire -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
   -print_final_stats=1 -artifact_prefix=build/fuzz/ "$wire"
+
+# The memory-snapshot reader: our own pickle reader and the snapshot model.
+pickles=build/fuzz/corpus-pickle
+mkdir -p "$pickles"
+cp -f tests/fuzz/seeds-pickle/* "$pickles"/
+if [[ -d "$traces/snapshots" ]]; then
+  for f in "$traces"/snapshots/*.pickle; do head -c 65536 "$f" >"$pickles/head-$(basename "$f")"; done
+fi
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+  ./build/fuzz/tests/fuzz/fuzz_pickle -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
+  -print_final_stats=1 -artifact_prefix=build/fuzz/ "$pickles"

@@ -20,19 +20,22 @@ PickleInput::PickleInput(const std::string& path) {
     gzbuffer(f, 1u << 20);
     m_file = f;
     m_buffer.resize(windowBytes);
+    m_base = m_buffer.data();
 }
 
 PickleInput PickleInput::fromMemory(std::string_view bytes) {
     PickleInput in;
     in.m_memory = bytes;
+    in.m_base = reinterpret_cast<const std::uint8_t*>(bytes.data());
     in.m_end = bytes.size();
     in.m_eof = true;
     return in;
 }
 
 PickleInput::PickleInput(PickleInput&& other) noexcept
-    : m_file(other.m_file), m_memory(other.m_memory), m_buffer(std::move(other.m_buffer)), m_pos(other.m_pos),
-      m_end(other.m_end), m_consumed(other.m_consumed), m_eof(other.m_eof), m_gzip(other.m_gzip),
+    : m_file(other.m_file), m_memory(other.m_memory), m_buffer(std::move(other.m_buffer)),
+      m_base(other.m_file ? m_buffer.data() : other.m_base), m_pos(other.m_pos), m_end(other.m_end),
+      m_consumed(other.m_consumed), m_eof(other.m_eof), m_gzip(other.m_gzip),
       m_openError(std::move(other.m_openError)), m_readError(std::move(other.m_readError)) {
     other.m_file = nullptr;
 }
@@ -70,11 +73,11 @@ bool PickleInput::fill(std::size_t n) {
     return m_end - m_pos >= n;
 }
 
-const std::uint8_t* PickleInput::take(std::size_t n) {
-    if (m_end - m_pos < n && !fill(n)) return nullptr;
-    const std::uint8_t* base =
-        m_file ? m_buffer.data() : reinterpret_cast<const std::uint8_t*>(m_memory.data());
-    const std::uint8_t* p = base + m_pos;
+const std::uint8_t* PickleInput::takeSlow(std::size_t n) {
+    const bool ok = fill(n);
+    if (m_file) m_base = m_buffer.data(); // the window may have moved
+    if (!ok) return nullptr;
+    const std::uint8_t* p = m_base + m_pos;
     m_pos += n;
     return p;
 }
