@@ -84,6 +84,8 @@ class SnapshotBuilder {
         k_traces = key("device_traces");
         k_settings = key("allocator_settings");
         k_annotations = key("external_annotations");
+        m_frameByNode.assign(m_doc.nodes.size(), unseen);
+        m_stackByNode.assign(m_doc.nodes.size(), unseen);
     }
 
     std::optional<std::string> build();
@@ -107,7 +109,9 @@ class SnapshotBuilder {
 
     PickleDocument& m_doc;
     MemorySnapshot& m_out;
-    std::unordered_map<std::uint32_t, std::uint32_t> m_frameByNode, m_stackByNode;
+    // By node: a memo reference is the same node, so most lookups end here (dense: one slot per node).
+    static constexpr std::uint32_t unseen = 0xffffffffu;
+    std::vector<std::uint32_t> m_frameByNode, m_stackByNode;
     struct FrameHash {
         std::size_t operator()(const SnapshotFrame& f) const {
             return std::hash<std::uint64_t>()((std::uint64_t(f.name.value) << 32) ^ f.filename.value) ^
@@ -115,28 +119,45 @@ class SnapshotBuilder {
         }
     };
     std::unordered_map<SnapshotFrame, std::uint32_t, FrameHash> m_frameByContent;
-    std::map<std::vector<std::uint32_t>, std::uint32_t> m_stackByContent;
+    struct StackHash {
+        std::size_t operator()(const std::vector<std::uint32_t>& v) const {
+            std::uint64_t h = 0xcbf29ce484222325ull;
+            for (std::uint32_t x : v)
+                h = (h ^ x) * 0x100000001b3ull;
+            return std::size_t(h);
+        }
+    };
+    std::unordered_map<std::vector<std::uint32_t>, std::uint32_t, StackHash> m_stackByContent;
     std::vector<std::uint32_t> m_scratch;
+    std::vector<AllocatorAction> m_actionOf; // by the action string's id, worked out once per string
+    std::vector<bool> m_actionKnown;
     StringId k_action, k_addr, k_size, k_stream, k_time, k_frames, k_name, k_filename, k_line, k_device,
         k_address, k_totalSize, k_allocatedSize, k_activeSize, k_requestedSize, k_segmentType, k_isExpandable,
         k_blocks, k_state, k_stage, k_segments, k_traces, k_settings, k_annotations;
 };
 
 std::uint32_t SnapshotBuilder::frameOf(std::uint32_t node) {
-    if (const auto it = m_frameByNode.find(node); it != m_frameByNode.end()) return it->second;
+    if (m_frameByNode[node] != unseen) return m_frameByNode[node];
     SnapshotFrame f;
-    f.name = text(node, k_name);
-    f.filename = text(node, k_filename);
-    f.line = integer(node, k_line);
+    m_doc.forEachPair(node, [&](std::uint32_t k, std::uint32_t v) {
+        if (!m_doc.isText(k)) return;
+        const std::uint32_t key = m_doc.node(k).text;
+        if (key == k_name.value && m_doc.isText(v))
+            f.name = StringId(m_doc.node(v).text);
+        else if (key == k_filename.value && m_doc.isText(v))
+            f.filename = StringId(m_doc.node(v).text);
+        else if (key == k_line.value)
+            f.line = m_doc.integerOf(v).value_or(0);
+    });
     auto [it, added] = m_frameByContent.try_emplace(f, std::uint32_t(m_out.frames.size()));
     if (added) m_out.frames.push_back(f);
-    m_frameByNode.emplace(node, it->second);
+    m_frameByNode[node] = it->second;
     return it->second;
 }
 
 std::uint32_t SnapshotBuilder::stackOf(std::uint32_t framesNode) {
     if (framesNode == PickleDocument::noNode || m_doc.node(framesNode).count == 0) return 0;
-    if (const auto it = m_stackByNode.find(framesNode); it != m_stackByNode.end()) return it->second;
+    if (m_stackByNode[framesNode] != unseen) return m_stackByNode[framesNode];
     m_scratch.clear();
     m_doc.forEachItem(framesNode, [&](std::uint32_t f) {
         if (m_doc.node(f).kind == PickleKind::Dict) m_scratch.push_back(frameOf(f));
@@ -150,7 +171,7 @@ std::uint32_t SnapshotBuilder::stackOf(std::uint32_t framesNode) {
         }
         id = it->second;
     }
-    m_stackByNode.emplace(framesNode, id);
+    m_stackByNode[framesNode] = id;
     return id;
 }
 
@@ -205,33 +226,59 @@ void SnapshotBuilder::readSegment(std::uint32_t seg) {
 }
 
 void SnapshotBuilder::readEvent(DeviceHistory& h, std::uint32_t ev) {
-    const StringId action = m_doc.node(ev).kind == PickleKind::Dict ? text(ev, k_action) : StringId();
+    // One pass over the event's pairs (a real event has six to eight): the hot loop of a large snapshot.
+    StringId action;
+    std::int64_t addr = 0, size = 0, stream = 0, time = noTimeUs;
+    std::uint32_t frames = PickleDocument::noNode;
+    m_doc.forEachPair(ev, [&](std::uint32_t k, std::uint32_t v) {
+        if (!m_doc.isText(k)) return;
+        const std::uint32_t key = m_doc.node(k).text;
+        if (key == k_action.value) {
+            if (m_doc.isText(v)) action = StringId(m_doc.node(v).text);
+        } else if (key == k_addr.value) {
+            addr = m_doc.integerOf(v).value_or(0);
+        } else if (key == k_size.value) {
+            size = m_doc.integerOf(v).value_or(0);
+        } else if (key == k_stream.value) {
+            stream = m_doc.integerOf(v).value_or(0);
+        } else if (key == k_time.value) {
+            time = m_doc.integerOf(v).value_or(noTimeUs);
+        } else if (key == k_frames.value) {
+            frames = v;
+        }
+    });
     if (!action.isValid()) {
         ++m_out.stats.malformedEvents;
         return;
     }
-    static const std::pair<std::string_view, AllocatorAction> known[] = {
-        {"alloc", AllocatorAction::Alloc},
-        {"free_requested", AllocatorAction::FreeRequested},
-        {"free_completed", AllocatorAction::FreeCompleted},
-        {"segment_alloc", AllocatorAction::SegmentAlloc},
-        {"segment_free", AllocatorAction::SegmentFree},
-        {"segment_map", AllocatorAction::SegmentMap},
-        {"segment_unmap", AllocatorAction::SegmentUnmap},
-        {"snapshot", AllocatorAction::Snapshot},
-        {"oom", AllocatorAction::Oom},
-    };
-    AllocatorAction a = AllocatorAction::Other;
-    const std::string_view name = m_doc.strings.view(action);
-    for (const auto& [n, k] : known)
-        if (n == name) a = k;
-    h.actions.push_back(a);
+    if (action.value >= m_actionOf.size()) {
+        m_actionOf.resize(action.value + 1, AllocatorAction::Other);
+        m_actionKnown.resize(action.value + 1, false);
+    }
+    if (!m_actionKnown[action.value]) {
+        static const std::pair<std::string_view, AllocatorAction> known[] = {
+            {"alloc", AllocatorAction::Alloc},
+            {"free_requested", AllocatorAction::FreeRequested},
+            {"free_completed", AllocatorAction::FreeCompleted},
+            {"segment_alloc", AllocatorAction::SegmentAlloc},
+            {"segment_free", AllocatorAction::SegmentFree},
+            {"segment_map", AllocatorAction::SegmentMap},
+            {"segment_unmap", AllocatorAction::SegmentUnmap},
+            {"snapshot", AllocatorAction::Snapshot},
+            {"oom", AllocatorAction::Oom},
+        };
+        const std::string_view name = m_doc.strings.view(action);
+        for (const auto& [n, a] : known)
+            if (n == name) m_actionOf[action.value] = a;
+        m_actionKnown[action.value] = true;
+    }
+    h.actions.push_back(m_actionOf[action.value]);
     h.actionNames.push_back(action);
-    h.addrs.push_back(std::uint64_t(integer(ev, k_addr)));
-    h.sizes.push_back(integer(ev, k_size));
-    h.streams.push_back(integer(ev, k_stream));
-    h.timesUs.push_back(integer(ev, k_time, noTimeUs));
-    h.stacks.push_back(stackOf(m_doc.find(ev, k_frames)));
+    h.addrs.push_back(std::uint64_t(addr));
+    h.sizes.push_back(size);
+    h.streams.push_back(stream);
+    h.timesUs.push_back(time);
+    h.stacks.push_back(stackOf(frames));
 }
 
 // A settings value as Python's repr would show it, shortened for nested containers.
