@@ -23,6 +23,7 @@ class TestSnapshot : public QObject {
     void refusesCode();
     void badFiles_data();
     void badFiles();
+    void notATrace();
 };
 
 namespace {
@@ -190,6 +191,17 @@ void TestSnapshot::badFiles() {
     if (r.ok()) return; // a changed byte can land inside a string and leave a valid pickle
     QVERIFY2(QString::fromStdString(message).contains(error), message.c_str());
     QVERIFY(message.rfind(path.toStdString() + ": ", 0) == 0);
+}
+
+// Opened as a trace (the viewer, `kinetoscope-cli info`), a snapshot says what it is, in one line.
+void TestSnapshot::notATrace() {
+    for (const char* name : {snapshots[0], snapshots[3]}) {
+        const std::string path = snapshotPath(name);
+        const LoadResult r = loadTrace(path);
+        QVERIFY(!r.ok());
+        QCOMPARE(r.message(path),
+                 path + ": a CUDA memory snapshot, not a trace: `kinetoscope-cli memory FILE` reads it");
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSnapshot)
