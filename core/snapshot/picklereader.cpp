@@ -219,7 +219,10 @@ std::optional<PickleError> Machine::readText(PickleKind kind, std::uint64_t leng
 }
 
 std::optional<PickleError> Machine::run() {
-    m_doc.nodes.reserve(1024);
+    const std::uint64_t expected = std::min<std::uint64_t>(m_limits.expectedBytes, std::uint64_t(1) << 40);
+    m_doc.nodes.reserve(std::max<std::size_t>(1024, std::size_t(expected / 16)));
+    m_doc.itemNodes.reserve(std::size_t(expected / 3));
+    m_doc.chunks.reserve(std::size_t(expected / 64));
     for (;;) {
         m_opOffset = m_in.offset();
         const std::uint8_t* op = m_in.take(1);

@@ -373,11 +373,23 @@ std::optional<std::string> SnapshotBuilder::build() {
     return std::nullopt;
 }
 
-SnapshotLoadResult load(PickleInput& in, const std::string& name, std::uint64_t fileBytes) {
+bool isGzipFile(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return false;
+    unsigned char magic[2] = {0, 0};
+    const bool gz = std::fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    std::fclose(f);
+    return gz;
+}
+
+SnapshotLoadResult load(PickleInput& in, const std::string& name, std::uint64_t fileBytes,
+                        std::uint64_t expectedBytes) {
     const auto started = std::chrono::steady_clock::now();
     SnapshotLoadResult result;
     PickleDocument doc;
-    if (auto error = readPickle(in, doc)) {
+    PickleLimits limits;
+    limits.expectedBytes = expectedBytes;
+    if (auto error = readPickle(in, doc, limits)) {
         result.error = error->message;
         result.errorOffset = error->offset;
         result.errorHasOffset = true;
@@ -414,12 +426,14 @@ SnapshotLoadResult loadSnapshot(const std::string& path) {
         return r;
     }
     const auto size = std::filesystem::file_size(path, ec);
-    return load(in, path, ec ? 0 : std::uint64_t(size));
+    const std::uint64_t bytes = ec ? 0 : std::uint64_t(size);
+    // Snapshots compress about tenfold; the estimate only sizes reservations.
+    return load(in, path, bytes, isGzipFile(path) ? bytes * 10 : bytes);
 }
 
 SnapshotLoadResult loadSnapshotBytes(std::string_view bytes, const std::string& name) {
     PickleInput in = PickleInput::fromMemory(bytes);
-    return load(in, name, bytes.size());
+    return load(in, name, bytes.size(), bytes.size());
 }
 
 bool isPickleFile(const std::string& path) {
