@@ -119,6 +119,20 @@ const char* refusedOpcode(std::uint8_t op) {
     return nullptr;
 }
 
+// Fixed-width little-endian fields (the pickle's byte order, and the host's: checked below).
+static_assert(std::endian::native == std::endian::little, "the pickle reader assumes a little-endian host");
+std::uint32_t le32(const std::uint8_t* p) {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+std::uint64_t le64(const std::uint8_t* p) {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+
+// A variable-width one (LONG1's bytes).
 std::uint64_t readLittle(const std::uint8_t* p, int n) {
     std::uint64_t v = 0;
     for (int i = n - 1; i >= 0; --i)
@@ -201,6 +215,11 @@ class Machine {
 
 std::optional<PickleError> Machine::memoPut(std::uint64_t index) {
     if (m_stack.size() <= floor()) return fail("memo store with an empty stack");
+    if (index == m_memo.size()) { // the usual case: the next key
+        m_memo.push_back(m_stack.back());
+        ++m_memoKeys;
+        return std::nullopt;
+    }
     // Keys are dense in real pickles (0, 1, 2, ...); a far one is corrupt and must not allocate gigabytes.
     if (index > m_memo.size() + (1u << 20))
         return fail("memo key " + std::to_string(index) + " out of range");
@@ -223,6 +242,7 @@ std::optional<PickleError> Machine::run() {
     m_doc.nodes.reserve(std::max<std::size_t>(1024, std::size_t(expected / 16)));
     m_doc.itemNodes.reserve(std::size_t(expected / 3));
     m_doc.chunks.reserve(std::size_t(expected / 64));
+    m_memo.reserve(std::size_t(expected / 48));
     for (;;) {
         m_opOffset = m_in.offset();
         const std::uint8_t* op = m_in.take(1);
@@ -282,7 +302,7 @@ std::optional<PickleError> Machine::run() {
         case BININT: {
             const std::uint8_t* p = arg(4);
             if (!p) return fail("truncated");
-            m_stack.push_back(addInteger(std::int32_t(std::uint32_t(readLittle(p, 4)))));
+            m_stack.push_back(addInteger(std::int32_t(le32(p))));
             break;
         }
         case BININT1: {
@@ -294,14 +314,14 @@ std::optional<PickleError> Machine::run() {
         case BININT2: {
             const std::uint8_t* p = arg(2);
             if (!p) return fail("truncated");
-            m_stack.push_back(addInteger(std::int64_t(readLittle(p, 2))));
+            m_stack.push_back(addInteger(std::int64_t(p[0] | (p[1] << 8))));
             break;
         }
         case LONG1:
         case LONG4: {
             const std::uint8_t* p = arg(code == LONG1 ? 1 : 4);
             if (!p) return fail("truncated");
-            const std::int64_t n = code == LONG1 ? *p : std::int32_t(std::uint32_t(readLittle(p, 4)));
+            const std::int64_t n = code == LONG1 ? *p : std::int32_t(le32(p));
             if (n < 0) return fail("negative integer length");
             if (n > 4096) return fail("integer of " + std::to_string(n) + " bytes");
             const std::uint8_t* b = arg(std::size_t(n));
@@ -345,7 +365,7 @@ std::optional<PickleError> Machine::run() {
         case BINSTRING: {
             const std::uint8_t* p = arg(4);
             if (!p) return fail("truncated");
-            const std::uint64_t length = readLittle(p, 4);
+            const std::uint64_t length = le32(p);
             if (code == BINSTRING && (length >> 31)) return fail("negative string length");
             if (auto e = readText(code == BINBYTES ? PickleKind::Bytes : PickleKind::String, length))
                 return e;
@@ -356,8 +376,7 @@ std::optional<PickleError> Machine::run() {
         case BYTEARRAY8: {
             const std::uint8_t* p = arg(8);
             if (!p) return fail("truncated");
-            if (auto e =
-                    readText(code == BINUNICODE8 ? PickleKind::String : PickleKind::Bytes, readLittle(p, 8)))
+            if (auto e = readText(code == BINUNICODE8 ? PickleKind::String : PickleKind::Bytes, le64(p)))
                 return e;
             break;
         }
@@ -428,7 +447,7 @@ std::optional<PickleError> Machine::run() {
         case LONG_BINPUT: {
             const std::uint8_t* p = arg(code == BINPUT ? 1 : 4);
             if (!p) return fail("truncated");
-            if (auto e = memoPut(readLittle(p, code == BINPUT ? 1 : 4))) return e;
+            if (auto e = memoPut(code == BINPUT ? *p : le32(p))) return e;
             break;
         }
         case MEMOIZE: {
@@ -440,7 +459,7 @@ std::optional<PickleError> Machine::run() {
         case LONG_BINGET: {
             const std::uint8_t* p = arg(code == BINGET ? 1 : 4);
             if (!p) return fail("truncated");
-            const std::uint64_t index = readLittle(p, code == BINGET ? 1 : 4);
+            const std::uint64_t index = code == BINGET ? *p : le32(p);
             if (index >= m_memo.size() || m_memo[std::size_t(index)] == PickleDocument::noNode)
                 return fail("memo key " + std::to_string(index) + " was never stored");
             m_stack.push_back(m_memo[std::size_t(index)]);
