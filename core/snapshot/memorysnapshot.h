@@ -51,6 +51,15 @@ struct DeviceHistory {
     std::vector<std::int64_t> timesUs; // noTimeUs where the file has none (older files)
     std::vector<std::uint32_t> stacks;
     std::size_t size() const { return actions.size(); }
+    void reserve(std::size_t n) {
+        actions.reserve(n);
+        actionNames.reserve(n);
+        addrs.reserve(n);
+        sizes.reserve(n);
+        streams.reserve(n);
+        timesUs.reserve(n);
+        stacks.reserve(n);
+    }
 };
 
 struct SnapshotBlock {

@@ -353,6 +353,7 @@ std::optional<std::string> SnapshotBuilder::build() {
             m_doc.forEachItem(traces, [&](std::uint32_t list) {
                 if (m_doc.node(list).count > 0) {
                     DeviceHistory& h = history(device);
+                    h.reserve(m_doc.node(list).count);
                     m_doc.forEachItem(list, [&](std::uint32_t ev) { readEvent(h, ev); });
                 }
                 ++device;
