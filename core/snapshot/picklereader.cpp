@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 namespace kinetoscope {
 
@@ -258,7 +259,9 @@ std::optional<PickleError> Machine::readText(PickleKind kind, std::uint64_t leng
 }
 
 std::optional<PickleError> Machine::run() {
-    const std::uint64_t expected = std::min<std::uint64_t>(m_limits.expectedBytes, std::uint64_t(1) << 40);
+    // Capped at 2 GiB of pickle: a larger file's tables grow past the reservation, and no single reservation
+    // asks for more address space than a small machine would grant.
+    const std::uint64_t expected = std::min<std::uint64_t>(m_limits.expectedBytes, std::uint64_t(2) << 30);
     m_doc.nodes.reserve(std::max<std::size_t>(1024, std::size_t(expected / 16)));
     m_doc.itemNodes.reserve(std::size_t(expected / 3));
     m_doc.chunks.reserve(std::size_t(expected / 64));
@@ -503,7 +506,11 @@ std::optional<PickleError> Machine::run() {
 } // namespace
 
 std::optional<PickleError> readPickle(PickleInput& in, PickleDocument& out, const PickleLimits& limits) {
-    return Machine(in, out, limits).run();
+    try {
+        return Machine(in, out, limits).run();
+    } catch (const std::bad_alloc&) {
+        return PickleError{in.offset(), "out of memory reading the snapshot"};
+    }
 }
 
 } // namespace kinetoscope

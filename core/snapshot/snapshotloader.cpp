@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <map>
+#include <new>
 #include <unordered_map>
 #include <zlib.h>
 
@@ -398,8 +398,13 @@ SnapshotLoadResult load(PickleInput& in, const std::string& name, std::uint64_t 
         return result;
     }
     auto snapshot = std::make_shared<MemorySnapshot>();
-    if (auto error = SnapshotBuilder(doc, *snapshot).build()) {
-        result.error = *error;
+    try {
+        if (auto error = SnapshotBuilder(doc, *snapshot).build()) {
+            result.error = *error;
+            return result;
+        }
+    } catch (const std::bad_alloc&) {
+        result.error = "out of memory building the snapshot's model";
         return result;
     }
     // The pickle's graph is dropped here: the model holds what it needs, and the interned strings move over.
