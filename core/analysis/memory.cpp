@@ -14,9 +14,8 @@ namespace kinetoscope {
 namespace {
 std::int64_t memoryDevice(std::string_view args) {
     const auto type = argNumber(args, "Device Type");
-    const auto id = argNumber(args, "Device Id");
     if (type && *type == 0) return -1; // CPU
-    return id ? std::int64_t(*id) : -1;
+    return argInteger(args, "Device Id").value_or(-1);
 }
 
 template <typename Visit>

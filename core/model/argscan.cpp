@@ -35,6 +35,12 @@ std::optional<double> numberAt(std::string_view text, std::size_t& p) {
 }
 } // namespace
 
+std::optional<std::int64_t> argInteger(std::string_view text, std::string_view key) {
+    const auto v = argNumber(text, key);
+    if (!v || !(*v > -9.2e18 && *v < 9.2e18)) return std::nullopt;
+    return std::int64_t(*v);
+}
+
 std::optional<double> argNumber(std::string_view text, std::string_view key) {
     std::size_t p = valueStart(text, key);
     if (p == std::string_view::npos) return std::nullopt;

@@ -28,8 +28,8 @@ SeriesByDevice seriesOf(const StringPool& strings, const std::vector<Track>& tra
         for (std::uint32_t r = 0; r < t.names.size(); ++r) {
             if (t.names[r] != memoryName) continue;
             const std::string_view args = argsText(EventRef{TrackId(ti), EventIndex(r)});
-            const std::int64_t type = std::int64_t(argNumber(args, "Device Type").value_or(-1));
-            const std::int64_t id = std::int64_t(argNumber(args, "Device Id").value_or(-1));
+            const std::int64_t type = argInteger(args, "Device Type").value_or(-1);
+            const std::int64_t id = argInteger(args, "Device Id").value_or(-1);
             AllocatedSeries& s = series[{t.pid, type, id}];
             if (const auto allocated = argNumber(args, "Total Allocated")) {
                 s.samples.push_back({t.starts[r],
