@@ -72,6 +72,63 @@ LiveAllocations liveAfter(const DeviceHistory& h, const std::vector<AllocationLi
 
 } // namespace
 
+namespace {
+
+bool isPythonFrame(const MemorySnapshot& s, std::uint32_t frame) {
+    const std::string_view file = s.strings.view(s.frames[frame].filename);
+    return file.size() > 3 && file.substr(file.size() - 3) == ".py";
+}
+
+} // namespace
+
+// The frame a reader wants first: the innermost Python frame (the C++ unwinder's own frames come first in the
+// file and say nothing about who allocated).
+std::string allocationSite(const MemorySnapshot& s, std::uint32_t stack) {
+    const auto frames = s.stack(stack);
+    if (frames.empty()) return "(no stack)";
+    for (std::uint32_t f : frames) {
+        if (!isPythonFrame(s, f)) continue;
+        const SnapshotFrame& frame = s.frames[f];
+        return std::string(s.strings.view(frame.name)) + " (" + std::string(s.strings.view(frame.filename)) +
+               ":" + std::to_string(frame.line) + ")";
+    }
+    return std::string(s.strings.view(s.frames[frames.front()].name));
+}
+
+std::vector<StackGroup> groupByStack(const MemorySnapshot& snapshot,
+                                     const std::vector<const AllocationLifetime*>& allocations,
+                                     std::size_t depth) {
+    std::map<std::vector<std::uint32_t>, StackGroup> groups;
+    std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> keyOfStack; // stacks repeat: key them once
+    for (const AllocationLifetime* a : allocations) {
+        auto [it, fresh] = keyOfStack.try_emplace(a->stack);
+        if (fresh) {
+            const auto frames = snapshot.stack(a->stack);
+            for (std::uint32_t f : frames)
+                if (isPythonFrame(snapshot, f) && it->second.size() < depth) it->second.push_back(f);
+            if (it->second.empty())
+                it->second.assign(frames.begin(),
+                                  frames.begin() + std::ptrdiff_t(std::min(depth, frames.size())));
+        }
+        StackGroup& g = groups[it->second];
+        ++g.count;
+        g.bytes += a->size;
+        if (a->size > g.largest || g.count == 1) {
+            g.largest = a->size;
+            g.exampleStack = a->stack;
+        }
+    }
+    std::vector<StackGroup> out;
+    out.reserve(groups.size());
+    for (auto& [key, g] : groups) {
+        g.frames = key;
+        out.push_back(std::move(g));
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const StackGroup& a, const StackGroup& b) { return a.bytes > b.bytes; });
+    return out;
+}
+
 std::vector<std::int64_t> activeMemoryCurve(const MemorySnapshot& snapshot, const DeviceHistory& h) {
     std::int64_t start = allocatedBytes(snapshot, h.device);
     for (std::size_t i = 0; i < h.size(); ++i) {
@@ -214,26 +271,11 @@ std::string snapshotReportJson(const MemorySnapshot& snapshot, const SnapshotRep
 
 namespace {
 
-// The frame a reader wants first: the innermost Python frame (the C++ unwinder's own frames come first in the
-// file and say nothing about who allocated).
-std::string whereText(const MemorySnapshot& s, std::uint32_t stack) {
-    const auto frames = s.stack(stack);
-    if (frames.empty()) return "(no stack)";
-    for (std::uint32_t f : frames) {
-        const SnapshotFrame& frame = s.frames[f];
-        const std::string_view file = s.strings.view(frame.filename);
-        if (file.size() > 3 && file.substr(file.size() - 3) == ".py")
-            return std::string(s.strings.view(frame.name)) + " (" + std::string(file) + ":" +
-                   std::to_string(frame.line) + ")";
-    }
-    return std::string(s.strings.view(s.frames[frames.front()].name));
-}
-
 void allocationLines(std::string& out, const MemorySnapshot& s, const LiveAllocations& live) {
     char addr[24];
     for (const AllocationLifetime& a : live.allocations) {
         std::snprintf(addr, sizeof addr, "0x%llx", static_cast<unsigned long long>(a.addr));
-        out += "    " + formatBytes(double(a.size)) + "  " + addr + "  " + whereText(s, a.stack) + "\n";
+        out += "    " + formatBytes(double(a.size)) + "  " + addr + "  " + allocationSite(s, a.stack) + "\n";
     }
 }
 

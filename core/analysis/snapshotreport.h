@@ -59,6 +59,21 @@ struct SnapshotReportOptions {
     std::optional<std::int64_t> atTimeUs; // also what is alive at this time (epoch µs, as the file's time_us)
 };
 
+// Allocations grouped by where they were made: the first `depth` Python frames of their stacks (all frames
+// where a stack has none), largest total first. Answers "who holds the memory".
+struct StackGroup {
+    std::vector<std::uint32_t> frames; // the key, innermost first
+    std::uint32_t exampleStack = 0;    // the whole stack of the group's largest allocation
+    std::uint64_t count = 0;
+    std::int64_t bytes = 0;
+    std::int64_t largest = 0;
+};
+std::vector<StackGroup> groupByStack(const MemorySnapshot& snapshot,
+                                     const std::vector<const AllocationLifetime*>& allocations,
+                                     std::size_t depth = 3);
+// The innermost Python frame as "name (file:line)", or the innermost frame's name without one.
+std::string allocationSite(const MemorySnapshot& snapshot, std::uint32_t stack);
+
 SnapshotReport snapshotReport(const MemorySnapshot& snapshot, const SnapshotReportOptions& options = {});
 
 // The report as the CLI's JSON (the keys the memory-snapshot issue fixes) and as readable text.
