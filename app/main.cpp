@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
         if (QFileInfo(f).isDir())
             window.openFolder(f);
         else
-            window.openTrace(f);
+            window.openFile(f);
     }
     return app.exec();
 }

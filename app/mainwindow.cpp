@@ -11,6 +11,8 @@
 #include "loadedtrace.h"
 #include "runspanel.h"
 #include "singleinstance.h"
+#include "snapshot/snapshotloader.h"
+#include "snapshotview.h"
 #include "timelinewidget.h"
 #include "traceview.h"
 
@@ -79,7 +81,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 void MainWindow::attachSingleInstance(SingleInstance* instance) {
     connect(instance, &SingleInstance::filesReceived, this, [this](const QStringList& files) {
         for (const QString& f : files)
-            openTrace(f);
+            openFile(f);
         if (isMinimized()) showNormal();
         raise();
         activateWindow();
@@ -145,7 +147,9 @@ void MainWindow::setDetailsVisible(bool visible) {
 }
 
 QString MainWindow::fileDialogFilter() {
-    return tr("Trace files (*.json *.json.gz *.pt.trace.json*);;Capture spools (*.kscw);;All files (*)");
+    return tr(
+        "Trace files (*.json *.json.gz *.pt.trace.json*);;CUDA memory snapshots (*.pickle *.pickle.gz);;"
+        "Capture spools (*.kscw);;All files (*)");
 }
 
 void MainWindow::buildMenus() {
@@ -329,6 +333,29 @@ TraceView* MainWindow::openTrace(const QString& path) {
     return view;
 }
 
+SnapshotView* MainWindow::openSnapshot(const QString& path) {
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    auto* view = new SnapshotView(absolute, m_tabs);
+    const int index = m_tabs->addTab(view, QFileInfo(absolute).fileName());
+    m_tabs->setTabToolTip(index, absolute);
+    m_tabs->setCurrentIndex(index);
+    connect(view, &SnapshotView::stateChanged, this, [this, view](SnapshotView::State state) {
+        const int i = m_tabs->indexOf(view);
+        if (state == SnapshotView::State::Ready)
+            addRecent(view->path());
+        else if (i >= 0 && state == SnapshotView::State::Failed)
+            m_tabs->setTabText(i, QStringLiteral("⚠ ") + QFileInfo(view->path()).fileName());
+        updateStatus();
+    });
+    updateEmptyState();
+    return view;
+}
+
+QWidget* MainWindow::openFile(const QString& path) {
+    if (isPickleFile(QFileInfo(path).absoluteFilePath().toStdString())) return openSnapshot(path);
+    return openTrace(path);
+}
+
 CaptureView* MainWindow::startCapture(const live::LaunchSpec& spec) {
     auto* view = new CaptureView(spec, m_tabs);
     const int index = m_tabs->addTab(view, QStringLiteral("● ") + view->title());
@@ -416,7 +443,7 @@ void MainWindow::openDialog() {
     const QStringList files =
         QFileDialog::getOpenFileNames(this, tr("Open Trace"), QString(), fileDialogFilter());
     for (const QString& f : files)
-        openTrace(f);
+        openFile(f);
 }
 
 void MainWindow::closeTab(int index) {
@@ -450,7 +477,7 @@ void MainWindow::rebuildRecentMenu() {
     for (const QString& f : files) {
         m_recentMenu->addAction(QFileInfo(f).fileName() + QStringLiteral("  —  ") +
                                     QFileInfo(f).absolutePath(),
-                                this, [this, f] { openTrace(f); });
+                                this, [this, f] { openFile(f); });
     }
     if (files.isEmpty())
         m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
@@ -477,6 +504,16 @@ void MainWindow::updateStatus() {
     if (CaptureView* c = currentCapture()) {
         m_statusLabel->setText(c->statusText());
         setWindowTitle(c->title() + QStringLiteral(" — Kinetoscope"));
+        return;
+    }
+    if (auto* snapshot = qobject_cast<SnapshotView*>(m_tabs->currentWidget())) {
+        m_statusLabel->setText(snapshot->state() == SnapshotView::State::Failed ? snapshot->errorMessage()
+                               : snapshot->state() == SnapshotView::State::Loading
+                                   ? tr("Loading %1…").arg(snapshot->path())
+                                   : tr("CUDA memory snapshot · %1")
+                                         .arg(QString::fromStdString(formatBytes(double(
+                                             snapshot->snapshot() ? snapshot->snapshot()->fileBytes : 0)))));
+        setWindowTitle(QFileInfo(snapshot->path()).fileName() + QStringLiteral(" — Kinetoscope"));
         return;
     }
     if (!view) {
@@ -524,7 +561,7 @@ void MainWindow::dropEvent(QDropEvent* e) {
         if (QFileInfo(url.toLocalFile()).isDir())
             openFolder(url.toLocalFile());
         else
-            openTrace(url.toLocalFile());
+            openFile(url.toLocalFile());
     }
     e->acceptProposedAction();
 }

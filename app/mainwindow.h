@@ -26,6 +26,10 @@ class MainWindow : public QMainWindow {
     explicit MainWindow(QWidget* parent = nullptr);
 
     TraceView* openTrace(const QString& path);
+    // A CUDA memory snapshot (.pickle, .pickle.gz) in a tab of its own.
+    class SnapshotView* openSnapshot(const QString& path);
+    // Any file Kinetoscope reads: a snapshot by its content, else a trace.
+    QWidget* openFile(const QString& path);
     // Opens a tab comparing two traces (A is the baseline).
     class CompareView* openComparison(const QString& a, const QString& b);
     // Lists the traces under a folder by run, worker and span (and opens them on request).

@@ -46,6 +46,12 @@ cp "$sample" "$work/files/compiled_module_profile.json"
 cp "$sample" "$work/files/renamed.json"            # no trace suffix: found by the "traceEvents" content match
 gzip -c "$sample" > "$work/files/run.pt.trace.json.gz"
 echo '{"not": "a trace"}' > "$work/files/config.json"
+# A memory snapshot as torch.cuda.memory._dump_snapshot pickles it (its first key "segments"), under a name that
+# says nothing, so that its content decides.
+/usr/bin/python3 -c 'import pickle, sys; sys.stdout.buffer.write(pickle.dumps({"segments": [], "device_traces": [[]]}, 4))' \
+  > "$work/files/oom_dump.pickle"
+cp "$work/files/oom_dump.pickle" "$work/files/gpu_memory_snapshot.pickle"
+gzip -c "$work/files/oom_dump.pickle" > "$work/files/memory_snapshot.pickle.gz"
 export HOME="$home" XDG_DATA_HOME="$data" XDG_CONFIG_HOME="$home/.config" XDG_DATA_DIRS=/usr/share XDG_CURRENT_DESKTOP=
 expect_type() {
   local got; got=$(xdg-mime query filetype "$work/files/$1")
@@ -57,7 +63,11 @@ expect_type compiled_module_profile.json application/x-pytorch-trace
 expect_type renamed.json application/x-pytorch-trace
 expect_type run.pt.trace.json.gz application/x-pytorch-trace-gzip
 expect_type config.json application/json
-for type in application/x-pytorch-trace application/x-pytorch-trace-gzip; do
+expect_type oom_dump.pickle application/x-pytorch-memory-snapshot
+expect_type gpu_memory_snapshot.pickle application/x-pytorch-memory-snapshot
+expect_type memory_snapshot.pickle.gz application/x-pytorch-memory-snapshot-gzip
+for type in application/x-pytorch-trace application/x-pytorch-trace-gzip application/x-pytorch-memory-snapshot \
+  application/x-pytorch-memory-snapshot-gzip; do
   got=$(xdg-mime query default "$type")
   [[ "$got" == "$app_id.desktop" ]] || fail "xdg-mime query default $type: '$got'"
   echo "  default for $type: $got"

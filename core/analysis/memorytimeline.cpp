@@ -190,7 +190,9 @@ MemoryTimeline::Raster MemoryTimeline::raster(std::int64_t firstMoment, std::int
                 // Rows wholly inside the band (and the one it ends in, when nothing lies above it).
                 next = std::max(y + 1, std::min(height, int(double(band.top) / bytesPerRow)));
             } else {
-                cell = mixedCell;
+                const Band middle = stack.bandAt((bottom + rowTop) / 2);
+                // The middle may lie above the stack when the bands end low in the pixel.
+                cell = mixedCell - (middle.allocation >= 0 ? middle.allocation : band.allocation);
             }
             for (; y < next; ++y)
                 r.cells[std::size_t(y) * std::size_t(width) + std::size_t(x)] = cell;

@@ -23,7 +23,12 @@ namespace kinetoscope {
 class MemoryTimeline {
   public:
     static constexpr std::int32_t emptyCell = -1; // above the stack
-    static constexpr std::int32_t mixedCell = -2; // parts of several allocations in one pixel
+    // A pixel holding parts of several allocations is folded: its cell is mixedCell - a, where a is the
+    // allocation at the pixel's middle byte (a sample that favours the allocations covering most of it, so a
+    // fold of many small bands keeps their colours as memory_viz's antialiasing does).
+    static constexpr std::int32_t mixedCell = -2;
+    static bool isMixed(std::int32_t cell) { return cell <= mixedCell; }
+    static std::int32_t sampleOf(std::int32_t cell) { return isMixed(cell) ? mixedCell - cell : cell; }
 
     MemoryTimeline(const MemorySnapshot& snapshot, const DeviceHistory& history,
                    std::size_t checkpointBudgetBytes = std::size_t(64) << 20);

@@ -45,7 +45,7 @@ struct DeviceHistory {
     std::int64_t device = 0;
     std::vector<AllocatorAction> actions;
     std::vector<StringId> actionNames; // the action as written (for Other)
-    std::vector<std::uint64_t> addrs;
+    std::vector<std::uint64_t> addrs;  // for an oom event, the bytes the device had free (its `device_free`)
     std::vector<std::int64_t> sizes;
     std::vector<std::int64_t> streams;
     std::vector<std::int64_t> timesUs; // noTimeUs where the file has none (older files)

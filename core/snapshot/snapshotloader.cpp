@@ -62,6 +62,7 @@ class SnapshotBuilder {
         auto key = [&](std::string_view k) { return m_doc.strings.find(k); };
         k_action = key("action");
         k_addr = key("addr");
+        k_deviceFree = key("device_free");
         k_size = key("size");
         k_stream = key("stream");
         k_time = key("time_us");
@@ -131,9 +132,9 @@ class SnapshotBuilder {
     std::vector<std::uint32_t> m_scratch;
     std::vector<AllocatorAction> m_actionOf; // by the action string's id, worked out once per string
     std::vector<bool> m_actionKnown;
-    StringId k_action, k_addr, k_size, k_stream, k_time, k_frames, k_name, k_filename, k_line, k_device,
-        k_address, k_totalSize, k_allocatedSize, k_activeSize, k_requestedSize, k_segmentType, k_isExpandable,
-        k_blocks, k_state, k_stage, k_segments, k_traces, k_settings, k_annotations;
+    StringId k_action, k_addr, k_deviceFree, k_size, k_stream, k_time, k_frames, k_name, k_filename, k_line,
+        k_device, k_address, k_totalSize, k_allocatedSize, k_activeSize, k_requestedSize, k_segmentType,
+        k_isExpandable, k_blocks, k_state, k_stage, k_segments, k_traces, k_settings, k_annotations;
 };
 
 std::uint32_t SnapshotBuilder::frameOf(std::uint32_t node) {
@@ -235,7 +236,8 @@ void SnapshotBuilder::readEvent(DeviceHistory& h, std::uint32_t ev) {
         const std::uint32_t key = m_doc.node(k).text;
         if (key == k_action.value) {
             if (m_doc.isText(v)) action = StringId(m_doc.node(v).text);
-        } else if (key == k_addr.value) {
+        } else if (key == k_addr.value || key == k_deviceFree.value) {
+            // An oom event carries the bytes the device had free where others carry the address.
             addr = m_doc.integerOf(v).value_or(0);
         } else if (key == k_size.value) {
             size = m_doc.integerOf(v).value_or(0);
