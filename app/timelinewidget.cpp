@@ -32,8 +32,8 @@ QString htmlEscaped(std::string_view text) {
 } // namespace
 
 TimelineWidget::TimelineWidget(std::shared_ptr<const LoadedTrace> trace, QWidget* parent)
-    : QWidget(parent), m_trace(std::move(trace)),
-      m_layout(*m_trace->store, &m_trace->derived, &m_trace->hostViews), m_renderer(m_trace, &m_layout) {
+    : QWidget(parent), m_trace(std::move(trace)), m_derived(m_trace->derived),
+      m_layout(*m_trace->store, &m_derived, &m_trace->hostViews), m_renderer(m_trace, &m_layout) {
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -275,6 +275,14 @@ std::vector<TrackId> TimelineWidget::tracksOf(const AreaSelection& area) const {
 
 void TimelineWidget::setPythonExpanded(TrackId thread, bool expanded) {
     m_layout.setPythonExpanded(thread, expanded);
+    rowsMoved();
+}
+
+void TimelineWidget::addDerivedTrack(DerivedTrack track) {
+    m_derived.push_back(std::move(track));
+    m_layout = LaneLayout(*m_trace->store, &m_derived, &m_trace->hostViews, m_layout.metrics());
+    if (!m_trackFilter->text().isEmpty()) m_trackFilter->clear();
+    m_renderer.invalidate();
     rowsMoved();
 }
 

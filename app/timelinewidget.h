@@ -54,6 +54,10 @@ class TimelineWidget : public QWidget {
 
     EventRef selected() const { return m_frame.selected; }
     void setSelected(EventRef ref);
+    // Adds a counter lane computed after load (a linked memory snapshot's active memory) beside the store's
+    // tracks; the lanes are laid out again (groups open, no filter).
+    void addDerivedTrack(DerivedTrack track);
+    const DerivedTracks& derivedTracks() const { return m_derived; }
     // Selects, expands its group if collapsed, scrolls it into view and zooms so it is visible and wide
     // enough.
     void revealEvent(EventRef ref);
@@ -139,6 +143,7 @@ class TimelineWidget : public QWidget {
     };
 
     std::shared_ptr<const LoadedTrace> m_trace;
+    DerivedTracks m_derived; // the trace's, and lanes added since (a linked memory snapshot's)
     LaneLayout m_layout;
     TimelineRenderer m_renderer;
     TimelineFrame m_frame;

@@ -4,6 +4,7 @@
 #include "model/textformat.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <unordered_map>
 
@@ -93,6 +94,24 @@ std::string allocationSite(const MemorySnapshot& s, std::uint32_t stack) {
                ":" + std::to_string(frame.line) + ")";
     }
     return std::string(s.strings.view(s.frames[frames.front()].name));
+}
+
+std::vector<std::string_view> openAnnotations(const MemorySnapshot& snapshot, std::int64_t device,
+                                              std::int64_t timeUs) {
+    std::vector<std::string_view> open;
+    for (const ExternalAnnotation& a : snapshot.annotations) {
+        if (a.device != device || a.timeUs == noTimeUs || a.timeUs > timeUs) continue;
+        const std::string_view name = snapshot.strings.view(a.name);
+        const std::string_view stage = snapshot.strings.view(a.stage);
+        if (stage == "START") {
+            open.push_back(name);
+        } else if (stage == "END") {
+            // Ranges close innermost first; an END without its START closes nothing.
+            const auto it = std::find(open.rbegin(), open.rend(), name);
+            if (it != open.rend()) open.erase(std::next(it).base());
+        }
+    }
+    return open;
 }
 
 std::vector<StackGroup> groupByStack(const MemorySnapshot& snapshot,

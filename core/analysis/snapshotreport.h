@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kinetoscope {
@@ -73,6 +74,11 @@ std::vector<StackGroup> groupByStack(const MemorySnapshot& snapshot,
                                      std::size_t depth = 3);
 // The innermost Python frame as "name (file:line)", or the innermost frame's name without one.
 std::string allocationSite(const MemorySnapshot& snapshot, std::uint32_t stack);
+
+// The external annotations (record_function ranges the snapshot recorded) open on a device at a time (epoch
+// µs), outermost first: each START at or before it whose END comes after it.
+std::vector<std::string_view> openAnnotations(const MemorySnapshot& snapshot, std::int64_t device,
+                                              std::int64_t timeUs);
 
 SnapshotReport snapshotReport(const MemorySnapshot& snapshot, const SnapshotReportOptions& options = {});
 
