@@ -313,6 +313,11 @@ TraceView* MainWindow::openTrace(const QString& path) {
         if (state == TraceView::State::Ready) {
             addRecent(view->path());
             applyViewSettings(view);
+            // A snapshot of the same run already open (or dropped on beside it): align the two.
+            for (int i = 0; i < m_tabs->count(); ++i)
+                if (auto* s = qobject_cast<SnapshotView*>(m_tabs->widget(i));
+                    s && s->state() == SnapshotView::State::Ready && !s->linkedTrace())
+                    s->linkTrace(view);
             view->setPanelsVisible(m_detailsVisible);
             if (!QSettings().value(QStringLiteral("hints/timelineUsed"), false).toBool()) {
                 view->timeline()->setShowHint(true);
@@ -339,11 +344,21 @@ SnapshotView* MainWindow::openSnapshot(const QString& path) {
     const int index = m_tabs->addTab(view, QFileInfo(absolute).fileName());
     m_tabs->setTabToolTip(index, absolute);
     m_tabs->setCurrentIndex(index);
+    connect(view, &SnapshotView::showInTrace, this, [this](TraceView* trace, EventRef event) {
+        m_tabs->setCurrentWidget(trace);
+        trace->timeline()->setSelected(event);
+        trace->timeline()->revealEvent(event);
+    });
     connect(view, &SnapshotView::stateChanged, this, [this, view](SnapshotView::State state) {
         const int i = m_tabs->indexOf(view);
-        if (state == SnapshotView::State::Ready)
+        if (state == SnapshotView::State::Ready) {
             addRecent(view->path());
-        else if (i >= 0 && state == SnapshotView::State::Failed)
+            // A trace of the same run already open: align the two.
+            for (int t = 0; t < m_tabs->count(); ++t)
+                if (auto* trace = qobject_cast<TraceView*>(m_tabs->widget(t));
+                    trace && view->linkTrace(trace))
+                    break;
+        } else if (i >= 0 && state == SnapshotView::State::Failed)
             m_tabs->setTabText(i, QStringLiteral("⚠ ") + QFileInfo(view->path()).fileName());
         updateStatus();
     });

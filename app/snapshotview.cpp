@@ -1,11 +1,14 @@
 #include "snapshotview.h"
 
 #include "backgroundjobs.h"
+#include "loadedtrace.h"
 #include "memorytimelinewidget.h"
 #include "model/textformat.h"
 #include "model/timeconv.h"
 #include "segmentmapwidget.h"
 #include "snapshot/snapshotloader.h"
+#include "timelinewidget.h"
+#include "traceview.h"
 
 #include <QComboBox>
 #include <QCoreApplication>
@@ -166,6 +169,12 @@ void SnapshotView::buildContent() {
     connect(m_sizeBox, &QComboBox::currentIndexChanged, this, applyFilters);
     connect(m_search, &QLineEdit::editingFinished, this, applyFilters);
 
+    m_linkLabel = new QLabel(content);
+    m_linkLabel->setStyleSheet(QStringLiteral("QLabel{background:#e0f2fe;color:#075985;padding:3px 8px}"));
+    m_linkLabel->setWordWrap(true);
+    m_linkLabel->hide();
+    layout->addWidget(m_linkLabel);
+
     m_oomBanner = new QLabel(content);
     m_oomBanner->setStyleSheet(QStringLiteral("QLabel{background:#fee2e2;color:#991b1b;padding:4px 8px}"));
     m_oomBanner->setWordWrap(true);
@@ -177,11 +186,19 @@ void SnapshotView::buildContent() {
     split->addWidget(m_timeline);
     m_tabs = new QTabWidget(split);
     split->addWidget(m_tabs);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 1);
+    split->setSizes({640, 320}); // the timeline first: two thirds of the height
     layout->addWidget(split, 1);
 
     m_allocationText = new QTextBrowser(m_tabs);
+    m_allocationText->setOpenLinks(false);
+    connect(m_allocationText, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        // trace:TRACK:ROW, the operator of an allocation in the linked trace.
+        const QStringList parts = url.toString().split(QLatin1Char(':'));
+        if (parts.size() == 3 && parts[0] == QLatin1String("trace") && m_linked)
+            emit showInTrace(m_linked, EventRef{TrackId(parts[1].toUInt()), EventIndex(parts[2].toUInt())});
+    });
     m_allocationText->setPlaceholderText(tr("Click a band or a table row to see its allocation and stack."));
     m_tabs->addTab(m_allocationText, tr("Allocation"));
 
@@ -201,7 +218,9 @@ void SnapshotView::buildContent() {
         });
         return t;
     };
-    m_alive = table({tr("Size"), tr("Stream"), tr("Allocated"), tr("Freed"), tr("Where")});
+    m_alive =
+        table({tr("Size"), tr("Stream"), tr("Allocated"), tr("Freed"), tr("Where"), tr("Operator (trace)")});
+    m_alive->setColumnHidden(5, true);
     m_tabs->addTab(m_alive, tr("Alive"));
     m_stacks = table({tr("Bytes"), tr("Allocations"), tr("Largest"), tr("Where (innermost Python frames)")});
     m_tabs->addTab(m_stacks, tr("By stack"));
@@ -298,6 +317,7 @@ void SnapshotView::showDevice() {
     m_streamBox->blockSignals(false);
     m_streamFilter.reset();
     fillOom();
+    updateLink();
     refreshFilters();
     setMoment(oomMoment().value_or(peakMoment()));
 }
@@ -406,7 +426,15 @@ void SnapshotView::refreshMoment() {
         item->setData(3, Qt::UserRole, qlonglong(a.end));
         item->setText(4, QString::fromStdString(allocationSite(*m_snapshot, a.stack)));
         item->setToolTip(4, stackText(a.stack));
+        if (m_link) {
+            const std::optional<EventRef> op = operatorOf(a);
+            const TraceStore& store = *m_linked->trace()->store;
+            item->setText(5, op ? QString::fromStdString(std::string(
+                                      store.strings().view(store.track(op->track).names[op->index.value])))
+                                : QString());
+        }
     }
+    m_alive->setColumnHidden(5, !m_link);
     m_alive->setSortingEnabled(true);
     m_alive->sortByColumn(0, Qt::DescendingOrder);
     m_tabs->setTabText(m_tabs->indexOf(m_alive),
@@ -510,8 +538,78 @@ void SnapshotView::showAllocation(std::int32_t allocation) {
     if (a.begin < 0)
         html += tr("<p><i>Its alloc is not in the trace: the stack is the one its free or its block "
                    "recorded.</i></p>");
+    if (a.begin >= 0 && h.timesUs[std::size_t(a.begin)] != noTimeUs) {
+        const std::vector<std::string_view> open =
+            openAnnotations(*m_snapshot, h.device, h.timesUs[std::size_t(a.begin)]);
+        if (!open.empty()) {
+            QStringList names;
+            for (std::string_view n : open)
+                names << QString::fromUtf8(n.data(), qsizetype(n.size())).toHtmlEscaped();
+            html += tr("<p>Inside the annotations: %1</p>").arg(names.join(QStringLiteral(" › ")));
+        }
+    }
+    if (m_link) {
+        if (const std::optional<EventRef> op = operatorOf(a)) {
+            const TraceStore& store = *m_linked->trace()->store;
+            const Track& track = store.track(op->track);
+            html +=
+                tr("<p>Operator running in the trace: <b>%1</b> (thread %2) <a href=\"trace:%3:%4\">Show in "
+                   "trace</a></p>")
+                    .arg(QString::fromStdString(
+                             std::string(store.strings().view(track.names[op->index.value])))
+                             .toHtmlEscaped())
+                    .arg(track.tid)
+                    .arg(op->track.value)
+                    .arg(op->index.value);
+        } else if (a.begin >= 0) {
+            html += tr("<p>No operator of the linked trace was running when it was made.</p>");
+        }
+    }
     html += QStringLiteral("<pre>") + stackText(a.stack).toHtmlEscaped() + QStringLiteral("</pre>");
     m_allocationText->setHtml(html);
+}
+
+bool SnapshotView::linkTrace(TraceView* trace) {
+    if (!m_snapshot || !trace || trace->state() != TraceView::State::Ready || !trace->trace()) return false;
+    const TraceStore& store = *trace->trace()->store;
+    bool any = false;
+    for (std::size_t d = 0; d < m_snapshot->devices.size(); ++d) {
+        const DeviceHistory& h = m_snapshot->devices[d];
+        const std::optional<SnapshotTraceLink> link = linkSnapshotToTrace(h, store);
+        if (!link) continue;
+        // The lane lives beside the trace's store, in its timeline's derived tracks.
+        trace->timeline()->addDerivedTrack(activeMemoryLane(*m_timelines[d], h, *link));
+        any = true;
+    }
+    if (!any) return false;
+    m_linked = trace;
+    updateLink();
+    refreshMoment();
+    if (m_selected >= 0) showAllocation(m_selected);
+    return true;
+}
+
+void SnapshotView::updateLink() {
+    m_link.reset();
+    if (m_linked && m_linked->trace())
+        m_link = linkSnapshotToTrace(m_snapshot->devices[std::size_t(m_device)], *m_linked->trace()->store);
+    if (!m_linkLabel) return;
+    m_linkLabel->setVisible(m_link.has_value());
+    if (m_link)
+        m_linkLabel->setText(
+            tr("Linked by wall clock to %1: %2 of this device's %3 timed events fall in its span. "
+               "Its timeline shows the active memory as a lane; allocations name the operator that "
+               "made them.")
+                .arg(QFileInfo(m_linked->path()).fileName())
+                .arg(m_link->eventsInTrace)
+                .arg(m_link->timedEvents));
+}
+
+std::optional<EventRef> SnapshotView::operatorOf(const AllocationLifetime& a) const {
+    const DeviceHistory& h = m_snapshot->devices[std::size_t(m_device)];
+    if (!m_link || !m_linked || a.begin < 0 || h.timesUs[std::size_t(a.begin)] == noTimeUs)
+        return std::nullopt;
+    return operatorAt(*m_linked->trace()->store, m_link->traceTime(h.timesUs[std::size_t(a.begin)]));
 }
 
 void SnapshotView::fillOom() {

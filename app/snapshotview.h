@@ -4,7 +4,10 @@
 #include <QWidget>
 
 #include "analysis/memorytimeline.h"
+#include "analysis/snapshotlink.h"
 #include "snapshot/memorysnapshot.h"
+
+#include <QPointer>
 
 #include <memory>
 #include <optional>
@@ -22,6 +25,7 @@ namespace kinetoscope {
 
 class MemoryTimelineWidget;
 class SegmentMapWidget;
+class TraceView;
 
 // One tab for a CUDA memory snapshot: loads it in the background, then shows per device the active-memory
 // timeline (every allocation a band), and below it the chosen allocation with its stack, what is alive at the
@@ -61,8 +65,19 @@ class SnapshotView : public QWidget {
     std::int64_t peakMoment() const;
     std::optional<std::int64_t> oomMoment() const;
 
+    // Aligns the snapshot with a trace of the same run by wall clock: the trace's timeline gains each
+    // device's active-memory lane, and allocations name the operator running when they were made. False,
+    // linking nothing, when the two share no time (or either has no clock).
+    bool linkTrace(TraceView* trace);
+    TraceView* linkedTrace() const { return m_linked; }
+    // The link of the device shown, when linked.
+    const std::optional<SnapshotTraceLink>& link() const { return m_link; }
+    QLabel* linkLabel() const { return m_linkLabel; }
+
   signals:
     void stateChanged(SnapshotView::State state);
+    // "Show in trace" on an allocation's operator.
+    void showInTrace(kinetoscope::TraceView* trace, kinetoscope::EventRef event);
 
   private:
     void onLoaded(std::shared_ptr<const MemorySnapshot> snapshot,
@@ -78,6 +93,8 @@ class SnapshotView : public QWidget {
     QString stackText(std::uint32_t stack) const;
     QColor colorOfStack(std::uint32_t stack) const;
     void fillOom();
+    void updateLink();
+    std::optional<EventRef> operatorOf(const AllocationLifetime& a) const;
 
     QString m_path;
     State m_state = State::Loading;
@@ -91,11 +108,14 @@ class SnapshotView : public QWidget {
     std::int64_t m_minBytes = 0;
     QString m_frameText;
     std::vector<bool> m_stackMatches; // per stack, for the frame text
+    QPointer<TraceView> m_linked;
+    std::optional<SnapshotTraceLink> m_link;
 
     QStackedWidget* m_stack = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_summary = nullptr;
     QLabel* m_oomBanner = nullptr;
+    QLabel* m_linkLabel = nullptr;
     QComboBox* m_deviceBox = nullptr;
     QComboBox* m_streamBox = nullptr;
     QComboBox* m_sizeBox = nullptr;

@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <zlib.h>
 
 namespace kinetoscope::test {
@@ -72,6 +73,45 @@ LoadResult loadText(const std::string& json, std::size_t chunkBytes, unsigned th
     options.chunkBytes = chunkBytes;
     options.threads = threads;
     return loadTraceText(json, options);
+}
+
+std::optional<std::int64_t> writeTraceShiftedOntoSnapshot(const std::string& tracePath,
+                                                          const MemorySnapshot& snapshot,
+                                                          const QString& outPath) {
+    LoadResult original = loadTrace(tracePath);
+    if (!original.store || snapshot.devices.empty()) return std::nullopt;
+    const TraceStore& store = *original.store;
+    TimeNs firstOp = store.maxTime();
+    for (const Track& track : store.tracks())
+        for (std::uint32_t row = 0; row < track.sliceCount(); ++row)
+            if (store.categories()[track.categories[row]].kind == CategoryKind::CpuOp)
+                firstOp = std::min(firstOp, track.starts[row]);
+    const TimeNs span = store.maxTime() - firstOp;
+    const DeviceHistory& h = snapshot.devices.front();
+    std::vector<std::int64_t> allocNs;
+    for (std::size_t i = 0; i < h.size(); ++i)
+        if (h.actions[i] == AllocatorAction::Alloc && h.timesUs[i] != noTimeUs)
+            allocNs.push_back(h.timesUs[i] * 1000);
+    if (allocNs.empty()) return std::nullopt;
+    // The window of the trace's length holding the most allocations.
+    std::size_t bestFirst = 0, bestCount = 0;
+    for (std::size_t a = 0, b = 0; a < allocNs.size(); ++a) {
+        while (b < allocNs.size() && allocNs[b] - allocNs[a] <= span)
+            ++b;
+        if (b - a > bestCount) {
+            bestCount = b - a;
+            bestFirst = a;
+        }
+    }
+    const std::int64_t base = allocNs[bestFirst] - firstOp;
+    QString text = QString::fromStdString(readText(tracePath));
+    const QRegularExpression baseKey(QStringLiteral("\"baseTimeNanoseconds\": *[0-9]+"));
+    if (!text.contains(baseKey)) return std::nullopt;
+    text.replace(baseKey, QStringLiteral("\"baseTimeNanoseconds\": %1").arg(base));
+    QFile f(outPath);
+    if (!f.open(QIODevice::WriteOnly)) return std::nullopt;
+    f.write(text.toUtf8());
+    return base;
 }
 
 } // namespace kinetoscope::test

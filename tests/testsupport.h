@@ -1,8 +1,10 @@
 #pragma once
 
 #include "open/opentrace.h"
+#include "snapshot/memorysnapshot.h"
 
 #include <QString>
+#include <optional>
 #include <string>
 
 namespace kinetoscope::test {
@@ -17,5 +19,12 @@ std::string readText(const std::string& path);
 QString compareGolden(const QString& name, const std::string& actual);
 // Loads a JSON text with the given chunk size and thread count (to exercise the splitter on small input).
 LoadResult loadText(const std::string& json, std::size_t chunkBytes = 8u << 20, unsigned threads = 0);
+
+// ALTERS a real trace on purpose, for tests of a snapshot linked to a trace (no real snapshot has a trace of
+// the same run): writes the trace to `outPath` with its baseTimeNanoseconds rewritten so that the snapshot's
+// busiest stretch of allocations (first device) starts at the trace's first cpu_op. Returns the new base.
+std::optional<std::int64_t> writeTraceShiftedOntoSnapshot(const std::string& tracePath,
+                                                          const MemorySnapshot& snapshot,
+                                                          const QString& outPath);
 
 } // namespace kinetoscope::test

@@ -12,7 +12,6 @@
 #include <map>
 
 #include <QFile>
-#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -70,43 +69,14 @@ void TestSnapshotLink::initTestCase() {
     const SnapshotLoadResult s = loadSnapshot(test::tracePath(cs336));
     QVERIFY(s.ok());
     m_snapshot = s.snapshot;
-    // Shift the real trace's clock so that its span covers the snapshot's busiest stretch of allocations (the
-    // snapshot spans 40 s, the trace a fraction of one).
-    const std::unique_ptr<const TraceStore> original = load(test::tracePath(qwen));
-    const DeviceHistory& h = m_snapshot->devices.front();
-    // The trace's operators start some milliseconds in: the busiest stretch is laid from the first of them.
-    TimeNs firstOp = original->maxTime();
-    for (const Track& track : original->tracks())
-        for (std::uint32_t row = 0; row < track.sliceCount(); ++row)
-            if (original->categories()[track.categories[row]].kind == CategoryKind::CpuOp)
-                firstOp = std::min(firstOp, track.starts[row]);
-    const TimeNs span = original->maxTime() - firstOp;
-    std::vector<std::int64_t> allocNs;
-    for (std::size_t i = 0; i < h.size(); ++i)
-        if (h.actions[i] == AllocatorAction::Alloc && h.timesUs[i] != noTimeUs)
-            allocNs.push_back(h.timesUs[i] * 1000);
-    QVERIFY(allocNs.size() > 100);
-    std::size_t bestFirst = 0, bestCount = 0;
-    for (std::size_t a = 0, b = 0; a < allocNs.size(); ++a) {
-        while (b < allocNs.size() && allocNs[b] - allocNs[a] <= span)
-            ++b;
-        if (b - a > bestCount) {
-            bestCount = b - a;
-            bestFirst = a;
-        }
-    }
-    const std::int64_t base = allocNs[bestFirst] - firstOp;
-    QString text = QString::fromStdString(test::readText(test::tracePath(qwen)));
-    const QRegularExpression baseKey(QStringLiteral("\"baseTimeNanoseconds\": *[0-9]+"));
-    QVERIFY(text.contains(baseKey));
-    text.replace(baseKey, QStringLiteral("\"baseTimeNanoseconds\": %1").arg(base));
+    // Shift the real trace's clock so that its operators cover the snapshot's busiest stretch of allocations
+    // (the snapshot spans 40 s, the trace a fraction of one).
     const QString path = m_dir.filePath(QStringLiteral("qwen_shifted.json"));
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(text.toUtf8());
-    f.close();
+    const std::optional<std::int64_t> base =
+        test::writeTraceShiftedOntoSnapshot(test::tracePath(qwen), *m_snapshot, path);
+    QVERIFY(base);
     m_shifted = load(path.toStdString());
-    QCOMPARE(traceEpochOffset(*m_shifted), std::optional<std::int64_t>(base));
+    QCOMPARE(traceEpochOffset(*m_shifted), base);
 }
 
 void TestSnapshotLink::epochOffsets() {

@@ -6,14 +6,18 @@
 #include "memorytimelinewidget.h"
 #include "model/textformat.h"
 #include "segmentmapwidget.h"
+#include "snapshot/snapshotloader.h"
 #include "snapshotview.h"
 #include "testsupport.h"
+#include "timelinewidget.h"
+#include "traceview.h"
 
 #include <QApplication>
 #include <QFile>
 #include <QLabel>
 #include <QProcess>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -36,6 +40,7 @@ class TestSnapshotView : public QObject {
     void filters();
     void outOfMemory();
     void badFileKeepsOtherTabs();
+    void linksToTraceOfTheSameRun();
 
   private:
     SnapshotView* openReady(MainWindow& w, const QString& path);
@@ -338,6 +343,79 @@ void TestSnapshotView::badFileKeepsOtherTabs() {
              qPrintable(view->errorMessage()));
     QCOMPARE(w.tabs()->count(), 2);
     QCOMPARE(good->state(), SnapshotView::State::Ready);
+}
+
+void TestSnapshotView::linksToTraceOfTheSameRun() {
+    // ALTERED on purpose (no real snapshot has a trace of the same run): the Qwen H100 trace's clock is
+    // shifted onto the cs336 forward snapshot's busiest allocations (tests/testsupport).
+    const QString snapshotPath = QString::fromStdString(test::tracePath(
+        "snapshots/kkaitlyn111__cs336-a2-systems__cs336_systems__memory_logs__memory_ctx128_forward.pickle"));
+    const SnapshotLoadResult loaded = loadSnapshot(snapshotPath.toStdString());
+    QVERIFY(loaded.ok());
+    QTemporaryDir dir;
+    const QString tracePath = dir.filePath(QStringLiteral("qwen_shifted.json"));
+    QVERIFY(test::writeTraceShiftedOntoSnapshot(
+        test::tracePath("AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
+        *loaded.snapshot, tracePath));
+    MainWindow w;
+    // The snapshot first, then the trace (as if dropped beside it): they link when the trace is ready.
+    SnapshotView* view = openReady(w, snapshotPath);
+    QVERIFY(view);
+    QVERIFY(!view->linkedTrace());
+    auto* trace = qobject_cast<TraceView*>(w.openFile(tracePath));
+    QVERIFY(trace);
+    QVERIFY(QTest::qWaitFor([&] { return trace->state() != TraceView::State::Loading; }, 30000));
+    QCOMPARE(trace->state(), TraceView::State::Ready);
+    QCOMPARE(view->linkedTrace(), trace);
+    QVERIFY(view->link());
+    QVERIFY(view->linkLabel()->isVisible() || !view->isVisible());
+    QVERIFY(view->linkLabel()->text().contains(QStringLiteral("qwen_shifted.json")));
+    // The trace's timeline has the active-memory lane beside its store: a derived track, the store untouched.
+    const DerivedTracks& derived = trace->timeline()->derivedTracks();
+    QCOMPARE(derived.size(), trace->trace()->derived.size() + 1);
+    QVERIFY(
+        QString::fromStdString(derived.back().title()).startsWith(QStringLiteral("Active memory (snapshot")));
+    QVERIFY(!derived.back().track().counterTimes.empty());
+    // An allocation made inside the trace names its operator, and "Show in trace" selects it there.
+    const MemoryTimeline& t = *view->timeline()->timeline();
+    const DeviceHistory& h = view->snapshot()->devices.front();
+    std::int32_t chosen = -1;
+    std::optional<EventRef> op;
+    for (std::size_t a = 0; a < t.allocations().size() && chosen < 0; ++a) {
+        const AllocationLifetime& life = t.allocations()[a];
+        if (life.begin < 0 || h.timesUs[std::size_t(life.begin)] == noTimeUs) continue;
+        op = operatorAt(*trace->trace()->store, view->link()->traceTime(h.timesUs[std::size_t(life.begin)]));
+        if (op) chosen = std::int32_t(a);
+    }
+    QVERIFY(chosen >= 0);
+    QSignalSpy shown(view, &SnapshotView::showInTrace);
+    view->selectAllocation(chosen);
+    const TraceStore& store = *trace->trace()->store;
+    const QString opName = QString::fromStdString(
+        std::string(store.strings().view(store.track(op->track).names[op->index.value])));
+    QVERIFY2(view->allocationText()->toPlainText().contains(
+                 QStringLiteral("Operator running in the trace: ") + opName),
+             qPrintable(view->allocationText()->toPlainText()));
+    emit view->allocationText()->anchorClicked(
+        QUrl(QStringLiteral("trace:%1:%2").arg(op->track.value).arg(op->index.value)));
+    QCOMPARE(shown.count(), 1);
+    QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(trace));
+    QCOMPARE(trace->timeline()->selected(), *op);
+    // The external annotations open when an allocation was made are listed with it (the cs336 snapshot
+    // recorded 1 794: TorchDynamo's dynamo_timed ranges among them).
+    for (std::size_t a = 0; a < t.allocations().size(); ++a) {
+        const AllocationLifetime& life = t.allocations()[a];
+        if (life.begin < 0 || h.timesUs[std::size_t(life.begin)] == noTimeUs) continue;
+        const auto open = openAnnotations(*view->snapshot(), h.device, h.timesUs[std::size_t(life.begin)]);
+        if (open.empty()) continue;
+        view->selectAllocation(std::int32_t(a));
+        const QString plain = view->allocationText()->toPlainText();
+        QVERIFY2(plain.contains(QStringLiteral("Inside the annotations: ") +
+                                QString::fromUtf8(open.front().data(), qsizetype(open.front().size()))),
+                 qPrintable(plain));
+        return;
+    }
+    QFAIL("no allocation made inside an annotation");
 }
 
 QTEST_MAIN(TestSnapshotView)
