@@ -57,9 +57,9 @@ MemoryTimeline::MemoryTimeline(const MemorySnapshot& snapshot, const DeviceHisto
                                std::size_t checkpointBudgetBytes)
     : m_events(std::int64_t(history.size())) {
     m_allocations = allocationLifetimes(snapshot, history);
-    std::stable_sort(
-        m_allocations.begin(), m_allocations.end(),
-        [](const AllocationLifetime& a, const AllocationLifetime& b) { return a.begin < b.begin; });
+    // Those alive before the first event at the bottom; the others are already in alloc order.
+    std::stable_partition(m_allocations.begin(), m_allocations.end(),
+                          [](const AllocationLifetime& a) { return a.begin < 0; });
     const auto n = std::size_t(m_events);
     m_eventStarts.assign(n + 1, -1); // one past the end, so that advanceTo may read it harmlessly
     m_eventEnds.assign(n + 1, -1);

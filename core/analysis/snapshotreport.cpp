@@ -1,5 +1,6 @@
 #include "snapshotreport.h"
 
+#include "addressmap.h"
 #include "model/jsonwriter.h"
 #include "model/textformat.h"
 
@@ -12,19 +13,21 @@ namespace kinetoscope {
 
 std::vector<AllocationLifetime> allocationLifetimes(const MemorySnapshot& snapshot, const DeviceHistory& h) {
     std::vector<AllocationLifetime> out;
-    std::unordered_map<std::uint64_t, std::size_t> open; // addr -> its lifetime in `out`
+    AddressMap open; // addr -> its lifetime in `out`
     const auto n = std::int64_t(h.size());
+    // Reserved from the allocs (a large snapshot's lifetimes otherwise grow through a dozen copies).
+    out.reserve(std::size_t(std::count(h.actions.begin(), h.actions.end(), AllocatorAction::Alloc)) + 64);
     for (std::int64_t i = 0; i < n; ++i) {
         const std::size_t k = std::size_t(i);
         if (h.actions[k] == AllocatorAction::Alloc) {
             // An address allocated again without a free in between: the first ends here.
-            if (const auto it = open.find(h.addrs[k]); it != open.end()) out[it->second].end = i;
-            open[h.addrs[k]] = out.size();
+            if (const std::uint32_t* life = open.find(h.addrs[k])) out[*life].end = i;
+            open.set(h.addrs[k], std::uint32_t(out.size()));
             out.push_back({i, n, h.addrs[k], h.sizes[k], h.stacks[k]});
         } else if (h.actions[k] == AllocatorAction::FreeCompleted) {
-            if (const auto it = open.find(h.addrs[k]); it != open.end()) {
-                out[it->second].end = i;
-                open.erase(it);
+            if (const std::uint32_t* life = open.find(h.addrs[k])) {
+                out[*life].end = i;
+                open.erase(h.addrs[k]);
             } else {
                 out.push_back(
                     {-1, i, h.addrs[k], h.sizes[k], h.stacks[k]}); // allocated before the trace began
@@ -36,7 +39,7 @@ std::vector<AllocationLifetime> allocationLifetimes(const MemorySnapshot& snapsh
         if (s.device != h.device) continue;
         for (std::uint32_t b = s.firstBlock; b < s.firstBlock + s.blockCount; ++b) {
             const SnapshotBlock& block = snapshot.blocks[b];
-            if (block.state == BlockState::ActiveAllocated && !open.count(block.address))
+            if (block.state == BlockState::ActiveAllocated && !open.contains(block.address))
                 out.push_back({-1, n, block.address, block.size, block.stack});
         }
     }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <new>
 #include <unordered_map>
@@ -85,8 +86,11 @@ class SnapshotBuilder {
         k_traces = key("device_traces");
         k_settings = key("allocator_settings");
         k_annotations = key("external_annotations");
-        m_frameByNode.assign(m_doc.nodes.size(), unseen);
-        m_stackByNode.assign(m_doc.nodes.size(), unseen);
+        // Zeroed by calloc, not by a pass over it: for a large file the kernel's zero pages cost nothing
+        // until touched, where filling a vector wrote hundreds of megabytes up front.
+        m_internedByNode.reset(
+            static_cast<std::uint32_t*>(std::calloc(m_doc.nodes.size() + 1, sizeof(std::uint32_t))));
+        if (!m_internedByNode) throw std::bad_alloc();
     }
 
     std::optional<std::string> build();
@@ -110,9 +114,12 @@ class SnapshotBuilder {
 
     PickleDocument& m_doc;
     MemorySnapshot& m_out;
-    // By node: a memo reference is the same node, so most lookups end here (dense: one slot per node).
-    static constexpr std::uint32_t unseen = 0xffffffffu;
-    std::vector<std::uint32_t> m_frameByNode, m_stackByNode;
+    // By node: a memo reference is the same node, so most lookups end here (dense: one slot per node, holding
+    // 1 + the frame of a frame dict or 1 + the stack of a frames list; 0 for unseen). A node is either.
+    struct FreeDeleter {
+        void operator()(std::uint32_t* p) const { std::free(p); }
+    };
+    std::unique_ptr<std::uint32_t[], FreeDeleter> m_internedByNode;
     struct FrameHash {
         std::size_t operator()(const SnapshotFrame& f) const {
             return std::hash<std::uint64_t>()((std::uint64_t(f.name.value) << 32) ^ f.filename.value) ^
@@ -138,7 +145,7 @@ class SnapshotBuilder {
 };
 
 std::uint32_t SnapshotBuilder::frameOf(std::uint32_t node) {
-    if (m_frameByNode[node] != unseen) return m_frameByNode[node];
+    if (m_internedByNode[node]) return m_internedByNode[node] - 1;
     SnapshotFrame f;
     m_doc.forEachPair(node, [&](std::uint32_t k, std::uint32_t v) {
         if (!m_doc.isText(k)) return;
@@ -152,13 +159,16 @@ std::uint32_t SnapshotBuilder::frameOf(std::uint32_t node) {
     });
     auto [it, added] = m_frameByContent.try_emplace(f, std::uint32_t(m_out.frames.size()));
     if (added) m_out.frames.push_back(f);
-    m_frameByNode[node] = it->second;
+    m_internedByNode[node] = it->second + 1;
     return it->second;
 }
 
 std::uint32_t SnapshotBuilder::stackOf(std::uint32_t framesNode) {
-    if (framesNode == PickleDocument::noNode || m_doc.node(framesNode).count == 0) return 0;
-    if (m_stackByNode[framesNode] != unseen) return m_stackByNode[framesNode];
+    // (A dict where the frames list belongs is malformed, and would share its slot with a frame.)
+    if (framesNode == PickleDocument::noNode || m_doc.node(framesNode).count == 0 ||
+        m_doc.node(framesNode).kind == PickleKind::Dict)
+        return 0;
+    if (m_internedByNode[framesNode]) return m_internedByNode[framesNode] - 1;
     m_scratch.clear();
     m_doc.forEachItem(framesNode, [&](std::uint32_t f) {
         if (m_doc.node(f).kind == PickleKind::Dict) m_scratch.push_back(frameOf(f));
@@ -172,7 +182,7 @@ std::uint32_t SnapshotBuilder::stackOf(std::uint32_t framesNode) {
         }
         id = it->second;
     }
-    m_stackByNode[framesNode] = id;
+    m_internedByNode[framesNode] = id + 1;
     return id;
 }
 
