@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <optional>
+
+#include "model/parallel.h"
 
 namespace kinetoscope {
 
@@ -151,6 +154,55 @@ std::vector<MemoryTimeline::Band> MemoryTimeline::bandsIn(std::int64_t moment, s
     return out;
 }
 
+bool MemoryTimeline::rasterColumns(Raster& r, int x0, int x1, std::int64_t firstMoment, std::int64_t span,
+                                   const std::atomic<bool>* cancel) const {
+    const int width = r.width, height = r.height;
+    const double bytesPerRow = double(r.bytesTop) / height;
+    std::optional<Stack> stack;
+    for (int x = x0; x < x1; ++x) {
+        if (cancel && (x & 15) == 0 && cancel->load(std::memory_order_relaxed)) return false;
+        // The column's moments, and the highest of them: the column shows that moment.
+        const std::int64_t from = firstMoment + span * x / width;
+        const std::int64_t to = std::max(from, firstMoment + span * (x + 1) / width - 1);
+        std::int64_t shown = from;
+        for (std::int64_t m = from + 1; m <= to; ++m)
+            if (m_curve[std::size_t(m + 1)] > m_curve[std::size_t(shown + 1)]) shown = m;
+        r.column[std::size_t(x)] = shown;
+        // Zoomed in past one moment per pixel, neighbouring columns show the same moment: copy the last.
+        if (x > x0 && r.column[std::size_t(x - 1)] == shown) {
+            for (int y = 0; y < height; ++y)
+                r.cells[std::size_t(y) * std::size_t(width) + std::size_t(x)] =
+                    r.cells[std::size_t(y) * std::size_t(width) + std::size_t(x - 1)];
+            continue;
+        }
+        if (!stack)
+            stack.emplace(stackAt(shown));
+        else
+            stack->advanceTo(shown);
+        const std::int64_t total = m_curve[std::size_t(shown + 1)];
+        for (int y = 0; y < height;) {
+            const auto bottom = std::int64_t(std::floor(y * bytesPerRow));
+            if (bottom >= total) break;
+            const Band band = stack->bandAt(bottom);
+            if (band.allocation < 0) break;
+            const auto rowTop = std::int64_t(std::floor((y + 1) * bytesPerRow));
+            std::int32_t cell = band.allocation;
+            int next = y + 1;
+            if (band.top >= rowTop || band.top >= total) {
+                // Rows wholly inside the band (and the one it ends in, when nothing lies above it).
+                next = std::max(y + 1, std::min(height, int(double(band.top) / bytesPerRow)));
+            } else {
+                const Band middle = stack->bandAt((bottom + rowTop) / 2);
+                // The middle may lie above the stack when the bands end low in the pixel.
+                cell = mixedCell - (middle.allocation >= 0 ? middle.allocation : band.allocation);
+            }
+            for (; y < next; ++y)
+                r.cells[std::size_t(y) * std::size_t(width) + std::size_t(x)] = cell;
+        }
+    }
+    return true;
+}
+
 MemoryTimeline::Raster MemoryTimeline::raster(std::int64_t firstMoment, std::int64_t lastMoment,
                                               std::int64_t bytesTop, int width, int height,
                                               const std::atomic<bool>* cancel) const {
@@ -164,40 +216,15 @@ MemoryTimeline::Raster MemoryTimeline::raster(std::int64_t firstMoment, std::int
     r.column.resize(std::size_t(width));
     r.cells.assign(std::size_t(width) * std::size_t(height), emptyCell);
     if (m_allocations.empty()) return r;
-    const double bytesPerRow = double(bytesTop) / height;
+    // Two halves of the columns on two cores, each replaying from its own start.
     const std::int64_t span = lastMoment - firstMoment + 1;
-    Stack stack = stackAt(firstMoment);
-    for (int x = 0; x < width; ++x) {
-        if (cancel && (x & 15) == 0 && cancel->load(std::memory_order_relaxed)) return {};
-        // The column's moments, and the highest of them: the column shows that moment.
-        const std::int64_t from = firstMoment + span * x / width;
-        const std::int64_t to = std::max(from, firstMoment + span * (x + 1) / width - 1);
-        std::int64_t shown = from;
-        for (std::int64_t m = from + 1; m <= to; ++m)
-            if (m_curve[std::size_t(m + 1)] > m_curve[std::size_t(shown + 1)]) shown = m;
-        stack.advanceTo(shown);
-        r.column[std::size_t(x)] = shown;
-        const std::int64_t total = m_curve[std::size_t(shown + 1)];
-        for (int y = 0; y < height;) {
-            const auto bottom = std::int64_t(std::floor(y * bytesPerRow));
-            if (bottom >= total) break;
-            const Band band = stack.bandAt(bottom);
-            if (band.allocation < 0) break;
-            const auto rowTop = std::int64_t(std::floor((y + 1) * bytesPerRow));
-            std::int32_t cell = band.allocation;
-            int next = y + 1;
-            if (band.top >= rowTop || band.top >= total) {
-                // Rows wholly inside the band (and the one it ends in, when nothing lies above it).
-                next = std::max(y + 1, std::min(height, int(double(band.top) / bytesPerRow)));
-            } else {
-                const Band middle = stack.bandAt((bottom + rowTop) / 2);
-                // The middle may lie above the stack when the bands end low in the pixel.
-                cell = mixedCell - (middle.allocation >= 0 ? middle.allocation : band.allocation);
-            }
-            for (; y < next; ++y)
-                r.cells[std::size_t(y) * std::size_t(width) + std::size_t(x)] = cell;
-        }
-    }
+    const int half = width / 2;
+    bool cancelled = false, cancelledRight = false;
+    parallelInvoke(
+        width >= 256 && m_allocations.size() >= 1024,
+        [&] { cancelledRight = !rasterColumns(r, half, width, firstMoment, span, cancel); },
+        [&] { cancelled = !rasterColumns(r, 0, half, firstMoment, span, cancel); });
+    if (cancelled || cancelledRight) return {};
     return r;
 }
 

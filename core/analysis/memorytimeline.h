@@ -71,6 +71,9 @@ class MemoryTimeline {
   private:
     class Stack; // the Fenwick tree and the moment it stands at
     Stack stackAt(std::int64_t moment) const;
+    // Fills columns [x0, x1) of `r`; false when cancelled.
+    bool rasterColumns(Raster& r, int x0, int x1, std::int64_t firstMoment, std::int64_t span,
+                       const std::atomic<bool>* cancel) const;
 
     std::vector<AllocationLifetime> m_allocations;
     // Per event: the allocation it starts (its alloc) and the one it ends (its free_completed, or an alloc of
