@@ -490,15 +490,22 @@ QColor SnapshotView::colorOfStack(std::uint32_t stack) const {
 }
 
 QString SnapshotView::stackText(std::uint32_t stack) const {
-    QStringList lines;
+    // The Python frames first (what the program's author wrote), then the native ones that the unwinder
+    // recorded around them (the allocator's own frames come first in the file and say little).
+    QStringList python, native;
     for (std::uint32_t f : m_snapshot->stack(stack)) {
         const SnapshotFrame& frame = m_snapshot->frames[f];
-        lines << QStringLiteral("%1  %2:%3")
-                     .arg(QString::fromStdString(std::string(m_snapshot->strings.view(frame.name))),
-                          QString::fromStdString(std::string(m_snapshot->strings.view(frame.filename))))
-                     .arg(frame.line);
+        const std::string_view file = m_snapshot->strings.view(frame.filename);
+        const QString line =
+            QStringLiteral("%1  %2:%3")
+                .arg(QString::fromStdString(std::string(m_snapshot->strings.view(frame.name))),
+                     QString::fromStdString(std::string(file)))
+                .arg(frame.line);
+        (file.size() > 3 && file.substr(file.size() - 3) == ".py" ? python : native) << line;
     }
-    return lines.isEmpty() ? tr("(no stack recorded)") : lines.join('\n');
+    if (python.isEmpty() && native.isEmpty()) return tr("(no stack recorded)");
+    if (python.isEmpty() || native.isEmpty()) return (python.isEmpty() ? native : python).join('\n');
+    return python.join('\n') + tr("\n\nNative frames (%1):\n").arg(native.size()) + native.join('\n');
 }
 
 void SnapshotView::selectAllocation(std::int32_t allocation) {
@@ -621,6 +628,7 @@ void SnapshotView::fillOom() {
         return;
     }
     if (index < 0) m_tabs->addTab(m_oomPage, tr("Out of memory"));
+    m_tabs->setCurrentWidget(m_oomPage); // what a user who ran out of memory opened the file for
     const DeviceHistory& h = m_snapshot->devices[std::size_t(m_device)];
     const auto e = std::size_t(*oom);
     const AllocatorState state = allocatorStateAfter(*m_snapshot, h, *oom);

@@ -71,7 +71,7 @@ def device_report(data, device, events, segments, top, at):
     for s in segs:
         for b in s["blocks"]:
             if b["state"] == "active_allocated" and b["address"] not in open_:
-                lives.append([-1, n, b["address"], b["size"], b.get("frames", [])])
+                lives.append([-1, n, b["address"], b.get("requested_size") or b["size"], b.get("frames", [])])
 
     def alive(k):
         got = [l for l in lives if l[0] <= k < l[1]]

@@ -25,6 +25,8 @@ class TestMemoryTimeline : public QObject {
     void allocatorState_data();
     void allocatorState();
     void groupsByStack();
+    void peakAsMemoryViz_data();
+    void peakAsMemoryViz();
 };
 
 namespace {
@@ -282,6 +284,26 @@ void TestMemoryTimeline::groupsByStack() {
     QCOMPARE(groups[1].count, std::uint64_t(24));
     QCOMPARE(groups[1].bytes, std::int64_t(24) << 28);
     QCOMPARE(groups[1].largest, std::int64_t(1) << 28);
+}
+
+void TestMemoryTimeline::peakAsMemoryViz_data() {
+    // memory_viz's `max_size` (its process_alloc_data, trace view, segments off), computed from its
+    // definition by a Python port on each file (docs/DEFINITIONS.md, "Compared with memory_viz").
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<qint64>("memoryViz");
+    QTest::newRow("EoR_NN") << snapshots[0] << qint64(108258676);
+    QTest::newRow("GPT-2 training") << snapshots[1] << qint64(24207167496);
+    QTest::newRow("GPT-2 inference") << snapshots[2] << qint64(1736962048);
+    QTest::newRow("cs336 forward") << snapshots[3] << qint64(17602723840);
+    QTest::newRow("cs336 mixed") << snapshots[4] << qint64(23873313792);
+}
+
+void TestMemoryTimeline::peakAsMemoryViz() {
+    QFETCH(QString, name);
+    QFETCH(qint64, memoryViz);
+    const auto snapshot = load(name);
+    const MemoryTimeline t(*snapshot, snapshot->devices.front());
+    QCOMPARE(t.maxActive(-1, t.eventCount() - 1), memoryViz);
 }
 
 QTEST_GUILESS_MAIN(TestMemoryTimeline)

@@ -39,8 +39,11 @@ std::vector<AllocationLifetime> allocationLifetimes(const MemorySnapshot& snapsh
         if (s.device != h.device) continue;
         for (std::uint32_t b = s.firstBlock; b < s.firstBlock + s.blockCount; ++b) {
             const SnapshotBlock& block = snapshot.blocks[b];
+            // Its requested size, as an alloc event records it (and as memory_viz sizes these blocks); the
+            // block's own size is rounded up by the allocator.
             if (block.state == BlockState::ActiveAllocated && !open.contains(block.address))
-                out.push_back({-1, n, block.address, block.size, block.stack});
+                out.push_back({-1, n, block.address,
+                               block.requestedSize > 0 ? block.requestedSize : block.size, block.stack});
         }
     }
     return out;
