@@ -22,6 +22,8 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
         [&] {
             r->summary = summarize(store, operators, from, to);
             r->modules = moduleTree(store, from, to);
+            r->gpuIdle = gpuIdleBreakdown(store, scope);
+            r->launches = launchStatistics(store, scope);
         },
         [&] {
             r->overview = computeOverview(store, from, to);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "distributed.h"
+#include "gpuidle.h"
 #include "kernels.h"
 #include "memory.h"
 #include "modules.h"
@@ -29,6 +30,8 @@ struct AnalysisResult {
     ModuleTree modules;
     RunFacts facts;
     RankFigures distributed; // this trace as one rank of a job (whole trace only)
+    std::vector<StreamIdle> gpuIdle;
+    LaunchStatistics launches;
     double seconds = 0;
 };
 

@@ -125,6 +125,46 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
     w.endArray();
     w.key("distributed");
     writeRankFigures(w, report.distributed);
+    w.key("gpu_idle");
+    w.beginArray(rowPerLine);
+    for (const StreamIdle& g : report.gpuIdle) {
+        w.beginObject();
+        w.numField("device", g.device);
+        w.numField("stream", g.stream);
+        w.microsField("host_wait_us", g.hostWait);
+        w.microsField("kernel_wait_us", g.kernelWait);
+        w.microsField("other_us", g.other);
+        const double idle = double(std::max<TimeNs>(1, g.idle()));
+        w.fixedField("host_wait_ratio", double(g.hostWait) / idle, 6);
+        w.fixedField("kernel_wait_ratio", double(g.kernelWait) / idle, 6);
+        w.fixedField("other_ratio", double(g.other) / idle, 6);
+        w.numField("gaps", g.gaps);
+        w.endObject();
+    }
+    w.endArray();
+    const LaunchStatistics& ls = report.launches;
+    w.key("launch_stats");
+    w.beginObject();
+    w.numField("launches", ls.launches);
+    for (const auto& [key, d] :
+         {std::pair<const char*, const Distribution*>{"cpu_duration_us", &ls.cpuDuration},
+          {"gpu_duration_us", &ls.gpuDuration},
+          {"launch_delay_us", &ls.launchDelay}}) {
+        w.key(key);
+        w.beginObject();
+        w.fixedField("median", d->median / 1000, 3);
+        w.fixedField("p90", d->p90 / 1000, 3);
+        w.fixedField("p99", d->p99 / 1000, 3);
+        w.fixedField("max", d->max / 1000, 3);
+        w.endObject();
+    }
+    w.key("outliers");
+    w.beginObject();
+    w.numField("short_kernels", std::uint64_t(ls.shortKernels.size()));
+    w.numField("long_calls", std::uint64_t(ls.longCalls.size()));
+    w.numField("long_delays", std::uint64_t(ls.longDelays.size()));
+    w.endObject();
+    w.endObject();
 }
 } // namespace
 
@@ -465,6 +505,22 @@ std::string reportToText(const TraceStore& store, const AnalysisResult& report) 
         if (peak.hasReserved) line(", peak reserved %.1f MiB", peak.reserved / 1048576.0);
         out += "\n";
     }
+    for (const StreamIdle& g : report.gpuIdle) {
+        const double idle = double(std::max<TimeNs>(1, g.idle()));
+        line(
+            "GPU %lld stream %lld idle %s in %llu gaps: waiting for the host %.1f%%, for the previous kernel "
+            "%.1f%%, other %.1f%%\n",
+            static_cast<long long>(g.device), static_cast<long long>(g.stream),
+            formatDuration(g.idle()).c_str(), static_cast<unsigned long long>(g.gaps),
+            100 * double(g.hostWait) / idle, 100 * double(g.kernelWait) / idle, 100 * double(g.other) / idle);
+    }
+    if (const LaunchStatistics& ls = report.launches; ls.launches > 0)
+        line("Launches: %llu; call median %.1f us (p99 %.1f), launch delay median %.1f us (p99 %.1f); %zu "
+             "short "
+             "kernels, %zu calls over 50 us, %zu delays over 100 us\n",
+             static_cast<unsigned long long>(ls.launches), ls.cpuDuration.median / 1000,
+             ls.cpuDuration.p99 / 1000, ls.launchDelay.median / 1000, ls.launchDelay.p99 / 1000,
+             ls.shortKernels.size(), ls.longCalls.size(), ls.longDelays.size());
     if (ov.recommendations.empty())
         out += "Recommendations: none\n";
     else

@@ -1,0 +1,136 @@
+#include "gpuidle.h"
+
+#include "summary.h"
+
+#include <algorithm>
+#include <array>
+
+namespace kinetoscope {
+
+namespace {
+
+bool inScope(TimeNs t, const std::optional<std::pair<TimeNs, TimeNs>>& scope) {
+    return !scope || (t >= scope->first && t <= scope->second);
+}
+
+bool isGpuWork(CategoryKind k) {
+    return k == CategoryKind::Kernel || k == CategoryKind::Memcpy || k == CategoryKind::Memset;
+}
+
+// Quantiles as pandas computes them (linear between the two nearest ranks), so that figures compare with
+// HTA's.
+double quantile(const std::vector<double>& sorted, double q) {
+    if (sorted.empty()) return 0;
+    const double at = q * double(sorted.size() - 1);
+    const auto lo = std::size_t(at);
+    const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (at - double(lo));
+}
+
+Distribution distribution(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    Distribution d;
+    d.median = quantile(values, 0.5);
+    d.p90 = quantile(values, 0.9);
+    d.p99 = quantile(values, 0.99);
+    d.max = values.empty() ? 0 : values.back();
+    return d;
+}
+
+} // namespace
+
+bool isLaunchCall(std::string_view name) {
+    static constexpr std::array<std::string_view, 14> calls = {
+        "cudaLaunchKernel",      "cudaLaunchKernelExC",      "cuLaunchKernel",     "cuLaunchKernelEx",
+        "cudaMemcpyAsync",       "cudaMemsetAsync",          "hipLaunchKernel",    "hipExtLaunchKernel",
+        "hipModuleLaunchKernel", "hipExtModuleLaunchKernel", "hipLaunchKernelExC", "hipMemcpyAsync",
+        "hipMemsetAsync",        "hipMemcpyWithStream"};
+    return std::find(calls.begin(), calls.end(), name) != calls.end();
+}
+
+std::vector<StreamIdle> gpuIdleBreakdown(const TraceStore& store,
+                                         std::optional<std::pair<TimeNs, TimeNs>> scope) {
+    std::vector<StreamIdle> out;
+    std::vector<std::uint32_t> rows;
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& track = store.track(TrackId(ti));
+        if (track.kind != TrackKind::GpuStream) continue;
+        rows.clear();
+        for (std::uint32_t row = 0; row < track.sliceCount(); ++row)
+            if (!(track.flags[row] & SliceFlag::Instant) &&
+                isGpuWork(store.categories()[track.categories[row]].kind) &&
+                inScope(track.starts[row], scope))
+                rows.push_back(row);
+        if (rows.size() < 2) continue;
+        std::sort(rows.begin(), rows.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return track.starts[a] != track.starts[b] ? track.starts[a] < track.starts[b] : a < b;
+        });
+        StreamIdle s;
+        s.device = deviceOf(track);
+        s.stream = track.tid;
+        // The end of everything before: an event that overlaps the next ones (programmatic dependent launch)
+        // keeps the GPU busy until it ends.
+        TimeNs prevEnd = track.endOf(rows[0]);
+        for (std::size_t i = 1; i < rows.size(); ++i) {
+            const TimeNs gap = track.starts[rows[i]] - prevEnd;
+            prevEnd = std::max(prevEnd, track.endOf(rows[i]));
+            if (gap <= 0) continue;
+            const TimeNs gapEnd = track.starts[rows[i]] - gap; // the previous end, before this event's
+            ++s.gaps;
+            const std::optional<EventRef> launch = store.launchOf({TrackId(ti), EventIndex(rows[i])});
+            const TimeNs launchStart =
+                launch ? store.track(launch->track).starts[launch->index.value] : track.starts[rows[i]];
+            if (launch && launchStart > gapEnd)
+                s.hostWait += gap;
+            else if (gap < kernelWaitThreshold)
+                s.kernelWait += gap;
+            else
+                s.other += gap;
+        }
+        out.push_back(s);
+    }
+    std::sort(out.begin(), out.end(), [](const StreamIdle& a, const StreamIdle& b) {
+        return a.device != b.device ? a.device < b.device : a.stream < b.stream;
+    });
+    return out;
+}
+
+LaunchStatistics launchStatistics(const TraceStore& store, std::optional<std::pair<TimeNs, TimeNs>> scope) {
+    LaunchStatistics stats;
+    std::vector<double> cpu, gpu, delay;
+    // Which names launch, worked out once per string.
+    std::vector<std::int8_t> launches(store.strings().size(), -1);
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& track = store.track(TrackId(ti));
+        if (track.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t row = 0; row < track.sliceCount(); ++row) {
+            const CategoryKind kind = store.categories()[track.categories[row]].kind;
+            if (kind != CategoryKind::Runtime && kind != CategoryKind::Driver) continue;
+            std::int8_t& known = launches[track.names[row].value];
+            if (known < 0) known = isLaunchCall(store.strings().view(track.names[row]));
+            if (!known || !inScope(track.starts[row], scope)) continue;
+            const EventRef call{TrackId(ti), EventIndex(row)};
+            const std::vector<EventRef> work = store.gpuWorkOf(call);
+            if (work.empty()) continue;
+            const Track& gpuTrack = store.track(work.front().track);
+            const std::uint32_t g = work.front().index.value;
+            const TimeNs callDuration = track.durations[row];
+            const TimeNs gpuDuration = gpuTrack.durations[g];
+            const TimeNs launchDelay = std::max<TimeNs>(0, gpuTrack.starts[g] - track.endOf(row));
+            ++stats.launches;
+            cpu.push_back(double(callDuration));
+            gpu.push_back(double(gpuDuration));
+            delay.push_back(double(launchDelay));
+            if (gpuDuration < callDuration && callDuration <= longCallThreshold)
+                stats.shortKernels.push_back(call);
+            if (callDuration > longCallThreshold) stats.longCalls.push_back(call);
+            if (launchDelay > longDelayThreshold) stats.longDelays.push_back(call);
+        }
+    }
+    stats.cpuDuration = distribution(std::move(cpu));
+    stats.gpuDuration = distribution(std::move(gpu));
+    stats.launchDelay = distribution(std::move(delay));
+    return stats;
+}
+
+} // namespace kinetoscope
