@@ -1,5 +1,6 @@
 #include "loadedtrace.h"
 
+#include "analysis/gpuqueue.h"
 #include "analysis/gpuseries.h"
 
 namespace kinetoscope {
@@ -9,6 +10,8 @@ std::shared_ptr<LoadedTrace> prepareLoadedTrace(std::unique_ptr<const TraceStore
     trace->flowIndex = FlowIndex(*store);
     trace->steps = findSteps(*store);
     trace->derived = gpuActivityTracks(*store);
+    for (DerivedTrack& lane : gpuQueueTracks(*store))
+        trace->derived.push_back(std::move(lane));
     trace->hostViews = buildHostViews(*store);
     trace->store = std::move(store);
     trace->loadSeconds = loadSeconds;

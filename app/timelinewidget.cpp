@@ -186,7 +186,8 @@ void TimelineWidget::setSelected(EventRef ref) {
 }
 
 void TimelineWidget::revealEvent(EventRef ref) {
-    if (!ref.isValid()) return;
+    // Events are the store's: a derived lane (ids after the store's tracks) has none.
+    if (!ref.isValid() || ref.track.value >= store().tracks().size()) return;
     const std::uint32_t group = m_layout.groupOf(ref.track);
     if (m_layout.groups()[group].collapsed) setGroupCollapsed(group, false);
     if (m_layout.isHidden(ref.track)) setTrackHidden(ref.track, false);

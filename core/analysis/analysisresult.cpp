@@ -24,6 +24,9 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
             r->modules = moduleTree(store, from, to);
             r->gpuIdle = gpuIdleBreakdown(store, scope);
             r->launches = launchStatistics(store, scope);
+            r->queues = gpuQueues(store);
+            for (StreamQueue& q : r->queues)
+                q.length = {}; // the lanes draw the series; the report keeps the figures
         },
         [&] {
             r->overview = computeOverview(store, from, to);

@@ -142,6 +142,19 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
         w.endObject();
     }
     w.endArray();
+    w.key("gpu_queue");
+    w.beginArray(rowPerLine);
+    for (const StreamQueue& q : report.queues) {
+        w.beginObject();
+        w.numField("device", q.device);
+        w.numField("stream", q.stream);
+        w.numField("launches", q.launches);
+        w.numField("max_length", q.maxLength);
+        w.fixedField("mean_length", q.meanLength, 3);
+        w.microsField("full_us", q.fullTime);
+        w.endObject();
+    }
+    w.endArray();
     const LaunchStatistics& ls = report.launches;
     w.key("launch_stats");
     w.beginObject();
@@ -514,6 +527,11 @@ std::string reportToText(const TraceStore& store, const AnalysisResult& report) 
             formatDuration(g.idle()).c_str(), static_cast<unsigned long long>(g.gaps),
             100 * double(g.hostWait) / idle, 100 * double(g.kernelWait) / idle, 100 * double(g.other) / idle);
     }
+    for (const StreamQueue& q : report.queues)
+        line("GPU %lld stream %lld launch queue: at most %lld waiting, %.1f on average, full (%d) for %s\n",
+             static_cast<long long>(q.device), static_cast<long long>(q.stream),
+             static_cast<long long>(q.maxLength), q.meanLength, queueFullLength,
+             formatDuration(q.fullTime).c_str());
     if (const LaunchStatistics& ls = report.launches; ls.launches > 0)
         line("Launches: %llu; call median %.1f us (p99 %.1f), launch delay median %.1f us (p99 %.1f); %zu "
              "short "

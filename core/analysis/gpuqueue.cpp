@@ -1,0 +1,82 @@
+#include "gpuqueue.h"
+
+#include "gpuidle.h"
+#include "summary.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace kinetoscope {
+
+std::vector<StreamQueue> gpuQueues(const TraceStore& store) {
+    // Per GPU stream track: (time, +1 launch / -1 start) changes.
+    std::map<std::uint32_t, std::vector<std::pair<TimeNs, int>>> changes;
+    std::vector<std::int8_t> launchName(store.strings().size(), -1);
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& track = store.track(TrackId(ti));
+        if (track.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t row = 0; row < track.sliceCount(); ++row) {
+            const CategoryKind kind = store.categories()[track.categories[row]].kind;
+            if (kind != CategoryKind::Runtime && kind != CategoryKind::Driver) continue;
+            std::int8_t& known = launchName[track.names[row].value];
+            if (known < 0) known = isLaunchCall(store.strings().view(track.names[row]));
+            if (!known) continue;
+            const std::vector<EventRef> work = store.gpuWorkOf({TrackId(ti), EventIndex(row)});
+            if (work.empty()) continue;
+            auto& c = changes[work.front().track.value];
+            c.emplace_back(track.starts[row], +1);
+            c.emplace_back(store.track(work.front().track).starts[work.front().index.value], -1);
+        }
+    }
+    std::vector<StreamQueue> out;
+    for (auto& [trackIndex, c] : changes) {
+        const Track& track = store.track(TrackId(trackIndex));
+        // At one time, the launch before the start (as HTA's concatenation orders them).
+        std::sort(c.begin(), c.end(), [](const auto& a, const auto& b) {
+            return a.first != b.first ? a.first < b.first : a.second > b.second;
+        });
+        StreamQueue q;
+        q.device = deviceOf(track);
+        q.stream = track.tid;
+        q.launches = c.size() / 2;
+        std::int64_t length = 0;
+        double area = 0;
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            if (i > 0) {
+                const TimeNs held = c[i].first - c[i - 1].first;
+                area += double(length) * double(held);
+                if (length >= queueFullLength) q.fullTime += held;
+            }
+            length += c[i].second;
+            q.maxLength = std::max(q.maxLength, length);
+            if (!q.length.times.empty() && q.length.times.back() == c[i].first)
+                q.length.values.back() = double(length);
+            else {
+                q.length.times.push_back(c[i].first);
+                q.length.values.push_back(double(length));
+            }
+        }
+        const TimeNs span = c.back().first - c.front().first;
+        q.meanLength = span > 0 ? area / double(span) : 0;
+        out.push_back(std::move(q));
+    }
+    std::sort(out.begin(), out.end(), [](const StreamQueue& a, const StreamQueue& b) {
+        return std::tie(a.device, a.stream) < std::tie(b.device, b.stream);
+    });
+    return out;
+}
+
+DerivedTracks gpuQueueTracks(const TraceStore& store) {
+    DerivedTracks tracks;
+    for (StreamQueue& q : gpuQueues(store)) {
+        DerivedTrack lane("Launch queue · stream " + std::to_string(q.stream), std::move(q.length),
+                          CounterUnit::Plain, CounterFold::Peak);
+        lane.gpu = q.device;
+        lane.groupTitle = "GPU " + std::to_string(q.device);
+        tracks.push_back(std::move(lane));
+    }
+    return tracks;
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,91 @@
+// The launch queue per GPU stream (analysis/gpuqueue) on four real traces against HTA 0.6.1's own series
+// (its queue_length_time_series, run on the same files; docs/DEFINITIONS.md, "GPU idle time and launches"):
+// launches, the longest queue and the time-weighted mean over the series' span; and the time with a full
+// queue on a trace written for it (no real trace comes near 1024).
+#include "testsupport.h"
+
+#include "analysis/gpuqueue.h"
+
+#include <QTest>
+
+using namespace kinetoscope;
+
+class TestGpuQueue : public QObject {
+    Q_OBJECT
+  private slots:
+    void againstHta_data();
+    void againstHta();
+    void fullQueue();
+};
+
+void TestGpuQueue::againstHta_data() {
+    QTest::addColumn<QString>("trace");
+    QTest::addColumn<qint64>("stream");
+    QTest::addColumn<qint64>("launches");
+    QTest::addColumn<qint64>("maxLength");
+    QTest::addColumn<double>("meanLength");
+    // Qwen's 509 first GPU events were launched before the trace's CPU side began: HTA drops them, so do we.
+    QTest::newRow("Qwen H100")
+        << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" << qint64(7)
+        << qint64(1198) << qint64(111) << 46.72;
+    QTest::newRow("B200 eager") << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz" << qint64(7)
+                                << qint64(929) << qint64(2) << 0.221;
+    const char* alexnet =
+        "facebookresearch__HolisticTraceAnalysis/"
+        "tests__data__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz";
+    QTest::newRow("HTA alexnet stream 7") << alexnet << qint64(7) << qint64(91) << qint64(18) << 0.240;
+    QTest::newRow("HTA alexnet stream 20") << alexnet << qint64(20) << qint64(7) << qint64(2) << 4.3e-5;
+    QTest::newRow("HTA MI250 (hip)") << "facebookresearch__HolisticTraceAnalysis/"
+                                        "tests__data__amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json.gz"
+                                     << qint64(0) << qint64(16) << qint64(1) << 0.758;
+}
+
+void TestGpuQueue::againstHta() {
+    QFETCH(QString, trace);
+    QFETCH(qint64, stream);
+    QFETCH(qint64, launches);
+    QFETCH(qint64, maxLength);
+    QFETCH(double, meanLength);
+    LoadResult r = loadTrace(test::tracePath(trace.toStdString().c_str()));
+    QVERIFY(r.store);
+    const std::vector<StreamQueue> queues = gpuQueues(*r.store);
+    const auto q =
+        std::find_if(queues.begin(), queues.end(), [&](const StreamQueue& s) { return s.stream == stream; });
+    QVERIFY(q != queues.end());
+    QCOMPARE(qint64(q->launches), launches);
+    QCOMPARE(q->maxLength, maxLength);
+    // HTA's figures as the helper printed them: three significant digits.
+    QVERIFY2(std::abs(q->meanLength - meanLength) <= 0.005 * meanLength + 1e-6,
+             qPrintable(QString::number(q->meanLength)));
+    QCOMPARE(q->fullTime, TimeNs(0));
+    // The series ends empty, never goes below 0, and its lane peaks at the longest queue.
+    QCOMPARE(q->length.values.back(), 0.0);
+    QVERIFY(*std::min_element(q->length.values.begin(), q->length.values.end()) >= 0);
+    QCOMPARE(*std::max_element(q->length.values.begin(), q->length.values.end()), double(maxLength));
+}
+
+void TestGpuQueue::fullQueue() {
+    // 1100 launches 1 us apart on one thread; the GPU starts the first at 2000 us and runs each for 1 us. The
+    // queue is at 1024 or more from the 1024th launch (1023 us) until the GPU has started 77 kernels (2076
+    // us).
+    std::string json = R"({"traceEvents":[)";
+    for (int i = 0; i < 1100; ++i) {
+        json +=
+            (i ? "," : "") +
+            std::string(R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)") +
+            std::to_string(i) + R"(,"dur":0.5,"args":{"correlation":)" + std::to_string(i + 1) + "}}";
+        json += R"(,{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + std::to_string(2000 + i) +
+                R"(,"dur":1,"args":{"correlation":)" + std::to_string(i + 1) + R"(,"device":0,"stream":7}})";
+    }
+    json += "]}";
+    const LoadResult r = test::loadText(json);
+    QVERIFY(r.store);
+    const std::vector<StreamQueue> queues = gpuQueues(*r.store);
+    QCOMPARE(queues.size(), std::size_t(1));
+    QCOMPARE(queues[0].launches, std::uint64_t(1100));
+    QCOMPARE(queues[0].maxLength, std::int64_t(1100));
+    QCOMPARE(queues[0].fullTime, TimeNs(2076'000 - 1023'000));
+}
+
+QTEST_GUILESS_MAIN(TestGpuQueue)
+#include "tst_gpuqueue.moc"
