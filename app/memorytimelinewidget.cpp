@@ -2,6 +2,7 @@
 
 #include "backgroundjobs.h"
 #include "model/textformat.h"
+#include "viewkeys.h"
 
 #include <QCoreApplication>
 #include <QKeyEvent>
@@ -322,26 +323,21 @@ void MemoryTimelineWidget::keyPressEvent(QKeyEvent* e) {
     const QPointF mouse = mapFromGlobal(QCursor::pos());
     const std::optional<double> at =
         plotRect().contains(mouse) ? std::optional<double>(mouse.x()) : std::nullopt;
-    switch (e->key()) {
-    case Qt::Key_W:
-        zoomBy(zoomStep, at);
-        return;
-    case Qt::Key_S:
-        zoomBy(1 / zoomStep, at);
-        return;
-    case Qt::Key_A:
-        panBy(-panStep);
-        return;
-    case Qt::Key_D:
-        panBy(panStep);
-        return;
-    case Qt::Key_0:
-    case Qt::Key_Home:
-        fitAll();
-        return;
-    default:
-        QWidget::keyPressEvent(e);
+    if (const std::optional<ViewKey> key = viewKeyOf(e->key())) {
+        switch (*key) {
+        case ViewKey::ZoomIn:
+            return zoomBy(zoomStep, at);
+        case ViewKey::ZoomOut:
+            return zoomBy(1 / zoomStep, at);
+        case ViewKey::PanLeft:
+            return panBy(-panStep);
+        case ViewKey::PanRight:
+            return panBy(panStep);
+        case ViewKey::Fit:
+            return fitAll();
+        }
     }
+    QWidget::keyPressEvent(e);
 }
 
 void MemoryTimelineWidget::mousePressEvent(QMouseEvent* e) {

@@ -1,6 +1,7 @@
 #include "timelinewidget.h"
 
 #include "query/viewport.h"
+#include "viewkeys.h"
 
 #include <QContextMenuEvent>
 #include <QGuiApplication>
@@ -426,30 +427,29 @@ void TimelineWidget::keyPressEvent(QKeyEvent* e) {
             return;
         }
     }
-    switch (e->key()) {
-    case Qt::Key_W:
-    case Qt::Key_S: {
-        // Held down, the key zooms faster the longer it is held (the auto-repeat's steps grow).
-        if (!e->isAutoRepeat() || m_heldKey != e->key()) {
-            m_heldKey = e->key();
-            m_keyHold.start();
+    if (const std::optional<ViewKey> key = viewKeyOf(e->key())) {
+        switch (*key) {
+        case ViewKey::ZoomIn:
+        case ViewKey::ZoomOut: {
+            // Held down, the key zooms faster the longer it is held (the auto-repeat's steps grow).
+            if (!e->isAutoRepeat() || m_heldKey != e->key()) {
+                m_heldKey = e->key();
+                m_keyHold.start();
+            }
+            const double step = std::pow(zoomStep, heldKeyZoomExponent(m_keyHold.elapsed()));
+            return zoomBy(*key == ViewKey::ZoomIn ? step : 1 / step, at);
         }
-        const double step = std::pow(zoomStep, heldKeyZoomExponent(m_keyHold.elapsed()));
-        zoomBy(e->key() == Qt::Key_W ? step : 1 / step, at);
-        return;
+        case ViewKey::PanLeft:
+            return panBy(-panStep);
+        case ViewKey::PanRight:
+            return panBy(panStep);
+        case ViewKey::Fit:
+            return fitAll();
+        }
     }
-    case Qt::Key_A:
-        panBy(-panStep);
-        return;
-    case Qt::Key_D:
-        panBy(panStep);
-        return;
+    switch (e->key()) {
     case Qt::Key_F:
         zoomToSelection();
-        return;
-    case Qt::Key_0:
-    case Qt::Key_Home:
-        fitAll();
         return;
     case Qt::Key_Back:
         back();

@@ -11,6 +11,15 @@ namespace kinetoscope::test {
 
 // Path of a file of the real-trace corpus (../shared/traces).
 std::string tracePath(const char* relative);
+// The real CUDA memory snapshots of the corpus (under snapshots/): EoR_NN (no allocator_settings), GPT-2
+// medium training and inference, cs336 forward (external_annotations) and its mixed-precision run.
+inline constexpr const char* snapshots[] = {
+    "JasperSolt__EoR_NN__snapshot.pickle",
+    "Wedsonlin__assignment2-systems__results__medium_1024_training_memory_snapshot.pickle",
+    "Wedsonlin__assignment2-systems__results__medium_128_inference_memory_snapshot.pickle",
+    "kkaitlyn111__cs336-a2-systems__cs336_systems__memory_logs__memory_ctx128_forward.pickle",
+    "kkaitlyn111__cs336-a2-systems__memory_files__memory_ctx128_forward_mixed.pickle",
+};
 std::string gzipText(const std::string& text, int members = 1);
 // The text of a (possibly gzip-compressed) file; empty when it cannot be read.
 std::string readText(const std::string& path);

@@ -31,13 +31,7 @@ class TestMemoryTimeline : public QObject {
 
 namespace {
 
-const char* snapshots[] = {
-    "JasperSolt__EoR_NN__snapshot.pickle",
-    "Wedsonlin__assignment2-systems__results__medium_1024_training_memory_snapshot.pickle",
-    "Wedsonlin__assignment2-systems__results__medium_128_inference_memory_snapshot.pickle",
-    "kkaitlyn111__cs336-a2-systems__cs336_systems__memory_logs__memory_ctx128_forward.pickle",
-    "kkaitlyn111__cs336-a2-systems__memory_files__memory_ctx128_forward_mixed.pickle",
-};
+using test::snapshots;
 
 std::shared_ptr<const MemorySnapshot> load(const QString& name) {
     const SnapshotLoadResult r = loadSnapshot(test::tracePath(("snapshots/" + name).toStdString().c_str()));

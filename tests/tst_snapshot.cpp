@@ -28,13 +28,7 @@ class TestSnapshot : public QObject {
 
 namespace {
 
-const char* snapshots[] = {
-    "JasperSolt__EoR_NN__snapshot.pickle",
-    "Wedsonlin__assignment2-systems__results__medium_1024_training_memory_snapshot.pickle",
-    "Wedsonlin__assignment2-systems__results__medium_128_inference_memory_snapshot.pickle",
-    "kkaitlyn111__cs336-a2-systems__cs336_systems__memory_logs__memory_ctx128_forward.pickle",
-    "kkaitlyn111__cs336-a2-systems__memory_files__memory_ctx128_forward_mixed.pickle",
-};
+using test::snapshots;
 
 std::string snapshotPath(const char* name) {
     return test::tracePath((std::string("snapshots/") + name).c_str());

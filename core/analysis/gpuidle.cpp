@@ -98,35 +98,24 @@ std::vector<StreamIdle> gpuIdleBreakdown(const TraceStore& store,
 LaunchStatistics launchStatistics(const TraceStore& store, std::optional<std::pair<TimeNs, TimeNs>> scope) {
     LaunchStatistics stats;
     std::vector<double> cpu, gpu, delay;
-    // Which names launch, worked out once per string.
-    std::vector<std::int8_t> launches(store.strings().size(), -1);
-    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
-        const Track& track = store.track(TrackId(ti));
-        if (track.kind != TrackKind::CpuThread) continue;
-        for (std::uint32_t row = 0; row < track.sliceCount(); ++row) {
-            const CategoryKind kind = store.categories()[track.categories[row]].kind;
-            if (kind != CategoryKind::Runtime && kind != CategoryKind::Driver) continue;
-            std::int8_t& known = launches[track.names[row].value];
-            if (known < 0) known = isLaunchCall(store.strings().view(track.names[row]));
-            if (!known || !inScope(track.starts[row], scope)) continue;
-            const EventRef call{TrackId(ti), EventIndex(row)};
-            const std::vector<EventRef> work = store.gpuWorkOf(call);
-            if (work.empty()) continue;
-            const Track& gpuTrack = store.track(work.front().track);
-            const std::uint32_t g = work.front().index.value;
-            const TimeNs callDuration = track.durations[row];
-            const TimeNs gpuDuration = gpuTrack.durations[g];
-            const TimeNs launchDelay = std::max<TimeNs>(0, gpuTrack.starts[g] - track.endOf(row));
-            ++stats.launches;
-            cpu.push_back(double(callDuration));
-            gpu.push_back(double(gpuDuration));
-            delay.push_back(double(launchDelay));
-            if (gpuDuration < callDuration && callDuration <= longCallThreshold)
-                stats.shortKernels.push_back(call);
-            if (callDuration > longCallThreshold) stats.longCalls.push_back(call);
-            if (launchDelay > longDelayThreshold) stats.longDelays.push_back(call);
-        }
-    }
+    forEachLaunch(store, [&](EventRef call, EventRef gpuEvent) {
+        const Track& track = store.track(call.track);
+        const std::uint32_t row = call.index.value;
+        if (!inScope(track.starts[row], scope)) return;
+        const Track& gpuTrack = store.track(gpuEvent.track);
+        const std::uint32_t g = gpuEvent.index.value;
+        const TimeNs callDuration = track.durations[row];
+        const TimeNs gpuDuration = gpuTrack.durations[g];
+        const TimeNs launchDelay = std::max<TimeNs>(0, gpuTrack.starts[g] - track.endOf(row));
+        ++stats.launches;
+        cpu.push_back(double(callDuration));
+        gpu.push_back(double(gpuDuration));
+        delay.push_back(double(launchDelay));
+        if (gpuDuration < callDuration && callDuration <= longCallThreshold)
+            stats.shortKernels.push_back(call);
+        if (callDuration > longCallThreshold) stats.longCalls.push_back(call);
+        if (launchDelay > longDelayThreshold) stats.longDelays.push_back(call);
+    });
     stats.cpuDuration = distribution(std::move(cpu));
     stats.gpuDuration = distribution(std::move(gpu));
     stats.launchDelay = distribution(std::move(delay));

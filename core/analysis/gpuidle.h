@@ -6,6 +6,7 @@
 #include "model/tracestore.h"
 
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,5 +56,25 @@ LaunchStatistics launchStatistics(const TraceStore& store,
                                   std::optional<std::pair<TimeNs, TimeNs>> scope = std::nullopt);
 // Whether a runtime or driver call of this name launches GPU work.
 bool isLaunchCall(std::string_view name);
+
+// Calls f(call, gpuEvent) for every launch call on the CPU threads joined to the GPU event it launched (its
+// first, by correlation); calls whose GPU event is not in the trace are skipped.
+template <typename F> void forEachLaunch(const TraceStore& store, F f) {
+    std::vector<std::int8_t> launches(store.strings().size(), -1); // per name, worked out once
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& track = store.track(TrackId(ti));
+        if (track.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t row = 0; row < track.sliceCount(); ++row) {
+            const CategoryKind kind = store.categories()[track.categories[row]].kind;
+            if (kind != CategoryKind::Runtime && kind != CategoryKind::Driver) continue;
+            std::int8_t& known = launches[track.names[row].value];
+            if (known < 0) known = isLaunchCall(store.strings().view(track.names[row]));
+            if (!known) continue;
+            const EventRef call{TrackId(ti), EventIndex(row)};
+            const std::vector<EventRef> work = store.gpuWorkOf(call);
+            if (!work.empty()) f(call, work.front());
+        }
+    }
+}
 
 } // namespace kinetoscope

@@ -12,23 +12,11 @@ namespace kinetoscope {
 std::vector<StreamQueue> gpuQueues(const TraceStore& store) {
     // Per GPU stream track: (time, +1 launch / -1 start) changes.
     std::map<std::uint32_t, std::vector<std::pair<TimeNs, int>>> changes;
-    std::vector<std::int8_t> launchName(store.strings().size(), -1);
-    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
-        const Track& track = store.track(TrackId(ti));
-        if (track.kind != TrackKind::CpuThread) continue;
-        for (std::uint32_t row = 0; row < track.sliceCount(); ++row) {
-            const CategoryKind kind = store.categories()[track.categories[row]].kind;
-            if (kind != CategoryKind::Runtime && kind != CategoryKind::Driver) continue;
-            std::int8_t& known = launchName[track.names[row].value];
-            if (known < 0) known = isLaunchCall(store.strings().view(track.names[row]));
-            if (!known) continue;
-            const std::vector<EventRef> work = store.gpuWorkOf({TrackId(ti), EventIndex(row)});
-            if (work.empty()) continue;
-            auto& c = changes[work.front().track.value];
-            c.emplace_back(track.starts[row], +1);
-            c.emplace_back(store.track(work.front().track).starts[work.front().index.value], -1);
-        }
-    }
+    forEachLaunch(store, [&](EventRef call, EventRef gpuEvent) {
+        auto& c = changes[gpuEvent.track.value];
+        c.emplace_back(store.track(call.track).starts[call.index.value], +1);
+        c.emplace_back(store.track(gpuEvent.track).starts[gpuEvent.index.value], -1);
+    });
     std::vector<StreamQueue> out;
     for (auto& [trackIndex, c] : changes) {
         const Track& track = store.track(TrackId(trackIndex));
