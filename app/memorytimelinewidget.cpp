@@ -131,6 +131,7 @@ MemoryTimelineWidget::Request MemoryTimelineWidget::currentRequest() const {
     const std::int64_t last = std::max<std::int64_t>(-1, m_timeline->eventCount() - 1);
     r.first = std::clamp<std::int64_t>(std::int64_t(std::floor(m_from)), -1, last);
     r.last = std::clamp<std::int64_t>(std::int64_t(std::ceil(m_to)) - 1, r.first, last);
+    // (Sizes are at most 1 TiB each, so the curve stays far from int64's end; the headroom cannot overflow.)
     r.bytesTop =
         std::max<std::int64_t>(1, std::int64_t(double(m_timeline->maxActive(r.first, r.last)) * headroom));
     const QRectF p = plotRect();

@@ -20,6 +20,7 @@ class TestSnapshot : public QObject {
     void realSnapshots_data();
     void realSnapshots();
     void bareListOfSegments();
+    void sizesOutOfRange();
     void refusesCode();
     void badFiles_data();
     void badFiles();
@@ -133,6 +134,28 @@ void TestSnapshot::bareListOfSegments() {
                                "  \"reserved_bytes\": 2097152,\n  \"allocated_bytes\": 1048576,\n"
                                "  \"peak_active_bytes\": null,\n  \"peak_time_us\": null,\n"
                                "  \"largest_at_peak\": null}\n]}\n"));
+}
+
+// Sizes no allocation can have (below 0, 2^62) are counted and read as 0, so that no sum over them overflows:
+// pickle.dumps({'segments': [], 'device_traces': [[alloc size -5, alloc size 2**62, alloc size 100]]}, 4).
+void TestSnapshot::sizesOutOfRange() {
+    const std::string p(
+        "\x80\x04\x95\x8e\x00\x00\x00\x00\x00\x00\x00\x7d\x94\x28\x8c\x08\x73\x65\x67\x6d\x65\x6e\x74\x73"
+        "\x94\x5d\x94\x8c\x0d\x64\x65\x76\x69\x63\x65\x5f\x74\x72\x61\x63\x65\x73\x94\x5d\x94\x5d\x94\x28"
+        "\x7d\x94\x28\x8c\x06\x61\x63\x74\x69\x6f\x6e\x94\x8c\x05\x61\x6c\x6c\x6f\x63\x94\x8c\x04\x61\x64"
+        "\x64\x72\x94\x4b\x01\x8c\x04\x73\x69\x7a\x65\x94\x4a\xfb\xff\xff\xff\x8c\x06\x73\x74\x72\x65\x61"
+        "\x6d\x94\x4b\x00\x75\x7d\x94\x28\x68\x07\x68\x08\x68\x09\x4b\x02\x68\x0a\x8a\x08\x00\x00\x00\x00"
+        "\x00\x00\x00\x40\x68\x0b\x4b\x00\x75\x7d\x94\x28\x68\x07\x68\x08\x68\x09\x4b\x03\x68\x0a\x4b\x64"
+        "\x68\x0b\x4b\x00\x75\x65\x61\x75\x2e",
+        153);
+    const SnapshotLoadResult r = loadSnapshotBytes(p);
+    QVERIFY2(r.ok(), r.message("sizes").c_str());
+    QCOMPARE(r.snapshot->stats.sizesOutOfRange, std::uint64_t(2));
+    const DeviceHistory& h = r.snapshot->devices.front();
+    QCOMPARE(h.sizes, (std::vector<std::int64_t>{0, 0, 100}));
+    QCOMPARE(activeMemoryCurve(*r.snapshot, h).back(), std::int64_t(0)); // allocated at snapshot time: none
+    QVERIFY(snapshotReportText(*r.snapshot, snapshotReport(*r.snapshot)).find("above 1 TiB, read as 0: 2") !=
+            std::string::npos);
 }
 
 // A snapshot-shaped pickle whose one event's __reduce__ is os.system('touch ...'): refused at the opcode that

@@ -190,7 +190,7 @@ bool MemoryTimeline::rasterColumns(Raster& r, int x0, int x1, std::int64_t first
             int next = y + 1;
             if (band.top >= rowTop || band.top >= total) {
                 // Rows wholly inside the band (and the one it ends in, when nothing lies above it).
-                next = std::max(y + 1, std::min(height, int(double(band.top) / bytesPerRow)));
+                next = std::max(y + 1, int(std::min(double(height), double(band.top) / bytesPerRow)));
             } else {
                 const Band middle = stack->bandAt((bottom + rowTop) / 2);
                 // The middle may lie above the stack when the bands end low in the pixel.

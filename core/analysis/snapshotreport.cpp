@@ -341,6 +341,9 @@ std::string snapshotReportText(const MemorySnapshot& snapshot, const SnapshotRep
                countText(snapshot.stats.malformedSegments, "malformed segment or block",
                          "malformed segments or blocks") +
                "\n";
+    if (snapshot.stats.sizesOutOfRange)
+        out += "Sizes below 0 or above 1 TiB, read as 0: " + std::to_string(snapshot.stats.sizesOutOfRange) +
+               "\n";
     return out;
 }
 

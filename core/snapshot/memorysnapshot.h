@@ -32,6 +32,8 @@ std::string_view allocatorActionName(AllocatorAction a);
 enum class BlockState : std::uint8_t { ActiveAllocated, ActivePendingFree, Inactive, Other };
 
 constexpr std::int64_t noTimeUs = std::numeric_limits<std::int64_t>::min();
+// The largest size a snapshot's allocation, block or segment may have: 1 TiB (no GPU has more memory).
+constexpr std::int64_t maxSnapshotBytes = std::int64_t(1) << 40;
 
 struct SnapshotFrame {
     StringId name;
@@ -96,6 +98,9 @@ struct ExternalAnnotation {
 struct SnapshotStats {
     std::uint64_t malformedEvents = 0;   // trace entries that are not dicts with an action
     std::uint64_t malformedSegments = 0; // segments or blocks missing what they need
+    // Sizes below 0 or above maxSnapshotBytes, read as 0: no allocation is that large, and the sums over them
+    // (the active-memory curve, the stacked bands) must not overflow.
+    std::uint64_t sizesOutOfRange = 0;
 };
 
 class MemorySnapshot {

@@ -100,6 +100,15 @@ class SnapshotBuilder {
         const std::uint32_t v = m_doc.find(dict, key);
         return v == PickleDocument::noNode ? fallback : m_doc.integerOf(v).value_or(fallback);
     }
+    // A size: out of [0, maxSnapshotBytes] it is counted and read as 0.
+    std::int64_t bytes(std::int64_t v) {
+        if (v >= 0 && v <= maxSnapshotBytes) return v;
+        ++m_out.stats.sizesOutOfRange;
+        return 0;
+    }
+    std::int64_t bytes(std::uint32_t dict, StringId key, std::int64_t fallback = 0) {
+        return bytes(integer(dict, key, fallback));
+    }
     StringId text(std::uint32_t dict, StringId key) const {
         const std::uint32_t v = m_doc.find(dict, key);
         return v != PickleDocument::noNode && m_doc.isText(v) ? StringId(m_doc.node(v).text) : StringId();
@@ -201,10 +210,10 @@ void SnapshotBuilder::readSegment(std::uint32_t seg) {
     SnapshotSegment s;
     s.device = integer(seg, k_device);
     s.address = std::uint64_t(integer(seg, k_address));
-    s.totalSize = integer(seg, k_totalSize);
-    s.allocatedSize = integer(seg, k_allocatedSize);
-    s.activeSize = integer(seg, k_activeSize);
-    s.requestedSize = integer(seg, k_requestedSize);
+    s.totalSize = bytes(seg, k_totalSize);
+    s.allocatedSize = bytes(seg, k_allocatedSize);
+    s.activeSize = bytes(seg, k_activeSize);
+    s.requestedSize = bytes(seg, k_requestedSize);
     s.stream = integer(seg, k_stream);
     s.segmentType = text(seg, k_segmentType);
     s.isExpandable = integer(seg, k_isExpandable) != 0;
@@ -219,8 +228,8 @@ void SnapshotBuilder::readSegment(std::uint32_t seg) {
             }
             SnapshotBlock block;
             block.address = std::uint64_t(integer(b, k_address));
-            block.size = integer(b, k_size);
-            block.requestedSize = integer(b, k_requestedSize, block.size);
+            block.size = bytes(b, k_size);
+            block.requestedSize = bytes(b, k_requestedSize, block.size);
             block.stateName = text(b, k_state);
             const std::string_view state = m_doc.strings.view(block.stateName);
             block.state = state == "active_allocated"      ? BlockState::ActiveAllocated
@@ -287,7 +296,7 @@ void SnapshotBuilder::readEvent(DeviceHistory& h, std::uint32_t ev) {
     h.actions.push_back(m_actionOf[action.value]);
     h.actionNames.push_back(action);
     h.addrs.push_back(std::uint64_t(addr));
-    h.sizes.push_back(size);
+    h.sizes.push_back(bytes(size));
     h.streams.push_back(stream);
     h.timesUs.push_back(time);
     h.stacks.push_back(stackOf(frames));

@@ -2,9 +2,12 @@
 // model and every figure over it). Every input must load or stop with a one-line error; nothing may read out
 // of bounds, allocate without bound or run code; a loaded snapshot must satisfy its invariants (every stack,
 // frame and block index in range) and its reports must be written.
+#include "analysis/allocatorstate.h"
+#include "analysis/memorytimeline.h"
 #include "analysis/snapshotreport.h"
 #include "snapshot/snapshotloader.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 
@@ -38,6 +41,30 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         for (std::uint32_t st : h.stacks)
             check(st < s.stackCount());
         check(activeMemoryCurve(s, h).size() == h.size() + 1);
+    }
+    // The snapshot tab's figures: each device's timeline (bands, a small raster over all of it and a deep
+    // one), the allocator state at three moments, the groups by stack and the annotations open at a time.
+    for (const DeviceHistory& h : s.devices) {
+        const MemoryTimeline t(s, h, 4096);
+        const std::int64_t n = t.eventCount();
+        const std::int64_t top = std::max<std::int64_t>(1, t.maxActive(-1, n - 1));
+        const MemoryTimeline::Raster whole = t.raster(-1, n - 1, top, 17, 9);
+        check(whole.cells.size() == 17 * 9);
+        for (std::int32_t c : whole.cells)
+            check(c == MemoryTimeline::emptyCell ||
+                  std::size_t(MemoryTimeline::sampleOf(c)) < t.allocations().size());
+        check(t.raster(n / 2, n / 2, top, 5, 7).cells.size() == 35);
+        check(t.bandsIn(n / 2, 0, top).size() <= t.allocations().size());
+        for (std::int64_t m : {std::int64_t(-1), n / 2, n - 1}) {
+            const AllocatorState state = allocatorStateAfter(s, h, m);
+            check(state.fragmentation >= 0 && state.fragmentation <= 1);
+        }
+        std::vector<const AllocationLifetime*> alive;
+        for (const AllocationLifetime& a : t.allocations())
+            alive.push_back(&a);
+        for (const StackGroup& g : groupByStack(s, alive, 3))
+            check(g.frames.size() <= 3 && g.exampleStack < s.stackCount());
+        if (n > 0 && h.timesUs.front() != noTimeUs) (void)openAnnotations(s, h.device, h.timesUs.front());
     }
     SnapshotReportOptions options;
     options.top = 3;
