@@ -106,21 +106,25 @@ AllocatorState allocatorStateAfter(const MemorySnapshot& snapshot, const DeviceH
         std::sort(s.blocks.begin(), s.blocks.end(),
                   [](const StateBlock& a, const StateBlock& b) { return a.address < b.address; });
         std::uint64_t at = s.address;
+        // Free bytes are the gaps themselves, so that the largest never exceeds them, even where a damaged
+        // file's blocks overlap or run past their segment (found by fuzz_pickle).
+        auto gap = [&](std::uint64_t from, std::uint64_t to) {
+            s.largestFree = std::max(s.largestFree, std::int64_t(to - from));
+            state.freeBytes += std::int64_t(to - from);
+        };
         for (const StateBlock& b : s.blocks) {
-            if (b.address > at) s.largestFree = std::max(s.largestFree, std::int64_t(b.address - at));
+            if (b.address > at) gap(at, b.address);
             at = std::max(at, b.address + std::uint64_t(b.size));
             s.activeBytes += b.size;
             if (b.pendingFree) s.pendingBytes += b.size;
         }
         const std::uint64_t end = s.address + std::uint64_t(s.size);
-        if (end > at) s.largestFree = std::max(s.largestFree, std::int64_t(end - at));
+        if (end > at) gap(at, end);
         state.reservedBytes += s.size;
         state.activeBytes += s.activeBytes;
         state.pendingBytes += s.pendingBytes;
         state.largestFree = std::max(state.largestFree, s.largestFree);
     }
-    state.freeBytes =
-        std::max<std::int64_t>(0, state.reservedBytes - (state.activeBytes - state.unplacedBytes));
     if (state.freeBytes > 0) state.fragmentation = 1.0 - double(state.largestFree) / double(state.freeBytes);
     return state;
 }

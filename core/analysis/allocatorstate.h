@@ -37,7 +37,7 @@ struct AllocatorState {
     std::int64_t reservedBytes = 0;
     std::int64_t activeBytes = 0; // allocated, pending frees included (the active-memory curve's figure)
     std::int64_t pendingBytes = 0;
-    std::int64_t freeBytes = 0;   // reserved − active
+    std::int64_t freeBytes = 0;   // the segments' bytes outside their blocks: reserved − active
     std::int64_t largestFree = 0; // the largest free block of any segment
     // 1 − largest free block / free bytes: 0 when all free memory is one block, near 1 when it is in crumbs
     // no large request can use.
