@@ -42,6 +42,10 @@ QRgb faded(QRgb c) {
 
 } // namespace
 
+QRgb MemoryTimelineWidget::bandColor(std::uint8_t index) {
+    return bandColors[index % std::size(bandColors)];
+}
+
 MemoryTimelineWidget::MemoryTimelineWidget(QWidget* parent) : QWidget(parent) {
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
@@ -192,7 +196,7 @@ void MemoryTimelineWidget::recolor() {
                 if (std::int32_t(a) == m_selected)
                     c = selectedColor;
                 else {
-                    c = bandColors[a < m_colors.size() ? m_colors[a] % std::size(bandColors) : 0];
+                    c = bandColor(a < m_colors.size() ? m_colors[a] : 0);
                     if (a < m_dimmed.size() && m_dimmed[a]) c = faded(c);
                     if (MemoryTimeline::isMixed(cell)) c = blendedWithMixed(c);
                 }

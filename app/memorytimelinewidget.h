@@ -32,6 +32,11 @@ class MemoryTimelineWidget : public QWidget {
     // `colors` per allocation (the palette index by stack), `dimmed` those the filters leave out.
     void setTimeline(std::shared_ptr<const MemoryTimeline> timeline, std::vector<std::uint8_t> colors);
     void setDimmed(std::vector<bool> dimmed);
+    // A band's colour follows its stack (one call site keeps one colour): the palette index, and the colour.
+    static std::uint8_t colorIndexOfStack(std::uint32_t stack) {
+        return std::uint8_t((stack * 2654435761u >> 16) % 10);
+    }
+    static QRgb bandColor(std::uint8_t index);
     // Where an allocation was made, for the tooltip.
     void setAllocationLabel(std::function<QString(std::int32_t)> label) { m_label = std::move(label); }
     const std::shared_ptr<const MemoryTimeline>& timeline() const { return m_timeline; }

@@ -52,16 +52,6 @@ class SortedItem : public QTreeWidgetItem {
 constexpr int maxRows = 500;
 constexpr int allocationRole = Qt::UserRole + 1;
 
-QRgb stackRgb(std::uint32_t stack) {
-    static const QRgb colors[] = {0xff4e79a7, 0xfff28e2b, 0xffe15759, 0xff76b7b2, 0xff59a14f,
-                                  0xffedc948, 0xffb07aa1, 0xffff9da7, 0xff9c755f, 0xff86bcb6};
-    return colors[(stack * 2654435761u >> 16) % std::size(colors)];
-}
-
-std::uint8_t stackColorIndex(std::uint32_t stack) {
-    return std::uint8_t((stack * 2654435761u >> 16) % 10);
-}
-
 } // namespace
 
 SnapshotView::SnapshotView(QString path, QWidget* parent) : QWidget(parent), m_path(std::move(path)) {
@@ -283,7 +273,7 @@ void SnapshotView::showDevice() {
     const MemoryTimeline& t = *m_timelines[std::size_t(m_device)];
     std::vector<std::uint8_t> colors(t.allocations().size());
     for (std::size_t a = 0; a < colors.size(); ++a)
-        colors[a] = stackColorIndex(t.allocations()[a].stack);
+        colors[a] = MemoryTimelineWidget::colorIndexOfStack(t.allocations()[a].stack);
     m_timeline->setTimeline(m_timelines[std::size_t(m_device)], std::move(colors));
     std::int64_t reserved = 0;
     std::uint64_t segments = 0;
@@ -486,7 +476,7 @@ void SnapshotView::refreshMoment() {
 }
 
 QColor SnapshotView::colorOfStack(std::uint32_t stack) const {
-    return QColor(stackRgb(stack));
+    return QColor(MemoryTimelineWidget::bandColor(MemoryTimelineWidget::colorIndexOfStack(stack)));
 }
 
 QString SnapshotView::stackText(std::uint32_t stack) const {
