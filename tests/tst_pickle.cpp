@@ -20,6 +20,7 @@ class TestPickle : public QObject {
     void refuses_data();
     void refuses();
     void memoSharesNodes();
+    void sharesEqualItems();
     void streamsInSmallWindows();
 };
 
@@ -200,6 +201,44 @@ void TestPickle::memoSharesNodes() {
     QCOMPARE(QString::fromStdString(read(p, &nodes)),
              QStringLiteral("[{'name': 'x'}, {'name': 'x'}, {'name': 'x'}]"));
     QCOMPARE(nodes, std::size_t(4)); // the list, the dict, its key and its value
+}
+
+// Two lists of the same memo references hold one copy of their items (a snapshot's frames lists), and an item
+// appended to one of them later is its own: the other is unchanged.
+void TestPickle::sharesEqualItems() {
+    // outer = [l1, l2], l1 = [f, f, f, f], l2 = [f, f, f, f] then l2.append('x'), f = {'name': 'x'}.
+    const QByteArray p = PICKLE("\x80\x04]\x94(]\x94(}\x94\x8c\x04name\x94\x8c\x01x\x94s"
+                                "h\x02"
+                                "h\x02"
+                                "h\x02"
+                                "e" // l1
+                                "]\x94("
+                                "h\x02"
+                                "h\x02"
+                                "h\x02"
+                                "h\x02"
+                                "e" // l2
+                                "h\x04"
+                                "a" // l2.append('x')
+                                "e.");
+    PickleInput in = PickleInput::fromMemory(std::string_view(p.constData(), std::size_t(p.size())));
+    PickleDocument doc;
+    const auto error = readPickle(in, doc);
+    QVERIFY2(!error, error ? error->message.c_str() : "");
+    const QString f = QStringLiteral("{'name': 'x'}");
+    const QString four = QStringList{f, f, f, f}.join(QStringLiteral(", "));
+    QCOMPARE(QString::fromStdString(repr(doc, doc.root)), QStringLiteral("[[%1], [%1, 'x']]").arg(four));
+    std::vector<std::uint32_t> lists;
+    doc.forEachItem(doc.root, [&](std::uint32_t l) { lists.push_back(l); });
+    QCOMPARE(lists.size(), std::size_t(2));
+    const PickleNode& l1 = doc.node(lists[0]);
+    const PickleNode& l2 = doc.node(lists[1]);
+    QCOMPARE(doc.chunks[l1.items.head].begin, doc.chunks[l2.items.head].begin); // one copy of the four
+    QVERIFY(l2.items.head != l2.items.tail);                                    // 'x' in a chunk of its own
+    QCOMPARE(l1.count, 4u);
+    QCOMPARE(l2.count, 5u);
+    // The dict's two items, the four frames once, 'x', the outer list's two.
+    QCOMPARE(doc.itemNodes.size(), std::size_t(2 + 4 + 1 + 2));
 }
 
 // A file read through a window smaller than its strings: the window grows to what arrives.

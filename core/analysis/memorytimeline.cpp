@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <iterator>
 #include <optional>
 
 #include "model/parallel.h"
+#include "model/prefaulter.h"
 
 namespace kinetoscope {
 
@@ -59,11 +61,25 @@ class MemoryTimeline::Stack {
 MemoryTimeline::MemoryTimeline(const MemorySnapshot& snapshot, const DeviceHistory& history,
                                std::size_t checkpointBudgetBytes)
     : m_events(std::int64_t(history.size())) {
-    m_allocations = allocationLifetimes(snapshot, history);
-    // Those alive before the first event at the bottom; the others are already in alloc order.
-    std::stable_partition(m_allocations.begin(), m_allocations.end(),
-                          [](const AllocationLifetime& a) { return a.begin < 0; });
     const auto n = std::size_t(m_events);
+    // The per-event tables, made ready on the other core while the lifetimes are worked out.
+    m_eventStarts.reserve(n + 1);
+    m_eventEnds.reserve(n + 1);
+    m_curve.reserve(n + 1);
+    Prefaulter prefaulter;
+    prefaulter.watch(m_eventStarts.data(), (n + 1) * sizeof(std::int32_t));
+    prefaulter.watch(m_eventEnds.data(), (n + 1) * sizeof(std::int32_t));
+    prefaulter.watch(m_curve.data(), (n + 1) * sizeof(std::int64_t));
+    prefaulter.start();
+    m_allocations = allocationLifetimes(snapshot, history);
+    // Those alive before the first event at the bottom; the others are already in alloc order. They are few:
+    // moved aside and back in front, where a stable partition would take a buffer the size of them all.
+    const auto beforeTrace = [](const AllocationLifetime& a) { return a.begin < 0; };
+    std::vector<AllocationLifetime> before;
+    std::copy_if(m_allocations.begin(), m_allocations.end(), std::back_inserter(before), beforeTrace);
+    m_allocations.erase(std::remove_if(m_allocations.begin(), m_allocations.end(), beforeTrace),
+                        m_allocations.end());
+    m_allocations.insert(m_allocations.begin(), before.begin(), before.end());
     m_eventStarts.assign(n + 1, -1); // one past the end, so that advanceTo may read it harmlessly
     m_eventEnds.assign(n + 1, -1);
     m_initial.assign(m_allocations.size() + 1, 0);
@@ -78,7 +94,6 @@ MemoryTimeline::MemoryTimeline(const MemorySnapshot& snapshot, const DeviceHisto
         }
         if (life.end < m_events) m_eventEnds[std::size_t(life.end)] = std::int32_t(a);
     }
-    m_curve.reserve(n + 1);
     m_curve.push_back(height);
     for (std::size_t e = 0; e < n; ++e) {
         if (m_eventEnds[e] >= 0) height -= m_allocations[std::size_t(m_eventEnds[e])].size;

@@ -1,5 +1,7 @@
 #include "snapshotreport.h"
 
+#include "model/prefaulter.h"
+
 #include "addressmap.h"
 #include "model/jsonwriter.h"
 #include "model/textformat.h"
@@ -15,10 +17,18 @@ std::vector<AllocationLifetime> allocationLifetimes(const MemorySnapshot& snapsh
     std::vector<AllocationLifetime> out;
     AddressMap open; // addr -> its lifetime in `out`
     const auto n = std::int64_t(h.size());
-    // Reserved from the allocs (a large snapshot's lifetimes otherwise grow through a dozen copies).
-    out.reserve(std::size_t(std::count(h.actions.begin(), h.actions.end(), AllocatorAction::Alloc)) + 64);
+    // Reserved for the most there can be, an entry per alloc and per free and one for each block (a large
+    // snapshot's lifetimes otherwise grow through a dozen copies); what is not written costs no memory.
+    std::size_t most = snapshot.blocks.size() + 64;
+    for (const AllocatorAction a : h.actions)
+        most += a == AllocatorAction::Alloc || a == AllocatorAction::FreeCompleted;
+    out.reserve(most);
+    Prefaulter prefaulter; // its pages made ready on the other core
+    const int slot = prefaulter.watch(out.data(), out.capacity() * sizeof(AllocationLifetime), true);
+    prefaulter.start();
     for (std::int64_t i = 0; i < n; ++i) {
         const std::size_t k = std::size_t(i);
+        if ((k & 0xffff) == 0) prefaulter.written(slot, out.size() * sizeof(AllocationLifetime));
         if (h.actions[k] == AllocatorAction::Alloc) {
             // An address allocated again without a free in between: the first ends here.
             if (const std::uint32_t* life = open.find(h.addrs[k])) out[*life].end = i;

@@ -62,6 +62,17 @@ struct DeviceHistory {
         timesUs.reserve(n);
         stacks.reserve(n);
     }
+    // Calls f(data, capacity in bytes) for each column.
+    template <typename F> void forEachColumn(F f) const {
+        auto each = [&](const auto& column) { f(column.data(), column.capacity() * sizeof(column[0])); };
+        each(actions);
+        each(actionNames);
+        each(addrs);
+        each(sizes);
+        each(streams);
+        each(timesUs);
+        each(stacks);
+    }
 };
 
 struct SnapshotBlock {

@@ -1,5 +1,6 @@
 #include "picklereader.h"
 
+#include "model/prefaulter.h"
 #include "pickleinput.h"
 
 #ifdef __linux__
@@ -199,9 +200,14 @@ class Machine {
         const std::size_t count = m_stack.size() - from;
         if (count == 0) return;
         PickleChunk chunk;
-        chunk.begin = std::uint32_t(m_doc.itemNodes.size());
         chunk.count = std::uint32_t(count);
-        m_doc.itemNodes.insert(m_doc.itemNodes.end(), m_stack.begin() + std::ptrdiff_t(from), m_stack.end());
+        const std::uint32_t* items = m_stack.data() + from;
+        if (count >= sharedChunkMin && m_doc.nodes[c].kind != PickleKind::Dict) {
+            chunk.begin = sharedItems(items, count);
+        } else {
+            chunk.begin = std::uint32_t(m_doc.itemNodes.size());
+            m_doc.itemNodes.insert(m_doc.itemNodes.end(), items, items + count);
+        }
         m_stack.resize(from);
         const auto id = std::uint32_t(m_doc.chunks.size());
         m_doc.chunks.push_back(chunk);
@@ -213,6 +219,14 @@ class Machine {
         n.items.tail = id;
         n.count += std::uint32_t(count);
     }
+    // Where the items of a list, tuple or set chunk lie in itemNodes: an earlier chunk's when it holds the
+    // same items, else a new copy. A snapshot pickles a frames list per event, each the same few hundred memo
+    // references to the same frame dicts: shared, the items of a 1 GB file take 0.2 GB instead of 0.8 (and
+    // first touching memory is what costs most here). Chunks never change once made, so sharing is safe;
+    // dicts are left alone (an event's values are its own).
+    static constexpr std::size_t sharedChunkMin = 4;
+    std::uint32_t sharedItems(const std::uint32_t* items, std::size_t count);
+
     std::optional<std::size_t> popMark() {
         if (m_marks.empty()) return std::nullopt;
         const std::size_t m = m_marks.back();
@@ -230,9 +244,51 @@ class Machine {
     std::vector<std::uint32_t> m_stack;
     std::vector<std::size_t> m_marks;
     std::vector<std::uint32_t> m_memo;
+    // Open addressing over the shared chunks' first item index (noChunk when empty); a power of two in size.
+    struct SharedChunk {
+        std::uint64_t hash = 0;
+        std::uint32_t begin = PickleDocument::noChunk;
+        std::uint32_t count = 0;
+    };
+    std::vector<SharedChunk> m_shared = std::vector<SharedChunk>(1024);
+    std::size_t m_sharedUsed = 0;
     std::size_t m_memoKeys = 0;
     std::uint64_t m_opOffset = 0;
 };
+
+std::uint32_t Machine::sharedItems(const std::uint32_t* items, std::size_t count) {
+    std::uint64_t h = count;
+    for (std::size_t i = 0; i < count; ++i)
+        h = (std::rotl(h, 5) ^ items[i]) * 0x517cc1b727220a95ull;
+    std::size_t mask = m_shared.size() - 1;
+    for (std::size_t i = std::size_t(h) & mask;; i = (i + 1) & mask) {
+        SharedChunk& slot = m_shared[i];
+        if (slot.begin == PickleDocument::noChunk) break;
+        if (slot.hash == h && slot.count == count &&
+            std::memcmp(m_doc.itemNodes.data() + slot.begin, items, count * sizeof *items) == 0)
+            return slot.begin;
+    }
+    const auto begin = std::uint32_t(m_doc.itemNodes.size());
+    m_doc.itemNodes.insert(m_doc.itemNodes.end(), items, items + count);
+    if (2 * (m_sharedUsed + 1) > m_shared.size()) { // grow at half full
+        std::vector<SharedChunk> old(m_shared.size() * 2);
+        old.swap(m_shared);
+        mask = m_shared.size() - 1;
+        for (const SharedChunk& s : old) {
+            if (s.begin == PickleDocument::noChunk) continue;
+            std::size_t j = std::size_t(s.hash) & mask;
+            while (m_shared[j].begin != PickleDocument::noChunk)
+                j = (j + 1) & mask;
+            m_shared[j] = s;
+        }
+    }
+    std::size_t j = std::size_t(h) & mask;
+    while (m_shared[j].begin != PickleDocument::noChunk)
+        j = (j + 1) & mask;
+    m_shared[j] = {h, begin, std::uint32_t(count)};
+    ++m_sharedUsed;
+    return begin;
+}
 
 std::optional<PickleError> Machine::memoPut(std::uint64_t index) {
     if (m_stack.size() <= floor()) return fail("memo store with an empty stack");
@@ -269,7 +325,21 @@ std::optional<PickleError> Machine::run() {
     adviseHugePages(m_doc.nodes);
     adviseHugePages(m_doc.itemNodes);
     adviseHugePages(m_doc.chunks);
-    for (;;) {
+    Prefaulter prefaulter;
+    // The tables are reserved for the most a file of this size could hold: followed, not populated whole.
+    const int nodesSlot =
+        prefaulter.watch(m_doc.nodes.data(), m_doc.nodes.capacity() * sizeof(PickleNode), true);
+    const int itemsSlot =
+        prefaulter.watch(m_doc.itemNodes.data(), m_doc.itemNodes.capacity() * sizeof(std::uint32_t), true);
+    const int chunksSlot =
+        prefaulter.watch(m_doc.chunks.data(), m_doc.chunks.capacity() * sizeof(PickleChunk), true);
+    prefaulter.start();
+    for (std::uint32_t ops = 0;; ++ops) {
+        if ((ops & 0xffff) == 0) {
+            prefaulter.written(nodesSlot, m_doc.nodes.size() * sizeof(PickleNode));
+            prefaulter.written(itemsSlot, m_doc.itemNodes.size() * sizeof(std::uint32_t));
+            prefaulter.written(chunksSlot, m_doc.chunks.size() * sizeof(PickleChunk));
+        }
         m_opOffset = m_in.offset();
         const std::uint8_t* op = m_in.take(1);
         if (!op) {

@@ -9,7 +9,9 @@
 //
 // The result is a graph of nodes in one table. A memo reference (BINGET) points at the same node again
 // instead of copying it, so the frames and strings that a snapshot repeats thousands of times are held once,
-// and a reader can recognise a repeat by its node index. Strings are interned.
+// and a reader can recognise a repeat by its node index. Strings are interned, and a list, tuple or set whose
+// items (node indices) equal an earlier chunk's shares that chunk's items: a snapshot's per-event frames
+// lists are stored once per distinct stack.
 
 #include "model/stringpool.h"
 

@@ -3,6 +3,8 @@
 #include "pickleinput.h"
 #include "picklereader.h"
 
+#include "model/prefaulter.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -145,6 +147,7 @@ class SnapshotBuilder {
         }
     };
     std::unordered_map<std::vector<std::uint32_t>, std::uint32_t, StackHash> m_stackByContent;
+    std::unordered_map<std::uint64_t, std::uint32_t> m_stackByChunk; // (first item, count) -> stack
     std::vector<std::uint32_t> m_scratch;
     std::vector<AllocatorAction> m_actionOf; // by the action string's id, worked out once per string
     std::vector<bool> m_actionKnown;
@@ -177,7 +180,20 @@ std::uint32_t SnapshotBuilder::stackOf(std::uint32_t framesNode) {
     if (framesNode == PickleDocument::noNode || m_doc.node(framesNode).count == 0 ||
         m_doc.node(framesNode).kind == PickleKind::Dict)
         return 0;
-    if (m_internedByNode[framesNode]) return m_internedByNode[framesNode] - 1;
+    // Lists with the same items share one chunk of them (the reader shares them), so a one-chunk list's chunk
+    // names its stack: a lookup in a table of a few hundred, where the slot by node would touch a new page
+    // for nearly every event of a large file.
+    const PickleNode& list = m_doc.node(framesNode);
+    const bool oneChunk = list.kind >= PickleKind::Tuple && list.items.head != PickleDocument::noChunk &&
+                          list.items.head == list.items.tail;
+    std::uint64_t chunkKey = 0;
+    if (oneChunk) {
+        const PickleChunk& c = m_doc.chunks[list.items.head];
+        chunkKey = (std::uint64_t(c.begin) << 32) | c.count;
+        if (const auto it = m_stackByChunk.find(chunkKey); it != m_stackByChunk.end()) return it->second;
+    } else if (m_internedByNode[framesNode]) {
+        return m_internedByNode[framesNode] - 1;
+    }
     m_scratch.clear();
     m_doc.forEachItem(framesNode, [&](std::uint32_t f) {
         if (m_doc.node(f).kind == PickleKind::Dict) m_scratch.push_back(frameOf(f));
@@ -191,7 +207,10 @@ std::uint32_t SnapshotBuilder::stackOf(std::uint32_t framesNode) {
         }
         id = it->second;
     }
-    m_internedByNode[framesNode] = id + 1;
+    if (oneChunk)
+        m_stackByChunk.emplace(chunkKey, id);
+    else
+        m_internedByNode[framesNode] = id + 1;
     return id;
 }
 
@@ -375,6 +394,10 @@ std::optional<std::string> SnapshotBuilder::build() {
                 if (m_doc.node(list).count > 0) {
                     DeviceHistory& h = history(device);
                     h.reserve(m_doc.node(list).count);
+                    Prefaulter prefaulter; // the columns' pages, made ready on the other core
+                    h.forEachColumn(
+                        [&](const void* data, std::size_t bytes) { prefaulter.watch(data, bytes); });
+                    prefaulter.start();
                     m_doc.forEachItem(list, [&](std::uint32_t ev) { readEvent(h, ev); });
                 }
                 ++device;
