@@ -12,6 +12,8 @@ std::shared_ptr<LoadedTrace> prepareLoadedTrace(std::unique_ptr<const TraceStore
     trace->derived = gpuActivityTracks(*store);
     for (DerivedTrack& lane : gpuQueueTracks(*store))
         trace->derived.push_back(std::move(lane));
+    for (DerivedTrack& lane : gpuBandwidthTracks(*store))
+        trace->derived.push_back(std::move(lane));
     trace->hostViews = buildHostViews(*store);
     trace->store = std::move(store);
     trace->loadSeconds = loadSeconds;

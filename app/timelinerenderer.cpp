@@ -34,6 +34,8 @@ TimelineTheme TimelineTheme::forPalette(const QPalette& palette) {
 QString formatCounterValue(double value, CounterUnit unit) {
     if (unit == CounterUnit::Ratio) return QString::number(value * 100, 'f', 1) + QStringLiteral(" %");
     if (unit == CounterUnit::Bytes) return QString::fromStdString(formatBytes(value));
+    if (unit == CounterUnit::BytesPerSecond)
+        return QString::fromStdString(formatBytes(value)) + QStringLiteral("/s");
     return QString::number(value, 'g', 6);
 }
 
@@ -160,7 +162,8 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
             area.maxValue = maxValue;
             const CounterUnit unit = m_layout->counterUnit(row.track);
             const DerivedTrack* derived = m_layout->derived(row.track);
-            if (derived && derived->fold() == CounterFold::Mean && !track.counterTimes.empty()) {
+            if (derived && derived->fold() == CounterFold::Mean && unit == CounterUnit::Ratio &&
+                !track.counterTimes.empty()) {
                 // A busy share reads best as its mean over what the user is looking at.
                 const TimeNs from = std::max(frame.axis.start, track.counterTimes.front());
                 const TimeNs to = std::min(frame.axis.end, track.counterTimes.back());

@@ -1,10 +1,12 @@
 // The launch queue per GPU stream (analysis/gpuqueue) on four real traces against HTA 0.6.1's own series
 // (its queue_length_time_series, run on the same files; docs/DEFINITIONS.md, "GPU idle time and launches"):
 // launches, the longest queue and the time-weighted mean over the series' span; and the time with a full
-// queue on a trace written for it (no real trace comes near 1024).
+// queue on a trace written for it (no real trace comes near 1024). The queue's recommendations: a mostly
+// empty queue on B200's eager trace (CPU-bound), a full one on the written trace, none on the others.
 #include "testsupport.h"
 
 #include "analysis/gpuqueue.h"
+#include "analysis/overview.h"
 
 #include <QTest>
 
@@ -16,6 +18,8 @@ class TestGpuQueue : public QObject {
     void againstHta_data();
     void againstHta();
     void fullQueue();
+    void recommendations_data();
+    void recommendations();
 };
 
 void TestGpuQueue::againstHta_data() {
@@ -85,6 +89,49 @@ void TestGpuQueue::fullQueue() {
     QCOMPARE(queues[0].launches, std::uint64_t(1100));
     QCOMPARE(queues[0].maxLength, std::int64_t(1100));
     QCOMPARE(queues[0].fullTime, TimeNs(2076'000 - 1023'000));
+    Overview ov;
+    addQueueRecommendations(ov, queues);
+    QCOMPARE(ov.recommendations.size(), std::size_t(1));
+    QCOMPARE(ov.recommendations[0].id, std::string("queue_full"));
+    QCOMPARE(ov.recommendations[0].figures[0].first, std::string("queue_full_share"));
+    QVERIFY(std::abs(ov.recommendations[0].figures[0].second - 1053.0 / 3099.0) < 1e-9);
+}
+
+void TestGpuQueue::recommendations_data() {
+    QTest::addColumn<QString>("trace");
+    QTest::addColumn<QString>("id"); // empty: none
+    QTest::addColumn<double>("share");
+    // Empty 68,899.449 of 84,523.088 µs, 0.221 waiting on average: the host is the bottleneck.
+    QTest::newRow("B200 eager") << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz"
+                                << "queue_empty" << 68899.449 / 84523.088;
+    // 46.7 waiting on average.
+    QTest::newRow("Qwen H100")
+        << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+        << "" << 0.0;
+    // 91 launches: too few to judge.
+    QTest::newRow("HTA alexnet")
+        << "facebookresearch__HolisticTraceAnalysis/"
+           "tests__data__critical_path__alexnet__benchmark_result_2869224_1695835535_"
+           "trace.json.gz"
+        << "" << 0.0;
+}
+
+void TestGpuQueue::recommendations() {
+    QFETCH(QString, trace);
+    QFETCH(QString, id);
+    QFETCH(double, share);
+    LoadResult r = loadTrace(test::tracePath(trace.toStdString().c_str()));
+    QVERIFY(r.store);
+    Overview ov;
+    addQueueRecommendations(ov, gpuQueues(*r.store));
+    if (id.isEmpty()) {
+        QVERIFY(ov.recommendations.empty());
+        return;
+    }
+    QCOMPARE(ov.recommendations.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(ov.recommendations[0].id), id);
+    QVERIFY2(std::abs(ov.recommendations[0].figures[0].second - share) < 1e-6,
+             qPrintable(QString::number(ov.recommendations[0].figures[0].second, 'f', 6)));
 }
 
 QTEST_GUILESS_MAIN(TestGpuQueue)

@@ -16,6 +16,9 @@ class TestGpuSeries : public QObject {
     void agreesWithOverview_data();
     void agreesWithOverview();
     void lanesForEachDevice();
+    void bandwidthHandMade();
+    void bandwidthCarriesEveryByte_data();
+    void bandwidthCarriesEveryByte();
 };
 
 namespace {
@@ -129,6 +132,63 @@ void TestGpuSeries::lanesForEachDevice() {
         QCOMPARE(lane.fullScale, 1.0);
         QCOMPARE(lane.track().kind, TrackKind::Counter);
     }
+}
+
+// Two host-to-device copies that overlap add up; a memset is its own kind; a copy without bytes is left out.
+void TestGpuSeries::bandwidthHandMade() {
+    const LoadResult r = test::loadText(R"json({"traceEvents": [
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "pid": 0, "tid": 7, "ts": 0, "dur": 10, "args": {"bytes": 1000}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "pid": 0, "tid": 8, "ts": 5, "dur": 10, "args": {"bytes": 2000}},
+    {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, "tid": 7, "ts": 20, "dur": 4, "args": {"bytes": 400}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pinned)", "pid": 0, "tid": 7, "ts": 30, "dur": 4}
+  ]})json");
+    QVERIFY(r.store);
+    const std::vector<GpuBandwidthSeries> series = gpuBandwidthSeries(*r.store);
+    QCOMPARE(series.size(), std::size_t(2));
+    QCOMPARE(series[0].kind, std::string("Memcpy HtoD"));
+    QCOMPARE(samplesOf(series[0].bytesPerSecond),
+             (Samples{{0, 1e8}, {5'000, 3e8}, {10'000, 2e8}, {15'000, 0}, {34'000, 0}}));
+    QCOMPARE(series[0].bytes, 3000.0);
+    QCOMPARE(series[1].kind, std::string("Memset"));
+    QCOMPARE(samplesOf(series[1].bytesPerSecond), (Samples{{0, 0}, {20'000, 1e8}, {24'000, 0}, {34'000, 0}}));
+    const DerivedTracks lanes = gpuBandwidthTracks(*r.store);
+    QCOMPARE(lanes.size(), std::size_t(2));
+    QCOMPARE(lanes[0].title(), std::string("Memcpy HtoD bandwidth"));
+    QCOMPARE(lanes[0].unit(), CounterUnit::BytesPerSecond);
+    QCOMPARE(lanes[0].fold(), CounterFold::Mean);
+    // The lane's mean over the first copy's time: its 1000 bytes plus half the second's, over 10 µs.
+    QCOMPARE(lanes[0].meanBetween(0, 10'000), 2e8);
+}
+
+void TestGpuSeries::bandwidthCarriesEveryByte_data() {
+    QTest::addColumn<QString>("trace");
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<double>("bytes"); // the copies' `bytes` summed by a script over the JSON
+    const char* b200 = "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz";
+    const char* qwen = "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+    QTest::newRow("B200 HtoD (15 copies)") << b200 << "Memcpy HtoD" << 33109.0;
+    QTest::newRow("B200 DtoD (146 copies)") << b200 << "Memcpy DtoD" << 771323904.0;
+    QTest::newRow("Qwen H100 memsets (241)") << qwen << "Memset" << 964.0;
+    QTest::newRow("Qwen H100 DtoH (1)") << qwen << "Memcpy DtoH" << 1.0;
+}
+
+// The integral of a kind's bandwidth over the trace is every byte its copies moved.
+void TestGpuSeries::bandwidthCarriesEveryByte() {
+    QFETCH(QString, trace);
+    QFETCH(QString, kind);
+    QFETCH(double, bytes);
+    LoadResult r = loadTrace(test::tracePath(trace.toStdString().c_str()));
+    QVERIFY(r.store);
+    const std::vector<GpuBandwidthSeries> series = gpuBandwidthSeries(*r.store);
+    const auto g = std::find_if(series.begin(), series.end(),
+                                [&](const GpuBandwidthSeries& s) { return s.kind == kind.toStdString(); });
+    QVERIFY(g != series.end());
+    QCOMPARE(g->bytes, bytes);
+    double integral = 0;
+    const StepSeries& s = g->bytesPerSecond;
+    for (std::size_t i = 0; i + 1 < s.times.size(); ++i)
+        integral += s.values[i] * double(s.times[i + 1] - s.times[i]) * 1e-9;
+    QVERIFY2(std::abs(integral - bytes) <= 1e-6 * bytes, qPrintable(QString::number(integral, 'f', 3)));
 }
 
 QTEST_MAIN(TestGpuSeries)

@@ -459,19 +459,23 @@ void TestTimelineWidget::gpuUtilisationLanes() {
     const LaneGroup* gpu = nullptr;
     for (const LaneGroup& g : layout.groups())
         if (g.kind == LaneGroup::Kind::Gpu) gpu = &g;
-    QVERIFY(gpu && gpu->tracks.size() >= 4);
+    QVERIFY(gpu && gpu->tracks.size() >= 6);
     QCOMPARE(layout.laneTitle(gpu->tracks[0]), std::string("GPU utilisation"));
     QCOMPARE(layout.laneTitle(gpu->tracks[1]), std::string("est. SM efficiency"));
     QCOMPARE(layout.laneTitle(gpu->tracks[2]), std::string("Launch queue · stream 7"));
     QVERIFY(layout.derived(gpu->tracks[2]));
-    QVERIFY(!layout.derived(gpu->tracks[3])); // then the store's stream
+    // The copy bandwidths by kind (the trace's one DtoH copy and its memsets).
+    QCOMPARE(layout.laneTitle(gpu->tracks[3]), std::string("Memcpy DtoH bandwidth"));
+    QCOMPARE(layout.laneTitle(gpu->tracks[4]), std::string("Memset bandwidth"));
+    QVERIFY(layout.derived(gpu->tracks[4]));
+    QVERIFY(!layout.derived(gpu->tracks[5])); // then the store's stream
     const TrackId lane = gpu->tracks[0];
     const int row = layout.firstRowOf(lane);
     QVERIFY(row >= 0);
     // Scroll the lane into view and hover the middle of the busy step.
     const StepRange step = m_qwen->steps.front();
     m_widget->setVisibleRange(step.start, step.end);
-    m_widget->revealEvent({gpu->tracks[3], EventIndex(0)});
+    m_widget->revealEvent({gpu->tracks[5], EventIndex(0)});
     const LaneRow& laneRow = layout.rows()[std::size_t(row)];
     const double y = m_widget->renderer().viewY(m_widget->frame(), laneRow.y) + laneRow.height / 2;
     QVERIFY(y > TimelineRenderer::rulerHeight && y < m_widget->height());

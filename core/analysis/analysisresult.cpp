@@ -33,8 +33,10 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
             r->kernels = kernelTable(store, kernels, from, to);
             r->memory = analyzeMemory(store, from, to);
             r->facts = runFacts(store);
+            r->gpuTime = gpuTimeBreakdown(store, scope);
             if (!scope) r->distributed = rankFigures(store);
         });
+    addQueueRecommendations(r->overview, r->queues);
     for (const StepRange& s : r->overview.steps) {
         r->stepNames.push_back(stepLabel(store, s, scope.has_value()));
     }

@@ -3,6 +3,7 @@
 #include "distributed.h"
 #include "gpuidle.h"
 #include "gpuqueue.h"
+#include "gputime.h"
 #include "kernels.h"
 #include "memory.h"
 #include "modules.h"
@@ -32,6 +33,7 @@ struct AnalysisResult {
     RunFacts facts;
     RankFigures distributed; // this trace as one rank of a job (whole trace only)
     std::vector<StreamIdle> gpuIdle;
+    std::vector<DeviceTime> gpuTime;
     LaunchStatistics launches;
     std::vector<StreamQueue> queues; // the whole trace's, whatever the scope
     double seconds = 0;

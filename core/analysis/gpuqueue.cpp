@@ -35,6 +35,7 @@ std::vector<StreamQueue> gpuQueues(const TraceStore& store) {
                 const TimeNs held = c[i].first - c[i - 1].first;
                 area += double(length) * double(held);
                 if (length >= queueFullLength) q.fullTime += held;
+                if (length == 0) q.emptyTime += held;
             }
             length += c[i].second;
             q.maxLength = std::max(q.maxLength, length);
@@ -45,8 +46,9 @@ std::vector<StreamQueue> gpuQueues(const TraceStore& store) {
                 q.length.values.push_back(double(length));
             }
         }
-        const TimeNs span = c.back().first - c.front().first;
-        q.meanLength = span > 0 ? area / double(span) : 0;
+        q.first = c.front().first;
+        q.span = c.back().first - c.front().first;
+        q.meanLength = q.span > 0 ? area / double(q.span) : 0;
         out.push_back(std::move(q));
     }
     std::sort(out.begin(), out.end(), [](const StreamQueue& a, const StreamQueue& b) {

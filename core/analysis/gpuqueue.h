@@ -21,6 +21,9 @@ struct StreamQueue {
     std::int64_t maxLength = 0;
     double meanLength = 0; // time-weighted, from the first change to the last
     TimeNs fullTime = 0;   // with queueFullLength or more waiting
+    TimeNs emptyTime = 0;  // with nothing waiting
+    TimeNs first = 0;      // the first change
+    TimeNs span = 0;       // from the first change to the last
 };
 
 // Per GPU stream that received launches (by device, then stream). A launch is a launch call

@@ -8,6 +8,8 @@
 #include "query/derivedtracks.h"
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace kinetoscope {
@@ -25,5 +27,21 @@ std::vector<GpuActivitySeries> gpuActivitySeries(const TraceStore& store);
 
 // The timeline's lanes for them: "GPU utilisation" and "est. SM efficiency", at the top of each GPU's group.
 DerivedTracks gpuActivityTracks(const TraceStore& store);
+
+// The bandwidth of each kind of copy a device ran ("Memcpy HtoD", "Memcpy DtoD", ..., "Memset"): each copy
+// moves its `bytes` evenly over its duration, and concurrent copies of a kind add up. A lane's mean over a
+// time bucket is the bytes moved in it over its length.
+struct GpuBandwidthSeries {
+    std::int64_t device = 0;
+    std::string kind;
+    StepSeries bytesPerSecond; // from the trace's start to its end
+    double bytes = 0;          // in all
+};
+// The kind of a copy or memset event from its name: "Memcpy HtoD (Pinned -> Device)" -> "Memcpy HtoD".
+std::string copyKind(std::string_view name, CategoryKind kind);
+// By device, then kind; copies without a `bytes` argument are left out.
+std::vector<GpuBandwidthSeries> gpuBandwidthSeries(const TraceStore& store);
+// The timeline's lanes: "<kind> bandwidth" in each GPU's group.
+DerivedTracks gpuBandwidthTracks(const TraceStore& store);
 
 } // namespace kinetoscope

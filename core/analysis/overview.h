@@ -78,6 +78,12 @@ struct Overview {
 };
 
 // Everything the overview shows for the part of the trace in [from, to] (the whole trace by default).
+struct StreamQueue;
+// The launch queue's recommendations, added to `ov` once the queues are known (docs/DEFINITIONS.md): a queue
+// that is mostly empty (the host launches each kernel just in time: CPU-bound) or often full (GPU-bound), on
+// the stream with the most launches.
+void addQueueRecommendations(Overview& ov, const std::vector<StreamQueue>& queues);
+
 Overview computeOverview(const TraceStore& store, TimeNs from = INT64_MIN, TimeNs to = INT64_MAX);
 
 // Whether an op or kernel name is a collective communication (NCCL/RCCL/gloo kernels and their host calls).

@@ -2,6 +2,7 @@
 // fires it and the evidence it shows (the figure, the threshold, and where to look).
 #include "overviewfacts.h"
 
+#include "gpuqueue.h"
 #include "memory.h"
 
 #include <algorithm>
@@ -308,3 +309,51 @@ void addRecommendations(const TraceStore& store, Overview& ov, const SliceFacts&
 }
 
 } // namespace kinetoscope::overview
+
+namespace kinetoscope {
+
+void addQueueRecommendations(Overview& ov, const std::vector<StreamQueue>& queues) {
+    // Thresholds: full a tenth of the time; empty three quarters of it with less than one launch waiting on
+    // average (a host that keeps ahead of the GPU keeps some queued), over at least this many launches.
+    constexpr double fullShare = 0.1, emptyShare = 0.75, emptyMeanLength = 1;
+    constexpr std::uint64_t fewestLaunches = 100;
+    const auto busiest = std::max_element(
+        queues.begin(), queues.end(), [](const auto& a, const auto& b) { return a.launches < b.launches; });
+    if (busiest == queues.end() || busiest->launches < fewestLaunches || busiest->span <= 0) return;
+    const StreamQueue& q = *busiest;
+    const double full = double(q.fullTime) / double(q.span);
+    const double empty = double(q.emptyTime) / double(q.span);
+    const std::string where = "GPU " + std::to_string(q.device) + " stream " + std::to_string(q.stream);
+    char mean[32];
+    std::snprintf(mean, sizeof mean, "%.2f", q.meanLength);
+    auto add = [&](const char* id, std::string title, std::string evidence,
+                   std::vector<std::pair<std::string, double>> figures) {
+        Recommendation& r = ov.recommendations.emplace_back();
+        r.id = id;
+        r.title = std::move(title);
+        r.evidence = std::move(evidence);
+        r.figures = std::move(figures);
+        r.figures.emplace_back("launches", double(q.launches));
+        r.figures.emplace_back("mean_length", q.meanLength);
+        r.from = q.first; // where to look: the queue's whole span
+        r.to = q.first + q.span;
+    };
+    if (full > fullShare) {
+        add("queue_full",
+            "The GPU is the bottleneck: launches wait for room in a full queue, so host-side work is hidden; "
+            "speed up the kernels themselves",
+            "The launch queue of " + where + " holds " + std::to_string(queueFullLength) + " or more for " +
+                overview::percent(full) + " of its time (" + overview::thresholdText(fullShare) + ")",
+            {{"queue_full_share", full}, {"threshold", fullShare}});
+    } else if (empty > emptyShare && q.meanLength < emptyMeanLength) {
+        add("queue_empty",
+            "The host launches each kernel just in time: the launch queue is mostly empty, so the steps "
+            "are CPU-bound; cut host overhead (CUDA graphs, torch.compile) before tuning kernels",
+            "The launch queue of " + where + " is empty " + overview::percent(empty) + " of its time over " +
+                std::to_string(q.launches) + " launches, " + mean + " waiting on average (" +
+                overview::thresholdText(emptyShare) + ")",
+            {{"queue_empty_share", empty}, {"threshold", emptyShare}});
+    }
+}
+
+} // namespace kinetoscope

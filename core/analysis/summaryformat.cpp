@@ -142,6 +142,25 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
         w.endObject();
     }
     w.endArray();
+    w.key("temporal_breakdown");
+    w.beginArray(rowPerLine);
+    for (const DeviceTime& t : report.gpuTime) {
+        w.beginObject();
+        w.key("rank");
+        if (t.rank)
+            w.num(*t.rank);
+        else
+            w.null();
+        w.numField("device", t.device);
+        w.microsField("span_us", t.span);
+        w.microsField("idle_us", t.idle);
+        w.microsField("compute_us", t.compute);
+        w.microsField("communication_us", t.communication);
+        w.microsField("memory_us", t.memory);
+        w.microsField("overlap_us", t.overlap);
+        w.endObject();
+    }
+    w.endArray();
     w.key("gpu_queue");
     w.beginArray(rowPerLine);
     for (const StreamQueue& q : report.queues) {
@@ -152,6 +171,8 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
         w.numField("max_length", q.maxLength);
         w.fixedField("mean_length", q.meanLength, 3);
         w.microsField("full_us", q.fullTime);
+        w.microsField("empty_us", q.emptyTime);
+        w.microsField("span_us", q.span);
         w.endObject();
     }
     w.endArray();
@@ -517,6 +538,14 @@ std::string reportToText(const TraceStore& store, const AnalysisResult& report) 
              peak.relative ? " above the trace's start (this trace gives sizes, not totals)" : "");
         if (peak.hasReserved) line(", peak reserved %.1f MiB", peak.reserved / 1048576.0);
         out += "\n";
+    }
+    for (const DeviceTime& t : report.gpuTime) {
+        const double span = double(std::max<TimeNs>(1, t.span));
+        line("GPU %lld over %s: idle %.1f%%, compute %.1f%%, communication %.1f%%, memory %.1f%%, compute "
+             "overlapping the others %.1f%%\n",
+             static_cast<long long>(t.device), formatDuration(t.span).c_str(), 100 * double(t.idle) / span,
+             100 * double(t.compute) / span, 100 * double(t.communication) / span,
+             100 * double(t.memory) / span, 100 * double(t.overlap) / span);
     }
     for (const StreamIdle& g : report.gpuIdle) {
         const double idle = double(std::max<TimeNs>(1, g.idle()));

@@ -15,7 +15,7 @@
 
 namespace kinetoscope {
 
-enum class CounterUnit : std::uint8_t { Plain, Bytes, Ratio };
+enum class CounterUnit : std::uint8_t { Plain, Bytes, Ratio, BytesPerSecond };
 
 // How a lane shows many samples inside one pixel column: the peak (a trace's own counters, so short spikes
 // stay visible), or the time-weighted mean over the column (a busy/idle series: the column then shows the
