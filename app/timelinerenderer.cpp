@@ -156,12 +156,20 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
         if (row.kind == LaneRow::Kind::Counter) {
             m_columns.clear();
             m_layout->collectColumns(row.track, frame.axis, m_columns);
-            const double maxValue = counterMax(row.track);
+            const CounterUnit unit = m_layout->counterUnit(row.track);
+            const DerivedTrack* derived = m_layout->derived(row.track);
+            // A mean-folded lane without a fixed scale (a copy bandwidth) is scaled to its columns in view:
+            // its instantaneous peak, a short copy at full speed, would flatten the means of a zoomed-out
+            // view.
+            const bool scaledToView =
+                derived && derived->fold() == CounterFold::Mean && derived->fullScale <= 0;
+            double maxValue = scaledToView ? 0 : counterMax(row.track);
+            if (scaledToView)
+                for (const CounterColumn& c : m_columns)
+                    maxValue = std::max({maxValue, c.maxValue, c.lastValue});
             TimelineGeometry::CounterArea area;
             area.rowRect = QRectF(headerWidth, top, frame.axis.width, row.height);
             area.maxValue = maxValue;
-            const CounterUnit unit = m_layout->counterUnit(row.track);
-            const DerivedTrack* derived = m_layout->derived(row.track);
             if (derived && derived->fold() == CounterFold::Mean && unit == CounterUnit::Ratio &&
                 !track.counterTimes.empty()) {
                 // A busy share reads best as its mean over what the user is looking at.
@@ -170,7 +178,8 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
                 area.label =
                     formatCounterValue(derived->meanBetween(from, to), unit) + QStringLiteral(" in view");
             } else {
-                area.label = QStringLiteral("max ") + formatCounterValue(maxValue, unit);
+                area.label = QStringLiteral("max ") + formatCounterValue(maxValue, unit) +
+                             (scaledToView ? QStringLiteral(" in view") : QString());
             }
             const double base = top + row.height - 1;
             const double scale = maxValue > 0 ? (row.height - 4) / maxValue : 0;

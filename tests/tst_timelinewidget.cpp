@@ -486,6 +486,27 @@ void TestTimelineWidget::gpuUtilisationLanes() {
     QVERIFY(area != g.counters.end());
     QVERIFY2(area->label.endsWith(QLatin1String("% in view")), qPrintable(area->label));
     QVERIFY(area->polygon.size() > 100);
+    // A bandwidth lane is scaled to its columns in view (each the mean over its pixel), not to the peak of a
+    // 2 µs memset, which would flatten them. (Over the whole trace: the step shown above has no memset.)
+    m_widget->setVisibleRange(m_qwen->store->minTime(), m_qwen->store->maxTime());
+    const int memsetRow = layout.firstRowOf(gpu->tracks[4]);
+    QVERIFY(memsetRow >= 0);
+    const double memsetTop =
+        m_widget->renderer().viewY(m_widget->frame(), layout.rows()[std::size_t(memsetRow)].y);
+    const TimelineGeometry& whole = m_widget->renderer().geometry(m_widget->frame());
+    const auto memset = std::find_if(whole.counters.begin(), whole.counters.end(), [&](const auto& a) {
+        return std::abs(a.rowRect.top() - memsetTop) < 1;
+    });
+    QVERIFY(memset != whole.counters.end());
+    QVERIFY2(memset->label.startsWith(QLatin1String("max ")) &&
+                 memset->label.endsWith(QLatin1String("/s in view")),
+             qPrintable(memset->label));
+    const std::vector<double>& rates = layout.track(gpu->tracks[4]).counterValues;
+    const double peak = *std::max_element(rates.begin(), rates.end());
+    QVERIFY2(memset->maxValue > 0 && memset->maxValue < peak,
+             qPrintable(QStringLiteral("%1 of %2").arg(memset->maxValue).arg(peak)));
+    m_widget->setVisibleRange(step.start, step.end);
+    m_widget->revealEvent({gpu->tracks[5], EventIndex(0)});
     const double x = TimelineRenderer::headerWidth + m_widget->frame().axis.width / 2;
     const auto v = layout.counterValueAt(lane, m_widget->frame().axis,
                                          m_widget->frame().axis.timeAt(x - TimelineRenderer::headerWidth));
