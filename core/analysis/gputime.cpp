@@ -1,5 +1,6 @@
 #include "gputime.h"
 
+#include "intervals.h"
 #include "kernelclass.h"
 #include "summary.h"
 
@@ -10,42 +11,15 @@ namespace kinetoscope {
 
 namespace {
 
-using Intervals = std::vector<std::pair<TimeNs, TimeNs>>; // [start, end)
-
-// Sorts and merges overlapping intervals in place; returns their total length.
-TimeNs mergeUnion(Intervals& v) {
+// Sorts intervals gathered in any order and makes them the disjoint union (intervals.h); returns its length.
+TimeNs mergeUnion(IntervalSet& v) {
     std::sort(v.begin(), v.end());
-    std::size_t out = 0;
-    for (const auto& iv : v) {
-        if (out > 0 && iv.first <= v[out - 1].second)
-            v[out - 1].second = std::max(v[out - 1].second, iv.second);
-        else
-            v[out++] = iv;
-    }
-    v.resize(out);
-    TimeNs total = 0;
-    for (const auto& [a, b] : v)
-        total += b - a;
-    return total;
-}
-
-// The length of the intersection of two merged interval lists.
-TimeNs intersection(const Intervals& a, const Intervals& b) {
-    TimeNs total = 0;
-    for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
-        const TimeNs from = std::max(a[i].first, b[j].first);
-        const TimeNs to = std::min(a[i].second, b[j].second);
-        if (to > from) total += to - from;
-        if (a[i].second < b[j].second)
-            ++i;
-        else
-            ++j;
-    }
-    return total;
+    v = unionOfRuns({std::move(v)});
+    return totalLength(v);
 }
 
 struct DeviceIntervals {
-    Intervals all, compute, communication, memory;
+    IntervalSet all, compute, communication, memory;
 };
 
 } // namespace
@@ -90,10 +64,7 @@ std::vector<DeviceTime> gpuTimeBreakdown(const TraceStore& store,
         t.compute = mergeUnion(d.compute);
         t.communication = mergeUnion(d.communication);
         t.memory = mergeUnion(d.memory);
-        Intervals others = d.communication;
-        others.insert(others.end(), d.memory.begin(), d.memory.end());
-        mergeUnion(others);
-        t.overlap = intersection(d.compute, others);
+        t.overlap = totalLength(intersect(d.compute, unionOf(d.communication, d.memory)));
         out.push_back(t);
     }
     return out;
