@@ -1,0 +1,182 @@
+#include "criticalpath.h"
+
+#include "criticalpathgraph.h"
+#include "kernelclass.h"
+
+#include <algorithm>
+#include <deque>
+#include <unordered_set>
+
+namespace kinetoscope {
+
+std::string_view pathEdgeKindName(PathEdgeKind kind) {
+    switch (kind) {
+    case PathEdgeKind::Operator:
+        return "operator";
+    case PathEdgeKind::Dependency:
+        return "dependency";
+    case PathEdgeKind::LaunchDelay:
+        return "launch_delay";
+    case PathEdgeKind::KernelKernelDelay:
+        return "kernel_kernel_delay";
+    case PathEdgeKind::Sync:
+        return "sync";
+    }
+    return "operator";
+}
+
+std::string_view boundByName(BoundBy bound) {
+    switch (bound) {
+    case BoundBy::Cpu:
+        return "cpu";
+    case BoundBy::GpuCompute:
+        return "gpu_compute";
+    case BoundBy::GpuCommunication:
+        return "gpu_communication";
+    case BoundBy::LaunchDelay:
+        return "launch_delay";
+    case BoundBy::KernelKernelDelay:
+        return "kernel_kernel_delay";
+    case BoundBy::None:
+        return "none";
+    }
+    return "none";
+}
+
+namespace {
+
+struct Adjacency {
+    std::vector<std::uint32_t> begin; // per node, into `edges`
+    std::vector<std::uint32_t> edges; // edge indices, each node's in the order they were added
+};
+
+// Edges grouped by one end, keeping the order they were added (a stable counting sort).
+Adjacency adjacency(const CpGraph& g, bool byTarget) {
+    Adjacency a;
+    a.begin.assign(g.nodes.size() + 1, 0);
+    for (const CpGraph::Edge& e : g.edges)
+        ++a.begin[(byTarget ? e.to : e.from) + 1];
+    for (std::size_t n = 0; n < g.nodes.size(); ++n)
+        a.begin[n + 1] += a.begin[n];
+    a.edges.resize(g.edges.size());
+    std::vector<std::uint32_t> fill(a.begin.begin(), a.begin.end() - 1);
+    for (std::uint32_t i = 0; i < g.edges.size(); ++i)
+        a.edges[fill[byTarget ? g.edges[i].to : g.edges[i].from]++] = i;
+    return a;
+}
+
+// Kahn's algorithm, first in first out, seeded in the order the graph met its nodes and following each
+// node's edges in the order they were added: the order networkx's topological_sort gives, so that ties
+// between equally long paths go the same way as HTA's. Nodes left over lie on a cycle.
+std::vector<std::uint32_t> topologicalOrder(const CpGraph& g, const Adjacency& out,
+                                            const std::vector<bool>& dropped) {
+    std::vector<std::uint32_t> indegree(g.nodes.size(), 0);
+    for (std::uint32_t i = 0; i < g.edges.size(); ++i)
+        if (!dropped[i]) ++indegree[g.edges[i].to];
+    std::vector<std::uint32_t> order;
+    order.reserve(g.nodesByFirstEdge.size());
+    for (std::uint32_t n : g.nodesByFirstEdge)
+        if (indegree[n] == 0) order.push_back(n);
+    for (std::size_t i = 0; i < order.size(); ++i)
+        for (std::uint32_t k = out.begin[order[i]]; k < out.begin[order[i] + 1]; ++k) {
+            const std::uint32_t e = out.edges[k];
+            if (!dropped[e] && --indegree[g.edges[e].to] == 0) order.push_back(g.edges[e].to);
+        }
+    return order;
+}
+
+BoundBy boundOf(const TraceStore& store, const CpGraph::Edge& e) {
+    switch (e.kind) {
+    case PathEdgeKind::LaunchDelay:
+        return BoundBy::LaunchDelay;
+    case PathEdgeKind::KernelKernelDelay:
+        return BoundBy::KernelKernelDelay;
+    case PathEdgeKind::Dependency:
+    case PathEdgeKind::Sync:
+        return BoundBy::None;
+    case PathEdgeKind::Operator:
+        break;
+    }
+    if (!e.attributed.isValid()) return BoundBy::None;
+    if (store.track(e.attributed.track).kind != TrackKind::GpuStream) return BoundBy::Cpu;
+    return kernelCategory(store.nameOf(e.attributed)) == KernelCategory::Communication
+               ? BoundBy::GpuCommunication
+               : BoundBy::GpuCompute;
+}
+
+} // namespace
+
+CriticalPath criticalPath(const TraceStore& store, TimeNs from, TimeNs to, bool inferWaits) {
+    CriticalPath path;
+    path.from = from;
+    path.to = to;
+    const CpGraph g = buildCriticalPathGraph(store, from, to, inferWaits);
+    path.threadsMerged = g.threadsMerged;
+    path.inferredSyncs = g.inferredSyncs;
+    path.graphNodes = std::uint32_t(g.nodesByFirstEdge.size());
+    path.graphEdges = std::uint32_t(g.edges.size());
+    if (g.edges.empty()) return path;
+
+    const Adjacency in = adjacency(g, true);
+    const Adjacency out = adjacency(g, false);
+    std::vector<bool> dropped(g.edges.size(), false);
+    std::vector<std::uint32_t> order = topologicalOrder(g, out, dropped);
+    if (order.size() < g.nodesByFirstEdge.size()) {
+        // A cycle: clocks that disagree made something end before what it waits for. Every cycle has an edge
+        // that goes back in time order; dropping those among the nodes left over breaks them all.
+        std::vector<bool> placed(g.nodes.size(), false);
+        for (std::uint32_t n : order)
+            placed[n] = true;
+        for (std::uint32_t i = 0; i < g.edges.size(); ++i)
+            if (!placed[g.edges[i].from] && !placed[g.edges[i].to] && g.edges[i].from > g.edges[i].to) {
+                dropped[i] = true;
+                ++path.brokenCycles;
+            }
+        order = topologicalOrder(g, out, dropped);
+    }
+
+    // The longest distance to each node, and the edge it came by (the first of equals).
+    constexpr std::uint32_t none = UINT32_MAX;
+    std::vector<TimeNs> dist(g.nodes.size(), 0);
+    std::vector<std::uint32_t> via(g.nodes.size(), none);
+    for (std::uint32_t v : order)
+        for (std::uint32_t k = in.begin[v]; k < in.begin[v + 1]; ++k) {
+            const std::uint32_t e = in.edges[k];
+            if (dropped[e]) continue;
+            const TimeNs d = dist[g.edges[e].from] + g.edges[e].weight;
+            if (via[v] == none || d > dist[v]) {
+                dist[v] = d;
+                via[v] = e;
+            }
+        }
+    std::uint32_t end = order.front();
+    for (std::uint32_t v : order)
+        if (dist[v] > dist[end]) end = v;
+    path.length = dist[end];
+
+    std::vector<std::uint32_t> edges;
+    for (std::uint32_t v = end; via[v] != none; v = g.edges[via[v]].from)
+        edges.push_back(via[v]);
+    std::reverse(edges.begin(), edges.end());
+    std::unordered_set<std::uint64_t> seen;
+    auto addEvent = [&](std::uint32_t node) {
+        const EventRef ref = g.events[g.nodes[node].event].ref;
+        if (seen.insert(packRef(ref)).second) path.events.push_back(ref);
+    };
+    for (std::uint32_t i : edges) {
+        const CpGraph::Edge& e = g.edges[i];
+        const CpGraph::Node& u = g.nodes[e.from];
+        const CpGraph::Node& v = g.nodes[e.to];
+        CriticalPathEdge pe{
+            g.events[u.event].ref, g.events[v.event].ref, u.isStart, v.isStart, e.kind, e.weight,
+            e.attributed,          boundOf(store, e)};
+        path.bound[std::size_t(pe.bound)] += pe.weight;
+        if (e.kind == PathEdgeKind::Sync) ++path.syncs;
+        addEvent(e.from);
+        addEvent(e.to);
+        path.edges.push_back(pe);
+    }
+    return path;
+}
+
+} // namespace kinetoscope
