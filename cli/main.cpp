@@ -128,6 +128,7 @@ struct SummaryArgs {
     std::string sort;
     std::size_t top = 20;
     bool json = false;
+    std::optional<std::int64_t> step; // ProfilerStep#N for the critical path; the median step without
 };
 
 int runSummary(const SummaryArgs& args) {
@@ -149,6 +150,9 @@ int runSummary(const SummaryArgs& args) {
     const auto report = computeAnalysis(
         *store, std::nullopt, by == "op+shape" ? OperatorGrouping::NameAndShape : OperatorGrouping::Name,
         KernelGrouping::Name);
+    std::string stepError;
+    report->criticalPath = stepCriticalPath(*store, args.step, stepError);
+    if (!report->criticalPath) return usage("summary: --step: " + stepError);
     if (json) {
         std::fputs(summaryToJson(report->summary, report.get()).c_str(), stdout);
         return 0;
@@ -279,6 +283,10 @@ int main(int argc, char** argv) {
     summaryCommand->add_option("--sort", summary.sort, "sort the tables by FIELD")->type_name("FIELD");
     summaryCommand->add_option("--top", summary.top, "rows per table (default 20)")->check(positiveCount);
     summaryCommand->add_flag("--json", summary.json, "the whole report as JSON");
+    summaryCommand
+        ->add_option("--step", summary.step,
+                     "the critical path of ProfilerStep#N (default: the step of median length)")
+        ->type_name("N");
 
     DiffArgs diff;
     CLI::App* diffCommand =

@@ -58,6 +58,8 @@ void TestCli::exitCodes_data() {
     QTest::newRow("missing file") << QStringList{"info", "/no/such.json"} << 1
                                   << "kinetoscope-cli: /no/such.json: No such file or directory";
     QTest::newRow("info ok") << QStringList{"info", sample} << 0 << "";
+    QTest::newRow("no such step") << QStringList{"summary", sample, "--step", "7"} << 2
+                                  << "kinetoscope-cli: summary: --step: ";
     QTest::newRow("summary ok") << QStringList{"summary", sample, "--sort", "count", "--top", "3"} << 0 << "";
 }
 void TestCli::exitCodes() {
@@ -121,6 +123,20 @@ void TestCli::summaryJsonShape() {
          {"name", "count", "host_total_us", "host_self_us", "device_total_us", "device_self_us"})
         QVERIFY(ops[0].toObject().contains(k));
     QVERIFY(root["gpu_busy_us"].toObject().contains("2"));
+    // The critical path of the median step: its events, and edges that name them by index.
+    const QJsonObject path = root["critical_path"].toObject();
+    for (const char* k : {"step", "step_us", "length_us", "step_share", "bound_by_us", "events", "edges"})
+        QVERIFY2(path.contains(k), k);
+    const QJsonArray events = path["events"].toArray();
+    const QJsonArray edges = path["edges"].toArray();
+    QVERIFY(!edges.isEmpty());
+    double sum = 0;
+    for (const QJsonValue& e : edges) {
+        QVERIFY(e["to"].toInt() < events.size());
+        sum += e["weight_us"].toDouble();
+    }
+    QCOMPARE(sum, path["length_us"].toDouble());
+    QVERIFY(path["bound_by_us"].toObject().contains("gpu_compute"));
 }
 
 void TestCli::summaryTextIsAligned() {

@@ -8,6 +8,7 @@
 
 #include "analysis/criticalpath.h"
 #include "analysis/steps.h"
+#include "analysis/summaryformat.h"
 
 #include <QTest>
 
@@ -20,6 +21,7 @@ class TestCriticalPath : public QObject {
     void againstHta();
     void inferredWaits();
     void writtenGraph();
+    void stepReport();
 };
 
 namespace {
@@ -209,6 +211,52 @@ void TestCriticalPath::writtenGraph() {
     // out shows that path: 10 + 20 + 150 µs, and the step's 10.
     const CriticalPath backward = criticalPath(*r.store, 110'000 + r.store->minTime(), r.store->maxTime());
     QCOMPARE(backward.length, TimeNs(190'000));
+}
+
+// The report's critical path: the step of median length by default, ProfilerStep#N on request, an error
+// naming the steps there are otherwise; the JSON of the path through HTA's event-sync fixture (a step with
+// cudaEventSynchronize and cudaStreamSynchronize) as a golden file.
+void TestCriticalPath::stepReport() {
+    LoadResult r = loadTrace(
+        test::tracePath("facebookresearch__HolisticTraceAnalysis/"
+                        "tests__data__ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"));
+    QVERIFY2(r.store, r.error.c_str());
+    std::string error;
+    const std::vector<StepRange> steps = findSteps(*r.store);
+    QVERIFY(steps.size() >= 3);
+    const auto median = stepCriticalPath(*r.store, std::nullopt, error);
+    QVERIFY(median);
+    std::vector<TimeNs> lengths;
+    for (const StepRange& s : steps)
+        lengths.push_back(s.end - s.start);
+    std::sort(lengths.begin(), lengths.end());
+    QCOMPARE(median->stepEnd - median->stepStart, lengths[(lengths.size() - 1) / 2]);
+    QCOMPARE(median->events.size(), median->path.events.size());
+    QCOMPARE(median->edgeEvents.size(), median->path.edges.size());
+
+    const std::string first = stepLabel(*r.store, steps.front());
+    const std::int64_t number = std::stoll(first.substr(first.rfind('#') + 1));
+    const auto chosen = stepCriticalPath(*r.store, number, error);
+    QVERIFY(chosen);
+    QCOMPARE(chosen->step, first);
+    QCOMPARE(chosen->stepStart, steps.front().start);
+    QVERIFY(chosen->path.length > 0);
+    QVERIFY(chosen->path.length <= chosen->stepEnd - chosen->stepStart);
+    QVERIFY(!stepCriticalPath(*r.store, 999, error));
+    QCOMPARE(QString::fromStdString(error),
+             QString("no ProfilerStep#999; the trace has %1 to %2")
+                 .arg(QString::fromStdString(first))
+                 .arg(QString::fromStdString(stepLabel(*r.store, steps.back()))));
+
+    LoadResult sync =
+        loadTrace(test::tracePath("facebookresearch__HolisticTraceAnalysis/"
+                                  "tests__data__critical_path__cuda_event_sync__event_sync_trace.json.gz"));
+    QVERIFY2(sync.store, sync.error.c_str());
+    const auto only = stepCriticalPath(*sync.store, std::nullopt, error);
+    QVERIFY(only);
+    QCOMPARE(only->path.length, TimeNs(2'411'000)); // HTA's (againstHta)
+    const QString diff = test::compareGolden("event_sync.critical_path.json", criticalPathToJson(*only));
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
 }
 
 QTEST_GUILESS_MAIN(TestCriticalPath)

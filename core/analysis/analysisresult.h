@@ -1,5 +1,6 @@
 #pragma once
 
+#include "criticalpath.h"
 #include "distributed.h"
 #include "gpuidle.h"
 #include "gpuqueue.h"
@@ -36,6 +37,8 @@ struct AnalysisResult {
     std::vector<DeviceTime> gpuTime;
     LaunchStatistics launches;
     std::vector<StreamQueue> queues; // the whole trace's, whatever the scope
+    // One step's, when the caller asks for it (the CLI's summary does; computeAnalysis does not).
+    std::optional<StepCriticalPath> criticalPath;
     double seconds = 0;
 };
 

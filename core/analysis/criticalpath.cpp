@@ -2,9 +2,11 @@
 
 #include "criticalpathgraph.h"
 #include "kernelclass.h"
+#include "steps.h"
 
 #include <algorithm>
-#include <deque>
+#include <charconv>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace kinetoscope {
@@ -177,6 +179,68 @@ CriticalPath criticalPath(const TraceStore& store, TimeNs from, TimeNs to, bool 
         path.edges.push_back(pe);
     }
     return path;
+}
+
+namespace {
+
+// N of "ProfilerStep#N"; nullopt for another name.
+std::optional<std::int64_t> stepNumber(std::string_view name) {
+    const std::size_t hash = name.rfind('#');
+    if (hash == std::string_view::npos) return std::nullopt;
+    std::int64_t n = 0;
+    const char* end = name.data() + name.size();
+    const auto [ptr, ec] = std::from_chars(name.data() + hash + 1, end, n);
+    if (ec != std::errc() || ptr != end) return std::nullopt;
+    return n;
+}
+
+} // namespace
+
+std::optional<StepCriticalPath> stepCriticalPath(const TraceStore& store, std::optional<std::int64_t> number,
+                                                 std::string& error) {
+    const std::vector<StepRange> steps = findSteps(store);
+    std::optional<StepRange> step;
+    if (steps.empty()) {
+        if (number) {
+            error = "the trace has no ProfilerStep ranges";
+            return std::nullopt;
+        }
+        step = activityStep(store, store.minTime(), store.maxTime());
+        // HTA's whole-trace window: every op, whatever the activity step leaves out.
+        step->cpuStart = store.minTime();
+        step->cpuEnd = store.maxTime();
+    } else if (number) {
+        for (const StepRange& s : steps)
+            if (stepNumber(store.strings().view(s.name)) == number) step = s;
+        if (!step) {
+            error = "no ProfilerStep#" + std::to_string(*number) + "; the trace has " +
+                    std::string(store.strings().view(steps.front().name));
+            if (steps.size() > 1) error += " to " + std::string(store.strings().view(steps.back().name));
+            return std::nullopt;
+        }
+    } else {
+        std::vector<StepRange> byLength = steps;
+        std::stable_sort(byLength.begin(), byLength.end(), [](const StepRange& a, const StepRange& b) {
+            return a.end - a.start < b.end - b.start;
+        });
+        step = byLength[(byLength.size() - 1) / 2];
+    }
+    StepCriticalPath out;
+    out.step = stepLabel(store, *step);
+    out.stepStart = step->start;
+    out.stepEnd = step->end;
+    out.path = criticalPath(store, step->cpuStart, step->cpuEnd);
+    std::unordered_map<std::uint64_t, std::uint32_t> index;
+    for (EventRef ref : out.path.events) {
+        const Track& track = store.track(ref.track);
+        index.emplace(packRef(ref), std::uint32_t(out.events.size()));
+        out.events.push_back({ref, std::string(store.nameOf(ref)), track.kind == TrackKind::GpuStream,
+                              track.pid, track.tid, track.starts[ref.index.value],
+                              track.durations[ref.index.value]});
+    }
+    for (const CriticalPathEdge& e : out.path.edges)
+        out.edgeEvents.emplace_back(index.at(packRef(e.from)), index.at(packRef(e.to)));
+    return out;
 }
 
 } // namespace kinetoscope

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,5 +69,28 @@ struct CriticalPath {
 // trace without cuda_sync events, link each blocking call to the GPU work it waited for (HTA does not; the
 // tests turn it off to compare with HTA edge by edge).
 CriticalPath criticalPath(const TraceStore& store, TimeNs from, TimeNs to, bool inferWaits = true);
+
+// One step's critical path as the report carries it, its events named.
+struct PathEventRow {
+    EventRef ref;
+    std::string name;
+    bool gpu = false;
+    std::int64_t pid = 0, tid = 0;
+    TimeNs start = 0, duration = 0;
+};
+struct StepCriticalPath {
+    std::string step; // stepLabel's name for it
+    TimeNs stepStart = 0, stepEnd = 0;
+    CriticalPath path;
+    std::vector<PathEventRow> events; // parallel to path.events
+    // The index in `events` of each edge's ends.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> edgeEvents;
+};
+
+// The critical path of ProfilerStep#`number`, or without a number of the step of median length (the shorter
+// of the two middle ones); a trace without ProfilerStep ranges is one activity step. nullopt, with `error`
+// naming the steps there are, when there is no such step.
+std::optional<StepCriticalPath> stepCriticalPath(const TraceStore& store, std::optional<std::int64_t> number,
+                                                 std::string& error);
 
 } // namespace kinetoscope

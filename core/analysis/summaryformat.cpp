@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <map>
 
 namespace kinetoscope {
 
@@ -30,6 +31,112 @@ void writeOperatorRows(JsonWriter<std::string>& w, const char* key, const std::v
         w.endObject();
     }
     w.endArray();
+}
+
+void writeCriticalPath(JsonWriter<std::string>& w, const StepCriticalPath& cp) {
+    const CriticalPath& p = cp.path;
+    w.key("critical_path");
+    w.beginObject({"\n  ", ",\n  ", "\n "});
+    w.strField("step", cp.step);
+    w.microsField("step_start_us", cp.stepStart);
+    w.microsField("step_us", cp.stepEnd - cp.stepStart);
+    w.microsField("length_us", p.length);
+    w.fixedField("step_share",
+                 cp.stepEnd > cp.stepStart ? double(p.length) / double(cp.stepEnd - cp.stepStart) : 0.0, 6);
+    w.key("bound_by_us");
+    w.beginObject();
+    for (std::size_t b = 0; b + 1 < boundByCount; ++b)
+        w.microsField(boundByName(BoundBy(b)), p.bound[b]);
+    w.endObject();
+    w.numField("syncs", p.syncs);
+    w.numField("inferred_waits", p.inferredSyncs);
+    w.key("threads_merged");
+    w.boolean(p.threadsMerged);
+    w.numField("graph_nodes", p.graphNodes);
+    w.numField("graph_edges", p.graphEdges);
+    w.numField("broken_cycles", p.brokenCycles);
+    w.key("events");
+    w.beginArray({"\n   ", ",\n   ", "\n  "});
+    for (const PathEventRow& e : cp.events) {
+        w.beginObject();
+        w.strField("name", e.name);
+        w.strField("on", e.gpu ? "gpu" : "cpu");
+        w.numField("pid", e.pid);
+        w.numField("tid", e.tid);
+        w.microsField("ts_us", e.start);
+        w.microsField("dur_us", e.duration);
+        w.endObject();
+    }
+    w.endArray();
+    // Each edge joins the start or end of one event (an index into "events") to another's.
+    w.key("edges");
+    w.beginArray({"\n   ", ",\n   ", "\n  "});
+    for (std::size_t i = 0; i < p.edges.size(); ++i) {
+        const CriticalPathEdge& e = p.edges[i];
+        w.beginObject();
+        w.strField("kind", pathEdgeKindName(e.kind));
+        w.strField("bound_by", boundByName(e.bound));
+        w.microsField("weight_us", e.weight);
+        w.numField("from", cp.edgeEvents[i].first);
+        w.strField("from_at", e.fromStart ? "start" : "end");
+        w.numField("to", cp.edgeEvents[i].second);
+        w.strField("to_at", e.toStart ? "start" : "end");
+        w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+}
+
+// "Critical path of STEP ..." and the events that weigh most on it.
+std::string criticalPathText(const StepCriticalPath& cp) {
+    const CriticalPath& p = cp.path;
+    const TimeNs stepLength = cp.stepEnd - cp.stepStart;
+    std::string out =
+        "Critical path of " + cp.step + " (" + formatDuration(stepLength) + "): " + formatDuration(p.length);
+    char buf[160];
+    if (stepLength > 0) {
+        std::snprintf(buf, sizeof buf, " (%.1f%% of the step)",
+                      100.0 * double(p.length) / double(stepLength));
+        out += buf;
+    }
+    const char* names[] = {"CPU", "GPU compute", "GPU communication", "launch delay", "kernel-kernel delay"};
+    const char* sep = ": ";
+    for (std::size_t b = 0; b + 1 < boundByCount; ++b) {
+        if (p.bound[b] == 0 || p.length == 0) continue;
+        std::snprintf(buf, sizeof buf, "%s%s %.1f%%", sep, names[b],
+                      100.0 * double(p.bound[b]) / double(p.length));
+        out += buf;
+        sep = ", ";
+    }
+    std::snprintf(buf, sizeof buf, "; %zu events, %u sync%s%s\n", cp.events.size(), p.syncs,
+                  p.syncs == 1 ? "" : "s",
+                  p.inferredSyncs ? " (waits inferred: the trace has no cuda_sync events)" : "");
+    out += buf;
+    // The events whose own time is most of the path.
+    std::vector<std::pair<TimeNs, std::string>> weighed;
+    {
+        std::map<std::string, TimeNs> byName;
+        for (std::size_t i = 0; i < p.edges.size(); ++i) {
+            const CriticalPathEdge& e = p.edges[i];
+            if (e.kind != PathEdgeKind::Operator || !e.attributed.isValid()) continue;
+            // Attributed to one of its ends, or (between two siblings) to their parent, which need not be
+            // on the path.
+            const std::uint32_t at = e.attributed == e.from ? cp.edgeEvents[i].first
+                                     : e.attributed == e.to ? cp.edgeEvents[i].second
+                                                            : UINT32_MAX;
+            if (at == UINT32_MAX) continue;
+            const PathEventRow& ev = cp.events[at];
+            byName[ev.gpu ? shortKernelName(ev.name) : ev.name] += e.weight;
+        }
+        for (auto& [name, t] : byName)
+            weighed.emplace_back(t, name);
+    }
+    std::sort(weighed.begin(), weighed.end(), std::greater<>());
+    if (!weighed.empty()) out += "  most of it:";
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, weighed.size()); ++i)
+        out += (i ? ", " : " ") + weighed[i].second + " " + formatDuration(weighed[i].first);
+    if (!weighed.empty()) out += "\n";
+    return out;
 }
 
 void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
@@ -199,8 +306,19 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
     w.numField("long_delays", std::uint64_t(ls.longDelays.size()));
     w.endObject();
     w.endObject();
+    if (report.criticalPath) writeCriticalPath(w, *report.criticalPath);
 }
 } // namespace
+
+std::string criticalPathToJson(const StepCriticalPath& path) {
+    std::string out;
+    JsonWriter w(out);
+    w.beginObject(topLevel);
+    writeCriticalPath(w, path);
+    w.endObject();
+    out += '\n';
+    return out;
+}
 
 std::string summaryToJson(const Summary& s, const AnalysisResult* report) {
     std::string out;
@@ -568,6 +686,7 @@ std::string reportToText(const TraceStore& store, const AnalysisResult& report) 
              static_cast<unsigned long long>(ls.launches), ls.cpuDuration.median / 1000,
              ls.cpuDuration.p99 / 1000, ls.launchDelay.median / 1000, ls.launchDelay.p99 / 1000,
              ls.shortKernels.size(), ls.longCalls.size(), ls.longDelays.size());
+    if (report.criticalPath) out += criticalPathText(*report.criticalPath);
     if (ov.recommendations.empty())
         out += "Recommendations: none\n";
     else

@@ -12,6 +12,8 @@ namespace kinetoscope {
 // The `--json` document of `kinetoscope-cli summary` (with `report`: steps, utilisation, breakdown,
 // categories, memory).
 std::string summaryToJson(const Summary& summary, const AnalysisResult* report = nullptr);
+// {"critical_path": ...} as summaryToJson writes it, alone.
+std::string criticalPathToJson(const StepCriticalPath& path);
 // The overview, kernel categories and memory summary as text.
 std::string reportToText(const TraceStore& store, const AnalysisResult& report);
 
