@@ -1,5 +1,7 @@
 #include "headlessrender.h"
 
+#include "analysis/criticalpath.h"
+
 #include "loadedtrace.h"
 #include "open/opentrace.h"
 #include "timelinewidget.h"
@@ -44,6 +46,9 @@ QString renderTimeline(const RenderRequest& request) {
     } else {
         widget.fitAll();
     }
+    if (request.criticalPath)
+        widget.setCriticalPath(std::make_shared<const StepCriticalPath>(
+            criticalPathAt(*trace->store, widget.axis().start, widget.axis().end)));
     QImage image(request.size, QImage::Format_RGB32);
     image.fill(Qt::white);
     widget.render(&image);

@@ -16,6 +16,7 @@ struct RenderRequest {
     std::optional<TimeRange> rangeFromStart; // offsets from the trace start, ns
     FlowMode flows = FlowMode::All;
     ColorMode colors = ColorMode::Category;
+    bool criticalPath = false; // outline the critical path of the step most in view
 };
 
 // Parses "1920x1080" and "START_US:END_US" (microseconds from the trace start, decimals allowed).

@@ -54,6 +54,9 @@ int main(int argc, char** argv) {
                              QStringLiteral("none|all"), QStringLiteral("all"));
     QCommandLineOption colors(QStringLiteral("color"), QStringLiteral("Colour slices by category or name."),
                               QStringLiteral("category|name"), QStringLiteral("category"));
+    QCommandLineOption criticalPath(
+        QStringLiteral("critical-path"),
+        QStringLiteral("For --render: outline the critical path of the step most in view."));
     QCommandLineOption newWindow(
         QStringLiteral("new-window"),
         QStringLiteral("Open a new window instead of handing the traces to the running one."));
@@ -73,8 +76,8 @@ int main(int argc, char** argv) {
     QCommandLineOption speed(QStringLiteral("speed"),
                              QStringLiteral("Replay speed for --capture-replay (0: as fast as possible)."),
                              QStringLiteral("X"), QStringLiteral("1"));
-    parser.addOptions(
-        {render, size, range, flows, colors, newWindow, compare, watch, distributed, captureDemo, speed});
+    parser.addOptions({render, size, range, flows, colors, criticalPath, newWindow, compare, watch,
+                       distributed, captureDemo, speed});
     parser.addPositionalArgument(QStringLiteral("TRACE"),
                                  QStringLiteral("Trace files to open (.json, .json.gz)."),
                                  QStringLiteral("[TRACE...]"));
@@ -93,6 +96,7 @@ int main(int argc, char** argv) {
         request.tracePath = files.front();
         request.outputPath = parser.value(render);
         request.colors = colorMode;
+        request.criticalPath = parser.isSet(criticalPath);
         const auto parsedSize = parseSize(parser.value(size));
         if (!parsedSize) return fail(QStringLiteral("--size: expected WxH, e.g. 1920x1080"));
         request.size = *parsedSize;

@@ -277,6 +277,14 @@ void MainWindow::buildMenus() {
                     [this] { withTimeline(currentView(), [](TimelineWidget* t) { t->forward(); }); });
 
     view->addSeparator();
+    view->addAction(tr("&Critical Path of the Step in View"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P),
+                    this, [this] {
+                        if (TraceView* v = currentView()) v->showCriticalPath();
+                    });
+    view->addAction(tr("C&lear Critical Path"), this, [this] {
+        if (TraceView* v = currentView()) v->clearCriticalPath();
+    });
+    view->addSeparator();
     m_detailsAction = view->addAction(tr("&Details Panel"));
     m_detailsAction->setCheckable(true);
     m_detailsAction->setChecked(m_detailsVisible);

@@ -11,6 +11,8 @@
 
 namespace kinetoscope {
 
+struct StepCriticalPath;
+
 enum class FlowMode { None, Selected, All };
 enum class ColorMode { Category, Name };
 
@@ -45,6 +47,7 @@ struct TimelineFrame {
     std::optional<AreaSelection> area;              // Ctrl+drag
     const std::vector<bool>* searchNames = nullptr; // by StringId; null when no search is active
     EventRef currentMatch;
+    const StepCriticalPath* criticalPath = nullptr; // outlined with its links; null when none is shown
 };
 
 } // namespace kinetoscope

@@ -1,5 +1,7 @@
 #include "timelinerenderer.h"
 
+#include "criticalpathoverlay.h"
+
 #include "model/textformat.h"
 #include "query/kernelshortname.h"
 
@@ -233,6 +235,7 @@ void TimelineRenderer::paint(QPainter& p, const TimelineFrame& frame) {
     paintLabels(p, frame);
     paintOverlays(p, frame);
     paintFlows(p, frame);
+    paintCriticalPath(p, *this, frame);
     p.setClipping(false);
     paintRuler(p, frame);
     paintHeaders(p, frame);

@@ -1,5 +1,6 @@
 #include "timelinewidget.h"
 
+#include "analysis/criticalpath.h"
 #include "query/viewport.h"
 #include "viewkeys.h"
 
@@ -625,8 +626,22 @@ void TimelineWidget::leaveEvent(QEvent*) {
     update();
 }
 
+void TimelineWidget::setCriticalPath(std::shared_ptr<const StepCriticalPath> path) {
+    m_criticalPath = std::move(path);
+    m_frame.criticalPath = m_criticalPath.get();
+    update();
+}
+
 void TimelineWidget::contextMenuEvent(QContextMenuEvent* e) {
     QMenu menu(this);
+    if (e->pos().x() >= TimelineRenderer::headerWidth) {
+        const TimeNs at = timeAtX(e->pos().x());
+        menu.addAction(tr("Critical Path of This Step"), this,
+                       [this, at] { emit criticalPathRequested(at); });
+        if (m_criticalPath)
+            menu.addAction(tr("Clear Critical Path"), this, [this] { setCriticalPath(nullptr); });
+        menu.addSeparator();
+    }
     const int ri = m_renderer.rowAtY(m_frame, e->pos().y());
     if (ri >= 0) {
         const LaneRow& row = m_layout.rows()[std::size_t(ri)];

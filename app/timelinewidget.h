@@ -71,6 +71,9 @@ class TimelineWidget : public QWidget {
 
     // Highlights slices whose name matches (null clears) and outlines the current match.
     void setSearchHighlight(std::shared_ptr<const std::vector<bool>> names, EventRef current);
+    // Outlines a step's critical path and draws its links (null clears it).
+    void setCriticalPath(std::shared_ptr<const StepCriticalPath> path);
+    const std::shared_ptr<const StepCriticalPath>& criticalPath() const { return m_criticalPath; }
     std::optional<AreaSelection> areaSelection() const { return m_frame.area; }
     void setAreaSelection(std::optional<AreaSelection> area);
     // Tracks under an area selection (each once, in display order).
@@ -108,6 +111,8 @@ class TimelineWidget : public QWidget {
     void viewChanged();
     void firstUsed();
     void measurementChanged();
+    // The context menu asked for the critical path of the step at this time.
+    void criticalPathRequested(kinetoscope::TimeNs at);
 
   protected:
     void paintEvent(QPaintEvent*) override;
@@ -149,6 +154,7 @@ class TimelineWidget : public QWidget {
     TimelineFrame m_frame;
     QScrollBar* m_scrollBar = nullptr;
     std::shared_ptr<const std::vector<bool>> m_searchNames;
+    std::shared_ptr<const StepCriticalPath> m_criticalPath;
 
     std::vector<TimeAxis> m_back;
     std::vector<TimeAxis> m_forward;

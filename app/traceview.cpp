@@ -6,6 +6,7 @@
 #include "analysispanels.h"
 #include "areasummarypanel.h"
 #include "backgroundjobs.h"
+#include "criticalpathbar.h"
 #include "detailspanel.h"
 #include "loadjob.h"
 #include "model/textformat.h"
@@ -187,6 +188,9 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     m_searchBar = new SearchBar(content);
     m_searchBar->hide();
     cl->addWidget(m_searchBar);
+    m_pathBar = new CriticalPathBar(content);
+    m_pathBar->hide();
+    cl->addWidget(m_pathBar);
 
     auto* splitter = new QSplitter(Qt::Vertical, content);
     m_timeline = new TimelineWidget(trace, splitter);
@@ -257,6 +261,11 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
         if (const auto m = m_timeline->measurement())
             setAnalysisScope(std::make_pair(std::min(m->from, m->to), std::max(m->from, m->to)));
     });
+    connect(m_timeline, &TimelineWidget::criticalPathRequested, this,
+            [this](TimeNs at) { showCriticalPath(qint64(at)); });
+    connect(m_pathBar, &CriticalPathBar::closeRequested, this, &TraceView::clearCriticalPath);
+    connect(m_pathBar, &CriticalPathBar::zoomRequested, this,
+            [this](TimeNs from, TimeNs to) { m_timeline->setVisibleRange(from, to); });
     connect(m_searchBar, &SearchBar::queryChanged, this, &TraceView::runSearch);
     connect(m_searchBar, &SearchBar::next, this, &TraceView::nextMatch);
     connect(m_searchBar, &SearchBar::previous, this, &TraceView::previousMatch);
@@ -313,6 +322,36 @@ void TraceView::runAnalysis() {
             },
             Qt::QueuedConnection);
     });
+}
+
+void TraceView::showCriticalPath(std::optional<qint64> at) {
+    if (!m_trace || !m_timeline) return;
+    const std::uint64_t generation = ++m_pathGeneration;
+    const TimeNs from = at ? TimeNs(*at) : m_timeline->axis().start;
+    const TimeNs to = at ? TimeNs(*at) : m_timeline->axis().end;
+    m_pathBar->setComputing(at ? tr("the step at the cursor") : tr("the step in view"));
+    m_pathBar->show();
+    auto trace = m_trace;
+    QPointer<TraceView> self(this);
+    startBackground([trace, from, to, self, generation] {
+        auto path = std::make_shared<const StepCriticalPath>(criticalPathAt(*trace->store, from, to));
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, path, generation] {
+                // A newer request, or a clear, supersedes this one.
+                if (!self || generation != self->m_pathGeneration) return;
+                self->m_pathBar->setPath(path);
+                self->m_timeline->setCriticalPath(path);
+                emit self->criticalPathReady();
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void TraceView::clearCriticalPath() {
+    ++m_pathGeneration;
+    if (m_pathBar) m_pathBar->hide();
+    if (m_timeline) m_timeline->setCriticalPath(nullptr);
 }
 
 // One panel per event-loop turn: filling tables for a big trace takes tens of ms each, and the UI must keep

@@ -20,6 +20,7 @@ class QSplitter;
 namespace kinetoscope {
 
 class AreaSummaryPanel;
+class CriticalPathBar;
 class KernelPanel;
 class MemoryPanel;
 class ModulePanel;
@@ -75,6 +76,11 @@ class TraceView : public QWidget {
     void resetLayout();
     // Marks every slice named exactly `name` on the timeline, with next/previous in the search bar.
     void highlightName(const QString& name);
+    // Computes the critical path of the step at `at` (none: the step most in view) off the UI thread, then
+    // outlines it on the timeline with its breakdown in a strip above; clearCriticalPath removes both.
+    void showCriticalPath(std::optional<qint64> at = std::nullopt);
+    void clearCriticalPath();
+    CriticalPathBar* criticalPathBar() const { return m_pathBar; }
     void showSearch();
     // Runs the search in the bar now (tests call it instead of waiting for the typing pause).
     void runSearch();
@@ -90,6 +96,7 @@ class TraceView : public QWidget {
     void searchFinished();
     void areaSummaryReady();
     void analysisReady();
+    void criticalPathReady();
 
   private:
     void buildPages();
@@ -135,6 +142,8 @@ class TraceView : public QWidget {
     std::shared_ptr<const AnalysisResult> m_analysis;
     std::uint64_t m_analysisGeneration = 0;
     QLabel* m_scopeLabel = nullptr;
+    CriticalPathBar* m_pathBar = nullptr;
+    std::uint64_t m_pathGeneration = 0;
     OverviewPanel* m_overview = nullptr;
     OperatorPanel* m_operators = nullptr;
     KernelPanel* m_kernels = nullptr;

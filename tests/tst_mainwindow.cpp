@@ -7,6 +7,8 @@
 #include "searchbar.h"
 #include "tablemodels.h"
 #include "testsupport.h"
+
+#include "criticalpathbar.h"
 #include "timelinewidget.h"
 #include "traceview.h"
 
@@ -21,6 +23,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 #include <QUrl>
 
 #include <functional>
@@ -42,6 +45,7 @@ class TestMainWindow : public QObject {
     void searchHighlightsAndSteps();
     void areaSelectionFillsPanel();
     void detailsFollowSelection();
+    void criticalPathOfStepInView();
     void remembersWindowAndPanels();
     void newcomerHint();
     void shortcutsListed();
@@ -177,6 +181,32 @@ void TestMainWindow::cancelMidLoad() {
     w.tabs()->tabCloseRequested(w.tabs()->indexOf(second));
     QTest::qWait(200);
     QCOMPARE(w.tabs()->count(), 1);
+}
+
+// View > Critical Path of the Step in View: computed off the UI thread, outlined on the timeline, its
+// breakdown in the strip above; the strip's ✕ clears both.
+void TestMainWindow::criticalPathOfStepInView() {
+    MainWindow w;
+    w.show();
+    TraceView* view = openAndWait(
+        w, QString::fromStdString(test::tracePath(
+               "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")));
+    QVERIFY(view && view->state() == TraceView::State::Ready);
+    QSignalSpy ready(view, &TraceView::criticalPathReady);
+    view->showCriticalPath();
+    QVERIFY(view->criticalPathBar()->isVisible());
+    QVERIFY(ready.wait(30000));
+    QVERIFY(view->timeline()->criticalPath());
+    // With inferred waits (the trace has no cuda_sync events): docs/DEFINITIONS.md, "Critical path".
+    const QString text = view->criticalPathBar()->text();
+    QVERIFY2(
+        text.startsWith(QStringLiteral("Critical path of ProfilerStep#6: 33.721 ms (68.3% of the step's")),
+        qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("GPU compute 89.7%")), qPrintable(text));
+    auto* close = view->criticalPathBar()->findChildren<QToolButton*>().last();
+    QTest::mouseClick(close, Qt::LeftButton);
+    QVERIFY(!view->criticalPathBar()->isVisible());
+    QVERIFY(!view->timeline()->criticalPath());
 }
 
 void TestMainWindow::recentFilesPersist() {

@@ -4,6 +4,9 @@
 #include "loadedtrace.h"
 #include "query/args.h"
 #include "testsupport.h"
+
+#include "analysis/criticalpath.h"
+#include "criticalpathoverlay.h"
 #include "timelinewidget.h"
 
 #include <QApplication>
@@ -42,6 +45,7 @@ class TestTimelineWidget : public QObject {
     void hoverTooltip();
     void paintsSlicesInCategoryColours();
     void gpuUtilisationLanes();
+    void criticalPathOverlay();
     void heldKeyAccelerates();
     void areaDragAcrossGapsAndTracks();
     void pythonFramesFoldFromTheHeader();
@@ -447,6 +451,55 @@ void TestTimelineWidget::paintsSlicesInCategoryColours() {
     }
     QVERIFY(kernelPixels > 500);
     QVERIFY(opPixels > 500);
+}
+
+// The critical path of Qwen's step, where it passes from aten::mul's launch to the GPU: the path's slices
+// outlined, the launch delay drawn from the CPU thread down to stream 7 with an arrowhead, and the
+// kernel-to-kernel delays along the stream; nothing once it is cleared.
+void TestTimelineWidget::criticalPathOverlay() {
+    m_widget = std::make_unique<TimelineWidget>(m_qwen);
+    m_widget->resize(1400, 900);
+    m_widget->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_widget.get()));
+    const StepRange step = m_qwen->steps.front();
+    auto path =
+        std::make_shared<const StepCriticalPath>(criticalPathAt(*m_qwen->store, step.start, step.end));
+    const auto launch =
+        std::find_if(path->path.edges.begin(), path->path.edges.end(), [&](const CriticalPathEdge& e) {
+            return e.kind == PathEdgeKind::LaunchDelay && m_qwen->store->nameOf(e.from) == "cudaLaunchKernel";
+        });
+    QVERIFY(launch != path->path.edges.end());
+    const TimeNs at = m_qwen->store->track(launch->to.track).starts[launch->to.index.value];
+    m_widget->setVisibleRange(at - 80'000, at + 80'000);
+    m_widget->revealEvent(launch->to);
+    m_widget->setSelected({});
+    m_widget->setCriticalPath(path);
+    const CriticalPathGeometry g = criticalPathGeometry(m_widget->renderer(), m_widget->frame());
+    QVERIFY(g.outlines.size() > 10);
+    const QRectF kernel = m_widget->renderer().sliceRect(m_widget->frame(), launch->to);
+    const QRectF call = m_widget->renderer().sliceRect(m_widget->frame(), launch->from);
+    const auto line = std::find_if(g.links.begin(), g.links.end(), [&](const QLineF& l) {
+        return std::abs(l.p1().y() - call.center().y()) < 1 &&
+               std::abs(l.p2().y() - kernel.center().y()) < 1 && std::abs(l.p2().x() - kernel.left()) < 1;
+    });
+    QVERIFY(line != g.links.end());
+    QVERIFY(!g.heads.empty());
+    int kernelKernel = 0;
+    for (const QLineF& l : g.links)
+        kernelKernel += std::abs(l.p1().y() - l.p2().y()) < 0.5;
+    QVERIFY(kernelKernel > 0); // along the stream
+    auto rosePixels = [&] {
+        const QImage image = m_widget->grab().toImage();
+        int n = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                n += image.pixelColor(x, y) == criticalPathColor();
+        return n;
+    };
+    QVERIFY(rosePixels() > 500);
+    m_widget->setCriticalPath(nullptr);
+    QVERIFY(criticalPathGeometry(m_widget->renderer(), m_widget->frame()).outlines.empty());
+    QCOMPARE(rosePixels(), 0);
 }
 
 void TestTimelineWidget::gpuUtilisationLanes() {

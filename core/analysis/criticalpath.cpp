@@ -194,7 +194,27 @@ std::optional<std::int64_t> stepNumber(std::string_view name) {
     return n;
 }
 
+// A trace without ProfilerStep ranges: its activity step, with HTA's whole-trace window (every op, whatever
+// the activity step leaves out).
+StepRange wholeTraceStep(const TraceStore& store) {
+    StepRange step = activityStep(store, store.minTime(), store.maxTime());
+    step.cpuStart = store.minTime();
+    step.cpuEnd = store.maxTime();
+    return step;
+}
+
 } // namespace
+
+StepCriticalPath criticalPathAt(const TraceStore& store, TimeNs from, TimeNs to) {
+    const std::vector<StepRange> steps = findSteps(store);
+    if (steps.empty()) return criticalPathOfStep(store, wholeTraceStep(store));
+    // The most overlap; for a point or no overlap at all, the nearest step.
+    auto overlap = [&](const StepRange& s) { return std::min(s.end, to) - std::max(s.start, from); };
+    const StepRange* best = &steps.front();
+    for (const StepRange& s : steps)
+        if (overlap(s) > overlap(*best)) best = &s;
+    return criticalPathOfStep(store, *best);
+}
 
 std::optional<StepCriticalPath> stepCriticalPath(const TraceStore& store, std::optional<std::int64_t> number,
                                                  std::string& error) {
@@ -205,10 +225,7 @@ std::optional<StepCriticalPath> stepCriticalPath(const TraceStore& store, std::o
             error = "the trace has no ProfilerStep ranges";
             return std::nullopt;
         }
-        step = activityStep(store, store.minTime(), store.maxTime());
-        // HTA's whole-trace window: every op, whatever the activity step leaves out.
-        step->cpuStart = store.minTime();
-        step->cpuEnd = store.maxTime();
+        step = wholeTraceStep(store);
     } else if (number) {
         for (const StepRange& s : steps)
             if (stepNumber(store.strings().view(s.name)) == number) step = s;
@@ -225,11 +242,15 @@ std::optional<StepCriticalPath> stepCriticalPath(const TraceStore& store, std::o
         });
         step = byLength[(byLength.size() - 1) / 2];
     }
+    return criticalPathOfStep(store, *step);
+}
+
+StepCriticalPath criticalPathOfStep(const TraceStore& store, const StepRange& step) {
     StepCriticalPath out;
-    out.step = stepLabel(store, *step);
-    out.stepStart = step->start;
-    out.stepEnd = step->end;
-    out.path = criticalPath(store, step->cpuStart, step->cpuEnd);
+    out.step = stepLabel(store, step);
+    out.stepStart = step.start;
+    out.stepEnd = step.end;
+    out.path = criticalPath(store, step.cpuStart, step.cpuEnd);
     std::unordered_map<std::uint64_t, std::uint32_t> index;
     for (EventRef ref : out.path.events) {
         const Track& track = store.track(ref.track);

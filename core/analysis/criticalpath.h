@@ -87,6 +87,12 @@ struct StepCriticalPath {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> edgeEvents;
 };
 
+struct StepRange;
+// The critical path of one step (steps.h), its events named.
+StepCriticalPath criticalPathOfStep(const TraceStore& store, const StepRange& step);
+// The critical path of the step that overlaps [from, to] most (for a point, the step there or the nearest);
+// in a trace without ProfilerStep ranges, of its one activity step.
+StepCriticalPath criticalPathAt(const TraceStore& store, TimeNs from, TimeNs to);
 // The critical path of ProfilerStep#`number`, or without a number of the step of median length (the shorter
 // of the two middle ones); a trace without ProfilerStep ranges is one activity step. nullopt, with `error`
 // naming the steps there are, when there is no such step.
