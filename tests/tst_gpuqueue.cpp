@@ -95,6 +95,15 @@ void TestGpuQueue::fullQueue() {
     QCOMPARE(ov.recommendations[0].id, std::string("queue_full"));
     QCOMPARE(ov.recommendations[0].figures[0].first, std::string("queue_full_share"));
     QVERIFY(std::abs(ov.recommendations[0].figures[0].second - 1053.0 / 3099.0) < 1e-9);
+    // The lanes: the queue, and beside it the time it was full, 1 from 1023 us to 2076 us.
+    const DerivedTracks lanes = gpuQueueTracks(*r.store);
+    QCOMPARE(lanes.size(), std::size_t(2));
+    QCOMPARE(lanes[1].title(), std::string("Launch queue full · stream 7"));
+    const Track& full = lanes[1].track();
+    const TimeNs origin = r.store->minTime();
+    QCOMPARE(full.counterTimes, std::vector<TimeNs>({origin, origin + 1023'000, origin + 2076'000}));
+    QCOMPARE(full.counterValues, std::vector<double>({0, 1, 0}));
+    QCOMPARE(lanes[1].meanBetween(origin + 1000'000, origin + 2000'000), 0.977);
 }
 
 void TestGpuQueue::recommendations_data() {

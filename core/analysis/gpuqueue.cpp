@@ -60,11 +60,28 @@ std::vector<StreamQueue> gpuQueues(const TraceStore& store) {
 DerivedTracks gpuQueueTracks(const TraceStore& store) {
     DerivedTracks tracks;
     for (StreamQueue& q : gpuQueues(store)) {
+        // A stream whose queue ever filled gets a second lane: 1 while full, drawn as the share of each
+        // pixel's time spent full (where launches blocked the CPU).
+        StepSeries full;
+        if (q.maxLength >= queueFullLength)
+            for (std::size_t i = 0; i < q.length.times.size(); ++i) {
+                const double isFull = q.length.values[i] >= queueFullLength ? 1.0 : 0.0;
+                if (full.values.empty() || full.values.back() != isFull) {
+                    full.times.push_back(q.length.times[i]);
+                    full.values.push_back(isFull);
+                }
+            }
         DerivedTrack lane("Launch queue · stream " + std::to_string(q.stream), std::move(q.length),
                           CounterUnit::Plain, CounterFold::Peak);
         lane.gpu = q.device;
         lane.groupTitle = "GPU " + std::to_string(q.device);
         tracks.push_back(std::move(lane));
+        if (full.times.empty()) continue;
+        DerivedTrack fullLane("Launch queue full · stream " + std::to_string(q.stream), std::move(full),
+                              CounterUnit::Ratio, CounterFold::Mean);
+        fullLane.gpu = q.device;
+        fullLane.groupTitle = "GPU " + std::to_string(q.device);
+        tracks.push_back(std::move(fullLane));
     }
     return tracks;
 }

@@ -30,7 +30,9 @@ struct StreamQueue {
 // (analysis/gpuidle.h, isLaunchCall) joined to its GPU event; GPU events without one are not counted.
 std::vector<StreamQueue> gpuQueues(const TraceStore& store);
 
-// The timeline's lanes: "Launch queue · stream N" at the top of each GPU's group, the peak per pixel column.
+// The timeline's lanes: "Launch queue · stream N" at the top of each GPU's group, the peak per pixel column;
+// for a stream whose queue ever held queueFullLength, also "Launch queue full · stream N", the share of each
+// pixel column's time it was full.
 DerivedTracks gpuQueueTracks(const TraceStore& store);
 
 } // namespace kinetoscope
