@@ -2,12 +2,18 @@
 //
 // Times every analysis the panels and `kinetoscope-cli summary` compute, over the whole trace and over a 10%
 // window, each run three times (the best is printed): operators, kernels, overview (steps, breakdown, GPU
-// metrics, rules), memory and modules. Prints `total_ms=<x>` (whole trace, sum of the best runs) last.
+// metrics, rules), memory and modules. Then HTA's analyses (idle breakdown, launch statistics, launch queues,
+// temporal breakdown, and the lanes: utilisation, queue, bandwidth) against the rest, and the critical path
+// of the step of median length and of the slowest step. Prints `total_ms=<x>` (computeAnalysis, whole trace)
+// last.
 #include "analysis/analysisresult.h"
+#include "analysis/criticalpath.h"
+#include "analysis/gpuseries.h"
 #include "analysis/kernels.h"
 #include "analysis/memory.h"
 #include "analysis/modules.h"
 #include "analysis/overview.h"
+#include "analysis/steps.h"
 #include "analysis/summary.h"
 #include "open/opentrace.h"
 
@@ -63,6 +69,39 @@ int main(int argc, char** argv) {
                     sc.name, ops, kernels, overview, memory, modules, sum);
         if (&sc == &scopes[0]) total = sum;
     }
+    // HTA's analyses, whole trace: what they add to the rest (the sequential sum above).
+    const double idle = bestOf3([&] { gpuIdleBreakdown(s); });
+    const double launches = bestOf3([&] { launchStatistics(s); });
+    const double queues = bestOf3([&] { gpuQueues(s); });
+    const double time = bestOf3([&] { gpuTimeBreakdown(s); });
+    const double lanes = bestOf3([&] {
+        gpuActivityTracks(s);
+        gpuQueueTracks(s);
+        gpuBandwidthTracks(s);
+    });
+    const double hta = idle + launches + queues + time + lanes;
+    std::printf(
+        "HTA analyses: idle %.1f ms  launches %.1f ms  queues %.1f ms  temporal %.1f ms  lanes %.1f ms  = "
+        "%.1f ms, %.1f%% of the rest (%.1f ms)\n",
+        idle, launches, queues, time, lanes, hta, 100 * hta / total, total);
+    // The critical path of one step: the step of median length (the summary's default) and the longest.
+    std::string error;
+    const double median = bestOf3([&] { stepCriticalPath(s, std::nullopt, error); });
+    const std::vector<StepRange> steps = findSteps(s);
+    double longest = 0;
+    if (!steps.empty()) {
+        const StepRange& big =
+            *std::max_element(steps.begin(), steps.end(), [](const auto& a, const auto& b) {
+                return a.cpuEnd - a.cpuStart < b.cpuEnd - b.cpuStart;
+            });
+        longest = bestOf3([&] { criticalPathOfStep(s, big); });
+    }
+    const auto cp = stepCriticalPath(s, std::nullopt, error);
+    std::printf(
+        "critical path: step of median length %.1f ms (%s: %zu events on the path, graph of %u nodes), "
+        "longest step %.1f ms; %zu steps\n",
+        median, cp ? cp->step.c_str() : "-", cp ? cp->events.size() : 0, cp ? cp->path.graphNodes : 0,
+        longest, steps.size());
     // What the panels and the CLI actually run: all of it, on two threads.
     const double parallel =
         bestOf3([&] { computeAnalysis(s, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name); });

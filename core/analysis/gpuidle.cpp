@@ -18,22 +18,25 @@ bool isGpuWork(CategoryKind k) {
 }
 
 // Quantiles as pandas computes them (linear between the two nearest ranks), so that figures compare with
-// HTA's.
-double quantile(const std::vector<double>& sorted, double q) {
-    if (sorted.empty()) return 0;
-    const double at = q * double(sorted.size() - 1);
+// HTA's. Each needs only its two ranks in place: nth_element, not a sort.
+double quantile(std::vector<double>& values, double q) {
+    if (values.empty()) return 0;
+    const double at = q * double(values.size() - 1);
     const auto lo = std::size_t(at);
-    const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
-    return sorted[lo] + (sorted[hi] - sorted[lo]) * (at - double(lo));
+    std::nth_element(values.begin(), values.begin() + std::ptrdiff_t(lo), values.end());
+    const double low = values[lo];
+    if (lo + 1 >= values.size()) return low;
+    // The next rank is the smallest of what nth_element left above it.
+    const double high = *std::min_element(values.begin() + std::ptrdiff_t(lo) + 1, values.end());
+    return low + (high - low) * (at - double(lo));
 }
 
 Distribution distribution(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
     Distribution d;
-    d.median = quantile(values, 0.5);
-    d.p90 = quantile(values, 0.9);
+    d.max = values.empty() ? 0 : *std::max_element(values.begin(), values.end());
     d.p99 = quantile(values, 0.99);
-    d.max = values.empty() ? 0 : values.back();
+    d.p90 = quantile(values, 0.9);
+    d.median = quantile(values, 0.5);
     return d;
 }
 
@@ -52,6 +55,19 @@ std::vector<StreamIdle> gpuIdleBreakdown(const TraceStore& store,
                                          std::optional<std::pair<TimeNs, TimeNs>> scope) {
     std::vector<StreamIdle> out;
     std::vector<std::uint32_t> rows;
+    // Each GPU event's launch call start, from one pass over the flows (in call order, so the first call
+    // wins, as launchOf's), instead of a search per gap.
+    constexpr TimeNs noLaunch = INT64_MIN;
+    std::vector<std::vector<TimeNs>> launchStart(store.tracks().size());
+    for (const Flow& f : store.flows()) {
+        if (f.kind != FlowKind::Launch) continue;
+        const Track& gpu = store.track(f.target.track);
+        if (gpu.kind != TrackKind::GpuStream) continue;
+        std::vector<TimeNs>& starts = launchStart[f.target.track.value];
+        if (starts.empty()) starts.assign(gpu.sliceCount(), noLaunch);
+        TimeNs& at = starts[f.target.index.value];
+        if (at == noLaunch) at = store.track(f.source.track).starts[f.source.index.value];
+    }
     for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
         const Track& track = store.track(TrackId(ti));
         if (track.kind != TrackKind::GpuStream) continue;
@@ -62,9 +78,11 @@ std::vector<StreamIdle> gpuIdleBreakdown(const TraceStore& store,
                 inScope(track.starts[row], scope))
                 rows.push_back(row);
         if (rows.size() < 2) continue;
-        std::sort(rows.begin(), rows.end(), [&](std::uint32_t a, std::uint32_t b) {
+        auto byStart = [&](std::uint32_t a, std::uint32_t b) {
             return track.starts[a] != track.starts[b] ? track.starts[a] < track.starts[b] : a < b;
-        });
+        };
+        if (!std::is_sorted(rows.begin(), rows.end(), byStart)) // a stream of one lane already is
+            std::sort(rows.begin(), rows.end(), byStart);
         StreamIdle s;
         s.device = deviceOf(track);
         s.stream = track.tid;
@@ -77,10 +95,9 @@ std::vector<StreamIdle> gpuIdleBreakdown(const TraceStore& store,
             if (gap <= 0) continue;
             const TimeNs gapEnd = track.starts[rows[i]] - gap; // the previous end, before this event's
             ++s.gaps;
-            const std::optional<EventRef> launch = store.launchOf({TrackId(ti), EventIndex(rows[i])});
-            const TimeNs launchStart =
-                launch ? store.track(launch->track).starts[launch->index.value] : track.starts[rows[i]];
-            if (launch && launchStart > gapEnd)
+            const std::vector<TimeNs>& launches = launchStart[ti];
+            const TimeNs launch = launches.empty() ? noLaunch : launches[rows[i]];
+            if (launch != noLaunch && launch > gapEnd)
                 s.hostWait += gap;
             else if (gap < kernelWaitThreshold)
                 s.kernelWait += gap;

@@ -58,22 +58,23 @@ LaunchStatistics launchStatistics(const TraceStore& store,
 bool isLaunchCall(std::string_view name);
 
 // Calls f(call, gpuEvent) for every launch call on the CPU threads joined to the GPU event it launched (its
-// first, by correlation); calls whose GPU event is not in the trace are skipped.
+// first, by correlation), in the calls' order; calls whose GPU event is not in the trace are skipped. One
+// pass over the launch flows (sorted by call, then GPU event): no lookup per call.
 template <typename F> void forEachLaunch(const TraceStore& store, F f) {
     std::vector<std::int8_t> launches(store.strings().size(), -1); // per name, worked out once
-    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
-        const Track& track = store.track(TrackId(ti));
+    EventRef previous;
+    for (const Flow& flow : store.flows()) {
+        if (flow.kind != FlowKind::Launch || flow.source == previous) continue;
+        const Track& track = store.track(flow.source.track);
         if (track.kind != TrackKind::CpuThread) continue;
-        for (std::uint32_t row = 0; row < track.sliceCount(); ++row) {
-            const CategoryKind kind = store.categories()[track.categories[row]].kind;
-            if (kind != CategoryKind::Runtime && kind != CategoryKind::Driver) continue;
-            std::int8_t& known = launches[track.names[row].value];
-            if (known < 0) known = isLaunchCall(store.strings().view(track.names[row]));
-            if (!known) continue;
-            const EventRef call{TrackId(ti), EventIndex(row)};
-            const std::vector<EventRef> work = store.gpuWorkOf(call);
-            if (!work.empty()) f(call, work.front());
-        }
+        const std::uint32_t row = flow.source.index.value;
+        const CategoryKind kind = store.categories()[track.categories[row]].kind;
+        if (kind != CategoryKind::Runtime && kind != CategoryKind::Driver) continue;
+        std::int8_t& known = launches[track.names[row].value];
+        if (known < 0) known = isLaunchCall(store.strings().view(track.names[row]));
+        if (!known) continue;
+        previous = flow.source;
+        f(flow.source, flow.target);
     }
 }
 

@@ -47,7 +47,9 @@ StepSeries busySeries(const IntervalSet& busy, TimeNs from, TimeNs to) {
 
 // The sum of (time, ±value) edges as a step function from `from` to `to`, at most `ceiling`.
 StepSeries edgeSeries(std::vector<std::pair<TimeNs, double>>& edges, TimeNs from, TimeNs to, double ceiling) {
-    std::sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    // (The edges of one lane come in time order already: a device with one stream needs no sort.)
+    auto byTime = [](const auto& a, const auto& b) { return a.first < b.first; };
+    if (!std::is_sorted(edges.begin(), edges.end(), byTime)) std::sort(edges.begin(), edges.end(), byTime);
     StepSeries s;
     push(s, from, 0);
     double level = 0;
@@ -69,19 +71,20 @@ std::vector<GpuActivitySeries> gpuActivitySeries(const TraceStore& store) {
     for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
         const Track& t = store.tracks()[ti];
         if (t.kind != TrackKind::GpuStream) continue;
+        DeviceKernels* dev = nullptr; // made at the track's first kernel
         for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
             IntervalSet lane;
             for (std::uint32_t r = t.laneBegin[d]; r < t.laneBegin[d + 1]; ++r) {
                 if (t.flags[r] & SliceFlag::Instant || t.durations[r] <= 0) continue;
                 if (store.categories()[t.categories[r]].kind != CategoryKind::Kernel) continue;
                 lane.emplace_back(t.starts[r], t.endOf(r));
-                DeviceKernels& dev = devices[t.pid];
+                if (!dev) dev = &devices[t.pid];
                 const auto blocks = blocksPerSm(store, EventRef{TrackId(ti), EventIndex(r)});
-                if (blocks) dev.hasSmData = true;
-                dev.edges.emplace_back(t.starts[r], blocks.value_or(0));
-                dev.edges.emplace_back(t.endOf(r), -blocks.value_or(0));
+                if (blocks) dev->hasSmData = true;
+                dev->edges.emplace_back(t.starts[r], blocks.value_or(0));
+                dev->edges.emplace_back(t.endOf(r), -blocks.value_or(0));
             }
-            if (!lane.empty()) devices[t.pid].runs.push_back(std::move(lane));
+            if (!lane.empty()) dev->runs.push_back(std::move(lane));
         }
     }
     std::vector<GpuActivitySeries> out;

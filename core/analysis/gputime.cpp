@@ -11,15 +11,27 @@ namespace kinetoscope {
 
 namespace {
 
-// Sorts intervals gathered in any order and makes them the disjoint union (intervals.h); returns its length.
-TimeNs mergeUnion(IntervalSet& v) {
-    std::sort(v.begin(), v.end());
-    v = unionOfRuns({std::move(v)});
-    return totalLength(v);
-}
+// Each kind's intervals as runs in start order (one per lane of each stream, filtered): their union needs a
+// merge, not a sort.
+struct Runs {
+    std::vector<IntervalSet> runs;
+    IntervalSet current;
+    void endRun() {
+        if (!current.empty()) runs.push_back(std::move(current));
+        current.clear();
+    }
+    IntervalSet merged() {
+        endRun();
+        return unionOfRuns(runs);
+    }
+};
 
 struct DeviceIntervals {
-    IntervalSet all, compute, communication, memory;
+    Runs all, compute, communication, memory;
+    void endRuns() {
+        for (Runs* r : {&all, &compute, &communication, &memory})
+            r->endRun();
+    }
 };
 
 } // namespace
@@ -32,25 +44,29 @@ std::vector<DeviceTime> gpuTimeBreakdown(const TraceStore& store,
         const Track& track = store.track(TrackId(ti));
         if (track.kind != TrackKind::GpuStream) continue;
         DeviceIntervals* d = nullptr;
-        for (std::uint32_t row = 0; row < track.sliceCount(); ++row) {
-            if (track.flags[row] & SliceFlag::Instant) continue;
-            const CategoryKind kind = store.categories()[track.categories[row]].kind;
-            if (kind != CategoryKind::Kernel && kind != CategoryKind::Memcpy && kind != CategoryKind::Memset)
-                continue;
-            const TimeNs start = track.starts[row];
-            if (scope && (start < scope->first || start > scope->second)) continue;
-            if (!d) d = &byDevice[deviceOf(track)];
-            const std::pair<TimeNs, TimeNs> iv{start, track.endOf(row)};
-            d->all.push_back(iv);
-            if (kind != CategoryKind::Kernel) {
-                d->memory.push_back(iv);
-                continue;
+        for (std::uint32_t lane = 0; lane < track.laneCount(); ++lane) {
+            for (std::uint32_t row = track.laneBegin[lane]; row < track.laneBegin[lane + 1]; ++row) {
+                if (track.flags[row] & SliceFlag::Instant) continue;
+                const CategoryKind kind = store.categories()[track.categories[row]].kind;
+                if (kind != CategoryKind::Kernel && kind != CategoryKind::Memcpy &&
+                    kind != CategoryKind::Memset)
+                    continue;
+                const TimeNs start = track.starts[row];
+                if (scope && (start < scope->first || start > scope->second)) continue;
+                if (!d) d = &byDevice[deviceOf(track)];
+                const std::pair<TimeNs, TimeNs> iv{start, track.endOf(row)};
+                d->all.current.push_back(iv);
+                if (kind != CategoryKind::Kernel) {
+                    d->memory.current.push_back(iv);
+                    continue;
+                }
+                std::int8_t& comm = communication[track.names[row].value];
+                if (comm < 0)
+                    comm = kernelCategory(store.strings().view(track.names[row])) ==
+                           KernelCategory::Communication;
+                (comm ? d->communication : d->compute).current.push_back(iv);
             }
-            std::int8_t& comm = communication[track.names[row].value];
-            if (comm < 0)
-                comm =
-                    kernelCategory(store.strings().view(track.names[row])) == KernelCategory::Communication;
-            (comm ? d->communication : d->compute).push_back(iv);
+            if (d) d->endRuns();
         }
     }
     std::vector<DeviceTime> out;
@@ -58,13 +74,16 @@ std::vector<DeviceTime> gpuTimeBreakdown(const TraceStore& store,
         DeviceTime t;
         t.rank = store.metadata().rank;
         t.device = device;
-        const TimeNs busy = mergeUnion(d.all);
-        t.span = d.all.back().second - d.all.front().first;
-        t.idle = t.span - busy;
-        t.compute = mergeUnion(d.compute);
-        t.communication = mergeUnion(d.communication);
-        t.memory = mergeUnion(d.memory);
-        t.overlap = totalLength(intersect(d.compute, unionOf(d.communication, d.memory)));
+        const IntervalSet all = d.all.merged();
+        const IntervalSet compute = d.compute.merged();
+        const IntervalSet communication = d.communication.merged();
+        const IntervalSet memory = d.memory.merged();
+        t.span = all.back().second - all.front().first;
+        t.idle = t.span - totalLength(all);
+        t.compute = totalLength(compute);
+        t.communication = totalLength(communication);
+        t.memory = totalLength(memory);
+        t.overlap = totalLength(intersect(compute, unionOf(communication, memory)));
         out.push_back(t);
     }
     return out;

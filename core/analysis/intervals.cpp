@@ -16,6 +16,20 @@ void append(IntervalSet& out, TimeNs a, TimeNs b) {
 } // namespace
 
 IntervalSet unionOfRuns(const std::vector<IntervalSet>& runs) {
+    std::size_t nonEmpty = 0;
+    const IntervalSet* only = nullptr;
+    for (const IntervalSet& r : runs)
+        if (!r.empty()) {
+            ++nonEmpty;
+            only = &r;
+        }
+    if (nonEmpty == 1) { // one run (a stream with one lane, most often): no heap
+        IntervalSet out;
+        out.reserve(only->size());
+        for (const auto& [a, b] : *only)
+            append(out, a, b);
+        return out;
+    }
     using Head = std::pair<TimeNs, std::pair<std::size_t, std::size_t>>; // start, (run, index)
     std::priority_queue<Head, std::vector<Head>, std::greater<>> heap;
     for (std::size_t r = 0; r < runs.size(); ++r) {

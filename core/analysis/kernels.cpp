@@ -13,12 +13,14 @@ namespace kinetoscope {
 std::optional<double> blocksPerSm(const TraceStore& store, EventRef kernel) {
     const std::string_view args = store.argsText(kernel);
     if (auto v = argNumber(args, "blocks per SM")) return *v;
-    const auto grid = argTriple(args, "grid");
-    if (!grid) return std::nullopt;
+    // From the grid, when the device's SM count is known (looked up first: a trace that lists only some
+    // devices need not have every kernel's grid read for nothing).
     const Track& t = store.track(kernel.track);
     for (const DeviceProperties& d : store.metadata().devices) {
-        if (d.id == t.pid && d.numSms > 0)
-            return double((*grid)[0] * (*grid)[1] * (*grid)[2]) / double(d.numSms);
+        if (d.id != t.pid || d.numSms <= 0) continue;
+        const auto grid = argTriple(args, "grid");
+        if (!grid) return std::nullopt;
+        return double((*grid)[0] * (*grid)[1] * (*grid)[2]) / double(d.numSms);
     }
     return std::nullopt;
 }

@@ -112,16 +112,22 @@ std::vector<const Flow*> TraceStore::flowsInto(EventRef ref) const {
     return out;
 }
 
+// (Both walk the flow tables in place: the analyses ask for every GPU event's launch, and a vector per
+// question cost more than the search.)
 std::optional<EventRef> TraceStore::launchOf(EventRef gpuSlice) const {
-    for (const Flow* f : flowsInto(gpuSlice))
-        if (f->kind == FlowKind::Launch) return f->source;
+    auto it = std::lower_bound(m.flowsByTarget.begin(), m.flowsByTarget.end(), gpuSlice,
+                               [&](std::uint32_t f, const EventRef& r) { return m.flows[f].target < r; });
+    for (; it != m.flowsByTarget.end() && m.flows[*it].target == gpuSlice; ++it)
+        if (m.flows[*it].kind == FlowKind::Launch) return m.flows[*it].source;
     return std::nullopt;
 }
 
 std::vector<EventRef> TraceStore::gpuWorkOf(EventRef launch) const {
     std::vector<EventRef> out;
-    for (const Flow* f : flowsFrom(launch))
-        if (f->kind == FlowKind::Launch) out.push_back(f->target);
+    auto it = std::lower_bound(m.flows.begin(), m.flows.end(), launch,
+                               [](const Flow& f, const EventRef& r) { return f.source < r; });
+    for (; it != m.flows.end() && it->source == launch; ++it)
+        if (it->kind == FlowKind::Launch) out.push_back(it->target);
     return out;
 }
 
