@@ -1,6 +1,7 @@
 #include "overviewpanel.h"
 
 #include "query/enclosing.h"
+#include "query/kernelshortname.h"
 
 #include "barchart.h"
 #include "detailspanel.h"
@@ -27,6 +28,8 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <functional>
+
 namespace kinetoscope {
 
 using namespace panel;
@@ -35,6 +38,98 @@ namespace {
 const QColor breakdownColors[] = {
     QColor(0x5f, 0xbf, 0x8f), QColor(0xf0, 0xa0, 0x4b), QColor(0xe5, 0x8f, 0xb7), QColor(0x3a, 0xa6, 0xa6),
     QColor(0xe5, 0x86, 0x6a), QColor(0xf2, 0xc1, 0x4e), QColor(0x6c, 0x9b, 0xd2), QColor(0xb0, 0xb7, 0xc3)};
+constexpr std::size_t outliersListed = 10;
+
+QString linkTo(EventRef ref, const QString& text) {
+    return QStringLiteral("<a href=\"%1\">%2</a>").arg(DetailsPanel::linkFor(ref), text.toHtmlEscaped());
+}
+
+// One outlier list: the count, what it means, and its worst `outliersListed` calls by `badness`, each a link
+// to the call on the timeline (its details link on to the GPU event it launched).
+template <typename Badness>
+QString outlierList(const QString& title, std::vector<EventRef> calls, Badness badness,
+                    const std::function<QString(EventRef)>& describe) {
+    QString html = QStringLiteral("<p><b>%1</b>: %2").arg(title).arg(calls.size());
+    if (calls.empty()) return html + QStringLiteral("</p>");
+    std::sort(calls.begin(), calls.end(), [&](EventRef a, EventRef b) { return badness(a) > badness(b); });
+    QStringList items;
+    for (std::size_t i = 0; i < std::min(outliersListed, calls.size()); ++i)
+        items << describe(calls[i]);
+    html += QStringLiteral(" — ") + items.join(QStringLiteral(" · "));
+    if (calls.size() > outliersListed)
+        html += QObject::tr(" · and %1 more").arg(calls.size() - outliersListed);
+    return html + QStringLiteral("</p>");
+}
+
+// Where the GPUs wait (HTA's analyses, docs/DEFINITIONS.md): time by kind per GPU, idle gaps and the launch
+// queue per stream, the launch statistics, and the three outlier lists linked to the timeline.
+QString gpuWaitsHtml(const TraceStore& store, const AnalysisResult& r) {
+    QString html;
+    for (const DeviceTime& t : r.gpuTime) {
+        const double span = double(std::max<TimeNs>(1, t.span));
+        html += QObject::tr("<p><b>GPU %1</b> over %2: idle %3 · compute %4 · communication %5 · memory %6 · "
+                            "compute overlapping the others %7</p>")
+                    .arg(t.device)
+                    .arg(durationText(t.span), percentText(double(t.idle) / span),
+                         percentText(double(t.compute) / span), percentText(double(t.communication) / span),
+                         percentText(double(t.memory) / span), percentText(double(t.overlap) / span));
+    }
+    for (const StreamIdle& g : r.gpuIdle) {
+        const double idle = double(std::max<TimeNs>(1, g.idle()));
+        html +=
+            QObject::tr("<p>GPU %1 stream %2 idle %3 in %4 gaps: waiting for the host %5, for the previous "
+                        "kernel %6, other %7")
+                .arg(g.device)
+                .arg(g.stream)
+                .arg(durationText(g.idle()))
+                .arg(g.gaps)
+                .arg(percentText(double(g.hostWait) / idle), percentText(double(g.kernelWait) / idle),
+                     percentText(double(g.other) / idle));
+        for (const StreamQueue& q : r.queues)
+            if (q.device == g.device && q.stream == g.stream)
+                html += QObject::tr(". Launch queue: at most %1 waiting, %2 on average, full for %3")
+                            .arg(q.maxLength)
+                            .arg(q.meanLength, 0, 'f', 1)
+                            .arg(durationText(q.fullTime));
+        html += QStringLiteral("</p>");
+    }
+    const LaunchStatistics& ls = r.launches;
+    if (ls.launches == 0) return html.isEmpty() ? QObject::tr("<p>No GPU work in this scope.</p>") : html;
+    auto us = [](double ns) { return durationText(TimeNs(std::llround(ns))); };
+    html +=
+        QObject::tr("<p><b>Launches</b>: %1 · call median %2, p99 %3 · GPU median %4, p99 %5 · launch delay "
+                    "median %6, p99 %7</p>")
+            .arg(ls.launches)
+            .arg(us(ls.cpuDuration.median), us(ls.cpuDuration.p99), us(ls.gpuDuration.median),
+                 us(ls.gpuDuration.p99), us(ls.launchDelay.median), us(ls.launchDelay.p99));
+    auto work = [&](EventRef call) { return store.gpuWorkOf(call).front(); };
+    auto callTime = [&](EventRef call) { return store.durationOf(call); };
+    auto gpuTime = [&](EventRef call) { return store.durationOf(work(call)); };
+    auto delay = [&](EventRef call) {
+        const EventRef g = work(call);
+        return store.track(g.track).starts[g.index.value] - store.track(call.track).endOf(call.index.value);
+    };
+    auto kernelName = [&](EventRef call) {
+        return QString::fromStdString(shortKernelName(std::string(store.nameOf(work(call)))));
+    };
+    html += outlierList(
+        QObject::tr("Short kernels (GPU time shorter than the call that launched them)"), ls.shortKernels,
+        [&](EventRef c) { return callTime(c) - gpuTime(c); },
+        [&](EventRef c) {
+            return linkTo(c, QObject::tr("%1 (GPU %2, call %3)")
+                                 .arg(kernelName(c), durationText(gpuTime(c)), durationText(callTime(c))));
+        });
+    html += outlierList(QObject::tr("Launch calls over 50 µs"), ls.longCalls, callTime, [&](EventRef c) {
+        return linkTo(c, QObject::tr("%1 %2").arg(
+                             QString::fromUtf8(store.nameOf(c).data(), qsizetype(store.nameOf(c).size())),
+                             durationText(callTime(c))));
+    });
+    html += outlierList(QObject::tr("Launch delays over 100 µs"), ls.longDelays, delay, [&](EventRef c) {
+        return linkTo(c, QObject::tr("%1 waited %2").arg(kernelName(c), durationText(delay(c))));
+    });
+    return html;
+}
+
 } // namespace
 
 OverviewPanel::OverviewPanel(const TraceStore& store, QWidget* parent)
@@ -88,14 +183,18 @@ OverviewPanel::OverviewPanel(const TraceStore& store, QWidget* parent)
     m_recommendations = new QTextBrowser(body);
     m_recommendations->setOpenLinks(false);
     m_recommendations->setMinimumHeight(140);
-    connect(m_recommendations, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
-        if (url.scheme() == QLatin1String("range")) {
-            const QStringList parts = url.path().split(QLatin1Char(':'));
-            if (parts.size() == 2) emit rangeRequested(parts[0].toLongLong(), parts[1].toLongLong());
-        } else if (const EventRef ref = DetailsPanel::refFromLink(url); ref.isValid()) {
-            emit jumpRequested(ref);
-        }
-    });
+    m_gpuWaits = new QTextBrowser(body);
+    m_gpuWaits->setOpenLinks(false);
+    m_gpuWaits->setMinimumHeight(160);
+    for (QTextBrowser* browser : {m_recommendations, m_gpuWaits})
+        connect(browser, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+            if (url.scheme() == QLatin1String("range")) {
+                const QStringList parts = url.path().split(QLatin1Char(':'));
+                if (parts.size() == 2) emit rangeRequested(parts[0].toLongLong(), parts[1].toLongLong());
+            } else if (const EventRef ref = DetailsPanel::refFromLink(url); ref.isValid()) {
+                emit jumpRequested(ref);
+            }
+        });
     // Double-clicking a step shows it on the timeline.
     connect(m_breakdown, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         if (!m_result || row < 0 || std::size_t(row) >= m_result->overview.steps.size()) return;
@@ -113,6 +212,11 @@ OverviewPanel::OverviewPanel(const TraceStore& store, QWidget* parent)
     layout->addWidget(m_gpus);
     layout->addWidget(new QLabel(tr("<b>Recommendations</b>"), body));
     layout->addWidget(m_recommendations);
+    layout->addWidget(
+        new QLabel(tr("<b>Where the GPUs wait</b> (as HTA measures it; links show the calls on the "
+                      "timeline)"),
+                   body));
+    layout->addWidget(m_gpuWaits);
 }
 
 QString OverviewPanel::throughputText() const {
@@ -262,6 +366,7 @@ void OverviewPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
                                       durationText(r.exampleDuration)));
     }
     m_recommendations->setHtml(html);
+    m_gpuWaits->setHtml(gpuWaitsHtml(m_store, *result));
 }
 
 } // namespace kinetoscope

@@ -21,6 +21,8 @@ class OverviewPanel : public AnalysisPanel {
     QTableWidget* breakdownTable() const { return m_breakdown; }
     QTableWidget* gpuTable() const { return m_gpus; }
     QTextBrowser* recommendations() const { return m_recommendations; }
+    // Idle and launch figures per GPU and stream, and the launch outliers, each linked to the timeline.
+    QTextBrowser* gpuWaits() const { return m_gpuWaits; }
     QSpinBox* batchSize() const { return m_batch; }
     QString throughputText() const;
     // The result the panel shows (a newer one may be on its way to it).
@@ -38,6 +40,7 @@ class OverviewPanel : public AnalysisPanel {
     QTableWidget* m_breakdown;
     QTableWidget* m_gpus;
     QTextBrowser* m_recommendations;
+    QTextBrowser* m_gpuWaits;
 };
 
 } // namespace kinetoscope

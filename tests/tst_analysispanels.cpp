@@ -204,6 +204,22 @@ void TestAnalysisPanels::overviewBreakdownAndThroughput() {
     // A recommendation's link jumps the timeline to its evidence.
     QTextBrowser* recs = view->overviewPanel()->recommendations();
     QVERIFY(recs->toHtml().contains(QLatin1String("href=")));
+    // Where the GPUs wait: the figures of the CLI's summary, and the launch outliers, each a link that
+    // selects its launch call on the timeline.
+    QTextBrowser* waits = view->overviewPanel()->gpuWaits();
+    const QString waitText = waits->toPlainText();
+    const LaunchStatistics& ls = view->analysis()->launches;
+    QVERIFY2(waitText.contains(QStringLiteral("Launches: %1").arg(ls.launches)), qPrintable(waitText));
+    QVERIFY2(waitText.contains(QStringLiteral("Launch delays over 100 µs: %1").arg(ls.longDelays.size())),
+             qPrintable(waitText));
+    QVERIFY(waitText.contains(QStringLiteral("waiting for the host")));
+    const QRegularExpressionMatch link =
+        QRegularExpression(QStringLiteral("href=\"([^\"]+)\"")).match(waits->toHtml());
+    QVERIFY(link.hasMatch());
+    emit waits->anchorClicked(QUrl(link.captured(1)));
+    const EventRef selected = view->timeline()->selected();
+    QVERIFY(selected.isValid());
+    QVERIFY(!view->trace()->store->gpuWorkOf(selected).empty()); // a launch call
 }
 
 void TestAnalysisPanels::operatorSelectionHighlightsAndJumps() {
@@ -463,6 +479,14 @@ void TestAnalysisPanels::snapshots() {
                     .arg(dir, QString::fromLatin1(trace).section(QLatin1Char('/'), -1).left(20))
                     .arg(i));
         }
+    }
+    // Where the GPUs wait (Overview, at the bottom), on the H100 trace.
+    {
+        TraceView* q = open(qwen);
+        QVERIFY(q);
+        q->bottomTabs()->setCurrentWidget(q->overviewPanel());
+        QTest::qWait(50);
+        q->overviewPanel()->gpuWaits()->grab().save(dir + QStringLiteral("/gpu-waits.png"));
     }
     // The views the trust issue fixed: Details > Parents of an operator late in a with_stack trace, an
     // operator's Python call stack, the annotations, a kernel's launching operator and delay, a sizes-only
