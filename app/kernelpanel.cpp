@@ -1,6 +1,7 @@
 #include "kernelpanel.h"
 
 #include "query/enclosing.h"
+#include "query/kernelshortname.h"
 
 #include "barchart.h"
 #include "detailspanel.h"
@@ -46,6 +47,37 @@ KernelPanel::KernelPanel(const TraceStore& store, QWidget* parent) : AnalysisPan
     m_proxy = t.proxy;
     m_view = t.view;
     m_categories = t.chart;
+    // Below the table: the sequences of kernels operators launch again and again (fusion candidates). A
+    // kernel's name selects its row above; "show" the longest call on the timeline.
+    // They share the height with the table in a splitter that leaves the table most of it.
+    auto* tableSplit = qobject_cast<QSplitter*>(layout()->itemAt(layout()->count() - 1)->widget());
+    auto* vertical = new QSplitter(Qt::Vertical, this);
+    layout()->replaceWidget(tableSplit, vertical);
+    vertical->addWidget(tableSplit);
+    auto* box = new QWidget(vertical);
+    auto* boxLayout = new QVBoxLayout(box);
+    boxLayout->setContentsMargins(0, 4, 0, 0);
+    boxLayout->addWidget(new QLabel(
+        tr("<b>Kernel sequences</b> (what one operator launches, in order, by GPU time: fusion candidates)"),
+        box));
+    m_sequences = new QTextBrowser(box);
+    m_sequences->setOpenLinks(false);
+    boxLayout->addWidget(m_sequences, 1);
+    vertical->addWidget(box);
+    vertical->setStretchFactor(0, 3);
+    vertical->setStretchFactor(1, 1);
+    connect(m_sequences, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        if (const EventRef ref = DetailsPanel::refFromLink(url); ref.isValid()) {
+            emit jumpRequested(ref);
+            return;
+        }
+        if (url.scheme() != QLatin1String("kernel") || !m_result) return;
+        const QStringList at = url.path().split(QLatin1Char(':'));
+        const std::size_t seq = at.value(0).toULongLong(), pos = at.value(1).toULongLong();
+        if (seq >= m_result->kernelSequences.size() || pos >= m_result->kernelSequences[seq].work.size())
+            return;
+        selectKernel(QString::fromStdString(m_result->kernelSequences[seq].work[pos]));
+    });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
                 if (!current.isValid()) return;
@@ -71,6 +103,18 @@ KernelPanel::KernelPanel(const TraceStore& store, QWidget* parent) : AnalysisPan
             });
 }
 
+bool KernelPanel::selectKernel(const QString& name) {
+    m_filter->clear();
+    for (int r = 0; r < m_proxy->rowCount(); ++r) {
+        const QModelIndex index = m_proxy->index(r, 0);
+        if (index.data(NameRole).toString() != name) continue;
+        m_view->setCurrentIndex(index);
+        m_view->scrollTo(index);
+        return true;
+    }
+    return false;
+}
+
 KernelGrouping KernelPanel::grouping() const {
     return m_grouping->currentIndex() == 1 ? KernelGrouping::NameAndLaunch : KernelGrouping::Name;
 }
@@ -79,7 +123,26 @@ void KernelPanel::setGrouping(KernelGrouping g) {
 }
 
 void KernelPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
+    m_result = result;
     m_model->setRows(result->kernels.rows);
+    QString html;
+    constexpr std::size_t listed = 30;
+    for (std::size_t i = 0; i < std::min(listed, result->kernelSequences.size()); ++i) {
+        const KernelSequence& k = result->kernelSequences[i];
+        QStringList kernels;
+        for (std::size_t j = 0; j < k.work.size(); ++j)
+            kernels << QStringLiteral("<a href=\"kernel:%1:%2\">%3</a>")
+                           .arg(i)
+                           .arg(j)
+                           .arg(QString::fromStdString(shortKernelName(k.work[j])).toHtmlEscaped());
+        html += tr("<p><b>%1</b> ×%2 · GPU %3 · CPU %4 · <a href=\"%5\">show</a><br/>%6</p>")
+                    .arg(QString::fromStdString(k.op).toHtmlEscaped())
+                    .arg(k.count)
+                    .arg(durationText(k.gpuTime), durationText(k.cpuTime), DetailsPanel::linkFor(k.example),
+                         kernels.join(QStringLiteral(" → ")));
+    }
+    m_sequences->setHtml(
+        html.isEmpty() ? tr("<p>No operator in this scope launches three or more kernels.</p>") : html);
     m_view->setColumnHidden(KernelTableModel::Launch,
                             result->kernelGrouping != KernelGrouping::NameAndLaunch);
     fitColumns(m_view);

@@ -7,6 +7,7 @@ class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
+class QTextBrowser;
 
 namespace kinetoscope {
 
@@ -24,6 +25,9 @@ class KernelPanel : public AnalysisPanel {
     QTableView* view() const { return m_view; }
     BarChart* categories() const { return m_categories; }
     QLabel* origin() const { return m_origin; }
+    // The kernel sequences under the table; a kernel's link selects its row (selectKernel).
+    QTextBrowser* sequences() const { return m_sequences; }
+    bool selectKernel(const QString& name);
 
   private:
     const TraceStore& m_store;
@@ -34,6 +38,8 @@ class KernelPanel : public AnalysisPanel {
     QTableView* m_view;
     BarChart* m_categories;
     QLabel* m_origin;
+    QTextBrowser* m_sequences;
+    std::shared_ptr<const AnalysisResult> m_result;
 };
 
 } // namespace kinetoscope

@@ -10,6 +10,7 @@
 #include "analysis/criticalpath.h"
 #include "analysis/gpuseries.h"
 #include "analysis/kernels.h"
+#include "analysis/kernelsequences.h"
 #include "analysis/memory.h"
 #include "analysis/modules.h"
 #include "analysis/overview.h"
@@ -74,16 +75,17 @@ int main(int argc, char** argv) {
     const double launches = bestOf3([&] { launchStatistics(s); });
     const double queues = bestOf3([&] { gpuQueues(s); });
     const double time = bestOf3([&] { gpuTimeBreakdown(s); });
+    const double sequences = bestOf3([&] { kernelSequences(s); });
     const double lanes = bestOf3([&] {
         gpuActivityTracks(s);
         gpuQueueTracks(s);
         gpuBandwidthTracks(s);
     });
-    const double hta = idle + launches + queues + time + lanes;
+    const double hta = idle + launches + queues + time + sequences + lanes;
     std::printf(
-        "HTA analyses: idle %.1f ms  launches %.1f ms  queues %.1f ms  temporal %.1f ms  lanes %.1f ms  = "
-        "%.1f ms, %.1f%% of the rest (%.1f ms)\n",
-        idle, launches, queues, time, lanes, hta, 100 * hta / total, total);
+        "HTA analyses: idle %.1f ms  launches %.1f ms  queues %.1f ms  temporal %.1f ms  sequences %.1f ms  "
+        "lanes %.1f ms  = %.1f ms, %.1f%% of the rest (%.1f ms)\n",
+        idle, launches, queues, time, sequences, lanes, hta, 100 * hta / total, total);
     // The critical path of one step: the step of median length (the summary's default) and the longest.
     std::string error;
     const double median = bestOf3([&] { stepCriticalPath(s, std::nullopt, error); });

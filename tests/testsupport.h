@@ -11,6 +11,22 @@ namespace kinetoscope::test {
 
 // Path of a file of the real-trace corpus (../shared/traces).
 std::string tracePath(const char* relative);
+// The corpus traces the GPU analyses are checked on against HTA (relative to ../shared/traces).
+namespace traces {
+inline constexpr const char* qwenH100 =
+    "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+inline constexpr const char* b200Eager = "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz";
+inline constexpr const char* htaAlexnet =
+    "facebookresearch__HolisticTraceAnalysis/"
+    "tests__data__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz";
+inline constexpr const char* htaMi250 = "facebookresearch__HolisticTraceAnalysis/"
+                                        "tests__data__amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json.gz";
+inline constexpr const char* htaNsResolution =
+    "facebookresearch__HolisticTraceAnalysis/"
+    "tests__data__ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
+inline constexpr const char* resnet2020 =
+    "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz";
+} // namespace traces
 // The real CUDA memory snapshots of the corpus (under snapshots/): EoR_NN (no allocator_settings), GPT-2
 // medium training and inference, cs336 forward (external_annotations) and its mixed-precision run.
 inline constexpr const char* snapshots[] = {

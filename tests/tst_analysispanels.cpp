@@ -279,6 +279,17 @@ void TestAnalysisPanels::kernelSelectionShowsOrigin() {
     QVERIFY2(panel->origin()->text().contains(QLatin1String("Launched from")),
              qPrintable(panel->origin()->text()));
     QVERIFY(panel->origin()->text().contains(QLatin1String("cudaLaunchKernel")));
+    // Under the table, the kernel sequences; a kernel's link selects its row, "show" its longest call.
+    const std::vector<KernelSequence>& seqs = view->analysis()->kernelSequences;
+    QVERIFY(!seqs.empty());
+    QVERIFY(panel->sequences()->toPlainText().contains(QString::fromStdString(seqs[0].op)));
+    emit panel->sequences()->anchorClicked(QUrl(QStringLiteral("kernel:0:1")));
+    QCOMPARE(panel->view()->currentIndex().data(NameRole).toString(),
+             QString::fromStdString(seqs[0].work[1]));
+    QSignalSpy jumped(panel, &AnalysisPanel::jumpRequested);
+    emit panel->sequences()->anchorClicked(QUrl(DetailsPanel::linkFor(seqs[0].example)));
+    QCOMPARE(jumped.count(), 1);
+    QCOMPARE(view->timeline()->selected(), seqs[0].example);
 }
 
 // Annotations are listed apart (grouped ProfilerStep#*), and a with_stack trace's operators show the Python

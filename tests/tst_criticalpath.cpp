@@ -27,7 +27,7 @@ class TestCriticalPath : public QObject {
 namespace {
 
 const char* const hta = "facebookresearch__HolisticTraceAnalysis/";
-const char* const qwen = "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+const char* const qwen = test::traces::qwenH100;
 
 // [start, end] of the n-th CPU slice (by start) named `annotation`..., as HTA picks an annotation's instance;
 // the whole trace for an empty annotation.
@@ -77,23 +77,18 @@ void TestCriticalPath::againstHta_data() {
         << QString(hta) +
                "tests__data__critical_path__simple_add__benchmark_result_493459_1694039959_trace.json.gz"
         << alexnetStep << 1 << 241724.0 << 315 << 159 << 241190.0 << 508.0 << 9.0 << 17.0 << 0.0;
-    QTest::newRow("alexnet")
-        << QString(hta) +
-               "tests__data__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz"
-        << alexnetStep << 1 << 35834.0 << 149 << 77 << 32042.0 << 3712.0 << 50.0 << 30.0 << 0.0;
+    QTest::newRow("alexnet") << test::traces::htaAlexnet << alexnetStep << 1 << 35834.0 << 149 << 77
+                             << 32042.0 << 3712.0 << 50.0 << 30.0 << 0.0;
     QTest::newRow("cuda_event_sync")
         << QString(hta) + "tests__data__critical_path__cuda_event_sync__event_sync_trace.json.gz"
         << "ProfilerStep" << 0 << 2411.0 << 40 << 21 << 2365.0 << 36.0 << 0.0 << 10.0 << 0.0;
     QTest::newRow("cuda_event_sync_multi_stream")
         << QString(hta) + "tests__data__critical_path__cuda_event_sync_multi_stream__event_sync_trace.json.gz"
         << "" << 0 << 1178.0 << 59 << 31 << 1025.0 << 124.0 << 15.0 << 14.0 << 0.0;
-    QTest::newRow("ns_resolution")
-        << QString(hta) + "tests__data__ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
-        << "ProfilerStep" << 1 << 95736.087 << 2438 << 1219 << 0.0 << 94591.138 << 1144.949 << 0.0 << 0.1;
-    QTest::newRow("MI250 (ROCm)") << QString(hta) +
-                                         "tests__data__amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json.gz"
-                                  << "ProfilerStep" << 0 << 7452.353 << 86 << 43 << 7452.353 << 0.0 << 0.0
-                                  << 0.0 << 0.0;
+    QTest::newRow("ns_resolution") << test::traces::htaNsResolution << "ProfilerStep" << 1 << 95736.087
+                                   << 2438 << 1219 << 0.0 << 94591.138 << 1144.949 << 0.0 << 0.1;
+    QTest::newRow("MI250 (ROCm)") << test::traces::htaMi250 << "ProfilerStep" << 0 << 7452.353 << 86 << 43
+                                  << 7452.353 << 0.0 << 0.0 << 0.0 << 0.0;
     QTest::newRow("Qwen H100") << qwen << "ProfilerStep" << 0 << 33716.984 << 3074 << 1538 << 1777.910
                                << 30253.447 << 1678.825 << 6.802 << 0.001;
 }
@@ -138,8 +133,7 @@ void TestCriticalPath::againstHta() {
 // last while it ran. The 2020 ResNet-50 sample is a bare event array HTA cannot read: its CPU-bound step
 // spends part of its path in the kernels that a synchronising copy waited for.
 void TestCriticalPath::inferredWaits() {
-    LoadResult r = loadTrace(test::tracePath(
-        "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz"));
+    LoadResult r = loadTrace(test::tracePath(test::traces::resnet2020));
     QVERIFY2(r.store, r.error.c_str());
     const std::vector<StepRange> steps = findSteps(*r.store);
     QVERIFY(steps.size() > 2);
@@ -217,9 +211,7 @@ void TestCriticalPath::writtenGraph() {
 // naming the steps there are otherwise; the JSON of the path through HTA's event-sync fixture (a step with
 // cudaEventSynchronize and cudaStreamSynchronize) as a golden file.
 void TestCriticalPath::stepReport() {
-    LoadResult r = loadTrace(
-        test::tracePath("facebookresearch__HolisticTraceAnalysis/"
-                        "tests__data__ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"));
+    LoadResult r = loadTrace(test::tracePath(test::traces::htaNsResolution));
     QVERIFY2(r.store, r.error.c_str());
     std::string error;
     const std::vector<StepRange> steps = findSteps(*r.store);

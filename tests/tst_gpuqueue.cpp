@@ -29,19 +29,13 @@ void TestGpuQueue::againstHta_data() {
     QTest::addColumn<qint64>("maxLength");
     QTest::addColumn<double>("meanLength");
     // Qwen's 509 first GPU events were launched before the trace's CPU side began: HTA drops them, so do we.
-    QTest::newRow("Qwen H100")
-        << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" << qint64(7)
-        << qint64(1198) << qint64(111) << 46.72;
-    QTest::newRow("B200 eager") << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz" << qint64(7)
-                                << qint64(929) << qint64(2) << 0.221;
-    const char* alexnet =
-        "facebookresearch__HolisticTraceAnalysis/"
-        "tests__data__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz";
+    QTest::newRow("Qwen H100") << test::traces::qwenH100 << qint64(7) << qint64(1198) << qint64(111) << 46.72;
+    QTest::newRow("B200 eager") << test::traces::b200Eager << qint64(7) << qint64(929) << qint64(2) << 0.221;
+    const char* alexnet = test::traces::htaAlexnet;
     QTest::newRow("HTA alexnet stream 7") << alexnet << qint64(7) << qint64(91) << qint64(18) << 0.240;
     QTest::newRow("HTA alexnet stream 20") << alexnet << qint64(20) << qint64(7) << qint64(2) << 4.3e-5;
-    QTest::newRow("HTA MI250 (hip)") << "facebookresearch__HolisticTraceAnalysis/"
-                                        "tests__data__amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json.gz"
-                                     << qint64(0) << qint64(16) << qint64(1) << 0.758;
+    QTest::newRow("HTA MI250 (hip)") << test::traces::htaMi250 << qint64(0) << qint64(16) << qint64(1)
+                                     << 0.758;
 }
 
 void TestGpuQueue::againstHta() {
@@ -111,18 +105,11 @@ void TestGpuQueue::recommendations_data() {
     QTest::addColumn<QString>("id"); // empty: none
     QTest::addColumn<double>("share");
     // Empty 68,899.449 of 84,523.088 µs, 0.221 waiting on average: the host is the bottleneck.
-    QTest::newRow("B200 eager") << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz"
-                                << "queue_empty" << 68899.449 / 84523.088;
+    QTest::newRow("B200 eager") << test::traces::b200Eager << "queue_empty" << 68899.449 / 84523.088;
     // 46.7 waiting on average.
-    QTest::newRow("Qwen H100")
-        << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
-        << "" << 0.0;
+    QTest::newRow("Qwen H100") << test::traces::qwenH100 << "" << 0.0;
     // 91 launches: too few to judge.
-    QTest::newRow("HTA alexnet")
-        << "facebookresearch__HolisticTraceAnalysis/"
-           "tests__data__critical_path__alexnet__benchmark_result_2869224_1695835535_"
-           "trace.json.gz"
-        << "" << 0.0;
+    QTest::newRow("HTA alexnet") << test::traces::htaAlexnet << "" << 0.0;
 }
 
 void TestGpuQueue::recommendations() {

@@ -78,13 +78,11 @@ void TestGpuSeries::handMade() {
 
 void TestGpuSeries::agreesWithOverview_data() {
     QTest::addColumn<QString>("trace");
-    QTest::newRow("qwen_h100")
-        << "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
-    QTest::newRow("resnet50_steps")
-        << "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz";
+    QTest::newRow("qwen_h100") << test::traces::qwenH100;
+    QTest::newRow("resnet50_steps") << test::traces::resnet2020;
     QTest::newRow("torch_compile_triton")
         << "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz";
-    QTest::newRow("b200_eager") << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz";
+    QTest::newRow("b200_eager") << test::traces::b200Eager;
     QTest::newRow("sampled_rank0")
         << "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz";
 }
@@ -164,8 +162,8 @@ void TestGpuSeries::bandwidthCarriesEveryByte_data() {
     QTest::addColumn<QString>("trace");
     QTest::addColumn<QString>("kind");
     QTest::addColumn<double>("bytes"); // the copies' `bytes` summed by a script over the JSON
-    const char* b200 = "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz";
-    const char* qwen = "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+    const char* b200 = test::traces::b200Eager;
+    const char* qwen = test::traces::qwenH100;
     QTest::newRow("B200 HtoD (15 copies)") << b200 << "Memcpy HtoD" << 33109.0;
     QTest::newRow("B200 DtoD (146 copies)") << b200 << "Memcpy DtoD" << 771323904.0;
     QTest::newRow("Qwen H100 memsets (241)") << qwen << "Memset" << 964.0;

@@ -23,13 +23,10 @@ class TestGpuTime : public QObject {
 
 namespace {
 
-const char* const qwen = "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
-const char* const b200 = "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz";
-const char* const alexnet =
-    "facebookresearch__HolisticTraceAnalysis/"
-    "tests__data__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz";
-const char* const mi250 = "facebookresearch__HolisticTraceAnalysis/"
-                          "tests__data__amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json.gz";
+const char* const qwen = test::traces::qwenH100;
+const char* const b200 = test::traces::b200Eager;
+const char* const alexnet = test::traces::htaAlexnet;
+const char* const mi250 = test::traces::htaMi250;
 
 std::vector<DeviceTime> breakdown(const QString& relative) {
     LoadResult r = loadTrace(test::tracePath(relative.toStdString().c_str()));

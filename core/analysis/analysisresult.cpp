@@ -34,6 +34,7 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
             r->memory = analyzeMemory(store, from, to);
             r->facts = runFacts(store);
             r->gpuTime = gpuTimeBreakdown(store, scope);
+            r->kernelSequences = kernelSequences(store, {}, 3, from, to);
             if (!scope) r->distributed = rankFigures(store);
         });
     addQueueRecommendations(r->overview, r->queues);

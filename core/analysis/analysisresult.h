@@ -6,6 +6,7 @@
 #include "gpuqueue.h"
 #include "gputime.h"
 #include "kernels.h"
+#include "kernelsequences.h"
 #include "memory.h"
 #include "modules.h"
 #include "overview.h"
@@ -36,7 +37,8 @@ struct AnalysisResult {
     std::vector<StreamIdle> gpuIdle;
     std::vector<DeviceTime> gpuTime;
     LaunchStatistics launches;
-    std::vector<StreamQueue> queues; // the whole trace's, whatever the scope
+    std::vector<StreamQueue> queues;             // the whole trace's, whatever the scope
+    std::vector<KernelSequence> kernelSequences; // over every operator, by GPU time
     // One step's, when the caller asks for it (the CLI's summary does; computeAnalysis does not).
     std::optional<StepCriticalPath> criticalPath;
     double seconds = 0;

@@ -43,10 +43,6 @@ bool holdsRuntimeLock(std::string_view name) {
     return name == "cudaLaunchKernel" || name == "cudaMemcpyAsync" || name == "cudaHostAlloc";
 }
 
-bool isGpuWork(CategoryKind k) {
-    return k == CategoryKind::Kernel || k == CategoryKind::Memcpy || k == CategoryKind::Memset;
-}
-
 bool isGraphCpuKind(CategoryKind k) {
     return k == CategoryKind::CpuOp || k == CategoryKind::Runtime || k == CategoryKind::Driver;
 }

@@ -13,10 +13,6 @@ bool inScope(TimeNs t, const std::optional<std::pair<TimeNs, TimeNs>>& scope) {
     return !scope || (t >= scope->first && t <= scope->second);
 }
 
-bool isGpuWork(CategoryKind k) {
-    return k == CategoryKind::Kernel || k == CategoryKind::Memcpy || k == CategoryKind::Memset;
-}
-
 // Quantiles as pandas computes them (linear between the two nearest ranks), so that figures compare with
 // HTA's. Each needs only its two ranks in place: nth_element, not a sort.
 double quantile(std::vector<double>& values, double q) {

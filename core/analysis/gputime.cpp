@@ -48,9 +48,7 @@ std::vector<DeviceTime> gpuTimeBreakdown(const TraceStore& store,
             for (std::uint32_t row = track.laneBegin[lane]; row < track.laneBegin[lane + 1]; ++row) {
                 if (track.flags[row] & SliceFlag::Instant) continue;
                 const CategoryKind kind = store.categories()[track.categories[row]].kind;
-                if (kind != CategoryKind::Kernel && kind != CategoryKind::Memcpy &&
-                    kind != CategoryKind::Memset)
-                    continue;
+                if (!isGpuWork(kind)) continue;
                 const TimeNs start = track.starts[row];
                 if (scope && (start < scope->first || start > scope->second)) continue;
                 if (!d) d = &byDevice[deviceOf(track)];

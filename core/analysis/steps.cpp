@@ -86,8 +86,7 @@ StepRange activityStep(const TraceStore& store, TimeNs from, TimeNs to) {
         if (t.kind != TrackKind::GpuStream) continue;
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
             const CategoryKind kind = store.categories()[t.categories[r]].kind;
-            if (kind != CategoryKind::Kernel && kind != CategoryKind::Memcpy && kind != CategoryKind::Memset)
-                continue;
+            if (!isGpuWork(kind)) continue;
             if (t.endOf(r) <= end) continue;
             const auto launch =
                 store.launchOf({TrackId(std::uint32_t(&t - store.tracks().data())), EventIndex(r)});

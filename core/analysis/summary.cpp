@@ -73,8 +73,7 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
             if (inRange && !(t.flags[r] & SliceFlag::Instant) && !(t.flags[r] & SliceFlag::Unterminated) &&
                 t.kind != TrackKind::Async)
                 ++s.events;
-            if (kind != CategoryKind::Kernel && kind != CategoryKind::Memcpy && kind != CategoryKind::Memset)
-                continue;
+            if (!isGpuWork(kind)) continue;
             const TimeNs dur = t.durations[r];
             const bool kernel = kind == CategoryKind::Kernel;
             // Kernels, copies and memsets are device time of the operator that launched them, wherever they

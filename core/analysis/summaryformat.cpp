@@ -306,6 +306,24 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
     w.numField("long_delays", std::uint64_t(ls.longDelays.size()));
     w.endObject();
     w.endObject();
+    // The sequences of GPU work operators launch, the 20 that take the most GPU time.
+    w.key("kernel_sequences");
+    w.beginArray(rowPerLine);
+    for (std::size_t i = 0; i < std::min<std::size_t>(20, report.kernelSequences.size()); ++i) {
+        const KernelSequence& k = report.kernelSequences[i];
+        w.beginObject();
+        w.strField("operator", k.op);
+        w.key("kernels");
+        w.beginArray();
+        for (const std::string& n : k.work)
+            w.str(n);
+        w.endArray();
+        w.numField("count", k.count);
+        w.microsField("gpu_us", k.gpuTime);
+        w.microsField("cpu_us", k.cpuTime);
+        w.endObject();
+    }
+    w.endArray();
     if (report.criticalPath) writeCriticalPath(w, *report.criticalPath);
 }
 } // namespace
@@ -686,6 +704,20 @@ std::string reportToText(const TraceStore& store, const AnalysisResult& report) 
              static_cast<unsigned long long>(ls.launches), ls.cpuDuration.median / 1000,
              ls.cpuDuration.p99 / 1000, ls.launchDelay.median / 1000, ls.launchDelay.p99 / 1000,
              ls.shortKernels.size(), ls.longCalls.size(), ls.longDelays.size());
+    if (!report.kernelSequences.empty()) out += "Kernel sequences (fusion candidates), by GPU time:\n";
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, report.kernelSequences.size()); ++i) {
+        const KernelSequence& k = report.kernelSequences[i];
+        std::string kernels;
+        for (std::size_t j = 0; j < k.work.size(); ++j) {
+            if (j == 4) {
+                kernels += " … (" + std::to_string(k.work.size()) + " in all)";
+                break;
+            }
+            kernels += (j ? " → " : "") + shortKernelName(k.work[j]);
+        }
+        line("  %s ×%llu, GPU %s: %s\n", k.op.c_str(), static_cast<unsigned long long>(k.count),
+             formatDuration(k.gpuTime).c_str(), kernels.c_str());
+    }
     if (report.criticalPath) out += criticalPathText(*report.criticalPath);
     if (ov.recommendations.empty())
         out += "Recommendations: none\n";

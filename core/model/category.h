@@ -29,6 +29,10 @@ enum class CategoryKind : std::uint8_t {
 CategoryKind classifyCategory(std::string_view cat);
 std::string_view categoryKindName(CategoryKind kind);
 
+// GPU work: what occupies a stream (kernels, copies, memsets); not syncs or GPU annotations.
+inline bool isGpuWork(CategoryKind k) {
+    return k == CategoryKind::Kernel || k == CategoryKind::Memcpy || k == CategoryKind::Memset;
+}
 inline bool isGpuCategory(CategoryKind k) {
     return k == CategoryKind::Kernel || k == CategoryKind::Memcpy || k == CategoryKind::Memset ||
            k == CategoryKind::GpuUserAnnotation;
