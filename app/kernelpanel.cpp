@@ -52,7 +52,7 @@ KernelPanel::KernelPanel(const TraceStore& store, QWidget* parent) : AnalysisPan
     // They share the height with the table in a splitter that leaves the table most of it.
     auto* tableSplit = qobject_cast<QSplitter*>(layout()->itemAt(layout()->count() - 1)->widget());
     auto* vertical = new QSplitter(Qt::Vertical, this);
-    layout()->replaceWidget(tableSplit, vertical);
+    delete layout()->replaceWidget(tableSplit, vertical); // the old layout item is ours to delete
     vertical->addWidget(tableSplit);
     auto* box = new QWidget(vertical);
     auto* boxLayout = new QVBoxLayout(box);
