@@ -188,9 +188,7 @@ void TestMainWindow::cancelMidLoad() {
 void TestMainWindow::criticalPathOfStepInView() {
     MainWindow w;
     w.show();
-    TraceView* view = openAndWait(
-        w, QString::fromStdString(test::tracePath(
-               "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")));
+    TraceView* view = openAndWait(w, QString::fromStdString(test::tracePath(test::traces::qwenH100)));
     QVERIFY(view && view->state() == TraceView::State::Ready);
     QSignalSpy ready(view, &TraceView::criticalPathReady);
     view->showCriticalPath();
@@ -243,9 +241,7 @@ void TestMainWindow::dropOpensFiles() {
 void TestMainWindow::searchHighlightsAndSteps() {
     MainWindow w;
     w.show();
-    TraceView* view = openAndWait(
-        w, QString::fromStdString(test::tracePath(
-               "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")));
+    TraceView* view = openAndWait(w, QString::fromStdString(test::tracePath(test::traces::qwenH100)));
     QVERIFY(view && view->state() == TraceView::State::Ready);
     view->showSearch();
     QVERIFY(view->searchBar()->isVisible());
