@@ -13,8 +13,6 @@ namespace kinetoscope {
 
 namespace {
 constexpr int barWidth = 220;
-const char* const categoryNames[] = {"CPU", "GPU compute", "GPU communication", "launch delay",
-                                     "kernel-kernel delay"};
 } // namespace
 
 QColor CriticalPathBar::colorOf(BoundBy bound) {
@@ -94,7 +92,7 @@ void CriticalPathBar::setPath(std::shared_ptr<const StepCriticalPath> path) {
     for (std::size_t b = 0; b + 1 < boundByCount; ++b) {
         if (p.bound[b] == 0 || p.length == 0) continue;
         const QString part = QStringLiteral("%1 %2%")
-                                 .arg(QString::fromLatin1(categoryNames[b]))
+                                 .arg(QString::fromLatin1(boundByTitle(BoundBy(b)).data()))
                                  .arg(100.0 * double(p.bound[b]) / double(p.length), 0, 'f', 1);
         plain << part;
         parts << QStringLiteral("<span style='color:%1'>■</span> %2").arg(colorOf(BoundBy(b)).name(), part);

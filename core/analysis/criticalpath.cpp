@@ -45,6 +45,24 @@ std::string_view boundByName(BoundBy bound) {
     return "none";
 }
 
+std::string_view boundByTitle(BoundBy bound) {
+    switch (bound) {
+    case BoundBy::Cpu:
+        return "CPU";
+    case BoundBy::GpuCompute:
+        return "GPU compute";
+    case BoundBy::GpuCommunication:
+        return "GPU communication";
+    case BoundBy::LaunchDelay:
+        return "launch delay";
+    case BoundBy::KernelKernelDelay:
+        return "kernel-kernel delay";
+    case BoundBy::None:
+        return "none";
+    }
+    return "none";
+}
+
 namespace {
 
 struct Adjacency {

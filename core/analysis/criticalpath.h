@@ -36,7 +36,8 @@ enum class BoundBy : std::uint8_t {
     None, // the weightless edges: dependencies and synchronisations
 };
 inline constexpr std::size_t boundByCount = std::size_t(BoundBy::None) + 1;
-std::string_view boundByName(BoundBy bound); // "cpu", "gpu_compute", ... as the JSON names them
+std::string_view boundByName(BoundBy bound);  // "cpu", "gpu_compute", ... as the JSON names them
+std::string_view boundByTitle(BoundBy bound); // "CPU", "GPU compute", ... as the text and the viewer say it
 
 struct CriticalPathEdge {
     EventRef from, to;      // the events whose start or end the edge joins

@@ -217,7 +217,7 @@ void GraphBuilder::runtimeLockEdges() {
 // that never overlaps the forward pass: when exactly one thread has "forward" ops and exactly one other has
 // "autograd" ops, the two are walked as one, so that the path can go from one pass into the other.
 void GraphBuilder::callStackEdges() {
-    std::map<std::string_view, std::vector<TrackId>> marked; // "forward"/"autograd" -> tracks
+    std::vector<TrackId> forwardThreads, autogradThreads;
     std::vector<TrackId> threads;
     for (std::uint32_t ti = 0; ti < m_store.tracks().size(); ++ti) {
         const Track& track = m_store.track(TrackId(ti));
@@ -232,12 +232,12 @@ void GraphBuilder::callStackEdges() {
             forward = forward || name.find("forward") != std::string_view::npos;
             autograd = autograd || name.find("autograd") != std::string_view::npos;
         });
-        if (forward) marked["forward"].push_back(TrackId(ti));
-        if (autograd) marked["autograd"].push_back(TrackId(ti));
+        if (forward) forwardThreads.push_back(TrackId(ti));
+        if (autograd) autogradThreads.push_back(TrackId(ti));
     }
     std::optional<TrackId> fwd, bwd;
-    if (marked["forward"].size() == 1) fwd = marked["forward"][0];
-    if (marked["autograd"].size() == 1) bwd = marked["autograd"][0];
+    if (forwardThreads.size() == 1) fwd = forwardThreads[0];
+    if (autogradThreads.size() == 1) bwd = autogradThreads[0];
     // In (pid, tid) order, as HTA groups them; the backward thread goes with the forward one.
     std::sort(threads.begin(), threads.end(), [&](TrackId a, TrackId b) {
         const Track& ta = m_store.track(a);
@@ -406,9 +406,8 @@ void GraphBuilder::gpuEdges() {
     auto byStart = [](const Launch& a, const Launch& b) {
         return a.start != b.start ? a.start < b.start : a.gpuEvent < b.gpuEvent;
     };
-    for (auto* table : {&byStream})
-        for (auto& [k, v] : *table)
-            std::sort(v.begin(), v.end(), byStart);
+    for (auto& [k, v] : byStream)
+        std::sort(v.begin(), v.end(), byStart);
     for (auto& [k, v] : byThread)
         std::sort(v.begin(), v.end(), byStart);
 

@@ -99,11 +99,10 @@ std::string criticalPathText(const StepCriticalPath& cp) {
                       100.0 * double(p.length) / double(stepLength));
         out += buf;
     }
-    const char* names[] = {"CPU", "GPU compute", "GPU communication", "launch delay", "kernel-kernel delay"};
     const char* sep = ": ";
     for (std::size_t b = 0; b + 1 < boundByCount; ++b) {
         if (p.bound[b] == 0 || p.length == 0) continue;
-        std::snprintf(buf, sizeof buf, "%s%s %.1f%%", sep, names[b],
+        std::snprintf(buf, sizeof buf, "%s%s %.1f%%", sep, boundByTitle(BoundBy(b)).data(),
                       100.0 * double(p.bound[b]) / double(p.length));
         out += buf;
         sep = ", ";
