@@ -639,7 +639,7 @@ void TimelineWidget::contextMenuEvent(QContextMenuEvent* e) {
         menu.addAction(tr("Critical Path of This Step"), this,
                        [this, at] { emit criticalPathRequested(at); });
         if (m_criticalPath)
-            menu.addAction(tr("Clear Critical Path"), this, [this] { setCriticalPath(nullptr); });
+            menu.addAction(tr("Clear Critical Path"), this, [this] { emit criticalPathClearRequested(); });
         menu.addSeparator();
     }
     const int ri = m_renderer.rowAtY(m_frame, e->pos().y());

@@ -113,6 +113,9 @@ class TimelineWidget : public QWidget {
     void measurementChanged();
     // The context menu asked for the critical path of the step at this time.
     void criticalPathRequested(kinetoscope::TimeNs at);
+    // ... and asked to clear it: the view that shows its breakdown clears both
+    // (TraceView::clearCriticalPath).
+    void criticalPathClearRequested();
 
   protected:
     void paintEvent(QPaintEvent*) override;

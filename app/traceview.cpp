@@ -264,6 +264,7 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     connect(m_timeline, &TimelineWidget::criticalPathRequested, this,
             [this](TimeNs at) { showCriticalPath(qint64(at)); });
     connect(m_pathBar, &CriticalPathBar::closeRequested, this, &TraceView::clearCriticalPath);
+    connect(m_timeline, &TimelineWidget::criticalPathClearRequested, this, &TraceView::clearCriticalPath);
     connect(m_pathBar, &CriticalPathBar::zoomRequested, this,
             [this](TimeNs from, TimeNs to) { m_timeline->setVisibleRange(from, to); });
     connect(m_searchBar, &SearchBar::queryChanged, this, &TraceView::runSearch);
