@@ -24,6 +24,14 @@ inline constexpr const char* htaMi250 = "facebookresearch__HolisticTraceAnalysis
 inline constexpr const char* htaNsResolution =
     "facebookresearch__HolisticTraceAnalysis/"
     "tests__data__ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
+inline constexpr const char* resnet18Mi300 =
+    "AMD-AGI__TraceLens/tests__traces__mi300__ddp_resnet18_no_pool__train_resnet18.json.gz";
+inline constexpr const char* bertMi300 =
+    "AMD-AGI__TraceLens/tests__traces__mi300__gaunernst_bert-small-uncased__1016001.json.gz";
+inline constexpr const char* normalizationMi300 =
+    "AMD-AGI__TraceLens/tests__traces__perf_model__normalization__normalization_layer_test.json.gz";
+inline constexpr const char* torchCompileMi300 =
+    "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz";
 inline constexpr const char* resnet2020 =
     "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz";
 } // namespace traces

@@ -25,6 +25,7 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
             r->gpuIdle = gpuIdleBreakdown(store, scope);
             r->launches = launchStatistics(store, scope);
             r->queues = gpuQueues(store);
+            r->perfModel = perfModel(store, from, to);
             for (StreamQueue& q : r->queues)
                 q.length = {}; // the lanes draw the series; the report keeps the figures
         },

@@ -10,6 +10,7 @@
 #include "memory.h"
 #include "modules.h"
 #include "overview.h"
+#include "roofline.h"
 #include "summary.h"
 
 #include <memory>
@@ -39,6 +40,7 @@ struct AnalysisResult {
     LaunchStatistics launches;
     std::vector<StreamQueue> queues;             // the whole trace's, whatever the scope
     std::vector<KernelSequence> kernelSequences; // over every operator, by GPU time
+    PerfModelReport perfModel;                   // FLOPs and bytes per op against the GPU's peaks
     // One step's, when the caller asks for it (the CLI's summary does; computeAnalysis does not).
     std::optional<StepCriticalPath> criticalPath;
     double seconds = 0;

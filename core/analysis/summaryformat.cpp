@@ -1,5 +1,7 @@
 #include "summaryformat.h"
 
+#include "rooflineformat.h"
+
 #include "query/kernelshortname.h"
 
 #include <algorithm>
@@ -323,6 +325,7 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
         w.endObject();
     }
     w.endArray();
+    writePerfModel(w, report.perfModel);
     if (report.criticalPath) writeCriticalPath(w, *report.criticalPath);
 }
 } // namespace
@@ -717,6 +720,7 @@ std::string reportToText(const TraceStore& store, const AnalysisResult& report) 
         line("  %s ×%llu, GPU %s: %s\n", k.op.c_str(), static_cast<unsigned long long>(k.count),
              formatDuration(k.gpuTime).c_str(), kernels.c_str());
     }
+    out += perfModelText(report.perfModel);
     if (report.criticalPath) out += criticalPathText(*report.criticalPath);
     if (ov.recommendations.empty())
         out += "Recommendations: none\n";

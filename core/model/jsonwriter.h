@@ -79,6 +79,13 @@ template <typename Text> class JsonWriter {
         m_text.append(b,
                       std::size_t(std::to_chars(b, b + sizeof b, v, std::chars_format::general, 6).ptr - b));
     }
+    // The shortest text that reads back as the same double (a figure to compare exactly with another tool's).
+    void exact(double v) {
+        if (!std::isfinite(v)) return null();
+        separate();
+        char b[32];
+        m_text.append(b, std::size_t(std::to_chars(b, b + sizeof b, v).ptr - b));
+    }
     void micros(TimeNs ns) {
         separate();
         const bool negative = ns < 0;
@@ -105,6 +112,11 @@ template <typename Text> class JsonWriter {
     void str(std::string_view v) {
         separate();
         quoted(v);
+    }
+    // A value that is JSON text already (an args array kept minified), written as it is.
+    void json(std::string_view v) {
+        separate();
+        m_text.append(v.data(), v.size());
     }
     // Layout written as it is: braces, brackets, keys' quotes, commas and whitespace, for a writer that lays
     // out its own lines (the capture writer).

@@ -2,6 +2,9 @@
 
 #include "model/tracestore.h"
 
+#include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -14,5 +17,35 @@ std::vector<ArgField> decodeArgsText(std::string_view argsJson);
 inline std::vector<ArgField> decodeArgs(const TraceStore& store, EventRef ref) {
     return decodeArgsText(store.argsText(ref));
 }
+
+// What `record_shapes=True` writes of an operator's inputs, one entry per argument: "Input Dims" (a shape, []
+// for what is not a tensor, a list of shapes for a tensor list), "Input type" and "Concrete Inputs" (the
+// value of a scalar or list argument, as text: "[1, 1]", "True", "0.125"; "" for tensors).
+struct OperatorInput {
+    std::vector<std::int64_t> shape;
+    bool list = false; // a tensor list (the shape stays empty)
+    std::int64_t elements() const;
+};
+struct OperatorInputs {
+    std::vector<OperatorInput> dims;
+    std::vector<std::string> types;
+    std::vector<std::string> concrete;
+    std::string dimsText;  // "Input Dims" as minified JSON (for grouping and the report)
+    std::string typesText; // "Input type" likewise
+    bool hasDims() const { return !dimsText.empty(); }
+};
+
+// Decodes the inputs of many operators, keeping one parser (and its buffers) across calls.
+class OperatorInputsDecoder {
+  public:
+    OperatorInputsDecoder();
+    ~OperatorInputsDecoder();
+    // False when the args hold no "Input Dims" array (record_shapes was off) or are not an object.
+    bool decode(std::string_view argsJson, OperatorInputs& out);
+
+  private:
+    struct Parser;
+    std::unique_ptr<Parser> m_parser;
+};
 
 } // namespace kinetoscope
