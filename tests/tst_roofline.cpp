@@ -5,6 +5,7 @@
 #include "testsupport.h"
 
 #include "analysis/gpupeaks.h"
+#include "analysis/overview.h"
 #include "analysis/roofline.h"
 #include "analysis/rooflineformat.h"
 
@@ -33,6 +34,8 @@ class TestRoofline : public QObject {
     void nestedCallsCountOnce();
     void coverage();
     void unknownGpu();
+    void advice_data();
+    void advice();
     void golden_data();
     void golden();
 };
@@ -455,6 +458,58 @@ void TestRoofline::unknownGpu() {
     w.endObject();
     QVERIFY2(json.find(R"("peak_tflops": null)") != std::string::npos, json.c_str());
     QVERIFY2(json.find(R"("peak_pct": null, "bound": null)") != std::string::npos, json.c_str());
+}
+
+namespace {
+// One aten::mm call on an H100 whose one kernel takes `micros`.
+std::string oneGemmTrace(int m, int n, int k, const char* dtype, int micros) {
+    char buf[1024];
+    std::snprintf(
+        buf, sizeof buf,
+        R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],"traceEvents":[)"
+        R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":50,)"
+        R"("args":{"Input Dims":[[%d,%d],[%d,%d]],"Input type":["%s","%s"],"Concrete Inputs":["",""]}},)"
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":5,)"
+        R"("args":{"correlation":7}},)"
+        R"({"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":20,"dur":%d,"args":{"correlation":7}}]})",
+        m, k, k, n, dtype, dtype, micros);
+    return buf;
+}
+} // namespace
+
+void TestRoofline::advice_data() {
+    QTest::addColumn<QString>("trace");
+    QTest::addColumn<QString>("cause"); // empty: no advice
+    // 137 GFLOPs in 10 ms: 13.7 TFLOP/s, 20% of the FP32 peak (67).
+    QTest::newRow("FP32") << QString::fromStdString(oneGemmTrace(4096, 4096, 4096, "float", 10000))
+                          << "FP32 without tensor cores";
+    // 137 GFLOPs in 1 ms: 14% of the BF16 peak (989.5), with M = 4095.
+    QTest::newRow("odd shape") << QString::fromStdString(
+                                      oneGemmTrace(4095, 4096, 4096, "c10::BFloat16", 1000))
+                               << "not a multiple of 8";
+    // 16 rows: memory-bound at 16 FLOP/byte, 0.5 TB/s of 3.35.
+    QTest::newRow("tiny batch") << QString::fromStdString(oneGemmTrace(16, 8192, 8192, "c10::BFloat16", 268))
+                                << "batch is tiny (16 rows)";
+    // 137 GFLOPs in 200 µs: 69% of peak, no advice.
+    QTest::newRow("near peak") << QString::fromStdString(oneGemmTrace(4096, 4096, 4096, "c10::BFloat16", 200))
+                               << "";
+}
+
+void TestRoofline::advice() {
+    QFETCH(QString, trace);
+    QFETCH(QString, cause);
+    LoadResult l = test::loadText(trace.toStdString());
+    QVERIFY2(l.store, l.error.c_str());
+    const std::vector<Recommendation> advice = perfModelRecommendations(*l.store, perfModel(*l.store));
+    if (cause.isEmpty()) {
+        QVERIFY(advice.empty());
+        return;
+    }
+    QCOMPARE(advice.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(advice[0].id), QString("below_peak"));
+    QVERIFY2(QString::fromStdString(advice[0].title).contains(cause), advice[0].title.c_str());
+    QVERIFY2(QString::fromStdString(advice[0].title).startsWith("aten::mm [["), advice[0].title.c_str());
+    QVERIFY(advice[0].example.isValid());
 }
 
 void TestRoofline::golden_data() {

@@ -39,6 +39,8 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
             if (!scope) r->distributed = rankFigures(store);
         });
     addQueueRecommendations(r->overview, r->queues);
+    for (Recommendation& rec : perfModelRecommendations(store, r->perfModel))
+        r->overview.recommendations.push_back(std::move(rec));
     for (const StepRange& s : r->overview.steps) {
         r->stepNames.push_back(stepLabel(store, s, scope.has_value()));
     }

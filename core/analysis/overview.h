@@ -53,7 +53,8 @@ struct GpuMetrics {
 
 struct Recommendation {
     std::string id; // stable: "dataloader", "low_utilization", "amp", "communication", "memory_capacity",
-                    // "launch_bound", "sync_bound", "tiny_kernels", "copy_traffic", "elementwise_fusion"
+                    // "launch_bound", "sync_bound", "tiny_kernels", "copy_traffic", "elementwise_fusion",
+                    // "queue_full", "queue_empty", "below_peak"
     std::string title;
     std::string evidence; // the numbers that triggered it
     EventRef example;     // where it shows (may be invalid)

@@ -107,6 +107,9 @@ OpCost gemmCost(double batch, double m, double n, double k, bool bias, int bpeIn
     c.family = OpFamily::Gemm;
     c.matrix = true;
     c.compute = computeOf(dtype).value_or(ComputeType::FP32);
+    c.m = m;
+    c.n = n;
+    c.k = k;
     c.flops = batch * (2 * m * n * k + (bias ? m * n : 0));
     c.bytes = batch * ((m * k + k * n) * bpeIn + m * n * bpeOut + (bias ? n * bpeIn : 0));
     return c;
@@ -150,6 +153,9 @@ std::optional<OpCost> gemm(std::string_view name, const Args& a) {
             const double m = double(A[0]), k = double(A[1]), g = double(B[0]), n = double(B[2]);
             c.flops = 2 * m * n * k;
             c.bytes = (m * k + g * k * n + m * n) * bpe;
+            c.m = m / g; // the rows per group, on average
+            c.n = n;
+            c.k = k;
         } else if (A.size() == 3 && B.size() == 3) {
             return gemmCost(double(A[0]), double(A[1]), double(B[2]), double(A[2]), false, bpe, bpe,
                             a.type(0));
@@ -157,6 +163,9 @@ std::optional<OpCost> gemm(std::string_view name, const Args& a) {
             const double m = double(A[0]), k = double(A[1]), n = double(B[1]), g = double(a.shape(2)[0]);
             c.flops = 2 * m * n * k;
             c.bytes = (m * k + k * n + g * m * n) * bpe;
+            c.m = m;
+            c.n = n;
+            c.k = k / g;
         } else {
             return std::nullopt;
         }
@@ -304,6 +313,9 @@ std::optional<OpCost> attention(std::string_view name, const Args& a) {
     c.family = OpFamily::Attention;
     c.matrix = true;
     c.compute = computeOf(a.type(sig->query)).value_or(ComputeType::FP32);
+    c.m = nq;
+    c.n = nkv;
+    c.k = dqk;
     const double qElems = b * nq * hq * dqk, kElems = b * nkv * hkv * dqk, vElems = b * nkv * hkv * dv,
                  oElems = b * nq * hq * dv;
     if (!sig->backward) {

@@ -35,6 +35,8 @@ struct OpCost {
     // FP32 here; the caller makes it TF32 when its kernels say so.
     ComputeType compute = ComputeType::FP32;
     bool matrix = false;
+    // A GEMM's M×N×K (attention: queries × keys × head dim), for the advice on shapes; 0 for other ops.
+    double m = 0, n = 0, k = 0;
 };
 
 // Whether `name` is an operator the model knows (a cheap test on the name alone, before its args are read).

@@ -189,6 +189,9 @@ PerfModelReport perfModel(const TraceStore& store, TimeNs from, TimeNs to) {
                 row.family = c.cost.family;
                 row.matrix = c.cost.matrix;
                 row.compute = c.cost.compute;
+                row.m = c.cost.m;
+                row.n = c.cost.n;
+                row.k = c.cost.k;
             }
             if (c.tf32Kernel) row.compute = ComputeType::TF32;
             ++row.count;

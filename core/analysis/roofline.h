@@ -23,6 +23,7 @@ struct PerfModelRow {
     OpFamily family = OpFamily::Elementwise;
     ComputeType compute = ComputeType::FP32;
     bool matrix = false;
+    double m = 0, n = 0, k = 0; // OpCost's
     std::uint64_t count = 0;
     double flops = 0; // over all calls
     double bytes = 0;
@@ -72,5 +73,10 @@ struct PerfModelReport {
 PerfModelReport perfModel(const TraceStore& store, TimeNs from = INT64_MIN, TimeNs to = INT64_MAX);
 
 const char* boundName(RooflineBound bound); // "compute", "memory", or nullptr
+
+struct Recommendation;
+// Advice when a large GEMM or attention runs far below its peak: the op, its shape, and the likely cause
+// (FP32 without tensor cores, dimensions that are not multiples of 8 or 16, a tiny batch).
+std::vector<Recommendation> perfModelRecommendations(const TraceStore& store, const PerfModelReport& report);
 
 } // namespace kinetoscope
