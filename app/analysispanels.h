@@ -7,3 +7,4 @@
 #include "modulepanel.h"
 #include "operatorpanel.h"
 #include "overviewpanel.h"
+#include "rooflinepanel.h"

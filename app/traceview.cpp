@@ -202,6 +202,7 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     m_kernels = new KernelPanel(store, m_bottomTabs);
     m_memory = new MemoryPanel(store, m_bottomTabs);
     m_modules = new ModulePanel(store, m_bottomTabs);
+    m_roofline = new RooflinePanel(m_bottomTabs);
     m_bottomTabs->addTab(m_details, tr("Details"));
     m_bottomTabs->addTab(m_areaPanel, tr("Area Selection"));
     m_bottomTabs->addTab(m_overview, tr("Overview"));
@@ -209,6 +210,7 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     m_bottomTabs->addTab(m_kernels, tr("Kernels"));
     m_bottomTabs->addTab(m_memory, tr("Memory"));
     m_bottomTabs->addTab(m_modules, tr("Modules"));
+    m_bottomTabs->addTab(m_roofline, tr("Roofline"));
     // The analysis scope, and the way back to the whole trace.
     auto* scopeBar = new QWidget(m_bottomTabs);
     auto* scopeLayout = new QHBoxLayout(scopeBar);
@@ -220,8 +222,8 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     scopeLayout->addWidget(wholeTrace);
     m_bottomTabs->setCornerWidget(scopeBar, Qt::TopRightCorner);
     connect(wholeTrace, &QPushButton::clicked, this, [this] { setAnalysisScope(std::nullopt); });
-    for (AnalysisPanel* panel :
-         std::initializer_list<AnalysisPanel*>{m_overview, m_operators, m_kernels, m_memory, m_modules}) {
+    for (AnalysisPanel* panel : std::initializer_list<AnalysisPanel*>{m_overview, m_operators, m_kernels,
+                                                                      m_memory, m_modules, m_roofline}) {
         connect(panel, &AnalysisPanel::jumpRequested, this, [this](EventRef ref) {
             m_revealingFromPanel = true;
             m_timeline->revealEvent(ref);
@@ -361,8 +363,8 @@ void TraceView::clearCriticalPath() {
 void TraceView::fillPanel(std::shared_ptr<const AnalysisResult> result, std::uint64_t generation,
                           std::size_t index) {
     if (generation != m_analysisGeneration) return;
-    const std::array<QPointer<AnalysisPanel>, 5> panels{m_overview, m_operators, m_kernels, m_memory,
-                                                        m_modules};
+    const std::array<QPointer<AnalysisPanel>, 6> panels{m_overview, m_operators, m_kernels,
+                                                        m_memory,   m_modules,   m_roofline};
     if (index >= panels.size()) {
         emit analysisReady();
         return;

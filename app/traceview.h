@@ -24,6 +24,7 @@ class CriticalPathBar;
 class KernelPanel;
 class MemoryPanel;
 class ModulePanel;
+class RooflinePanel;
 class OperatorPanel;
 class OverviewPanel;
 struct AnalysisResult;
@@ -70,6 +71,7 @@ class TraceView : public QWidget {
     KernelPanel* kernelPanel() const { return m_kernels; }
     MemoryPanel* memoryPanel() const { return m_memory; }
     ModulePanel* modulePanel() const { return m_modules; }
+    RooflinePanel* rooflinePanel() const { return m_roofline; }
     QTabWidget* bottomTabs() const { return m_bottomTabs; }
     QSplitter* splitter() const { return m_splitter; }
     // View > Reset Layout: the default split between timeline and panels.
@@ -149,6 +151,7 @@ class TraceView : public QWidget {
     KernelPanel* m_kernels = nullptr;
     MemoryPanel* m_memory = nullptr;
     ModulePanel* m_modules = nullptr;
+    RooflinePanel* m_roofline = nullptr;
 };
 
 } // namespace kinetoscope
