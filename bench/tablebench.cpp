@@ -14,6 +14,7 @@
 #include "analysis/memory.h"
 #include "analysis/modules.h"
 #include "analysis/overview.h"
+#include "analysis/roofline.h"
 #include "analysis/steps.h"
 #include "analysis/summary.h"
 #include "open/opentrace.h"
@@ -104,6 +105,13 @@ int main(int argc, char** argv) {
         "longest step %.1f ms; %zu steps\n",
         median, cp ? cp->step.c_str() : "-", cp ? cp->events.size() : 0, cp ? cp->path.graphNodes : 0,
         longest, steps.size());
+    // The roofline's perf model: every modelled call's args decoded, its GPU work's union (whole trace).
+    const double roofline = bestOf3([&] { perfModel(s); });
+    const PerfModelReport pm = perfModel(s);
+    std::printf(
+        "roofline: %.1f ms, %.1f%% of the rest; %llu calls modelled in %zu rows, %.1f%% of GPU time\n",
+        roofline, 100 * roofline / total, static_cast<unsigned long long>(pm.modelledCalls), pm.rows.size(),
+        100 * pm.coverage());
     // What the panels and the CLI actually run: all of it, on two threads.
     const double parallel =
         bestOf3([&] { computeAnalysis(s, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name); });

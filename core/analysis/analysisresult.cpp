@@ -16,18 +16,13 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
     r->kernelGrouping = kernels;
     const TimeNs from = scope ? scope->first : INT64_MIN;
     const TimeNs to = scope ? scope->second : INT64_MAX;
-    // Two independent halves of about equal cost.
+    // Two independent halves of about equal cost (on the 1 GB trace of bench/RESULTS.md: the operator tables
+    // and the roofline, each building every thread's host tree, against the rest).
     parallelInvoke(
         true,
         [&] {
             r->summary = summarize(store, operators, from, to);
-            r->modules = moduleTree(store, from, to);
-            r->gpuIdle = gpuIdleBreakdown(store, scope);
-            r->launches = launchStatistics(store, scope);
-            r->queues = gpuQueues(store);
             r->perfModel = perfModel(store, from, to);
-            for (StreamQueue& q : r->queues)
-                q.length = {}; // the lanes draw the series; the report keeps the figures
         },
         [&] {
             r->overview = computeOverview(store, from, to);
@@ -36,6 +31,12 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
             r->facts = runFacts(store);
             r->gpuTime = gpuTimeBreakdown(store, scope);
             r->kernelSequences = kernelSequences(store, {}, 3, from, to);
+            r->modules = moduleTree(store, from, to);
+            r->gpuIdle = gpuIdleBreakdown(store, scope);
+            r->launches = launchStatistics(store, scope);
+            r->queues = gpuQueues(store);
+            for (StreamQueue& q : r->queues)
+                q.length = {}; // the lanes draw the series; the report keeps the figures
             if (!scope) r->distributed = rankFigures(store);
         });
     addQueueRecommendations(r->overview, r->queues);

@@ -58,10 +58,16 @@ const char* boundName(RooflineBound bound) {
 
 namespace {
 
+// An op + input shapes text, decoded and costed.
+struct Costed {
+    OpCost cost;
+    std::string dims, types;     // minified
+    PerfModelRow* row = nullptr; // its row, once a call of it counts
+};
+
 struct Call {
     std::int32_t node = -1;
-    OpCost cost;
-    std::string dims, types;
+    Costed* costed = nullptr;
     std::vector<std::pair<TimeNs, TimeNs>> work;
     bool tf32Kernel = false;
     bool duplicate = false;
@@ -117,7 +123,9 @@ PerfModelReport perfModel(const TraceStore& store, TimeNs from, TimeNs to) {
     const HostRoles roles(store);
     std::vector<std::int8_t> modelledName(store.strings().size(), -1);
     OperatorInputsDecoder decoder;
-    OperatorInputs inputs;
+    OperatorInputsText text;
+    std::string costKey;
+    std::unordered_map<std::string, std::optional<Costed>> costs; // values stay put: calls point at them
     std::unordered_map<std::string, PerfModelRow> rows;
     for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
         const Track& t = store.track(TrackId(ti));
@@ -132,16 +140,26 @@ PerfModelReport perfModel(const TraceStore& store, TimeNs from, TimeNs to) {
             std::int8_t& modelled = modelledName[t.names[n.row].value];
             if (modelled < 0) modelled = isModelledOperator(store.strings().view(t.names[n.row]));
             if (!modelled) continue;
-            if (!decoder.decode(store.argsText({TrackId(ti), EventIndex(n.row)}), inputs)) continue;
+            if (!decoder.locate(store.argsText({TrackId(ti), EventIndex(n.row)}), text)) continue;
             report.hasShapes = true;
-            const auto cost = operatorCost(store.strings().view(t.names[n.row]), inputs);
-            if (!cost) {
+            // A model's calls repeat a few shapes: each op + shapes text is decoded and costed once.
+            costKey.assign(reinterpret_cast<const char*>(&t.names[n.row].value), sizeof(std::uint32_t));
+            costKey.append(text.dims).append(1, '\x1f').append(text.types).append(1, '\x1f');
+            costKey.append(text.concrete);
+            auto [known, fresh] = costs.try_emplace(costKey);
+            if (fresh) {
+                OperatorInputs inputs;
+                if (decoder.decode(text, inputs))
+                    if (const auto cost = operatorCost(store.strings().view(t.names[n.row]), inputs))
+                        known->second =
+                            Costed{*cost, std::move(inputs.dimsText), std::move(inputs.typesText)};
+            }
+            if (!known->second) {
                 ++report.unreadableCalls;
                 continue;
             }
             callOf[i] = std::int32_t(calls.size());
-            calls.push_back(
-                {std::int32_t(i), *cost, std::move(inputs.dimsText), std::move(inputs.typesText), {}});
+            calls.push_back({std::int32_t(i), &*known->second, {}});
         }
         if (calls.empty()) continue;
 
@@ -156,7 +174,7 @@ PerfModelReport perfModel(const TraceStore& store, TimeNs from, TimeNs to) {
                 if (c < 0) continue;
                 Call& call = calls[std::size_t(c)];
                 call.work.emplace_back(g.starts[w], g.endOf(w));
-                if (call.cost.compute == ComputeType::FP32 && call.cost.matrix &&
+                if (call.costed->cost.compute == ComputeType::FP32 && call.costed->cost.matrix &&
                     store.categoryOf(l.work).kind == CategoryKind::Kernel &&
                     namesTf32(store.strings().view(g.names[w])))
                     call.tf32Kernel = true;
@@ -178,26 +196,30 @@ PerfModelReport perfModel(const TraceStore& store, TimeNs from, TimeNs to) {
         for (Call& c : calls) {
             if (c.duplicate) continue;
             const std::string_view name = store.strings().view(t.names[nodes[std::size_t(c.node)].row]);
-            std::string key;
-            key.reserve(name.size() + c.dims.size() + c.types.size() + 2);
-            key.append(name).append(1, '\x1f').append(c.dims).append(1, '\x1f').append(c.types);
-            PerfModelRow& row = rows[key];
+            Costed& k = *c.costed;
+            if (!k.row) { // (shapes texts that differ only in spacing or Concrete Inputs share a row)
+                std::string key;
+                key.reserve(name.size() + k.dims.size() + k.types.size() + 2);
+                key.append(name).append(1, '\x1f').append(k.dims).append(1, '\x1f').append(k.types);
+                k.row = &rows[key];
+            }
+            PerfModelRow& row = *k.row;
             if (row.count == 0) {
                 row.name = std::string(name);
-                row.inputDims = c.dims;
-                row.inputTypes = c.types;
-                row.family = c.cost.family;
-                row.matrix = c.cost.matrix;
-                row.compute = c.cost.compute;
-                row.m = c.cost.m;
-                row.n = c.cost.n;
-                row.k = c.cost.k;
+                row.inputDims = k.dims;
+                row.inputTypes = k.types;
+                row.family = k.cost.family;
+                row.matrix = k.cost.matrix;
+                row.compute = k.cost.compute;
+                row.m = k.cost.m;
+                row.n = k.cost.n;
+                row.k = k.cost.k;
             }
             if (c.tf32Kernel) row.compute = ComputeType::TF32;
             ++row.count;
             ++report.modelledCalls;
-            row.flops += c.cost.flops;
-            row.bytes += c.cost.bytes;
+            row.flops += k.cost.flops;
+            row.bytes += k.cost.bytes;
             row.deviceUnion += unionLength(c.work);
             store.keepLongest(row.example, {TrackId(ti), EventIndex(nodes[std::size_t(c.node)].row)});
         }

@@ -35,23 +35,57 @@ std::int64_t OperatorInput::elements() const {
 }
 
 struct OperatorInputsDecoder::Parser {
-    simdjson::dom::parser parser;
-    std::string padded;
+    simdjson::ondemand::parser fields;
+    simdjson::dom::parser values;
+    std::string args;   // the args being located, padded
+    std::string pieces; // the three fields being decoded, padded
 };
 
 OperatorInputsDecoder::OperatorInputsDecoder() : m_parser(std::make_unique<Parser>()) {}
 OperatorInputsDecoder::~OperatorInputsDecoder() = default;
 
-bool OperatorInputsDecoder::decode(std::string_view argsJson, OperatorInputs& out) {
+bool OperatorInputsDecoder::locate(std::string_view argsJson, OperatorInputsText& out) {
     out = {};
     if (argsJson.empty()) return false;
-    std::string& buffer = m_parser->padded;
+    std::string& buffer = m_parser->args;
     buffer.assign(argsJson);
     buffer.append(simdjson::SIMDJSON_PADDING, ' ');
-    simdjson::dom::object obj;
-    if (m_parser->parser.parse(buffer.data(), argsJson.size(), false).get_object().get(obj)) return false;
-    simdjson::dom::array dims;
-    if (obj["Input Dims"].get_array().get(dims)) return false;
+    simdjson::ondemand::document doc;
+    if (m_parser->fields.iterate(buffer.data(), argsJson.size(), buffer.size()).get(doc)) return false;
+    simdjson::ondemand::object obj;
+    if (doc.get_object().get(obj)) return false;
+    for (auto field : obj) {
+        std::string_view key;
+        if (field.unescaped_key().get(key)) return false;
+        std::string_view* into = key == "Input Dims"        ? &out.dims
+                                 : key == "Input type"      ? &out.types
+                                 : key == "Concrete Inputs" ? &out.concrete
+                                                            : nullptr;
+        if (!into) continue; // (skipped unread)
+        simdjson::ondemand::array array;
+        if (field.value().get_array().get(array) || array.raw_json().get(*into)) {
+            *into = {};
+            if (into == &out.dims) return false;
+        }
+    }
+    return !out.dims.empty();
+}
+
+bool OperatorInputsDecoder::decode(const OperatorInputsText& text, OperatorInputs& out) {
+    out = {};
+    // One document holding the three arrays, so one parse decodes them.
+    std::string& buffer = m_parser->pieces;
+    buffer.assign("[");
+    buffer.append(text.dims).append(",").append(text.types.empty() ? "[]" : text.types);
+    buffer.append(",").append(text.concrete.empty() ? "[]" : text.concrete).append("]");
+    const std::size_t length = buffer.size();
+    buffer.append(simdjson::SIMDJSON_PADDING, ' ');
+    simdjson::dom::array all;
+    if (m_parser->values.parse(buffer.data(), length, false).get_array().get(all)) return false;
+    simdjson::dom::array dims, types, concrete;
+    if (all.at(0).get_array().get(dims) || all.at(1).get_array().get(types) ||
+        all.at(2).get_array().get(concrete))
+        return false;
     out.dimsText = simdjson::minify(dims);
     for (simdjson::dom::element entry : dims) {
         OperatorInput input;
@@ -70,18 +104,25 @@ bool OperatorInputsDecoder::decode(std::string_view argsJson, OperatorInputs& ou
         }
         out.dims.push_back(std::move(input));
     }
-    auto strings = [&](const char* key, std::vector<std::string>& values, std::string* text) {
-        simdjson::dom::array array;
-        if (obj[key].get_array().get(array)) return;
-        if (text) *text = simdjson::minify(array);
+    auto strings = [](simdjson::dom::array array, std::vector<std::string>& values) {
         for (simdjson::dom::element e : array) {
             std::string_view s;
             values.push_back(e.get_string().get(s) ? simdjson::minify(e) : std::string(s));
         }
     };
-    strings("Input type", out.types, &out.typesText);
-    strings("Concrete Inputs", out.concrete, nullptr);
+    out.typesText = simdjson::minify(types);
+    strings(types, out.types);
+    strings(concrete, out.concrete);
     return true;
+}
+
+bool OperatorInputsDecoder::decode(std::string_view argsJson, OperatorInputs& out) {
+    OperatorInputsText text;
+    if (!locate(argsJson, text)) {
+        out = {};
+        return false;
+    }
+    return decode(text, out);
 }
 
 } // namespace kinetoscope

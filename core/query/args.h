@@ -35,12 +35,21 @@ struct OperatorInputs {
     bool hasDims() const { return !dimsText.empty(); }
 };
 
-// Decodes the inputs of many operators, keeping one parser (and its buffers) across calls.
+// The three fields as the args hold them (JSON text, not minified), for a caller that caches what it decodes
+// from them: the same text decodes the same, whatever the call's ids around it.
+struct OperatorInputsText {
+    std::string_view dims, types, concrete;
+};
+
+// Decodes the inputs of many operators, keeping its parsers (and their buffers) across calls.
 class OperatorInputsDecoder {
   public:
     OperatorInputsDecoder();
     ~OperatorInputsDecoder();
-    // False when the args hold no "Input Dims" array (record_shapes was off) or are not an object.
+    // Finds the fields without decoding them (the views stay valid until the next call). False when the
+    // args hold no "Input Dims" array (record_shapes was off) or are not an object.
+    bool locate(std::string_view argsJson, OperatorInputsText& out);
+    bool decode(const OperatorInputsText& text, OperatorInputs& out);
     bool decode(std::string_view argsJson, OperatorInputs& out);
 
   private:
