@@ -77,7 +77,7 @@ OperatorInputs inputsOf(std::vector<std::vector<std::int64_t>> shapes, std::vect
         in.dims.push_back({std::move(s), false});
     in.types = std::move(types);
     in.concrete = std::move(concrete);
-    in.concrete.resize(in.dims.size());
+    if (in.concrete.size() < in.dims.size()) in.concrete.resize(in.dims.size());
     in.dimsText = "[]";
     return in;
 }
@@ -298,6 +298,21 @@ void TestRoofline::formulas_data() {
                     {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16"},
                     {"", "", "", "", "False", "0.", "True", ""})
         << 640.0 << double((64 + 96 + 96 + 64) * 2) << bf16;
+    // Backward with grouped-query attention (4 query heads over 2 key heads), 8 × 8 pairs, d = 16:
+    // B·H·2·pairs·(3·d + 2·d) + the sums of dK and dV over each key head's 2 query heads (B·Nkv·d each).
+    QTest::newRow("attention backward, GQA")
+        << "aten::_scaled_dot_product_flash_attention_backward"
+        << inputsOf({{1, 4, 8, 16}, {1, 4, 8, 16}, {1, 2, 8, 16}, {1, 2, 8, 16}, {1, 4, 8, 16}, {1, 4, 8}},
+                    {"c10::Half", "c10::Half", "c10::Half", "c10::Half", "c10::Half", "float"},
+                    {"", "", "", "", "", "", "", "", "8", "8", "0.", "False"})
+        << 41216.0 << 5120.0 << int(ComputeType::FP16);
+    // The same, causal: the pairs and the head sums halved.
+    QTest::newRow("attention backward, GQA, causal")
+        << "aten::_scaled_dot_product_flash_attention_backward"
+        << inputsOf({{1, 4, 8, 16}, {1, 4, 8, 16}, {1, 2, 8, 16}, {1, 2, 8, 16}, {1, 4, 8, 16}, {1, 4, 8}},
+                    {"c10::Half", "c10::Half", "c10::Half", "c10::Half", "c10::Half", "float"},
+                    {"", "", "", "", "", "", "", "", "8", "8", "0.", "True"})
+        << 20608.0 << 5120.0 << int(ComputeType::FP16);
     // Transposed: out = (5−1)·2 − 2·1 + 1·(3−1) + 1 + 1 = 10; 2·(weight per output channel) per input
     // element.
     QTest::newRow("transposed convolution")
@@ -325,6 +340,10 @@ void TestRoofline::formulas() {
     QFETCH(int, compute);
     QVERIFY(isModelledOperator(name.toStdString()));
     const auto cost = operatorCost(name.toStdString(), inputs);
+    // A negative dimension (a damaged file) has no cost.
+    OperatorInputs damaged = inputs;
+    damaged.dims[0].shape.push_back(-2);
+    QVERIFY(!operatorCost(name.toStdString(), damaged));
     QVERIFY(cost);
     QCOMPARE(cost->flops, flops);
     QCOMPARE(cost->bytes, bytes);

@@ -695,6 +695,10 @@ bool isModelledOperator(std::string_view name) {
 std::optional<OpCost> operatorCost(std::string_view name, const OperatorInputs& inputs) {
     const auto it = kinds().find(name);
     if (it == kinds().end()) return std::nullopt;
+    // A negative or absurd dimension is a damaged file, not a shape: no cost rather than a negative one.
+    for (const OperatorInput& in : inputs.dims)
+        for (std::int64_t d : in.shape)
+            if (d < 0 || d > (std::int64_t(1) << 40)) return std::nullopt;
     const Args a{inputs};
     switch (it->second) {
     case Kind::Gemm:

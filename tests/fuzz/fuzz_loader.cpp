@@ -3,7 +3,9 @@
 // viewport queries the viewer runs. Built by the `fuzz` preset (clang-14,
 // -fsanitize=fuzzer,address,undefined).
 #include "analysis/analysisresult.h"
+#include "analysis/criticalpath.h"
 #include "analysis/diff.h"
+#include "analysis/roofline.h"
 #include "analysis/summaryformat.h"
 #include "fuzz_input.h"
 #include "query/areasummary.h"
@@ -26,6 +28,10 @@ void exercise(const TraceStore& s) {
     const auto report =
         computeAnalysis(s, std::nullopt, OperatorGrouping::NameAndShape, KernelGrouping::Name);
     (void)summaryToJson(report->summary, report.get());
+    // The critical path of the whole trace as one window, and the roofline of its first half (the report
+    // above has the whole trace's).
+    (void)criticalPathAt(s, s.minTime(), s.maxTime());
+    (void)perfModel(s, s.minTime(), s.minTime() + (s.maxTime() - s.minTime()) / 2);
     (void)reportToText(s, *report);
     (void)summarize(s, OperatorGrouping::Name, s.minTime(), s.minTime() + (s.maxTime() - s.minTime()) / 2);
     (void)kernelTable(s, KernelGrouping::NameAndLaunch);
