@@ -1,6 +1,7 @@
 #include "roofline.h"
 
 #include "hosttree.h"
+#include "intervals.h"
 #include "query/args.h"
 
 #include <algorithm>
@@ -68,25 +69,15 @@ struct Costed {
 struct Call {
     std::int32_t node = -1;
     Costed* costed = nullptr;
-    std::vector<std::pair<TimeNs, TimeNs>> work;
+    IntervalSet work;
     bool tf32Kernel = false;
     bool duplicate = false;
 };
 
-TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>>& intervals) {
-    if (intervals.empty()) return 0;
-    std::sort(intervals.begin(), intervals.end());
-    TimeNs total = 0, start = intervals.front().first, end = intervals.front().second;
-    for (const auto& [a, b] : intervals) {
-        if (a > end) {
-            total += end - start;
-            start = a;
-            end = b;
-        } else {
-            end = std::max(end, b);
-        }
-    }
-    return total + (end - start);
+// The length of a call's GPU work with overlaps merged.
+TimeNs unionLength(IntervalSet& work) {
+    std::sort(work.begin(), work.end());
+    return totalLength(unionOf(std::move(work), {}));
 }
 
 bool namesTf32(std::string_view kernel) {
