@@ -2,6 +2,7 @@
 
 #include "intervals.h"
 #include "model/argscan.h"
+#include "model/textformat.h"
 #include "overview.h"
 #include "steps.h"
 #include "summaryformat.h"
@@ -33,9 +34,7 @@ std::string collectiveName(std::string_view kernel, std::string_view args) {
 }
 
 double elementSize(std::string_view dtype) {
-    std::string d(dtype);
-    for (char& c : d)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
+    const std::string d = asciiLower(dtype);
     if (d.find("double") != std::string::npos || d.find("long") != std::string::npos ||
         d.find("64") != std::string::npos)
         return 8;

@@ -2,6 +2,8 @@
 
 #include "gpupeaksdata.h"
 
+#include "model/textformat.h"
+
 #include <algorithm>
 #include <charconv>
 
@@ -18,13 +20,6 @@ std::vector<std::string_view> split(std::string_view s, char separator) {
             begin = i + 1;
         }
     return parts;
-}
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return char(std::tolower(c)); });
-    return out;
 }
 
 // An empty cell is "no such unit"; anything else must be a number.
@@ -75,7 +70,7 @@ std::vector<GpuPeaks> parseGpuPeaks(std::string_view tsv) {
         const auto cells = split(line, '\t');
         if (cells.size() != 11) continue;
         GpuPeaks p;
-        p.match = lower(cells[0]);
+        p.match = asciiLower(cells[0]);
         p.name = std::string(cells[1]);
         p.source = std::string(cells[10]);
         if (p.match.empty() || p.source.empty()) continue;
@@ -95,7 +90,7 @@ const std::vector<GpuPeaks>& builtInGpuPeaks() {
 }
 
 const GpuPeaks* findGpuPeaks(std::string_view deviceName, const std::vector<GpuPeaks>& table) {
-    const std::string name = lower(deviceName);
+    const std::string name = asciiLower(deviceName);
     if (name.empty()) return nullptr;
     for (const GpuPeaks& p : table)
         for (std::string_view alternative : split(p.match, '|')) {

@@ -1,4 +1,5 @@
 #include "kernelclass.h"
+#include "model/textformat.h"
 
 #include <cctype>
 #include <initializer_list>
@@ -24,9 +25,7 @@ std::string classificationText(std::string_view name) {
             }
         }
     }
-    std::string out(name.substr(0, end));
-    for (char& c : out)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
+    std::string out = asciiLower(name.substr(0, end));
     for (std::size_t at = out.find("fbgemm"); at != std::string::npos; at = out.find("fbgemm"))
         out.erase(at, 6);
     return out;

@@ -1,4 +1,5 @@
 #include "perfmodel.h"
+#include "model/textformat.h"
 
 #include <algorithm>
 #include <charconv>
@@ -16,13 +17,6 @@ double product(const Shape& s, std::size_t from = 0) {
     for (std::size_t i = from; i < s.size(); ++i)
         n *= double(s[i]);
     return n;
-}
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
-    return out;
 }
 
 // "[1, 2]" or "[]" or "3": the integers of a list argument as Concrete Inputs writes it; none for "" or text.
@@ -83,7 +77,7 @@ struct Args {
 };
 
 std::optional<ComputeType> computeOf(std::string_view dtype) {
-    const std::string t = lower(dtype);
+    const std::string t = asciiLower(dtype);
     if (t == "float") return ComputeType::FP32;
     if (t == "double") return ComputeType::FP64;
     if (t == "c10::bfloat16") return ComputeType::BF16;
@@ -678,7 +672,7 @@ const char* computeTypeName(ComputeType type) {
 }
 
 int bytesPerElement(std::string_view dtype) {
-    const std::string t = lower(dtype);
+    const std::string t = asciiLower(dtype);
     if (t == "double" || t == "long int" || t == "long" || t == "c10::complex<float>") return 8;
     if (t == "float" || t == "int" || t == "scalar") return 4;
     if (t == "c10::half" || t == "c10::bfloat16" || t == "short") return 2;

@@ -11,6 +11,7 @@
 
 #include "model/radixsort.h"
 #include "model/runmerge.h"
+#include "model/textformat.h"
 #include "model/tracestore.h"
 #include "parsedchunk.h"
 #include "phasetiming.h"
@@ -87,9 +88,7 @@ inline void sortById(std::vector<CorrelationEntry>& v) {
 }
 
 inline FlowKind flowKindOf(std::string_view cat) {
-    std::string lower(cat);
-    for (char& c : lower)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
+    const std::string lower = asciiLower(cat);
     if (lower == "ac2g" || lower == "async" || lower == "launch" || lower == "async_cpu_to_gpu" ||
         lower == "async_gpu")
         return FlowKind::Launch;

@@ -1,5 +1,7 @@
 #include "textformat.h"
 
+#include <cctype>
+
 #include <cmath>
 #include <cstdio>
 
@@ -30,6 +32,13 @@ std::string formatBytes(double bytes) {
     const int decimals = u == 0 ? 0 : a < 10 ? 2 : a < 100 ? 1 : 0;
     std::snprintf(buf, sizeof buf, "%.*f %s", decimals, v, units[u]);
     return buf;
+}
+
+std::string asciiLower(std::string_view text) {
+    std::string out(text);
+    for (char& c : out)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
 }
 
 } // namespace kinetoscope

@@ -13,4 +13,7 @@ std::string countText(std::uint64_t n, std::string_view singular, std::string_vi
 // three significant digits (four for values from 1000 to 1023 of a unit): what a reader compares at a glance.
 std::string formatBytes(double bytes);
 
+// ASCII lower case (names, dtypes, categories and filters compare case-insensitively).
+std::string asciiLower(std::string_view text);
+
 } // namespace kinetoscope

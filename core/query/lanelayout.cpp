@@ -1,4 +1,5 @@
 #include "lanelayout.h"
+#include "model/textformat.h"
 
 #include <algorithm>
 #include <cctype>
@@ -333,10 +334,8 @@ void LaneLayout::layGroup(std::uint32_t g, bool pinnedSection, double& y) {
 
 bool LaneLayout::passesFilter(TrackId id, const LaneGroup& group) const {
     if (m_filter.empty()) return true;
-    auto contains = [&](std::string text) {
-        for (char& c : text)
-            c = char(std::tolower(static_cast<unsigned char>(c)));
-        return text.find(m_filter) != std::string::npos;
+    auto contains = [&](std::string_view text) {
+        return asciiLower(text).find(m_filter) != std::string::npos;
     };
     return contains(group.title) || contains(trackTitle(id));
 }
@@ -384,9 +383,7 @@ std::size_t LaneLayout::hiddenCount() const {
 }
 
 void LaneLayout::setTrackFilter(const std::string& text) {
-    std::string lower = text;
-    for (char& c : lower)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
+    std::string lower = asciiLower(text);
     if (lower == m_filter) return;
     m_filter = std::move(lower);
     relayout();

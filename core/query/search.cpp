@@ -1,4 +1,5 @@
 #include "search.h"
+#include "model/textformat.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,10 +9,7 @@ namespace kinetoscope {
 
 namespace {
 std::string lowered(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
-    return out;
+    return asciiLower(s);
 }
 } // namespace
 
