@@ -136,6 +136,8 @@ void CaptureView::poll() {
         text += m_follow ? tr(" · live") : tr(" · view paused");
     else
         text += tr(" · capture ended");
+    for (const std::string& notice : st.notices)
+        text += tr(" · agent: %1").arg(QString::fromStdString(notice));
     if (st.counts.rejected)
         text += tr(" · %1 with impossible times skipped")
                     .arg(QString::fromStdString(countText(st.counts.rejected, "record")));

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kinetoscope::capture {
 
@@ -30,6 +31,9 @@ class ActivitySource {
     virtual void stop() = 0;
     // Records the source had to drop since the last call (no buffer free, queue full).
     virtual std::uint64_t takeDropped() = 0;
+    // What the capture lacks although it started (an activity kind the driver refused), each a line the
+    // agent ships to the viewer as a notice; empty by default.
+    virtual std::vector<std::string> takeNotices() { return {}; }
     // Replay only: true once every record of the trace was handed over. CUPTI never finishes on its own.
     virtual bool finished() const { return false; }
     virtual const char* kind() const = 0;

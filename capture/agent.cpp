@@ -32,12 +32,9 @@ class Agent {
         const char* speedText = std::getenv("KINETOSCOPE_REPLAY_SPEED");
         const char* flushText = std::getenv("KINETOSCOPE_FLUSH_MS");
         if (flushText) m_flushPeriod = std::chrono::milliseconds(std::max(1, std::atoi(flushText)));
-        if (replay && *replay)
-            m_source = makeReplaySource(replay, speedText ? std::atof(speedText) : 1.0);
-        else
-            m_source = makeCuptiSource();
-        if (!m_source) return fail("built without CUPTI and no KINETOSCOPE_REPLAY trace given");
 
+        // The writer first, so that whatever stops the capture from here on reaches the viewer (or the
+        // spool's reader) as a notice, not only the target's stderr.
         AgentWriter::Options options;
         if (const char* s = std::getenv("KINETOSCOPE_SOCKET")) options.socketPath = s;
         if (const char* s = std::getenv("KINETOSCOPE_SPOOL")) options.spoolPath = s;
@@ -46,7 +43,20 @@ class Agent {
         std::string error;
         if (!m_writer.open(options, error)) return fail(error);
         if (!error.empty()) std::fprintf(stderr, "kinetoscope-agent: %s (continuing)\n", error.c_str());
-        if (!m_source->start(error)) return fail(error);
+
+        if (replay && *replay)
+            m_source = makeReplaySource(replay, speedText ? std::atof(speedText) : 1.0);
+        else
+            m_source = makeCuptiSource();
+        if (!m_source) error = "built without CUPTI and no KINETOSCOPE_REPLAY trace given";
+        if (!m_source || !m_source->start(error)) {
+            // The target runs on without capture, and the notice says why.
+            m_writer.add(wire::Notice{m_writer.string("capture disabled: " + error)});
+            m_writer.close(std::chrono::milliseconds(500));
+            return fail(error);
+        }
+        for (const std::string& notice : m_source->takeNotices())
+            m_writer.add(wire::Notice{m_writer.string(notice)});
         m_owner = ::getpid();
         m_thread = std::thread([this] { run(); });
         return true;

@@ -14,6 +14,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kinetoscope::capture {
@@ -28,14 +29,20 @@ constexpr std::size_t bufferAlignment = 8; // CUPTI requires activity buffers al
 struct CollectedKind {
     CUpti_ActivityKind kind;
     bool essential; // without kernels there is nothing worth showing, so only that failure aborts start()
+    const char* name;
+    const char* without; // what the capture lacks when the driver refuses the kind
 };
 
 constexpr CollectedKind collectedKinds[] = {
-    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, true}, {CUPTI_ACTIVITY_KIND_MEMCPY, false},
-    {CUPTI_ACTIVITY_KIND_MEMSET, false},           {CUPTI_ACTIVITY_KIND_RUNTIME, false},
-    {CUPTI_ACTIVITY_KIND_DRIVER, false},           {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, false},
-    {CUPTI_ACTIVITY_KIND_MARKER, false},           {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, false},
-    {CUPTI_ACTIVITY_KIND_DEVICE, false},
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, true, "CONCURRENT_KERNEL", "kernels"},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, false, "MEMCPY", "copies"},
+    {CUPTI_ACTIVITY_KIND_MEMSET, false, "MEMSET", "memsets"},
+    {CUPTI_ACTIVITY_KIND_RUNTIME, false, "RUNTIME", "runtime API calls (and so launch arrows)"},
+    {CUPTI_ACTIVITY_KIND_DRIVER, false, "DRIVER", "driver API calls"},
+    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, false, "SYNCHRONIZATION", "synchronizations"},
+    {CUPTI_ACTIVITY_KIND_MARKER, false, "MARKER", "NVTX ranges"},
+    {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, false, "EXTERNAL_CORRELATION", "links to framework ops"},
+    {CUPTI_ACTIVITY_KIND_DEVICE, false, "DEVICE", "device properties"},
 };
 
 std::string cuptiFailure(std::string_view call, CUptiResult result) {
@@ -62,6 +69,7 @@ class CuptiSource final : public ActivitySource {
     void drain(RecordSink& sink) override;
     void stop() override;
     std::uint64_t takeDropped() override { return m_dropped.exchange(0, std::memory_order_relaxed); }
+    std::vector<std::string> takeNotices() override { return std::exchange(m_notices, {}); }
     const char* kind() const override { return "cupti"; }
 
   private:
@@ -91,6 +99,7 @@ class CuptiSource final : public ActivitySource {
     std::vector<FilledBuffer> m_drainingBuffers;
 
     std::vector<CUpti_ActivityKind> m_enabledKinds;
+    std::vector<std::string> m_notices; // from start(), on the agent's thread
     bool m_collecting = false;
     std::atomic<std::uint64_t> m_dropped{0};
 
@@ -150,8 +159,13 @@ bool CuptiSource::start(std::string& error) {
             error = cuptiFailure("cuptiActivityEnable(CONCURRENT_KERNEL)", result);
             disableCollection();
             return false;
+        } else {
+            // Other kinds may be unsupported on this driver or device; the trace is still useful without
+            // them, and says what it lacks.
+            m_notices.push_back(
+                cuptiFailure(std::string("cuptiActivityEnable(") + collected.name + ")", result) + "; no " +
+                collected.without + " in this capture");
         }
-        // Other kinds may be unsupported on this driver or device; the trace is still useful without them.
     }
     m_collecting = true;
     return true;

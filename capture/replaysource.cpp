@@ -143,8 +143,9 @@ class ReplaySource final : public ActivitySource {
                     if constexpr (std::is_same_v<T, wire::StringDef>) {
                         if (rec.id >= m_fileStrings.size()) m_fileStrings.resize(std::size_t(rec.id) + 1);
                         m_fileStrings[rec.id] = rec.text;
-                    } else if constexpr (std::is_same_v<T, wire::Dropped>) {
-                        // What the recorded agent dropped is not replayed as this one's drops.
+                    } else if constexpr (std::is_same_v<T, wire::Dropped> ||
+                                         std::is_same_v<T, wire::Notice>) {
+                        // What the recorded agent dropped or said is not replayed as this one's.
                     } else {
                         if constexpr (requires { rec.end; }) {
                             lastDue = std::max(lastDue, TimeNs(rec.end));

@@ -229,6 +229,8 @@ int runRecord(RecordArgs& args) {
         std::fprintf(stderr,
                      "kinetoscope-cli: warning: capture stream cut short: %s; saved everything before it\n",
                      st.streamError.c_str());
+    for (const std::string& notice : st.notices)
+        std::fprintf(stderr, "kinetoscope-cli: agent: %s\n", notice.c_str());
     if (st.counts.rejected)
         std::fprintf(stderr, "kinetoscope-cli: warning: %llu record(s) with impossible times skipped\n",
                      static_cast<unsigned long long>(st.counts.rejected));

@@ -364,11 +364,44 @@ class TestCapture : public QObject {
         env.remove("KINETOSCOPE_REPLAY");
         p.setProcessEnvironment(env);
         p.setProcessChannelMode(QProcess::MergedChannels);
-        p.start(fakeCuda, {"true"});
+        p.start(fakeCuda, {"sh", "-c", "exit 3"});
         QVERIFY(p.waitForFinished(60000));
-        QCOMPARE(p.exitCode(), 0);
+        QCOMPARE(p.exitCode(), 3); // the target ran, and its status is its own
         const QString out = QString::fromUtf8(p.readAll());
         QVERIFY2(out.contains("kinetoscope-agent:") && out.contains("capture disabled"), qPrintable(out));
+        // The spool says so too, for the viewer or kinetoscope-cli: with CUPTI built in, what CUPTI answered
+        // without a driver (here cuptiActivityEnable(CONCURRENT_KERNEL) failed: CUPTI_ERROR_UNKNOWN), else
+        // that the agent has no CUPTI.
+        const live::SpoolRead spooled = live::readSpool(dir.filePath("spool.kscw").toStdString());
+        QVERIFY2(spooled.ok && !spooled.truncated, spooled.error.c_str());
+        const std::vector<std::string>& notices = spooled.capture.notices();
+        QCOMPARE(notices.size(), std::size_t(1));
+        QVERIFY2(QString::fromStdString(notices[0]).startsWith("capture disabled: "), notices[0].c_str());
+#ifdef KINETOSCOPE_HAVE_CUPTI
+        QVERIFY2(QString::fromStdString(notices[0]).contains("CUPTI_ERROR"), notices[0].c_str());
+#else
+        QVERIFY2(QString::fromStdString(notices[0]).contains("built without CUPTI"), notices[0].c_str());
+#endif
+        // A saved capture keeps what the agent said with the trace.
+        const std::string json = spooled.capture.toTraceJson();
+        QVERIFY2(json.find("\"notices\": [\"capture disabled: ") != std::string::npos,
+                 json.substr(0, 600).c_str());
+        LoadResult loaded = loadTraceText(json);
+        QVERIFY2(loaded.store, loaded.error.c_str());
+    }
+
+    // kinetoscope-cli record passes on what the agent said: a capture that could not start says why, and the
+    // saved trace keeps it.
+    void recordSaysWhyTheCaptureIsOff() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("capture.json");
+        QString log;
+        QVERIFY2(record({"-o", out, "--agent", agentLibrary, "--", fakeCuda, "true"}, log), qPrintable(log));
+        QVERIFY2(log.contains("kinetoscope-cli: agent: capture disabled: "), qPrintable(log));
+        QVERIFY2(log.contains("0 kernels"), qPrintable(log));
+        const std::string saved = test::readText(out.toStdString());
+        QVERIFY2(saved.find("\"notices\": [\"capture disabled: ") != std::string::npos,
+                 saved.substr(0, 600).c_str());
     }
 
     void replayMatchesTrace_data() {

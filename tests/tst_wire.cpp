@@ -71,6 +71,8 @@ std::string TestWire::sampleStream(std::vector<Record>* records) {
     add(r);
     add(ExternalCorrelation{42, 7'000'000'000ull});
     add(Dropped{17});
+    const StringRef notice = e.string("cuptiActivityEnable(MARKER) failed: no NVTX ranges");
+    add(Notice{notice});
     if (records) {
         // The decoder also reports the string definitions, in order, before the records that use them.
         records->clear();
@@ -78,8 +80,11 @@ std::string TestWire::sampleStream(std::vector<Record>* records) {
         records->push_back(StringDef{launch, "cudaLaunchKernel"});
         records->push_back(StringDef{gpu, "NVIDIA H100 80GB HBM3"});
         records->push_back(StringDef{range, "forward · ünïcode"});
-        for (auto& x : added)
+        for (auto& x : added) {
+            if (std::holds_alternative<Notice>(x)) // its string is defined just before it
+                records->push_back(StringDef{notice, "cuptiActivityEnable(MARKER) failed: no NVTX ranges"});
             records->push_back(x);
+        }
     }
     return e.take();
 }

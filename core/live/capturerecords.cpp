@@ -1,6 +1,8 @@
 // A capture's records as they arrive.
 #include "livecapture.h"
 
+#include <algorithm>
+
 namespace kinetoscope::live {
 
 wire::StringRef CaptureRecords::intern(std::string_view text) {
@@ -50,6 +52,12 @@ void CaptureRecords::add(const wire::Record& record) {
                     *it = r;
             } else if constexpr (std::is_same_v<T, wire::Dropped>) {
                 m_counts.dropped += r.records;
+            } else if constexpr (std::is_same_v<T, wire::Notice>) {
+                // A few per capture; a stream repeating one (a reconnecting agent) keeps it once.
+                const std::string text(string(r.text));
+                if (std::find(m_notices.begin(), m_notices.end(), text) == m_notices.end() &&
+                    m_notices.size() < 64)
+                    m_notices.push_back(text);
             }
         },
         record);

@@ -261,6 +261,7 @@ SessionStatus CaptureSession::status() const {
     std::lock_guard lock(m_mutex);
     SessionStatus s = m_status;
     s.counts = m_records.counts();
+    s.notices = m_records.notices();
     return s;
 }
 

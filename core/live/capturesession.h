@@ -40,9 +40,10 @@ struct SessionStatus {
     int refusedPeers = 0;
     bool targetRunning = false;
     bool targetExited = false;
-    int exitStatus = 0;      // exit code, or 128 + signal
-    bool capturing = false;  // false after stop() or once the target exited and every stream ended
-    std::string streamError; // a corrupt stream (the connection is dropped, the rest kept)
+    int exitStatus = 0;               // exit code, or 128 + signal
+    bool capturing = false;           // false after stop() or once the target exited and every stream ended
+    std::string streamError;          // a corrupt stream (the connection is dropped, the rest kept)
+    std::vector<std::string> notices; // what the agent said (CaptureRecords::notices)
 };
 
 // Where the agent library is: $KINETOSCOPE_AGENT, else beside the running program's build or install tree.

@@ -193,9 +193,20 @@ struct CaptureRecords::Walk {
         keys.emplace_back("traceName", "\"kinetoscope live capture\"");
         keys.emplace_back("displayTimeUnit", "\"ms\"");
         keys.emplace_back("baseTimeNanoseconds", std::to_string(base));
-        keys.emplace_back("kinetoscopeCapture", "{\"records\": " + std::to_string(c.m_counts.records) +
-                                                    ", \"dropped\": " + std::to_string(c.m_counts.dropped) +
-                                                    "}");
+        std::string capture;
+        JsonWriter<std::string> about{capture};
+        about.beginObject();
+        about.numField("records", c.m_counts.records);
+        about.numField("dropped", c.m_counts.dropped);
+        if (!c.m_notices.empty()) { // what the agent said: kept with the trace it explains
+            about.key("notices");
+            about.beginArray();
+            for (const std::string& n : c.m_notices)
+                about.str(n);
+            about.endArray();
+        }
+        about.endObject();
+        keys.emplace_back("kinetoscopeCapture", std::move(capture));
         std::string devices;
         JsonWriter<std::string> out{devices};
         out.raw("[");

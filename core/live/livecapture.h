@@ -62,6 +62,8 @@ class CaptureRecords {
                           const std::function<void(ImportStats&)>& adjustStats = {}) const;
 
     const AppendOnly<wire::Kernel>& kernels() const { return m_kernels; }
+    // What the agent said of the capture (why it is off, what it lacks), in order.
+    const std::vector<std::string>& notices() const { return m_notices; }
 
   private:
     struct Walk;                                       // the capture as trace events, for both of the above
@@ -76,6 +78,7 @@ class CaptureRecords {
     AppendOnly<wire::ExternalCorrelation> m_externals;
     std::vector<wire::Device> m_devices;
     std::map<std::uint32_t, std::string> m_processNames;
+    std::vector<std::string> m_notices;
     CaptureCounts m_counts;
 };
 

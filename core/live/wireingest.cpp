@@ -28,6 +28,7 @@ void WireIngest::add(const wire::Record& record) {
                 if constexpr (std::is_same_v<T, wire::Kernel> || std::is_same_v<T, wire::Api> ||
                               std::is_same_v<T, wire::Marker> || std::is_same_v<T, wire::Device>)
                     r.name = map(r.name);
+                if constexpr (std::is_same_v<T, wire::Notice>) r.text = map(r.text);
                 m_into.add(r);
             }
         },

@@ -194,6 +194,13 @@ bool Decoder::decodeOne(RecordType type, std::string_view payload, std::uint64_t
         out = Dropped{r.get<std::uint64_t>()};
         break;
     }
+    case RecordType::Notice: {
+        const Notice n{r.get<std::uint32_t>()};
+        if (r.done() && !needString(n.text))
+            return fail(offset, "notice names undefined string " + std::to_string(n.text));
+        out = n;
+        break;
+    }
     default:
         ++m_unknown; // a newer agent's record: its length lets us step over it
         return true;

@@ -51,6 +51,8 @@ void encodePayload(Writer& w, const Record& record) {
                     w.put(r.computeMinor), w.put(r.numSms), w.put(r.maxThreadsPerSm), w.put(r.warpSize);
             } else if constexpr (std::is_same_v<T, Dropped>) {
                 w.put(r.records);
+            } else if constexpr (std::is_same_v<T, Notice>) {
+                w.put(r.text);
             }
         },
         record);

@@ -32,6 +32,7 @@ enum class RecordType : std::uint8_t {
     ExternalCorrelation = 8,
     Device = 9,
     Dropped = 10,
+    Notice = 11,
 };
 
 using StringRef = std::uint32_t; // id of a String record
@@ -94,9 +95,12 @@ struct Device {
 struct Dropped {
     std::uint64_t records = 0;
 }; // the agent dropped records (viewer too slow or gone)
+struct Notice {
+    StringRef text = 0;
+}; // what the agent has to say of the capture: why it is off (CUPTI failed to start), what it lacks
 
-using Record =
-    std::variant<StringDef, Kernel, Memcpy, Memset, Api, Sync, Marker, ExternalCorrelation, Device, Dropped>;
+using Record = std::variant<StringDef, Kernel, Memcpy, Memset, Api, Sync, Marker, ExternalCorrelation, Device,
+                            Dropped, Notice>;
 
 // A record's type on the wire: its alternative in Record, counted from 1.
 constexpr RecordType typeOf(const Record& r) {
