@@ -60,6 +60,11 @@ RooflinePanel::RooflinePanel(QWidget* parent) : AnalysisPanel(parent) {
         const EventRef ref = index.data(EventRole).value<EventRef>();
         if (ref.isValid()) emit jumpRequested(ref);
     });
+    connect(m_notModelled, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        const QTableWidgetItem* name = m_notModelled->item(row, 0);
+        const EventRef ref = name ? name->data(EventRole).value<EventRef>() : EventRef();
+        if (ref.isValid()) emit jumpRequested(ref);
+    });
     connect(m_chart, &RooflineChart::rowClicked, this, [this](int row) {
         const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
         if (!index.isValid()) { // filtered out: show it
@@ -99,7 +104,9 @@ void RooflinePanel::setResult(std::shared_ptr<const AnalysisResult> result) {
     m_notModelled->setRowCount(int(r.notModelled.size()));
     for (int i = 0; i < int(r.notModelled.size()); ++i) {
         const NotModelledRow& n = r.notModelled[std::size_t(i)];
-        m_notModelled->setItem(i, 0, new QTableWidgetItem(QString::fromStdString(n.name)));
+        auto* name = new QTableWidgetItem(QString::fromStdString(n.name));
+        name->setData(EventRole, QVariant::fromValue(n.example)); // its longest GPU event
+        m_notModelled->setItem(i, 0, name);
         m_notModelled->setItem(i, 1, numberItem(QString::number(n.count), double(n.count)));
         m_notModelled->setItem(i, 2, numberItem(durationText(n.gpuTime), double(n.gpuTime)));
     }

@@ -79,9 +79,13 @@ void TestRooflinePanel::tableIsTheReport() {
     QCOMPARE(cell(RooflineTableModel::PeakPct), QStringLiteral("61.7%"));
     QCOMPARE(cell(RooflineTableModel::Bound), QStringLiteral("compute"));
     QCOMPARE(cell(RooflineTableModel::Category), QStringLiteral("GEMM · BF16"));
-    // The GPU time no modelled op launched, by launcher.
+    // The GPU time no modelled op launched, by launcher; double-click shows its longest GPU event.
     QCOMPARE(panel->notModelled()->rowCount(), int(report.notModelled.size()));
     QVERIFY(panel->notModelled()->rowCount() > 0);
+    emit panel->notModelled()->cellDoubleClicked(0, 2);
+    const EventRef longest = panel->notModelled()->item(0, 0)->data(EventRole).value<EventRef>();
+    QVERIFY(longest.isValid());
+    QCOMPARE(view->timeline()->selected(), longest);
     // Every row with GPU time and FLOPs is a point.
     int placeable = 0;
     for (const PerfModelRow& r : report.rows)
