@@ -52,8 +52,13 @@ RooflineGeometry rooflineGeometry(const std::vector<PerfModelRow>& rows, const G
         yLo = std::min(yLo, y);
         yHi = std::max(yHi, y);
     };
+    // A point needs a place on log axes: finite and positive figures.
+    auto placeable = [](const PerfModelRow& r) {
+        const auto t = r.tflops(), i = r.intensity();
+        return t && i && std::isfinite(*t) && std::isfinite(*i) && *t > 0 && *i > 0;
+    };
     for (const PerfModelRow& r : rows)
-        if (r.tflops() && *r.tflops() > 0 && r.intensity() && *r.intensity() > 0) {
+        if (placeable(r)) {
             extend(std::log10(*r.intensity()), std::log10(*r.tflops()));
             longest = std::max(longest, r.deviceUnion);
         }
@@ -90,7 +95,7 @@ RooflineGeometry rooflineGeometry(const std::vector<PerfModelRow>& rows, const G
     }
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const PerfModelRow& r = rows[i];
-        if (!r.tflops() || *r.tflops() <= 0 || !r.intensity() || *r.intensity() <= 0) continue;
+        if (!placeable(r)) continue;
         const double share = longest ? double(r.deviceUnion) / double(longest) : 0;
         g.points.push_back({int(i), g.map(*r.intensity(), *r.tflops()), 3 + 13 * std::sqrt(share)});
     }

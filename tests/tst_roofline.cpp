@@ -28,6 +28,8 @@ class TestRoofline : public QObject {
     void betterThanTraceLens();
     void formulas_data();
     void formulas();
+    void damagedArgsHaveNoCost_data();
+    void damagedArgsHaveNoCost();
     void peaks_data();
     void peaks();
     void peakTable();
@@ -299,20 +301,21 @@ void TestRoofline::formulas_data() {
                     {"", "", "", "", "False", "0.", "True", ""})
         << 640.0 << double((64 + 96 + 96 + 64) * 2) << bf16;
     // Backward with grouped-query attention (4 query heads over 2 key heads), 8 × 8 pairs, d = 16:
-    // B·H·2·pairs·(3·d + 2·d) + the sums of dK and dV over each key head's 2 query heads (B·Nkv·d each).
+    // B·H·2·pairs·(3·d + 2·d) + the sums of dK and dV over each key head's 2 query heads,
+    // B·Nkv·(Hq − Hkv)·(d + d) = 512.
     QTest::newRow("attention backward, GQA")
         << "aten::_scaled_dot_product_flash_attention_backward"
         << inputsOf({{1, 4, 8, 16}, {1, 4, 8, 16}, {1, 2, 8, 16}, {1, 2, 8, 16}, {1, 4, 8, 16}, {1, 4, 8}},
                     {"c10::Half", "c10::Half", "c10::Half", "c10::Half", "c10::Half", "float"},
                     {"", "", "", "", "", "", "", "", "8", "8", "0.", "False"})
-        << 41216.0 << 5120.0 << int(ComputeType::FP16);
-    // The same, causal: the pairs and the head sums halved.
+        << 41472.0 << 5120.0 << int(ComputeType::FP16);
+    // The same, causal: the pairs halved, the head sums not (they add whole gradients).
     QTest::newRow("attention backward, GQA, causal")
         << "aten::_scaled_dot_product_flash_attention_backward"
         << inputsOf({{1, 4, 8, 16}, {1, 4, 8, 16}, {1, 2, 8, 16}, {1, 2, 8, 16}, {1, 4, 8, 16}, {1, 4, 8}},
                     {"c10::Half", "c10::Half", "c10::Half", "c10::Half", "c10::Half", "float"},
                     {"", "", "", "", "", "", "", "", "8", "8", "0.", "True"})
-        << 20608.0 << 5120.0 << int(ComputeType::FP16);
+        << 20992.0 << 5120.0 << int(ComputeType::FP16);
     // Transposed: out = (5−1)·2 − 2·1 + 1·(3−1) + 1 + 1 = 10; 2·(weight per output channel) per input
     // element.
     QTest::newRow("transposed convolution")
@@ -354,6 +357,57 @@ void TestRoofline::formulas() {
         in.shape.push_back(3);
     if (name != "aten::mul" && name != "aten::sum" && name != "aten::_softmax")
         QVERIFY(!operatorCost(name.toStdString(), wrong));
+}
+
+void TestRoofline::damagedArgsHaveNoCost_data() {
+    // Args as a damaged or hostile file may hold them: each must give no cost (never inf, NaN, a negative
+    // figure or undefined behaviour), or a sane one.
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<bool>("costed");
+    const QString conv = R"({"Input Dims":[[1,4,5,5],[4,2,3,3],[],[],[],[],[],[],[]],"Input type":["float","float"],)"
+                         R"("Concrete Inputs":["","","",%1]})";
+    QTest::newRow("transposed, groups []") << "aten::convolution"
+                                           << conv.arg(R"("[2, 2]","[1, 1]","[1, 1]","True","[1, 1]","[]")") << true;
+    QTest::newRow("padding 2^62") << "aten::convolution"
+                                  << conv.arg(R"("[1, 1]","[4611686018427387904]","[1, 1]","False","[0, 0]","1")")
+                                  << false;
+    QTest::newRow("stride 2^40, transposed")
+        << "aten::convolution" << conv.arg(R"("[1099511627776]","[0]","[1]","True","[0]","1")") << false;
+    QTest::newRow("groups 0") << "aten::convolution"
+                              << conv.arg(R"("[1, 1]","[0, 0]","[1, 1]","True","[0, 0]","0")") << false;
+    QTest::newRow("rank 9") << "aten::relu" << R"({"Input Dims":[[2,2,2,2,2,2,2,2,2]],"Input type":["float"]})"
+                            << false;
+    QTest::newRow("inf x 0") << "aten::relu"
+                             << R"({"Input Dims":[[1099511627776,1099511627776,1099511627776,0]],"Input type":["float"]})"
+                             << true;
+    QTest::newRow("a dimension 2.5") << "aten::relu" << R"({"Input Dims":[[2.5,3]],"Input type":["float"]})"
+                                     << false;
+    QTest::newRow("more key heads than query heads")
+        << "aten::_scaled_dot_product_flash_attention_backward"
+        << R"({"Input Dims":[[1,1,1,64],[1,1,1,64],[1,8,4096,64],[1,8,4096,64]],"Input type":["float","float","float","float"],)"
+           R"("Concrete Inputs":["","","","","","","","","","","","True"]})"
+        << false;
+    QTest::newRow("grouped mm, 0 groups")
+        << "aten::_grouped_mm" << R"({"Input Dims":[[64,32],[0,32,16],[0]],"Input type":["c10::BFloat16","c10::BFloat16","int"]})"
+        << false;
+    QTest::newRow("rms_norm over 2^63 × 17") << "aten::rms_norm"
+                                             << R"({"Input Dims":[[8,16],[],[],[]],"Input type":["float"],"Concrete Inputs":["","[)"
+                                                + QString("9223372036854775807, ").repeated(16) +
+                                                R"(9223372036854775807]","",""]})"
+                                             << false;
+}
+
+void TestRoofline::damagedArgsHaveNoCost() {
+    QFETCH(QString, name);
+    QFETCH(QString, args);
+    QFETCH(bool, costed);
+    OperatorInputsDecoder decoder;
+    OperatorInputs inputs;
+    QVERIFY(decoder.decode(args.toStdString(), inputs));
+    const auto cost = operatorCost(name.toStdString(), inputs);
+    QCOMPARE(bool(cost), costed);
+    if (cost) QVERIFY(std::isfinite(cost->flops) && std::isfinite(cost->bytes) && cost->flops >= 0);
 }
 
 void TestRoofline::peaks_data() {

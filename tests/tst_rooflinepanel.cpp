@@ -89,7 +89,8 @@ void TestRooflinePanel::tableIsTheReport() {
     // Every row with GPU time and FLOPs is a point.
     int placeable = 0;
     for (const PerfModelRow& r : report.rows)
-        placeable += r.tflops() && *r.tflops() > 0 && r.intensity() && *r.intensity() > 0;
+        placeable +=
+            r.tflops() && *r.tflops() > 0 && r.intensity() && *r.intensity() > 0; // (all finite here)
     QCOMPARE(int(panel->chart()->geometryNow().points.size()), placeable);
 }
 

@@ -145,6 +145,7 @@ std::optional<OpCost> gemm(std::string_view name, const Args& a) {
         OpCost c = gemmCost(1, 0, 0, 0, false, bpe, bpe, a.type(0));
         if (A.size() == 2 && B.size() == 3) {
             const double m = double(A[0]), k = double(A[1]), g = double(B[0]), n = double(B[2]);
+            if (g <= 0) return std::nullopt;
             c.flops = 2 * m * n * k;
             c.bytes = (m * k + g * k * n + m * n) * bpe;
             c.m = m / g; // the rows per group, on average
@@ -155,6 +156,7 @@ std::optional<OpCost> gemm(std::string_view name, const Args& a) {
                             a.type(0));
         } else if (A.size() == 2 && B.size() == 2 && a.tensor(2)) {
             const double m = double(A[0]), k = double(A[1]), n = double(B[1]), g = double(a.shape(2)[0]);
+            if (g <= 0) return std::nullopt;
             c.flops = 2 * m * n * k;
             c.bytes = (m * k + k * n + g * m * n) * bpe;
             c.m = m;
@@ -179,31 +181,35 @@ std::optional<ConvShapes> convShapes(const Args& a, std::size_t xi, std::size_t 
     ConvShapes s{a.shape(xi), a.shape(wi), {}};
     if (s.x.size() < 3 || s.x.size() != s.w.size()) return std::nullopt;
     const std::size_t nd = s.x.size() - 2;
+    // Stride, padding, dilation and output padding: one element for every spatial dimension, or one each.
+    // Beyond ±2^32 a value is a damaged file, not a convolution (and its arithmetic would overflow).
+    constexpr std::int64_t limit = std::int64_t(1) << 32;
     auto param = [&](std::size_t i, std::int64_t fallback) -> std::optional<Shape> {
         std::optional<Shape> v = parseIntList(a.concrete(i));
         if (!v || v->empty()) return Shape(nd, fallback);
+        for (std::int64_t x : *v)
+            if (x < -limit || x > limit) return std::nullopt;
         if (v->size() == 1) return Shape(nd, v->front());
         if (v->size() != nd) return std::nullopt;
         return v;
     };
     const auto stride = param(stridei, 1), padding = param(stridei + 1, 0), dilation = param(stridei + 2, 1),
-               outputPadding = param(stridei + 4, 0);
-    if (!stride || !padding || !dilation || !outputPadding) return std::nullopt;
+               outputPadding = param(stridei + 4, 0), groups = param(stridei + 5, 1);
+    if (!stride || !padding || !dilation || !outputPadding || !groups || (*groups)[0] < 1)
+        return std::nullopt;
     const bool transposed = a.flag(stridei + 3);
-    s.out = {s.x[0], transposed
-                         ? s.w[1] * std::max<std::int64_t>(
-                                        1, parseIntList(a.concrete(stridei + 5)).value_or(Shape{1}).front())
-                         : s.w[0]};
+    s.out = {s.x[0], transposed ? s.w[1] * (*groups)[0] : s.w[0]};
     for (std::size_t i = 0; i < nd; ++i) {
-        const std::int64_t in = s.x[2 + i], k = s.w[2 + i];
-        std::int64_t o = 0;
+        // In double: dimensions up to 2^40 times parameters up to 2^32 would overflow int64.
+        const double in = double(s.x[2 + i]), k = double(s.w[2 + i]), st = double((*stride)[i]),
+                     pad = double((*padding)[i]), dil = double((*dilation)[i]);
+        double o = 0;
         if (transposed)
-            o = (in - 1) * (*stride)[i] - 2 * (*padding)[i] + (*dilation)[i] * (k - 1) + (*outputPadding)[i] +
-                1;
-        else if ((*stride)[i] > 0)
-            o = (in + 2 * (*padding)[i] - (*dilation)[i] * (k - 1) - 1) / (*stride)[i] + 1;
-        if (o <= 0) return std::nullopt;
-        s.out.push_back(o);
+            o = (in - 1) * st - 2 * pad + dil * (k - 1) + double((*outputPadding)[i]) + 1;
+        else if (st > 0)
+            o = std::floor((in + 2 * pad - dil * (k - 1) - 1) / st) + 1;
+        if (!(o >= 1 && o <= double(std::int64_t(1) << 40))) return std::nullopt;
+        s.out.push_back(std::int64_t(o));
     }
     return s;
 }
@@ -294,8 +300,9 @@ std::optional<OpCost> attention(std::string_view name, const Args& a) {
         if (s.name == name) sig = &s;
     if (!sig) return std::nullopt;
     const Shape &q = a.shape(sig->query), &k = a.shape(sig->query + 1), &v = a.shape(sig->query + 2);
+    // Grouped-query attention: the query heads a whole multiple of the key heads.
     if (q.size() != 4 || k.size() != 4 || v.size() != 4 || q[0] != k[0] || k[1] != v[1] || k[2] != v[2] ||
-        q[3] != k[3] || k[1] == 0)
+        q[3] != k[3] || k[1] == 0 || q[1] < k[1] || q[1] % k[1] != 0)
         return std::nullopt;
     const double b = double(q[0]), hq = double(q[1]), nq = double(q[2]), dqk = double(q[3]);
     const double hkv = double(k[1]), nkv = double(k[2]), dv = double(v[3]);
@@ -318,9 +325,10 @@ std::optional<OpCost> attention(std::string_view name, const Args& a) {
         return c;
     }
     // Recompute S = QKᵀ, then dV = Pᵀ dO, dP = dO Vᵀ, dQ = dS K, dK = dSᵀ Q; with grouped-query attention
-    // dK and dV are summed over the query heads of each key head.
-    const double groupSum = b * nkv * (std::floor(hq / hkv) - 1);
-    c.flops = b * hq * 2 * pairs * (dqk + dv + dv + dqk + dqk) + (causal ? 0.5 : 1.0) * groupSum * (dv + dqk);
+    // dK and dV are summed over the Hq/Hkv query heads of each key head: (Hq − Hkv) additions per key
+    // element, whatever the mask. (TraceLens leaves out the Hkv factor and halves the sums when causal.)
+    const double headSums = b * nkv * (hq - hkv) * (dv + dqk);
+    c.flops = b * hq * 2 * pairs * (dqk + dv + dv + dqk + dqk) + headSums;
     c.bytes = (qElems + kElems + vElems + oElems + qElems + kElems + vElems) * bpe;
     return c;
 }
@@ -555,11 +563,12 @@ std::optional<OpCost> reduction(std::string_view name, const Args& a) {
         const std::optional<Shape> dims = parseIntList(a.concrete(dimAt));
         if (dims && !dims->empty()) {
             std::vector<bool> reduced(x.size(), false);
+            bool any = false; // none in range: not a dim (sum(self, dtype) has the dtype there): all of it
             for (std::int64_t d : *dims) {
                 const std::int64_t i = d < 0 ? d + std::int64_t(x.size()) : d;
-                if (i >= 0 && i < std::int64_t(x.size())) reduced[std::size_t(i)] = true;
+                if (i >= 0 && i < std::int64_t(x.size())) reduced[std::size_t(i)] = any = true;
             }
-            for (std::size_t i = 0; i < x.size(); ++i)
+            for (std::size_t i = 0; any && i < x.size(); ++i)
                 if (!reduced[i]) outElements *= double(x[i]);
         }
     }
@@ -686,15 +695,9 @@ bool isModelledOperator(std::string_view name) {
     return kinds().count(name) != 0;
 }
 
-std::optional<OpCost> operatorCost(std::string_view name, const OperatorInputs& inputs) {
-    const auto it = kinds().find(name);
-    if (it == kinds().end()) return std::nullopt;
-    // A negative or absurd dimension is a damaged file, not a shape: no cost rather than a negative one.
-    for (const OperatorInput& in : inputs.dims)
-        for (std::int64_t d : in.shape)
-            if (d < 0 || d > (std::int64_t(1) << 40)) return std::nullopt;
-    const Args a{inputs};
-    switch (it->second) {
+namespace {
+std::optional<OpCost> costOf(Kind kind, std::string_view name, const Args& a) {
+    switch (kind) {
     case Kind::Gemm:
         return gemm(name, a);
     case Kind::Convolution:
@@ -715,6 +718,25 @@ std::optional<OpCost> operatorCost(std::string_view name, const OperatorInputs& 
         return reduction(name, a);
     }
     return std::nullopt;
+}
+
+} // namespace
+
+std::optional<OpCost> operatorCost(std::string_view name, const OperatorInputs& inputs) {
+    const auto it = kinds().find(name);
+    if (it == kinds().end()) return std::nullopt;
+    // A negative or absurd dimension, or rank, is a damaged file, not a shape: no cost rather than a wrong
+    // one.
+    for (const OperatorInput& in : inputs.dims) {
+        if (!in.valid || in.shape.size() > 8) return std::nullopt;
+        for (std::int64_t d : in.shape)
+            if (d < 0 || d > (std::int64_t(1) << 40)) return std::nullopt;
+    }
+    const std::optional<OpCost> cost = costOf(it->second, name, Args{inputs});
+    if (cost &&
+        !(std::isfinite(cost->flops) && std::isfinite(cost->bytes) && cost->flops >= 0 && cost->bytes >= 0))
+        return std::nullopt;
+    return cost;
 }
 
 } // namespace kinetoscope

@@ -74,6 +74,7 @@ template <typename Text> class JsonWriter {
     }
     // printf's %.6g, as Kineto writes its derived figures.
     void general(double v) {
+        if (!std::isfinite(v)) return null(); // JSON has no inf or NaN
         separate();
         char b[32];
         m_text.append(b,
@@ -98,9 +99,9 @@ template <typename Text> class JsonWriter {
                                   char('0' + frac % 10)};
         m_text.append(fraction, 4);
     }
-    // printf's %.Nf; NaN as null.
+    // printf's %.Nf; NaN and infinities as null.
     void fixed(double v, int decimals) {
-        if (std::isnan(v)) return null();
+        if (!std::isfinite(v)) return null();
         separate();
         char b[400]; // 1e308 in full, and the decimals
         m_text.append(

@@ -27,13 +27,6 @@ std::vector<ArgField> decodeArgsText(std::string_view argsJson) {
     return fields;
 }
 
-std::int64_t OperatorInput::elements() const {
-    std::int64_t n = 1;
-    for (std::int64_t d : shape)
-        n *= d;
-    return n;
-}
-
 struct OperatorInputsDecoder::Parser {
     simdjson::ondemand::parser fields;
     simdjson::dom::parser values;
@@ -99,6 +92,8 @@ bool OperatorInputsDecoder::decode(const OperatorInputsText& text, OperatorInput
                     input.list = true;
                     input.shape.clear();
                     break;
+                } else {
+                    input.valid = false;
                 }
             }
         }

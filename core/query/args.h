@@ -24,7 +24,7 @@ inline std::vector<ArgField> decodeArgs(const TraceStore& store, EventRef ref) {
 struct OperatorInput {
     std::vector<std::int64_t> shape;
     bool list = false; // a tensor list (the shape stays empty)
-    std::int64_t elements() const;
+    bool valid = true; // false: a dimension that is not an integer (a damaged file)
 };
 struct OperatorInputs {
     std::vector<OperatorInput> dims;
