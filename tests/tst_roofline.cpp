@@ -365,37 +365,40 @@ void TestRoofline::damagedArgsHaveNoCost_data() {
     QTest::addColumn<QString>("name");
     QTest::addColumn<QString>("args");
     QTest::addColumn<bool>("costed");
-    const QString conv = R"({"Input Dims":[[1,4,5,5],[4,2,3,3],[],[],[],[],[],[],[]],"Input type":["float","float"],)"
-                         R"("Concrete Inputs":["","","",%1]})";
-    QTest::newRow("transposed, groups []") << "aten::convolution"
-                                           << conv.arg(R"("[2, 2]","[1, 1]","[1, 1]","True","[1, 1]","[]")") << true;
+    const QString conv =
+        R"({"Input Dims":[[1,4,5,5],[4,2,3,3],[],[],[],[],[],[],[]],"Input type":["float","float"],)"
+        R"("Concrete Inputs":["","","",%1]})";
+    QTest::newRow("transposed, groups []")
+        << "aten::convolution" << conv.arg(R"("[2, 2]","[1, 1]","[1, 1]","True","[1, 1]","[]")") << true;
     QTest::newRow("padding 2^62") << "aten::convolution"
-                                  << conv.arg(R"("[1, 1]","[4611686018427387904]","[1, 1]","False","[0, 0]","1")")
+                                  << conv.arg(
+                                         R"("[1, 1]","[4611686018427387904]","[1, 1]","False","[0, 0]","1")")
                                   << false;
     QTest::newRow("stride 2^40, transposed")
         << "aten::convolution" << conv.arg(R"("[1099511627776]","[0]","[1]","True","[0]","1")") << false;
     QTest::newRow("groups 0") << "aten::convolution"
                               << conv.arg(R"("[1, 1]","[0, 0]","[1, 1]","True","[0, 0]","0")") << false;
-    QTest::newRow("rank 9") << "aten::relu" << R"({"Input Dims":[[2,2,2,2,2,2,2,2,2]],"Input type":["float"]})"
-                            << false;
-    QTest::newRow("inf x 0") << "aten::relu"
-                             << R"({"Input Dims":[[1099511627776,1099511627776,1099511627776,0]],"Input type":["float"]})"
-                             << true;
-    QTest::newRow("a dimension 2.5") << "aten::relu" << R"({"Input Dims":[[2.5,3]],"Input type":["float"]})"
-                                     << false;
+    QTest::newRow("rank 9") << "aten::relu"
+                            << R"({"Input Dims":[[2,2,2,2,2,2,2,2,2]],"Input type":["float"]})" << false;
+    QTest::newRow("inf x 0")
+        << "aten::relu"
+        << R"({"Input Dims":[[1099511627776,1099511627776,1099511627776,0]],"Input type":["float"]})" << true;
+    QTest::newRow("a dimension 2.5") << "aten::relu"
+                                     << R"({"Input Dims":[[2.5,3]],"Input type":["float"]})" << false;
     QTest::newRow("more key heads than query heads")
         << "aten::_scaled_dot_product_flash_attention_backward"
         << R"({"Input Dims":[[1,1,1,64],[1,1,1,64],[1,8,4096,64],[1,8,4096,64]],"Input type":["float","float","float","float"],)"
            R"("Concrete Inputs":["","","","","","","","","","","","True"]})"
         << false;
     QTest::newRow("grouped mm, 0 groups")
-        << "aten::_grouped_mm" << R"({"Input Dims":[[64,32],[0,32,16],[0]],"Input type":["c10::BFloat16","c10::BFloat16","int"]})"
+        << "aten::_grouped_mm"
+        << R"({"Input Dims":[[64,32],[0,32,16],[0]],"Input type":["c10::BFloat16","c10::BFloat16","int"]})"
         << false;
-    QTest::newRow("rms_norm over 2^63 × 17") << "aten::rms_norm"
-                                             << R"({"Input Dims":[[8,16],[],[],[]],"Input type":["float"],"Concrete Inputs":["","[)"
-                                                + QString("9223372036854775807, ").repeated(16) +
-                                                R"(9223372036854775807]","",""]})"
-                                             << false;
+    QTest::newRow("rms_norm over 2^63 × 17")
+        << "aten::rms_norm"
+        << R"({"Input Dims":[[8,16],[],[],[]],"Input type":["float"],"Concrete Inputs":["","[)" +
+               QString("9223372036854775807, ").repeated(16) + R"(9223372036854775807]","",""]})"
+        << false;
 }
 
 void TestRoofline::damagedArgsHaveNoCost() {
