@@ -145,7 +145,6 @@ void TestRooflinePanel::geometry() {
         r.name = "aten::mm";
         r.family = OpFamily::Gemm;
         r.compute = ComputeType::BF16;
-        r.matrix = true;
         r.count = 1;
         r.deviceUnion = ns;
         r.flops = tflops * 1e12 * double(ns) * 1e-9;

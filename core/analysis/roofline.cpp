@@ -2,6 +2,7 @@
 
 #include "hosttree.h"
 #include "intervals.h"
+#include "model/textformat.h"
 #include "query/args.h"
 
 #include <algorithm>
@@ -81,11 +82,7 @@ TimeNs unionLength(IntervalSet& work) {
 }
 
 bool namesTf32(std::string_view kernel) {
-    for (std::size_t i = 0; i + 4 <= kernel.size(); ++i)
-        if ((kernel[i] == 't' || kernel[i] == 'T') && (kernel[i + 1] == 'f' || kernel[i + 1] == 'F') &&
-            kernel[i + 2] == '3' && kernel[i + 3] == '2')
-            return true;
-    return false;
+    return asciiLower(kernel).find("tf32") != std::string::npos;
 }
 
 } // namespace
@@ -200,7 +197,6 @@ PerfModelReport perfModel(const TraceStore& store, TimeNs from, TimeNs to) {
                 row.inputDims = k.dims;
                 row.inputTypes = k.types;
                 row.family = k.cost.family;
-                row.matrix = k.cost.matrix;
                 row.compute = k.cost.compute;
                 row.m = k.cost.m;
                 row.n = k.cost.n;

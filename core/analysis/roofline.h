@@ -22,7 +22,6 @@ struct PerfModelRow {
     std::string inputTypes; // "Input type", minified JSON
     OpFamily family = OpFamily::Elementwise;
     ComputeType compute = ComputeType::FP32;
-    bool matrix = false;
     double m = 0, n = 0, k = 0; // OpCost's
     std::uint64_t count = 0;
     double flops = 0; // over all calls
