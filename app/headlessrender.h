@@ -14,7 +14,7 @@ struct RenderRequest {
     QString outputPath;
     QSize size{1600, 900};
     std::optional<TimeRange> rangeFromStart; // offsets from the trace start, ns
-    FlowMode flows = FlowMode::All;
+    FlowMode flows = FlowMode::None;         // every arrow is a band that hides the lanes under it
     ColorMode colors = ColorMode::Category;
     bool criticalPath = false; // outline the critical path of the step most in view
 };

@@ -50,8 +50,8 @@ int main(int argc, char** argv) {
                              QStringLiteral("Time range for --render, in microseconds from the trace start."),
                              QStringLiteral("START_US:END_US"));
     QCommandLineOption flows(QStringLiteral("flows"),
-                             QStringLiteral("Flow arrows for --render: none or all (default all)."),
-                             QStringLiteral("none|all"), QStringLiteral("all"));
+                             QStringLiteral("Flow arrows for --render: none or all (default none)."),
+                             QStringLiteral("none|all"), QStringLiteral("none"));
     QCommandLineOption colors(QStringLiteral("color"), QStringLiteral("Colour slices by category or name."),
                               QStringLiteral("category|name"), QStringLiteral("category"));
     QCommandLineOption criticalPath(

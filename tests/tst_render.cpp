@@ -14,6 +14,7 @@ class TestRender : public QObject {
     void rejects_data();
     void rejects();
     void rangeChangesPicture();
+    void noFlowsByDefault();
     void helpAndVersionNeedNoDisplay_data();
     void helpAndVersionNeedNoDisplay();
 
@@ -67,6 +68,23 @@ int TestRender::run(const QStringList& args, QString* err) {
     if (!p.waitForFinished(120000)) return -1;
     if (err) *err = QString::fromUtf8(p.readAllStandardError());
     return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+}
+
+// By default --render draws no flow arrows (on a real trace every launch's arrow made a band that hid the
+// lanes under it): the default picture is the `--flows none` one, and `--flows all` still draws them.
+void TestRender::noFlowsByDefault() {
+    QVERIFY(m_dir.isValid());
+    const QString trace =
+        QString::fromStdString(kinetoscope::test::tracePath(kinetoscope::test::traces::qwenH100));
+    const QString byDefault = m_dir.filePath(QStringLiteral("flows-default.png"));
+    const QString none = m_dir.filePath(QStringLiteral("flows-none.png"));
+    const QString all = m_dir.filePath(QStringLiteral("flows-all.png"));
+    const QStringList size{"--size", "1400x900"};
+    QCOMPARE(run(QStringList{"--render", byDefault} + size + QStringList{trace}), 0);
+    QCOMPARE(run(QStringList{"--render", none, "--flows", "none"} + size + QStringList{trace}), 0);
+    QCOMPARE(run(QStringList{"--render", all, "--flows", "all"} + size + QStringList{trace}), 0);
+    QCOMPARE(QImage(byDefault), QImage(none));
+    QVERIFY(QImage(all) != QImage(none));
 }
 
 void TestRender::renders_data() {
