@@ -9,7 +9,7 @@ docs/DEFINITIONS.md defines, and compares them with what the CLI prints:
   - the operator and annotation tables (definitions 1, 2 and 4: host self subtracts every direct child, runtime and
     driver calls included; device self counts the kernels, copies and memsets an operator's launch calls made; one
     nesting rule; key_averages' merge of an operator into a same-named only-child parent);
-  - the steps (ProfilerStep#N extended over the GPU work launched inside, or the one activity step), and each
+  - the steps (ProfilerStep#N moved to its GPU work by the TensorBoard plugin's rules, or the one activity step), and each
     device's GPU utilisation over the span from the first step's start to the last step's end (definition 3);
   - each kernel's category and tensor-core flag, from the rules written out below (definitions 6 and 7).
 It is written from the definitions, not from the C++: where they disagree, one of them is wrong. A directory
@@ -241,7 +241,7 @@ def reference(events):
         row[4] += n["dev_self"]
 
     # Steps (definition 3).
-    launch_at = {}
+    launch_at = {}  # the activity step's launches
     for key, lst in threads.items():
         for s, end, _, r, e in lst:
             corr = (e.get("args") or {}).get("correlation")
@@ -252,16 +252,50 @@ def reference(events):
                          and str(e.get("cat", "")).lower() != "gpu_user_annotation")
     steps = []
     if step_slices:
-        for s, end, pid, _ in step_slices:
-            gpu_end = end
-            for gs, ge, _, _, corr, _ in gpu:
-                at = launch_at.get(corr)
-                if at and at[1] == pid and s <= at[0] <= end:
-                    gpu_end = max(gpu_end, ge)
-            steps.append([s, gpu_end])
-        for i in range(1, len(steps)):
-            steps[i][0] = max(steps[i][0], steps[i - 1][1])
-            steps[i][1] = max(steps[i][1], steps[i][0])
+        # The TensorBoard plugin's rules, written here as a brute force: a runtime call (not a driver call) launches
+        # for the step whose host range holds its start, and only when it also ends inside it.
+        bounds = [[s, end] for s, end, _, _ in step_slices]
+        work_of = defaultdict(list)
+        for n, (gs, ge, _, _, corr, _) in enumerate(gpu):
+            if corr is not None:
+                work_of[corr].append(n)
+        launched = [[] for _ in bounds]
+        for key, lst in threads.items():
+            for s, end, _, r, e in lst:
+                c = str(e.get("cat", "")).lower()
+                corr = (e.get("args") or {}).get("correlation")
+                if not (c in ("cuda_runtime", "runtime") or c.endswith("_runtime")) or corr not in work_of:
+                    continue
+                for i, (lo, hi) in enumerate(bounds):
+                    if lo <= s < hi:
+                        if end <= hi:
+                            launched[i] += work_of[corr]
+                        break
+        matched = {n for ns_ in launched for n in ns_}
+        if matched:
+            start = bounds[0][0]
+            if launched[0]:
+                first = min(gpu[n][0] for n in launched[0])
+                for n, (gs, ge, *_rest) in enumerate(gpu):
+                    if n not in matched and ge < first:
+                        start = max(start, ge)
+            previous = start
+            for i, (lo, hi) in enumerate(bounds):
+                begin = max(previous, lo)
+                end = max([hi, begin] + [gpu[n][1] for n in launched[i]])
+                steps.append([begin, end])
+                previous = end
+            if len(steps) > 1:
+                last = len(steps)
+                while last > 0 and not launched[last - 1]:
+                    last -= 1
+                if last > 0:
+                    keep = last
+                    if last > 1 and len(launched[last - 2]) * 0.8 > len(launched[last - 1]):
+                        keep = last - 1
+                    del steps[keep:]
+        else:
+            steps = bounds
     else:
         cpu = [(ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])) for _, e in xs if kind(e) in ("op", "python")]
         if cpu:

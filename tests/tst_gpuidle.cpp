@@ -6,6 +6,7 @@
 #include "testsupport.h"
 
 #include "analysis/gpuidle.h"
+#include "analysis/gpuqueue.h"
 
 #include <QTest>
 
@@ -14,6 +15,8 @@ using namespace kinetoscope;
 class TestGpuIdle : public QObject {
     Q_OBJECT
   private slots:
+    void oldTracesKeepTheirStreams_data();
+    void oldTracesKeepTheirStreams();
     void idleAgainstHta_data();
     void idleAgainstHta();
     void launchesAgainstHta_data();
@@ -140,6 +143,43 @@ void TestGpuIdle::launchesAgainstHta() {
     }
     for (const EventRef& call : s.longCalls)
         QVERIFY(store->track(call.track).durations[call.index.value] > longCallThreshold);
+}
+
+// PyTorch 1.8-1.9 wrote a GPU event's tid as the text "stream 7" (with args.stream 7). Its stream is 7, as
+// HTA says (get_idle_time_breakdown on the 2021 sample: stream 7), in every analysis keyed by stream, not 0.
+void TestGpuIdle::oldTracesKeepTheirStreams_data() {
+    QTest::addColumn<QString>("trace");
+    QTest::addColumn<QList<qint64>>("streams");
+    QTest::newRow("TensorBoard's 2021 ResNet-50 sample")
+        << "pytorch__kineto/"
+           "tb_plugin__samples__resnet50_num_workers_0__worker0.1623143566756.pt.trace.json.gz"
+        << QList<qint64>{7};
+    QTest::newRow("TensorBoard's autograd-API sample, thirteen streams")
+        << "pytorch__kineto/tb_plugin__samples__resnet50_autograd_api_num_workers_0__worker0.pt.trace.json.gz"
+        << QList<qint64>{7, 15, 16, 23, 24, 25, 26, 27, 28, 35, 36, 37, 38};
+    QTest::newRow("the plugin's GPU-metrics test input")
+        << "pytorch__kineto/tb_plugin__test__gpu_metrics_input.json" << QList<qint64>{7};
+}
+
+void TestGpuIdle::oldTracesKeepTheirStreams() {
+    QFETCH(QString, trace);
+    QFETCH(QList<qint64>, streams);
+    LoadResult r = loadTrace(test::tracePath(trace.toUtf8().constData()));
+    QVERIFY2(r.ok(), r.error.c_str());
+    QList<qint64> tracks, idle, queues;
+    for (const Track& t : r.store->tracks())
+        if (t.kind == TrackKind::GpuStream) tracks << t.tid;
+    for (const StreamIdle& s : gpuIdleBreakdown(*r.store))
+        idle << s.stream;
+    for (const StreamQueue& q : gpuQueues(*r.store))
+        queues << q.stream;
+    std::sort(tracks.begin(), tracks.end());
+    QCOMPARE(tracks, streams);
+    // The analyses list the streams with gaps or launches (not one lone memset): each a stream of the trace,
+    // the busiest among them.
+    QVERIFY(idle.contains(streams.front()) && queues.contains(streams.front()));
+    for (qint64 s : idle + queues)
+        QVERIFY2(streams.contains(s), qPrintable(QStringLiteral("stream %1").arg(s)));
 }
 
 QTEST_GUILESS_MAIN(TestGpuIdle)

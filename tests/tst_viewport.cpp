@@ -554,8 +554,9 @@ void TestViewport::sampleSteps() {
     const TraceStore& s = store(QString::fromLatin1(corpus[0]));
     QCOMPARE(findSteps(s).size(), std::size_t(3));
     QCOMPARE(std::string(s.strings().view(findSteps(s)[0].name)), std::string("ProfilerStep#2"));
-    // On every trace with steps: each step ends at the later of its host end and the end of the GPU work
-    // launched inside it (brute force over every launch), and starts no earlier than the previous step's end.
+    // On every trace with steps: a step never starts before its host range nor before the previous step's
+    // end, and ends no earlier than its host range (tst_overview checks the exact ranges against the
+    // plugin's).
     int tracesWithSteps = 0, extended = 0;
     for (const char* name : corpus) {
         const TraceStore& t = store(QString::fromLatin1(name));
@@ -563,23 +564,9 @@ void TestViewport::sampleSteps() {
         if (!steps.empty()) ++tracesWithSteps;
         TimeNs previousEnd = std::numeric_limits<TimeNs>::min();
         for (const StepRange& st : steps) {
-            TimeNs end = st.cpuEnd;
-            const std::int64_t pid = t.track(st.slice.track).pid;
-            for (std::uint32_t ti = 0; ti < t.tracks().size(); ++ti) {
-                const Track& tr = t.tracks()[ti];
-                if (tr.kind != TrackKind::CpuThread || tr.pid != pid) continue;
-                for (std::uint32_t r = 0; r < tr.sliceCount(); ++r) {
-                    const EventRef ref{TrackId(ti), EventIndex(r)};
-                    if (tr.starts[r] < st.cpuStart || tr.starts[r] > st.cpuEnd ||
-                        !isLaunchCategory(t.categoryOf(ref).kind))
-                        continue;
-                    for (EventRef g : t.gpuWorkOf(ref))
-                        end = std::max(end, t.track(g.track).endOf(g.index.value));
-                }
-            }
-            const TimeNs start = std::max(st.cpuStart, previousEnd);
-            QCOMPARE(st.start, start);
-            QCOMPARE(st.end, std::max(end, start));
+            QVERIFY(st.start >= st.cpuStart);
+            QVERIFY(st.start >= previousEnd);
+            QVERIFY(st.end >= std::max(st.cpuEnd, st.start));
             if (st.end > st.cpuEnd) ++extended;
             previousEnd = st.end;
         }

@@ -1,8 +1,39 @@
 #include "steps.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace kinetoscope {
+
+namespace {
+
+// A runtime call that launched GPU work, with that work's extent and count.
+struct RuntimeLaunch {
+    TimeNs start = 0;
+    TimeNs end = 0;
+    std::vector<EventRef> work;
+};
+
+std::vector<RuntimeLaunch> runtimeLaunches(const TraceStore& store) {
+    std::vector<RuntimeLaunch> out;
+    for (std::uint32_t t = 0; t < store.tracks().size(); ++t) {
+        const Track& track = store.tracks()[t];
+        if (track.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t r = 0; r < track.sliceCount(); ++r) {
+            // The plugin's runtime nodes are `cuda_runtime` (and other *_runtime) calls only: a driver-level
+            // launch (cuLaunchKernel) places its work in no step.
+            if (store.categories()[track.categories[r]].kind != CategoryKind::Runtime) continue;
+            RuntimeLaunch launch{track.starts[r], track.endOf(r),
+                                 store.gpuWorkOf({TrackId(t), EventIndex(r)})};
+            if (!launch.work.empty()) out.push_back(std::move(launch));
+        }
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const RuntimeLaunch& a, const RuntimeLaunch& b) { return a.start < b.start; });
+    return out;
+}
+
+} // namespace
 
 std::vector<StepRange> findSteps(const TraceStore& store) {
     std::vector<bool> isStepName(store.strings().size(), false);
@@ -28,31 +59,72 @@ std::vector<StepRange> findSteps(const TraceStore& store) {
     std::sort(steps.begin(), steps.end(), [](const StepRange& a, const StepRange& b) {
         return a.cpuStart != b.cpuStart ? a.cpuStart < b.cpuStart : a.slice < b.slice;
     });
-    // Extend each step over the GPU work of launches made inside it, on any CPU thread of the step's process:
-    // one pass over the launch flows (sorted by source), each placed in its step by binary search on the host
-    // ranges.
-    for (const Flow& f : store.flows()) {
-        if (f.kind != FlowKind::Launch) continue;
-        const Track& lt = store.track(f.source.track);
-        if (lt.kind != TrackKind::CpuThread) continue;
-        const TimeNs at = lt.starts[f.source.index.value];
-        auto it = std::upper_bound(steps.begin(), steps.end(), at,
-                                   [](TimeNs v, const StepRange& st) { return v < st.cpuStart; });
-        // Steps of different processes may overlap in time: look back over those that started before `at`.
-        for (auto k = it; k != steps.begin();) {
-            --k;
-            if (at > k->cpuEnd) {
-                if (it - k > 8) break;
-                continue;
+
+    // The TensorBoard plugin's rules (torch_tb_profiler StepParser._find_device_steps and
+    // _update_steps_duration), kept exactly because users compare our steps with its. One merge of the
+    // runtime calls (by start) against the steps (by start): a call counts for a step only when it lies
+    // wholly inside the step's host range; a call before a step, or straddling its boundary, counts for none.
+    constexpr TimeNs none = INT64_MAX;
+    std::vector<TimeNs> deviceFirst(steps.size(), none), deviceLast(steps.size(), INT64_MIN);
+    std::vector<std::size_t> deviceCount(steps.size(), 0);
+    std::unordered_set<std::uint64_t> matched;
+    const auto key = [](EventRef e) { return (std::uint64_t(e.track.value) << 32) | e.index.value; };
+    const std::vector<RuntimeLaunch> launches = runtimeLaunches(store);
+    for (std::size_t s = 0, l = 0; s < steps.size() && l < launches.size();) {
+        const RuntimeLaunch& launch = launches[l];
+        if (launch.start < steps[s].cpuStart) {
+            ++l;
+        } else if (launch.end <= steps[s].cpuEnd) {
+            for (EventRef g : launch.work) {
+                const Track& gt = store.track(g.track);
+                deviceFirst[s] = std::min(deviceFirst[s], gt.starts[g.index.value]);
+                deviceLast[s] = std::max(deviceLast[s], gt.endOf(g.index.value));
+                matched.insert(key(g));
+                ++deviceCount[s];
             }
-            if (store.track(k->slice.track).pid != lt.pid) continue;
-            k->end = std::max(k->end, store.track(f.target.track).endOf(f.target.index.value));
-            break;
+            ++l;
+        } else if (launch.start < steps[s].cpuEnd) {
+            ++l;
+        } else {
+            ++s;
         }
     }
-    for (std::size_t i = 1; i < steps.size(); ++i) {
-        steps[i].start = std::max(steps[i].start, steps[i - 1].end);
-        steps[i].end = std::max(steps[i].end, steps[i].start);
+    if (matched.empty()) return steps; // no step launched GPU work: the host ranges as they are
+
+    // The first step starts no earlier than the end of any GPU work that no step launched and that ended
+    // before the first step's own GPU work began (work queued before profiling, warm-up, a checkpoint's
+    // recompute).
+    TimeNs previousEnd = steps[0].cpuStart;
+    if (deviceFirst[0] != none) {
+        for (std::uint32_t t = 0; t < store.tracks().size(); ++t) {
+            const Track& track = store.tracks()[t];
+            if (track.kind != TrackKind::GpuStream) continue;
+            for (std::uint32_t r = 0; r < track.sliceCount(); ++r) {
+                if (!isGpuWork(store.categories()[track.categories[r]].kind)) continue;
+                const TimeNs end = track.endOf(r);
+                if (end < deviceFirst[0] && !matched.contains(key({TrackId(t), EventIndex(r)})))
+                    previousEnd = std::max(previousEnd, end);
+            }
+        }
+    }
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        StepRange& st = steps[i];
+        st.start = std::max(previousEnd, st.cpuStart);
+        st.end = std::max({st.cpuEnd, deviceFirst[i] == none ? st.start : deviceLast[i], st.start});
+        previousEnd = st.end;
+    }
+    // Tail steps that launched no GPU work are dropped (the profiler may have stopped before their kernels
+    // ran), and so is the last one that did when it launched under 80% of what the step before it launched.
+    if (steps.size() > 1) {
+        std::size_t last = steps.size();
+        while (last > 0 && deviceCount[last - 1] == 0)
+            --last;
+        if (last > 0) {
+            std::size_t keep = last;
+            if (last > 1 && double(deviceCount[last - 2]) * 0.8 > double(deviceCount[last - 1]))
+                keep = last - 1;
+            steps.resize(keep);
+        }
     }
     return steps;
 }

@@ -7,18 +7,20 @@
 
 namespace kinetoscope {
 
-// A training step: a `ProfilerStep#N` range on the host, extended to the end of the GPU work launched inside
-// it, and starting no earlier than the previous step's end (the TensorBoard plugin's definition, FORMAT.md).
+// A training step: a `ProfilerStep#N` range on the host moved to the GPU work launched inside it, by the
+// TensorBoard plugin's rules (docs/DEFINITIONS.md, "Steps"): extended to the end of that work, starting no
+// earlier than the previous step's end nor, for the first, than the end of GPU work no step launched.
 struct StepRange {
     StringId name;
     EventRef slice; // the ProfilerStep slice
     TimeNs cpuStart = 0;
     TimeNs cpuEnd = 0;
-    TimeNs start = 0; // after clamping to the previous step's end
+    TimeNs start = 0; // after clamping to the previous step's end (or, for the first, to earlier GPU work)
     TimeNs end = 0;   // extended to the GPU work it launched
 };
 
-// Steps in time order; empty when the trace has no ProfilerStep ranges.
+// Steps in time order; empty when the trace has no ProfilerStep ranges. Tail steps whose GPU work was not
+// captured are left out, as the plugin leaves them out.
 std::vector<StepRange> findSteps(const TraceStore& store);
 
 // The one step of a trace without ProfilerStep ranges, within [from, to]: from the first CPU operator or

@@ -5,10 +5,23 @@
 #include "model/nesting.h"
 #include "model/parallel.h"
 
+#include <charconv>
 #include <limits>
 #include <numeric>
 
 namespace kinetoscope::storebuild {
+
+namespace {
+// PyTorch 1.8-1.9 wrote a GPU event's tid as the text "stream 7" (args.stream 7): its stream is the number,
+// so that everything keyed by stream says 7, as HTA does, and not 0.
+bool streamFromText(std::string_view text, std::int64_t& stream) {
+    constexpr std::string_view prefix = "stream ";
+    if (!text.starts_with(prefix)) return false;
+    text.remove_prefix(prefix.size());
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), stream);
+    return ec == std::errc() && end == text.data() + text.size();
+}
+} // namespace
 
 // Sorts each track's rows by (start, longer first, file order), assigns lanes, and reorders the
 // columns by (lane, start).
@@ -24,7 +37,12 @@ void StoreBuild::finalizeTracks() {
                 gpu = true;
                 break;
             }
-        if (track.kind == TrackKind::CpuThread && gpu) track.kind = TrackKind::GpuStream;
+        if (track.kind == TrackKind::CpuThread && gpu) {
+            track.kind = TrackKind::GpuStream;
+            std::int64_t stream = 0;
+            if (track.tidText.value != 0 && streamFromText(m_store.strings.view(track.tidText), stream))
+                track.tid = stream;
+        }
         if (n == 0) {
             if (track.kind != TrackKind::Counter) track.laneBegin = {0};
             continue;
