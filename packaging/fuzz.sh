@@ -3,10 +3,17 @@
 # every analysis (fuzz_loader), the importer alone (fuzz_import), seeded with tests/fuzz/seeds and the small real traces of the corpus, the live-capture wire decoder, and the memory-snapshot reader (fuzz_pickle,
 # seeded with subsets of real snapshots and the first 64 KiB of each real one). A crash, leak, UB or an input
 # slower than 10 s fails the run and leaves the input in build/fuzz/ (turn it into a regression test).
-#   bash packaging/fuzz.sh [SECONDS]
+#   bash packaging/fuzz.sh [SECONDS [LIBFUZZER OPTION...]]
+# Options after SECONDS go to every target as they are (-runs=10000000 -jobs=2 -workers=2, -seed=N, ...);
+# KINETOSCOPE_FUZZ_TARGETS picks targets (default "loader import wire pickle"). A reproducer runs alone:
+#   ./build/fuzz/tests/fuzz/fuzz_import INPUT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+shift || true
+extra=("$@")
+targets=" ${KINETOSCOPE_FUZZ_TARGETS:-loader import wire pickle} "
+wants() { [[ "$targets" == *" $1 "* ]]; }
 traces=${KINETOSCOPE_TRACES_DIR:-$(realpath -m ../shared/traces)}
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz --target fuzz_loader fuzz_import fuzz_wire fuzz_pickle
@@ -16,22 +23,22 @@ cp -f tests/fuzz/seeds/* "$corpus"/
 if [[ -d "$traces" ]]; then
   find "$traces" -type f \( -name '*.json' -o -name '*.json.gz' \) -size -64k -exec cp -f {} "$corpus"/ \;
 fi
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+wants loader && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
   ./build/fuzz/tests/fuzz/fuzz_loader -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
-  -print_final_stats=1 -artifact_prefix=build/fuzz/ "$corpus"
+  -print_final_stats=1 -artifact_prefix=build/fuzz/ "${extra[@]}" "$corpus"
 
 # The importer alone (store invariants checked), on the same corpus: the target of the long run.
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+wants import && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
   ./build/fuzz/tests/fuzz/fuzz_import -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
-  -print_final_stats=1 -artifact_prefix=build/fuzz/ "$corpus"
+  -print_final_stats=1 -artifact_prefix=build/fuzz/ "${extra[@]}" "$corpus"
 
 # The live-capture wire decoder.
 wire=build/fuzz/corpus-wire
 mkdir -p "$wire"
 cp -f tests/fuzz/seeds-wire/* "$wire"/
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+wants wire && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
   ./build/fuzz/tests/fuzz/fuzz_wire -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
-  -print_final_stats=1 -artifact_prefix=build/fuzz/ "$wire"
+  -print_final_stats=1 -artifact_prefix=build/fuzz/ "${extra[@]}" "$wire"
 
 # The memory-snapshot reader: our own pickle reader and the snapshot model.
 pickles=build/fuzz/corpus-pickle
@@ -40,6 +47,7 @@ cp -f tests/fuzz/seeds-pickle/* "$pickles"/
 if [[ -d "$traces/snapshots" ]]; then
   for f in "$traces"/snapshots/*.pickle; do head -c 65536 "$f" >"$pickles/head-$(basename "$f")"; done
 fi
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+wants pickle && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
   ./build/fuzz/tests/fuzz/fuzz_pickle -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
-  -print_final_stats=1 -artifact_prefix=build/fuzz/ "$pickles"
+  -print_final_stats=1 -artifact_prefix=build/fuzz/ "${extra[@]}" "$pickles"
+exit 0 # (a target left out by KINETOSCOPE_FUZZ_TARGETS is not a failure)

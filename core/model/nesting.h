@@ -59,8 +59,11 @@ std::uint32_t placeLanes(const std::vector<std::uint32_t>& order, Keep keep, Sta
         const Open* parent = stack.empty() ? nullptr : &stack.back();
         if (parent) d = std::size_t(parent->depth) + 1;
         onPlaced(r, parent, parent && parent->end < e);
-        // (A lane whose last slice ends within the tolerance is free: that slice was let go above.)
-        while (d < laneEnd.size() && laneEnd[d] >= s + nestingJitterTolerance)
+        // (A lane whose last slice ends within the tolerance is free: that slice was let go above. But not
+        // for a slice that ends before it: lying inside that slice, it would break the lane's order by end,
+        // which one binary search relies on. A slice let go as jitter, then a short one inside it, after its
+        // sibling has ended: a fuzzed trace, ../shared/fuzz/import-invariant-1.json.gz.)
+        while (d < laneEnd.size() && (laneEnd[d] >= s + nestingJitterTolerance || laneEnd[d] > e))
             ++d;
         if (d + firstLane >= 0xffff) d = 0xfffe - firstLane; // pathological nesting: pile onto the last lane
         if (d >= laneEnd.size()) laneEnd.resize(d + 1, std::numeric_limits<TimeNs>::min());

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -33,38 +34,48 @@ inline LoadResult loadBytes(const std::uint8_t* data, std::size_t size) {
     return loadTraceText(std::string_view(reinterpret_cast<const char*>(data), size), options);
 }
 
-inline void require(bool condition) {
-    if (!condition) std::abort();
-}
-
 // What the viewer and every analysis rely on without checking: columns agree, lanes are sorted and disjoint,
-// slices lie within the time range, flows point at real slices.
-inline void checkInvariants(const TraceStore& s) {
+// slices lie within the time range, flows point at real slices. Returns the line (in this file) of the first
+// invariant the store breaks, 0 when it keeps them all.
+inline int brokenInvariant(const TraceStore& s) {
     for (const Track& track : s.tracks()) {
         const std::size_t n = track.sliceCount();
-        require(track.durations.size() == n && track.names.size() == n && track.categories.size() == n &&
-                track.flags.size() == n && track.args.size() == n);
-        require(track.counterTimes.size() == track.counterValues.size());
+        if (!(track.durations.size() == n && track.names.size() == n && track.categories.size() == n &&
+              track.flags.size() == n && track.args.size() == n))
+            return __LINE__;
+        if (track.counterTimes.size() != track.counterValues.size()) return __LINE__;
         if (n == 0) continue;
-        require(!track.laneBegin.empty() && track.laneBegin.front() == 0 && track.laneBegin.back() == n);
+        if (track.laneBegin.empty() || track.laneBegin.front() != 0 || track.laneBegin.back() != n)
+            return __LINE__;
         for (std::size_t lane = 0; lane + 1 < track.laneBegin.size(); ++lane) {
-            require(track.laneBegin[lane] <= track.laneBegin[lane + 1]);
+            if (track.laneBegin[lane] > track.laneBegin[lane + 1]) return __LINE__;
             for (std::uint32_t r = track.laneBegin[lane]; r < track.laneBegin[lane + 1]; ++r) {
-                require(track.durations[r] >= 0);
-                require(track.starts[r] >= s.minTime() && track.endOf(r) <= s.maxTime());
+                if (track.durations[r] < 0) return __LINE__;
+                if (track.starts[r] < s.minTime() || track.endOf(r) > s.maxTime()) return __LINE__;
                 // Each lane is sorted by start and by end, its slices apart but for clock jitter
                 // (model/nesting.h): one binary search culls it.
                 if (r > track.laneBegin[lane]) {
-                    require(track.starts[r - 1] <= track.starts[r] && track.endOf(r - 1) <= track.endOf(r));
-                    require(track.endOf(r - 1) - track.starts[r] < nestingJitterTolerance);
+                    if (track.starts[r - 1] > track.starts[r] || track.endOf(r - 1) > track.endOf(r))
+                        return __LINE__;
+                    if (track.endOf(r - 1) - track.starts[r] >= nestingJitterTolerance) return __LINE__;
                 }
             }
         }
     }
     for (const Flow& flow : s.flows()) {
-        require(flow.source.track.value < s.tracks().size() && flow.target.track.value < s.tracks().size());
-        require(flow.source.index.value < s.track(flow.source.track).sliceCount());
-        require(flow.target.index.value < s.track(flow.target.track).sliceCount());
+        if (flow.source.track.value >= s.tracks().size() || flow.target.track.value >= s.tracks().size())
+            return __LINE__;
+        if (flow.source.index.value >= s.track(flow.source.track).sliceCount()) return __LINE__;
+        if (flow.target.index.value >= s.track(flow.target.track).sliceCount()) return __LINE__;
+    }
+    return 0;
+}
+
+// For the fuzz targets: aborts, naming the invariant, when the store breaks one.
+inline void checkInvariants(const TraceStore& s) {
+    if (const int line = brokenInvariant(s)) {
+        std::fprintf(stderr, "invariant broken: fuzz_input.h:%d\n", line);
+        std::abort();
     }
 }
 
