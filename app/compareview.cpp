@@ -261,6 +261,14 @@ void CompareView::build() {
     m_stack->setCurrentWidget(content);
     connect(m_timelineA, &TimelineWidget::viewChanged, this, [this] { syncFrom(m_timelineA); });
     connect(m_timelineB, &TimelineWidget::viewChanged, this, [this] { syncFrom(m_timelineB); });
+    // Both keep within, and fit, the union of the two traces (in A's clock, shifted into B's), so that a zoom
+    // or a fit on the longer one never clamps the other off the alignment.
+    const TraceStore& a = *m_traces[0]->store;
+    const TraceStore& b = *m_traces[1]->store;
+    const TimeNs lo = std::min(a.minTime(), b.minTime() - m_offset);
+    const TimeNs hi = std::max(a.maxTime(), b.maxTime() - m_offset);
+    m_timelineA->setTimeBounds(TimeRange{lo, hi});
+    m_timelineB->setTimeBounds(TimeRange{lo + m_offset, hi + m_offset});
     // Start with both showing A's first step (or all of A).
     m_timelineA->fitAll();
     if (!m_traces[0]->steps.empty())

@@ -3,6 +3,7 @@
 #include "analysis/hosttree.h"
 #include "query/args.h"
 #include "query/enclosing.h"
+#include "query/kernelshortname.h"
 #include "query/lanelayout.h"
 #include "query/viewport.h"
 
@@ -118,6 +119,40 @@ void DetailsPanel::showEvent(EventRef ref) {
     if (!related.isEmpty()) {
         html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Related"));
         html += related.join(QStringLiteral("<br/>"));
+    }
+
+    // The GPU work an operator or annotation launched (through the runtime calls inside it), per kernel name:
+    // count and total GPU time, each linked to its longest event.
+    if (t.kind == TrackKind::CpuThread && !isLaunchCategory(m_store.categoryOf(ref).kind)) {
+        const std::vector<LaunchedWork> launched = gpuWorkLaunchedWithin(m_store, ref);
+        if (!launched.empty()) {
+            std::uint64_t count = 0;
+            TimeNs total = 0;
+            for (const LaunchedWork& w : launched) {
+                count += w.count;
+                total += w.total;
+            }
+            html +=
+                QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4><table cellspacing=0 cellpadding=2>")
+                    .arg(tr("GPU work launched (%1 events, %2 GPU time)").arg(count).arg(dur(total)));
+            html +=
+                QStringLiteral("<tr style=\"color:#4b5563\"><td align=right>%1</td><td align=right>%2</td>"
+                               "<td>%3</td></tr>")
+                    .arg(tr("calls"), tr("GPU total"), tr("kernel, copy or memset (its longest)"));
+            for (std::size_t i = 0; i < launched.size() && int(i) < maxChildrenListed; ++i) {
+                const LaunchedWork& w = launched[i];
+                m_links.push_back(w.longest);
+                html += QStringLiteral("<tr><td align=right>%1</td><td align=right>%2</td>"
+                                       "<td><a href=\"%3\">%4</a></td></tr>")
+                            .arg(w.count)
+                            .arg(dur(w.total), linkFor(w.longest),
+                                 QString::fromStdString(shortKernelName(m_store.strings().view(w.name)))
+                                     .toHtmlEscaped());
+            }
+            html += QStringLiteral("</table>");
+            if (int(launched.size()) > maxChildrenListed)
+                html += tr("… and %1 more").arg(int(launched.size()) - maxChildrenListed);
+        }
     }
 
     // Every slice that encloses it on its thread, outermost first.

@@ -3,6 +3,7 @@
 #include "model/textformat.h"
 
 #include "backgroundjobs.h"
+#include "detailspanel.h"
 #include "open/opentrace.h"
 #include "stackedcolumnchart.h"
 #include "tablemodels.h"
@@ -22,6 +23,8 @@
 #include <QTableWidget>
 #include <QThreadPool>
 #include <QVBoxLayout>
+
+#include <limits>
 
 namespace kinetoscope {
 
@@ -214,7 +217,13 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
         m_alignment = new QComboBox(box);
         m_alignment->addItems({tr("Align by first step"), tr("Align by clock (baseTimeNanoseconds)")});
         bl->addWidget(m_alignment);
-        auto* split = new QSplitter(Qt::Vertical, box);
+        // The ranks' panes scroll: eight ranks of 160 px each must not make the window taller than the
+        // screen.
+        auto* outer = new QSplitter(Qt::Vertical, box);
+        auto* scroll = new QScrollArea(outer);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        auto* split = new QSplitter(Qt::Vertical);
         for (std::size_t i = 0; i < m_traces.size(); ++i) {
             auto* w = new QWidget(split);
             auto* l = new QVBoxLayout(w);
@@ -235,8 +244,30 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
             split->addWidget(w);
             m_timelines.push_back(t);
             connect(t, &TimelineWidget::viewChanged, this, [this, i] { syncFrom(i); });
+            connect(t, &TimelineWidget::selectionChanged, this,
+                    [this, i](EventRef ref) { showDetails(i, ref); });
         }
-        bl->addWidget(split, 1);
+        scroll->setWidget(split);
+        // Below the timelines, the Details of the slice last clicked on any rank.
+        auto* detailsBox = new QWidget(outer);
+        auto* dl = new QVBoxLayout(detailsBox);
+        dl->setContentsMargins(0, 0, 0, 0);
+        dl->setSpacing(0);
+        m_detailsTitle = new QLabel(tr("Details"), detailsBox);
+        m_detailsTitle->setStyleSheet(
+            QStringLiteral("QLabel{background:#e5e7eb;padding:2px 6px;font-weight:bold}"));
+        m_detailsStack = new QStackedWidget(detailsBox);
+        m_detailsStack->addWidget(
+            new QLabel(tr("Click a slice on any rank for its details."), m_detailsStack));
+        dl->addWidget(m_detailsTitle);
+        dl->addWidget(m_detailsStack, 1);
+        m_details.assign(m_timelines.size(), nullptr);
+        outer->addWidget(scroll);
+        outer->addWidget(detailsBox);
+        outer->setChildrenCollapsible(false);
+        outer->setStretchFactor(0, 3);
+        outer->setStretchFactor(1, 1);
+        bl->addWidget(outer, 1);
         tabs->addTab(box, tr("Timelines"));
         connect(m_alignment, &QComboBox::currentIndexChanged, this, &DistributedView::applyAlignment);
         applyAlignment();
@@ -255,10 +286,41 @@ void DistributedView::applyAlignment() {
     const bool byClock = m_alignment && m_alignment->currentIndex() == 1;
     for (std::size_t i = 0; i < base.size(); ++i)
         m_shifts[i] = byClock ? -(base[i] - base[0]) : base[i] - base[0];
-    if (!m_timelines.empty()) {
+    if (!m_timelines.empty() && m_shifts.size() == m_timelines.size()) {
+        // Every rank keeps within, and fits, the union of all ranks' traces in rank 0's clock, shifted into
+        // its own: a fit or zoom on any rank (the longest, slow one included) then maps to a range every
+        // other rank takes as it is, instead of clamping it to its own shorter trace and drifting by the
+        // difference.
+        TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();
+        for (std::size_t i = 0; i < m_timelines.size(); ++i) {
+            const TraceStore& s = m_timelines[i]->store();
+            lo = std::min(lo, s.minTime() - m_shifts[i]);
+            hi = std::max(hi, s.maxTime() - m_shifts[i]);
+        }
+        for (std::size_t i = 0; i < m_timelines.size(); ++i)
+            m_timelines[i]->setTimeBounds(TimeRange{lo + m_shifts[i], hi + m_shifts[i]});
         m_timelines[0]->fitAll();
         syncFrom(0);
     }
+}
+
+DetailsPanel* DistributedView::details() const {
+    return m_detailsStack ? qobject_cast<DetailsPanel*>(m_detailsStack->currentWidget()) : nullptr;
+}
+
+void DistributedView::showDetails(std::size_t rank, EventRef ref) {
+    if (!ref.isValid() || rank >= m_details.size()) return;
+    DetailsPanel*& panel = m_details[rank];
+    if (!panel) {
+        // Made on first use: a job of 128 ranks does not build 128 text browsers up front.
+        panel = new DetailsPanel(m_timelines[rank]->store(), m_detailsStack);
+        m_detailsStack->addWidget(panel);
+        connect(panel, &DetailsPanel::jumpRequested, m_timelines[rank], &TimelineWidget::revealEvent);
+    }
+    panel->showEvent(ref);
+    m_detailsStack->setCurrentWidget(panel);
+    m_detailsTitle->setText(
+        tr("Details · rank %1").arg(qint64(rank < m_ranks.size() ? m_ranks[rank].rank : std::int64_t(rank))));
 }
 
 void DistributedView::syncFrom(std::size_t source) {

@@ -17,6 +17,7 @@ class QTabWidget;
 
 namespace kinetoscope {
 
+class DetailsPanel;
 class StackedColumnChart;
 class TimelineWidget;
 
@@ -38,6 +39,10 @@ class DistributedView : public QWidget {
     QLabel* stragglerLabel() const { return m_stragglerLabel; }
     const std::vector<TimelineWidget*>& timelines() const { return m_timelines; }
     QComboBox* alignment() const { return m_alignment; }
+    // The Details panel of the rank whose timeline was clicked last (null before the first click), and its
+    // title.
+    DetailsPanel* details() const;
+    QLabel* detailsTitle() const { return m_detailsTitle; }
     // Shift applied to rank i's timeline so that all line up (by clock or by first step).
     TimeNs shiftOf(std::size_t rank) const { return m_shifts.at(rank); }
     QString errorMessage() const { return m_error; }
@@ -51,6 +56,7 @@ class DistributedView : public QWidget {
     void build(std::shared_ptr<Loaded> loaded);
     void applyAlignment();
     void syncFrom(std::size_t source);
+    void showDetails(std::size_t rank, EventRef ref);
 
     QStringList m_files;
     bool m_ready = false;
@@ -68,6 +74,9 @@ class DistributedView : public QWidget {
     QLabel* m_stragglerLabel = nullptr;
     StackedColumnChart* m_chart = nullptr;
     QComboBox* m_alignment = nullptr;
+    std::vector<DetailsPanel*> m_details; // one per timeline, made on its first selection
+    QStackedWidget* m_detailsStack = nullptr;
+    QLabel* m_detailsTitle = nullptr;
 };
 
 } // namespace kinetoscope

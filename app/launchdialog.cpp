@@ -1,4 +1,5 @@
 #include "launchdialog.h"
+#include "panellayout.h"
 
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -77,6 +78,7 @@ LaunchDialog::LaunchDialog(QWidget* parent) : QDialog(parent) {
     layout->addLayout(form);
     layout->addWidget(buttons);
     resize(640, sizeHint().height());
+    panellayout::keepOnScreen(this);
 
     QSettings settings;
     m_program->setText(settings.value("capture/program").toString());

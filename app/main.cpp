@@ -2,6 +2,7 @@
 #include "headlessrender.h"
 #include "live/capturesession.h"
 #include "mainwindow.h"
+#include "panellayout.h"
 #include "singleinstance.h"
 
 #include <QApplication>
@@ -132,6 +133,7 @@ int main(int argc, char** argv) {
         instance.listen();
         window.attachSingleInstance(&instance);
     }
+    panellayout::keepOnScreen(&window); // the default 1400x900, or a geometry saved on a larger screen
     window.show();
     if (parser.isSet(compare)) {
         if (files.size() != 2) {

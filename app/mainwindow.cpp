@@ -71,6 +71,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_statusLabel = new QLabel(this);
     statusBar()->addWidget(m_statusLabel, 1);
     buildMenus();
+    // An explicit minimum: otherwise the layout raises the window's minimum to whatever a tab's content asks
+    // for (eight ranks' timelines asked for 1605 px) and Qt grows the window past the screen.
+    setMinimumSize(640, 480);
     resize(1400, 900);
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());

@@ -1,8 +1,12 @@
 #include "panellayout.h"
 
 #include <QDataStream>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
+#include <QWidget>
+
+#include <algorithm>
 
 namespace kinetoscope::panellayout {
 
@@ -65,6 +69,27 @@ void install(QSplitter* splitter, const QString& key) {
 void reset(QSplitter* splitter, const QString& key) {
     QSettings().remove(key);
     splitter->setSizes(defaultSizes(totalHeight(splitter)));
+}
+
+QRect fittedToScreen(QRect want, const QRect& available, const QMargins& frame) {
+    const QRect inside = available.marginsRemoved(frame);
+    if (inside.isEmpty()) return want;
+    want.setSize(want.size().boundedTo(inside.size()));
+    want.moveLeft(std::clamp(want.left(), inside.left(), inside.right() - want.width() + 1));
+    want.moveTop(std::clamp(want.top(), inside.top(), inside.bottom() - want.height() + 1));
+    return want;
+}
+
+void keepOnScreen(QWidget* window) {
+    const QScreen* screen = window->screen();
+    if (!screen) return;
+    const QRect client = window->geometry(), framed = window->frameGeometry();
+    QMargins frame(client.left() - framed.left(), client.top() - framed.top(),
+                   framed.right() - client.right(), framed.bottom() - client.bottom());
+    // Before the first show the window manager has not framed it yet: leave room for a title bar.
+    if (frame.isNull()) frame = QMargins(0, 32, 0, 0);
+    const QRect fitted = fittedToScreen(client, screen->availableGeometry(), frame);
+    if (fitted != client) window->setGeometry(fitted);
 }
 
 } // namespace kinetoscope::panellayout

@@ -2,9 +2,12 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QMargins>
+#include <QRect>
 #include <QString>
 
 class QSplitter;
+class QWidget;
 
 namespace kinetoscope {
 
@@ -35,6 +38,13 @@ QList<int> defaultSizes(int total);
 void install(QSplitter* splitter, const QString& key);
 // Back to the default split; the saved state is dropped.
 void reset(QSplitter* splitter, const QString& key);
+
+// A window's client rectangle `want`, shrunk and moved so that it and its frame lie inside `available` (a
+// screen's available geometry).
+QRect fittedToScreen(QRect want, const QRect& available, const QMargins& frame);
+// Fits a top-level window onto its screen (restored geometry saved on a larger screen, a default larger than
+// a small screen). Only where a window is first placed: a later resize is the user's.
+void keepOnScreen(QWidget* window);
 
 } // namespace panellayout
 } // namespace kinetoscope

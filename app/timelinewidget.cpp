@@ -36,6 +36,8 @@ QString htmlEscaped(std::string_view text) {
 TimelineWidget::TimelineWidget(std::shared_ptr<const LoadedTrace> trace, QWidget* parent)
     : QWidget(parent), m_trace(std::move(trace)), m_derived(m_trace->derived),
       m_layout(*m_trace->store, &m_derived, &m_trace->hostViews), m_renderer(m_trace, &m_layout) {
+    // The first screen shows the steps, the operators and every GPU stream: processes without work fold.
+    m_layout.collapseIdleProcesses();
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -111,8 +113,9 @@ void TimelineWidget::applyAxis(TimeAxis axis, bool recordHistory) {
     if (isVisible() && m_frame.axis.width > 1 && axis.span() != m_frame.axis.span() && m_userInput)
         noteUsed();
     // Allow a margin around the trace so its first and last slices can be seen clear of the edges.
-    const TimeNs margin = std::max<TimeNs>((store().maxTime() - store().minTime()) / 20, TimeAxis::minSpan);
-    axis = axis.clampedTo(store().minTime() - margin, store().maxTime() + margin);
+    const TimeRange bounds = timeBounds();
+    const TimeNs margin = std::max<TimeNs>((bounds.to - bounds.from) / 20, TimeAxis::minSpan);
+    axis = axis.clampedTo(bounds.from - margin, bounds.to + margin);
     axis.width = m_frame.axis.width;
     if (axis == m_frame.axis) return;
     if (recordHistory) pushHistory();
@@ -125,10 +128,20 @@ void TimelineWidget::setVisibleRange(TimeNs from, TimeNs to, bool recordHistory)
     applyAxis(m_frame.axis.withRange(from, to), recordHistory);
 }
 
+void TimelineWidget::setTimeBounds(std::optional<TimeRange> bounds) {
+    m_timeBounds = bounds;
+}
+
+TimeRange TimelineWidget::timeBounds() const {
+    if (m_timeBounds) return *m_timeBounds;
+    return {store().minTime(), store().maxTime()};
+}
+
 void TimelineWidget::fitAll() {
-    const TimeNs span = std::max<TimeNs>(store().maxTime() - store().minTime(), TimeAxis::minSpan);
+    const TimeRange bounds = timeBounds();
+    const TimeNs span = std::max<TimeNs>(bounds.to - bounds.from, TimeAxis::minSpan);
     const TimeNs pad = span / 100;
-    setVisibleRange(store().minTime() - pad, store().minTime() + span + pad);
+    setVisibleRange(bounds.from - pad, bounds.from + span + pad);
 }
 
 void TimelineWidget::zoomToSelection() {
@@ -284,6 +297,7 @@ void TimelineWidget::setPythonExpanded(TrackId thread, bool expanded) {
 void TimelineWidget::addDerivedTrack(DerivedTrack track) {
     m_derived.push_back(std::move(track));
     m_layout = LaneLayout(*m_trace->store, &m_derived, &m_trace->hostViews, m_layout.metrics());
+    m_layout.collapseIdleProcesses();
     if (!m_trackFilter->text().isEmpty()) m_trackFilter->clear();
     m_renderer.invalidate();
     rowsMoved();

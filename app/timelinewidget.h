@@ -44,6 +44,11 @@ class TimelineWidget : public QWidget {
     const TimeAxis& axis() const { return m_frame.axis; }
     void setVisibleRange(TimeNs from, TimeNs to, bool recordHistory = true);
     void fitAll();
+    // The range the view keeps within (with a 5% margin) and 0/Home fits: the trace's own extent, unless a
+    // view that keeps several timelines aligned (distributed, compare) sets one common range, in this trace's
+    // clock, so that no timeline clamps a range another sent it and drifts off the alignment.
+    void setTimeBounds(std::optional<TimeRange> bounds);
+    TimeRange timeBounds() const;
     void zoomToSelection();
     void zoomBy(double factor, std::optional<double> atX = std::nullopt);
     void panBy(double fractionOfWidth);
@@ -176,6 +181,7 @@ class TimelineWidget : public QWidget {
     QElapsedTimer m_keyHold;            // since it went down
     std::uint64_t m_hintGeneration = 0; // the latest hint's timeout is the one that counts
     bool m_userInput = false;
+    std::optional<TimeRange> m_timeBounds;
 };
 
 } // namespace kinetoscope

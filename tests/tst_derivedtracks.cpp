@@ -109,14 +109,15 @@ void TestDerivedTracks::layoutPlacesDerivedLanes() {
     const LaneLayout layout(s, &derived);
     const std::uint32_t n = std::uint32_t(s.tracks().size());
     QCOMPARE(layout.trackCount(), s.tracks().size() + 3);
-    // The GPU's group starts with its derived lane, then its streams.
+    // The GPU's group starts with its streams, then its derived lane.
     const LaneGroup* gpu = nullptr;
     for (const LaneGroup& g : layout.groups())
         if (g.kind == LaneGroup::Kind::Gpu) gpu = &g;
     QVERIFY(gpu);
     QCOMPARE(gpu->tracks.size(), std::size_t(3));
-    QCOMPARE(gpu->tracks[0], TrackId(n));
+    QCOMPARE(layout.track(gpu->tracks[0]).kind, TrackKind::GpuStream);
     QCOMPARE(layout.track(gpu->tracks[1]).kind, TrackKind::GpuStream);
+    QCOMPARE(gpu->tracks[2], TrackId(n));
     QCOMPARE(layout.groupOf(TrackId(n)), std::uint32_t(gpu - layout.groups().data()));
     // The others after the store's groups, one group per title.
     QCOMPARE(layout.groups()[layout.groups().size() - 2].title, std::string("Queues"));
@@ -132,7 +133,7 @@ void TestDerivedTracks::layoutPlacesDerivedLanes() {
     QVERIFY(row >= 0);
     QCOMPARE(layout.rows()[std::size_t(row)].kind, LaneRow::Kind::Counter);
     QCOMPARE(layout.rows()[std::size_t(row)].track, TrackId(n));
-    QCOMPARE(layout.rows()[std::size_t(row) - 1].kind, LaneRow::Kind::GroupHeader);
+    QCOMPARE(layout.rows()[std::size_t(row) - 1].track, gpu->tracks[1]); // after the last stream
 }
 
 void TestDerivedTracks::layoutValuesAndHiding() {

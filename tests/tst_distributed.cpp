@@ -3,8 +3,11 @@
 // stragglers, and the distributed view from traces and from summaries.
 #include "analysis/distributed.h"
 #include "analysis/summaryformat.h"
+#include "detailspanel.h"
 #include "distributedview.h"
+#include "mainwindow.h"
 #include "testsupport.h"
+#include "timelinerenderer.h"
 #include "timelinewidget.h"
 
 #include <cstring>
@@ -15,6 +18,7 @@
 #include <QLabel>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -33,6 +37,9 @@ class TestDistributed : public QObject {
     void collectiveBytes();
     void viewFromTraces();
     void viewFromSummaries();
+    void alignmentSurvivesFitAndZoomOnAnyRank();
+    void eightRanksDoNotGrowTheWindow();
+    void detailsOfAnyRank();
 
   private:
     QString rankPath(int r) const {
@@ -194,9 +201,96 @@ void TestDistributed::viewFromTraces() {
     a->zoomBy(0.5);
     QCOMPARE(b->axis().start - a->axis().start, view.shiftOf(1) - view.shiftOf(0));
     QCOMPARE(b->axis().span(), a->axis().span());
+    // Zoomed all the way out on rank 0, whose trace is the longer at both ends: rank 1 stays aligned.
+    a->zoomBy(1000);
+    QCOMPARE(b->axis().start - a->axis().start, view.shiftOf(1) - view.shiftOf(0));
+    QCOMPARE(b->axis().span(), a->axis().span());
     view.alignment()->setCurrentIndex(1); // by clock
     QCOMPARE(b->axis().start - a->axis().start, view.shiftOf(1) - view.shiftOf(0));
     QVERIFY(!view.stragglerLabel()->text().isEmpty());
+}
+
+// A slow rank's trace is longer than the others' (its last step takes 26 ms, theirs 10). Selecting a kernel
+// on it and pressing 0, dragging on its ruler, or zooming out on it used to clamp the other ranks to their
+// own shorter traces, shifting them 11-16 ms against it so that its late step looked on time. Every fit and
+// zoom, from any rank, keeps the chosen alignment on every rank.
+void TestDistributed::alignmentSurvivesFitAndZoomOnAnyRank() {
+    QTemporaryDir dir;
+    QStringList paths;
+    for (int rank : {0, 1}) {
+        // Each rank on a clock of its own (a different base); three steps, one kernel each.
+        const long long base = rank == 0 ? 1000000 : 1005000;
+        const int lengths[3] = {10000, 10000, rank == 1 ? 26000 : 10000};
+        std::string events;
+        long long at = base;
+        for (int step = 0; step < 3; ++step) {
+            const std::string n = std::to_string(step + 1);
+            events += std::string(events.empty() ? "" : ",\n") +
+                      "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#" + n +
+                      "\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(at) +
+                      ",\"dur\":" + std::to_string(lengths[step]) + "},\n" +
+                      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+                      "\"tid\":1,\"ts\":" +
+                      std::to_string(at + 100) + ",\"dur\":5,\"args\":{\"correlation\":" + n + "}},\n" +
+                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":" +
+                      std::to_string(at + lengths[step] - 600) +
+                      ",\"dur\":500,\"args\":{\"correlation\":" + n + ",\"device\":0,\"stream\":7}}";
+            at += lengths[step];
+        }
+        const QString path = dir.filePath(QStringLiteral("rank%1.json").arg(rank));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(("{\"distributedInfo\":{\"rank\":" + std::to_string(rank) +
+                 ",\"world_size\":2,\"backend\":\"nccl\"},\"traceEvents\":[\n" + events + "\n]}")
+                    .c_str());
+        paths << path;
+    }
+    DistributedView view(paths);
+    view.resize(1400, 900);
+    view.show();
+    QSignalSpy ready(&view, &DistributedView::ready);
+    QVERIFY(view.isReady() || ready.wait(60000));
+    QCOMPARE(view.timelines().size(), std::size_t(2));
+    TimelineWidget* normal = view.timelines()[0];
+    TimelineWidget* slow = view.timelines()[1];
+    const auto aligned = [&] {
+        return slow->axis().start - view.shiftOf(1) == normal->axis().start - view.shiftOf(0) &&
+               slow->axis().span() == normal->axis().span();
+    };
+    const auto why = [&] {
+        return QStringLiteral("normal rank from %1, slow rank from %2 (shifted), spans %3 and %4")
+            .arg(normal->axis().start - view.shiftOf(0))
+            .arg(slow->axis().start - view.shiftOf(1))
+            .arg(normal->axis().span())
+            .arg(slow->axis().span());
+    };
+    for (int byClock : {0, 1}) {
+        view.alignment()->setCurrentIndex(byClock);
+        QVERIFY2(aligned(), qPrintable(why()));
+        // A kernel on the slow rank selected, then 0: every rank fits, the slow rank's late step included.
+        const TraceStore& s = slow->store();
+        for (std::uint32_t t = 0; t < s.tracks().size(); ++t)
+            if (s.tracks()[t].kind == TrackKind::GpuStream) slow->setSelected({TrackId(t), EventIndex(2)});
+        slow->setFocus();
+        QTest::keyClick(slow, Qt::Key_0);
+        QVERIFY2(aligned(), qPrintable(why()));
+        QVERIFY(normal->axis().end - view.shiftOf(0) >= s.maxTime() - view.shiftOf(1));
+        // A drag on the slow rank's ruler over its last fifth, where only it still has work.
+        const int y = int(TimelineRenderer::rulerHeight / 2);
+        const double width = slow->frame().axis.width;
+        const QPoint from(int(TimelineRenderer::headerWidth + 0.8 * width), y);
+        const QPoint to(int(TimelineRenderer::headerWidth + width - 2), y);
+        QTest::mousePress(slow, Qt::LeftButton, {}, from);
+        QTest::mouseMove(slow, to);
+        QTest::mouseRelease(slow, Qt::LeftButton, {}, to);
+        QVERIFY2(aligned(), qPrintable(why()));
+        // Zoomed out to the limit on the slow rank, then a fit from the normal one.
+        for (int k = 0; k < 40; ++k)
+            slow->zoomBy(1 / 0.8);
+        QVERIFY2(aligned(), qPrintable(why()));
+        normal->fitAll();
+        QVERIFY2(aligned(), qPrintable(why()));
+    }
 }
 
 void TestDistributed::viewFromSummaries() {
@@ -226,6 +320,67 @@ void TestDistributed::viewFromSummaries() {
         QCOMPARE(fromSummaries.ranks()[i].communication, fromTraces.ranks()[i].communication);
         QCOMPARE(fromSummaries.ranks()[i].collectives.size(), fromTraces.ranks()[i].collectives.size());
     }
+}
+
+// The distributed window of eight ranks opened 1400x1605 on a 1080-line screen: the ranks' 160 px timelines
+// raised the window's minimum to their sum, and Qt grew it. The ranks now scroll, and the window keeps its
+// size.
+void TestDistributed::eightRanksDoNotGrowTheWindow() {
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QStringList files;
+    for (int k = 0; k < 4; ++k)
+        files << rankPath(0) << rankPath(1);
+    DistributedView* view = window.openDistributed(files);
+    QVERIFY(view);
+    QSignalSpy ready(view, &DistributedView::ready);
+    QVERIFY(view->isReady() || ready.wait(120000));
+    QCOMPARE(view->timelines().size(), std::size_t(8));
+    QTest::qWait(50); // the layouts settle
+    QVERIFY2(window.minimumSizeHint().height() <= 900 && window.minimumHeight() <= 900,
+             qPrintable(QStringLiteral("minimum height %1").arg(window.minimumSizeHint().height())));
+    QCOMPARE(window.size(), QSize(1400, 900));
+}
+
+// The distributed timelines have a Details panel: a slice clicked on any rank shows there, its links lead on
+// that rank's timeline.
+void TestDistributed::detailsOfAnyRank() {
+    DistributedView view({rankPath(0), rankPath(1)});
+    view.resize(1400, 900);
+    view.show();
+    QSignalSpy ready(&view, &DistributedView::ready);
+    QVERIFY(view.isReady() || ready.wait(60000));
+    QVERIFY(!view.details());
+    TimelineWidget* b = view.timelines()[1];
+    const TraceStore& s = b->store();
+    EventRef kernel;
+    for (std::uint32_t t = 0; t < s.tracks().size() && !kernel.isValid(); ++t)
+        if (s.tracks()[t].kind == TrackKind::GpuStream && s.tracks()[t].sliceCount() > 0)
+            kernel = {TrackId(t), EventIndex(0)};
+    QVERIFY(kernel.isValid());
+    b->setSelected(kernel);
+    QVERIFY(view.details());
+    QCOMPARE(view.details()->shown(), kernel);
+    QTabWidget* tabs = view.findChild<QTabWidget*>();
+    QVERIFY(tabs);
+    for (int i = 0; i < tabs->count(); ++i)
+        if (tabs->tabText(i) == QStringLiteral("Timelines")) tabs->setCurrentIndex(i);
+    QVERIFY(view.details()->isVisibleTo(&view));
+    QCOMPARE(view.detailsTitle()->text(), QStringLiteral("Details · rank 1"));
+    // Its launch call is a link; following it selects the call on rank 1's timeline.
+    const std::optional<EventRef> launch = s.launchOf(kernel);
+    QVERIFY(launch);
+    emit view.details()->anchorClicked(QUrl(DetailsPanel::linkFor(*launch)));
+    QCOMPARE(b->selected(), *launch);
+    // A slice on rank 0 brings rank 0's panel to the front.
+    const TraceStore& s0 = view.timelines()[0]->store();
+    for (std::uint32_t t = 0; t < s0.tracks().size(); ++t)
+        if (s0.tracks()[t].sliceCount() > 0) {
+            view.timelines()[0]->setSelected({TrackId(t), EventIndex(0)});
+            break;
+        }
+    QCOMPARE(view.detailsTitle()->text(), QStringLiteral("Details · rank 0"));
 }
 
 QTEST_MAIN(TestDistributed)

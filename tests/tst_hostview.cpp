@@ -22,6 +22,8 @@ class TestHostView : public QObject {
     void firstScreenShowsGpuStreams_data();
     void firstScreenShowsGpuStreams();
     void threadsWithoutPython();
+    void threadsOfPythonFramesAlone();
+    void idleProcessesFold();
 };
 
 namespace {
@@ -82,7 +84,9 @@ void TestHostView::partsCoverTheThread() {
         }
         // Each lane of either part sorted by start, siblings apart (up to the jitter tolerance).
         for (const Track* part : {&v.host, &v.python}) {
-            QVERIFY(part->laneCount() >= 1);
+            // (A thread of Python frames alone has an empty host part, of no lane.)
+            QVERIFY(part->laneCount() >= 1 || part->sliceCount() == 0);
+            QVERIFY(!part->laneBegin.empty());
             QCOMPARE(part->laneBegin.back(), std::uint32_t(part->sliceCount()));
             for (std::uint32_t d = 0; d < part->laneCount(); ++d)
                 for (std::uint32_t k = part->laneBegin[d] + 1; k < part->laneBegin[d + 1]; ++k) {
@@ -186,6 +190,60 @@ void TestHostView::threadsWithoutPython() {
     const HostViews views = buildHostViews(*r.store);
     QVERIFY(views.views.empty());
     QCOMPARE(LaneLayout(*r.store, nullptr, &views).contentHeight(), LaneLayout(*r.store).contentHeight());
+}
+
+// A thread of nothing but Python frames (SGLang's scheduler thread (251, 0): 10 frames deep; a tqdm monitor)
+// folds to one row like any other thread with Python frames, and unfolds to all of them.
+void TestHostView::threadsOfPythonFramesAlone() {
+    const LoadResult r = loadTrace(test::tracePath(
+        "AMD-AGI__TraceLens/tests__traces__inference__sglang_decode__capture_traces__bs_32_rank0.json.gz"));
+    QVERIFY2(r.ok(), r.error.c_str());
+    const TraceStore& s = *r.store;
+    const HostViews views = buildHostViews(s);
+    TrackId thread;
+    for (std::uint32_t t = 0; t < s.tracks().size() && !thread.isValid(); ++t) {
+        const Track& track = s.tracks()[t];
+        if (track.kind != TrackKind::CpuThread || track.sliceCount() == 0) continue;
+        bool pythonOnly = true;
+        for (std::uint32_t i = 0; i < track.sliceCount() && pythonOnly; ++i)
+            pythonOnly = s.categories()[track.categories[i]].kind == CategoryKind::PythonFunction;
+        if (pythonOnly && track.laneCount() >= 5) thread = TrackId(t);
+    }
+    QVERIFY(thread.isValid());
+    LaneLayout layout(s, nullptr, &views);
+    const HostView* v = layout.hostViewOf(thread);
+    QVERIFY(v);
+    QCOMPARE(v->host.sliceCount(), std::size_t(0));
+    QVERIFY(v->pythonLanes >= 5);
+    const auto rowsOf = [&] {
+        int rows = 0;
+        for (const LaneRow& row : layout.rows())
+            rows += row.kind != LaneRow::Kind::GroupHeader && layout.sourceTrackOf(row.track) == thread;
+        return rows;
+    };
+    QCOMPARE(rowsOf(), 1);
+    layout.setPythonExpanded(thread, true);
+    QCOMPARE(rowsOf(), int(s.track(thread).laneCount()));
+}
+
+// The first screen: processes with nothing but instants, Python frames, the profiler's Trace spans and
+// overhead fold to their header (Qwen: Traces, Spans, the tqdm thread's process 0); those with operators stay
+// open.
+void TestHostView::idleProcessesFold() {
+    const LoadResult r = loadTrace(test::tracePath(test::traces::qwenH100));
+    QVERIFY2(r.ok(), r.error.c_str());
+    const HostViews views = buildHostViews(*r.store);
+    LaneLayout layout(*r.store, nullptr, &views);
+    for (const LaneGroup& g : layout.groups())
+        QVERIFY(!g.collapsed); // a bare layout folds nothing
+    layout.collapseIdleProcesses();
+    QStringList folded, open;
+    for (const LaneGroup& g : layout.groups())
+        if (g.kind == LaneGroup::Kind::Process)
+            (g.collapsed ? folded : open) << QString::fromStdString(g.title);
+    folded.sort();
+    QCOMPARE(folded, (QStringList{"python3 (0)", "python3 (Spans)", "python3 (Traces)"}));
+    QCOMPARE(open, QStringList{"python3 (25286)"});
 }
 
 QTEST_GUILESS_MAIN(TestHostView)

@@ -26,6 +26,7 @@
 #include <QToolButton>
 #include <QUrl>
 
+#include <algorithm>
 #include <functional>
 
 using namespace kinetoscope;
@@ -45,6 +46,7 @@ class TestMainWindow : public QObject {
     void searchHighlightsAndSteps();
     void areaSelectionFillsPanel();
     void detailsFollowSelection();
+    void detailsListOperatorGpuWork();
     void criticalPathOfStepInView();
     void remembersWindowAndPanels();
     void newcomerHint();
@@ -313,6 +315,45 @@ void TestMainWindow::detailsFollowSelection() {
     emit view->details()->anchorClicked(QUrl(DetailsPanel::linkFor(*launch)));
     QCOMPARE(view->timeline()->selected(), *launch);
     QCOMPARE(view->details()->shown(), *launch);
+}
+
+// Details of an operator show the GPU work it launched: per kernel, count and GPU total, each a link to its
+// longest event (selecting aten::bmm on the Qwen trace listed its parents, args and runtime children, not its
+// kernels).
+void TestMainWindow::detailsListOperatorGpuWork() {
+    MainWindow w;
+    TraceView* view = openAndWait(w, QString::fromStdString(test::tracePath(test::traces::qwenH100)));
+    QVERIFY(view);
+    const TraceStore& s = *view->trace()->store;
+    const StringId bmm = s.strings().find("aten::bmm");
+    EventRef op;
+    for (std::uint32_t t = 0; t < s.tracks().size() && !op.isValid(); ++t) {
+        const Track& track = s.tracks()[t];
+        if (track.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t r = 0; r < track.sliceCount() && !op.isValid(); ++r)
+            if (track.names[r] == bmm) op = {TrackId(t), EventIndex(r)};
+    }
+    QVERIFY(op.isValid());
+    // Brute force: the GPU work of every launch call within the operator's range on its thread.
+    const Track& track = s.track(op.track);
+    std::vector<EventRef> expected;
+    for (std::uint32_t r = 0; r < track.sliceCount(); ++r)
+        if (track.starts[r] >= track.starts[op.index.value] &&
+            track.endOf(r) <= track.endOf(op.index.value) &&
+            isLaunchCategory(s.categoryOf({op.track, EventIndex(r)}).kind))
+            for (EventRef g : s.gpuWorkOf({op.track, EventIndex(r)}))
+                expected.push_back(g);
+    QVERIFY(!expected.empty());
+    view->timeline()->setSelected(op);
+    const QString html = view->details()->toPlainText();
+    QVERIFY2(html.contains(QStringLiteral("GPU work launched (%1 events").arg(expected.size())),
+             qPrintable(html));
+    EventRef kernelLink;
+    for (EventRef l : view->details()->links())
+        if (std::find(expected.begin(), expected.end(), l) != expected.end()) kernelLink = l;
+    QVERIFY(kernelLink.isValid());
+    emit view->details()->anchorClicked(QUrl(DetailsPanel::linkFor(kernelLink)));
+    QCOMPARE(view->timeline()->selected(), kernelLink);
 }
 
 void TestMainWindow::remembersWindowAndPanels() {

@@ -36,6 +36,8 @@ class TestPanelLayout : public QObject {
     void panelJumpKeepsItsTab();
     void firstScreenShowsGpuStreams_data();
     void firstScreenShowsGpuStreams();
+    void windowFitsTheScreen_data();
+    void windowFitsTheScreen();
 
   private:
     TraceView* openReady(MainWindow& w, const char* trace = nullptr, QSize size = QSize(1400, 1000));
@@ -228,43 +230,101 @@ void TestPanelLayout::panelJumpKeepsItsTab() {
 
 void TestPanelLayout::firstScreenShowsGpuStreams_data() {
     QTest::addColumn<QString>("trace");
-    // with_stack traces: Python frames 28 to 60 deep used to push the GPU streams below the fold.
-    QTest::newRow("qwen_h100") << QString::fromLatin1(qwen);
-    QTest::newRow("b200_eager") << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz";
-    QTest::newRow("sglang_decode")
-        << "AMD-AGI__TraceLens/tests__traces__inference__sglang_decode__capture_traces__bs_32_rank0.json.gz";
+    QTest::addColumn<QSize>("window");
+    // with_stack traces: Python frames 28 to 60 deep used to push the GPU streams below the fold, and then
+    // the profiler's own Traces and Spans rows, a tqdm thread's idle frames and the GPU's derived lanes above
+    // its streams did, at the default 1400x900 and on Qwen even at 1920x1080.
+    const char* const traces[][2] = {
+        {"qwen_h100", qwen},
+        {"b200_eager", "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz"},
+        {"sglang_decode",
+         "AMD-AGI__TraceLens/tests__traces__inference__sglang_decode__capture_traces__bs_32_rank0.json.gz"},
+        {"ddp_resnet18_mi300",
+         "AMD-AGI__TraceLens/tests__traces__mi300__ddp_resnet18_no_pool__train_resnet18.json.gz"},
+        {"xdit_flux", "AMD-AGI__TraceLens/"
+                      "tests__traces__inference__xdit_flux.1__capture_traces__capture_trace_rank_0.json.gz"},
+        {"owlv2_mi300",
+         "AMD-AGI__TraceLens/tests__traces__mi300__google_owlv2-large-patch14-ensemble__1016001.json.gz"},
+    };
+    for (const auto& t : traces)
+        for (QSize size : {QSize(1400, 900), QSize(1920, 1080)})
+            QTest::newRow(
+                qPrintable(QStringLiteral("%1 %2x%3").arg(t[0]).arg(size.width()).arg(size.height())))
+                << QString::fromLatin1(t[1]) << size;
 }
 
 void TestPanelLayout::firstScreenShowsGpuStreams() {
     QFETCH(QString, trace);
+    QFETCH(QSize, window);
     QSettings().clear();
     MainWindow w;
     const QByteArray path = trace.toUtf8();
-    TraceView* view = openReady(w, path.constData(), QSize(1920, 1080));
+    TraceView* view = openReady(w, path.constData(), window);
     QVERIFY(view);
     TimelineWidget* t = view->timeline();
     const TraceStore& s = t->store();
+    const LaneLayout& layout = t->layout();
     const double visibleBottom = t->height() - TimelineRenderer::rulerHeight;
     int streams = 0;
     for (std::uint32_t id = 0; id < s.tracks().size(); ++id) {
         if (s.tracks()[id].kind != TrackKind::GpuStream) continue;
         ++streams;
-        const int row = t->layout().firstRowOf(TrackId(id));
+        const int row = layout.firstRowOf(TrackId(id));
         QVERIFY(row >= 0);
-        const LaneRow& lane = t->layout().rows()[std::size_t(row)];
-        QVERIFY2(lane.y + lane.height <= visibleBottom,
+        const LaneRow& lane = layout.rows()[std::size_t(row)];
+        QVERIFY2(lane.y - t->frame().scrollY >= 0 &&
+                     lane.y + lane.height - t->frame().scrollY <= visibleBottom,
                  qPrintable(QStringLiteral("stream row at %1 of %2 px").arg(lane.y).arg(visibleBottom)));
+        // Each GPU's streams come first in its group, its derived lanes (utilisation, queue, bandwidth)
+        // after.
+        const LaneGroup& gpu = layout.groups()[layout.groupOf(TrackId(id))];
+        QVERIFY(!gpu.tracks.empty() && gpu.tracks[0].value < s.tracks().size());
     }
     QVERIFY(streams > 0);
     // And the top-level operators of the main thread: its compact view's first lanes are on screen too.
     bool compactThread = false;
     for (std::uint32_t id = 0; id < s.tracks().size(); ++id) {
-        if (!t->layout().hostViewOf(TrackId(id))) continue;
+        const HostView* v = layout.hostViewOf(TrackId(id));
+        if (!v || layout.groups()[layout.groupOf(TrackId(id))].collapsed || v->host.sliceCount() == 0)
+            continue;
         compactThread = true;
-        const int row = t->layout().firstRowOf(TrackId(id));
-        QVERIFY(row >= 0 && t->layout().rows()[std::size_t(row) + 1].y < visibleBottom);
+        const int row = layout.firstRowOf(TrackId(id));
+        QVERIFY(row >= 0 && layout.rows()[std::size_t(row) + 1].y < visibleBottom);
     }
     QVERIFY(compactThread);
+    // Processes without work fold to one row: the profiler's Traces and Spans rows, Qwen's tqdm thread.
+    if (trace == QLatin1String(qwen)) {
+        for (const LaneGroup& g : layout.groups()) {
+            if (g.kind != LaneGroup::Kind::Process) continue;
+            const bool idle =
+                g.title == "python3 (Traces)" || g.title == "python3 (Spans)" || g.title == "python3 (0)";
+            QVERIFY2(g.collapsed == idle, g.title.c_str());
+        }
+    }
+}
+
+// No window opens larger than the screen's available area, nor partly off it (a 1080-line screen with a 40 px
+// panel at the bottom; a frame of 32 px title bar and 1 px borders).
+void TestPanelLayout::windowFitsTheScreen_data() {
+    QTest::addColumn<QRect>("want");
+    QTest::addColumn<QRect>("fitted");
+    QTest::newRow("fits already") << QRect(100, 100, 1400, 900) << QRect(100, 100, 1400, 900);
+    QTest::newRow("too tall: the distributed window of eight ranks")
+        << QRect(100, 60, 1400, 1605) << QRect(100, 32, 1400, 1007);
+    QTest::newRow("too wide and tall") << QRect(0, 0, 2560, 1600) << QRect(1, 32, 1918, 1007);
+    QTest::newRow("off the right and bottom edges")
+        << QRect(1000, 700, 1400, 900) << QRect(519, 139, 1400, 900);
+    QTest::newRow("off the top-left") << QRect(-300, -50, 800, 600) << QRect(1, 32, 800, 600);
+}
+
+void TestPanelLayout::windowFitsTheScreen() {
+    QFETCH(QRect, want);
+    QFETCH(QRect, fitted);
+    const QRect available(0, 0, 1920, 1040);
+    const QMargins frame(1, 32, 1, 1);
+    const QRect got = panellayout::fittedToScreen(want, available, frame);
+    QCOMPARE(got, fitted);
+    QVERIFY(available.contains(got.marginsAdded(frame)));
 }
 
 QTEST_MAIN(TestPanelLayout)

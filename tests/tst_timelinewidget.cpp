@@ -503,7 +503,8 @@ void TestTimelineWidget::criticalPathOverlay() {
 }
 
 void TestTimelineWidget::gpuUtilisationLanes() {
-    // The H100 trace: its GPU group opens with the derived lanes, drawn and hovered like any counter.
+    // The H100 trace: its GPU group opens with its stream, then the lanes derived from it, drawn and hovered
+    // like any counter.
     m_widget = std::make_unique<TimelineWidget>(m_qwen);
     m_widget->resize(1400, 900);
     m_widget->show();
@@ -513,22 +514,22 @@ void TestTimelineWidget::gpuUtilisationLanes() {
     for (const LaneGroup& g : layout.groups())
         if (g.kind == LaneGroup::Kind::Gpu) gpu = &g;
     QVERIFY(gpu && gpu->tracks.size() >= 6);
-    QCOMPARE(layout.laneTitle(gpu->tracks[0]), std::string("GPU utilisation"));
-    QCOMPARE(layout.laneTitle(gpu->tracks[1]), std::string("est. SM efficiency"));
-    QCOMPARE(layout.laneTitle(gpu->tracks[2]), std::string("Launch queue · stream 7"));
-    QVERIFY(layout.derived(gpu->tracks[2]));
+    QVERIFY(!layout.derived(gpu->tracks[0])); // the store's stream first
+    QCOMPARE(layout.laneTitle(gpu->tracks[1]), std::string("GPU utilisation"));
+    QCOMPARE(layout.laneTitle(gpu->tracks[2]), std::string("est. SM efficiency"));
+    QCOMPARE(layout.laneTitle(gpu->tracks[3]), std::string("Launch queue · stream 7"));
+    QVERIFY(layout.derived(gpu->tracks[3]));
     // The copy bandwidths by kind (the trace's one DtoH copy and its memsets).
-    QCOMPARE(layout.laneTitle(gpu->tracks[3]), std::string("Memcpy DtoH bandwidth"));
-    QCOMPARE(layout.laneTitle(gpu->tracks[4]), std::string("Memset bandwidth"));
-    QVERIFY(layout.derived(gpu->tracks[4]));
-    QVERIFY(!layout.derived(gpu->tracks[5])); // then the store's stream
-    const TrackId lane = gpu->tracks[0];
+    QCOMPARE(layout.laneTitle(gpu->tracks[4]), std::string("Memcpy DtoH bandwidth"));
+    QCOMPARE(layout.laneTitle(gpu->tracks[5]), std::string("Memset bandwidth"));
+    QVERIFY(layout.derived(gpu->tracks[5]));
+    const TrackId lane = gpu->tracks[1];
     const int row = layout.firstRowOf(lane);
     QVERIFY(row >= 0);
     // Scroll the lane into view and hover the middle of the busy step.
     const StepRange step = m_qwen->steps.front();
     m_widget->setVisibleRange(step.start, step.end);
-    m_widget->revealEvent({gpu->tracks[5], EventIndex(0)});
+    m_widget->revealEvent({gpu->tracks[0], EventIndex(0)});
     const LaneRow& laneRow = layout.rows()[std::size_t(row)];
     const double y = m_widget->renderer().viewY(m_widget->frame(), laneRow.y) + laneRow.height / 2;
     QVERIFY(y > TimelineRenderer::rulerHeight && y < m_widget->height());
@@ -542,7 +543,7 @@ void TestTimelineWidget::gpuUtilisationLanes() {
     // A bandwidth lane is scaled to its columns in view (each the mean over its pixel), not to the peak of a
     // 2 µs memset, which would flatten them. (Over the whole trace: the step shown above has no memset.)
     m_widget->setVisibleRange(m_qwen->store->minTime(), m_qwen->store->maxTime());
-    const int memsetRow = layout.firstRowOf(gpu->tracks[4]);
+    const int memsetRow = layout.firstRowOf(gpu->tracks[5]);
     QVERIFY(memsetRow >= 0);
     const double memsetTop =
         m_widget->renderer().viewY(m_widget->frame(), layout.rows()[std::size_t(memsetRow)].y);
@@ -554,12 +555,12 @@ void TestTimelineWidget::gpuUtilisationLanes() {
     QVERIFY2(memset->label.startsWith(QLatin1String("max ")) &&
                  memset->label.endsWith(QLatin1String("/s in view")),
              qPrintable(memset->label));
-    const std::vector<double>& rates = layout.track(gpu->tracks[4]).counterValues;
+    const std::vector<double>& rates = layout.track(gpu->tracks[5]).counterValues;
     const double peak = *std::max_element(rates.begin(), rates.end());
     QVERIFY2(memset->maxValue > 0 && memset->maxValue < peak,
              qPrintable(QStringLiteral("%1 of %2").arg(memset->maxValue).arg(peak)));
     m_widget->setVisibleRange(step.start, step.end);
-    m_widget->revealEvent({gpu->tracks[5], EventIndex(0)});
+    m_widget->revealEvent({gpu->tracks[0], EventIndex(0)});
     const double x = TimelineRenderer::headerWidth + m_widget->frame().axis.width / 2;
     const auto v = layout.counterValueAt(lane, m_widget->frame().axis,
                                          m_widget->frame().axis.timeAt(x - TimelineRenderer::headerWidth));
@@ -639,8 +640,11 @@ void TestTimelineWidget::pythonFramesFoldFromTheHeader() {
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     const LaneLayout& layout = w.layout();
     TrackId thread;
+    // The main thread (Python frames and operators; the processes without work start folded).
     for (std::uint32_t t = 0; t < w.store().tracks().size() && !thread.isValid(); ++t)
-        if (layout.hostViewOf(TrackId(t))) thread = TrackId(t);
+        if (const HostView* v = layout.hostViewOf(TrackId(t));
+            v && v->host.sliceCount() > 0 && !layout.groups()[layout.groupOf(TrackId(t))].collapsed)
+            thread = TrackId(t);
     QVERIFY(thread.isValid());
     QVERIFY(!layout.pythonExpanded(thread));
     const double folded = layout.contentHeight();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <numeric>
+#include <unordered_map>
 
 namespace kinetoscope {
 
@@ -160,6 +161,38 @@ std::optional<EventRef> launchingOperator(const TraceStore& store, EventRef laun
 TimeNs launchDelay(const TraceStore& store, EventRef gpuWork, EventRef launch) {
     const TimeNs start = store.track(gpuWork.track).starts[gpuWork.index.value];
     return std::max<TimeNs>(0, start - store.track(launch.track).endOf(launch.index.value));
+}
+
+std::vector<LaunchedWork> gpuWorkLaunchedWithin(const TraceStore& store, EventRef hostSlice) {
+    std::vector<LaunchedWork> out;
+    if (!hostSlice.isValid() || hostSlice.track.value >= store.tracks().size()) return out;
+    const Track& track = store.track(hostSlice.track);
+    if (track.kind != TrackKind::CpuThread || hostSlice.index.value >= track.sliceCount()) return out;
+    const TimeNs from = track.starts[hostSlice.index.value], to = track.endOf(hostSlice.index.value);
+    std::unordered_map<std::uint32_t, std::size_t> byName;
+    // Every lane, the overlapping ones included: a launch inside the slice may sit on any of them.
+    for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
+        const auto [r0, r1] = track.rowsInRange(d, from, to);
+        for (std::uint32_t r = r0; r < r1; ++r) {
+            if (r == hostSlice.index.value || track.starts[r] < from || track.endOf(r) > to) continue;
+            if (!isLaunchCategory(store.categories()[track.categories[r]].kind)) continue;
+            for (EventRef g : store.gpuWorkOf({hostSlice.track, EventIndex(r)})) {
+                const Track& gt = store.track(g.track);
+                const StringId name = gt.names[g.index.value];
+                const auto [it, fresh] = byName.try_emplace(name.value, out.size());
+                if (fresh) out.push_back({name, 0, 0, g});
+                LaunchedWork& w = out[it->second];
+                const TimeNs d = gt.durations[g.index.value];
+                ++w.count;
+                w.total += d;
+                if (d > store.track(w.longest.track).durations[w.longest.index.value]) w.longest = g;
+            }
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const LaunchedWork& a, const LaunchedWork& b) {
+        return a.total != b.total ? a.total > b.total : a.name.value < b.name.value;
+    });
+    return out;
 }
 
 } // namespace kinetoscope

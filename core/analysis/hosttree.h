@@ -88,4 +88,14 @@ std::optional<EventRef> launchingOperator(const TraceStore& store, EventRef laun
 // it.
 TimeNs launchDelay(const TraceStore& store, EventRef gpuWork, EventRef launch);
 
+// The GPU work launched inside a host slice (an operator or annotation): of every runtime or driver call on
+// its thread within its range, grouped by name, the most total GPU time first; each with its longest event.
+struct LaunchedWork {
+    StringId name;
+    std::uint64_t count = 0;
+    TimeNs total = 0;
+    EventRef longest;
+};
+std::vector<LaunchedWork> gpuWorkLaunchedWithin(const TraceStore& store, EventRef hostSlice);
+
 } // namespace kinetoscope

@@ -53,7 +53,9 @@ HostViews buildHostViews(const TraceStore& store) {
             isPython[r] = store.categories()[t.categories[r]].kind == CategoryKind::PythonFunction;
             pythonCount += isPython[r];
         }
-        if (pythonCount == 0 || pythonCount == n) continue;
+        // A thread of Python frames alone (a tqdm monitor, a worker's idle loop) folds too: its host part is
+        // empty.
+        if (pythonCount == 0) continue;
 
         // The thread's rows in time order (longer first, then shallower): its lanes are each sorted by start,
         // so merging them is enough.

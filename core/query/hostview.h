@@ -42,8 +42,9 @@ struct HostViews {
     }
 };
 
-// The compact views of every CPU thread that has Python frames and other slices; threads without Python
-// frames need none. Linear in the threads' slices plus a sort of each one's rows by start.
+// The compact views of every CPU thread that has Python frames (one of Python frames alone has an empty host
+// part); threads without Python frames need none. Linear in the threads' slices plus a sort of each one's
+// rows by start.
 HostViews buildHostViews(const TraceStore& store);
 
 } // namespace kinetoscope

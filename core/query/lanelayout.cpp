@@ -71,8 +71,8 @@ LaneLayout::LaneLayout(const TraceStore& store, const DerivedTracks* derived, co
         }
         addToGroup(std::uint32_t(m_groups.size() - 1), TrackId(i));
     }
-    // Derived lanes: a GPU's at the top of its group, in the order given; the rest in groups of their own.
-    std::vector<std::vector<TrackId>> onTop(m_groups.size());
+    // Derived lanes: a GPU's after its streams (what they are derived from, and what the first screen must
+    // show), in the order given; the rest in groups of their own.
     for (std::uint32_t i = 0; i < derivedCount; ++i) {
         const DerivedTrack& d = (*m_derived)[i];
         const TrackId id(std::uint32_t(store.tracks().size() + i));
@@ -84,8 +84,7 @@ LaneLayout::LaneLayout(const TraceStore& store, const DerivedTracks* derived, co
             });
         }
         if (gpuGroup != m_groups.end()) {
-            onTop[std::size_t(gpuGroup - m_groups.begin())].push_back(id);
-            m_groupOfTrack[id.value] = std::uint32_t(gpuGroup - m_groups.begin());
+            addToGroup(std::uint32_t(gpuGroup - m_groups.begin()), id);
             continue;
         }
         if (m_groups.empty() || m_groups.back().kind != LaneGroup::Kind::Counters ||
@@ -98,8 +97,6 @@ LaneLayout::LaneLayout(const TraceStore& store, const DerivedTracks* derived, co
         }
         addToGroup(std::uint32_t(m_groups.size() - 1), id);
     }
-    for (std::size_t g = 0; g < onTop.size(); ++g)
-        m_groups[g].tracks.insert(m_groups[g].tracks.begin(), onTop[g].begin(), onTop[g].end());
     // A counter lane without a single non-zero value starts hidden ("Memory reserved · CPU, max 0 B").
     for (std::uint32_t i = 0; i < store.tracks().size(); ++i) {
         const Track& t = store.tracks()[i];
@@ -272,6 +269,49 @@ void LaneLayout::setAllCollapsed(bool collapsed) {
     relayout();
 }
 
+namespace {
+bool isIdleSlice(const TraceStore& store, const Track& t, std::size_t r) {
+    if (t.flags[r] & SliceFlag::Instant) return true;
+    switch (store.categories()[t.categories[r]].kind) {
+    case CategoryKind::PythonFunction:
+    case CategoryKind::Trace:
+    case CategoryKind::Overhead:
+    case CategoryKind::CpuInstant:
+        return true;
+    default: // Other is work: plain Chrome traces write categories of their own
+        return false;
+    }
+}
+} // namespace
+
+void LaneLayout::collapseIdleProcesses() {
+    std::vector<std::uint32_t> idle;
+    bool anyWork = false;
+    for (std::uint32_t g = 0; g < m_groups.size(); ++g) {
+        const LaneGroup& group = m_groups[g];
+        if (g == m_pinnedGroup || group.kind != LaneGroup::Kind::Process) {
+            anyWork = anyWork || group.kind == LaneGroup::Kind::Gpu;
+            continue;
+        }
+        bool work = false;
+        for (std::size_t i = 0; i < group.tracks.size() && !work; ++i) {
+            if (group.tracks[i].value >= m_store->tracks().size()) {
+                work = true; // a derived lane of its own
+                break;
+            }
+            const Track& t = m_store->track(group.tracks[i]);
+            for (std::size_t r = 0; r < t.sliceCount() && !work; ++r)
+                work = !isIdleSlice(*m_store, t, r);
+        }
+        anyWork = anyWork || work;
+        if (!work) idle.push_back(g);
+    }
+    if (!anyWork || idle.empty()) return;
+    for (std::uint32_t g : idle)
+        m_groups[g].collapsed = true;
+    relayout();
+}
+
 void LaneLayout::setHidden(TrackId track, bool hidden) {
     track = sourceTrackOf(track);
     if (track.value >= m_hidden.size() || m_hidden[track.value] == hidden) return;
@@ -293,8 +333,9 @@ void LaneLayout::layTrack(std::uint32_t g, TrackId id, double& y) {
         m_firstRowOfTrack[pythonIdOf(view).value] = int(m_rows.size());
         m_rows.push_back({LaneRow::Kind::Slices, g, pythonIdOf(view), 0, y, m_metrics.sliceHeight});
         y += m_metrics.sliceHeight;
-        m_firstRowOfTrack[hostIdOf(view).value] = int(m_rows.size());
-        for (std::uint32_t d = 0; d < std::max<std::size_t>(1, v->host.laneCount()); ++d) {
+        // A thread of nothing but Python frames has no host lane: its one row is the summary.
+        if (v->host.laneCount() > 0) m_firstRowOfTrack[hostIdOf(view).value] = int(m_rows.size());
+        for (std::uint32_t d = 0; d < v->host.laneCount(); ++d) {
             m_rows.push_back({LaneRow::Kind::Slices, g, hostIdOf(view), d, y, m_metrics.sliceHeight});
             y += m_metrics.sliceHeight;
         }

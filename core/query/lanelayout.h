@@ -98,6 +98,11 @@ class LaneLayout {
     void setHidden(TrackId track, bool hidden);
     bool isHidden(TrackId track) const;
     void setAllCollapsed(bool collapsed);
+    // The first screen: a process with no work (nothing but instants, Python frames, the profiler's own
+    // `Trace` spans and overhead: `Traces`, `Spans`, a tqdm monitor thread) folds to its header, one thin row
+    // with its busy bars that a click opens, unless no process has work. The viewer calls it at open; a bare
+    // layout keeps every group open.
+    void collapseIdleProcesses();
     // How many tracks are hidden (counter lanes without a single non-zero value start hidden: an empty
     // "Memory reserved · CPU" lane says nothing).
     std::size_t hiddenCount() const;
