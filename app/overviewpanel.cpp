@@ -359,11 +359,19 @@ void OverviewPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
         html += QStringLiteral("<p><b>%1</b><br/><span style=\"color:#4b5563\">%2</span>%3</p>")
                     .arg(QString::fromStdString(r.title).toHtmlEscaped(),
                          QString::fromStdString(r.evidence).toHtmlEscaped(), link);
-        if (r.example.isValid() && !r.exampleName.empty())
-            html += QStringLiteral("<p style=\"margin-left:12px;color:#6b7280\">%1</p>")
-                        .arg(tr("Example: %1 (%2)")
-                                 .arg(QString::fromStdString(r.exampleName).toHtmlEscaped(),
-                                      durationText(r.exampleDuration)));
+        if (r.example.isValid() && !r.exampleName.empty()) {
+            // The example's time in the domain it is (a kernel's GPU time, an operator's CPU time); an
+            // instant (a memory event) has none.
+            const QString name =
+                QString::fromStdString(r.exampleOnGpu ? shortKernelName(r.exampleName) : r.exampleName)
+                    .toHtmlEscaped();
+            const QString example =
+                r.exampleDuration <= 0 ? tr("Example: %1").arg(name)
+                : r.exampleOnGpu
+                    ? tr("Example: %1 (%2 of GPU time)").arg(name, durationText(r.exampleDuration))
+                    : tr("Example: %1 (%2 of CPU time)").arg(name, durationText(r.exampleDuration));
+            html += QStringLiteral("<p style=\"margin-left:12px;color:#6b7280\">%1</p>").arg(example);
+        }
     }
     m_recommendations->setHtml(html);
     m_gpuWaits->setHtml(gpuWaitsHtml(m_store, *result));

@@ -90,7 +90,8 @@ CATEGORY_RULES = [
     ("conv", r"convolve|convolution|conv[123]d|conv_fwd|conv_bwd|conv_dgrad|conv_wgrad|grouped_conv|depthwise|fprop|"
              r"dgrad|wgrad|implicit_gemm|winograd|scudnn|hcudnn|cudnn::cnn|im2col|col2im|fft2d|igemm_fwd|igemm_bwd|"
              r"igemm_wrw|naive_conv"),
-    ("other", r"transpose|tma_desc|fill_tma|nchwtonhwc|nhwctonchw"),
+    ("layout", r"converttensor|nchwtonhwc|nhwctonchw|nchw2nhwc|nhwc2nchw|transpose"),
+    ("other", r"tma_desc|fill_tma"),
     ("gemm", r"gemm|gemv|cublas|cutlass::kernel|cutlass::device_kernel|cutlass_|cutlass3x|cijk_|nvjet|matmul|wgmma|xmma|hmma|s884|h884|s1688|h1688|16816|splitk|bmm_"),
     ("reduce", r"reduce|reduction"),
     ("elementwise", r"elementwise|multi_tensor_apply|fill_kernel|act_and_mul|silu_and_mul|gelu_and_mul"),
@@ -131,7 +132,7 @@ def category(name):
 
 def tensor_cores(name):
     n = rule_text(name)
-    if not n.startswith("triton_") and re.search(r"transpose|tma_desc|fill_tma|nchwtonhwc|nhwctonchw", n):
+    if not n.startswith("triton_") and re.search(r"converttensor|nchwtonhwc|nhwctonchw|nchw2nhwc|nhwc2nchw|transpose|tma_desc|fill_tma", n):
         return False
     if re.search(r"sm(90|100|120)_xmma", n):
         return bool(re.search(r"f16|tf32|e4m3|e5m2|e2m1|fp8|s8|i8", n))

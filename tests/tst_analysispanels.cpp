@@ -181,11 +181,21 @@ void TestAnalysisPanels::panelsMatchCli() {
             1e-6);
     const QJsonArray recs = cli.value(QStringLiteral("recommendations")).toArray();
     QVERIFY(!recs.isEmpty());
+    int examples = 0;
+    const QString panelText = view->overviewPanel()->recommendations()->toPlainText();
     for (const QJsonValue& r : recs) {
-        QVERIFY2(view->overviewPanel()->recommendations()->toPlainText().contains(
-                     r.toObject().value(QStringLiteral("title")).toString()),
+        QVERIFY2(panelText.contains(r.toObject().value(QStringLiteral("title")).toString()),
                  qPrintable(r.toObject().value(QStringLiteral("id")).toString()));
+        // Each example says whose time its duration is, as the JSON does.
+        const QJsonObject event =
+            r.toObject().value(QStringLiteral("where")).toObject().value(QStringLiteral("event")).toObject();
+        if (event.isEmpty() || event.value(QStringLiteral("dur_us")).toDouble() <= 0) continue;
+        ++examples;
+        const bool gpu = event.value(QStringLiteral("time")).toString() == QLatin1String("gpu");
+        QVERIFY2(panelText.contains(gpu ? QLatin1String("of GPU time)") : QLatin1String("of CPU time)")),
+                 qPrintable(panelText));
     }
+    QVERIFY(examples > 0);
 }
 
 void TestAnalysisPanels::overviewBreakdownAndThroughput() {

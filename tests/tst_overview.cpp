@@ -30,6 +30,8 @@ class TestOverview : public QObject {
     void cleanTraceTriggersNothing();
     void noConfidentWrongAdvice_data();
     void noConfidentWrongAdvice();
+    void newAdviceOnRealTraces_data();
+    void newAdviceOnRealTraces();
     void rangeScopesEverything();
     void memoryOnRealTrace();
     void memoryOnSample();
@@ -95,6 +97,26 @@ struct TraceBuilder {
                "\n]}";
     }
 };
+
+const char* const softmaxKernel =
+    "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, "
+    "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)";
+const char* const bmmKernel = "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_nn";
+
+// `heads` attention heads computed op by op on the host (aten::bmm, aten::_softmax, aten::bmm, each launching
+// its kernel), their GPU work from `gpuAt` on; `secondMatmul` false leaves the values' matmul out.
+void unfusedHeads(TraceBuilder& b, int heads, double hostAt, double gpuAt, bool secondMatmul = true) {
+    for (int h = 0; h < heads; ++h) {
+        const double t = hostAt + h * 40, g = gpuAt + h * 280;
+        b.slice("cpu_op", "aten::bmm", t, 6);
+        b.kernel(bmmKernel, t + 1, g, 80);
+        b.slice("cpu_op", "aten::_softmax", t + 10, 6);
+        b.kernel(softmaxKernel, t + 11, g + 90, 100);
+        if (!secondMatmul) continue;
+        b.slice("cpu_op", "aten::bmm", t + 20, 6);
+        b.kernel(bmmKernel, t + 21, g + 195, 80);
+    }
+}
 
 std::vector<std::string> ruleIds(const std::string& json) {
     LoadResult r = test::loadText(json);
@@ -290,6 +312,28 @@ void TestOverview::rules_data() {
                      2 + i * 3, 20 + i * 105, 100);
         QTest::newRow("elementwise fusion") << "elementwise_fusion" << QByteArray::fromStdString(b.json());
     }
+    {
+        // Attention op by op: three heads of bmm -> softmax -> bmm (an H100 inference trace: softmax
+        // alone 47.6% of the GPU time).
+        TraceBuilder b;
+        b.step(0, 1000);
+        unfusedHeads(b, 3, 10, 100);
+        QTest::newRow("unfused attention") << "unfused_attention" << QByteArray::fromStdString(b.json());
+    }
+    {
+        // Convolutions in NCHW: cuDNN converts layouts around each (17.6% of a compiled ResNet's GPU time).
+        TraceBuilder b;
+        b.step(0, 1000);
+        for (int i = 0; i < 6; ++i)
+            b.kernel("sm80_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x16",
+                     2 + i * 3, 20 + i * 120, 100);
+        for (int i = 0; i < 2; ++i)
+            b.kernel(
+                "void cudnn::ops::convertTensor_kernel<float, float, float, (cudnnKernelDataType_t)2>(float, "
+                "float const*, float, float*, unsigned long)",
+                40 + i * 3, 750 + i * 70, 60);
+        QTest::newRow("channels last") << "channels_last" << QByteArray::fromStdString(b.json());
+    }
 }
 
 void TestOverview::rules() {
@@ -362,6 +406,27 @@ void TestOverview::noConfidentWrongAdvice_data() {
         QTest::newRow("deepep is communication")
             << "elementwise_fusion" << QByteArray::fromStdString(b.json()) << "communication" << 0.6;
     }
+    {
+        // A matmul then a softmax, but no second matmul (a classifier head): not attention.
+        TraceBuilder b;
+        b.step(0, 1000);
+        unfusedHeads(b, 3, 10, 100, false);
+        QTest::newRow("bmm then softmax is not attention")
+            << "unfused_attention" << QByteArray::fromStdString(b.json()) << "softmax" << 0.5;
+    }
+    {
+        // cuBLAS transposes around GEMMs in a model without convolutions: no channels_last advice.
+        TraceBuilder b;
+        b.step(0, 1000);
+        for (int i = 0; i < 4; ++i)
+            b.kernel("void transpose_readWrite_alignment_kernel<float2, float2, 1, false, 6, 4, "
+                     "4>(cublasTransposeParams<float2>, float2 const*, float2*, float2 const*)",
+                     2 + i * 3, 20 + i * 110, 100);
+        for (int i = 0; i < 4; ++i)
+            b.kernel("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", 30 + i * 3, 480 + i * 110, 100);
+        QTest::newRow("transposes without convolutions")
+            << "channels_last" << QByteArray::fromStdString(b.json()) << "layout" << 0.5;
+    }
 }
 
 void TestOverview::noConfidentWrongAdvice() {
@@ -384,6 +449,48 @@ void TestOverview::noConfidentWrongAdvice() {
         const Overview ov = computeOverview(*r.store);
         QVERIFY(ov.breakdownTotal[std::size_t(BreakdownCategory::Communication)] > 0);
     }
+}
+
+// The two rules a user missed, on the real traces that show them: OWLv2 (a vision transformer, MI300X)
+// computes attention op by op, softmax alone 47% of its GPU kernel time; the ResNet-18 DDP trace (MI300X)
+// spends 16.4% of it converting layouts around its convolutions. Each example is a GPU event, in the JSON as
+// "time": "gpu".
+void TestOverview::newAdviceOnRealTraces_data() {
+    QTest::addColumn<QString>("trace");
+    QTest::addColumn<QString>("rule");
+    QTest::addColumn<QString>("figure");
+    QTest::addColumn<double>("value");
+    QTest::newRow("owlv2 unfused attention")
+        << "AMD-AGI__TraceLens/tests__traces__mi300__google_owlv2-large-patch14-ensemble__1016001.json.gz"
+        << "unfused_attention"
+        << "softmax_share_of_kernel_time" << 0.470;
+    QTest::newRow("particle transformer unfused attention (baddbmm)")
+        << "harryjmoss__particle_transformer/"
+           "tensorboard_logs_forward_2024_12_09__batch_size_512__hmoss-6a49xb_"
+           "1988833.1733770537022695153.pt.trace.json"
+        << "unfused_attention"
+        << "unfused_attention_share" << 0.146;
+    QTest::newRow("ddp_resnet18 channels_last") << test::traces::resnet18Mi300 << "channels_last"
+                                                << "layout_share_of_kernel_time" << 0.164;
+}
+
+void TestOverview::newAdviceOnRealTraces() {
+    QFETCH(QString, trace);
+    QFETCH(QString, rule);
+    QFETCH(QString, figure);
+    QFETCH(double, value);
+    const auto store = loadReal(trace);
+    const Overview ov = computeOverview(*store);
+    const auto r = std::find_if(ov.recommendations.begin(), ov.recommendations.end(),
+                                [&](const Recommendation& x) { return x.id == rule.toStdString(); });
+    QVERIFY(r != ov.recommendations.end());
+    const auto f = std::find_if(r->figures.begin(), r->figures.end(),
+                                [&](const auto& x) { return x.first == figure.toStdString(); });
+    QVERIFY(f != r->figures.end());
+    QVERIFY2(std::abs(f->second - value) < 0.001, qPrintable(QString::number(f->second)));
+    QVERIFY(r->exampleOnGpu);
+    QVERIFY(isGpuWork(store->categoryOf(r->example).kind));
+    QVERIFY(QString::fromStdString(r->evidence).contains(QLatin1String("of GPU kernel time")));
 }
 
 void TestOverview::cleanTraceTriggersNothing() {

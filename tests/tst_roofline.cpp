@@ -9,6 +9,7 @@
 #include "analysis/roofline.h"
 #include "analysis/rooflineformat.h"
 
+#include <QRegularExpression>
 #include <QTest>
 
 #include <cmath>
@@ -562,10 +563,10 @@ void TestRoofline::advice_data() {
     // 137 GFLOPs in 1 ms: 14% of the BF16 peak (989.5), with M = 4095.
     QTest::newRow("odd shape") << QString::fromStdString(
                                       oneGemmTrace(4095, 4096, 4096, "c10::BFloat16", 1000))
-                               << "not a multiple of 8";
+                               << "M = 4095 (pad to 4096) is not a multiple of 8";
     // 16 rows: memory-bound at 16 FLOP/byte, 0.5 TB/s of 3.35.
     QTest::newRow("tiny batch") << QString::fromStdString(oneGemmTrace(16, 8192, 8192, "c10::BFloat16", 268))
-                                << "batch is tiny (16 rows)";
+                                << "M dimension is small (16 rows per matrix)";
     // 137 GFLOPs in 200 µs: 69% of peak, no advice.
     QTest::newRow("near peak") << QString::fromStdString(oneGemmTrace(4096, 4096, 4096, "c10::BFloat16", 200))
                                << "";
@@ -585,7 +586,24 @@ void TestRoofline::advice() {
     QCOMPARE(QString::fromStdString(advice[0].id), QString("below_peak"));
     QVERIFY2(QString::fromStdString(advice[0].title).contains(cause), advice[0].title.c_str());
     QVERIFY2(QString::fromStdString(advice[0].title).startsWith("aten::mm [["), advice[0].title.c_str());
+    // Its figures carry their units, the peak named, and its example is the GPU work the claim is about: the
+    // 1 ms kernel, not the 50 µs aten::mm call (the user read "aten::bmm (54.201 us)" beside ~1 ms kernels).
+    // It names only dimensions the trace can tell (no "vocabulary" for a vision model).
+    const QString evidence = QString::fromStdString(advice[0].evidence);
+    const bool memoryBound = QTest::currentDataTag() == QLatin1String("tiny batch");
+    QVERIFY2(evidence.contains(memoryBound
+                                   ? QRegularExpression("[0-9.]+ TB/s, [0-9.]+% of the memory bandwidth "
+                                                        "peak of 3.35 TB/s")
+                                   : QRegularExpression("[0-9.]+ TFLOP/s, [0-9.]+% of the [A-Z0-9]+ compute "
+                                                        "peak of [0-9.]+ TFLOP/s")),
+             qPrintable(evidence));
+    QVERIFY2(evidence.contains(QLatin1String("of GPU time")), qPrintable(evidence));
+    QVERIFY(!QString::fromStdString(advice[0].title).contains(QLatin1String("vocabulary")));
     QVERIFY(advice[0].example.isValid());
+    QVERIFY(advice[0].exampleOnGpu);
+    QCOMPARE(advice[0].exampleName, std::string("gemm"));
+    QCOMPARE(advice[0].exampleDuration, l.store->durationOf(advice[0].example));
+    QVERIFY(advice[0].exampleDuration >= 200'000);
 }
 
 void TestRoofline::golden_data() {

@@ -61,9 +61,12 @@ struct Rule {
 
 constexpr std::string_view tritonTemplatePrefix = "triton_tem_";
 
-// Kernels around a GEMM that move data or fill descriptors but multiply nothing.
-const std::initializer_list<std::string_view> helperFragments = {"transpose", "tma_desc", "fill_tma",
-                                                                 "nchwtonhwc", "nhwctonchw"};
+// Kernels that convert a tensor's layout (NCHW <-> NHWC for the convolutions that want the other) or
+// transpose it: they move data but multiply nothing.
+const std::initializer_list<std::string_view> layoutFragments = {"converttensor", "nchwtonhwc", "nhwctonchw",
+                                                                 "nchw2nhwc",     "nhwc2nchw",  "transpose"};
+// Kernels around a GEMM that fill descriptors.
+const std::initializer_list<std::string_view> helperFragments = {"tma_desc", "fill_tma"};
 
 KernelCategory tritonTemplate(std::string_view l) {
     if (hasAny(l, {"convolution", "conv"})) return KernelCategory::Conv;
@@ -99,7 +102,8 @@ KernelCategory kernelCategory(std::string_view name) {
           "conv_dgrad",    "conv_wgrad",  "grouped_conv", "depthwise", "fprop",      "dgrad",    "wgrad",
           "implicit_gemm", "winograd",    "scudnn",       "hcudnn",    "cudnn::cnn", "im2col",   "col2im",
           "fft2d",         "igemm_fwd",   "igemm_bwd",    "igemm_wrw", "naive_conv"}},
-        // Helpers around a GEMM that move data but multiply nothing.
+        // Layout conversions and GEMM helpers: before gemm, whose fragments (cublas) their names carry.
+        {KernelCategory::Layout, layoutFragments},
         {KernelCategory::Other, helperFragments},
         {KernelCategory::Gemm,
          {"gemm",
@@ -161,6 +165,8 @@ std::string_view kernelCategoryName(KernelCategory c) {
         return "softmax";
     case KernelCategory::Normalization:
         return "normalization";
+    case KernelCategory::Layout:
+        return "layout";
     case KernelCategory::Other:
         return "other";
     }
@@ -169,7 +175,7 @@ std::string_view kernelCategoryName(KernelCategory c) {
 
 bool usesTensorCores(std::string_view name) {
     const std::string l = classificationText(name);
-    if (!l.starts_with("triton_") && hasAny(l, helperFragments)) return false;
+    if (!l.starts_with("triton_") && (hasAny(l, layoutFragments) || hasAny(l, helperFragments))) return false;
     // cuBLAS's Hopper/Blackwell kernels say their operand types: FP32 operands run on the CUDA cores.
     if (hasAny(l, {"sm90_xmma", "sm100_xmma", "sm120_xmma"}))
         return hasAny(l, {"f16", "tf32", "e4m3", "e5m2", "e2m1", "fp8", "s8", "i8"});

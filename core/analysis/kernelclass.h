@@ -23,6 +23,8 @@ enum class KernelCategory : std::uint8_t {
     Reduce,        // PyTorch's and CUB's reductions
     Softmax,       // softmax and log-softmax, forward and backward
     Normalization, // layer / RMS / batch / group / instance norm
+    Layout, // layout conversions and transposes (cuDNN convertTensor / nchwToNhwc, MIOpen batched_transpose):
+            // they move data, multiply nothing
     Other,
 };
 constexpr std::size_t kernelCategoryCount = std::size_t(KernelCategory::Other) + 1;

@@ -54,7 +54,7 @@ struct GpuMetrics {
 struct Recommendation {
     std::string id; // stable: "dataloader", "low_utilization", "amp", "communication", "memory_capacity",
                     // "launch_bound", "sync_bound", "tiny_kernels", "copy_traffic", "elementwise_fusion",
-                    // "queue_full", "queue_empty", "below_peak"
+                    // "queue_full", "queue_empty", "below_peak", "unfused_attention", "channels_last"
     std::string title;
     std::string evidence; // the numbers that triggered it
     EventRef example;     // where it shows (may be invalid)
@@ -65,6 +65,7 @@ struct Recommendation {
     std::string exampleName; // the example's name, start and duration, for reports that have no store at hand
     TimeNs exampleStart = 0;
     TimeNs exampleDuration = 0;
+    bool exampleOnGpu = false; // the example's time is GPU time (a kernel, copy or memset), else CPU time
 };
 
 struct Overview {

@@ -2,6 +2,7 @@
 // fires it and the evidence it shows (the figure, the threshold, and where to look).
 #include "overviewfacts.h"
 
+#include "attentionpattern.h"
 #include "gpuqueue.h"
 #include "memory.h"
 
@@ -74,6 +75,7 @@ void RuleContext::fire(const Rule& rule, std::string title, std::string evidence
         r.exampleName = std::string(store.nameOf(example));
         r.exampleStart = store.track(example.track).starts[example.index.value];
         r.exampleDuration = store.durationOf(example);
+        r.exampleOnGpu = isGpuWork(store.categoryOf(example).kind);
     }
 }
 
@@ -134,7 +136,7 @@ void tensorCoreRule(const RuleContext& c, const Rule& rule, const GpuMetrics* g)
                (props->computeMajor >= 8 ? "mixed precision (torch.autocast) or TF32 "
                                            "(torch.backends.cuda.matmul.allow_tf32)"
                                          : "mixed precision (torch.autocast)"),
-           "GEMM/conv kernels take " + percent(matmulShare) + " of kernel time; tensor-core kernels " +
+           "GEMM/conv kernels take " + percent(matmulShare) + " of GPU kernel time; tensor-core kernels " +
                percent(g->tensorCoreShare) + " (" + thresholdText(rule.threshold) + ")",
            {{"device", double(g->device)},
             {"gemm_conv_share_of_kernel_time", matmulShare},
@@ -269,7 +271,65 @@ void elementwiseRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
               "elementwise_share_of_kernel_time",
               c.facts.categoryExample[std::size_t(KernelCategory::Elementwise)],
               "Elementwise kernels dominate GPU time: they are fusion candidates for torch.compile",
-              "PyTorch elementwise kernels take ", " of kernel time");
+              "PyTorch elementwise kernels take ", " of GPU kernel time");
+}
+
+// Attention computed op by op (bmm -> softmax -> bmm per head) writes the scores to memory and reads them
+// back twice; scaled_dot_product_attention runs it as one fused kernel. Fires above the threshold of GPU
+// kernel time, over at least two sequences.
+void unfusedAttentionRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    const TimeNs total = c.facts.totalKernelTime;
+    if (total <= 0) return;
+    const UnfusedAttention a = findUnfusedAttention(c.store, c.span.lo, c.span.hi);
+    const double share = double(a.gpuTime) / double(total);
+    const double softmaxShare = double(a.softmaxTime) / double(total);
+    if (a.count < 2 || share <= rule.threshold) return;
+    const bool mathFallback = 2 * a.underSdpa > a.count;
+    c.fire(
+        rule,
+        mathFallback
+            ? "scaled_dot_product_attention falls back to its unfused math path (bmm → softmax → bmm): give "
+              "it "
+              "inputs a fused kernel takes (FP16/BF16, a head dimension that is a multiple of 8, a supported "
+              "mask) or pick one with torch.nn.attention.sdpa_kernel"
+            : "Attention runs unfused, op by op (bmm → softmax → bmm): use "
+              "torch.nn.functional.scaled_dot_product_attention, which runs it as one fused kernel",
+        std::to_string(a.count) + " bmm → softmax → bmm sequences take " + formatDuration(a.gpuTime) +
+            " of GPU kernel time, " + percent(share) + " of it; their softmax kernels alone " +
+            formatDuration(a.softmaxTime) + ", " + percent(softmaxShare) + " (" +
+            thresholdText(rule.threshold) + ")",
+        {{"unfused_attention_share", share},
+         {"softmax_share_of_kernel_time", softmaxShare},
+         {"sequences", double(a.count)},
+         {"unfused_attention_us", double(a.gpuTime) / 1000.0}},
+        a.example);
+}
+
+// cuDNN and MIOpen convert NCHW tensors to the NHWC their fastest convolution kernels read, and back, around
+// every convolution of a channels-first model. Fires when those conversions take more than the threshold of
+// GPU kernel time in a model whose convolutions take at least a tenth of it (cuBLAS's transposes in a
+// transformer are no reason for channels_last).
+void channelsLastRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    const TimeNs total = c.facts.totalKernelTime;
+    if (total <= 0) return;
+    constexpr double convolutionalModel = 0.1;
+    const TimeNs layout = c.facts.categoryTime[std::size_t(KernelCategory::Layout)];
+    const TimeNs conv = c.facts.categoryTime[std::size_t(KernelCategory::Conv)];
+    const double share = double(layout) / double(total), convShare = double(conv) / double(total);
+    if (share <= rule.threshold || convShare < convolutionalModel) return;
+    c.fire(
+        rule,
+        "Convolutions pay for tensor layout conversions (NCHW ↔ NHWC): convert the model and its inputs to "
+        "channels_last (model.to(memory_format=torch.channels_last), "
+        "x.to(memory_format=torch.channels_last))",
+        "Layout-conversion kernels (convertTensor, nchwToNhwc/nhwcToNchw, transposes) take " +
+            formatDuration(layout) + " of GPU kernel time, " + percent(share) + " of it, beside " +
+            formatDuration(conv) + " (" + percent(convShare) + ") of convolution kernels (" +
+            thresholdText(rule.threshold) + ")",
+        {{"layout_share_of_kernel_time", share},
+         {"conv_share_of_kernel_time", convShare},
+         {"layout_us", double(layout) / 1000.0}},
+        c.facts.categoryExample[std::size_t(KernelCategory::Layout)]);
 }
 
 // In the order they are listed; the ids are stable (reports and tests key on them).
@@ -284,6 +344,8 @@ constexpr Rule rules[] = {
     {"tiny_kernels", 0.5, false, tinyKernelsRule},       // share of kernels under 10 µs above
     {"copy_traffic", 0.15, false, copyTrafficRule},      // host copy/layout op share of step time above
     {"elementwise_fusion", 0.3, false, elementwiseRule}, // elementwise share of kernel time above
+    {"unfused_attention", 0.1, false, unfusedAttentionRule}, // bmm→softmax→bmm share of kernel time above
+    {"channels_last", 0.05, false, channelsLastRule},        // layout-conversion share of kernel time above
 };
 
 } // namespace
@@ -342,15 +404,16 @@ void addQueueRecommendations(Overview& ov, const std::vector<StreamQueue>& queue
         add("queue_full",
             "The GPU is the bottleneck: launches wait for room in a full queue, so host-side work is hidden; "
             "speed up the kernels themselves",
-            "The launch queue of " + where + " holds " + std::to_string(queueFullLength) + " or more for " +
-                overview::percent(full) + " of its time (" + overview::thresholdText(fullShare) + ")",
+            "The launch queue of " + where + " holds " + std::to_string(queueFullLength) +
+                " or more launches for " + overview::percent(full) + " of its time (" +
+                overview::thresholdText(fullShare) + ")",
             {{"queue_full_share", full}, {"threshold", fullShare}});
     } else if (empty > emptyShare && q.meanLength < emptyMeanLength) {
         add("queue_empty",
             "The host launches each kernel just in time: the launch queue is mostly empty, so the steps "
             "are CPU-bound; cut host overhead (CUDA graphs, torch.compile) before tuning kernels",
             "The launch queue of " + where + " is empty " + overview::percent(empty) + " of its time over " +
-                std::to_string(q.launches) + " launches, " + mean + " waiting on average (" +
+                std::to_string(q.launches) + " launches, " + mean + " launches waiting on average (" +
                 overview::thresholdText(emptyShare) + ")",
             {{"queue_empty_share", empty}, {"threshold", emptyShare}});
     }

@@ -71,6 +71,7 @@ struct Call {
     std::int32_t node = -1;
     Costed* costed = nullptr;
     IntervalSet work;
+    EventRef longestWork;
     bool tf32Kernel = false;
     bool duplicate = false;
 };
@@ -162,6 +163,7 @@ PerfModelReport perfModel(const TraceStore& store, TimeNs from, TimeNs to) {
                 if (c < 0) continue;
                 Call& call = calls[std::size_t(c)];
                 call.work.emplace_back(g.starts[w], g.endOf(w));
+                store.keepLongest(call.longestWork, l.work);
                 if (call.costed->cost.compute == ComputeType::FP32 && call.costed->cost.matrix &&
                     store.categoryOf(l.work).kind == CategoryKind::Kernel &&
                     namesTf32(store.strings().view(g.names[w])))
@@ -209,6 +211,7 @@ PerfModelReport perfModel(const TraceStore& store, TimeNs from, TimeNs to) {
             row.bytes += k.cost.bytes;
             row.deviceUnion += unionLength(c.work);
             store.keepLongest(row.example, {TrackId(ti), EventIndex(nodes[std::size_t(c.node)].row)});
+            if (c.longestWork.isValid()) store.keepLongest(row.gpuExample, c.longestWork);
         }
     }
 

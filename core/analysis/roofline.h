@@ -29,7 +29,8 @@ struct PerfModelRow {
     // Over all calls, each call's GPU work (kernels, copies, memsets launched under it or its descendants)
     // with overlaps merged.
     TimeNs deviceUnion = 0;
-    EventRef example; // the longest call
+    EventRef example;    // the longest call (CPU)
+    EventRef gpuExample; // the longest GPU event its calls launched
     // From the GPU's peaks; none for an unknown GPU or a type it lacks.
     std::optional<double> peakTflops;
     std::optional<double> peakTbps;

@@ -23,24 +23,42 @@ std::string likelyCause(const PerfModelRow& r) {
                       computeTypeName(r.compute));
         return buf;
     }
-    // Tensor cores want each dimension a multiple of 16 bytes: 8 elements of 16-bit, 16 of 8-bit.
+    // Tensor cores want each dimension a multiple of 16 bytes: 8 elements of 16-bit, 16 of 8-bit. Name the
+    // dimensions that are off, as M, N and K: the trace cannot tell which is a vocabulary, a hidden size or a
+    // batch.
     const int multiple = r.compute == ComputeType::FP8 || r.compute == ComputeType::INT8 ? 16 : 8;
-    if (r.family == OpFamily::Gemm &&
-        (!multipleOf(r.m, multiple) || !multipleOf(r.n, multiple) || !multipleOf(r.k, multiple))) {
-        std::snprintf(buf, sizeof buf,
-                      "its shape M×N×K = %.0f×%.0f×%.0f is not a multiple of %d in every dimension: pad it "
-                      "(vocabulary, hidden and batch sizes) to a multiple of %d, or 64",
-                      r.m, r.n, r.k, multiple, multiple);
-        return buf;
+    if (r.family == OpFamily::Gemm) {
+        std::string off;
+        int offCount = 0;
+        for (const auto& [dim, v] : {std::pair{"M", r.m}, std::pair{"N", r.n}, std::pair{"K", r.k}})
+            if (!multipleOf(v, multiple)) {
+                const double padded = std::ceil(v / multiple) * multiple;
+                std::snprintf(buf, sizeof buf, "%s%s = %.0f (pad to %.0f)", offCount++ ? ", " : "", dim, v,
+                              padded);
+                off += buf;
+            }
+        if (offCount > 0) {
+            std::snprintf(
+                buf, sizeof buf,
+                "in M×N×K = %.0f×%.0f×%.0f, %s %s not a multiple of %d, which tensor cores want: pad "
+                "%s to a multiple of %d",
+                r.m, r.n, r.k, off.c_str(), offCount > 1 ? "are" : "is", multiple,
+                offCount > 1 ? "them" : "it", multiple);
+            return buf;
+        }
     }
     if (r.family == OpFamily::Attention && !multipleOf(r.k, 8)) {
-        std::snprintf(buf, sizeof buf, "its head dimension %.0f is not a multiple of 8", r.k);
+        std::snprintf(buf, sizeof buf,
+                      "its head dimension %.0f is not a multiple of 8, which fused attention kernels want",
+                      r.k);
         return buf;
     }
     if (r.m < 64) {
         std::snprintf(
             buf, sizeof buf,
-            "its batch is tiny (%.0f rows): the GPU cannot fill its units; batch more work per call", r.m);
+            "its M dimension is small (%.0f rows per matrix): the GPU cannot fill its units; give each "
+            "call more rows (batch more work per call)",
+            r.m);
         return buf;
     }
     return "no shape or dtype reason shows: look at the kernel chosen for this shape (torch.compile with "
@@ -67,27 +85,44 @@ std::vector<Recommendation> perfModelRecommendations(const TraceStore& store, co
     Recommendation& rec = out.emplace_back();
     rec.id = "below_peak";
     rec.title = r.name + " " + r.inputDims + " runs far below the GPU's peak: " + likelyCause(r);
-    char buf[512];
+    char achieved[192];
+    if (r.bound() == RooflineBound::Compute)
+        std::snprintf(achieved, sizeof achieved,
+                      "%.1f TFLOP/s, %.1f%% of the %s compute peak of %.1f TFLOP/s", *r.tflops(),
+                      100 * *r.peakFraction(), computeTypeName(r.compute), *r.peakTflops);
+    else
+        std::snprintf(achieved, sizeof achieved,
+                      "%.2f TB/s, %.1f%% of the memory bandwidth peak of %.2f TB/s", *r.tbps(),
+                      100 * *r.peakFraction(), *r.peakTbps);
+    char buf[640];
     const double share = double(r.deviceUnion) / double(report.gpuTime);
     std::snprintf(
         buf, sizeof buf,
-        "%s (%s) ×%llu: %.1f TFLOP/s, %.1f%% of the %s peak of %.1f; %s, %.1f%% of GPU time, of which "
-        "%s would be saved at peak",
-        r.name.c_str(), computeTypeName(r.compute), static_cast<unsigned long long>(r.count), *r.tflops(),
-        100 * *r.peakFraction(), r.bound() == RooflineBound::Compute ? computeTypeName(r.compute) : "memory",
-        r.bound() == RooflineBound::Compute ? *r.peakTflops : *r.peakTbps,
-        formatDuration(r.deviceUnion).c_str(), 100 * share, formatDuration(*r.headroom()).c_str());
+        "%s (%s) ×%llu call%s: %s; their GPU work takes %s of GPU time (%.1f%% of all GPU time), %s of "
+        "which would be saved at peak",
+        r.name.c_str(), computeTypeName(r.compute), static_cast<unsigned long long>(r.count),
+        r.count == 1 ? "" : "s", achieved, formatDuration(r.deviceUnion).c_str(), 100 * share,
+        formatDuration(*r.headroom()).c_str());
     rec.evidence = buf;
-    rec.example = r.example;
-    if (r.example.isValid()) {
-        const Track& t = store.track(r.example.track);
-        rec.from = t.starts[r.example.index.value];
-        rec.to = t.endOf(r.example.index.value);
-        rec.exampleName = r.name;
+    // The example is GPU work, as the claim is: the longest kernel one of its calls launched (its call's CPU
+    // time is not what runs far below the peak).
+    const EventRef example = r.gpuExample.isValid() ? r.gpuExample : r.example;
+    rec.example = example;
+    if (example.isValid()) {
+        const Track& t = store.track(example.track);
+        rec.from = t.starts[example.index.value];
+        rec.to = t.endOf(example.index.value);
+        rec.exampleName = std::string(store.nameOf(example));
         rec.exampleStart = rec.from;
         rec.exampleDuration = rec.to - rec.from;
+        rec.exampleOnGpu = r.gpuExample.isValid();
     }
-    rec.figures = {{"peak_fraction", *r.peakFraction()}, {"gpu_share", share}, {"threshold", farBelow}};
+    rec.figures = {{"peak_fraction", *r.peakFraction()},
+                   {"gpu_share", share},
+                   {"gpu_time_us", double(r.deviceUnion) / 1000.0},
+                   {r.bound() == RooflineBound::Compute ? "achieved_tflops" : "achieved_tbps",
+                    r.bound() == RooflineBound::Compute ? *r.tflops() : *r.tbps()},
+                   {"threshold", farBelow}};
     return out;
 }
 

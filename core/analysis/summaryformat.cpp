@@ -225,6 +225,7 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
             w.strField("name", r.exampleName);
             w.microsField("start_us", r.exampleStart);
             w.microsField("dur_us", r.exampleDuration);
+            w.strField("time", r.exampleOnGpu ? "gpu" : "cpu"); // whose time dur_us is
             w.endObject();
         }
         w.endObject();
