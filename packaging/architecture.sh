@@ -10,7 +10,7 @@ cat >"$work/CMakeGraphVizOptions.cmake" <<'OPTIONS'
 set(GRAPHVIZ_EXTERNAL_LIBS FALSE)
 set(GRAPHVIZ_GENERATE_PER_TARGET FALSE)
 set(GRAPHVIZ_GENERATE_DEPENDERS FALSE)
-set(GRAPHVIZ_IGNORE_TARGETS "^tst_|^layer-probe|^fuzz_|bench|layer-check|fake-cuda|rendericon")
+set(GRAPHVIZ_IGNORE_TARGETS "^tst_|testsupport|^layer-probe|^fuzz_|bench|layer-check|fake-cuda|rendericon")
 OPTIONS
 (cd "$work" && cmake -G Ninja "$root" -DKINETOSCOPE_TRACES_DIR="${KINETOSCOPE_TRACES_DIR:-$root/../shared/traces}" \
   --graphviz="$work/targets.dot" >/dev/null)

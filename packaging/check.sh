@@ -1,7 +1,29 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds (Ninja, ccache) and runs every test.
+# Installs what is missing, builds (Ninja, ccache) and runs every test. Each phase's time goes to the log, and a
+# table of them at the end: where CI's minutes go.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+phases=()
+phase_start=$SECONDS
+phase_name=""
+phase() { # phase NAME: ends the running phase (its time logged) and starts NAME
+  local now=$SECONDS
+  if [[ -n "$phase_name" ]]; then
+    echo "check.sh: ${phase_name}: $((now - phase_start)) s" >&2
+    phases+=("$(printf '%6d s  %s' $((now - phase_start)) "$phase_name")")
+  fi
+  phase_name=$1
+  phase_start=$now
+}
+report() {
+  phase ""
+  echo "check.sh: phase times (total ${SECONDS} s)" >&2
+  printf '  %s\n' "${phases[@]}" >&2
+}
+trap report EXIT
+
+phase "install dependencies"
 bash packaging/install-deps.sh
 traces=${KINETOSCOPE_TRACES_DIR:-$(realpath -m ../shared/traces)}
 if [[ ! -f "$traces/MANIFEST.md" ]]; then
@@ -9,18 +31,24 @@ if [[ ! -f "$traces/MANIFEST.md" ]]; then
   exit 1
 fi
 # Every source as .clang-format writes it (packaging/format.sh rewrites them).
+phase "format check"
 bash packaging/format.sh --check
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+phase "build (RelWithDebInfo)"
 cmake --preset dev -DKINETOSCOPE_TRACES_DIR="$traces" >/dev/null
 cmake --build --preset dev
+phase "tests (RelWithDebInfo)"
 ctest --preset dev -j "$(nproc)"
 
 # CI also builds everything with AddressSanitizer + UndefinedBehaviorSanitizer (UB is fatal, leaks are reported) and
 # runs the whole suite again. Locally: KINETOSCOPE_CHECK_ASAN=1 bash packaging/check.sh.
 if [[ "${CI:-}" == "true" || -n "${KINETOSCOPE_CHECK_ASAN:-}" ]]; then
+  phase "build (ASan+UBSan)"
   cmake --preset asan -DKINETOSCOPE_TRACES_DIR="$traces" >/dev/null
   cmake --build --preset asan
+  phase "tests (ASan+UBSan)"
   ctest --preset asan -j "$(nproc)" --timeout 1200
   # and fuzzes the importer and every analysis for a minute.
+  phase "fuzz (build, 4 targets x 60 s)"
   bash packaging/fuzz.sh 60
 fi
