@@ -18,7 +18,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPointer>
-#include <QRegularExpression>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -278,8 +277,7 @@ void CompareView::build() {
 
 void CompareView::markName(const QString& name) {
     if (!m_timelineA || !m_timelineB || name.isEmpty()) return;
-    const SearchQuery exact{
-        (QLatin1Char('^') + QRegularExpression::escape(name) + QLatin1Char('$')).toStdString(), true, true};
+    const SearchQuery exact{name.toStdString(), false, true, true};
     SearchResult found[2] = {searchSlices(*m_traces[0]->store, exact),
                              searchSlices(*m_traces[1]->store, exact)};
     // The first on A (or on B, for a row only in B), and on the other side the one nearest the same point of

@@ -28,6 +28,8 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <array>
+
 namespace kinetoscope {
 
 using namespace panel;
@@ -41,12 +43,22 @@ KernelPanel::KernelPanel(const TraceStore& store, QWidget* parent) : AnalysisPan
     const TablePanel t = buildTablePanel(
         this, m_model,
         {tr("Group by name"), tr("Group by name + launch (grid, block, registers, shared memory, operator)")},
-        tr("Filter kernels…"), KernelTableModel::Total, tr("<b>GPU time by category</b>"), m_origin);
+        tr("Filter kernels…"), KernelTableModel::Total, tr("<b>GPU time by category</b>"), m_origin,
+        {{KernelTableModel::Calls, false}, {KernelTableModel::Total, true}});
     m_grouping = t.grouping;
     m_filter = t.filter;
     m_proxy = t.proxy;
     m_view = t.view;
     m_categories = t.chart;
+    m_total = t.total;
+    // Grouped by launch, the launch (grid, block, registers, shared memory, operator) reads right after the
+    // name, not off the right edge after every figure.
+    m_view->horizontalHeader()->moveSection(m_view->horizontalHeader()->visualIndex(KernelTableModel::Launch),
+                                            1);
+    // The chart of GPU time by category sums the rows the table shows: a filter narrows it too.
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &KernelPanel::updateCategories);
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &KernelPanel::updateCategories);
+    connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &KernelPanel::updateCategories);
     // Below the table: the sequences of kernels operators launch again and again (fusion candidates). A
     // kernel's name selects its row above; "show" the longest call on the timeline.
     // They share the height with the table in a splitter that leaves the table most of it.
@@ -64,8 +76,11 @@ KernelPanel::KernelPanel(const TraceStore& store, QWidget* parent) : AnalysisPan
     m_sequences->setOpenLinks(false);
     boxLayout->addWidget(m_sequences, 1);
     vertical->addWidget(box);
-    vertical->setStretchFactor(0, 3);
+    // The table keeps ten rows at the default split; the sequences take what is left, at least a few lines.
+    vertical->setStretchFactor(0, 5);
     vertical->setStretchFactor(1, 1);
+    vertical->setChildrenCollapsible(false);
+    box->setMinimumHeight(60);
     connect(m_sequences, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
         if (const EventRef ref = DetailsPanel::refFromLink(url); ref.isValid()) {
             emit jumpRequested(ref);
@@ -146,16 +161,28 @@ void KernelPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
     m_view->setColumnHidden(KernelTableModel::Launch,
                             result->kernelGrouping != KernelGrouping::NameAndLaunch);
     fitColumns(m_view);
+    updateCategories();
+}
+
+void KernelPanel::updateCategories() {
+    if (!m_result) return;
+    // GPU time by category over the rows shown (all of them unless filtered), as a share of all kernel time.
+    std::array<TimeNs, kernelCategoryCount> byCategory{};
+    for (int r = 0; r < m_proxy->rowCount(); ++r) {
+        const int source = m_proxy->mapToSource(m_proxy->index(r, 0)).row();
+        const KernelTableRow& row = m_model->row(source);
+        byCategory[std::size_t(row.category)] += row.total;
+    }
     QVector<BarChart::Bar> bars;
     const TimelinePalette palette;
-    // One colour of the name ring per category: 5 is prime to the ring's size, so the 14 categories get 14
+    // One colour of the name ring per category: 5 is prime to the ring's size, so the 15 categories get 15
     // colours.
     static_assert(kernelCategoryCount <= std::size_t(TimelinePalette::nameColors));
+    const TimeNs all = m_result->kernels.totalKernelTime;
     for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
-        const TimeNs t = result->kernels.byCategory[c];
+        const TimeNs t = byCategory[c];
         if (t == 0) continue;
-        const double share =
-            result->kernels.totalKernelTime ? double(t) / double(result->kernels.totalKernelTime) : 0;
+        const double share = all ? double(t) / double(all) : 0;
         bars.push_back(
             {QString::fromLatin1(kernelCategoryName(KernelCategory(c)).data()), double(t),
              QStringLiteral("%1 (%2)").arg(durationText(t), percentText(share)),

@@ -27,9 +27,12 @@ class KernelPanel : public AnalysisPanel {
     QLabel* origin() const { return m_origin; }
     // The kernel sequences under the table; a kernel's link selects its row (selectKernel).
     QTextBrowser* sequences() const { return m_sequences; }
+    QLineEdit* filter() const { return m_filter; }
+    QLabel* total() const { return m_total; }
     bool selectKernel(const QString& name);
 
   private:
+    void updateCategories();
     const TraceStore& m_store;
     QComboBox* m_grouping;
     QLineEdit* m_filter;
@@ -39,6 +42,7 @@ class KernelPanel : public AnalysisPanel {
     BarChart* m_categories;
     QLabel* m_origin;
     QTextBrowser* m_sequences;
+    QLabel* m_total = nullptr;
     std::shared_ptr<const AnalysisResult> m_result;
 };
 

@@ -1,7 +1,9 @@
 #include "operatorpanel.h"
 
+#include "analysis/hosttree.h"
 #include "query/args.h"
 #include "query/enclosing.h"
+#include "query/kernelshortname.h"
 
 #include "barchart.h"
 #include "detailspanel.h"
@@ -65,20 +67,74 @@ OperatorPanel::OperatorPanel(const TraceStore& store, QWidget* parent)
                         {tr("Group by name"), tr("Group by name + input shapes"),
                          tr("Annotations: record_function ranges, steps, optimizer, DataLoader")},
                         tr("Filter operators…"), OperatorTableModel::DeviceTotal,
-                        tr("<b>Top 10</b> by the sorted column"), m_stack);
+                        tr("<b>Top 10</b> by the sorted column"), m_stack,
+                        {{OperatorTableModel::Calls, false},
+                         {OperatorTableModel::HostSelf, true},
+                         {OperatorTableModel::DeviceSelf, true}});
     m_grouping = t.grouping;
     m_filter = t.filter;
     m_proxy = t.proxy;
     m_view = t.view;
     m_chart = t.chart;
+    m_total = t.total;
+    // The chart shows the top rows the table shows: a filter narrows it too.
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &OperatorPanel::updateChart);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &OperatorPanel::updateChart);
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &OperatorPanel::updateChart);
+    connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &OperatorPanel::updateChart);
+    m_stack->setOpenLinks(false);
+    connect(m_stack, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        const EventRef ref = DetailsPanel::refFromLink(url);
+        if (ref.isValid()) emit jumpRequested(ref);
+    });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
                 if (!current.isValid()) return;
-                const EventRef ref = current.data(EventRole).value<EventRef>();
-                m_stack->setPlainText(callStackText(m_store, ref));
+                const int source = m_proxy->mapToSource(current).row();
+                if (source < 0 || source >= m_model->rowCount()) return;
+                showRow(m_model->row(source));
             });
+}
+
+void OperatorPanel::showRow(const OperatorRow& row) {
+    // The GPU work every call of the operator launched, per kernel (each linked to its longest), then the
+    // call stack of its longest call.
+    const std::vector<LaunchedWork> launched =
+        gpuWorkLaunchedWithin(m_store, callsOfRow(m_store, row, m_grouping->currentIndex() == 2));
+    QString html;
+    if (launched.empty()) {
+        html += tr("<p style=\"color:#6b7280\">Its calls launched no GPU work.</p>");
+    } else {
+        std::uint64_t count = 0;
+        TimeNs total = 0;
+        for (const LaunchedWork& w : launched) {
+            count += w.count;
+            total += w.total;
+        }
+        html += QStringLiteral("<p><b>%1</b></p><table cellspacing=0 cellpadding=2>")
+                    .arg(tr("GPU work its %1 calls launched: %2 events, %3 of GPU time")
+                             .arg(row.count)
+                             .arg(count)
+                             .arg(QString::fromStdString(formatDuration(total))));
+        html += QStringLiteral("<tr style=\"color:#4b5563\"><td align=right>%1</td><td align=right>%2</td>"
+                               "<td>%3</td></tr>")
+                    .arg(tr("count"), tr("GPU total"), tr("kernel, copy or memset"));
+        constexpr std::size_t listed = 30;
+        for (std::size_t i = 0; i < launched.size() && i < listed; ++i) {
+            const LaunchedWork& w = launched[i];
+            html +=
+                QStringLiteral(
+                    "<tr><td align=right>%1</td><td align=right>%2</td><td><a href=\"%3\">%4</a></td></tr>")
+                    .arg(w.count)
+                    .arg(QString::fromStdString(formatDuration(w.total)), DetailsPanel::linkFor(w.longest),
+                         QString::fromStdString(shortKernelName(m_store.strings().view(w.name)))
+                             .toHtmlEscaped());
+        }
+        html += QStringLiteral("</table>");
+        if (launched.size() > listed) html += tr("<p>… and %1 more</p>").arg(launched.size() - listed);
+    }
+    html += QStringLiteral("<pre>%1</pre>").arg(callStackText(m_store, row.example).toHtmlEscaped());
+    m_stack->setHtml(html);
 }
 
 OperatorGrouping OperatorPanel::grouping() const {

@@ -3,6 +3,7 @@
 #include "analysispanel.h"
 
 class QComboBox;
+class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
@@ -28,10 +29,13 @@ class OperatorPanel : public AnalysisPanel {
     QTableView* view() const { return m_view; }
     QLineEdit* filter() const { return m_filter; }
     BarChart* chart() const { return m_chart; }
+    // Beside the table: the GPU work the selected operator's calls launched, per kernel, and its call stack.
     QTextBrowser* callStack() const { return m_stack; }
+    QLabel* total() const { return m_total; }
 
   private:
     void updateChart();
+    void showRow(const OperatorRow& row);
     const TraceStore& m_store;
     QComboBox* m_grouping;
     QLineEdit* m_filter;
@@ -40,6 +44,7 @@ class OperatorPanel : public AnalysisPanel {
     QTableView* m_view;
     BarChart* m_chart;
     QTextBrowser* m_stack;
+    QLabel* m_total = nullptr;
 };
 
 } // namespace kinetoscope

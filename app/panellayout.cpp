@@ -17,8 +17,9 @@ bool showsTimeline(const QList<int>& sizes) {
 }
 
 QList<int> defaultSizes(int total) {
-    const int panels =
-        std::max(panelsMinimumHeight, total * panelsStretch / (timelineStretch + panelsStretch));
+    const int quarter = total * panelsStretch / (timelineStretch + panelsStretch);
+    const int tenRows = std::min(panelsTenRows, int(total * panelsMostShare));
+    const int panels = std::max({panelsMinimumHeight, quarter, tenRows});
     return {std::max(0, total - panels), panels};
 }
 

@@ -19,10 +19,15 @@ namespace panellayout {
 
 constexpr int timelineMinimumHeight = 220;
 constexpr int panelsMinimumHeight = 120;
-// A restored split must leave the timeline at least this share of the height: a layout saved while cramped
-// must not come back on the next launch.
-constexpr double timelineMinimumShare = 0.4;
-// The split at first launch and after View > Reset Layout: timeline 3, panels 1.
+// A restored split must leave the timeline at least this share of the height: a layout saved while the panels
+// were enlarged must not give every later trace a short timeline.
+constexpr double timelineMinimumShare = 0.5;
+// The split at first launch and after View > Reset Layout: the panels tall enough for ten table rows under
+// their tabs, filter and header (and never less than a quarter), the timeline the rest, which at 1400x900
+// still holds the first screen of a with_stack trace (its steps, operators and GPU streams). Growing, both
+// share 3:1.
+constexpr int panelsTenRows = 380;
+constexpr double panelsMostShare = 0.5; // in a small window, no more than half
 constexpr int timelineStretch = 3;
 constexpr int panelsStretch = 1;
 

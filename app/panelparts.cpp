@@ -13,6 +13,7 @@
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QStyle>
 #include <QTableView>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -29,7 +30,8 @@ QTableWidgetItem* numberItem(const QString& text, double sortValue) {
 
 QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
     QTableWidget* t = makeReadOnlyTable(parent, headers);
-    t->horizontalHeader()->setStretchLastSection(true);
+    // No stretched last column: its right-aligned numbers would sit a window's width from their header.
+    t->horizontalHeader()->setStretchLastSection(false);
     return t;
 }
 
@@ -44,6 +46,8 @@ QTableView* makeView(QWidget* parent, QSortFilterProxyModel* proxy) {
     v->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
     v->horizontalHeader()->resizeSection(0, 380);
     v->setAlternatingRowColors(true);
+    // A long name keeps its end, which tells kernels apart ("vectorized_elementwise_kernel<...> (mul)").
+    v->setTextElideMode(Qt::ElideMiddle);
     return v;
 }
 
@@ -60,13 +64,36 @@ QSortFilterProxyModel* makeProxy(QObject* parent, QAbstractItemModel* model) {
 
 void fitColumns(QTableView* view) {
     view->resizeColumnsToContents();
+    QHeaderView* header = view->horizontalHeader();
+    header->setStretchLastSection(false);
+    // resizeColumnsToContents leaves no room for the sort arrow: "Est. occupancy" came out clipped.
+    const int arrow = view->style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header) + 8;
+    for (int c = 1; c < header->count(); ++c)
+        if (!view->isColumnHidden(c))
+            view->setColumnWidth(c, std::max(view->columnWidth(c), header->sectionSizeHint(c) + arrow));
     const int widest = std::max(480, view->viewport()->width() / 2);
     view->setColumnWidth(0, std::clamp(view->columnWidth(0), 200, widest));
 }
 
+QString totalText(const QSortFilterProxyModel* proxy, const QList<AdditiveColumn>& additive) {
+    const int shown = proxy->rowCount();
+    const int all = proxy->sourceModel() ? proxy->sourceModel()->rowCount() : shown;
+    QString text = shown == all ? QObject::tr("%1 rows").arg(all)
+                                : QObject::tr("Filtered: %1 of %2 rows").arg(shown).arg(all);
+    for (const AdditiveColumn& a : additive) {
+        double sum = 0;
+        for (int r = 0; r < shown; ++r)
+            sum += proxy->index(r, a.column).data(SortRole).toDouble();
+        const QString header = proxy->headerData(a.column, Qt::Horizontal).toString();
+        text += QStringLiteral(" · %1 %2")
+                    .arg(header, a.time ? durationText(TimeNs(sum)) : QString::number(qint64(sum)));
+    }
+    return text;
+}
+
 TablePanel buildTablePanel(AnalysisPanel* panel, QAbstractItemModel* model, const QStringList& groupings,
                            const QString& filterHint, int sortColumn, const QString& sideTitle,
-                           QWidget* detail) {
+                           QWidget* detail, const QList<AdditiveColumn>& additive) {
     auto* layout = new QVBoxLayout(panel);
     layout->setContentsMargins(2, 2, 2, 2);
     auto* bar = new QHBoxLayout;
@@ -83,7 +110,16 @@ TablePanel buildTablePanel(AnalysisPanel* panel, QAbstractItemModel* model, cons
     t.view = makeView(panel, t.proxy);
     t.view->sortByColumn(sortColumn, Qt::DescendingOrder);
     auto* split = new QSplitter(Qt::Horizontal, panel);
-    split->addWidget(t.view);
+    auto* tableBox = new QWidget(split);
+    auto* tableLayout = new QVBoxLayout(tableBox);
+    tableLayout->setContentsMargins(0, 0, 0, 0);
+    tableLayout->setSpacing(2);
+    t.view->setParent(tableBox);
+    tableLayout->addWidget(t.view, 1);
+    t.total = new QLabel(tableBox);
+    t.total->setStyleSheet(QStringLiteral("QLabel{color:#374151;padding:0 4px}"));
+    tableLayout->addWidget(t.total);
+    split->addWidget(tableBox);
     auto* side = new QWidget(split);
     auto* sideLayout = new QVBoxLayout(side);
     sideLayout->setContentsMargins(0, 0, 0, 0);
@@ -104,6 +140,14 @@ TablePanel buildTablePanel(AnalysisPanel* panel, QAbstractItemModel* model, cons
     QObject::connect(t.grouping, &QComboBox::currentIndexChanged, panel, &AnalysisPanel::groupingChanged);
     QObject::connect(t.filter, &QLineEdit::textChanged, t.proxy,
                      &QSortFilterProxyModel::setFilterFixedString);
+    // The total follows the rows shown, whatever changes them (new rows, a filter, a sort).
+    const auto updateTotal = [proxy = t.proxy, label = t.total, additive] {
+        label->setText(totalText(proxy, additive));
+    };
+    QObject::connect(t.proxy, &QAbstractItemModel::modelReset, t.total, updateTotal);
+    QObject::connect(t.proxy, &QAbstractItemModel::layoutChanged, t.total, updateTotal);
+    QObject::connect(t.proxy, &QAbstractItemModel::rowsInserted, t.total, updateTotal);
+    QObject::connect(t.proxy, &QAbstractItemModel::rowsRemoved, t.total, updateTotal);
     QObject::connect(t.view->selectionModel(), &QItemSelectionModel::currentRowChanged, panel,
                      [panel](const QModelIndex& current) {
                          if (current.isValid())

@@ -19,6 +19,8 @@ SearchBar::SearchBar(QWidget* parent) : QWidget(parent) {
     m_edit->setClearButtonEnabled(true);
     m_regex = new QCheckBox(tr("Regex"), this);
     m_case = new QCheckBox(tr("Match case"), this);
+    m_whole = new QCheckBox(tr("Whole name"), this);
+    m_whole->setToolTip(tr("Match slices whose name is exactly the text"));
     m_status = new QLabel(this);
     m_status->setMinimumWidth(160);
     auto* prev = new QToolButton(this);
@@ -34,6 +36,7 @@ SearchBar::SearchBar(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_edit, 1);
     layout->addWidget(m_regex);
     layout->addWidget(m_case);
+    layout->addWidget(m_whole);
     layout->addWidget(prev);
     layout->addWidget(nextButton);
     layout->addWidget(m_status);
@@ -46,6 +49,14 @@ SearchBar::SearchBar(QWidget* parent) : QWidget(parent) {
     connect(m_edit, &QLineEdit::textChanged, debounce, qOverload<>(&QTimer::start));
     connect(m_regex, &QCheckBox::toggled, this, &SearchBar::queryChanged);
     connect(m_case, &QCheckBox::toggled, this, &SearchBar::queryChanged);
+    connect(m_whole, &QCheckBox::toggled, this, &SearchBar::queryChanged);
+    // A whole name and a regex exclude each other.
+    connect(m_whole, &QCheckBox::toggled, this, [this](bool on) {
+        if (on) m_regex->setChecked(false);
+    });
+    connect(m_regex, &QCheckBox::toggled, this, [this](bool on) {
+        if (on) m_whole->setChecked(false);
+    });
     connect(m_edit, &QLineEdit::returnPressed, this, [this] {
         if (QGuiApplication::keyboardModifiers() & Qt::ShiftModifier)
             emit previous();
@@ -65,6 +76,12 @@ bool SearchBar::isRegex() const {
 }
 bool SearchBar::isCaseSensitive() const {
     return m_case->isChecked();
+}
+bool SearchBar::isWholeName() const {
+    return m_whole->isChecked();
+}
+void SearchBar::setWholeName(bool on) {
+    m_whole->setChecked(on);
 }
 void SearchBar::setText(const QString& text) {
     m_edit->setText(text);

@@ -18,8 +18,12 @@ class SearchBar : public QWidget {
     QString text() const;
     bool isRegex() const;
     bool isCaseSensitive() const;
+    // The whole name, exactly: what a table row marks on the timeline (its name as written, no escaped
+    // regex).
+    bool isWholeName() const;
     void setText(const QString& text);
     void setRegex(bool on);
+    void setWholeName(bool on);
     void setStatus(const QString& text, bool error = false);
     void focusQuery();
 
@@ -36,6 +40,7 @@ class SearchBar : public QWidget {
     QLineEdit* m_edit;
     QCheckBox* m_regex;
     QCheckBox* m_case;
+    QCheckBox* m_whole;
     QLabel* m_status;
 };
 

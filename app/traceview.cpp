@@ -24,7 +24,6 @@
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -378,8 +377,9 @@ void TraceView::fillPanel(std::shared_ptr<const AnalysisResult> result, std::uin
 void TraceView::highlightName(const QString& name) {
     if (!m_searchBar) return;
     m_searchBar->show();
-    m_searchBar->setRegex(true);
-    m_searchBar->setText(QLatin1Char('^') + QRegularExpression::escape(name) + QLatin1Char('$'));
+    // The name as the table shows it, matched whole (not an escaped regex of a template name).
+    m_searchBar->setWholeName(true);
+    m_searchBar->setText(name);
     runSearch();
 }
 
@@ -402,7 +402,7 @@ void TraceView::runSearch() {
     if (m_searchCancel) *m_searchCancel = true;
     const std::uint64_t generation = ++m_searchGeneration;
     SearchQuery query{m_searchBar->text().toStdString(), m_searchBar->isRegex(),
-                      m_searchBar->isCaseSensitive()};
+                      m_searchBar->isCaseSensitive(), m_searchBar->isWholeName()};
     m_currentMatch = -1;
     if (query.text.empty()) {
         m_search.reset();

@@ -17,6 +17,7 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QFile>
+#include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -48,6 +49,7 @@ class TestAnalysisPanels : public QObject {
     void operatorSelectionHighlightsAndJumps();
     void operatorFilterAndGrouping();
     void kernelSelectionShowsOrigin();
+    void kernelTableReadsWell();
     void annotationsAndPythonCallStack();
     void kernelDetailsNameTheOperatorAndDelay();
     void rangeScopesPanels();
@@ -241,8 +243,10 @@ void TestAnalysisPanels::operatorSelectionHighlightsAndJumps() {
     panel->view()->setCurrentIndex(first);
     QVERIFY(searched.wait(10000));
     const QString name = first.data(NameRole).toString();
-    QCOMPARE(view->searchBar()->text(),
-             QLatin1Char('^') + QRegularExpression::escape(name) + QLatin1Char('$'));
+    // The name itself in the find bar, matched whole (it used to fill with an escaped regex of a template
+    // name).
+    QCOMPARE(view->searchBar()->text(), name);
+    QVERIFY(view->searchBar()->isWholeName() && !view->searchBar()->isRegex());
     std::size_t expected = 0;
     const TraceStore& s = *view->trace()->store;
     for (const Track& t : s.tracks()) {
@@ -271,7 +275,27 @@ void TestAnalysisPanels::operatorFilterAndGrouping() {
     for (int r = 0; r < panel->proxy()->rowCount(); ++r)
         QVERIFY(panel->proxy()->index(r, 0).data().toString().contains(QLatin1String("conv"),
                                                                        Qt::CaseInsensitive));
+    // A filtered table says so and totals the rows it shows; its chart shows only those rows too.
+    qulonglong calls = 0;
+    qlonglong deviceSelf = 0;
+    for (int r = 0; r < panel->proxy()->rowCount(); ++r) {
+        const OperatorRow& row =
+            panel->model()->row(panel->proxy()->mapToSource(panel->proxy()->index(r, 0)).row());
+        calls += row.count;
+        deviceSelf += row.deviceSelf;
+    }
+    const QString total = panel->total()->text();
+    QVERIFY2(total.startsWith(
+                 QStringLiteral("Filtered: %1 of %2 rows").arg(panel->proxy()->rowCount()).arg(byName)),
+             qPrintable(total));
+    QVERIFY2(total.contains(QStringLiteral("%1").arg(calls)) &&
+                 total.contains(durationText(TimeNs(deviceSelf))),
+             qPrintable(total));
+    QVERIFY(!panel->chart()->bars().isEmpty());
+    for (const BarChart::Bar& b : panel->chart()->bars())
+        QVERIFY2(b.label.contains(QLatin1String("conv"), Qt::CaseInsensitive), qPrintable(b.label));
     panel->filter()->clear();
+    QVERIFY(panel->total()->text().startsWith(QStringLiteral("%1 rows").arg(byName)));
     panel->setGrouping(OperatorGrouping::NameAndShape);
     QVERIFY(waitAnalysis(view));
     QVERIFY(panel->model()->rowCount() > byName);
@@ -302,6 +326,49 @@ void TestAnalysisPanels::kernelSelectionShowsOrigin() {
     QCOMPARE(view->timeline()->selected(), seqs[0].example);
 }
 
+// The kernel table as a user reads it: no stretched last column (numbers next to their headers), every header
+// whole ("Est. occupancy" was clipped), the launch right after the name when grouped by it (grid, block and
+// operator were off the right edge), a total of the rows shown, and a category chart that follows the filter.
+void TestAnalysisPanels::kernelTableReadsWell() {
+    TraceView* view = open(resnet);
+    QVERIFY(view);
+    KernelPanel* panel = view->kernelPanel();
+    view->bottomTabs()->setCurrentWidget(panel);
+    QHeaderView* header = panel->view()->horizontalHeader();
+    QVERIFY(!header->stretchLastSection());
+    QCOMPARE(panel->view()->textElideMode(), Qt::ElideMiddle); // names keep their distinguishing end
+    for (int c = 1; c < header->count(); ++c)
+        if (!panel->view()->isColumnHidden(c))
+            QVERIFY2(panel->view()->columnWidth(c) >= header->sectionSizeHint(c),
+                     qPrintable(panel->model()->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()));
+    QCOMPARE(header->visualIndex(KernelTableModel::Launch), 1);
+    // Filtered: the total and the chart are those of the rows shown.
+    panel->filter()->setText(QStringLiteral("elementwise"));
+    QVERIFY(panel->proxy()->rowCount() > 0 && panel->proxy()->rowCount() < panel->model()->rowCount());
+    qlonglong total = 0;
+    for (int r = 0; r < panel->proxy()->rowCount(); ++r)
+        total += panel->model()->row(panel->proxy()->mapToSource(panel->proxy()->index(r, 0)).row()).total;
+    QVERIFY2(panel->total()->text().contains(durationText(TimeNs(total))),
+             qPrintable(panel->total()->text()));
+    double charted = 0;
+    for (const BarChart::Bar& b : panel->categories()->bars())
+        charted += b.value;
+    QCOMPARE(qlonglong(charted), total);
+    panel->filter()->clear();
+    double all = 0;
+    for (const BarChart::Bar& b : panel->categories()->bars())
+        all += b.value;
+    QCOMPARE(qlonglong(all), qlonglong(view->analysis()->kernels.totalKernelTime));
+    // Grouped by launch: the launch column shows, second.
+    panel->setGrouping(KernelGrouping::NameAndLaunch);
+    QVERIFY(waitAnalysis(view));
+    QVERIFY(!panel->view()->isColumnHidden(KernelTableModel::Launch));
+    QCOMPARE(header->visualIndex(KernelTableModel::Launch), 1);
+    QVERIFY(header->sectionViewportPosition(KernelTableModel::Launch) < panel->view()->viewport()->width());
+    panel->setGrouping(KernelGrouping::Name);
+    QVERIFY(waitAnalysis(view));
+}
+
 // Annotations are listed apart (grouped ProfilerStep#*), and a with_stack trace's operators show the Python
 // frames around their longest call as their call stack.
 void TestAnalysisPanels::annotationsAndPythonCallStack() {
@@ -330,9 +397,37 @@ void TestAnalysisPanels::annotationsAndPythonCallStack() {
         break;
     }
     const QString stack = panel->callStack()->toPlainText();
-    QVERIFY2(stack.startsWith(QLatin1String("Python frames")) && stack.contains(QLatin1String(".py(")),
+    QVERIFY2(stack.contains(QLatin1String("Python frames")) && stack.contains(QLatin1String(".py(")),
              qPrintable(stack));
     QVERIFY(stack.contains(QLatin1String("nn.Module")));
+    // Above the stack, the GPU work its calls launched (the kernels the Operators tab did not show): as many
+    // events as the launch calls inside every aten::linear call launched, each kernel a link to its longest
+    // run.
+    const TraceStore& s = *view->trace()->store;
+    const StringId linear = s.strings().find("aten::linear");
+    std::size_t calls = 0, events = 0;
+    for (std::uint32_t ti = 0; ti < s.tracks().size(); ++ti) {
+        const Track& t = s.tracks()[ti];
+        if (t.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+            if (t.names[r] != linear) continue;
+            ++calls;
+            for (std::uint32_t k = 0; k < t.sliceCount(); ++k)
+                if (t.starts[k] >= t.starts[r] && t.endOf(k) <= t.endOf(r) &&
+                    isLaunchCategory(s.categoryOf({TrackId(ti), EventIndex(k)}).kind))
+                    events += s.gpuWorkOf({TrackId(ti), EventIndex(k)}).size();
+        }
+    }
+    QVERIFY(events > 0);
+    QVERIFY2(
+        stack.contains(QStringLiteral("GPU work its %1 calls launched: %2 events").arg(calls).arg(events)),
+        qPrintable(stack));
+    const QString html = panel->callStack()->toHtml();
+    const qsizetype at = html.indexOf(QLatin1String("href=\"event:"));
+    QVERIFY(at >= 0);
+    const QString link = html.mid(at + 6, html.indexOf(QLatin1Char('"'), at + 6) - at - 6);
+    emit panel->callStack()->anchorClicked(QUrl(link));
+    QVERIFY(isGpuWork(s.categoryOf(view->timeline()->selected()).kind));
 }
 
 // A kernel's details name the operator that launched it and its launch delay.

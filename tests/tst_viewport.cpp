@@ -31,6 +31,7 @@ class TestViewport : public QObject {
     void flowCulling();
     void search_data();
     void search();
+    void searchWholeName();
     void areaSummary_data();
     void areaSummary();
     void areaGroupings_data();
@@ -249,6 +250,30 @@ void TestViewport::search_data() {
     QTest::newRow("regex") << qwen << QStringLiteral("^cuda(LaunchKernel|MemcpyAsync)$") << true << false;
     QTest::newRow("legacy trace") << QString::fromLatin1(corpus[4]) << QStringLiteral("conv") << false
                                   << false;
+}
+
+// A table row marks its name on the timeline matched whole: a template kernel name, full of characters a
+// regex would take for syntax, is found as written, and only where the name is exactly it.
+void TestViewport::searchWholeName() {
+    const TraceStore& s = store(QString::fromLatin1(corpus[1]));
+    StringId templateName;
+    for (const Track& t : s.tracks()) {
+        if (t.kind != TrackKind::GpuStream || t.sliceCount() == 0) continue;
+        for (StringId n : t.names)
+            if (s.strings().view(n).find('<') != std::string_view::npos) templateName = n;
+    }
+    QVERIFY(templateName.isValid());
+    const std::string name(s.strings().view(templateName));
+    const SearchResult result = searchSlices(s, {name, true, false, true}); // regex ignored for a whole name
+    QVERIFY(result.error.empty());
+    std::size_t expected = 0;
+    for (const Track& t : s.tracks())
+        expected += std::size_t(std::count(t.names.begin(), t.names.end(), templateName));
+    QCOMPARE(result.matches.size(), expected);
+    for (const EventRef& m : result.matches)
+        QCOMPARE(std::string(s.nameOf(m)), name);
+    // A part of the name is not the whole name.
+    QVERIFY(searchSlices(s, {name.substr(0, name.size() - 1), false, false, true}).matches.empty());
 }
 
 void TestViewport::search() {

@@ -164,28 +164,48 @@ TimeNs launchDelay(const TraceStore& store, EventRef gpuWork, EventRef launch) {
 }
 
 std::vector<LaunchedWork> gpuWorkLaunchedWithin(const TraceStore& store, EventRef hostSlice) {
+    return gpuWorkLaunchedWithin(store, std::vector<EventRef>{hostSlice});
+}
+
+std::vector<LaunchedWork> gpuWorkLaunchedWithin(const TraceStore& store, std::vector<EventRef> hostSlices) {
     std::vector<LaunchedWork> out;
-    if (!hostSlice.isValid() || hostSlice.track.value >= store.tracks().size()) return out;
-    const Track& track = store.track(hostSlice.track);
-    if (track.kind != TrackKind::CpuThread || hostSlice.index.value >= track.sliceCount()) return out;
-    const TimeNs from = track.starts[hostSlice.index.value], to = track.endOf(hostSlice.index.value);
     std::unordered_map<std::uint32_t, std::size_t> byName;
-    // Every lane, the overlapping ones included: a launch inside the slice may sit on any of them.
-    for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
-        const auto [r0, r1] = track.rowsInRange(d, from, to);
-        for (std::uint32_t r = r0; r < r1; ++r) {
-            if (r == hostSlice.index.value || track.starts[r] < from || track.endOf(r) > to) continue;
-            if (!isLaunchCategory(store.categories()[track.categories[r]].kind)) continue;
-            for (EventRef g : store.gpuWorkOf({hostSlice.track, EventIndex(r)})) {
-                const Track& gt = store.track(g.track);
-                const StringId name = gt.names[g.index.value];
-                const auto [it, fresh] = byName.try_emplace(name.value, out.size());
-                if (fresh) out.push_back({name, 0, 0, g});
-                LaunchedWork& w = out[it->second];
-                const TimeNs d = gt.durations[g.index.value];
-                ++w.count;
-                w.total += d;
-                if (d > store.track(w.longest.track).durations[w.longest.index.value]) w.longest = g;
+    const auto startOf = [&](EventRef e) { return store.track(e.track).starts[e.index.value]; };
+    std::erase_if(hostSlices, [&](EventRef e) {
+        return !e.isValid() || e.track.value >= store.tracks().size() ||
+               store.track(e.track).kind != TrackKind::CpuThread ||
+               e.index.value >= store.track(e.track).sliceCount();
+    });
+    std::sort(hostSlices.begin(), hostSlices.end(), [&](EventRef a, EventRef b) {
+        return a.track != b.track         ? a.track < b.track
+               : startOf(a) != startOf(b) ? startOf(a) < startOf(b)
+                                          : store.durationOf(a) > store.durationOf(b);
+    });
+    TrackId lastTrack;
+    TimeNs coveredUntil = INT64_MIN;
+    for (EventRef slice : hostSlices) {
+        const Track& track = store.track(slice.track);
+        const TimeNs from = track.starts[slice.index.value], to = track.endOf(slice.index.value);
+        if (slice.track == lastTrack && to <= coveredUntil) continue; // inside one already counted
+        lastTrack = slice.track;
+        coveredUntil = to;
+        // Every lane, the overlapping ones included: a launch inside the slice may sit on any of them.
+        for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
+            const auto [r0, r1] = track.rowsInRange(d, from, to);
+            for (std::uint32_t r = r0; r < r1; ++r) {
+                if (r == slice.index.value || track.starts[r] < from || track.endOf(r) > to) continue;
+                if (!isLaunchCategory(store.categories()[track.categories[r]].kind)) continue;
+                for (EventRef g : store.gpuWorkOf({slice.track, EventIndex(r)})) {
+                    const Track& gt = store.track(g.track);
+                    const StringId name = gt.names[g.index.value];
+                    const auto [it, fresh] = byName.try_emplace(name.value, out.size());
+                    if (fresh) out.push_back({name, 0, 0, g});
+                    LaunchedWork& w = out[it->second];
+                    const TimeNs duration = gt.durations[g.index.value];
+                    ++w.count;
+                    w.total += duration;
+                    if (duration > store.durationOf(w.longest)) w.longest = g;
+                }
             }
         }
     }

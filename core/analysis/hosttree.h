@@ -97,5 +97,8 @@ struct LaunchedWork {
     EventRef longest;
 };
 std::vector<LaunchedWork> gpuWorkLaunchedWithin(const TraceStore& store, EventRef hostSlice);
+// The same over several host slices (every call of an operator), merged per name. A slice inside another of
+// them on its thread (a recursive call) adds nothing: its launches are its caller's.
+std::vector<LaunchedWork> gpuWorkLaunchedWithin(const TraceStore& store, std::vector<EventRef> hostSlices);
 
 } // namespace kinetoscope

@@ -71,7 +71,7 @@ struct Call {
     std::int32_t node = -1;
     Costed* costed = nullptr;
     IntervalSet work;
-    EventRef longestWork;
+    EventRef longestWork = {};
     bool tf32Kernel = false;
     bool duplicate = false;
 };

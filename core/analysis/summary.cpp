@@ -23,6 +23,29 @@ std::string inputDimsOf(const TraceStore& store, EventRef ref) {
 
 } // namespace
 
+std::vector<EventRef> callsOfRow(const TraceStore& store, const OperatorRow& row, bool annotation) {
+    std::vector<EventRef> calls;
+    std::vector<bool> nameMatches(store.strings().size(), false);
+    for (std::uint32_t i = 0; i < store.strings().size(); ++i) {
+        const std::string_view name = store.strings().view(StringId(i));
+        nameMatches[i] = annotation ? annotationGroupName(name) == row.name : name == row.name;
+    }
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
+        if (t.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+            if (!nameMatches[t.names[r].value]) continue;
+            const HostRole role = hostRole(store, t, r);
+            if (role != (annotation ? HostRole::Annotation : HostRole::Operator)) continue;
+            if (!annotation && !row.inputDims.empty() &&
+                inputDimsOf(store, {TrackId(ti), EventIndex(r)}) != row.inputDims)
+                continue;
+            calls.push_back({TrackId(ti), EventIndex(r)});
+        }
+    }
+    return calls;
+}
+
 bool OperatorRow::tensorCoreEligible() const {
     static constexpr std::string_view eligible[] = {"aten::mm",
                                                     "aten::addmm",

@@ -52,6 +52,11 @@ struct Summary {
 Summary summarize(const TraceStore& store, OperatorGrouping grouping = OperatorGrouping::Name,
                   TimeNs from = INT64_MIN, TimeNs to = INT64_MAX);
 
+// Every call of a row of the operator table (`annotation` false) or of the annotation table, as summarize
+// grouped them: by name (annotations by their group name, "ProfilerStep#*"), and by input shapes when the row
+// has them.
+std::vector<EventRef> callsOfRow(const TraceStore& store, const OperatorRow& row, bool annotation);
+
 // GPU device index of a GPU track (Kineto writes the device as pid).
 std::int64_t deviceOf(const Track& track);
 

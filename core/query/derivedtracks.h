@@ -32,7 +32,7 @@ class DerivedTrack {
   public:
     DerivedTrack(std::string title, StepSeries series, CounterUnit unit, CounterFold fold);
 
-    // Shown at the top of this GPU's group; -1 for a group of its own, titled groupTitle.
+    // Shown in this GPU's group, after its streams; -1 for a group of its own, titled groupTitle.
     std::int64_t gpu = -1;
     std::string groupTitle;
     // The lane's full scale; 0 to scale to the lane's maximum.

@@ -40,8 +40,8 @@ struct LaneMetrics {
 
 // Groups the store's tracks (already in display order), with the derived tracks computed after import, and
 // lays them out as rows. Pure arithmetic over the store, shared by the widget, headless rendering and the
-// tests; rebuilt when the user collapses a group or hides a track. A derived track of a GPU is shown at the
-// top of that GPU's group; the others in groups of their own, after the store's.
+// tests; rebuilt when the user collapses a group or hides a track. A derived track of a GPU is shown after
+// that GPU's streams, in its group; the others in groups of their own, after the store's.
 //
 // A thread with a compact view (query/hostview.h) starts compact: one summary lane of its outermost Python
 // frames, then its other slices nested among themselves; expanding its Python frames shows every lane as the

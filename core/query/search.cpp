@@ -20,7 +20,7 @@ SearchResult searchSlices(const TraceStore& store, const SearchQuery& query,
     const std::size_t stringCount = store.strings().size();
     result.nameMatches.assign(stringCount, false);
     std::optional<std::regex> re;
-    if (query.regex) {
+    if (query.regex && !query.wholeName) {
         try {
             auto flags = std::regex::ECMAScript | std::regex::optimize;
             if (!query.caseSensitive) flags |= std::regex::icase;
@@ -35,7 +35,9 @@ SearchResult searchSlices(const TraceStore& store, const SearchQuery& query,
     for (std::uint32_t i = 0; i < stringCount; ++i) {
         const std::string_view name = store.strings().view(StringId(i));
         bool match;
-        if (re)
+        if (query.wholeName)
+            match = name == query.text;
+        else if (re)
             match = std::regex_search(name.begin(), name.end(), *re);
         else if (query.caseSensitive)
             match = name.find(needle) != std::string_view::npos;

@@ -12,6 +12,7 @@ struct SearchQuery {
     std::string text;
     bool regex = false;
     bool caseSensitive = false;
+    bool wholeName = false; // the name is the text, exactly (a table row's name marked on the timeline)
 };
 
 // Slices whose name matches, in time order. Names are matched once per distinct string, then the columns are
