@@ -26,8 +26,8 @@ constexpr double timelineMinimumShare = 0.5;
 // their tabs, filter and header (and never less than a quarter), the timeline the rest, which at 1400x900
 // still holds the first screen of a with_stack trace (its steps, operators and GPU streams). Growing, both
 // share 3:1.
-constexpr int panelsTenRows = 380;
-constexpr double panelsMostShare = 0.5; // in a small window, no more than half
+constexpr int panelsTenRows = 360;
+constexpr double panelsMostShare = 0.45; // in a small window the timeline keeps the larger part
 constexpr int timelineStretch = 3;
 constexpr int panelsStretch = 1;
 

@@ -109,17 +109,12 @@ TablePanel buildTablePanel(AnalysisPanel* panel, QAbstractItemModel* model, cons
     t.proxy = makeProxy(panel, model);
     t.view = makeView(panel, t.proxy);
     t.view->sortByColumn(sortColumn, Qt::DescendingOrder);
-    auto* split = new QSplitter(Qt::Horizontal, panel);
-    auto* tableBox = new QWidget(split);
-    auto* tableLayout = new QVBoxLayout(tableBox);
-    tableLayout->setContentsMargins(0, 0, 0, 0);
-    tableLayout->setSpacing(2);
-    t.view->setParent(tableBox);
-    tableLayout->addWidget(t.view, 1);
-    t.total = new QLabel(tableBox);
+    // The total of the rows shown, beside the filter (a line of its own would cost the table a row).
+    t.total = new QLabel(panel);
     t.total->setStyleSheet(QStringLiteral("QLabel{color:#374151;padding:0 4px}"));
-    tableLayout->addWidget(t.total);
-    split->addWidget(tableBox);
+    bar->addWidget(t.total);
+    auto* split = new QSplitter(Qt::Horizontal, panel);
+    split->addWidget(t.view);
     auto* side = new QWidget(split);
     auto* sideLayout = new QVBoxLayout(side);
     sideLayout->setContentsMargins(0, 0, 0, 0);

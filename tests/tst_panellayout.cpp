@@ -109,12 +109,12 @@ void TestPanelLayout::savedSizesReadBack() {
     QCOMPARE(panellayout::savedSizes(stateWithSizes(700, 300)), (QList<int>{700, 300}));
     QVERIFY(panellayout::savedSizes(QByteArray("not a splitter state")).isEmpty());
     QVERIFY(panellayout::savedSizes({}).isEmpty());
-    // Ten table rows' height for the panels (380 px), the rest for the timeline; a quarter once that is more;
-    // in a small window no more than half.
-    QCOMPARE(panellayout::defaultSizes(790), (QList<int>{410, 380}));
-    QCOMPARE(panellayout::defaultSizes(1000), (QList<int>{620, 380}));
+    // Ten table rows' height for the panels (360 px), the rest for the timeline; a quarter once that is more;
+    // in a small window the timeline keeps the larger part.
+    QCOMPARE(panellayout::defaultSizes(790), (QList<int>{435, 355}));
+    QCOMPARE(panellayout::defaultSizes(1000), (QList<int>{640, 360}));
     QCOMPARE(panellayout::defaultSizes(2000), (QList<int>{1500, 500}));
-    QCOMPARE(panellayout::defaultSizes(600), (QList<int>{300, 300}));
+    QCOMPARE(panellayout::defaultSizes(600), (QList<int>{330, 270}));
     QCOMPARE(panellayout::defaultSizes(200).value(1), panellayout::panelsMinimumHeight);
 }
 

@@ -309,6 +309,34 @@ void LaneLayout::collapseIdleProcesses() {
     if (!anyWork || idle.empty()) return;
     for (std::uint32_t g : idle)
         m_groups[g].collapsed = true;
+    // Folded, they go after the last GPU: the processes with work and every GPU stream come first.
+    std::uint32_t lastGpu = ~0u;
+    for (std::uint32_t g = 0; g < m_groups.size(); ++g)
+        if (m_groups[g].kind == LaneGroup::Kind::Gpu) lastGpu = g;
+    if (lastGpu != ~0u) {
+        // New position -> old index: the groups up to the last GPU but the folded ones, the folded ones, the
+        // rest.
+        std::vector<bool> isIdle(m_groups.size(), false);
+        for (std::uint32_t g : idle)
+            isIdle[g] = true;
+        std::vector<std::uint32_t> order;
+        for (std::uint32_t g = 0; g <= lastGpu; ++g)
+            if (!isIdle[g]) order.push_back(g);
+        order.insert(order.end(), idle.begin(), idle.end());
+        for (std::uint32_t g = lastGpu + 1; g < m_groups.size(); ++g)
+            if (!isIdle[g]) order.push_back(g);
+        std::vector<std::uint32_t> newIndex(m_groups.size());
+        std::vector<LaneGroup> groups;
+        groups.reserve(m_groups.size());
+        for (std::uint32_t n = 0; n < order.size(); ++n) {
+            newIndex[order[n]] = n;
+            groups.push_back(std::move(m_groups[order[n]]));
+        }
+        m_groups = std::move(groups);
+        for (std::uint32_t& g : m_groupOfTrack)
+            g = newIndex[g];
+        if (m_pinnedGroup < newIndex.size()) m_pinnedGroup = newIndex[m_pinnedGroup];
+    }
     relayout();
 }
 
