@@ -47,6 +47,35 @@ EventRef DetailsPanel::refFromLink(const QUrl& url) {
     return {TrackId(track), EventIndex(row)};
 }
 
+QString DetailsPanel::launchedWorkHtml(const TraceStore& store, const std::vector<LaunchedWork>& launched,
+                                       std::vector<EventRef>* links) {
+    std::uint64_t count = 0;
+    TimeNs total = 0;
+    for (const LaunchedWork& w : launched) {
+        count += w.count;
+        total += w.total;
+    }
+    QString html = QStringLiteral("<p>%1</p><table cellspacing=0 cellpadding=2>")
+                       .arg(tr("%1 events, %2 of GPU time").arg(count).arg(dur(total)));
+    html += QStringLiteral(
+                "<tr style=\"color:#4b5563\"><td align=right>%1</td><td align=right>%2</td><td>%3</td></tr>")
+                .arg(tr("count"), tr("GPU total"), tr("kernel, copy or memset (a link to its longest)"));
+    for (std::size_t i = 0; i < launched.size() && int(i) < maxChildrenListed; ++i) {
+        const LaunchedWork& w = launched[i];
+        if (links) links->push_back(w.longest);
+        html +=
+            QStringLiteral(
+                "<tr><td align=right>%1</td><td align=right>%2</td><td><a href=\"%3\">%4</a></td></tr>")
+                .arg(w.count)
+                .arg(dur(w.total), linkFor(w.longest),
+                     QString::fromStdString(shortKernelName(store.strings().view(w.name))).toHtmlEscaped());
+    }
+    html += QStringLiteral("</table>");
+    if (int(launched.size()) > maxChildrenListed)
+        html += tr("<p>… and %1 more</p>").arg(int(launched.size()) - maxChildrenListed);
+    return html;
+}
+
 QString DetailsPanel::eventLink(EventRef ref, const QString& prefix) {
     m_links.push_back(ref);
     const Track& t = m_store.track(ref.track);
@@ -126,32 +155,8 @@ void DetailsPanel::showEvent(EventRef ref) {
     if (t.kind == TrackKind::CpuThread && !isLaunchCategory(m_store.categoryOf(ref).kind)) {
         const std::vector<LaunchedWork> launched = gpuWorkLaunchedWithin(m_store, ref);
         if (!launched.empty()) {
-            std::uint64_t count = 0;
-            TimeNs total = 0;
-            for (const LaunchedWork& w : launched) {
-                count += w.count;
-                total += w.total;
-            }
-            html +=
-                QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4><table cellspacing=0 cellpadding=2>")
-                    .arg(tr("GPU work launched (%1 events, %2 GPU time)").arg(count).arg(dur(total)));
-            html +=
-                QStringLiteral("<tr style=\"color:#4b5563\"><td align=right>%1</td><td align=right>%2</td>"
-                               "<td>%3</td></tr>")
-                    .arg(tr("calls"), tr("GPU total"), tr("kernel, copy or memset (its longest)"));
-            for (std::size_t i = 0; i < launched.size() && int(i) < maxChildrenListed; ++i) {
-                const LaunchedWork& w = launched[i];
-                m_links.push_back(w.longest);
-                html += QStringLiteral("<tr><td align=right>%1</td><td align=right>%2</td>"
-                                       "<td><a href=\"%3\">%4</a></td></tr>")
-                            .arg(w.count)
-                            .arg(dur(w.total), linkFor(w.longest),
-                                 QString::fromStdString(shortKernelName(m_store.strings().view(w.name)))
-                                     .toHtmlEscaped());
-            }
-            html += QStringLiteral("</table>");
-            if (int(launched.size()) > maxChildrenListed)
-                html += tr("… and %1 more").arg(int(launched.size()) - maxChildrenListed);
+            html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("GPU work launched"));
+            html += launchedWorkHtml(m_store, launched, &m_links);
         }
     }
 

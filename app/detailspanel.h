@@ -1,5 +1,6 @@
 #pragma once
 
+#include "analysis/hosttree.h"
 #include "model/tracestore.h"
 
 #include <QTextBrowser>
@@ -20,6 +21,10 @@ class DetailsPanel : public QTextBrowser {
     // The HTML anchor of an event link.
     static QString linkFor(EventRef ref);
     static EventRef refFromLink(const QUrl& url);
+    // The GPU work an operator launched, per kernel (count, GPU total, a link to its longest), as HTML: the
+    // one table of it, here and in the Operators tab. The links go to `links` when given.
+    static QString launchedWorkHtml(const TraceStore& store, const std::vector<LaunchedWork>& launched,
+                                    std::vector<EventRef>* links = nullptr);
 
   signals:
     void jumpRequested(kinetoscope::EventRef ref);

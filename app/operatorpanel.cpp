@@ -102,37 +102,11 @@ void OperatorPanel::showRow(const OperatorRow& row) {
     const std::vector<LaunchedWork> launched =
         gpuWorkLaunchedWithin(m_store, callsOfRow(m_store, row, m_grouping->currentIndex() == 2));
     QString html;
-    if (launched.empty()) {
+    if (launched.empty())
         html += tr("<p style=\"color:#6b7280\">Its calls launched no GPU work.</p>");
-    } else {
-        std::uint64_t count = 0;
-        TimeNs total = 0;
-        for (const LaunchedWork& w : launched) {
-            count += w.count;
-            total += w.total;
-        }
-        html += QStringLiteral("<p><b>%1</b></p><table cellspacing=0 cellpadding=2>")
-                    .arg(tr("GPU work its %1 calls launched: %2 events, %3 of GPU time")
-                             .arg(row.count)
-                             .arg(count)
-                             .arg(QString::fromStdString(formatDuration(total))));
-        html += QStringLiteral("<tr style=\"color:#4b5563\"><td align=right>%1</td><td align=right>%2</td>"
-                               "<td>%3</td></tr>")
-                    .arg(tr("count"), tr("GPU total"), tr("kernel, copy or memset"));
-        constexpr std::size_t listed = 30;
-        for (std::size_t i = 0; i < launched.size() && i < listed; ++i) {
-            const LaunchedWork& w = launched[i];
-            html +=
-                QStringLiteral(
-                    "<tr><td align=right>%1</td><td align=right>%2</td><td><a href=\"%3\">%4</a></td></tr>")
-                    .arg(w.count)
-                    .arg(QString::fromStdString(formatDuration(w.total)), DetailsPanel::linkFor(w.longest),
-                         QString::fromStdString(shortKernelName(m_store.strings().view(w.name)))
-                             .toHtmlEscaped());
-        }
-        html += QStringLiteral("</table>");
-        if (launched.size() > listed) html += tr("<p>… and %1 more</p>").arg(launched.size() - listed);
-    }
+    else
+        html += QStringLiteral("<p><b>%1</b></p>").arg(tr("GPU work its %1 calls launched").arg(row.count)) +
+                DetailsPanel::launchedWorkHtml(m_store, launched);
     html += QStringLiteral("<pre>%1</pre>").arg(callStackText(m_store, row.example).toHtmlEscaped());
     m_stack->setHtml(html);
 }
