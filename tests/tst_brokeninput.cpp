@@ -1,4 +1,5 @@
 // Broken and hostile input: each row names the input and its expected outcome. Never a crash or a hang.
+#include "analysis/analysisresult.h"
 #include "fuzz/fuzz_input.h"
 #include "testsupport.h"
 
@@ -358,6 +359,10 @@ void TestBrokenInput::fuzzSeedsKeepInvariants() {
     }
     const int line = fuzz::brokenInvariant(*r.store);
     QVERIFY2(line == 0, qPrintable(QStringLiteral("invariant broken: tests/fuzz/fuzz_input.h:%1").arg(line)));
+    // And every analysis runs on it (under ASan in CI: regression-gputime-zero-length.json read before a
+    // vector).
+    const auto report = computeAnalysis(*r.store, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name);
+    QVERIFY(report);
 }
 
 QTEST_GUILESS_MAIN(TestBrokenInput)

@@ -76,7 +76,9 @@ std::vector<DeviceTime> gpuTimeBreakdown(const TraceStore& store,
         const IntervalSet compute = d.compute.merged();
         const IntervalSet communication = d.communication.merged();
         const IntervalSet memory = d.memory.merged();
-        t.span = all.back().second - all.front().first;
+        // (A device whose GPU work all lasts 0 ns has no interval left after the merge: a fuzzed trace,
+        // tests/fuzz/seeds/regression-gputime-zero-length.json.)
+        t.span = all.empty() ? 0 : all.back().second - all.front().first;
         t.idle = t.span - totalLength(all);
         t.compute = totalLength(compute);
         t.communication = totalLength(communication);
