@@ -5,6 +5,7 @@
 #include "backgroundjobs.h"
 #include "detailspanel.h"
 #include "open/opentrace.h"
+#include "panellayout.h"
 #include "stackedcolumnchart.h"
 #include "tablemodels.h"
 #include "timelinewidget.h"
@@ -267,6 +268,9 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
         outer->setChildrenCollapsible(false);
         outer->setStretchFactor(0, 3);
         outer->setStretchFactor(1, 1);
+        // Sizes set, not left to the size hints: the ranks' panes would take all but the Details title.
+        detailsBox->setMinimumHeight(panellayout::panelsMinimumHeight);
+        outer->setSizes({3 * panellayout::panelsMinimumHeight * 2, panellayout::panelsMinimumHeight * 2});
         bl->addWidget(outer, 1);
         tabs->addTab(box, tr("Timelines"));
         connect(m_alignment, &QComboBox::currentIndexChanged, this, &DistributedView::applyAlignment);

@@ -12,6 +12,7 @@
 
 #include <cstring>
 
+#include <QApplication>
 #include <QComboBox>
 #include <QFile>
 #include <QHeaderView>
@@ -367,6 +368,9 @@ void TestDistributed::detailsOfAnyRank() {
     for (int i = 0; i < tabs->count(); ++i)
         if (tabs->tabText(i) == QStringLiteral("Timelines")) tabs->setCurrentIndex(i);
     QVERIFY(view.details()->isVisibleTo(&view));
+    QApplication::processEvents();
+    QVERIFY2(view.details()->height() >= 100,
+             qPrintable(QString::number(view.details()->height()))); // not a sliver
     QCOMPARE(view.detailsTitle()->text(), QStringLiteral("Details · rank 1"));
     // Its launch call is a link; following it selects the call on rank 1's timeline.
     const std::optional<EventRef> launch = s.launchOf(kernel);
