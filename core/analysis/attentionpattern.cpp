@@ -2,6 +2,7 @@
 
 #include "hosttree.h"
 #include "kernelclass.h"
+#include "query/enclosing.h"
 
 #include <algorithm>
 #include <vector>
@@ -57,18 +58,14 @@ UnfusedAttention findUnfusedAttention(const TraceStore& store, TimeNs from, Time
         if (classOf[name.value] == 1) return isBatchedMatmul(opName) ? Token::Matmul : Token::Other;
         return isSoftmaxOp(opName) ? Token::Softmax : Token::Other;
     };
+    // Whether the softmax's launch call runs inside scaled_dot_product_attention (its math fallback).
     const auto insideSdpa = [&](EventRef softmaxCall) {
-        const auto op = launchingOperator(store, softmaxCall);
-        if (!op) return false;
-        for (EventRef p = *op; p.isValid();) {
-            const std::string_view name = store.nameOf(p);
+        const Track& t = store.track(softmaxCall.track);
+        for (std::uint32_t p : enclosingRows(t, softmaxCall.index.value)) {
+            const std::string_view name = store.strings().view(t.names[p]);
             if (name == "aten::scaled_dot_product_attention" ||
                 name == "aten::_scaled_dot_product_attention_math")
                 return true;
-            const Track& t = store.track(p.track);
-            const std::optional<std::uint32_t> parent = t.parentOf(p.index.value);
-            if (!parent) break;
-            p = {p.track, EventIndex(*parent)};
         }
         return false;
     };
