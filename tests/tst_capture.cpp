@@ -526,7 +526,8 @@ class TestCapture : public QObject {
     void snapshotKeepsItsRecords() {
         live::CaptureRecords capture;
         const wire::StringRef name = capture.intern("k");
-        const std::size_t first = live::AppendOnly<wire::Kernel>::blockSize + 1000;
+        // Past the first three blocks and into the middle of the fourth.
+        const std::size_t first = live::AppendOnly<wire::Kernel>::firstBlockSize * 11;
         for (std::size_t i = 0; i < first; ++i)
             capture.add(kernel(name, std::int64_t(i)));
         const live::CaptureRecords snapshot = capture;
