@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/analysisresult.h"
+#include "analysis/report/analysisresult.h"
 
 #include <QWidget>
 

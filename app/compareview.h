@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/diff.h"
+#include "analysis/jobs/diff.h"
 #include "loadedtrace.h"
 
 #include <QWidget>

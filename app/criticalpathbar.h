@@ -3,7 +3,7 @@
 // The strip above the timeline while a critical path is shown: the step, the path's length and share of it,
 // and what bounds it, as text and as one bar split by category.
 
-#include "analysis/criticalpath.h"
+#include "analysis/gpu/criticalpath.h"
 
 #include <QWidget>
 

@@ -2,7 +2,7 @@
 
 #include "timelinerenderer.h"
 
-#include "analysis/criticalpath.h"
+#include "analysis/gpu/criticalpath.h"
 
 #include <QPainter>
 

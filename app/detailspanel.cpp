@@ -1,6 +1,6 @@
 #include "detailspanel.h"
 
-#include "analysis/hosttree.h"
+#include "analysis/ops/hosttree.h"
 #include "query/args.h"
 #include "query/enclosing.h"
 #include "query/kernelshortname.h"

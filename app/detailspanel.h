@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/hosttree.h"
+#include "analysis/ops/hosttree.h"
 #include "model/tracestore.h"
 
 #include <QTextBrowser>

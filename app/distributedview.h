@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/distributed.h"
+#include "analysis/jobs/distributed.h"
 #include "loadedtrace.h"
 
 #include <QStringList>

@@ -1,6 +1,6 @@
 #include "headlessrender.h"
 
-#include "analysis/criticalpath.h"
+#include "analysis/gpu/criticalpath.h"
 
 #include "loadedtrace.h"
 #include "open/opentrace.h"

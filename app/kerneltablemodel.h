@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/kernels.h"
+#include "analysis/ops/kernels.h"
 #include "tablecells.h"
 
 #include <QAbstractTableModel>

@@ -1,7 +1,7 @@
 #include "loadedtrace.h"
 
-#include "analysis/gpuqueue.h"
-#include "analysis/gpuseries.h"
+#include "analysis/gpu/gpuqueue.h"
+#include "analysis/gpu/gpuseries.h"
 
 namespace kinetoscope {
 

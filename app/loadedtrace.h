@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/steps.h"
+#include "analysis/ops/steps.h"
 #include "model/tracestore.h"
 #include "query/derivedtracks.h"
 #include "query/flowindex.h"

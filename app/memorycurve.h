@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/modules.h"
+#include "analysis/ops/modules.h"
 #include "model/tracestore.h"
 
 #include <QColor>

@@ -5,7 +5,7 @@
 #include <QImage>
 #include <QWidget>
 
-#include "analysis/memorytimeline.h"
+#include "analysis/memory/memorytimeline.h"
 
 #include <atomic>
 #include <functional>

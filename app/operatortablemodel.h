@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/summary.h"
+#include "analysis/ops/summary.h"
 #include "tablecells.h"
 
 #include <QAbstractTableModel>

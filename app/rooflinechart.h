@@ -4,7 +4,7 @@
 // sized by its device time, under the GPU's roofs (the bandwidth diagonal and a flat peak per compute type
 // the ops use). Geometry (rooflineGeometry) apart from painting, so tests check where things land.
 
-#include "analysis/roofline.h"
+#include "analysis/roofline/roofline.h"
 
 #include <QColor>
 #include <QLineF>

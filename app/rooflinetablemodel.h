@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/roofline.h"
+#include "analysis/roofline/roofline.h"
 #include "tablecells.h"
 
 #include <QAbstractTableModel>

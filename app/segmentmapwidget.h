@@ -3,7 +3,7 @@
 // Qt's headers first: moc cannot parse some of the standard library's C++20 headers when they come first.
 #include <QWidget>
 
-#include "analysis/allocatorstate.h"
+#include "analysis/memory/allocatorstate.h"
 
 #include <functional>
 #include <optional>

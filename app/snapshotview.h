@@ -3,8 +3,8 @@
 // Qt's headers first: moc cannot parse some of the standard library's C++20 headers when they come first.
 #include <QWidget>
 
-#include "analysis/memorytimeline.h"
-#include "analysis/snapshotlink.h"
+#include "analysis/memory/memorytimeline.h"
+#include "analysis/memory/snapshotlink.h"
 #include "snapshot/memorysnapshot.h"
 
 #include <QPointer>

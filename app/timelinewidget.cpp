@@ -1,6 +1,6 @@
 #include "timelinewidget.h"
 
-#include "analysis/criticalpath.h"
+#include "analysis/gpu/criticalpath.h"
 #include "query/viewport.h"
 #include "viewkeys.h"
 

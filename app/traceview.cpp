@@ -2,7 +2,7 @@
 
 #include "panellayout.h"
 
-#include "analysis/analysisresult.h"
+#include "analysis/report/analysisresult.h"
 #include "analysispanels.h"
 #include "areasummarypanel.h"
 #include "backgroundjobs.h"

@@ -9,8 +9,8 @@
 //       opens it as the viewer does (reader, model, each device's active-memory timeline), then computes the
 //       CLI's report, and prints the seconds of each, MB/s and peak RSS.
 // Run `load` in a process of its own, so the peak RSS is the load's alone. Figures go to bench/RESULTS.md.
-#include "analysis/memorytimeline.h"
-#include "analysis/snapshotreport.h"
+#include "analysis/memory/memorytimeline.h"
+#include "analysis/memory/snapshotreport.h"
 #include "snapshot/pickleinput.h"
 #include "snapshot/picklereader.h"
 #include "snapshot/snapshotloader.h"

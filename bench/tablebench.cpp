@@ -6,17 +6,17 @@
 // temporal breakdown, and the lanes: utilisation, queue, bandwidth) against the rest, and the critical path
 // of the step of median length and of the slowest step. Prints `total_ms=<x>` (computeAnalysis, whole trace)
 // last.
-#include "analysis/analysisresult.h"
-#include "analysis/criticalpath.h"
-#include "analysis/gpuseries.h"
-#include "analysis/kernels.h"
-#include "analysis/kernelsequences.h"
-#include "analysis/memory.h"
-#include "analysis/modules.h"
-#include "analysis/overview.h"
-#include "analysis/roofline.h"
-#include "analysis/steps.h"
-#include "analysis/summary.h"
+#include "analysis/gpu/criticalpath.h"
+#include "analysis/gpu/gpuseries.h"
+#include "analysis/gpu/kernelsequences.h"
+#include "analysis/memory/memory.h"
+#include "analysis/ops/kernels.h"
+#include "analysis/ops/modules.h"
+#include "analysis/ops/steps.h"
+#include "analysis/ops/summary.h"
+#include "analysis/overview/overview.h"
+#include "analysis/report/analysisresult.h"
+#include "analysis/roofline/roofline.h"
 #include "open/opentrace.h"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 // kinetoscope-cli: the store and the analyses without a GUI, for servers and CI.
-#include "analysis/diff.h"
-#include "analysis/snapshotreport.h"
-#include "analysis/summary.h"
-#include "analysis/summaryformat.h"
+#include "analysis/jobs/diff.h"
+#include "analysis/memory/snapshotreport.h"
+#include "analysis/ops/summary.h"
+#include "analysis/report/summaryformat.h"
 #include "live/capturesession.h"
 #include "open/opentrace.h"
 #include "snapshot/snapshotloader.h"

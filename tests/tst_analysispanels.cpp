@@ -1,7 +1,7 @@
 // The analysis panels on real traces: models pass QAbstractItemModelTester, the numbers match what
 // kinetoscope-cli prints, selections highlight and jump on the timeline, grouping and scoping recompute.
-#include "analysis/analysisresult.h"
-#include "analysis/hosttree.h"
+#include "analysis/ops/hosttree.h"
+#include "analysis/report/analysisresult.h"
 #include "analysispanels.h"
 #include "barchart.h"
 #include "detailspanel.h"

@@ -1,5 +1,5 @@
 // Broken and hostile input: each row names the input and its expected outcome. Never a crash or a hang.
-#include "analysis/analysisresult.h"
+#include "analysis/report/analysisresult.h"
 #include "fuzz/fuzz_input.h"
 #include "testsupport.h"
 

@@ -3,7 +3,7 @@
 // traces, faults on either side, spool recovery, and the agent library loading. The session's socket is
 // tst_capturesession's, kernel names tst_kernelname's.
 #include "agentwriter.h"
-#include "analysis/summary.h"
+#include "analysis/ops/summary.h"
 #include "live/capturesession.h"
 #include "live/tracewire.h"
 #include "model/argscan.h"

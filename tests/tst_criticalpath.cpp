@@ -6,9 +6,9 @@
 // trace) or leaves waits out (no cuda_sync events), what we do instead is checked on its own.
 #include "testsupport.h"
 
-#include "analysis/criticalpath.h"
-#include "analysis/steps.h"
-#include "analysis/summaryformat.h"
+#include "analysis/gpu/criticalpath.h"
+#include "analysis/ops/steps.h"
+#include "analysis/report/summaryformat.h"
 
 #include <QTest>
 

@@ -1,8 +1,8 @@
 // Several ranks of one job: per-rank figures on the real sampled rank pair, the per-rank summary JSON that
 // lets a batch system summarise thousands of ranks (round trip), the cross-rank synchronisation split,
 // stragglers, and the distributed view from traces and from summaries.
-#include "analysis/distributed.h"
-#include "analysis/summaryformat.h"
+#include "analysis/jobs/distributed.h"
+#include "analysis/report/summaryformat.h"
 #include "detailspanel.h"
 #include "distributedview.h"
 #include "mainwindow.h"

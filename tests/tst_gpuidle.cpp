@@ -5,8 +5,8 @@
 // overlapping kernels' negative gaps into kernel wait, and drops driver-API and hip launches.
 #include "testsupport.h"
 
-#include "analysis/gpuidle.h"
-#include "analysis/gpuqueue.h"
+#include "analysis/gpu/gpuidle.h"
+#include "analysis/gpu/gpuqueue.h"
 
 #include <QTest>
 

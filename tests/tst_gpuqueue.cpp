@@ -5,8 +5,8 @@
 // empty queue on B200's eager trace (CPU-bound), a full one on the written trace, none on the others.
 #include "testsupport.h"
 
-#include "analysis/gpuqueue.h"
-#include "analysis/overview.h"
+#include "analysis/gpu/gpuqueue.h"
+#include "analysis/overview/overview.h"
 
 #include <QTest>
 

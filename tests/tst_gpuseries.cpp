@@ -1,8 +1,8 @@
 // The GPU's activity over time (core/analysis/gpuseries), the series behind the timeline's derived lanes:
 // exact on a trace made by hand, and on real traces the same figures as the overview's GPU utilisation and
 // est. SM efficiency when averaged over the overview's span.
-#include "analysis/gpuseries.h"
-#include "analysis/overview.h"
+#include "analysis/gpu/gpuseries.h"
+#include "analysis/overview/overview.h"
 #include "testsupport.h"
 
 #include <QTest>

@@ -6,7 +6,7 @@
 // NCCL-named kernels communication.
 #include "testsupport.h"
 
-#include "analysis/gputime.h"
+#include "analysis/gpu/gputime.h"
 
 #include <QTest>
 

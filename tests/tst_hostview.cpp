@@ -1,7 +1,7 @@
 // The compact view of threads with Python frames (core/query/hostview) and its place in the lane layout, on
 // real with_stack traces: every event is drawn exactly once and maps back to itself, the thread's other
 // slices nest among themselves by the one rule, and the first screen holds every GPU stream.
-#include "analysis/gpuseries.h"
+#include "analysis/gpu/gpuseries.h"
 #include "model/nesting.h"
 #include "query/lanelayout.h"
 #include "testsupport.h"

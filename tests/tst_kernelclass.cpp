@@ -2,7 +2,7 @@
 // quoted in the trust issue (softmax that made a wrong "fuse elementwise" recommendation, DeepEP all-to-all
 // shown as "other", FP8 grouped GEMMs) and names from other public Kineto traces. docs/DEFINITIONS.md lists
 // the rules.
-#include "analysis/kernelclass.h"
+#include "analysis/ops/kernelclass.h"
 
 #include <QtTest>
 

@@ -4,8 +4,8 @@
 // last ProfilerStep as HTA's loader does (docs/DEFINITIONS.md, "Frequent kernel sequences").
 #include "testsupport.h"
 
-#include "analysis/kernelsequences.h"
-#include "analysis/steps.h"
+#include "analysis/gpu/kernelsequences.h"
+#include "analysis/ops/steps.h"
 
 #include <QTest>
 

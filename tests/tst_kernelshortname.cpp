@@ -1,9 +1,9 @@
 // Short kernel names (core/query/kernelshortname) on names as real traces record them: each rule on the names
 // that need it, then every kernel of several real traces (a golden file of full name -> short name), and the
 // places that show them: the kernel table's rows and the summary's JSON.
-#include "analysis/kernels.h"
-#include "analysis/summary.h"
-#include "analysis/summaryformat.h"
+#include "analysis/ops/kernels.h"
+#include "analysis/ops/summary.h"
+#include "analysis/report/summaryformat.h"
 #include "query/kernelshortname.h"
 #include "testsupport.h"
 

@@ -3,7 +3,7 @@
 // in the TensorBoard plugin's ResNet50 sample). The older form used to show "no memory events" beside a table
 // that called half of its allocations never freed. Expected figures were counted from the JSON with Python
 // (the running sum of "Bytes" per device, in time order).
-#include "analysis/memory.h"
+#include "analysis/memory/memory.h"
 #include "testsupport.h"
 
 #include <QTest>

@@ -4,8 +4,8 @@
 // several zooms, with few and with many checkpoints.
 #include "testsupport.h"
 
-#include "analysis/allocatorstate.h"
-#include "analysis/memorytimeline.h"
+#include "analysis/memory/allocatorstate.h"
+#include "analysis/memory/memorytimeline.h"
 #include "snapshot/snapshotloader.h"
 
 #include <QTest>

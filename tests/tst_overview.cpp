@@ -1,13 +1,13 @@
 // The overview, kernel and memory analyses (core/analysis): golden reports on real traces, invariants checked
 // against independent computations, every recommendation rule triggered by a trace made to show it and by no
 // rule on a clean one, and scoping to a time range.
-#include "analysis/intervals.h"
-#include "analysis/kernels.h"
-#include "analysis/memory.h"
-#include "analysis/modules.h"
-#include "analysis/overview.h"
-#include "analysis/summary.h"
-#include "analysis/summaryformat.h"
+#include "analysis/gpu/intervals.h"
+#include "analysis/memory/memory.h"
+#include "analysis/ops/kernels.h"
+#include "analysis/ops/modules.h"
+#include "analysis/ops/summary.h"
+#include "analysis/overview/overview.h"
+#include "analysis/report/summaryformat.h"
 #include "testsupport.h"
 
 #include <QTest>

@@ -1,6 +1,6 @@
 // Every real trace of ../shared/traces loads cleanly, and the parallel splitter changes nothing.
-#include "analysis/summary.h"
-#include "analysis/summaryformat.h"
+#include "analysis/ops/summary.h"
+#include "analysis/report/summaryformat.h"
 #include "model/nesting.h"
 #include "query/args.h"
 #include "testsupport.h"

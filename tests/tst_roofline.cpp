@@ -4,10 +4,10 @@
 // (docs/DEFINITIONS.md, "Roofline"); the peaks table; formulas on written shapes; golden reports.
 #include "testsupport.h"
 
-#include "analysis/gpupeaks.h"
-#include "analysis/overview.h"
-#include "analysis/roofline.h"
-#include "analysis/rooflineformat.h"
+#include "analysis/overview/overview.h"
+#include "analysis/report/rooflineformat.h"
+#include "analysis/roofline/gpupeaks.h"
+#include "analysis/roofline/roofline.h"
 
 #include <QRegularExpression>
 #include <QTest>
@@ -458,7 +458,7 @@ void TestRoofline::peaks() {
 void TestRoofline::peakTable() {
     // Every row of the file parses (a malformed one would be skipped silently), cites a source, and has the
     // bandwidth and FP32 figures every GPU has.
-    const std::string tsv = test::readText(KINETOSCOPE_SOURCE_DIR "/core/analysis/gpupeaks.tsv");
+    const std::string tsv = test::readText(KINETOSCOPE_SOURCE_DIR "/core/analysis/roofline/gpupeaks.tsv");
     int lines = 0;
     for (std::size_t at = 0; at < tsv.size();) {
         const std::size_t end = std::min(tsv.find('\n', at), tsv.size());

@@ -1,7 +1,7 @@
 // The Roofline panel on real traces: its table is the report's perf model, selecting a row marks the op's
 // calls on the timeline and rings its point, clicking a point selects its row; the chart's geometry puts
 // points and roofs where the numbers say; a trace without shapes says how to get them.
-#include "analysis/analysisresult.h"
+#include "analysis/report/analysisresult.h"
 #include "mainwindow.h"
 #include "rooflinechart.h"
 #include "rooflinepanel.h"

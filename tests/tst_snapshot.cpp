@@ -3,7 +3,7 @@
 // layout, and a pickle whose __reduce__ calls os.system, refused without running anything.
 #include "testsupport.h"
 
-#include "analysis/snapshotreport.h"
+#include "analysis/memory/snapshotreport.h"
 #include "snapshot/snapshotloader.h"
 
 #include <optional>

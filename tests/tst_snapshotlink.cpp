@@ -6,7 +6,7 @@
 // the one a brute-force search of every CPU slice finds.
 #include "testsupport.h"
 
-#include "analysis/snapshotlink.h"
+#include "analysis/memory/snapshotlink.h"
 #include "snapshot/snapshotloader.h"
 
 #include <map>

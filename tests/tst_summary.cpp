@@ -1,7 +1,7 @@
 // Golden summaries (the `kinetoscope-cli summary --json` document) of real traces.
-#include "analysis/hosttree.h"
-#include "analysis/summary.h"
-#include "analysis/summaryformat.h"
+#include "analysis/ops/hosttree.h"
+#include "analysis/ops/summary.h"
+#include "analysis/report/summaryformat.h"
 #include "testsupport.h"
 
 #include <QTest>

@@ -5,7 +5,7 @@
 #include "query/args.h"
 #include "testsupport.h"
 
-#include "analysis/criticalpath.h"
+#include "analysis/gpu/criticalpath.h"
 #include "criticalpathoverlay.h"
 #include "timelinewidget.h"
 

@@ -1,7 +1,7 @@
 // Viewport queries on real traces: culling and folding, hit testing, self time, flow culling, search,
 // area summaries, lane layout, steps and memory counters — each checked against a brute-force answer.
-#include "analysis/memory.h"
-#include "analysis/steps.h"
+#include "analysis/memory/memory.h"
+#include "analysis/ops/steps.h"
 #include "query/areasummary.h"
 #include "query/flowindex.h"
 #include "query/lanelayout.h"

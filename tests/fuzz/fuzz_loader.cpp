@@ -2,11 +2,11 @@
 // Every input must load or fail with a message, and whatever loads must survive every analysis and the
 // viewport queries the viewer runs. Built by the `fuzz` preset (clang-14,
 // -fsanitize=fuzzer,address,undefined).
-#include "analysis/analysisresult.h"
-#include "analysis/criticalpath.h"
-#include "analysis/diff.h"
-#include "analysis/roofline.h"
-#include "analysis/summaryformat.h"
+#include "analysis/gpu/criticalpath.h"
+#include "analysis/jobs/diff.h"
+#include "analysis/report/analysisresult.h"
+#include "analysis/report/summaryformat.h"
+#include "analysis/roofline/roofline.h"
 #include "fuzz_input.h"
 #include "query/areasummary.h"
 #include "query/args.h"

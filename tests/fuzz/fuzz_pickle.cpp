@@ -2,9 +2,9 @@
 // model and every figure over it). Every input must load or stop with a one-line error; nothing may read out
 // of bounds, allocate without bound or run code; a loaded snapshot must satisfy its invariants (every stack,
 // frame and block index in range) and its reports must be written.
-#include "analysis/allocatorstate.h"
-#include "analysis/memorytimeline.h"
-#include "analysis/snapshotreport.h"
+#include "analysis/memory/allocatorstate.h"
+#include "analysis/memory/memorytimeline.h"
+#include "analysis/memory/snapshotreport.h"
 #include "snapshot/snapshotloader.h"
 
 #include <algorithm>

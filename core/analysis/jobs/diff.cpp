@@ -1,0 +1,230 @@
+#include "analysis/jobs/diff.h"
+
+#include "analysis/report/summaryformat.h"
+
+#include "model/textformat.h"
+#include "query/kernelshortname.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace kinetoscope {
+
+double DiffRow::percentChange() const {
+    const bool device = deviceA != 0 || deviceB != 0;
+    const TimeNs a = device ? deviceA : hostA;
+    const TimeNs b = device ? deviceB : hostB;
+    if (a == 0) return std::nan("");
+    return 100.0 * double(b - a) / double(a);
+}
+
+namespace {
+void sortByDelta(std::vector<DiffRow>& rows) {
+    std::sort(rows.begin(), rows.end(), [](const DiffRow& x, const DiffRow& y) {
+        const TimeNs dx = std::llabs(x.deviceDelta()), dy = std::llabs(y.deviceDelta());
+        if (dx != dy) return dx > dy;
+        const TimeNs hx = std::llabs(x.hostDelta()), hy = std::llabs(y.hostDelta());
+        if (hx != hy) return hx > hy;
+        return x.name < y.name;
+    });
+}
+
+// "+1.500" for people; JSON numbers take no plus sign.
+std::string signedMicros(TimeNs ns) {
+    return (ns >= 0 ? "+" : "-") + formatMicros(std::llabs(ns));
+}
+} // namespace
+
+TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
+    TraceDiff d;
+    const Summary sa = summarize(a), sb = summarize(b);
+    std::map<std::string, DiffRow> ops;
+    for (const OperatorRow& o : sa.operators) {
+        DiffRow& r = ops[o.name];
+        r.name = o.name;
+        r.countA += o.count;
+        r.hostA += o.hostSelf;
+        r.deviceA += o.deviceSelf;
+    }
+    for (const OperatorRow& o : sb.operators) {
+        DiffRow& r = ops[o.name];
+        r.name = o.name;
+        r.countB += o.count;
+        r.hostB += o.hostSelf;
+        r.deviceB += o.deviceSelf;
+    }
+    for (auto& [name, row] : ops)
+        d.operators.push_back(row);
+    sortByDelta(d.operators);
+    std::map<std::string, DiffRow> kernels;
+    for (const KernelRow& k : sa.kernels) {
+        DiffRow& r = kernels[k.name];
+        r.name = k.name;
+        r.countA += k.count;
+        r.deviceA += k.total;
+    }
+    for (const KernelRow& k : sb.kernels) {
+        DiffRow& r = kernels[k.name];
+        r.name = k.name;
+        r.countB += k.count;
+        r.deviceB += k.total;
+    }
+    for (auto& [name, row] : kernels)
+        d.kernels.push_back(row);
+    sortByDelta(d.kernels);
+    d.overviewA = computeOverview(a);
+    d.overviewB = computeOverview(b);
+    for (const KernelRow& k : sa.kernels)
+        d.categoriesA[std::size_t(kernelCategory(k.name))] += k.total;
+    for (const KernelRow& k : sb.kernels)
+        d.categoriesB[std::size_t(kernelCategory(k.name))] += k.total;
+    return d;
+}
+
+namespace {
+void writeRows(JsonWriter<std::string>& w, const char* key, const std::vector<DiffRow>& rows, bool host) {
+    w.key(key);
+    w.beginArray({"\n  ", ",\n  ", "\n "});
+    for (const DiffRow& r : rows) {
+        w.beginObject();
+        w.strField("name", r.name);
+        if (!host) w.strField("display_name", shortKernelName(r.name));
+        w.numField("count_a", r.countA);
+        w.numField("count_b", r.countB);
+        if (host) {
+            w.microsField("host_self_us_a", r.hostA);
+            w.microsField("host_self_us_b", r.hostB);
+            w.microsField("device_self_us_a", r.deviceA);
+            w.microsField("device_self_us_b", r.deviceB);
+            w.microsField("host_delta_us", r.hostDelta());
+            w.microsField("device_delta_us", r.deviceDelta());
+        } else {
+            w.microsField("total_us_a", r.deviceA);
+            w.microsField("total_us_b", r.deviceB);
+            w.microsField("delta_us", r.deviceDelta());
+        }
+        w.fixedField("change_pct", r.percentChange(), 3);
+        w.key("only_in");
+        if (r.onlyA() || r.onlyB())
+            w.str(r.onlyA() ? "a" : "b");
+        else
+            w.null();
+        w.endObject();
+    }
+    w.endArray();
+}
+
+void writeStepStats(JsonWriter<std::string>& w, const Overview& o) {
+    w.beginObject();
+    w.numField("steps", o.steps.size());
+    w.microsField("mean_us", o.stepMean);
+    w.microsField("median_us", o.stepMedian);
+    w.microsField("min_us", o.stepMin);
+    w.microsField("max_us", o.stepMax);
+    w.endObject();
+}
+} // namespace
+
+std::string diffToJson(const TraceDiff& d) {
+    std::string out;
+    JsonWriter w(out);
+    w.beginObject({"", ",\n ", ""});
+    writeRows(w, "operators", d.operators, true);
+    writeRows(w, "kernels", d.kernels, false);
+    w.key("step_time");
+    w.beginObject();
+    w.key("a");
+    writeStepStats(w, d.overviewA);
+    w.key("b");
+    writeStepStats(w, d.overviewB);
+    w.microsField("mean_delta_us", d.overviewB.stepMean - d.overviewA.stepMean);
+    w.endObject();
+    w.key("breakdown_delta_us");
+    w.beginObject();
+    for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
+        // Per mean step, so runs with different step counts compare.
+        const TimeNs a =
+            d.overviewA.steps.empty() ? 0 : d.overviewA.breakdownTotal[c] / TimeNs(d.overviewA.steps.size());
+        const TimeNs b =
+            d.overviewB.steps.empty() ? 0 : d.overviewB.breakdownTotal[c] / TimeNs(d.overviewB.steps.size());
+        w.microsField(breakdownCategoryName(BreakdownCategory(c)), b - a);
+    }
+    w.endObject();
+    w.key("kernel_categories_delta_us");
+    w.beginObject();
+    for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
+        if (d.categoriesA[c] == 0 && d.categoriesB[c] == 0) continue;
+        w.microsField(kernelCategoryName(KernelCategory(c)), d.categoriesB[c] - d.categoriesA[c]);
+    }
+    w.endObject();
+    w.key("gpu_metrics_delta");
+    w.beginObject();
+    // The same device on both sides, or else the i-th GPU of each (two ranks of a job use different devices).
+    for (std::size_t i = 0; i < d.overviewB.gpus.size(); ++i) {
+        const GpuMetrics& gb = d.overviewB.gpus[i];
+        const GpuMetrics* ga = nullptr;
+        for (const GpuMetrics& g : d.overviewA.gpus) {
+            if (g.device == gb.device) ga = &g;
+        }
+        if (!ga && i < d.overviewA.gpus.size()) ga = &d.overviewA.gpus[i];
+        GpuMetrics zero;
+        if (!ga) ga = &zero;
+        w.key(std::to_string(gb.device));
+        w.beginObject();
+        w.fixedField("utilization", gb.utilization - ga->utilization, 6);
+        w.fixedField("sm_efficiency", gb.smEfficiency - ga->smEfficiency, 6);
+        w.fixedField("achieved_occupancy_pct", gb.achievedOccupancy - ga->achievedOccupancy, 3);
+        w.fixedField("tensor_core_share", gb.tensorCoreShare - ga->tensorCoreShare, 6);
+        w.endObject();
+    }
+    w.endObject();
+    w.endObject();
+    out += '\n';
+    return out;
+}
+
+std::string diffToText(const TraceDiff& d, std::size_t top) {
+    std::string out;
+    char buf[512];
+    std::snprintf(
+        buf, sizeof buf, "Step time: A %s, mean %s; B %s, mean %s (%s%s)\n",
+        countText(d.overviewA.steps.size(), "step").c_str(), formatDuration(d.overviewA.stepMean).c_str(),
+        countText(d.overviewB.steps.size(), "step").c_str(), formatDuration(d.overviewB.stepMean).c_str(),
+        d.overviewB.stepMean >= d.overviewA.stepMean ? "+" : "-",
+        formatDuration(std::llabs(d.overviewB.stepMean - d.overviewA.stepMean)).c_str());
+    out += buf;
+    auto table = [&](const char* title, const std::vector<DiffRow>& rows, bool host) {
+        std::snprintf(buf, sizeof buf, "\n%s (top %zu by change of %s time)\n%-60s %8s %8s %14s %14s %9s\n",
+                      title, std::min(top, rows.size()), host ? "device self" : "total", "Name", "Calls A",
+                      "Calls B", host ? "Device self Δ" : "Total Δ", host ? "Host self Δ" : "", "Change");
+        out += buf;
+        for (std::size_t i = 0; i < rows.size() && i < top; ++i) {
+            const DiffRow& r = rows[i];
+            const std::string shown = host ? r.name : shortKernelName(r.name);
+            std::string name = shown.size() > 58 ? shown.substr(0, 55) + "..." : shown;
+            const double pct = r.percentChange();
+            char change[32];
+            if (r.onlyA())
+                std::snprintf(change, sizeof change, "only A");
+            else if (r.onlyB())
+                std::snprintf(change, sizeof change, "only B");
+            else if (std::isnan(pct))
+                std::snprintf(change, sizeof change, "new time");
+            else
+                std::snprintf(change, sizeof change, "%+.1f%%", pct);
+            std::snprintf(buf, sizeof buf, "%-60s %8llu %8llu %14s %14s %9s\n", name.c_str(),
+                          static_cast<unsigned long long>(r.countA),
+                          static_cast<unsigned long long>(r.countB),
+                          (signedMicros(r.deviceDelta()) + " us").c_str(),
+                          host ? (signedMicros(r.hostDelta()) + " us").c_str() : "", change);
+            out += buf;
+        }
+    };
+    table("Operators", d.operators, true);
+    table("Kernels", d.kernels, false);
+    return out;
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "analysis/ops/kernels.h"
+#include "analysis/ops/summary.h"
+#include "analysis/overview/overview.h"
+
+#include <string>
+#include <vector>
+
+namespace kinetoscope {
+
+// "What changed between these two?": operators and kernels joined by name, with deltas (B − A), the ones
+// present in only one trace, and the step-time, breakdown and GPU-metric deltas. A is the baseline.
+struct DiffRow {
+    std::string name;
+    std::uint64_t countA = 0, countB = 0;
+    TimeNs hostA = 0, hostB = 0;     // operators: host self; kernels: 0
+    TimeNs deviceA = 0, deviceB = 0; // operators: device self; kernels: total
+    bool onlyA() const { return countB == 0; }
+    bool onlyB() const { return countA == 0; }
+    TimeNs hostDelta() const { return hostB - hostA; }
+    TimeNs deviceDelta() const { return deviceB - deviceA; }
+    // Relative change of the device time, or of the host time for host-only rows; NaN when A is zero.
+    double percentChange() const;
+};
+
+struct TraceDiff {
+    std::vector<DiffRow> operators; // by |device delta| then |host delta|, descending
+    std::vector<DiffRow> kernels;   // by |total delta|, descending
+    Overview overviewA, overviewB;
+    std::array<TimeNs, kernelCategoryCount> categoriesA{}, categoriesB{};
+};
+
+TraceDiff diffTraces(const TraceStore& a, const TraceStore& b);
+
+std::string diffToJson(const TraceDiff& diff);
+std::string diffToText(const TraceDiff& diff, std::size_t top);
+
+} // namespace kinetoscope

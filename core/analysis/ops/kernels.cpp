@@ -1,0 +1,125 @@
+#include "analysis/ops/kernels.h"
+
+#include "model/argscan.h"
+#include "query/kernelshortname.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <unordered_map>
+
+namespace kinetoscope {
+
+std::optional<double> blocksPerSm(const TraceStore& store, EventRef kernel) {
+    const std::string_view args = store.argsText(kernel);
+    if (auto v = argNumber(args, "blocks per SM")) return *v;
+    // From the grid, when the device's SM count is known (looked up first: a trace that lists only some
+    // devices need not have every kernel's grid read for nothing).
+    const Track& t = store.track(kernel.track);
+    for (const DeviceProperties& d : store.metadata().devices) {
+        if (d.id != t.pid || d.numSms <= 0) continue;
+        const auto grid = argTriple(args, "grid");
+        if (!grid) return std::nullopt;
+        return double((*grid)[0] * (*grid)[1] * (*grid)[2]) / double(d.numSms);
+    }
+    return std::nullopt;
+}
+
+KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs from, TimeNs to) {
+    KernelTable table;
+    struct Acc {
+        KernelTableRow row;
+        double blocksSum = 0;
+        std::uint64_t blocksCount = 0;
+        double occupancyWeighted = 0;
+        TimeNs occupancyTime = 0;
+    };
+    std::unordered_map<std::string, std::size_t> index;
+    std::vector<Acc> accs;
+    // What follows from a kernel's name alone, worked out once per name (a name has many calls, and with
+    // launch grouping many rows).
+    struct NameFacts {
+        KernelCategory category = KernelCategory::Other;
+        bool tensorCores = false;
+        std::string displayName;
+    };
+    std::unordered_map<std::uint32_t, NameFacts> byName; // by name id
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
+        if (t.kind != TrackKind::GpuStream) continue;
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+            if (store.categories()[t.categories[r]].kind != CategoryKind::Kernel) continue;
+            if (t.starts[r] < from || t.starts[r] > to) continue;
+            const EventRef ref{TrackId(ti), EventIndex(r)};
+            const std::string_view name = store.strings().view(t.names[r]);
+            auto [nit, fresh] = byName.try_emplace(t.names[r].value);
+            if (fresh) nit->second = {kernelCategory(name), usesTensorCores(name), shortKernelName(name)};
+            std::string key(name);
+            std::string launch;
+            const std::string_view args = store.argsText(ref);
+            if (grouping == KernelGrouping::NameAndLaunch) {
+                char buf[160];
+                const auto grid = argTriple(args, "grid");
+                const auto block = argTriple(args, "block");
+                std::snprintf(buf, sizeof buf,
+                              "grid [%lld,%lld,%lld] block [%lld,%lld,%lld] regs %.0f smem %.0f",
+                              grid ? (*grid)[0] : 0, grid ? (*grid)[1] : 0, grid ? (*grid)[2] : 0,
+                              block ? (*block)[0] : 0, block ? (*block)[1] : 0, block ? (*block)[2] : 0,
+                              argNumber(args, "registers per thread").value_or(0),
+                              argNumber(args, "shared memory").value_or(0));
+                launch = buf;
+                if (const auto l = store.launchOf(ref)) {
+                    // The operator that launched it: the launch's enclosing slice on its thread.
+                    const Track& lt = store.track(l->track);
+                    if (const auto p = lt.parentOf(l->index.value))
+                        launch += " · " + std::string(store.strings().view(lt.names[*p]));
+                }
+                key += '\x1f' + launch;
+            }
+            auto [it, inserted] = index.try_emplace(std::move(key), accs.size());
+            if (inserted) {
+                accs.emplace_back();
+                accs.back().row.name = std::string(name);
+                accs.back().row.displayName = nit->second.displayName;
+                accs.back().row.launch = launch;
+                accs.back().row.category = nit->second.category;
+                accs.back().row.tensorCores = nit->second.tensorCores;
+                accs.back().row.min = t.durations[r];
+            }
+            Acc& a = accs[it->second];
+            const TimeNs dur = t.durations[r];
+            ++a.row.count;
+            a.row.total += dur;
+            a.row.min = std::min(a.row.min, dur);
+            if (dur >= a.row.max) {
+                a.row.max = dur;
+                a.row.example = ref;
+            }
+            if (const auto b = blocksPerSm(store, ref)) {
+                a.blocksSum += *b;
+                ++a.blocksCount;
+            }
+            if (const auto occ = argNumber(args, "est. achieved occupancy %")) {
+                a.occupancyWeighted += *occ * double(dur);
+                a.occupancyTime += dur;
+            }
+            table.byCategory[std::size_t(a.row.category)] += dur;
+            table.totalKernelTime += dur;
+            ++table.kernelCount;
+        }
+    }
+    for (Acc& a : accs) {
+        a.row.meanBlocksPerSm = a.blocksCount ? a.blocksSum / double(a.blocksCount) : 0;
+        a.row.achievedOccupancy = a.occupancyTime ? a.occupancyWeighted / double(a.occupancyTime) : 0;
+        a.row.shareOfGpuTime =
+            table.totalKernelTime ? double(a.row.total) / double(table.totalKernelTime) : 0;
+        table.rows.push_back(std::move(a.row));
+    }
+    std::sort(table.rows.begin(), table.rows.end(), [](const KernelTableRow& a, const KernelTableRow& b) {
+        if (a.total != b.total) return a.total > b.total;
+        return std::tie(a.name, a.launch) < std::tie(b.name, b.launch);
+    });
+    return table;
+}
+
+} // namespace kinetoscope

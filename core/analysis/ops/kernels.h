@@ -1,0 +1,46 @@
+#pragma once
+
+#include "analysis/ops/kernelclass.h"
+#include "model/tracestore.h"
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kinetoscope {
+
+enum class KernelGrouping { Name, NameAndLaunch };
+
+struct KernelTableRow {
+    std::string name;        // as the trace has it
+    std::string displayName; // shortKernelName(name), for tables
+    std::string launch;      // "grid [..] block [..] regs N smem N · op" when grouped by launch properties
+    KernelCategory category = KernelCategory::Other;
+    bool tensorCores = false;
+    std::uint64_t count = 0;
+    TimeNs total = 0;
+    TimeNs min = 0;
+    TimeNs max = 0;
+    double meanBlocksPerSm = 0;   // mean over calls that report it (or grid size / SMs)
+    double achievedOccupancy = 0; // duration-weighted mean of "est. achieved occupancy %", in %
+    double shareOfGpuTime = 0;    // of all kernel time in range, 0..1
+    EventRef example;             // the longest call
+    TimeNs mean() const { return count ? total / TimeNs(count) : 0; }
+};
+
+struct KernelTable {
+    std::vector<KernelTableRow> rows; // by total, descending
+    std::array<TimeNs, kernelCategoryCount> byCategory{};
+    TimeNs totalKernelTime = 0;
+    std::uint64_t kernelCount = 0;
+};
+
+// Kernels that start in [from, to] (the whole trace by default).
+KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping = KernelGrouping::Name,
+                        TimeNs from = INT64_MIN, TimeNs to = INT64_MAX);
+
+// Blocks per SM of one kernel: its "blocks per SM" arg, else grid size / SM count of its device.
+std::optional<double> blocksPerSm(const TraceStore& store, EventRef kernel);
+
+} // namespace kinetoscope

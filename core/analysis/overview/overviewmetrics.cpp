@@ -1,0 +1,76 @@
+// The overview's step breakdown and GPU metrics, from the facts one pass over the slices gathered.
+#include "analysis/overview/overviewfacts.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace kinetoscope::overview {
+
+void computeBreakdown(Overview& ov, const SliceFacts& facts, const StepSpan& span) {
+    const auto& runs = facts.runs;
+    const IntervalSet& stepSet = span.set;
+    // Priority subtraction, then per-step sums.
+    std::array<IntervalSet, breakdownCategoryCount> exclusive;
+    IntervalSet claimed;
+    for (std::size_t c = 0; c + 1 < breakdownCategoryCount; ++c) {
+        IntervalSet u = intersect(unionOfRuns(runs[c]), stepSet);
+        exclusive[c] = subtract(u, claimed);
+        claimed = unionOf(std::move(claimed), u);
+    }
+    for (const StepRange& s : ov.steps) {
+        StepBreakdown b;
+        b.step = s;
+        TimeNs used = 0;
+        for (std::size_t c = 0; c + 1 < breakdownCategoryCount; ++c) {
+            b.time[c] = lengthWithin(exclusive[c], s.start, s.end);
+            used += b.time[c];
+        }
+        b.time[std::size_t(BreakdownCategory::Other)] = std::max<TimeNs>(0, (s.end - s.start) - used);
+        for (std::size_t c = 0; c < breakdownCategoryCount; ++c)
+            ov.breakdownTotal[c] += b.time[c];
+        ov.breakdown.push_back(b);
+    }
+}
+
+void computeGpuMetrics(Overview& ov, SliceFacts& facts, const StepSpan& span) {
+    auto [kernelsInSteps, kernelRuns, gpuWorkRuns, occupancy, tensorTime, smData] =
+        std::tie(facts.kernelsInSteps, facts.kernelRuns, facts.gpuWorkRuns, facts.occupancy, facts.tensorTime,
+                 facts.smData);
+    using KernelInfo = KernelInStep;
+    const TimeNs metricSpan = span.hi - span.lo;
+    const TimeNs lo = span.rangeLo, hi = span.rangeHi;
+    // GPU metrics per device.
+    std::sort(kernelsInSteps.begin(), kernelsInSteps.end(),
+              [](const KernelInfo& a, const KernelInfo& b) { return a.start < b.start; });
+    const TimeNs wall = std::max<TimeNs>(1, hi - lo);
+    for (auto& [device, laneRuns] : kernelRuns) {
+        GpuMetrics g;
+        g.device = device;
+        g.kernelTime = totalLength(unionOfRuns(laneRuns));
+        g.utilization = metricSpan ? double(g.kernelTime) / double(metricSpan) : 0;
+        g.busyOfWall = double(totalLength(unionOfRuns(gpuWorkRuns[device]))) / double(wall);
+        // SM efficiency: sweep kernel starts and ends, integrating min(Σ blocks per SM, 1).
+        std::vector<std::pair<TimeNs, double>> edges;
+        for (const KernelInfo& k : kernelsInSteps) {
+            if (k.device != device) continue;
+            edges.emplace_back(k.start, k.blocks);
+            edges.emplace_back(k.end, -k.blocks);
+        }
+        std::sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        double level = 0, integral = 0;
+        for (std::size_t i = 0; i + 1 < edges.size(); ++i) {
+            level += edges[i].second;
+            integral += std::min(std::max(level, 0.0), 1.0) * double(edges[i + 1].first - edges[i].first);
+        }
+        g.hasSmData = smData[device];
+        g.smEfficiency = metricSpan && g.hasSmData ? integral / double(metricSpan) : 0;
+        const auto occ = occupancy[device];
+        g.hasOccupancyData = occ.second > 0;
+        g.achievedOccupancy = occ.second ? occ.first / double(occ.second) : 0;
+        const auto tt = tensorTime[device];
+        g.tensorCoreShare = tt.second ? double(tt.first) / double(tt.second) : 0;
+        ov.gpus.push_back(g);
+    }
+}
+
+} // namespace kinetoscope::overview

@@ -1,0 +1,422 @@
+// The overview's recommendations: a table of rules, each with the figure it measures, the threshold that
+// fires it and the evidence it shows (the figure, the threshold, and where to look).
+#include "analysis/overview/overviewfacts.h"
+
+#include "analysis/gpu/gpuqueue.h"
+#include "analysis/memory/memory.h"
+#include "analysis/overview/attentionpattern.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace kinetoscope::overview {
+
+namespace {
+
+std::string percent(double f) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", f * 100);
+    return buf;
+}
+
+// "threshold 20%" for 0.2.
+std::string thresholdText(double threshold) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "threshold %g%%", threshold * 100);
+    return buf;
+}
+
+struct Rule;
+
+// What every rule reads, and how it reports.
+struct RuleContext {
+    const TraceStore& store;
+    Overview& ov;
+    const SliceFacts& facts;
+    const StepSpan& span;
+
+    double shareOfSteps(TimeNs t) const { return span.total ? double(t) / double(span.total) : 0; }
+    double breakdownShare(BreakdownCategory c) const {
+        return shareOfSteps(ov.breakdownTotal[std::size_t(c)]);
+    }
+
+    // Fires `rule`, with the figures that fired it (its threshold added) and where to look: its example
+    // event's extent, or the range it names.
+    void fire(const Rule& rule, std::string title, std::string evidence,
+              std::vector<std::pair<std::string, double>> figures, EventRef example = {}, TimeNs a = 0,
+              TimeNs b = 0) const;
+};
+
+struct Rule {
+    std::string_view id;
+    double threshold;
+    bool perDevice; // checked once per GPU, the device's rules together, in table order
+    void (*check)(const RuleContext&, const Rule&, const GpuMetrics* device);
+};
+
+void RuleContext::fire(const Rule& rule, std::string title, std::string evidence,
+                       std::vector<std::pair<std::string, double>> figures, EventRef example, TimeNs a,
+                       TimeNs b) const {
+    if (example.isValid() && a == b) {
+        a = store.track(example.track).starts[example.index.value];
+        b = store.track(example.track).endOf(example.index.value);
+    }
+    figures.emplace_back("threshold", rule.threshold);
+    Recommendation& r = ov.recommendations.emplace_back();
+    r.id = std::string(rule.id);
+    r.title = std::move(title);
+    r.evidence = std::move(evidence);
+    r.example = example;
+    r.from = a;
+    r.to = b;
+    r.figures = std::move(figures);
+    if (example.isValid()) {
+        r.exampleName = std::string(store.nameOf(example));
+        r.exampleStart = store.track(example.track).starts[example.index.value];
+        r.exampleDuration = store.durationOf(example);
+        r.exampleOnGpu = isGpuWork(store.categoryOf(example).kind);
+    }
+}
+
+// The rules whose figure is one share: fire above the threshold, with the evidence "<before><share><after>
+// (threshold N%)" and the figure under `figure`.
+void fireAbove(const RuleContext& c, const Rule& rule, double share, const char* figure, EventRef example,
+               std::string title, const std::string& before, const std::string& after) {
+    if (share <= rule.threshold) return;
+    c.fire(rule, std::move(title),
+           before + percent(share) + after + " (" + thresholdText(rule.threshold) + ")", {{figure, share}},
+           example);
+}
+
+void dataLoaderRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    fireAbove(c, rule, c.breakdownShare(BreakdownCategory::DataLoader), "dataloader_share",
+              c.facts.longestDataLoader,
+              "Data loading stalls the steps: use DataLoader(num_workers > 0, pin_memory=True) or prefetch",
+              "DataLoader takes ", " of step time");
+}
+
+void communicationRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    fireAbove(c, rule, c.breakdownShare(BreakdownCategory::Communication), "communication_share",
+              c.facts.longestComm,
+              "Communication dominates: overlap it with compute (DDP bucket size, FSDP prefetch) or compress "
+              "gradients",
+              "Communication not overlapped by kernels takes ", " of step time");
+}
+
+void lowUtilizationRule(const RuleContext& c, const Rule& rule, const GpuMetrics* g) {
+    if (g->kernelTime <= 0 || g->utilization >= rule.threshold) return;
+    const std::string dev = "GPU " + std::to_string(g->device);
+    c.fire(
+        rule,
+        dev +
+            " is idle most of the time: look at the gaps between kernels (larger batches, fewer host syncs)",
+        dev + " runs kernels " + percent(g->utilization) + " of the step time (" +
+            thresholdText(rule.threshold) + ")",
+        {{"device", double(g->device)}, {"gpu_utilization", g->utilization}}, {}, c.span.lo, c.span.hi);
+}
+
+// Fires when GEMMs and convolutions take more than the threshold of kernel time and tensor-core kernels less.
+void tensorCoreRule(const RuleContext& c, const Rule& rule, const GpuMetrics* g) {
+    const DeviceProperties* props = nullptr;
+    for (const DeviceProperties& d : c.store.metadata().devices)
+        if (d.id == g->device) props = &d;
+    if (!props || props->computeMajor < 7) return; // tensor cores from Volta on
+    const TimeNs gemm = c.facts.categoryTime[std::size_t(KernelCategory::Gemm)];
+    const TimeNs conv = c.facts.categoryTime[std::size_t(KernelCategory::Conv)];
+    const TimeNs total = c.facts.totalKernelTime;
+    if (total <= 0) return;
+    const double matmulShare = double(gemm + conv) / double(total);
+    if (matmulShare <= rule.threshold || g->tensorCoreShare >= rule.threshold) return;
+    const std::string dev = "GPU " + std::to_string(g->device);
+    // TF32 exists from Ampere (compute capability 8) on.
+    c.fire(rule,
+           dev + " (" + props->name +
+               ") has tensor cores, but its GEMMs and convolutions do not use them: enable " +
+               (props->computeMajor >= 8 ? "mixed precision (torch.autocast) or TF32 "
+                                           "(torch.backends.cuda.matmul.allow_tf32)"
+                                         : "mixed precision (torch.autocast)"),
+           "GEMM/conv kernels take " + percent(matmulShare) + " of GPU kernel time; tensor-core kernels " +
+               percent(g->tensorCoreShare) + " (" + thresholdText(rule.threshold) + ")",
+           {{"device", double(g->device)},
+            {"gemm_conv_share_of_kernel_time", matmulShare},
+            {"tensor_core_share", g->tensorCoreShare}},
+           c.facts.categoryExample[std::size_t(gemm >= conv ? KernelCategory::Gemm : KernelCategory::Conv)]);
+}
+
+void memoryCapacityRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    for (const auto& [device, peak] : memoryPeaks(c.store)) {
+        for (const DeviceProperties& d : c.store.metadata().devices) {
+            if (d.id != device || d.totalGlobalMem <= 0) continue;
+            const double share = peak.reserved / double(d.totalGlobalMem);
+            if (share < rule.threshold) continue;
+            c.fire(
+                rule,
+                "GPU " + std::to_string(device) +
+                    " memory is nearly full: reduce the batch, use activation checkpointing, or free cached "
+                    "tensors",
+                "peak reserved " + percent(share) + " of " + std::to_string(d.totalGlobalMem >> 20) +
+                    " MiB (" + thresholdText(rule.threshold) + ")",
+                {{"device", double(device)},
+                 {"peak_reserved_bytes", peak.reserved},
+                 {"memory_bytes", double(d.totalGlobalMem)},
+                 {"peak_reserved_share", share}},
+                peak.at);
+        }
+    }
+}
+
+// Launch-bound: times when a device has no GPU work at all, ended by work whose launch call began only after
+// the device went idle (the GPU was waiting for the CPU to issue it), and which the host did not spend
+// loading data or synchronising (those have rules of their own).
+void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    const TraceStore& store = c.store;
+    const TimeNs spanLo = c.span.lo, spanHi = c.span.hi;
+    const IntervalSet hostBusyElsewhere =
+        unionOf(unionOfRuns(c.facts.runs[std::size_t(BreakdownCategory::DataLoader)]), [&] {
+            IntervalSet sync;
+            for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+                const Track& t = store.tracks()[ti];
+                if (t.kind != TrackKind::CpuThread) continue;
+                for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+                    if ((c.facts.nameClass[t.names[r].value] & NameClass::Sync) && t.endOf(r) > spanLo &&
+                        t.starts[r] < spanHi)
+                        sync.emplace_back(t.starts[r], t.endOf(r));
+                }
+            }
+            std::sort(sync.begin(), sync.end());
+            return unionOfRuns({sync});
+        }());
+    struct Work {
+        TimeNs start, end;
+        EventRef ref;
+    };
+    std::map<std::int64_t, std::vector<Work>> work;
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
+        if (t.kind != TrackKind::GpuStream) continue;
+        for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
+            const auto [r0, r1] = t.rowsInRange(d, spanLo, spanHi);
+            for (std::uint32_t r = r0; r < r1; ++r) {
+                const CategoryKind kind = store.categories()[t.categories[r]].kind;
+                if (!isGpuCategory(kind) || (t.flags[r] & SliceFlag::Instant)) continue;
+                if (kind == CategoryKind::GpuUserAnnotation) continue;
+                work[t.pid].push_back({t.starts[r], t.endOf(r), {TrackId(ti), EventIndex(r)}});
+            }
+        }
+    }
+    TimeNs waiting = 0;
+    std::pair<TimeNs, TimeNs> worst{0, 0};
+    for (auto& [device, list] : work) {
+        std::sort(list.begin(), list.end(), [](const Work& x, const Work& y) { return x.start < y.start; });
+        TimeNs busyUntil = list.empty() ? 0 : list.front().end;
+        for (std::size_t i = 1; i < list.size(); ++i) {
+            const Work& w = list[i];
+            if (w.start > busyUntil) {
+                const TimeNs gapStart = busyUntil, gapEnd = w.start;
+                const auto launch = store.launchOf(w.ref);
+                const bool insideStep = lengthWithin(c.span.set, gapStart, gapEnd) == gapEnd - gapStart;
+                if (launch && insideStep &&
+                    store.track(launch->track).starts[launch->index.value] > gapStart &&
+                    2 * lengthWithin(hostBusyElsewhere, gapStart, gapEnd) < gapEnd - gapStart) {
+                    waiting += gapEnd - gapStart;
+                    if (gapEnd - gapStart > worst.second - worst.first) worst = {gapStart, gapEnd};
+                }
+            }
+            busyUntil = std::max(busyUntil, w.end);
+        }
+    }
+    const double share = c.shareOfSteps(waiting);
+    if (share <= rule.threshold) return;
+    c.fire(rule,
+           "The GPU waits for the CPU to launch work: capture the steps with CUDA graphs or use "
+           "torch.compile(mode=\"reduce-overhead\")",
+           "GPUs sit idle until the host issues the next launch " + percent(share) + " of the step time (" +
+               thresholdText(rule.threshold) + ")",
+           {{"launch_wait_share", share}, {"launch_wait_us", double(waiting) / 1000.0}}, {}, worst.first,
+           worst.second);
+}
+
+void syncBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    fireAbove(
+        c, rule, c.shareOfSteps(c.facts.syncTime), "sync_share", c.facts.longestSync,
+        "Host time is dominated by synchronisation: avoid .item(), .cpu() and explicit synchronize calls "
+        "inside the step",
+        "cudaStreamSynchronize/cudaDeviceSynchronize/aten::item take ", " of the step time");
+}
+
+// Fires when more than the threshold of at least this many kernels run under 10 µs.
+constexpr std::uint64_t tinyKernelsMinimum = 1000;
+
+void tinyKernelsRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    const auto [tiny, all] = std::pair(c.facts.tinyKernels, c.facts.kernelCount);
+    if (all < tinyKernelsMinimum || double(tiny) / double(all) <= rule.threshold) return;
+    c.fire(rule, "Many tiny kernels: launch overhead dominates; fuse them with torch.compile or CUDA graphs",
+           std::to_string(tiny) + " of " + std::to_string(all) +
+               " kernels run under 10 us (threshold: half of at least 1000)",
+           {{"tiny_kernels", double(tiny)}, {"kernels", double(all)}}, c.facts.tinyExample);
+}
+
+void copyTrafficRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    fireAbove(c, rule, c.shareOfSteps(c.facts.copyTime), "copy_share", c.facts.longestCopy,
+              "Heavy copy and layout traffic (aten::copy_/to/repeat/permute/contiguous): keep tensors on the "
+              "device and in the layout the next op wants",
+              "these ops take ", " of the step time on the host");
+}
+
+void elementwiseRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    if (c.facts.totalKernelTime <= 0) return;
+    const TimeNs elementwise = c.facts.categoryTime[std::size_t(KernelCategory::Elementwise)];
+    fireAbove(c, rule, double(elementwise) / double(c.facts.totalKernelTime),
+              "elementwise_share_of_kernel_time",
+              c.facts.categoryExample[std::size_t(KernelCategory::Elementwise)],
+              "Elementwise kernels dominate GPU time: they are fusion candidates for torch.compile",
+              "PyTorch elementwise kernels take ", " of GPU kernel time");
+}
+
+// Attention computed op by op (bmm -> softmax -> bmm per head) writes the scores to memory and reads them
+// back twice; scaled_dot_product_attention runs it as one fused kernel. Fires above the threshold of GPU
+// kernel time, over at least two sequences.
+void unfusedAttentionRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    const TimeNs total = c.facts.totalKernelTime;
+    if (total <= 0) return;
+    const UnfusedAttention a = findUnfusedAttention(c.store, c.span.lo, c.span.hi);
+    const double share = double(a.gpuTime) / double(total);
+    const double softmaxShare = double(a.softmaxTime) / double(total);
+    if (a.count < 2 || share <= rule.threshold) return;
+    const bool mathFallback = 2 * a.underSdpa > a.count;
+    c.fire(
+        rule,
+        mathFallback
+            ? "scaled_dot_product_attention falls back to its unfused math path (bmm → softmax → bmm): give "
+              "it "
+              "inputs a fused kernel takes (FP16/BF16, a head dimension that is a multiple of 8, a supported "
+              "mask) or pick one with torch.nn.attention.sdpa_kernel"
+            : "Attention runs unfused, op by op (bmm → softmax → bmm): use "
+              "torch.nn.functional.scaled_dot_product_attention, which runs it as one fused kernel",
+        std::to_string(a.count) + " bmm → softmax → bmm sequences take " + formatDuration(a.gpuTime) +
+            " of GPU kernel time, " + percent(share) + " of it; their softmax kernels alone " +
+            formatDuration(a.softmaxTime) + ", " + percent(softmaxShare) + " (" +
+            thresholdText(rule.threshold) + ")",
+        {{"unfused_attention_share", share},
+         {"softmax_share_of_kernel_time", softmaxShare},
+         {"sequences", double(a.count)},
+         {"unfused_attention_us", double(a.gpuTime) / 1000.0}},
+        a.example);
+}
+
+// cuDNN and MIOpen convert NCHW tensors to the NHWC their fastest convolution kernels read, and back, around
+// every convolution of a channels-first model. Fires when those conversions take more than the threshold of
+// GPU kernel time in a model whose convolutions take at least a tenth of it (cuBLAS's transposes in a
+// transformer are no reason for channels_last).
+void channelsLastRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
+    const TimeNs total = c.facts.totalKernelTime;
+    if (total <= 0) return;
+    constexpr double convolutionalModel = 0.1;
+    const TimeNs layout = c.facts.categoryTime[std::size_t(KernelCategory::Layout)];
+    const TimeNs conv = c.facts.categoryTime[std::size_t(KernelCategory::Conv)];
+    const double share = double(layout) / double(total), convShare = double(conv) / double(total);
+    if (share <= rule.threshold || convShare < convolutionalModel) return;
+    c.fire(
+        rule,
+        "Convolutions pay for tensor layout conversions (NCHW ↔ NHWC): convert the model and its inputs to "
+        "channels_last (model.to(memory_format=torch.channels_last), "
+        "x.to(memory_format=torch.channels_last))",
+        "Layout-conversion kernels (convertTensor, nchwToNhwc/nhwcToNchw, transposes) take " +
+            formatDuration(layout) + " of GPU kernel time, " + percent(share) + " of it, beside " +
+            formatDuration(conv) + " (" + percent(convShare) + ") of convolution kernels (" +
+            thresholdText(rule.threshold) + ")",
+        {{"layout_share_of_kernel_time", share},
+         {"conv_share_of_kernel_time", convShare},
+         {"layout_us", double(layout) / 1000.0}},
+        c.facts.categoryExample[std::size_t(KernelCategory::Layout)]);
+}
+
+// In the order they are listed; the ids are stable (reports and tests key on them).
+constexpr Rule rules[] = {
+    {"dataloader", 0.05, false, dataLoaderRule},        // DataLoader share of step time above
+    {"communication", 0.2, false, communicationRule},   // unoverlapped communication share of step time above
+    {"low_utilization", 0.5, true, lowUtilizationRule}, // a GPU's kernel time share of the steps below
+    {"amp", 0.1, true, tensorCoreRule},                 // GEMM/conv share above, tensor-core share below
+    {"memory_capacity", 0.9, false, memoryCapacityRule}, // peak reserved share of device memory at least
+    {"launch_bound", 0.2, false, launchBoundRule},       // GPU waiting for launches, share of step time above
+    {"sync_bound", 0.2, false, syncBoundRule},           // host synchronisation share of step time above
+    {"tiny_kernels", 0.5, false, tinyKernelsRule},       // share of kernels under 10 µs above
+    {"copy_traffic", 0.15, false, copyTrafficRule},      // host copy/layout op share of step time above
+    {"elementwise_fusion", 0.3, false, elementwiseRule}, // elementwise share of kernel time above
+    {"unfused_attention", 0.1, false, unfusedAttentionRule}, // bmm→softmax→bmm share of kernel time above
+    {"channels_last", 0.05, false, channelsLastRule},        // layout-conversion share of kernel time above
+};
+
+} // namespace
+
+void addRecommendations(const TraceStore& store, Overview& ov, const SliceFacts& facts,
+                        const StepSpan& span) {
+    const RuleContext context{store, ov, facts, span};
+    const std::size_t count = std::size(rules);
+    for (std::size_t i = 0; i < count;) {
+        if (!rules[i].perDevice) {
+            rules[i].check(context, rules[i], nullptr);
+            ++i;
+            continue;
+        }
+        std::size_t end = i;
+        while (end < count && rules[end].perDevice)
+            ++end;
+        for (const GpuMetrics& g : ov.gpus)
+            for (std::size_t k = i; k < end; ++k)
+                rules[k].check(context, rules[k], &g);
+        i = end;
+    }
+}
+
+} // namespace kinetoscope::overview
+
+namespace kinetoscope {
+
+void addQueueRecommendations(Overview& ov, const std::vector<StreamQueue>& queues) {
+    // Thresholds: full a tenth of the time; empty three quarters of it with less than one launch waiting on
+    // average (a host that keeps ahead of the GPU keeps some queued), over at least this many launches.
+    constexpr double fullShare = 0.1, emptyShare = 0.75, emptyMeanLength = 1;
+    constexpr std::uint64_t fewestLaunches = 100;
+    const auto busiest = std::max_element(
+        queues.begin(), queues.end(), [](const auto& a, const auto& b) { return a.launches < b.launches; });
+    if (busiest == queues.end() || busiest->launches < fewestLaunches || busiest->span <= 0) return;
+    const StreamQueue& q = *busiest;
+    const double full = double(q.fullTime) / double(q.span);
+    const double empty = double(q.emptyTime) / double(q.span);
+    const std::string where = "GPU " + std::to_string(q.device) + " stream " + std::to_string(q.stream);
+    char mean[32];
+    std::snprintf(mean, sizeof mean, "%.2f", q.meanLength);
+    auto add = [&](const char* id, std::string title, std::string evidence,
+                   std::vector<std::pair<std::string, double>> figures) {
+        Recommendation& r = ov.recommendations.emplace_back();
+        r.id = id;
+        r.title = std::move(title);
+        r.evidence = std::move(evidence);
+        r.figures = std::move(figures);
+        r.figures.emplace_back("launches", double(q.launches));
+        r.figures.emplace_back("mean_length", q.meanLength);
+        r.from = q.first; // where to look: the queue's whole span
+        r.to = q.first + q.span;
+    };
+    if (full > fullShare) {
+        add("queue_full",
+            "The GPU is the bottleneck: launches wait for room in a full queue, so host-side work is hidden; "
+            "speed up the kernels themselves",
+            "The launch queue of " + where + " holds " + std::to_string(queueFullLength) +
+                " or more launches for " + overview::percent(full) + " of its time (" +
+                overview::thresholdText(fullShare) + ")",
+            {{"queue_full_share", full}, {"threshold", fullShare}});
+    } else if (empty > emptyShare && q.meanLength < emptyMeanLength) {
+        add("queue_empty",
+            "The host launches each kernel just in time: the launch queue is mostly empty, so the steps "
+            "are CPU-bound; cut host overhead (CUDA graphs, torch.compile) before tuning kernels",
+            "The launch queue of " + where + " is empty " + overview::percent(empty) + " of its time over " +
+                std::to_string(q.launches) + " launches, " + mean + " launches waiting on average (" +
+                overview::thresholdText(emptyShare) + ")",
+            {{"queue_empty_share", empty}, {"threshold", emptyShare}});
+    }
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,735 @@
+#include "analysis/report/summaryformat.h"
+
+#include "analysis/report/rooflineformat.h"
+
+#include "query/kernelshortname.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <map>
+
+namespace kinetoscope {
+
+namespace {
+// The summary's layout: one top-level key per line, one table row per line, the rest inline.
+constexpr JsonLayout topLevel{"", ",\n ", ""};
+constexpr JsonLayout rowPerLine{"\n  ", ",\n  ", "\n "};
+
+void writeOperatorRows(JsonWriter<std::string>& w, const char* key, const std::vector<OperatorRow>& rows) {
+    w.key(key);
+    w.beginArray(rowPerLine);
+    for (const OperatorRow& o : rows) {
+        w.beginObject();
+        w.strField("name", o.name);
+        if (!o.inputDims.empty()) {
+            w.strField("input_dims", o.inputDims);
+        }
+        w.numField("count", o.count);
+        w.microsField("host_total_us", o.hostTotal);
+        w.microsField("host_self_us", o.hostSelf);
+        w.microsField("device_total_us", o.deviceTotal);
+        w.microsField("device_self_us", o.deviceSelf);
+        w.endObject();
+    }
+    w.endArray();
+}
+
+void writeCriticalPath(JsonWriter<std::string>& w, const StepCriticalPath& cp) {
+    const CriticalPath& p = cp.path;
+    w.key("critical_path");
+    w.beginObject({"\n  ", ",\n  ", "\n "});
+    w.strField("step", cp.step);
+    w.microsField("step_start_us", cp.stepStart);
+    w.microsField("step_us", cp.stepEnd - cp.stepStart);
+    w.microsField("length_us", p.length);
+    w.fixedField("step_share",
+                 cp.stepEnd > cp.stepStart ? double(p.length) / double(cp.stepEnd - cp.stepStart) : 0.0, 6);
+    w.key("bound_by_us");
+    w.beginObject();
+    for (std::size_t b = 0; b + 1 < boundByCount; ++b)
+        w.microsField(boundByName(BoundBy(b)), p.bound[b]);
+    w.endObject();
+    w.numField("syncs", p.syncs);
+    w.numField("inferred_waits", p.inferredSyncs);
+    w.key("threads_merged");
+    w.boolean(p.threadsMerged);
+    w.numField("graph_nodes", p.graphNodes);
+    w.numField("graph_edges", p.graphEdges);
+    w.numField("broken_cycles", p.brokenCycles);
+    w.key("events");
+    w.beginArray({"\n   ", ",\n   ", "\n  "});
+    for (const PathEventRow& e : cp.events) {
+        w.beginObject();
+        w.strField("name", e.name);
+        w.strField("on", e.gpu ? "gpu" : "cpu");
+        w.numField("pid", e.pid);
+        w.numField("tid", e.tid);
+        w.microsField("ts_us", e.start);
+        w.microsField("dur_us", e.duration);
+        w.endObject();
+    }
+    w.endArray();
+    // Each edge joins the start or end of one event (an index into "events") to another's.
+    w.key("edges");
+    w.beginArray({"\n   ", ",\n   ", "\n  "});
+    for (std::size_t i = 0; i < p.edges.size(); ++i) {
+        const CriticalPathEdge& e = p.edges[i];
+        w.beginObject();
+        w.strField("kind", pathEdgeKindName(e.kind));
+        w.strField("bound_by", boundByName(e.bound));
+        w.microsField("weight_us", e.weight);
+        w.numField("from", cp.edgeEvents[i].first);
+        w.strField("from_at", e.fromStart ? "start" : "end");
+        w.numField("to", cp.edgeEvents[i].second);
+        w.strField("to_at", e.toStart ? "start" : "end");
+        w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+}
+
+// "Critical path of STEP ..." and the events that weigh most on it.
+std::string criticalPathText(const StepCriticalPath& cp) {
+    const CriticalPath& p = cp.path;
+    const TimeNs stepLength = cp.stepEnd - cp.stepStart;
+    std::string out =
+        "Critical path of " + cp.step + " (" + formatDuration(stepLength) + "): " + formatDuration(p.length);
+    char buf[160];
+    if (stepLength > 0) {
+        std::snprintf(buf, sizeof buf, " (%.1f%% of the step)",
+                      100.0 * double(p.length) / double(stepLength));
+        out += buf;
+    }
+    const char* sep = ": ";
+    for (std::size_t b = 0; b + 1 < boundByCount; ++b) {
+        if (p.bound[b] == 0 || p.length == 0) continue;
+        std::snprintf(buf, sizeof buf, "%s%s %.1f%%", sep, boundByTitle(BoundBy(b)).data(),
+                      100.0 * double(p.bound[b]) / double(p.length));
+        out += buf;
+        sep = ", ";
+    }
+    std::snprintf(buf, sizeof buf, "; %zu events, %u sync%s%s\n", cp.events.size(), p.syncs,
+                  p.syncs == 1 ? "" : "s",
+                  p.inferredSyncs ? " (waits inferred: the trace has no cuda_sync events)" : "");
+    out += buf;
+    // The events whose own time is most of the path.
+    std::vector<std::pair<TimeNs, std::string>> weighed;
+    {
+        std::map<std::string, TimeNs> byName;
+        for (std::size_t i = 0; i < p.edges.size(); ++i) {
+            const CriticalPathEdge& e = p.edges[i];
+            if (e.kind != PathEdgeKind::Operator || !e.attributed.isValid()) continue;
+            // Attributed to one of its ends, or (between two siblings) to their parent, which need not be
+            // on the path.
+            const std::uint32_t at = e.attributed == e.from ? cp.edgeEvents[i].first
+                                     : e.attributed == e.to ? cp.edgeEvents[i].second
+                                                            : UINT32_MAX;
+            if (at == UINT32_MAX) continue;
+            const PathEventRow& ev = cp.events[at];
+            byName[ev.gpu ? shortKernelName(ev.name) : ev.name] += e.weight;
+        }
+        for (auto& [name, t] : byName)
+            weighed.emplace_back(t, name);
+    }
+    std::sort(weighed.begin(), weighed.end(), std::greater<>());
+    if (!weighed.empty()) out += "  most of it:";
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, weighed.size()); ++i)
+        out += (i ? ", " : " ") + weighed[i].second + " " + formatDuration(weighed[i].first);
+    if (!weighed.empty()) out += "\n";
+    return out;
+}
+
+void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
+    const Overview& ov = report.overview;
+    w.key("steps");
+    w.beginArray(rowPerLine);
+    for (std::size_t i = 0; i < ov.steps.size(); ++i) {
+        w.beginObject();
+        w.strField("name", report.stepNames[i]);
+        w.microsField("start_us", ov.steps[i].start);
+        w.microsField("end_us", ov.steps[i].end);
+        w.endObject();
+    }
+    w.endArray();
+    w.key("gpu_utilization");
+    w.beginObject();
+    for (const GpuMetrics& g : ov.gpus) {
+        w.fixedField(std::to_string(g.device), g.utilization, 6);
+    }
+    w.endObject();
+    w.key("gpu_metrics");
+    w.beginObject();
+    for (const GpuMetrics& g : ov.gpus) {
+        w.key(std::to_string(g.device));
+        w.beginObject();
+        w.fixedField("utilization", g.utilization, 6);
+        w.fixedField("busy_of_wall", g.busyOfWall, 6);
+        w.fixedField("sm_efficiency", g.smEfficiency, 6);
+        w.fixedField("achieved_occupancy_pct", g.achievedOccupancy, 3);
+        w.fixedField("tensor_core_share", g.tensorCoreShare, 6);
+        w.endObject();
+    }
+    w.endObject();
+    w.key("breakdown_us");
+    w.beginObject();
+    for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
+        w.microsField(breakdownCategoryName(BreakdownCategory(c)), ov.breakdownTotal[c]);
+    }
+    w.endObject();
+    w.key("kernel_categories_us");
+    w.beginObject();
+    for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
+        if (report.kernels.byCategory[c] == 0) continue;
+        w.microsField(kernelCategoryName(KernelCategory(c)), report.kernels.byCategory[c]);
+    }
+    w.endObject();
+    w.key("memory");
+    w.beginObject();
+    for (const auto& [device, peak] : report.memory.peaks) {
+        w.key(std::to_string(device));
+        w.beginObject();
+        w.fixedField("peak_allocated_bytes", peak.allocated, 0);
+        w.key("peak_reserved_bytes");
+        if (peak.hasReserved)
+            w.fixed(peak.reserved, 0);
+        else
+            w.null();
+        if (peak.relative) {
+            w.key("relative_to_trace_start");
+            w.boolean(true);
+        }
+        w.endObject();
+    }
+    w.endObject();
+    w.key("recommendations");
+    w.beginArray(rowPerLine);
+    for (const Recommendation& r : ov.recommendations) {
+        w.beginObject();
+        w.strField("id", r.id);
+        w.strField("title", r.title);
+        w.strField("evidence_text", r.evidence);
+        w.key("evidence");
+        w.beginObject();
+        for (const auto& [figure, value] : r.figures) {
+            w.fixedField(figure, value, 6);
+        }
+        w.endObject();
+        w.key("where");
+        w.beginObject();
+        w.microsField("start_us", r.from);
+        w.microsField("end_us", r.to);
+        if (r.example.isValid()) {
+            w.key("event");
+            w.beginObject();
+            w.strField("name", r.exampleName);
+            w.microsField("start_us", r.exampleStart);
+            w.microsField("dur_us", r.exampleDuration);
+            w.strField("time", r.exampleOnGpu ? "gpu" : "cpu"); // whose time dur_us is
+            w.endObject();
+        }
+        w.endObject();
+        w.endObject();
+    }
+    w.endArray();
+    w.key("distributed");
+    writeRankFigures(w, report.distributed);
+    w.key("gpu_idle");
+    w.beginArray(rowPerLine);
+    for (const StreamIdle& g : report.gpuIdle) {
+        w.beginObject();
+        w.numField("device", g.device);
+        w.numField("stream", g.stream);
+        w.microsField("host_wait_us", g.hostWait);
+        w.microsField("kernel_wait_us", g.kernelWait);
+        w.microsField("other_us", g.other);
+        const double idle = double(std::max<TimeNs>(1, g.idle()));
+        w.fixedField("host_wait_ratio", double(g.hostWait) / idle, 6);
+        w.fixedField("kernel_wait_ratio", double(g.kernelWait) / idle, 6);
+        w.fixedField("other_ratio", double(g.other) / idle, 6);
+        w.numField("gaps", g.gaps);
+        w.endObject();
+    }
+    w.endArray();
+    w.key("temporal_breakdown");
+    w.beginArray(rowPerLine);
+    for (const DeviceTime& t : report.gpuTime) {
+        w.beginObject();
+        w.key("rank");
+        if (t.rank)
+            w.num(*t.rank);
+        else
+            w.null();
+        w.numField("device", t.device);
+        w.microsField("span_us", t.span);
+        w.microsField("idle_us", t.idle);
+        w.microsField("compute_us", t.compute);
+        w.microsField("communication_us", t.communication);
+        w.microsField("memory_us", t.memory);
+        w.microsField("overlap_us", t.overlap);
+        w.endObject();
+    }
+    w.endArray();
+    w.key("gpu_queue");
+    w.beginArray(rowPerLine);
+    for (const StreamQueue& q : report.queues) {
+        w.beginObject();
+        w.numField("device", q.device);
+        w.numField("stream", q.stream);
+        w.numField("launches", q.launches);
+        w.numField("max_length", q.maxLength);
+        w.fixedField("mean_length", q.meanLength, 3);
+        w.microsField("full_us", q.fullTime);
+        w.microsField("empty_us", q.emptyTime);
+        w.microsField("span_us", q.span);
+        w.endObject();
+    }
+    w.endArray();
+    const LaunchStatistics& ls = report.launches;
+    w.key("launch_stats");
+    w.beginObject();
+    w.numField("launches", ls.launches);
+    for (const auto& [key, d] :
+         {std::pair<const char*, const Distribution*>{"cpu_duration_us", &ls.cpuDuration},
+          {"gpu_duration_us", &ls.gpuDuration},
+          {"launch_delay_us", &ls.launchDelay}}) {
+        w.key(key);
+        w.beginObject();
+        w.fixedField("median", d->median / 1000, 3);
+        w.fixedField("p90", d->p90 / 1000, 3);
+        w.fixedField("p99", d->p99 / 1000, 3);
+        w.fixedField("max", d->max / 1000, 3);
+        w.endObject();
+    }
+    w.key("outliers");
+    w.beginObject();
+    w.numField("short_kernels", std::uint64_t(ls.shortKernels.size()));
+    w.numField("long_calls", std::uint64_t(ls.longCalls.size()));
+    w.numField("long_delays", std::uint64_t(ls.longDelays.size()));
+    w.endObject();
+    w.endObject();
+    // The sequences of GPU work operators launch, the 20 that take the most GPU time.
+    w.key("kernel_sequences");
+    w.beginArray(rowPerLine);
+    for (std::size_t i = 0; i < std::min<std::size_t>(20, report.kernelSequences.size()); ++i) {
+        const KernelSequence& k = report.kernelSequences[i];
+        w.beginObject();
+        w.strField("operator", k.op);
+        w.key("kernels");
+        w.beginArray();
+        for (const std::string& n : k.work)
+            w.str(n);
+        w.endArray();
+        w.numField("count", k.count);
+        w.microsField("gpu_us", k.gpuTime);
+        w.microsField("cpu_us", k.cpuTime);
+        w.endObject();
+    }
+    w.endArray();
+    writePerfModel(w, report.perfModel);
+    if (report.criticalPath) writeCriticalPath(w, *report.criticalPath);
+}
+} // namespace
+
+std::string criticalPathToJson(const StepCriticalPath& path) {
+    std::string out;
+    JsonWriter w(out);
+    w.beginObject(topLevel);
+    writeCriticalPath(w, path);
+    w.endObject();
+    out += '\n';
+    return out;
+}
+
+std::string summaryToJson(const Summary& s, const AnalysisResult* report) {
+    std::string out;
+    JsonWriter w(out);
+    w.beginObject(topLevel);
+    w.numField("events", s.events);
+    w.key("kernels");
+    w.beginArray(rowPerLine);
+    for (const KernelRow& k : s.kernels) {
+        w.beginObject();
+        w.strField("name", k.name);
+        w.strField("display_name", shortKernelName(k.name));
+        w.numField("count", k.count);
+        w.microsField("total_us", k.total);
+        w.microsField("min_us", k.min);
+        w.microsField("max_us", k.max);
+        w.microsField("mean_us", k.mean());
+        w.strField("category", kernelCategoryName(kernelCategory(k.name)));
+        w.key("tensor_cores");
+        w.boolean(usesTensorCores(k.name));
+        w.endObject();
+    }
+    w.endArray();
+    writeOperatorRows(w, "operators", s.operators);
+    writeOperatorRows(w, "annotations", s.annotations);
+    w.key("gpu_busy_us");
+    w.beginObject();
+    for (const auto& [device, busy] : s.gpuBusy) {
+        w.microsField(std::to_string(device), busy);
+    }
+    w.endObject();
+    if (report) writeReport(w, *report);
+    w.endObject();
+    out += '\n';
+    return out;
+}
+
+namespace {
+
+struct Column {
+    std::string title;
+    bool numeric;
+};
+
+// Columns a text takes in a terminal: its UTF-8 code points ("…" is one column, three bytes).
+std::size_t columnsOf(const std::string& s) {
+    return std::size_t(std::count_if(s.begin(), s.end(),
+                                     [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string renderTable(const std::vector<Column>& columns,
+                        const std::vector<std::vector<std::string>>& rows) {
+    std::vector<std::size_t> width(columns.size());
+    for (std::size_t c = 0; c < columns.size(); ++c)
+        width[c] = columnsOf(columns[c].title);
+    for (const auto& row : rows)
+        for (std::size_t c = 0; c < row.size(); ++c)
+            width[c] = std::max(width[c], columnsOf(row[c]));
+    auto line = [&](const std::vector<std::string>& cells) {
+        std::string out;
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            const std::size_t pad = width[c] - columnsOf(cells[c]);
+            if (c) out += "  ";
+            if (columns[c].numeric)
+                out += std::string(pad, ' ') + cells[c];
+            else
+                out += cells[c] + (c + 1 < cells.size() ? std::string(pad, ' ') : "");
+        }
+        return out + "\n";
+    };
+    std::vector<std::string> titles;
+    for (const Column& c : columns)
+        titles.push_back(c.title);
+    std::string out = line(titles);
+    std::size_t total = 0;
+    for (std::size_t w : width)
+        total += w;
+    out += std::string(total + 2 * (columns.size() - 1), '-') + "\n";
+    for (const auto& row : rows)
+        out += line(row);
+    return out;
+}
+
+// Operators and annotations share their columns (the same figures, key_averages' definitions).
+const std::vector<Column> operatorColumns = {{"Name", false},           {"Calls", true},
+                                             {"Host total us", true},   {"Host self us", true},
+                                             {"Device total us", true}, {"Device self us", true}};
+
+std::string elide(const std::string& s, std::size_t max) {
+    if (s.size() <= max) return s;
+    std::size_t cut = max - 3;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+        --cut; // keep UTF-8 whole
+    return s.substr(0, cut) + "...";
+}
+
+} // namespace
+
+std::optional<std::string> summaryToText(const Summary& summary, const SummaryTextOptions& options,
+                                         std::string& error) {
+    std::vector<OperatorRow> ops = summary.operators;
+    std::vector<KernelRow> kernels = summary.kernels;
+    const std::string& f = options.sortField;
+    if (!f.empty()) {
+        using OpKey = std::function<TimeNs(const OperatorRow&)>;
+        using KernelKey = std::function<TimeNs(const KernelRow&)>;
+        OpKey opKey;
+        KernelKey kernelKey;
+        if (f == "count" || f == "calls") {
+            opKey = [](const OperatorRow& r) { return TimeNs(r.count); };
+            kernelKey = [](const KernelRow& r) { return TimeNs(r.count); };
+        } else if (f == "host_total")
+            opKey = [](const OperatorRow& r) { return r.hostTotal; };
+        else if (f == "host_self")
+            opKey = [](const OperatorRow& r) { return r.hostSelf; };
+        else if (f == "device_total")
+            opKey = [](const OperatorRow& r) { return r.deviceTotal; };
+        else if (f == "device_self")
+            opKey = [](const OperatorRow& r) { return r.deviceSelf; };
+        else if (f == "total")
+            kernelKey = [](const KernelRow& r) { return r.total; };
+        else if (f == "mean")
+            kernelKey = [](const KernelRow& r) { return r.mean(); };
+        else if (f == "min")
+            kernelKey = [](const KernelRow& r) { return r.min; };
+        else if (f == "max")
+            kernelKey = [](const KernelRow& r) { return r.max; };
+        else if (f != "name") {
+            error = "unknown sort field '" + f +
+                    "' (operators: count, host_total, host_self, device_total, device_self, name; "
+                    "kernels: count, total, mean, min, max, name)";
+            return std::nullopt;
+        }
+        if (f == "name") {
+            std::stable_sort(ops.begin(), ops.end(), [](auto& a, auto& b) { return a.name < b.name; });
+            std::stable_sort(kernels.begin(), kernels.end(),
+                             [](auto& a, auto& b) { return a.name < b.name; });
+        }
+        if (opKey)
+            std::stable_sort(ops.begin(), ops.end(), [&](auto& a, auto& b) { return opKey(a) > opKey(b); });
+        if (kernelKey)
+            std::stable_sort(kernels.begin(), kernels.end(),
+                             [&](auto& a, auto& b) { return kernelKey(a) > kernelKey(b); });
+    }
+    std::string out = "Events: " + std::to_string(summary.events) + "\n";
+    for (const auto& [device, busy] : summary.gpuBusy)
+        out += "GPU " + std::to_string(device) + " busy: " + formatMicros(busy) + " us\n";
+
+    if (options.showOperators) {
+        std::vector<std::vector<std::string>> rows;
+        for (std::size_t i = 0; i < ops.size() && i < options.top; ++i) {
+            const OperatorRow& o = ops[i];
+            std::string name = o.inputDims.empty() ? o.name : o.name + " " + o.inputDims;
+            rows.push_back({elide(name, 60), std::to_string(o.count), formatMicros(o.hostTotal),
+                            formatMicros(o.hostSelf), formatMicros(o.deviceTotal),
+                            formatMicros(o.deviceSelf)});
+        }
+        out += "\nOperators (" + std::to_string(rows.size()) + " of " + std::to_string(ops.size()) + ")\n";
+        out += renderTable(operatorColumns, rows);
+        if (!summary.annotations.empty()) {
+            std::vector<std::vector<std::string>> annotationRows;
+            for (std::size_t i = 0; i < summary.annotations.size() && i < options.top; ++i) {
+                const OperatorRow& o = summary.annotations[i];
+                annotationRows.push_back({elide(o.name, 60), std::to_string(o.count),
+                                          formatMicros(o.hostTotal), formatMicros(o.hostSelf),
+                                          formatMicros(o.deviceTotal), formatMicros(o.deviceSelf)});
+            }
+            out += "\nAnnotations: record_function ranges, steps, optimizer, DataLoader (" +
+                   std::to_string(annotationRows.size()) + " of " +
+                   std::to_string(summary.annotations.size()) + ")\n";
+            out += renderTable(operatorColumns, annotationRows);
+        }
+    }
+    if (options.showKernels) {
+        std::vector<std::vector<std::string>> rows;
+        for (std::size_t i = 0; i < kernels.size() && i < options.top; ++i) {
+            const KernelRow& k = kernels[i];
+            rows.push_back({elide(shortKernelName(k.name), 80), std::to_string(k.count),
+                            formatMicros(k.total), formatMicros(k.mean()), formatMicros(k.min),
+                            formatMicros(k.max)});
+        }
+        out += "\nKernels (" + std::to_string(rows.size()) + " of " + std::to_string(kernels.size()) + ")\n";
+        out += renderTable({{"Name", false},
+                            {"Calls", true},
+                            {"Total us", true},
+                            {"Mean us", true},
+                            {"Min us", true},
+                            {"Max us", true}},
+                           rows);
+    }
+    return out;
+}
+
+std::string importReport(const TraceStore& store, double loadSeconds) {
+    const ImportStats& st = store.stats();
+    char buf[256];
+    std::string out;
+    auto line = [&](const char* fmt, auto... args) {
+        std::snprintf(buf, sizeof buf, fmt, args...);
+        out += buf;
+    };
+    const std::size_t slices = store.sliceCount();
+    std::size_t counterTracks = 0, gpuTracks = 0, cpuTracks = 0, asyncTracks = 0;
+    for (const Track& t : store.tracks()) {
+        if (t.kind == TrackKind::Counter)
+            ++counterTracks;
+        else if (t.kind == TrackKind::GpuStream)
+            ++gpuTracks;
+        else if (t.kind == TrackKind::Async)
+            ++asyncTracks;
+        else
+            ++cpuTracks;
+    }
+    line("File:            %s\n", store.sourcePath().c_str());
+    line("Size:            %.1f MB on disk, %.1f MB of JSON%s\n", double(st.fileBytes) / 1e6,
+         double(st.jsonBytes) / 1e6, st.gzip ? " (gzip)" : "");
+    line("Load time:       %.3f s (%.0f MB/s of JSON)\n", loadSeconds,
+         loadSeconds > 0 ? double(st.jsonBytes) / 1e6 / loadSeconds : 0.0);
+    line("Events read:     %llu\n", static_cast<unsigned long long>(st.eventsSeen));
+    line("Slices:          %zu\n", slices);
+    line("Counter samples: %zu\n", store.counterSampleCount());
+    line("Tracks:          %zu (%zu CPU threads, %zu GPU streams, %zu async, %zu counters)\n",
+         store.tracks().size(), cpuTracks, gpuTracks, asyncTracks, counterTracks);
+    std::size_t launch = 0, fwdbwd = 0;
+    for (const Flow& f : store.flows()) {
+        if (f.kind == FlowKind::Launch)
+            ++launch;
+        else if (f.kind == FlowKind::ForwardBackward)
+            ++fwdbwd;
+    }
+    line("Flows:           %zu (%zu launch->GPU, %zu forward->backward)\n", store.flows().size(), launch,
+         fwdbwd);
+    line("Time span:       %s (%s .. %s us)\n", formatDuration(store.maxTime() - store.minTime()).c_str(),
+         formatMicros(store.minTime()).c_str(), formatMicros(store.maxTime()).c_str());
+    const std::size_t held = store.bytesHeld();
+    line("Store memory:    %.1f MB (%.1f bytes per event)\n", double(held) / 1e6,
+         st.eventsSeen ? double(held) / double(st.eventsSeen) : 0.0);
+    out += "Phases:         ";
+    for (const auto& [ph, n] : st.phaseCounts)
+        out += " " + ph + "=" + std::to_string(n);
+    out += "\nCategories:     ";
+    for (const auto& [cat, n] : st.categoryCounts)
+        out += " " + (cat.empty() ? std::string("(none)") : cat) + "=" + std::to_string(n);
+    out += "\n";
+    line("Malformed:       %llu skipped\n", static_cast<unsigned long long>(st.malformedEvents));
+    line("Unknown phase:   %llu skipped\n", static_cast<unsigned long long>(st.unknownPhaseEvents));
+    line("Overlapping:     %llu slices moved to overflow lanes\n",
+         static_cast<unsigned long long>(st.overlappingSlices));
+    line("Clock jitter:    %llu sub-microsecond overlaps between siblings, kept on their lane\n",
+         static_cast<unsigned long long>(st.jitterOverlaps));
+    line("B/E unmatched:   %llu E without B, %llu B without E\n",
+         static_cast<unsigned long long>(st.endWithoutBegin),
+         static_cast<unsigned long long>(st.beginWithoutEnd));
+    line("Flows unmatched: %llu start-only, %llu finish-only, %llu unbound\n",
+         static_cast<unsigned long long>(st.flowStartsUnmatched),
+         static_cast<unsigned long long>(st.flowEndsUnmatched),
+         static_cast<unsigned long long>(st.flowsUnbound));
+    if (st.asyncUnmatched)
+        line("Async unmatched: %llu\n", static_cast<unsigned long long>(st.asyncUnmatched));
+    if (st.truncated)
+        line("Truncated:       yes, at byte %llu\n", static_cast<unsigned long long>(st.truncatedAt));
+    if (!st.trailingProblem.empty()) out += "After events:    " + st.trailingProblem + "\n";
+    for (const ImportIssue& issue : st.issues)
+        line("  byte %llu: %s\n", static_cast<unsigned long long>(issue.offset), issue.reason.c_str());
+    return out;
+}
+
+} // namespace kinetoscope
+
+namespace kinetoscope {
+
+std::string reportToText(const TraceStore& store, const AnalysisResult& report) {
+    const Overview& ov = report.overview;
+    std::string out;
+    char buf[512];
+    auto line = [&](const char* fmt, auto... args) {
+        std::snprintf(buf, sizeof buf, fmt, args...);
+        out += buf;
+    };
+    const RunFacts facts = runFacts(store);
+    if (!facts.devices.empty() || !facts.facts.empty()) {
+        out += "Run\n";
+        for (const DeviceProperties& d : facts.devices) {
+            line("  GPU %lld: %s, %.1f GiB, %lld SMs, compute %lld.%lld\n", static_cast<long long>(d.id),
+                 d.name.c_str(), double(d.totalGlobalMem) / double(1ll << 30),
+                 static_cast<long long>(d.numSms), static_cast<long long>(d.computeMajor),
+                 static_cast<long long>(d.computeMinor));
+        }
+        for (const auto& [k, v] : facts.facts)
+            line("  %s: %s\n", k.c_str(), v.c_str());
+        out += "\n";
+    }
+    line("Steps: %zu%s, mean %s, median %s, min %s, max %s, %.2f steps/s\n", ov.steps.size(),
+         ov.syntheticStep ? " (no ProfilerStep: one activity step, from the first CPU op or Python frame to "
+                            "the end of the GPU work it launched)"
+                          : "",
+         formatDuration(ov.stepMean).c_str(), formatDuration(ov.stepMedian).c_str(),
+         formatDuration(ov.stepMin).c_str(), formatDuration(ov.stepMax).c_str(), ov.stepsPerSecond);
+    TimeNs span = 0;
+    for (TimeNs t : ov.breakdownTotal)
+        span += t;
+    out += "Step time breakdown:";
+    for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
+        line(" %s %s (%.1f%%)%s", std::string(breakdownCategoryName(BreakdownCategory(c))).c_str(),
+             formatDuration(ov.breakdownTotal[c]).c_str(),
+             span ? 100.0 * double(ov.breakdownTotal[c]) / double(span) : 0.0,
+             c + 1 < breakdownCategoryCount ? "," : "\n");
+    }
+    for (const GpuMetrics& g : ov.gpus) {
+        char sm[32] = "n/a", occ[32] = "n/a";
+        if (g.hasSmData) std::snprintf(sm, sizeof sm, "%.1f%%", g.smEfficiency * 100);
+        if (g.hasOccupancyData) std::snprintf(occ, sizeof occ, "%.1f%%", g.achievedOccupancy);
+        line("GPU %lld: utilization %.1f%%, busy %.1f%% of wall time, est. SM efficiency %s, est. achieved "
+             "occupancy %s, "
+             "tensor cores %.1f%% of kernel time\n",
+             static_cast<long long>(g.device), g.utilization * 100, g.busyOfWall * 100, sm, occ,
+             g.tensorCoreShare * 100);
+    }
+    if (report.kernels.totalKernelTime > 0) {
+        out += "Kernel time by category:";
+        bool first = true;
+        for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
+            if (report.kernels.byCategory[c] == 0) continue;
+            line("%s %s %s (%.1f%%)", first ? "" : ",",
+                 std::string(kernelCategoryName(KernelCategory(c))).c_str(),
+                 formatDuration(report.kernels.byCategory[c]).c_str(),
+                 100.0 * double(report.kernels.byCategory[c]) / double(report.kernels.totalKernelTime));
+            first = false;
+        }
+        out += "\n";
+    }
+    for (const auto& [device, peak] : report.memory.peaks) {
+        const std::string who = device < 0 ? "CPU" : "GPU " + std::to_string(device);
+        line("Memory %s: peak allocated %.1f MiB%s", who.c_str(), peak.allocated / 1048576.0,
+             peak.relative ? " above the trace's start (this trace gives sizes, not totals)" : "");
+        if (peak.hasReserved) line(", peak reserved %.1f MiB", peak.reserved / 1048576.0);
+        out += "\n";
+    }
+    for (const DeviceTime& t : report.gpuTime) {
+        const double span = double(std::max<TimeNs>(1, t.span));
+        line("GPU %lld over %s: idle %.1f%%, compute %.1f%%, communication %.1f%%, memory %.1f%%, compute "
+             "overlapping the others %.1f%%\n",
+             static_cast<long long>(t.device), formatDuration(t.span).c_str(), 100 * double(t.idle) / span,
+             100 * double(t.compute) / span, 100 * double(t.communication) / span,
+             100 * double(t.memory) / span, 100 * double(t.overlap) / span);
+    }
+    for (const StreamIdle& g : report.gpuIdle) {
+        const double idle = double(std::max<TimeNs>(1, g.idle()));
+        line(
+            "GPU %lld stream %lld idle %s in %llu gaps: waiting for the host %.1f%%, for the previous kernel "
+            "%.1f%%, other %.1f%%\n",
+            static_cast<long long>(g.device), static_cast<long long>(g.stream),
+            formatDuration(g.idle()).c_str(), static_cast<unsigned long long>(g.gaps),
+            100 * double(g.hostWait) / idle, 100 * double(g.kernelWait) / idle, 100 * double(g.other) / idle);
+    }
+    for (const StreamQueue& q : report.queues)
+        line("GPU %lld stream %lld launch queue: at most %lld waiting, %.1f on average, full (%d) for %s\n",
+             static_cast<long long>(q.device), static_cast<long long>(q.stream),
+             static_cast<long long>(q.maxLength), q.meanLength, queueFullLength,
+             formatDuration(q.fullTime).c_str());
+    if (const LaunchStatistics& ls = report.launches; ls.launches > 0)
+        line("Launches: %llu; call median %.1f us (p99 %.1f), launch delay median %.1f us (p99 %.1f); %zu "
+             "short "
+             "kernels, %zu calls over 50 us, %zu delays over 100 us\n",
+             static_cast<unsigned long long>(ls.launches), ls.cpuDuration.median / 1000,
+             ls.cpuDuration.p99 / 1000, ls.launchDelay.median / 1000, ls.launchDelay.p99 / 1000,
+             ls.shortKernels.size(), ls.longCalls.size(), ls.longDelays.size());
+    if (!report.kernelSequences.empty()) out += "Kernel sequences (fusion candidates), by GPU time:\n";
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, report.kernelSequences.size()); ++i) {
+        const KernelSequence& k = report.kernelSequences[i];
+        std::string kernels;
+        for (std::size_t j = 0; j < k.work.size(); ++j) {
+            if (j == 4) {
+                kernels += " … (" + std::to_string(k.work.size()) + " in all)";
+                break;
+            }
+            kernels += (j ? " → " : "") + shortKernelName(k.work[j]);
+        }
+        line("  %s ×%llu, GPU %s: %s\n", k.op.c_str(), static_cast<unsigned long long>(k.count),
+             formatDuration(k.gpuTime).c_str(), kernels.c_str());
+    }
+    out += perfModelText(report.perfModel);
+    if (report.criticalPath) out += criticalPathText(*report.criticalPath);
+    if (ov.recommendations.empty())
+        out += "Recommendations: none\n";
+    else
+        out += "Recommendations:\n";
+    for (const Recommendation& r : ov.recommendations)
+        line("  [%s] %s\n      %s\n", r.id.c_str(), r.title.c_str(), r.evidence.c_str());
+    return out;
+}
+
+} // namespace kinetoscope
