@@ -1,9 +1,9 @@
-#include "captureview.h"
-#include "headlessrender.h"
 #include "live/capturesession.h"
-#include "mainwindow.h"
-#include "panellayout.h"
-#include "singleinstance.h"
+#include "panels/panellayout.h"
+#include "shell/mainwindow.h"
+#include "shell/singleinstance.h"
+#include "timeline/headlessrender.h"
+#include "views/captureview.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

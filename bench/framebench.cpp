@@ -5,11 +5,11 @@
 // spread over the trace, scrolled to different lanes, with all flow arrows on. Prints per-zoom-level figures
 // and, as its last line, `median_ms=<x> p99_ms=<y>`. Single-threaded: run it under `taskset -c 0` for the
 // one-core figure.
-#include "headlessrender.h"
-#include "loadedtrace.h"
 #include "open/opentrace.h"
 #include "query/lanelayout.h"
-#include "timelinerenderer.h"
+#include "shell/loadedtrace.h"
+#include "timeline/headlessrender.h"
+#include "timeline/timelinerenderer.h"
 
 #include <QGuiApplication>
 #include <QImage>

@@ -5,9 +5,9 @@
 // the time until its full-resolution raster is in (made off the UI thread: the view shows the previous raster
 // stretched meanwhile) and the frames painted once it is (what panning and hovering cost), and as its last
 // line `bands=<n> frame_median_ms=<x> frame_p99_ms=<y> raster_median_ms=<a> raster_p99_ms=<b>`.
-#include "headlessrender.h"
-#include "memorytimelinewidget.h"
+#include "charts/memorytimelinewidget.h"
 #include "snapshot/snapshotloader.h"
+#include "timeline/headlessrender.h"
 
 #include <QApplication>
 

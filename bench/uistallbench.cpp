@@ -4,10 +4,10 @@
 // its event loop while the trace loads and the first frames paint: a 1 ms timer records the largest gap
 // between its ticks. Then it zooms, searches and area-selects, and measures those too. Prints
 // `max_stall_ms=<x>` last.
-#include "mainwindow.h"
-#include "searchbar.h"
-#include "timelinewidget.h"
-#include "traceview.h"
+#include "shell/mainwindow.h"
+#include "timeline/searchbar.h"
+#include "timeline/timelinewidget.h"
+#include "views/traceview.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -2,17 +2,17 @@
 // kinetoscope-cli prints, selections highlight and jump on the timeline, grouping and scoping recompute.
 #include "analysis/ops/hosttree.h"
 #include "analysis/report/analysisresult.h"
-#include "analysispanels.h"
-#include "barchart.h"
-#include "detailspanel.h"
-#include "mainwindow.h"
-#include "memorycurve.h"
-#include "moduleflame.h"
-#include "searchbar.h"
-#include "tablemodels.h"
+#include "charts/barchart.h"
+#include "charts/memorycurve.h"
+#include "charts/moduleflame.h"
+#include "panels/analysispanels.h"
+#include "panels/detailspanel.h"
+#include "shell/mainwindow.h"
+#include "tables/tablemodels.h"
 #include "testsupport.h"
-#include "timelinewidget.h"
-#include "traceview.h"
+#include "timeline/searchbar.h"
+#include "timeline/timelinewidget.h"
+#include "views/traceview.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>

@@ -1,13 +1,13 @@
 // The viewer side of live capture: Capture > Launch with a replayed trace, the timeline and kernel table
 // growing while records arrive, pause and follow, Stop, Save, and the saved file reopening with the same GPU
 // work.
-#include "analysispanels.h"
-#include "captureview.h"
-#include "launchdialog.h"
-#include "mainwindow.h"
+#include "panels/analysispanels.h"
+#include "shell/launchdialog.h"
+#include "shell/mainwindow.h"
 #include "testsupport.h"
-#include "timelinewidget.h"
-#include "traceview.h"
+#include "timeline/timelinewidget.h"
+#include "views/captureview.h"
+#include "views/traceview.h"
 
 #include <QAction>
 #include <QApplication>

@@ -1,13 +1,13 @@
 // The comparison tab: both traces load, the diff tables match core/analysis/diff, and the timelines stay
 // aligned by their first step while either is zoomed or panned.
-#include "compareview.h"
-#include "detailspanel.h"
-#include "mainwindow.h"
+#include "panels/detailspanel.h"
 #include "query/kernelshortname.h"
-#include "tablemodels.h"
+#include "shell/mainwindow.h"
+#include "tables/tablemodels.h"
 #include "testsupport.h"
-#include "timelinerenderer.h"
-#include "timelinewidget.h"
+#include "timeline/timelinerenderer.h"
+#include "timeline/timelinewidget.h"
+#include "views/compareview.h"
 
 #include <QApplication>
 #include <QLabel>

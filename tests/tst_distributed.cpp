@@ -3,12 +3,12 @@
 // stragglers, and the distributed view from traces and from summaries.
 #include "analysis/jobs/distributed.h"
 #include "analysis/report/summaryformat.h"
-#include "detailspanel.h"
-#include "distributedview.h"
-#include "mainwindow.h"
+#include "panels/detailspanel.h"
+#include "shell/mainwindow.h"
 #include "testsupport.h"
-#include "timelinerenderer.h"
-#include "timelinewidget.h"
+#include "timeline/timelinerenderer.h"
+#include "timeline/timelinewidget.h"
+#include "views/distributedview.h"
 
 #include <cstring>
 

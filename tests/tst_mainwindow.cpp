@@ -1,16 +1,16 @@
 // The main window and its trace tabs: loading in the background, failed and cancelled loads, the banner for
 // truncated or malformed traces, Open Recent, drag-and-drop, search and area selection wired to the panels.
-#include "areasummarypanel.h"
-#include "detailspanel.h"
-#include "mainwindow.h"
+#include "panels/areasummarypanel.h"
+#include "panels/detailspanel.h"
 #include "query/search.h"
-#include "searchbar.h"
-#include "tablemodels.h"
+#include "shell/mainwindow.h"
+#include "tables/tablemodels.h"
 #include "testsupport.h"
+#include "timeline/searchbar.h"
 
-#include "criticalpathbar.h"
-#include "timelinewidget.h"
-#include "traceview.h"
+#include "timeline/criticalpathbar.h"
+#include "timeline/timelinewidget.h"
+#include "views/traceview.h"
 
 #include <QApplication>
 #include <QDropEvent>

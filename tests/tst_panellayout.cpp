@@ -1,14 +1,14 @@
 // The split between the timeline and the panels under it (app/panellayout): the bounds, refusing a saved
 // layout that would hide the timeline, View > Reset Layout, and panels that keep their size and their tab
 // whatever is selected in them, on a real trace.
-#include "analysispanels.h"
-#include "detailspanel.h"
-#include "mainwindow.h"
-#include "panellayout.h"
+#include "panels/analysispanels.h"
+#include "panels/detailspanel.h"
+#include "panels/panellayout.h"
+#include "shell/mainwindow.h"
 #include "testsupport.h"
-#include "timelinerenderer.h"
-#include "timelinewidget.h"
-#include "traceview.h"
+#include "timeline/timelinerenderer.h"
+#include "timeline/timelinewidget.h"
+#include "views/traceview.h"
 
 #include <QApplication>
 #include <QHeaderView>

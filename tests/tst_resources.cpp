@@ -1,10 +1,10 @@
 // Resource bounds of the viewer: no file descriptor or thread leaks after opening and closing 100 traces, two
 // loads at once, closing tabs mid-load, and the UI thread never stalling more than 50 ms while a large trace
 // loads.
-#include "backgroundjobs.h"
-#include "mainwindow.h"
+#include "shell/backgroundjobs.h"
+#include "shell/mainwindow.h"
 #include "testsupport.h"
-#include "traceview.h"
+#include "views/traceview.h"
 
 #include <QDir>
 #include <QElapsedTimer>

@@ -2,15 +2,15 @@
 // calls on the timeline and rings its point, clicking a point selects its row; the chart's geometry puts
 // points and roofs where the numbers say; a trace without shapes says how to get them.
 #include "analysis/report/analysisresult.h"
-#include "mainwindow.h"
-#include "rooflinechart.h"
-#include "rooflinepanel.h"
-#include "rooflinetablemodel.h"
-#include "searchbar.h"
-#include "tablecells.h"
+#include "charts/rooflinechart.h"
+#include "panels/rooflinepanel.h"
+#include "shell/mainwindow.h"
+#include "tables/rooflinetablemodel.h"
+#include "tables/tablecells.h"
 #include "testsupport.h"
-#include "timelinewidget.h"
-#include "traceview.h"
+#include "timeline/searchbar.h"
+#include "timeline/timelinewidget.h"
+#include "views/traceview.h"
 
 #include <QAbstractItemModelTester>
 #include <QLabel>

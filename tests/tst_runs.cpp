@@ -1,12 +1,12 @@
 // Folders of traces: grouping into runs, workers and spans (on the corpus and on a TensorBoard-style layout),
 // the runs panel, and watching a folder while a job writes into it (files appear and grow; none is opened
 // half).
-#include "folderwatcher.h"
 #include "import/runscan.h"
-#include "mainwindow.h"
-#include "runspanel.h"
+#include "shell/folderwatcher.h"
+#include "shell/mainwindow.h"
+#include "shell/runspanel.h"
 #include "testsupport.h"
-#include "traceview.h"
+#include "views/traceview.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,8 +1,8 @@
 // One window per user: a second `kinetoscope FILE` hands its files to the running window, which opens them as
 // tabs.
-#include "mainwindow.h"
-#include "singleinstance.h"
-#include "traceview.h"
+#include "shell/mainwindow.h"
+#include "shell/singleinstance.h"
+#include "views/traceview.h"
 
 #include <QDir>
 #include <QFile>

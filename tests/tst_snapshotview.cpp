@@ -2,15 +2,15 @@
 // active-memory timeline at several zooms (every pixel what the raster says, hover and click on real bands),
 // the keys, the tables at the peak and at a clicked moment, the allocator state, the filters, and the
 // out-of-memory view on a real snapshot with an appended oom event (tests/make_oom_snapshot.py).
-#include "mainwindow.h"
-#include "memorytimelinewidget.h"
+#include "charts/memorytimelinewidget.h"
+#include "charts/segmentmapwidget.h"
 #include "model/textformat.h"
-#include "segmentmapwidget.h"
+#include "shell/mainwindow.h"
 #include "snapshot/snapshotloader.h"
-#include "snapshotview.h"
 #include "testsupport.h"
-#include "timelinewidget.h"
-#include "traceview.h"
+#include "timeline/timelinewidget.h"
+#include "views/snapshotview.h"
+#include "views/traceview.h"
 
 #include <QApplication>
 #include <QFile>

@@ -1,13 +1,13 @@
 // The timeline widget on real traces: keyboard and mouse navigation (drag-zoom included), history, selection,
 // hit testing, measuring, area selection, flow arrow geometry, collapsing, and the details panel's links.
-#include "detailspanel.h"
-#include "loadedtrace.h"
+#include "panels/detailspanel.h"
 #include "query/args.h"
+#include "shell/loadedtrace.h"
 #include "testsupport.h"
 
 #include "analysis/gpu/criticalpath.h"
-#include "criticalpathoverlay.h"
-#include "timelinewidget.h"
+#include "timeline/criticalpathoverlay.h"
+#include "timeline/timelinewidget.h"
 
 #include <QApplication>
 #include <QLineEdit>

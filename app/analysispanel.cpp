@@ -1,3 +1,0 @@
-#include "analysispanel.h"
-
-// AnalysisPanel is an interface; this file gives its signals a home for moc.

@@ -1,0 +1,196 @@
+#include "panels/detailspanel.h"
+
+#include "analysis/ops/hosttree.h"
+#include "query/args.h"
+#include "query/enclosing.h"
+#include "query/kernelshortname.h"
+#include "query/lanelayout.h"
+#include "query/viewport.h"
+
+#include <QUrl>
+
+namespace kinetoscope {
+
+namespace {
+constexpr int maxChildrenListed = 50;
+
+QString esc(std::string_view text) {
+    return QString::fromUtf8(text.data(), qsizetype(text.size())).toHtmlEscaped();
+}
+QString dur(TimeNs ns) {
+    return QString::fromStdString(formatDuration(ns));
+}
+} // namespace
+
+DetailsPanel::DetailsPanel(const TraceStore& store, QWidget* parent) : QTextBrowser(parent), m_store(store) {
+    setOpenLinks(false);
+    setOpenExternalLinks(false);
+    connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        const EventRef ref = refFromLink(url);
+        if (ref.isValid()) emit jumpRequested(ref);
+    });
+    showEvent({});
+}
+
+QString DetailsPanel::linkFor(EventRef ref) {
+    return QStringLiteral("event:%1/%2").arg(ref.track.value).arg(ref.index.value);
+}
+
+EventRef DetailsPanel::refFromLink(const QUrl& url) {
+    if (url.scheme() != QLatin1String("event")) return {};
+    const QStringList parts = url.path().split(QLatin1Char('/'));
+    if (parts.size() != 2) return {};
+    bool ok1 = false, ok2 = false;
+    const uint track = parts[0].toUInt(&ok1);
+    const uint row = parts[1].toUInt(&ok2);
+    if (!ok1 || !ok2) return {};
+    return {TrackId(track), EventIndex(row)};
+}
+
+QString DetailsPanel::launchedWorkHtml(const TraceStore& store, const std::vector<LaunchedWork>& launched,
+                                       std::vector<EventRef>* links) {
+    std::uint64_t count = 0;
+    TimeNs total = 0;
+    for (const LaunchedWork& w : launched) {
+        count += w.count;
+        total += w.total;
+    }
+    QString html = QStringLiteral("<p>%1</p><table cellspacing=0 cellpadding=2>")
+                       .arg(tr("%1 events, %2 of GPU time").arg(count).arg(dur(total)));
+    html += QStringLiteral(
+                "<tr style=\"color:#4b5563\"><td align=right>%1</td><td align=right>%2</td><td>%3</td></tr>")
+                .arg(tr("count"), tr("GPU total"), tr("kernel, copy or memset (a link to its longest)"));
+    for (std::size_t i = 0; i < launched.size() && int(i) < maxChildrenListed; ++i) {
+        const LaunchedWork& w = launched[i];
+        if (links) links->push_back(w.longest);
+        html +=
+            QStringLiteral(
+                "<tr><td align=right>%1</td><td align=right>%2</td><td><a href=\"%3\">%4</a></td></tr>")
+                .arg(w.count)
+                .arg(dur(w.total), linkFor(w.longest),
+                     QString::fromStdString(shortKernelName(store.strings().view(w.name))).toHtmlEscaped());
+    }
+    html += QStringLiteral("</table>");
+    if (int(launched.size()) > maxChildrenListed)
+        html += tr("<p>… and %1 more</p>").arg(int(launched.size()) - maxChildrenListed);
+    return html;
+}
+
+QString DetailsPanel::eventLink(EventRef ref, const QString& prefix) {
+    m_links.push_back(ref);
+    const Track& t = m_store.track(ref.track);
+    return QStringLiteral("%1<a href=\"%2\">%3</a> <span style=\"color:#6b7280\">%4 · %5</span>")
+        .arg(prefix, linkFor(ref), esc(m_store.nameOf(ref)),
+             esc(m_store.strings().view(m_store.categoryOf(ref).name)), dur(t.durations[ref.index.value]));
+}
+
+void DetailsPanel::showEvent(EventRef ref) {
+    m_ref = ref;
+    m_links.clear();
+    if (!ref.isValid() || ref.track.value >= m_store.tracks().size()) {
+        setHtml(tr(
+            "<p style=\"color:#6b7280\">Click a slice to see its details. Ctrl+drag selects an area.</p>"));
+        return;
+    }
+    const Track& t = m_store.track(ref.track);
+    const TimeNs start = t.starts[ref.index.value];
+    QString html;
+    html += QStringLiteral("<h3 style=\"margin:2px 0\">%1</h3>").arg(esc(m_store.nameOf(ref)));
+    html += QStringLiteral("<table cellspacing=0 cellpadding=2>");
+    auto row = [&](const QString& k, const QString& v) {
+        html += QStringLiteral("<tr><td style=\"color:#4b5563\">%1</td><td>%2</td></tr>").arg(k, v);
+    };
+    row(tr("Category"), esc(m_store.strings().view(m_store.categoryOf(ref).name)));
+    row(tr("Start"), QString::fromStdString(formatTimeOffset(start - m_store.minTime(), 1)) +
+                         QStringLiteral(" <span style=\"color:#6b7280\">(ts %1 µs)</span>")
+                             .arg(QString::number(double(start) / 1000.0, 'f', 3)));
+    row(tr("Duration"), dur(t.durations[ref.index.value]));
+    if (t.kind != TrackKind::Counter) row(tr("Self time"), dur(selfTime(t, ref.index.value)));
+    // The track as the timeline names it ("GPU 0 · NVIDIA H100 · stream 7", not "tid 7"), then the raw ids.
+    const std::string title = trackTitle(m_store, ref.track);
+    row(tr("Track"),
+        esc(title) + QStringLiteral(" <span style=\"color:#6b7280\">(pid %1 · tid %2, as written)</span>")
+                         .arg(esc(processIdText(m_store, t)), esc(threadIdText(m_store, t))));
+    if (auto corr = m_store.correlationOf(ref)) row(tr("Correlation"), QString::number(*corr));
+    if (t.flags[ref.index.value] & SliceFlag::Unterminated)
+        row(tr("Note"), tr("never closed; ends at the track's last time"));
+    if (t.flags[ref.index.value] & SliceFlag::Overlapping)
+        row(tr("Note"), tr("overlaps its enclosing slice; drawn with what it encloses on the overflow lanes "
+                           "below the track"));
+    html += QStringLiteral("</table>");
+
+    // Related events.
+    QStringList related;
+    if (isLaunchCategory(m_store.categoryOf(ref).kind)) {
+        for (EventRef gpu : m_store.gpuWorkOf(ref))
+            related << eventLink(gpu, tr("GPU work: "));
+    }
+    if (isGpuCategory(m_store.categoryOf(ref).kind)) {
+        if (auto launch = m_store.launchOf(ref)) {
+            related << eventLink(*launch, tr("Launched by: "));
+            if (const auto op = launchingOperator(m_store, *launch))
+                related << eventLink(*op, tr("Operator: "));
+            related << tr("Launch delay: %1 <span style=\"color:#6b7280\">(start − end of the launch call, "
+                          "at least 0)</span>")
+                           .arg(dur(launchDelay(m_store, ref, *launch)));
+        }
+    }
+    for (const Flow* f : m_store.flowsFrom(ref)) {
+        if (f->kind == FlowKind::Launch) continue; // listed above
+        related << eventLink(f->target,
+                             f->kind == FlowKind::ForwardBackward ? tr("Backward: ") : tr("Flow to: "));
+    }
+    for (const Flow* f : m_store.flowsInto(ref)) {
+        if (f->kind == FlowKind::Launch) continue;
+        related << eventLink(f->source,
+                             f->kind == FlowKind::ForwardBackward ? tr("Forward: ") : tr("Flow from: "));
+    }
+    if (!related.isEmpty()) {
+        html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Related"));
+        html += related.join(QStringLiteral("<br/>"));
+    }
+
+    // The GPU work an operator or annotation launched (through the runtime calls inside it), per kernel name:
+    // count and total GPU time, each linked to its longest event.
+    if (t.kind == TrackKind::CpuThread && !isLaunchCategory(m_store.categoryOf(ref).kind)) {
+        const std::vector<LaunchedWork> launched = gpuWorkLaunchedWithin(m_store, ref);
+        if (!launched.empty()) {
+            html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("GPU work launched"));
+            html += launchedWorkHtml(m_store, launched, &m_links);
+        }
+    }
+
+    // Every slice that encloses it on its thread, outermost first.
+    const std::vector<std::uint32_t> parents = enclosingRows(t, ref.index.value);
+    if (!parents.empty()) {
+        html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Parents"));
+        QStringList chain;
+        for (std::uint32_t p : parents)
+            chain << eventLink({ref.track, EventIndex(p)});
+        html += chain.join(QStringLiteral("<br/>"));
+    }
+
+    const std::vector<ArgField> args = decodeArgs(m_store, ref);
+    if (!args.empty()) {
+        html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4><table cellspacing=0 cellpadding=2>")
+                    .arg(tr("Arguments"));
+        for (const ArgField& a : args)
+            row(esc(a.key), QStringLiteral("<code>%1</code>").arg(esc(a.value)));
+        html += QStringLiteral("</table>");
+    }
+
+    const auto [c0, c1] = childRows(t, ref.index.value);
+    if (c1 > c0) {
+        html +=
+            QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Children (%1)").arg(c1 - c0));
+        QStringList children;
+        for (std::uint32_t c = c0; c < c1 && int(c - c0) < maxChildrenListed; ++c)
+            children << eventLink({ref.track, EventIndex(c)});
+        if (int(c1 - c0) > maxChildrenListed)
+            children << tr("… and %1 more").arg(int(c1 - c0) - maxChildrenListed);
+        html += children.join(QStringLiteral("<br/>"));
+    }
+    setHtml(html);
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,32 @@
+#include "shell/backgroundjobs.h"
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace kinetoscope {
+
+QThreadPool* backgroundPool() {
+    static QThreadPool* pool = [] {
+        auto* p = new QThreadPool;
+        p->setObjectName(QStringLiteral("kinetoscope-background"));
+        p->setMaxThreadCount(std::max(2, QThread::idealThreadCount()));
+        return p;
+    }();
+    return pool;
+}
+
+void lowerThreadPriority() {
+    // Qt ignores thread priorities under Linux's default scheduler; the per-thread nice value is what counts.
+    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+    if (::getpriority(PRIO_PROCESS, tid) < 5) ::setpriority(PRIO_PROCESS, tid, 5);
+}
+
+void startBackground(std::function<void()> job) {
+    backgroundPool()->start([job = std::move(job)] {
+        lowerThreadPriority();
+        job();
+    });
+}
+
+} // namespace kinetoscope

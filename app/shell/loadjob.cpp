@@ -1,0 +1,75 @@
+#include "shell/loadjob.h"
+
+#include "shell/backgroundjobs.h"
+
+#include "open/opentrace.h"
+
+#include <QCoreApplication>
+#include <QMetaObject>
+#include <QPointer>
+
+namespace kinetoscope {
+
+struct LoadJob::Shared {
+    std::atomic<bool> cancel{false};
+    std::atomic<int> stage{0};
+    std::atomic<quint64> bytesDone{0};
+    std::atomic<quint64> bytesTotal{0};
+    std::atomic<quint64> eventsDone{0};
+};
+
+LoadJob::LoadJob(QString path, QObject* parent)
+    : QObject(parent), m_path(std::move(path)), m_shared(std::make_shared<Shared>()) {}
+
+LoadJob::~LoadJob() {
+    m_shared->cancel = true;
+    // The worker owns a reference to the shared state and delivers through a QPointer, so it can outlive us.
+    if (m_thread.joinable()) m_thread.detach();
+}
+
+void LoadJob::start() {
+    QPointer<LoadJob> self(this);
+    auto shared = m_shared;
+    const std::string path = m_path.toStdString();
+    m_thread = std::thread([self, shared, path] {
+        lowerThreadPriority(); // the loader's own worker threads inherit it
+        LoadOptions options;
+        options.cancel = &shared->cancel;
+        options.progress = [shared](const LoadProgress& p) {
+            shared->stage = int(p.stage);
+            shared->bytesDone = p.bytesDone;
+            shared->bytesTotal = p.bytesTotal;
+            shared->eventsDone = p.eventsDone;
+        };
+        LoadResult result = loadTrace(path, options);
+        std::shared_ptr<LoadedTrace> trace;
+        if (result.ok() && !shared->cancel)
+            trace = prepareLoadedTrace(std::move(result.store), result.seconds);
+        const bool cancelled = result.cancelled || shared->cancel;
+        const QString message =
+            QString::fromStdString(cancelled ? path + ": loading cancelled" : result.message(path));
+        // Delivered through the application object: `self` may be deleted meanwhile, and is only checked on
+        // its thread.
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, trace, message, cancelled] {
+                if (!self) return;
+                if (trace && !cancelled)
+                    emit self->loaded(trace);
+                else
+                    emit self->failed(message, cancelled);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void LoadJob::cancel() {
+    m_shared->cancel = true;
+}
+
+LoadJob::Progress LoadJob::progress() const {
+    return {m_shared->stage.load(), m_shared->bytesDone.load(), m_shared->bytesTotal.load(),
+            m_shared->eventsDone.load()};
+}
+
+} // namespace kinetoscope

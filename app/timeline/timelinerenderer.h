@@ -1,0 +1,162 @@
+#pragma once
+
+#include "query/lanelayout.h"
+#include "query/viewport.h"
+#include "shell/loadedtrace.h"
+#include "timeline/timelineframe.h"
+#include "timeline/timelinepalette.h"
+
+#include <QColor>
+#include <QFont>
+#include <QFontMetricsF>
+#include <QHash>
+#include <QPalette>
+#include <QPointF>
+#include <QPolygonF>
+#include <QRectF>
+#include <QStaticText>
+#include <QString>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+class QPainter;
+
+namespace kinetoscope {
+
+// Rectangles and labels of the lanes for one (axis, size, scroll, layout, colours, search): built apart from
+// painting and cached against those, so repaints for a moving cursor or a hover only replay it.
+struct TimelineGeometry {
+    std::array<std::vector<QRectF>, TimelinePalette::size> rects;
+    std::array<std::vector<QRectF>, TimelinePalette::size> fadedRects;
+    struct Label {
+        QRectF rect;
+        StringId name;
+        std::uint8_t color = 0;
+    };
+    std::vector<Label> labels;
+    std::vector<QRectF> instants;
+    std::vector<QRectF> groupSummaries; // busy bars in collapsed groups' header rows
+    struct CounterArea {
+        QPolygonF polygon;
+        QRectF rowRect;
+        double maxValue = 0;
+        QString label; // "max 1.95 GiB", or a busy share's "87.4 % in view"
+    };
+    std::vector<CounterArea> counters;
+    std::size_t boxCount = 0;
+    std::size_t foldedSlices = 0;
+};
+
+struct FlowArrow {
+    QPointF from;
+    QPointF to;
+    FlowKind kind = FlowKind::Other;
+    std::uint32_t flow = 0;
+};
+
+// Background, grid and text colours: light, or dark when the system palette is dark.
+struct TimelineTheme {
+    bool dark = false;
+    QColor laneBackground{0xff, 0xff, 0xff};
+    QColor laneBackgroundAlt{0xf6, 0xf7, 0xf9};
+    QColor headerBackground{0xee, 0xf0, 0xf3};
+    QColor groupBackground{0xe2, 0xe6, 0xeb};
+    QColor gridLine{0xe5, 0xe7, 0xeb};
+    QColor text{0x1f, 0x29, 0x37};
+    QColor mutedText{0x4b, 0x55, 0x63};
+    QColor selection{0x11, 0x18, 0x27};
+    QColor border{0xcb, 0xd2, 0xd9};
+    QColor groupSummary{0x64, 0x74, 0x8b, 150}; // busy bars of a collapsed group
+    static TimelineTheme forPalette(const QPalette& palette);
+};
+
+// A counter value for labels and tooltips: memory series in binary units ("1.00 GiB"), ratios in percent.
+QString formatCounterValue(double value, CounterUnit unit);
+
+class TimelineRenderer {
+  public:
+    static constexpr double headerWidth = 260;
+    static constexpr double rulerHeight = 42;
+    static constexpr double stepBandHeight = 16;
+    static constexpr double foldPx = 1.0;
+    static constexpr std::size_t maxArrows = 800;
+
+    TimelineRenderer(std::shared_ptr<const LoadedTrace> trace, LaneLayout* layout);
+
+    const TraceStore& store() const { return *m_trace->store; }
+    const LoadedTrace& trace() const { return *m_trace; }
+    LaneLayout& layout() { return *m_layout; }
+    const QFont& font() const { return m_font; }
+    const TimelineTheme& theme() const { return m_theme; }
+    // Follows the system light/dark palette.
+    void setPalette(const QPalette& palette);
+
+    // Paints the whole timeline: lanes, overlays, ruler and header column.
+    void paint(QPainter& painter, const TimelineFrame& frame);
+    // Geometry of the lanes for a frame (cached); exposed for tests and the benchmark.
+    const TimelineGeometry& geometry(const TimelineFrame& frame);
+    // Forgets the cached geometry (after the layout or the colours change).
+    void invalidate() { m_cacheValid = false; }
+
+    // Widget y of a content y, and the lanes area rectangle.
+    double viewY(const TimelineFrame& frame, double contentY) const {
+        return contentY - frame.scrollY + rulerHeight;
+    }
+    QRectF lanesRect(const TimelineFrame& frame) const;
+    // The slice under a widget position (with a few pixels of slack for thin slices), invalid when none.
+    EventRef eventAt(const TimelineFrame& frame, QPointF pos) const;
+    // The lane where a track's overflow rows begin (a dashed line and a label mark it).
+    bool isFirstOverflowLane(const LaneRow& row) const;
+    // The lane row under a widget y, or -1.
+    int rowAtY(const TimelineFrame& frame, double y) const;
+    // The row under y or, in a gap or past the ends, the nearest one (for drags across rows).
+    int rowNearY(const TimelineFrame& frame, double y) const;
+    // Where a slice is drawn, in widget coordinates (its group header when collapsed).
+    QRectF sliceRect(const TimelineFrame& frame, EventRef ref) const;
+    // The arrows drawn for a frame; `total` is set to how many crossed the view before the cap.
+    std::vector<FlowArrow> flowArrows(const TimelineFrame& frame, std::size_t* total = nullptr) const;
+    // Whether a widget position is on the group header's fold triangle or title; returns the group index or
+    // -1.
+    int groupHeaderAt(const TimelineFrame& frame, QPointF pos) const;
+
+    const QString& nameText(StringId id);
+
+  private:
+    void buildGeometry(const TimelineFrame& frame);
+    int colorOf(const Track& track, std::uint32_t row, ColorMode mode);
+    void paintLanes(QPainter& p, const TimelineFrame& frame);
+    void paintLabels(QPainter& p, const TimelineFrame& frame);
+    void paintOverlays(QPainter& p, const TimelineFrame& frame);
+    void paintFlows(QPainter& p, const TimelineFrame& frame);
+    void paintRuler(QPainter& p, const TimelineFrame& frame);
+    void paintHeaders(QPainter& p, const TimelineFrame& frame);
+    double counterMax(TrackId track);
+
+    std::shared_ptr<const LoadedTrace> m_trace;
+    LaneLayout* m_layout;
+    TimelineTheme m_theme;
+    TimelinePalette m_palette;
+    QFont m_font;
+    QFont m_boldFont;
+    QFontMetricsF m_metrics;
+    std::vector<QString> m_nameText;          // by StringId, filled on first use
+    std::vector<float> m_nameWidth;           // by StringId, -1 until measured
+    std::vector<std::int16_t> m_nameColor;    // by StringId, -1 until hashed
+    std::vector<double> m_counterMax;         // by TrackId, NaN until computed
+    QHash<quint64, QStaticText> m_labelCache; // (name, width bucket) -> laid-out label
+    std::vector<SliceBox> m_boxes;            // scratch
+    std::vector<CounterColumn> m_columns;     // scratch
+
+    TimelineGeometry m_geometry;
+    bool m_cacheValid = false;
+    TimeAxis m_cacheAxis;
+    QSize m_cacheSize;
+    double m_cacheScroll = 0;
+    ColorMode m_cacheColors = ColorMode::Category;
+    const std::vector<bool>* m_cacheSearch = nullptr;
+    std::uint64_t m_cacheLayoutGeneration = 0;
+};
+
+} // namespace kinetoscope

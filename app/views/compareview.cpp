@@ -1,0 +1,327 @@
+#include "views/compareview.h"
+
+#include "model/textformat.h"
+
+#include "query/kernelshortname.h"
+#include "query/search.h"
+
+#include "panels/detailspanel.h"
+#include "panels/panellayout.h"
+
+#include "shell/backgroundjobs.h"
+#include "shell/loadjob.h"
+#include "tables/tablemodels.h"
+#include "timeline/timelinewidget.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QThreadPool>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace kinetoscope {
+
+namespace {
+QString signedDuration(TimeNs ns) {
+    return (ns > 0   ? QStringLiteral("+")
+            : ns < 0 ? QStringLiteral("−")
+                     : QString()) +
+           durationText(std::llabs(ns));
+}
+
+void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
+    table->setSortingEnabled(false);
+    table->setRowCount(int(rows.size()));
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const DiffRow& r = rows[i];
+        int c = 0;
+        // Kernels by their short name, the full one in the tooltip; operators as they are.
+        auto* name = new QTableWidgetItem(QString::fromStdString(host ? r.name : shortKernelName(r.name)));
+        name->setToolTip(QString::fromStdString(r.name));
+        name->setData(NameRole, QString::fromStdString(r.name));
+        if (r.onlyA() || r.onlyB())
+            name->setForeground(r.onlyB() ? QColor(0x04, 0x78, 0x57) : QColor(0xb9, 0x1c, 0x1c));
+        table->setItem(int(i), c++, name);
+        table->setItem(int(i), c++, new NumberItem(QString::number(r.countA), double(r.countA)));
+        table->setItem(int(i), c++, new NumberItem(QString::number(r.countB), double(r.countB)));
+        if (host) {
+            table->setItem(int(i), c++, new NumberItem(durationText(r.hostA), double(r.hostA)));
+            table->setItem(int(i), c++, new NumberItem(durationText(r.hostB), double(r.hostB)));
+            table->setItem(int(i), c++, new NumberItem(signedDuration(r.hostDelta()), double(r.hostDelta())));
+        }
+        table->setItem(int(i), c++, new NumberItem(durationText(r.deviceA), double(r.deviceA)));
+        table->setItem(int(i), c++, new NumberItem(durationText(r.deviceB), double(r.deviceB)));
+        table->setItem(int(i), c++, new NumberItem(signedDuration(r.deviceDelta()), double(r.deviceDelta())));
+        const double pct = r.percentChange();
+        const QString change =
+            r.onlyA()   ? QObject::tr("only in A")
+            : r.onlyB() ? QObject::tr("only in B")
+            : std::isnan(pct)
+                ? QObject::tr("new time")
+                : QStringLiteral("%1%2%").arg(pct > 0 ? QStringLiteral("+") : QString()).arg(pct, 0, 'f', 1);
+        table->setItem(int(i), c++, new NumberItem(change, std::isnan(pct) ? 1e9 : pct));
+    }
+    table->setSortingEnabled(true);
+}
+
+QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
+    QTableWidget* t = makeReadOnlyTable(parent, headers);
+    t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+    t->horizontalHeader()->resizeSection(0, 420);
+    return t;
+}
+
+TimeNs anchorOf(const LoadedTrace& t) {
+    return t.steps.empty() ? t.store->minTime() : t.steps.front().start;
+}
+} // namespace
+
+CompareView::CompareView(QString pathA, QString pathB, QWidget* parent) : QWidget(parent) {
+    m_paths[0] = std::move(pathA);
+    m_paths[1] = std::move(pathB);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_stack = new QStackedWidget(this);
+    m_status = new QLabel(
+        tr("Loading %1 and %2…").arg(QFileInfo(m_paths[0]).fileName(), QFileInfo(m_paths[1]).fileName()),
+        m_stack);
+    m_status->setAlignment(Qt::AlignCenter);
+    m_status->setWordWrap(true);
+    m_stack->addWidget(m_status);
+    layout->addWidget(m_stack);
+    for (int i = 0; i < 2; ++i) {
+        m_jobs[i] = new LoadJob(m_paths[i], this);
+        connect(m_jobs[i], &LoadJob::loaded, this,
+                [this, i](std::shared_ptr<LoadedTrace> t) { onLoaded(i, std::move(t)); });
+        connect(m_jobs[i], &LoadJob::failed, this,
+                [this](const QString& message, bool) { onFailed(message); });
+        m_jobs[i]->start();
+    }
+}
+
+CompareView::~CompareView() = default;
+
+void CompareView::onFailed(const QString& message) {
+    if (!m_error.isEmpty()) return;
+    m_error = message;
+    m_status->setText(message);
+    m_status->setStyleSheet(QStringLiteral("QLabel{color:#991b1b}"));
+    emit failed(message);
+}
+
+void CompareView::onLoaded(int which, std::shared_ptr<LoadedTrace> trace) {
+    m_traces[which] = std::move(trace);
+    if (!m_traces[0] || !m_traces[1] || !m_error.isEmpty()) return;
+    m_status->setText(tr("Comparing…"));
+    auto a = m_traces[0], b = m_traces[1];
+    QPointer<CompareView> self(this);
+    startBackground([a, b, self] {
+        auto diff = std::make_shared<const TraceDiff>(diffTraces(*a->store, *b->store));
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, diff] {
+                if (!self) return;
+                self->m_diff = diff;
+                self->build();
+                emit self->ready();
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void CompareView::build() {
+    m_offset = anchorOf(*m_traces[1]) - anchorOf(*m_traces[0]);
+    auto* content = new QSplitter(Qt::Vertical, m_stack);
+    auto* timelines = new QSplitter(Qt::Vertical, content);
+    auto titled = [&](const QString& title, TimelineWidget* timeline) {
+        auto* box = new QWidget(timelines);
+        auto* l = new QVBoxLayout(box);
+        l->setContentsMargins(0, 0, 0, 0);
+        l->setSpacing(0);
+        auto* label = new QLabel(title, box);
+        label->setStyleSheet(QStringLiteral("QLabel{background:#e5e7eb;padding:2px 6px;font-weight:bold}"));
+        l->addWidget(label);
+        l->addWidget(timeline, 1);
+        timeline->setParent(box);
+        return box;
+    };
+    m_timelineA = new TimelineWidget(m_traces[0]);
+    m_timelineB = new TimelineWidget(m_traces[1]);
+    // Two timelines share the height: each thread shows its top lanes (steps, phases, top-level operators) so
+    // that both GPUs' streams are on the first screen; a thread's title opens the rest.
+    for (TimelineWidget* t : {m_timelineA, m_timelineB})
+        t->stackedLayout();
+    timelines->addWidget(titled(tr("A (baseline): %1").arg(QFileInfo(m_paths[0]).fileName()), m_timelineA));
+    timelines->addWidget(titled(tr("B: %1").arg(QFileInfo(m_paths[1]).fileName()), m_timelineB));
+    auto* tabs = new QTabWidget(content);
+    m_tabs = tabs;
+    m_operators = makeTable(tabs, {tr("Operator"), tr("Calls A"), tr("Calls B"), tr("Host self A"),
+                                   tr("Host self B"), tr("Host self Δ"), tr("Device self A"),
+                                   tr("Device self B"), tr("Device self Δ"), tr("Change")});
+    m_kernels = makeTable(tabs, {tr("Kernel"), tr("Calls A"), tr("Calls B"), tr("Total A"), tr("Total B"),
+                                 tr("Total Δ"), tr("Change")});
+    fill(m_operators, m_diff->operators, true);
+    fill(m_kernels, m_diff->kernels, false);
+    m_operators->sortByColumn(8, Qt::DescendingOrder);
+    m_kernels->sortByColumn(5, Qt::DescendingOrder);
+    const Overview& oa = m_diff->overviewA;
+    const Overview& ob = m_diff->overviewB;
+    QStringList breakdown;
+    for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
+        const TimeNs a = oa.steps.empty() ? 0 : oa.breakdownTotal[c] / TimeNs(oa.steps.size());
+        const TimeNs b = ob.steps.empty() ? 0 : ob.breakdownTotal[c] / TimeNs(ob.steps.size());
+        if (a || b)
+            breakdown << QStringLiteral("%1 %2").arg(
+                QString::fromLatin1(breakdownCategoryName(BreakdownCategory(c)).data()),
+                signedDuration(b - a));
+    }
+    QStringList gpus;
+    // The same device index on both sides, or else the i-th GPU of each (two ranks of a job use different
+    // devices).
+    for (std::size_t i = 0; i < ob.gpus.size(); ++i) {
+        const GpuMetrics& gb = ob.gpus[i];
+        const GpuMetrics* match = nullptr;
+        for (const GpuMetrics& g : oa.gpus) {
+            if (g.device == gb.device) match = &g;
+        }
+        if (!match && i < oa.gpus.size()) match = &oa.gpus[i];
+        if (!match) continue;
+        const GpuMetrics& ga = *match;
+        gpus << tr("<b>GPU %10 → GPU %1</b>: utilization %2% → %3% · est. SM efficiency %4% → %5% · est. "
+                   "occupancy %6% → %7% · "
+                   "tensor cores %8% → %9%")
+                    .arg(gb.device)
+                    .arg(ga.utilization * 100, 0, 'f', 1)
+                    .arg(gb.utilization * 100, 0, 'f', 1)
+                    .arg(ga.smEfficiency * 100, 0, 'f', 1)
+                    .arg(gb.smEfficiency * 100, 0, 'f', 1)
+                    .arg(ga.achievedOccupancy, 0, 'f', 1)
+                    .arg(gb.achievedOccupancy, 0, 'f', 1)
+                    .arg(ga.tensorCoreShare * 100, 0, 'f', 1)
+                    .arg(gb.tensorCoreShare * 100, 0, 'f', 1)
+                    .arg(ga.device);
+    }
+    m_summary = new QLabel(tabs);
+    m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_summary->setContentsMargins(6, 6, 6, 6);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setText(tr("<b>Step time</b>: A %1, mean %2 · B %3, mean %4 "
+                          "(<b>%5</b>)<br/><b>Per-step breakdown Δ</b>: %6<br/>%7<br/>"
+                          "Timelines aligned at the first step (B − A = %8) and zoomed together. "
+                          "<span style=\"color:#b91c1c\">Red</span>: only in A; <span "
+                          "style=\"color:#047857\">green</span>: only in B.")
+                           .arg(QString::fromStdString(countText(oa.steps.size(), "step")))
+                           .arg(durationText(oa.stepMean))
+                           .arg(QString::fromStdString(countText(ob.steps.size(), "step")))
+                           .arg(durationText(ob.stepMean), signedDuration(ob.stepMean - oa.stepMean),
+                                breakdown.join(QStringLiteral(", ")), gpus.join(QStringLiteral("<br/>")),
+                                signedDuration(m_offset)));
+    tabs->addTab(m_summary, tr("Summary"));
+    tabs->addTab(m_operators, tr("Operators Δ"));
+    tabs->addTab(m_kernels, tr("Kernels Δ"));
+    m_detailsStack = new QStackedWidget(tabs);
+    for (int side = 0; side < 2; ++side) {
+        m_details[side] = new DetailsPanel(*m_traces[side]->store, m_detailsStack);
+        m_detailsStack->addWidget(m_details[side]);
+        TimelineWidget* timeline = side ? m_timelineB : m_timelineA;
+        connect(m_details[side], &DetailsPanel::jumpRequested, timeline, &TimelineWidget::revealEvent);
+        connect(timeline, &TimelineWidget::selectionChanged, this, [this, side](EventRef ref) {
+            m_details[side]->showEvent(ref);
+            m_detailsStack->setCurrentIndex(side);
+            if (ref.isValid() && !m_marking) m_tabs->setCurrentWidget(m_detailsStack);
+        });
+    }
+    tabs->addTab(m_detailsStack, tr("Details"));
+    for (QTableWidget* table : {m_operators, m_kernels}) {
+        connect(table, &QTableWidget::cellDoubleClicked, this, [this, table](int row, int) {
+            if (const QTableWidgetItem* item = table->item(row, 0)) markName(item->data(NameRole).toString());
+        });
+    }
+    content->addWidget(timelines);
+    content->addWidget(tabs);
+    // The tables get room for a dozen rows; the timelines keep theirs (as in a trace's tab).
+    for (int i = 0; i < timelines->count(); ++i)
+        timelines->widget(i)->setMinimumHeight(panellayout::timelineMinimumHeight / 2);
+    tabs->setMinimumHeight(panellayout::panelsMinimumHeight);
+    content->setChildrenCollapsible(false);
+    content->setStretchFactor(0, 3);
+    content->setStretchFactor(1, 2);
+    content->setSizes({720, 280});
+    m_stack->addWidget(content);
+    m_stack->setCurrentWidget(content);
+    connect(m_timelineA, &TimelineWidget::viewChanged, this, [this] { syncFrom(m_timelineA); });
+    connect(m_timelineB, &TimelineWidget::viewChanged, this, [this] { syncFrom(m_timelineB); });
+    // Both keep within, and fit, the union of the two traces (in A's clock, shifted into B's), so that a zoom
+    // or a fit on the longer one never clamps the other off the alignment.
+    const TraceStore& a = *m_traces[0]->store;
+    const TraceStore& b = *m_traces[1]->store;
+    const TimeNs lo = std::min(a.minTime(), b.minTime() - m_offset);
+    const TimeNs hi = std::max(a.maxTime(), b.maxTime() - m_offset);
+    m_timelineA->setTimeBounds(TimeRange{lo, hi});
+    m_timelineB->setTimeBounds(TimeRange{lo + m_offset, hi + m_offset});
+    // Start with both showing A's first step (or all of A).
+    m_timelineA->fitAll();
+    if (!m_traces[0]->steps.empty())
+        m_timelineA->setVisibleRange(m_traces[0]->steps.front().start, m_traces[0]->steps.back().end);
+    syncFrom(m_timelineA);
+}
+
+void CompareView::markName(const QString& name) {
+    if (!m_timelineA || !m_timelineB || name.isEmpty()) return;
+    const SearchQuery exact{name.toStdString(), false, true, true};
+    SearchResult found[2] = {searchSlices(*m_traces[0]->store, exact),
+                             searchSlices(*m_traces[1]->store, exact)};
+    // The first on A (or on B, for a row only in B), and on the other side the one nearest the same point of
+    // the run, so that the aligned views show both.
+    const int lead = found[0].matches.empty() ? 1 : 0;
+    EventRef chosen[2];
+    if (!found[lead].matches.empty()) {
+        chosen[lead] = found[lead].matches.front();
+        const TraceStore& leadStore = *m_traces[lead]->store;
+        const TimeNs at = leadStore.track(chosen[lead].track).starts[chosen[lead].index.value] +
+                          (lead == 0 ? m_offset : -m_offset);
+        const int other = 1 - lead;
+        const std::vector<EventRef>& candidates = found[other].matches;
+        if (!candidates.empty()) {
+            const TraceStore& otherStore = *m_traces[other]->store;
+            auto startOf = [&](EventRef r) { return otherStore.track(r.track).starts[r.index.value]; };
+            std::size_t i = firstMatchAtOrAfter(otherStore, candidates, at);
+            if (i == candidates.size() ||
+                (i > 0 && at - startOf(candidates[i - 1]) < startOf(candidates[i]) - at))
+                i = i == 0 ? 0 : i - 1;
+            chosen[other] = candidates[i];
+        }
+    }
+    m_marking = true;
+    for (int side : {0, 1}) {
+        TimelineWidget* timeline = side ? m_timelineB : m_timelineA;
+        timeline->setSearchHighlight(
+            std::make_shared<const std::vector<bool>>(std::move(found[side].nameMatches)), chosen[side]);
+    }
+    // The other side first: revealing the lead last moves the other view along with it (aligned).
+    for (int side : {1 - lead, lead})
+        if (chosen[side].isValid()) (side ? m_timelineB : m_timelineA)->revealEvent(chosen[side]);
+    m_marking = false;
+}
+
+void CompareView::syncFrom(TimelineWidget* source) {
+    if (m_syncing || !m_timelineA || !m_timelineB) return;
+    m_syncing = true;
+    const TimeAxis axis = source->axis();
+    if (source == m_timelineA)
+        m_timelineB->setVisibleRange(axis.start + m_offset, axis.end + m_offset, false);
+    else
+        m_timelineA->setVisibleRange(axis.start - m_offset, axis.end - m_offset, false);
+    m_syncing = false;
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,78 @@
+#pragma once
+
+#include "analysis/jobs/diff.h"
+#include "shell/loadedtrace.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QStackedWidget;
+class QTabWidget;
+class QTableWidget;
+
+namespace kinetoscope {
+
+class DetailsPanel;
+class LoadJob;
+class TimelineWidget;
+
+// Two traces compared: their timelines one above the other, aligned by their first step and zoomed together,
+// and the operator and kernel tables side by side with deltas (B − A), sortable by delta.
+class CompareView : public QWidget {
+    Q_OBJECT
+  public:
+    CompareView(QString pathA, QString pathB, QWidget* parent = nullptr);
+    ~CompareView() override;
+
+    bool isReady() const { return m_diff != nullptr; }
+    QString errorMessage() const { return m_error; }
+    TimelineWidget* timelineA() const { return m_timelineA; }
+    TimelineWidget* timelineB() const { return m_timelineB; }
+    QTableWidget* operatorTable() const { return m_operators; }
+    QTableWidget* kernelTable() const { return m_kernels; }
+    QLabel* summary() const { return m_summary; }
+    QTabWidget* tabs() const { return m_tabs; }
+    // The Details of the slice last selected on either timeline (one panel per side, the side's in front).
+    DetailsPanel* detailsA() const { return m_details[0]; }
+    DetailsPanel* detailsB() const { return m_details[1]; }
+    // Marks every slice named exactly `name` on both timelines, selects the first on each and shows it (a
+    // delta row's double-click). The tables stay in front.
+    void markName(const QString& name);
+    const TraceDiff* diff() const { return m_diff.get(); }
+    // B's time minus A's time at the same point of the run (first step starts, or trace starts without
+    // steps).
+    TimeNs alignmentOffset() const { return m_offset; }
+
+  signals:
+    void ready();
+    void failed(const QString& message);
+
+  private:
+    void onLoaded(int which, std::shared_ptr<LoadedTrace> trace);
+    void onFailed(const QString& message);
+    void build();
+    void syncFrom(TimelineWidget* source);
+
+    QString m_paths[2];
+    LoadJob* m_jobs[2] = {nullptr, nullptr};
+    std::shared_ptr<const LoadedTrace> m_traces[2];
+    std::shared_ptr<const TraceDiff> m_diff;
+    QString m_error;
+    TimeNs m_offset = 0;
+    bool m_syncing = false;
+    QStackedWidget* m_stack;
+    QLabel* m_status;
+    QLabel* m_summary = nullptr;
+    TimelineWidget* m_timelineA = nullptr;
+    TimelineWidget* m_timelineB = nullptr;
+    QTableWidget* m_operators = nullptr;
+    QTableWidget* m_kernels = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QStackedWidget* m_detailsStack = nullptr;
+    DetailsPanel* m_details[2] = {nullptr, nullptr};
+    bool m_marking = false; // markName is selecting: keep the table in front
+};
+
+} // namespace kinetoscope

@@ -1,0 +1,342 @@
+#include "views/distributedview.h"
+
+#include "model/textformat.h"
+
+#include "charts/stackedcolumnchart.h"
+#include "open/opentrace.h"
+#include "panels/detailspanel.h"
+#include "panels/panellayout.h"
+#include "shell/backgroundjobs.h"
+#include "tables/tablemodels.h"
+#include "timeline/timelinewidget.h"
+
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QThreadPool>
+#include <QVBoxLayout>
+
+#include <limits>
+
+namespace kinetoscope {
+
+struct DistributedView::Loaded {
+    std::vector<RankFigures> ranks;
+    std::vector<std::shared_ptr<const LoadedTrace>> traces; // empty when loaded from summaries
+    std::vector<std::vector<CollectiveInstances>> instances;
+    std::vector<TimeNs> clockShift, stepShift;
+    QString error;
+};
+
+namespace {
+QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
+    QTableWidget* t = makeReadOnlyTable(parent, headers);
+    t->setSortingEnabled(true);
+    return t;
+}
+} // namespace
+
+DistributedView::DistributedView(QStringList files, QWidget* parent)
+    : QWidget(parent), m_files(std::move(files)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_stack = new QStackedWidget(this);
+    m_status = new QLabel(
+        tr("Loading %1…").arg(QString::fromStdString(countText(std::uint64_t(m_files.size()), "rank"))),
+        m_stack);
+    m_status->setAlignment(Qt::AlignCenter);
+    m_stack->addWidget(m_status);
+    layout->addWidget(m_stack);
+    const QStringList files2 = m_files;
+    QPointer<DistributedView> self(this);
+    startBackground([files2, self] {
+        auto loaded = std::make_shared<Loaded>();
+        for (const QString& file : files2) {
+            const std::string path = file.toStdString();
+            // A per-rank summary (kinetoscope-cli summary --json) instead of a trace: figures without a
+            // timeline.
+            if (file.endsWith(QLatin1String(".summary.json"))) {
+                QFile f(file);
+                std::string error = "cannot read the file";
+                std::optional<RankFigures> figures;
+                if (f.open(QIODevice::ReadOnly))
+                    figures = rankFiguresFromSummaryJson(f.readAll().toStdString(), &error);
+                if (!figures) {
+                    loaded->error = file + QStringLiteral(": ") + QString::fromStdString(error);
+                    break;
+                }
+                figures->source = path;
+                loaded->ranks.push_back(std::move(*figures));
+                loaded->instances.emplace_back();
+                loaded->clockShift.push_back(0);
+                loaded->stepShift.push_back(0);
+                continue;
+            }
+            LoadResult r = loadTrace(path);
+            if (!r.ok()) {
+                loaded->error = QString::fromStdString(r.message(path));
+                break;
+            }
+            auto trace = prepareLoadedTrace(std::move(r.store), r.seconds);
+            RankFigures f = rankFigures(*trace->store);
+            if (f.rank < 0) f.rank = std::int64_t(loaded->ranks.size());
+            loaded->instances.push_back(collectiveInstances(*trace->store));
+            loaded->clockShift.push_back(trace->store->metadata().baseTimeNanoseconds.value_or(0));
+            loaded->stepShift.push_back(trace->steps.empty() ? trace->store->minTime()
+                                                             : trace->steps.front().start);
+            loaded->ranks.push_back(std::move(f));
+            loaded->traces.push_back(std::move(trace));
+        }
+        if (loaded->error.isEmpty()) {
+            // Collective instances line up once the ranks' clocks do (by first step: robust to clock skew).
+            if (loaded->traces.size() == loaded->ranks.size())
+                splitCollectiveTime(loaded->ranks, loaded->instances, loaded->stepShift);
+        }
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, loaded] {
+                if (self) self->build(loaded);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void DistributedView::build(std::shared_ptr<Loaded> loaded) {
+    if (!loaded->error.isEmpty()) {
+        m_error = loaded->error;
+        m_status->setText(m_error);
+        m_status->setStyleSheet(QStringLiteral("QLabel{color:#991b1b}"));
+        emit failed(m_error);
+        return;
+    }
+    m_ranks = std::move(loaded->ranks);
+    m_traces = std::move(loaded->traces);
+    m_clockShift = loaded->clockShift;
+    m_stepShift = loaded->stepShift;
+    m_stragglers = findStragglers(m_ranks);
+    auto* tabs = new QTabWidget(m_stack);
+
+    // Ranks: table, chart and stragglers.
+    auto* figures = new QWidget(tabs);
+    auto* fl = new QVBoxLayout(figures);
+    m_chart = new StackedColumnChart(figures);
+    QStringList columns;
+    std::vector<std::vector<double>> values;
+    for (const RankFigures& r : m_ranks) {
+        columns << QStringLiteral("rank %1").arg(r.rank);
+        const double n = std::max<double>(1, double(r.steps.size()));
+        values.push_back({double(r.computation) / n, double(r.overlap) / n, double(r.communication) / n,
+                          double(r.other) / n});
+    }
+    m_chart->setData(columns, values, {tr("computation"), tr("overlap"), tr("communication"), tr("other")},
+                     {QColor(0x5f, 0xbf, 0x8f), QColor(0x9c, 0xc9, 0x7a), QColor(0x3a, 0xa6, 0xa6),
+                      QColor(0xb0, 0xb7, 0xc3)});
+    m_rankTable = makeTable(figures, {tr("Rank"), tr("Steps"), tr("Mean step"), tr("Computation / step"),
+                                      tr("Communication / step"), tr("Overlap / step"), tr("Other / step"),
+                                      tr("File")});
+    m_rankTable->setSortingEnabled(false);
+    m_rankTable->setRowCount(int(m_ranks.size()));
+    for (std::size_t i = 0; i < m_ranks.size(); ++i) {
+        const RankFigures& r = m_ranks[i];
+        const TimeNs n = std::max<TimeNs>(1, TimeNs(r.steps.size()));
+        int c = 0;
+        m_rankTable->setItem(int(i), c++, new NumberItem(QString::number(r.rank), double(r.rank)));
+        m_rankTable->setItem(int(i), c++,
+                             new NumberItem(QString::number(r.steps.size()), double(r.steps.size())));
+        for (TimeNs v : {r.stepMean, r.computation / n, r.communication / n, r.overlap / n, r.other / n}) {
+            m_rankTable->setItem(int(i), c++, new NumberItem(durationText(v), double(v)));
+        }
+        m_rankTable->setItem(int(i), c++,
+                             new QTableWidgetItem(QFileInfo(QString::fromStdString(r.source)).fileName()));
+    }
+    // Sorted explicitly: enabling sorting alone sorts by the header's default indicator (descending), which
+    // listed rank 1 before rank 0 under an arrow that read as ascending.
+    m_rankTable->setSortingEnabled(true);
+    m_rankTable->sortByColumn(0, Qt::AscendingOrder);
+    m_rankTable->resizeColumnsToContents();
+    QStringList stragglers;
+    for (const Straggler& s : m_stragglers)
+        stragglers << tr("rank %1 (+%2% computation per step)").arg(s.rank).arg(s.excess * 100, 0, 'f', 1);
+    m_stragglerLabel = new QLabel(
+        stragglers.isEmpty()
+            ? tr("<b>Stragglers</b>: none (every rank within 5% of the median computation per step)")
+            : tr("<b>Stragglers</b> (the others wait for them): ") + stragglers.join(QStringLiteral(", ")),
+        figures);
+    m_stragglerLabel->setWordWrap(true);
+    fl->addWidget(m_chart);
+    fl->addWidget(m_stragglerLabel);
+    fl->addWidget(m_rankTable, 1);
+    tabs->addTab(figures, tr("Ranks"));
+
+    // Collectives per rank.
+    m_collectives = makeTable(tabs, {tr("Rank"), tr("Collective"), tr("Calls"), tr("Bytes"), tr("Total"),
+                                     tr("Mean"), tr("Synchronisation"), tr("Data transfer")});
+    m_collectives->setSortingEnabled(false);
+    int rows = 0;
+    for (const RankFigures& r : m_ranks)
+        rows += int(r.collectives.size());
+    m_collectives->setRowCount(rows);
+    int row = 0;
+    for (const RankFigures& r : m_ranks) {
+        for (const CollectiveStats& c : r.collectives) {
+            int col = 0;
+            m_collectives->setItem(row, col++, new NumberItem(QString::number(r.rank), double(r.rank)));
+            m_collectives->setItem(row, col++, new QTableWidgetItem(QString::fromStdString(c.name)));
+            m_collectives->setItem(row, col++, new NumberItem(QString::number(c.calls), double(c.calls)));
+            m_collectives->setItem(row, col++,
+                                   new NumberItem(c.bytes > 0 ? bytesText(c.bytes) : QString(), c.bytes));
+            for (TimeNs v : {c.total, c.mean(), c.synchronization, c.transfer})
+                m_collectives->setItem(row, col++, new NumberItem(durationText(v), double(v)));
+            ++row;
+        }
+    }
+    m_collectives->setSortingEnabled(true);
+    m_collectives->sortByColumn(0, Qt::AscendingOrder);
+    // Message sizes are in the trace only where Kineto wrote `In msg nelems` (docs/DEFINITIONS.md): without
+    // any, the column would be empty on every row, so it is not shown.
+    bool anyBytes = false;
+    for (const RankFigures& r : m_ranks)
+        for (const CollectiveStats& c : r.collectives)
+            anyBytes = anyBytes || c.bytes > 0;
+    m_collectives->setColumnHidden(3, !anyBytes);
+    m_collectives->resizeColumnsToContents();
+    tabs->addTab(m_collectives, tr("Collectives"));
+
+    // Timelines, one per rank, zoomed together.
+    if (!m_traces.empty()) {
+        auto* box = new QWidget(tabs);
+        auto* bl = new QVBoxLayout(box);
+        m_alignment = new QComboBox(box);
+        m_alignment->addItems({tr("Align by first step"), tr("Align by clock (baseTimeNanoseconds)")});
+        bl->addWidget(m_alignment);
+        // The ranks' panes scroll: eight ranks of 160 px each must not make the window taller than the
+        // screen.
+        auto* outer = new QSplitter(Qt::Vertical, box);
+        auto* scroll = new QScrollArea(outer);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        auto* split = new QSplitter(Qt::Vertical);
+        for (std::size_t i = 0; i < m_traces.size(); ++i) {
+            auto* w = new QWidget(split);
+            auto* l = new QVBoxLayout(w);
+            l->setContentsMargins(0, 0, 0, 0);
+            l->setSpacing(0);
+            auto* title =
+                new QLabel(tr("rank %1 · %2")
+                               .arg(m_ranks[i].rank)
+                               .arg(QFileInfo(QString::fromStdString(m_ranks[i].source)).fileName()),
+                           w);
+            title->setStyleSheet(
+                QStringLiteral("QLabel{background:#e5e7eb;padding:2px 6px;font-weight:bold}"));
+            auto* t = new TimelineWidget(m_traces[i], w);
+            t->stackedLayout(); // (as the compare view: every rank's GPU on the first screen)
+            t->setMinimumHeight(160);
+            l->addWidget(title);
+            l->addWidget(t, 1);
+            split->addWidget(w);
+            m_timelines.push_back(t);
+            connect(t, &TimelineWidget::viewChanged, this, [this, i] { syncFrom(i); });
+            connect(t, &TimelineWidget::selectionChanged, this,
+                    [this, i](EventRef ref) { showDetails(i, ref); });
+        }
+        scroll->setWidget(split);
+        // Below the timelines, the Details of the slice last clicked on any rank.
+        auto* detailsBox = new QWidget(outer);
+        auto* dl = new QVBoxLayout(detailsBox);
+        dl->setContentsMargins(0, 0, 0, 0);
+        dl->setSpacing(0);
+        m_detailsTitle = new QLabel(tr("Details"), detailsBox);
+        m_detailsTitle->setStyleSheet(
+            QStringLiteral("QLabel{background:#e5e7eb;padding:2px 6px;font-weight:bold}"));
+        m_detailsStack = new QStackedWidget(detailsBox);
+        m_detailsStack->addWidget(
+            new QLabel(tr("Click a slice on any rank for its details."), m_detailsStack));
+        dl->addWidget(m_detailsTitle);
+        dl->addWidget(m_detailsStack, 1);
+        m_details.assign(m_timelines.size(), nullptr);
+        outer->addWidget(scroll);
+        outer->addWidget(detailsBox);
+        outer->setChildrenCollapsible(false);
+        outer->setStretchFactor(0, 3);
+        outer->setStretchFactor(1, 1);
+        // Sizes set, not left to the size hints: the ranks' panes would take all but the Details title.
+        detailsBox->setMinimumHeight(panellayout::panelsMinimumHeight);
+        outer->setSizes({3 * panellayout::panelsMinimumHeight * 2, panellayout::panelsMinimumHeight * 2});
+        bl->addWidget(outer, 1);
+        tabs->addTab(box, tr("Timelines"));
+        connect(m_alignment, &QComboBox::currentIndexChanged, this, &DistributedView::applyAlignment);
+        applyAlignment();
+    }
+    m_stack->addWidget(tabs);
+    m_stack->setCurrentWidget(tabs);
+    m_ready = true;
+    emit ready();
+}
+
+void DistributedView::applyAlignment() {
+    const auto& base = (m_alignment && m_alignment->currentIndex() == 1) ? m_clockShift : m_stepShift;
+    m_shifts.assign(base.size(), 0);
+    // Kineto writes relative times with a per-file base: absolute = ts + base. By step: each rank's first
+    // step at 0.
+    const bool byClock = m_alignment && m_alignment->currentIndex() == 1;
+    for (std::size_t i = 0; i < base.size(); ++i)
+        m_shifts[i] = byClock ? -(base[i] - base[0]) : base[i] - base[0];
+    if (!m_timelines.empty() && m_shifts.size() == m_timelines.size()) {
+        // Every rank keeps within, and fits, the union of all ranks' traces in rank 0's clock, shifted into
+        // its own: a fit or zoom on any rank (the longest, slow one included) then maps to a range every
+        // other rank takes as it is, instead of clamping it to its own shorter trace and drifting by the
+        // difference.
+        TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();
+        for (std::size_t i = 0; i < m_timelines.size(); ++i) {
+            const TraceStore& s = m_timelines[i]->store();
+            lo = std::min(lo, s.minTime() - m_shifts[i]);
+            hi = std::max(hi, s.maxTime() - m_shifts[i]);
+        }
+        for (std::size_t i = 0; i < m_timelines.size(); ++i)
+            m_timelines[i]->setTimeBounds(TimeRange{lo + m_shifts[i], hi + m_shifts[i]});
+        m_timelines[0]->fitAll();
+        syncFrom(0);
+    }
+}
+
+DetailsPanel* DistributedView::details() const {
+    return m_detailsStack ? qobject_cast<DetailsPanel*>(m_detailsStack->currentWidget()) : nullptr;
+}
+
+void DistributedView::showDetails(std::size_t rank, EventRef ref) {
+    if (!ref.isValid() || rank >= m_details.size()) return;
+    DetailsPanel*& panel = m_details[rank];
+    if (!panel) {
+        // Made on first use: a job of 128 ranks does not build 128 text browsers up front.
+        panel = new DetailsPanel(m_timelines[rank]->store(), m_detailsStack);
+        m_detailsStack->addWidget(panel);
+        connect(panel, &DetailsPanel::jumpRequested, m_timelines[rank], &TimelineWidget::revealEvent);
+    }
+    panel->showEvent(ref);
+    m_detailsStack->setCurrentWidget(panel);
+    m_detailsTitle->setText(
+        tr("Details · rank %1").arg(qint64(rank < m_ranks.size() ? m_ranks[rank].rank : std::int64_t(rank))));
+}
+
+void DistributedView::syncFrom(std::size_t source) {
+    if (m_syncing || m_shifts.size() != m_timelines.size()) return;
+    m_syncing = true;
+    const TimeAxis axis = m_timelines[source]->axis();
+    for (std::size_t i = 0; i < m_timelines.size(); ++i) {
+        if (i == source) continue;
+        const TimeNs shift = m_shifts[i] - m_shifts[source];
+        m_timelines[i]->setVisibleRange(axis.start + shift, axis.end + shift, false);
+    }
+    m_syncing = false;
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,82 @@
+#pragma once
+
+#include "analysis/jobs/distributed.h"
+#include "shell/loadedtrace.h"
+
+#include <QStringList>
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QComboBox;
+class QLabel;
+class QStackedWidget;
+class QTableWidget;
+class QTabWidget;
+
+namespace kinetoscope {
+
+class DetailsPanel;
+class StackedColumnChart;
+class TimelineWidget;
+
+// Several ranks of one job: per-rank computation / communication / overlap / other per step (a chart across
+// ranks makes stragglers obvious, and they are listed), collectives per rank with their synchronisation and
+// transfer time, and the ranks' timelines one above the other, aligned by clock or by first step and zoomed
+// together. Accepts trace files or the per-rank `kinetoscope-cli summary --json` files (then without
+// timelines).
+class DistributedView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit DistributedView(QStringList files, QWidget* parent = nullptr);
+
+    bool isReady() const { return m_ready; }
+    const std::vector<RankFigures>& ranks() const { return m_ranks; }
+    const std::vector<Straggler>& stragglers() const { return m_stragglers; }
+    QTableWidget* rankTable() const { return m_rankTable; }
+    QTableWidget* collectiveTable() const { return m_collectives; }
+    QLabel* stragglerLabel() const { return m_stragglerLabel; }
+    const std::vector<TimelineWidget*>& timelines() const { return m_timelines; }
+    QComboBox* alignment() const { return m_alignment; }
+    // The Details panel of the rank whose timeline was clicked last (null before the first click), and its
+    // title.
+    DetailsPanel* details() const;
+    QLabel* detailsTitle() const { return m_detailsTitle; }
+    // Shift applied to rank i's timeline so that all line up (by clock or by first step).
+    TimeNs shiftOf(std::size_t rank) const { return m_shifts.at(rank); }
+    QString errorMessage() const { return m_error; }
+
+  signals:
+    void ready();
+    void failed(const QString& message);
+
+  private:
+    struct Loaded;
+    void build(std::shared_ptr<Loaded> loaded);
+    void applyAlignment();
+    void syncFrom(std::size_t source);
+    void showDetails(std::size_t rank, EventRef ref);
+
+    QStringList m_files;
+    bool m_ready = false;
+    QString m_error;
+    std::vector<RankFigures> m_ranks;
+    std::vector<Straggler> m_stragglers;
+    std::vector<std::shared_ptr<const LoadedTrace>> m_traces;
+    std::vector<TimeNs> m_clockShift, m_stepShift, m_shifts;
+    std::vector<TimelineWidget*> m_timelines;
+    bool m_syncing = false;
+    QStackedWidget* m_stack;
+    QLabel* m_status;
+    QTableWidget* m_rankTable = nullptr;
+    QTableWidget* m_collectives = nullptr;
+    QLabel* m_stragglerLabel = nullptr;
+    StackedColumnChart* m_chart = nullptr;
+    QComboBox* m_alignment = nullptr;
+    std::vector<DetailsPanel*> m_details; // one per timeline, made on its first selection
+    QStackedWidget* m_detailsStack = nullptr;
+    QLabel* m_detailsTitle = nullptr;
+};
+
+} // namespace kinetoscope

@@ -1,0 +1,157 @@
+#pragma once
+
+#include "shell/loadedtrace.h"
+#include "timeline/timelineframe.h"
+
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QStackedWidget;
+class QTabWidget;
+class QTimer;
+class QSplitter;
+
+namespace kinetoscope {
+
+class AreaSummaryPanel;
+class CriticalPathBar;
+class KernelPanel;
+class MemoryPanel;
+class ModulePanel;
+class RooflinePanel;
+class OperatorPanel;
+class OverviewPanel;
+struct AnalysisResult;
+class DetailsPanel;
+class LoadJob;
+class SearchBar;
+class TimelineWidget;
+
+// One tab: loads a trace in the background (progress, Cancel), then shows its timeline with the details and
+// area-selection panels, a search bar and a banner about anything the loader skipped. A failed load shows its
+// one-line error in this tab only.
+class TraceView : public QWidget {
+    Q_OBJECT
+  public:
+    enum class State { Loading, Failed, Cancelled, Ready };
+
+    explicit TraceView(QString path, QWidget* parent = nullptr);
+    // A trace already in memory (a live capture's latest snapshot); `title` stands in for the path.
+    TraceView(std::shared_ptr<LoadedTrace> trace, QString title, QWidget* parent = nullptr);
+    ~TraceView() override;
+
+    const QString& path() const { return m_path; }
+    State state() const { return m_state; }
+    QString errorMessage() const { return m_error; }
+    QString bannerText() const;
+
+    void cancelLoad();
+    // Set before the load finishes to apply once it does (e.g. from the command line).
+    TimelineWidget* timeline() const { return m_timeline; }
+    DetailsPanel* details() const { return m_details; }
+    AreaSummaryPanel* areaPanel() const { return m_areaPanel; }
+    SearchBar* searchBar() const { return m_searchBar; }
+    const std::shared_ptr<const LoadedTrace>& trace() const { return m_trace; }
+
+    // Shows or hides the details / area-selection panels under the timeline.
+    void setPanelsVisible(bool visible);
+    // Scopes every analysis panel to [from, to] (none: the whole trace) and recomputes them off the UI
+    // thread.
+    void setAnalysisScope(std::optional<std::pair<qint64, qint64>> scope);
+    std::optional<std::pair<qint64, qint64>> analysisScope() const { return m_scope; }
+    const std::shared_ptr<const AnalysisResult>& analysis() const { return m_analysis; }
+    OverviewPanel* overviewPanel() const { return m_overview; }
+    OperatorPanel* operatorPanel() const { return m_operators; }
+    KernelPanel* kernelPanel() const { return m_kernels; }
+    MemoryPanel* memoryPanel() const { return m_memory; }
+    ModulePanel* modulePanel() const { return m_modules; }
+    RooflinePanel* rooflinePanel() const { return m_roofline; }
+    QTabWidget* bottomTabs() const { return m_bottomTabs; }
+    QSplitter* splitter() const { return m_splitter; }
+    // View > Reset Layout: the default split between timeline and panels.
+    void resetLayout();
+    // Marks every slice named exactly `name` on the timeline, with next/previous in the search bar.
+    void highlightName(const QString& name);
+    // Computes the critical path of the step at `at` (none: the step most in view) off the UI thread, then
+    // outlines it on the timeline with its breakdown in a strip above; clearCriticalPath removes both.
+    void showCriticalPath(std::optional<qint64> at = std::nullopt);
+    void clearCriticalPath();
+    CriticalPathBar* criticalPathBar() const { return m_pathBar; }
+    void showSearch();
+    // Runs the search in the bar now (tests call it instead of waiting for the typing pause).
+    void runSearch();
+    void nextMatch();
+    void previousMatch();
+    std::size_t matchCount() const;
+    int currentMatchIndex() const { return m_currentMatch; }
+    bool searchRunning() const { return m_searchRunning; }
+
+  signals:
+    void stateChanged(kinetoscope::TraceView::State state);
+    void titleChanged(const QString& title);
+    void searchFinished();
+    void areaSummaryReady();
+    void analysisReady();
+    void criticalPathReady();
+
+  private:
+    void buildPages();
+    void onLoaded(std::shared_ptr<LoadedTrace> trace);
+    void onFailed(const QString& message, bool cancelled);
+    void updateProgress();
+    void updateArea();
+    void goToMatch(int index);
+    void runAnalysis();
+    void fillPanel(std::shared_ptr<const AnalysisResult> result, std::uint64_t generation, std::size_t index);
+
+    QString m_path;
+    State m_state = State::Loading;
+    QString m_error;
+    std::shared_ptr<const LoadedTrace> m_trace;
+    LoadJob* m_job = nullptr;
+    QStackedWidget* m_stack;
+    QLabel* m_loadingLabel;
+    QProgressBar* m_progress;
+    QPushButton* m_cancel;
+    QLabel* m_errorLabel;
+    QTimer* m_progressTimer;
+    QLabel* m_banner = nullptr;
+    TimelineWidget* m_timeline = nullptr;
+    DetailsPanel* m_details = nullptr;
+    AreaSummaryPanel* m_areaPanel = nullptr;
+    SearchBar* m_searchBar = nullptr;
+    QTabWidget* m_bottomTabs = nullptr;
+    QSplitter* m_splitter = nullptr;
+    // Set while a panel reveals an event on the timeline: the selection it makes then leaves the panel's tab
+    // in front (a click in a module tree must not lose the tree), where a click on the timeline shows
+    // Details.
+    bool m_revealingFromPanel = false;
+
+    struct SearchState;
+    std::shared_ptr<SearchState> m_search;
+    std::uint64_t m_searchGeneration = 0;
+    std::shared_ptr<std::atomic<bool>> m_searchCancel;
+    bool m_searchRunning = false;
+    int m_currentMatch = -1;
+    std::uint64_t m_areaGeneration = 0;
+    std::optional<std::pair<qint64, qint64>> m_scope;
+    std::shared_ptr<const AnalysisResult> m_analysis;
+    std::uint64_t m_analysisGeneration = 0;
+    QLabel* m_scopeLabel = nullptr;
+    CriticalPathBar* m_pathBar = nullptr;
+    std::uint64_t m_pathGeneration = 0;
+    OverviewPanel* m_overview = nullptr;
+    OperatorPanel* m_operators = nullptr;
+    KernelPanel* m_kernels = nullptr;
+    MemoryPanel* m_memory = nullptr;
+    ModulePanel* m_modules = nullptr;
+    RooflinePanel* m_roofline = nullptr;
+};
+
+} // namespace kinetoscope
