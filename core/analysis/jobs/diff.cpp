@@ -1,5 +1,6 @@
 #include "analysis/jobs/diff.h"
 
+#include "analysis/report/sections.h"
 #include "analysis/report/summaryformat.h"
 
 #include "model/textformat.h"
@@ -84,36 +85,9 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
 }
 
 namespace {
-void writeRows(JsonWriter<std::string>& w, const char* key, const std::vector<DiffRow>& rows, bool host) {
+void writeDiffRows(JsonWriter<std::string>& w, const char* key, const std::vector<DiffRow>& rows, bool host) {
     w.key(key);
-    w.beginArray({"\n  ", ",\n  ", "\n "});
-    for (const DiffRow& r : rows) {
-        w.beginObject();
-        w.strField("name", r.name);
-        if (!host) w.strField("display_name", shortKernelName(r.name));
-        w.numField("count_a", r.countA);
-        w.numField("count_b", r.countB);
-        if (host) {
-            w.microsField("host_self_us_a", r.hostA);
-            w.microsField("host_self_us_b", r.hostB);
-            w.microsField("device_self_us_a", r.deviceA);
-            w.microsField("device_self_us_b", r.deviceB);
-            w.microsField("host_delta_us", r.hostDelta());
-            w.microsField("device_delta_us", r.deviceDelta());
-        } else {
-            w.microsField("total_us_a", r.deviceA);
-            w.microsField("total_us_b", r.deviceB);
-            w.microsField("delta_us", r.deviceDelta());
-        }
-        w.fixedField("change_pct", r.percentChange(), 3);
-        w.key("only_in");
-        if (r.onlyA() || r.onlyB())
-            w.str(r.onlyA() ? "a" : "b");
-        else
-            w.null();
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, diffColumns(host), rows, {"\n  ", ",\n  ", "\n "});
 }
 
 void writeStepStats(JsonWriter<std::string>& w, const Overview& o) {
@@ -131,8 +105,8 @@ std::string diffToJson(const TraceDiff& d) {
     std::string out;
     JsonWriter w(out);
     w.beginObject({"", ",\n ", ""});
-    writeRows(w, "operators", d.operators, true);
-    writeRows(w, "kernels", d.kernels, false);
+    writeDiffRows(w, "operators", d.operators, true);
+    writeDiffRows(w, "kernels", d.kernels, false);
     w.key("step_time");
     w.beginObject();
     w.key("a");

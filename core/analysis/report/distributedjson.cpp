@@ -2,6 +2,7 @@
 // distributed view from each rank's summary file.
 #include "analysis/jobs/distributed.h"
 
+#include "analysis/report/sections.h"
 #include "analysis/report/summaryformat.h"
 
 #include <simdjson.h>
@@ -18,31 +19,9 @@ void writeRankFigures(JsonWriter<std::string>& w, const RankFigures& r) {
     w.numField("world_size", r.worldSize);
     w.microsField("step_mean_us", r.stepMean);
     w.key("steps");
-    w.beginArray(rowPerLine);
-    for (const RankStep& s : r.steps) {
-        w.beginObject();
-        w.strField("name", s.name);
-        w.microsField("start_us", s.start);
-        w.microsField("end_us", s.end);
-        w.microsField("computation_us", s.computation);
-        w.microsField("communication_us", s.communication);
-        w.microsField("overlap_us", s.overlap);
-        w.microsField("other_us", s.other);
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, rankStepColumns(), r.steps, rowPerLine);
     w.key("collectives");
-    w.beginArray(rowPerLine);
-    for (const CollectiveStats& c : r.collectives) {
-        w.beginObject();
-        w.strField("name", c.name);
-        w.numField("calls", c.calls);
-        w.fixedField("bytes", c.bytes, 0);
-        w.microsField("total_us", c.total);
-        w.microsField("mean_us", c.mean());
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, collectiveColumns(), r.collectives, rowPerLine);
     w.endObject();
 }
 

@@ -1,5 +1,7 @@
 #include "analysis/report/rooflineformat.h"
 
+#include "analysis/report/sections.h"
+
 #include "model/textformat.h"
 
 #include <algorithm>
@@ -10,15 +12,6 @@ namespace kinetoscope {
 namespace {
 
 constexpr JsonLayout rowPerLine{"\n  ", ",\n  ", "\n "};
-
-// Six significant digits: the figures span from 1e-6 (a tiny op's GFLOPs) to 1e3.
-void optionalGeneral(JsonWriter<std::string>& w, std::string_view key, std::optional<double> v) {
-    w.key(key);
-    if (v)
-        w.general(*v);
-    else
-        w.null();
-}
 
 // The modelled rows with GPU time, for the text: (fraction of peak, row).
 std::vector<const PerfModelRow*> rated(const PerfModelReport& r) {
@@ -46,54 +39,10 @@ void writePerfModel(JsonWriter<std::string>& w, const PerfModelReport& r) {
         w.null();
     w.endObject();
     w.key("perf_model");
-    w.beginArray(rowPerLine);
-    for (const PerfModelRow& row : r.rows) {
-        const double calls = double(std::max<std::uint64_t>(1, row.count));
-        w.beginObject();
-        w.strField("name", row.name);
-        w.key("input_dims");
-        w.json(row.inputDims);
-        w.key("input_types");
-        w.json(row.inputTypes);
-        w.strField("category", opFamilyName(row.family));
-        w.strField("compute_type", computeTypeName(row.compute));
-        w.numField("count", row.count);
-        w.key("gflops");
-        w.exact(row.flops / calls / 1e9);
-        w.fixedField("bytes", row.bytes / calls, 0);
-        w.microsField("device_union_us", row.deviceUnion);
-        optionalGeneral(w, "tflops", row.tflops());
-        optionalGeneral(w, "tbps", row.tbps());
-        optionalGeneral(w, "intensity", row.intensity());
-        optionalGeneral(w, "peak_tflops", row.peakTflops);
-        optionalGeneral(w, "peak_tbps", row.peakTbps);
-        const auto fraction = row.peakFraction();
-        optionalGeneral(w, "peak_pct", fraction ? std::optional<double>(*fraction * 100) : std::nullopt);
-        w.key("bound");
-        if (const char* b = boundName(row.bound()))
-            w.str(b);
-        else
-            w.null();
-        w.key("headroom_us");
-        if (const auto h = row.headroom())
-            w.micros(*h);
-        else
-            w.null();
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, perfModelColumns(), r.rows, rowPerLine);
     w.fixedField("perf_model_coverage", r.coverage(), 4);
     w.key("perf_model_not_modelled");
-    w.beginArray(rowPerLine);
-    for (std::size_t i = 0; i < std::min<std::size_t>(20, r.notModelled.size()); ++i) {
-        const NotModelledRow& n = r.notModelled[i];
-        w.beginObject();
-        w.strField("launched_by", n.name);
-        w.numField("gpu_events", n.count);
-        w.microsField("gpu_us", n.gpuTime);
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, notModelledColumns(), r.notModelled, rowPerLine, 20);
 }
 
 std::string perfModelText(const PerfModelReport& r) {

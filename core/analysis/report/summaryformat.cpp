@@ -1,6 +1,7 @@
 #include "analysis/report/summaryformat.h"
 
 #include "analysis/report/rooflineformat.h"
+#include "analysis/report/sections.h"
 
 #include "query/kernelshortname.h"
 
@@ -18,21 +19,7 @@ constexpr JsonLayout rowPerLine{"\n  ", ",\n  ", "\n "};
 
 void writeOperatorRows(JsonWriter<std::string>& w, const char* key, const std::vector<OperatorRow>& rows) {
     w.key(key);
-    w.beginArray(rowPerLine);
-    for (const OperatorRow& o : rows) {
-        w.beginObject();
-        w.strField("name", o.name);
-        if (!o.inputDims.empty()) {
-            w.strField("input_dims", o.inputDims);
-        }
-        w.numField("count", o.count);
-        w.microsField("host_total_us", o.hostTotal);
-        w.microsField("host_self_us", o.hostSelf);
-        w.microsField("device_total_us", o.deviceTotal);
-        w.microsField("device_self_us", o.deviceSelf);
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, operatorColumns(true), rows, rowPerLine);
 }
 
 void writeCriticalPath(JsonWriter<std::string>& w, const StepCriticalPath& cp) {
@@ -58,34 +45,13 @@ void writeCriticalPath(JsonWriter<std::string>& w, const StepCriticalPath& cp) {
     w.numField("graph_edges", p.graphEdges);
     w.numField("broken_cycles", p.brokenCycles);
     w.key("events");
-    w.beginArray({"\n   ", ",\n   ", "\n  "});
-    for (const PathEventRow& e : cp.events) {
-        w.beginObject();
-        w.strField("name", e.name);
-        w.strField("on", e.gpu ? "gpu" : "cpu");
-        w.numField("pid", e.pid);
-        w.numField("tid", e.tid);
-        w.microsField("ts_us", e.start);
-        w.microsField("dur_us", e.duration);
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, pathEventColumns(), cp.events, {"\n   ", ",\n   ", "\n  "});
     // Each edge joins the start or end of one event (an index into "events") to another's.
+    std::vector<PathEdgeRow> edges;
+    for (std::size_t i = 0; i < p.edges.size(); ++i)
+        edges.push_back({&p.edges[i], cp.edgeEvents[i].first, cp.edgeEvents[i].second});
     w.key("edges");
-    w.beginArray({"\n   ", ",\n   ", "\n  "});
-    for (std::size_t i = 0; i < p.edges.size(); ++i) {
-        const CriticalPathEdge& e = p.edges[i];
-        w.beginObject();
-        w.strField("kind", pathEdgeKindName(e.kind));
-        w.strField("bound_by", boundByName(e.bound));
-        w.microsField("weight_us", e.weight);
-        w.numField("from", cp.edgeEvents[i].first);
-        w.strField("from_at", e.fromStart ? "start" : "end");
-        w.numField("to", cp.edgeEvents[i].second);
-        w.strField("to_at", e.toStart ? "start" : "end");
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, pathEdgeColumns(), edges, {"\n   ", ",\n   ", "\n  "});
     w.endObject();
 }
 
@@ -142,16 +108,11 @@ std::string criticalPathText(const StepCriticalPath& cp) {
 
 void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
     const Overview& ov = report.overview;
+    std::vector<NamedStep> steps;
+    for (std::size_t i = 0; i < ov.steps.size(); ++i)
+        steps.push_back({report.stepNames[i], ov.steps[i].start, ov.steps[i].end});
     w.key("steps");
-    w.beginArray(rowPerLine);
-    for (std::size_t i = 0; i < ov.steps.size(); ++i) {
-        w.beginObject();
-        w.strField("name", report.stepNames[i]);
-        w.microsField("start_us", ov.steps[i].start);
-        w.microsField("end_us", ov.steps[i].end);
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, stepColumns(), steps, rowPerLine);
     w.key("gpu_utilization");
     w.beginObject();
     for (const GpuMetrics& g : ov.gpus) {
@@ -203,88 +164,15 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
     }
     w.endObject();
     w.key("recommendations");
-    w.beginArray(rowPerLine);
-    for (const Recommendation& r : ov.recommendations) {
-        w.beginObject();
-        w.strField("id", r.id);
-        w.strField("title", r.title);
-        w.strField("evidence_text", r.evidence);
-        w.key("evidence");
-        w.beginObject();
-        for (const auto& [figure, value] : r.figures) {
-            w.fixedField(figure, value, 6);
-        }
-        w.endObject();
-        w.key("where");
-        w.beginObject();
-        w.microsField("start_us", r.from);
-        w.microsField("end_us", r.to);
-        if (r.example.isValid()) {
-            w.key("event");
-            w.beginObject();
-            w.strField("name", r.exampleName);
-            w.microsField("start_us", r.exampleStart);
-            w.microsField("dur_us", r.exampleDuration);
-            w.strField("time", r.exampleOnGpu ? "gpu" : "cpu"); // whose time dur_us is
-            w.endObject();
-        }
-        w.endObject();
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, recommendationColumns(), ov.recommendations, rowPerLine);
     w.key("distributed");
     writeRankFigures(w, report.distributed);
     w.key("gpu_idle");
-    w.beginArray(rowPerLine);
-    for (const StreamIdle& g : report.gpuIdle) {
-        w.beginObject();
-        w.numField("device", g.device);
-        w.numField("stream", g.stream);
-        w.microsField("host_wait_us", g.hostWait);
-        w.microsField("kernel_wait_us", g.kernelWait);
-        w.microsField("other_us", g.other);
-        const double idle = double(std::max<TimeNs>(1, g.idle()));
-        w.fixedField("host_wait_ratio", double(g.hostWait) / idle, 6);
-        w.fixedField("kernel_wait_ratio", double(g.kernelWait) / idle, 6);
-        w.fixedField("other_ratio", double(g.other) / idle, 6);
-        w.numField("gaps", g.gaps);
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, gpuIdleColumns(), report.gpuIdle, rowPerLine);
     w.key("temporal_breakdown");
-    w.beginArray(rowPerLine);
-    for (const DeviceTime& t : report.gpuTime) {
-        w.beginObject();
-        w.key("rank");
-        if (t.rank)
-            w.num(*t.rank);
-        else
-            w.null();
-        w.numField("device", t.device);
-        w.microsField("span_us", t.span);
-        w.microsField("idle_us", t.idle);
-        w.microsField("compute_us", t.compute);
-        w.microsField("communication_us", t.communication);
-        w.microsField("memory_us", t.memory);
-        w.microsField("overlap_us", t.overlap);
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, temporalBreakdownColumns(), report.gpuTime, rowPerLine);
     w.key("gpu_queue");
-    w.beginArray(rowPerLine);
-    for (const StreamQueue& q : report.queues) {
-        w.beginObject();
-        w.numField("device", q.device);
-        w.numField("stream", q.stream);
-        w.numField("launches", q.launches);
-        w.numField("max_length", q.maxLength);
-        w.fixedField("mean_length", q.meanLength, 3);
-        w.microsField("full_us", q.fullTime);
-        w.microsField("empty_us", q.emptyTime);
-        w.microsField("span_us", q.span);
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, gpuQueueColumns(), report.queues, rowPerLine);
     const LaunchStatistics& ls = report.launches;
     w.key("launch_stats");
     w.beginObject();
@@ -310,22 +198,7 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
     w.endObject();
     // The sequences of GPU work operators launch, the 20 that take the most GPU time.
     w.key("kernel_sequences");
-    w.beginArray(rowPerLine);
-    for (std::size_t i = 0; i < std::min<std::size_t>(20, report.kernelSequences.size()); ++i) {
-        const KernelSequence& k = report.kernelSequences[i];
-        w.beginObject();
-        w.strField("operator", k.op);
-        w.key("kernels");
-        w.beginArray();
-        for (const std::string& n : k.work)
-            w.str(n);
-        w.endArray();
-        w.numField("count", k.count);
-        w.microsField("gpu_us", k.gpuTime);
-        w.microsField("cpu_us", k.cpuTime);
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, kernelSequenceColumns(), report.kernelSequences, rowPerLine, 20);
     writePerfModel(w, report.perfModel);
     if (report.criticalPath) writeCriticalPath(w, *report.criticalPath);
 }
@@ -347,22 +220,7 @@ std::string summaryToJson(const Summary& s, const AnalysisResult* report) {
     w.beginObject(topLevel);
     w.numField("events", s.events);
     w.key("kernels");
-    w.beginArray(rowPerLine);
-    for (const KernelRow& k : s.kernels) {
-        w.beginObject();
-        w.strField("name", k.name);
-        w.strField("display_name", shortKernelName(k.name));
-        w.numField("count", k.count);
-        w.microsField("total_us", k.total);
-        w.microsField("min_us", k.min);
-        w.microsField("max_us", k.max);
-        w.microsField("mean_us", k.mean());
-        w.strField("category", kernelCategoryName(kernelCategory(k.name)));
-        w.key("tensor_cores");
-        w.boolean(usesTensorCores(k.name));
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, kernelColumns(), s.kernels, rowPerLine);
     writeOperatorRows(w, "operators", s.operators);
     writeOperatorRows(w, "annotations", s.annotations);
     w.key("gpu_busy_us");
@@ -376,67 +234,6 @@ std::string summaryToJson(const Summary& s, const AnalysisResult* report) {
     out += '\n';
     return out;
 }
-
-namespace {
-
-struct Column {
-    std::string title;
-    bool numeric;
-};
-
-// Columns a text takes in a terminal: its UTF-8 code points ("…" is one column, three bytes).
-std::size_t columnsOf(const std::string& s) {
-    return std::size_t(std::count_if(s.begin(), s.end(),
-                                     [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
-
-std::string renderTable(const std::vector<Column>& columns,
-                        const std::vector<std::vector<std::string>>& rows) {
-    std::vector<std::size_t> width(columns.size());
-    for (std::size_t c = 0; c < columns.size(); ++c)
-        width[c] = columnsOf(columns[c].title);
-    for (const auto& row : rows)
-        for (std::size_t c = 0; c < row.size(); ++c)
-            width[c] = std::max(width[c], columnsOf(row[c]));
-    auto line = [&](const std::vector<std::string>& cells) {
-        std::string out;
-        for (std::size_t c = 0; c < cells.size(); ++c) {
-            const std::size_t pad = width[c] - columnsOf(cells[c]);
-            if (c) out += "  ";
-            if (columns[c].numeric)
-                out += std::string(pad, ' ') + cells[c];
-            else
-                out += cells[c] + (c + 1 < cells.size() ? std::string(pad, ' ') : "");
-        }
-        return out + "\n";
-    };
-    std::vector<std::string> titles;
-    for (const Column& c : columns)
-        titles.push_back(c.title);
-    std::string out = line(titles);
-    std::size_t total = 0;
-    for (std::size_t w : width)
-        total += w;
-    out += std::string(total + 2 * (columns.size() - 1), '-') + "\n";
-    for (const auto& row : rows)
-        out += line(row);
-    return out;
-}
-
-// Operators and annotations share their columns (the same figures, key_averages' definitions).
-const std::vector<Column> operatorColumns = {{"Name", false},           {"Calls", true},
-                                             {"Host total us", true},   {"Host self us", true},
-                                             {"Device total us", true}, {"Device self us", true}};
-
-std::string elide(const std::string& s, std::size_t max) {
-    if (s.size() <= max) return s;
-    std::size_t cut = max - 3;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
-        --cut; // keep UTF-8 whole
-    return s.substr(0, cut) + "...";
-}
-
-} // namespace
 
 std::optional<std::string> summaryToText(const Summary& summary, const SummaryTextOptions& options,
                                          std::string& error) {
@@ -489,46 +286,20 @@ std::optional<std::string> summaryToText(const Summary& summary, const SummaryTe
         out += "GPU " + std::to_string(device) + " busy: " + formatMicros(busy) + " us\n";
 
     if (options.showOperators) {
-        std::vector<std::vector<std::string>> rows;
-        for (std::size_t i = 0; i < ops.size() && i < options.top; ++i) {
-            const OperatorRow& o = ops[i];
-            std::string name = o.inputDims.empty() ? o.name : o.name + " " + o.inputDims;
-            rows.push_back({elide(name, 60), std::to_string(o.count), formatMicros(o.hostTotal),
-                            formatMicros(o.hostSelf), formatMicros(o.deviceTotal),
-                            formatMicros(o.deviceSelf)});
-        }
-        out += "\nOperators (" + std::to_string(rows.size()) + " of " + std::to_string(ops.size()) + ")\n";
-        out += renderTable(operatorColumns, rows);
+        const std::size_t shown = std::min(options.top, ops.size());
+        out += "\nOperators (" + std::to_string(shown) + " of " + std::to_string(ops.size()) + ")\n";
+        out += rowsText(operatorColumns(true), ops, options.top);
         if (!summary.annotations.empty()) {
-            std::vector<std::vector<std::string>> annotationRows;
-            for (std::size_t i = 0; i < summary.annotations.size() && i < options.top; ++i) {
-                const OperatorRow& o = summary.annotations[i];
-                annotationRows.push_back({elide(o.name, 60), std::to_string(o.count),
-                                          formatMicros(o.hostTotal), formatMicros(o.hostSelf),
-                                          formatMicros(o.deviceTotal), formatMicros(o.deviceSelf)});
-            }
             out += "\nAnnotations: record_function ranges, steps, optimizer, DataLoader (" +
-                   std::to_string(annotationRows.size()) + " of " +
+                   std::to_string(std::min(options.top, summary.annotations.size())) + " of " +
                    std::to_string(summary.annotations.size()) + ")\n";
-            out += renderTable(operatorColumns, annotationRows);
+            out += rowsText(operatorColumns(false), summary.annotations, options.top);
         }
     }
     if (options.showKernels) {
-        std::vector<std::vector<std::string>> rows;
-        for (std::size_t i = 0; i < kernels.size() && i < options.top; ++i) {
-            const KernelRow& k = kernels[i];
-            rows.push_back({elide(shortKernelName(k.name), 80), std::to_string(k.count),
-                            formatMicros(k.total), formatMicros(k.mean()), formatMicros(k.min),
-                            formatMicros(k.max)});
-        }
-        out += "\nKernels (" + std::to_string(rows.size()) + " of " + std::to_string(kernels.size()) + ")\n";
-        out += renderTable({{"Name", false},
-                            {"Calls", true},
-                            {"Total us", true},
-                            {"Mean us", true},
-                            {"Min us", true},
-                            {"Max us", true}},
-                           rows);
+        const std::size_t shown = std::min(options.top, kernels.size());
+        out += "\nKernels (" + std::to_string(shown) + " of " + std::to_string(kernels.size()) + ")\n";
+        out += rowsText(kernelColumns(), kernels, options.top);
     }
     return out;
 }

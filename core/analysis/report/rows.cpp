@@ -1,0 +1,140 @@
+#include "analysis/report/rows.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kinetoscope {
+
+double Cell::number() const {
+    switch (kind) {
+    case Kind::Unsigned:
+        return double(unsignedValue);
+    case Kind::Signed:
+        return double(signedValue);
+    case Kind::Real:
+        return real;
+    case Kind::Bool:
+        return flag ? 1 : 0;
+    case Kind::Null:
+    case Kind::Text:
+        break;
+    }
+    return 0;
+}
+
+namespace {
+std::int64_t integerOf(const Cell& cell) {
+    return cell.kind == Cell::Kind::Unsigned ? std::int64_t(cell.unsignedValue) : cell.signedValue;
+}
+} // namespace
+
+void writeCell(JsonWriter<std::string>& w, CellFormat format, int decimals, const Cell& cell) {
+    if (cell.isNull()) return w.null();
+    switch (format) {
+    case CellFormat::Text:
+        return w.str(cell.text);
+    case CellFormat::Json:
+        return w.json(cell.text);
+    case CellFormat::Count:
+        if (cell.kind == Cell::Kind::Unsigned) return w.num(cell.unsignedValue);
+        return w.num(cell.signedValue);
+    case CellFormat::Integer:
+        return w.num(integerOf(cell));
+    case CellFormat::Micros:
+        return w.micros(integerOf(cell));
+    case CellFormat::Fixed:
+    case CellFormat::Share:
+    case CellFormat::Percent:
+        return w.fixed(cell.number(), decimals);
+    case CellFormat::General:
+        return w.general(cell.number());
+    case CellFormat::Exact:
+        return w.exact(cell.number());
+    case CellFormat::Bool:
+        return w.boolean(cell.flag);
+    }
+}
+
+std::string cellText(CellFormat format, int decimals, const Cell& cell) {
+    // Absent, or a figure with no value (0/0): an empty cell.
+    if (cell.isNull() || (cell.kind == Cell::Kind::Real && !std::isfinite(cell.real))) return {};
+    switch (format) {
+    case CellFormat::Text:
+    case CellFormat::Json:
+        return cell.text;
+    case CellFormat::Count:
+    case CellFormat::Integer:
+        return cell.kind == Cell::Kind::Unsigned ? std::to_string(cell.unsignedValue)
+                                                 : std::to_string(cell.signedValue);
+    case CellFormat::Micros:
+        return formatMicros(integerOf(cell));
+    case CellFormat::Bool:
+        return cell.flag ? "yes" : "";
+    case CellFormat::Share: {
+        std::string out;
+        JsonWriter w(out);
+        w.fixed(cell.number() * 100, decimals);
+        return out + "%";
+    }
+    case CellFormat::Fixed:
+    case CellFormat::Percent:
+    case CellFormat::General:
+    case CellFormat::Exact:
+        break;
+    }
+    std::string out;
+    JsonWriter w(out);
+    w.fixed(cell.number(), decimals);
+    return format == CellFormat::Percent ? out + "%" : out;
+}
+
+std::string elideText(const std::string& text, std::size_t max) {
+    if (text.size() <= max) return text;
+    std::size_t cut = max - 3;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+        --cut; // keep UTF-8 whole
+    return text.substr(0, cut) + "...";
+}
+
+namespace {
+// Columns a text takes in a terminal: its UTF-8 code points ("…" is one column, three bytes).
+std::size_t columnsOf(const std::string& s) {
+    return std::size_t(std::count_if(s.begin(), s.end(),
+                                     [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+} // namespace
+
+std::string renderTextTable(const std::vector<TextColumn>& columns,
+                            const std::vector<std::vector<std::string>>& rows) {
+    std::vector<std::size_t> width(columns.size());
+    for (std::size_t c = 0; c < columns.size(); ++c)
+        width[c] = columnsOf(columns[c].title);
+    for (const auto& row : rows)
+        for (std::size_t c = 0; c < row.size(); ++c)
+            width[c] = std::max(width[c], columnsOf(row[c]));
+    auto line = [&](const std::vector<std::string>& cells) {
+        std::string out;
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            const std::size_t pad = width[c] - columnsOf(cells[c]);
+            if (c) out += "  ";
+            if (columns[c].numeric)
+                out += std::string(pad, ' ') + cells[c];
+            else
+                out += cells[c] + (c + 1 < cells.size() ? std::string(pad, ' ') : "");
+        }
+        return out + "\n";
+    };
+    std::vector<std::string> titles;
+    for (const TextColumn& c : columns)
+        titles.push_back(c.title);
+    std::string out = line(titles);
+    std::size_t total = 0;
+    for (std::size_t w : width)
+        total += w;
+    out += std::string(total + 2 * (columns.size() - 1), '-') + "\n";
+    for (const auto& row : rows)
+        out += line(row);
+    return out;
+}
+
+} // namespace kinetoscope

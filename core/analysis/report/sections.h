@@ -1,0 +1,68 @@
+#pragma once
+
+// The columns of every table the reports write and the viewer shows (rows.h): one description per table,
+// in the order of its JSON members. The viewer's tables pick and order the columns they show by title.
+
+#include "analysis/gpu/criticalpath.h"
+#include "analysis/gpu/gpuidle.h"
+#include "analysis/gpu/gpuqueue.h"
+#include "analysis/gpu/gputime.h"
+#include "analysis/gpu/kernelsequences.h"
+#include "analysis/jobs/diff.h"
+#include "analysis/jobs/distributed.h"
+#include "analysis/ops/kernels.h"
+#include "analysis/ops/summary.h"
+#include "analysis/overview/overview.h"
+#include "analysis/report/rows.h"
+#include "analysis/roofline/roofline.h"
+
+namespace kinetoscope {
+
+// The summed self times of an operator table, which its share columns divide by (self times add up to the
+// whole, totals nest).
+struct SelfTimeTotals {
+    TimeNs host = 0;
+    TimeNs device = 0;
+    static SelfTimeTotals of(const std::vector<OperatorRow>& rows);
+};
+
+// Operators and annotations (key_averages' figures). The text names an operator with its input shapes when
+// `shapesInTextName`; the viewer's share columns divide by `totals` (left out of the JSON and the text).
+Columns<OperatorRow> operatorColumns(bool shapesInTextName, const SelfTimeTotals* totals = nullptr);
+// The summary's kernels, one row per name.
+const Columns<KernelRow>& kernelColumns();
+// The viewer's kernel table: by name, or by name and launch properties.
+const Columns<KernelTableRow>& kernelTableColumns();
+
+// A ProfilerStep with the name the report gives it.
+struct NamedStep {
+    std::string_view name;
+    TimeNs start = 0, end = 0;
+};
+const Columns<NamedStep>& stepColumns();
+const Columns<Recommendation>& recommendationColumns();
+const Columns<StreamIdle>& gpuIdleColumns();
+const Columns<DeviceTime>& temporalBreakdownColumns();
+const Columns<StreamQueue>& gpuQueueColumns();
+const Columns<KernelSequence>& kernelSequenceColumns();
+
+// The critical path's events, and its edges with the events they join (indexes into the events).
+const Columns<PathEventRow>& pathEventColumns();
+struct PathEdgeRow {
+    const CriticalPathEdge* edge = nullptr;
+    std::uint32_t from = 0, to = 0;
+};
+const Columns<PathEdgeRow>& pathEdgeColumns();
+
+// The roofline: one row per op + input shapes + dtypes, and the GPU time no model covers.
+const Columns<PerfModelRow>& perfModelColumns();
+const Columns<NotModelledRow>& notModelledColumns();
+
+// One rank's steps and collectives, in the summary's "distributed" block.
+const Columns<RankStep>& rankStepColumns();
+const Columns<CollectiveStats>& collectiveColumns();
+
+// Two traces' operators (host) or kernels compared.
+const Columns<DiffRow>& diffColumns(bool host);
+
+} // namespace kinetoscope
