@@ -1,15 +1,13 @@
 #pragma once
 
-#include "analysis/ops/kernels.h"
-#include "tables/tablecells.h"
+// The kernel table (core's kernelTableColumns): by name, or by name and launch properties.
 
-#include <QAbstractTableModel>
-
-#include <vector>
+#include "analysis/report/sections.h"
+#include "tables/rowsmodel.h"
 
 namespace kinetoscope {
 
-class KernelTableModel : public QAbstractTableModel {
+class KernelTableModel : public RowsModel<KernelTableRow> {
     Q_OBJECT
   public:
     enum Column {
@@ -27,17 +25,7 @@ class KernelTableModel : public QAbstractTableModel {
         Launch,
         ColumnCount
     };
-    using QAbstractTableModel::QAbstractTableModel;
-    void setRows(std::vector<KernelTableRow> rows);
-    const KernelTableRow& row(int r) const { return m_rows[std::size_t(r)]; }
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
-
-  private:
-    QVariant sortValue(const KernelTableRow& r, int column) const;
-    std::vector<KernelTableRow> m_rows;
+    explicit KernelTableModel(QObject* parent = nullptr);
 };
 
 } // namespace kinetoscope

@@ -1,15 +1,14 @@
 #pragma once
 
-#include "analysis/ops/summary.h"
-#include "tables/tablecells.h"
+// The operator and annotation tables: key_averages' figures (core's operatorColumns), self-time shares of the
+// rows shown, and tensor-core use, in the TensorBoard plugin's order (self before total).
 
-#include <QAbstractTableModel>
-
-#include <vector>
+#include "analysis/report/sections.h"
+#include "tables/rowsmodel.h"
 
 namespace kinetoscope {
 
-class OperatorTableModel : public QAbstractTableModel {
+class OperatorTableModel : public RowsModel<OperatorRow> {
     Q_OBJECT
   public:
     enum Column {
@@ -26,19 +25,11 @@ class OperatorTableModel : public QAbstractTableModel {
         TensorCoreShare,
         ColumnCount
     };
-    using QAbstractTableModel::QAbstractTableModel;
-    void setRows(std::vector<OperatorRow> rows);
-    const OperatorRow& row(int r) const { return m_rows[std::size_t(r)]; }
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+    explicit OperatorTableModel(QObject* parent = nullptr);
 
   private:
-    QVariant sortValue(const OperatorRow& r, int column) const;
-    std::vector<OperatorRow> m_rows;
-    TimeNs m_hostTotal = 0;
-    TimeNs m_deviceTotal = 0;
+    void rowsChanged() override { m_totals = SelfTimeTotals::of(m_rows); }
+    SelfTimeTotals m_totals;
 };
 
 } // namespace kinetoscope

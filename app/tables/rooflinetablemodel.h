@@ -1,17 +1,14 @@
 #pragma once
 
-#include "analysis/roofline/roofline.h"
-#include "tables/tablecells.h"
+// The roofline's rows (one per op + input shapes + dtypes, core's perfModelColumns): what each computes and
+// moves, and how close to the GPU's peak it runs.
 
-#include <QAbstractTableModel>
-
-#include <vector>
+#include "analysis/report/sections.h"
+#include "tables/rowsmodel.h"
 
 namespace kinetoscope {
 
-// The roofline's rows (one per op + input shapes + dtypes): what each computes and moves, and how close to
-// the GPU's peak it runs.
-class RooflineTableModel : public QAbstractTableModel {
+class RooflineTableModel : public RowsModel<PerfModelRow> {
     Q_OBJECT
   public:
     enum Column {
@@ -30,17 +27,7 @@ class RooflineTableModel : public QAbstractTableModel {
         InputTypes,
         ColumnCount
     };
-    using QAbstractTableModel::QAbstractTableModel;
-    void setRows(std::vector<PerfModelRow> rows);
-    const std::vector<PerfModelRow>& rows() const { return m_rows; }
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
-
-  private:
-    QVariant sortValue(const PerfModelRow& r, int column) const;
-    std::vector<PerfModelRow> m_rows;
+    explicit RooflineTableModel(QObject* parent = nullptr);
 };
 
 } // namespace kinetoscope
