@@ -42,8 +42,8 @@ ctest --preset dev -j "$(nproc)"
 
 # CI also builds everything with AddressSanitizer + UndefinedBehaviorSanitizer (UB is fatal, leaks are reported) and
 # runs the whole suite again. Locally: KINETOSCOPE_CHECK_ASAN=1 bash packaging/check.sh. That build is -O1 -g1
-# (CMakePresets.json), as ASan recommends: a heavy file (analysis/roofline.cpp) compiles in 8.4 s instead of 21.7 s
-# at -O2 -g, and line tables are all its reports need.
+# (CMakePresets.json), as ASan recommends: a heavy file (analysis/roofline/roofline.cpp) compiles in 8.4 s instead of
+# 21.7 s at -O2 -g, and line tables are all its reports need.
 if [[ "${CI:-}" == "true" || -n "${KINETOSCOPE_CHECK_ASAN:-}" ]]; then
   phase "build (ASan+UBSan)"
   cmake --preset asan -DKINETOSCOPE_TRACES_DIR="$traces" >/dev/null

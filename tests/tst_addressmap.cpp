@@ -1,6 +1,7 @@
-// AddressMap (analysis/addressmap.h), the open-addressing table that pairs a snapshot's allocs and frees:
-// random sets, finds and erases checked against std::unordered_map, with addresses as real snapshots have
-// them (512-byte aligned, clustered) and adversarial ones (colliding on the low bits), through many rehashes.
+// AddressMap (analysis/memory/addressmap.h), the open-addressing table that pairs a snapshot's allocs and
+// frees: random sets, finds and erases checked against std::unordered_map, with addresses as real snapshots
+// have them (512-byte aligned, clustered) and adversarial ones (colliding on the low bits), through many
+// rehashes.
 #include "analysis/memory/addressmap.h"
 
 #include <QTest>

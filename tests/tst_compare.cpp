@@ -1,4 +1,4 @@
-// The comparison tab: both traces load, the diff tables match core/analysis/diff, and the timelines stay
+// The comparison tab: both traces load, the diff tables match core/analysis/jobs/diff, and the timelines stay
 // aligned by their first step while either is zoomed or panned.
 #include "panels/detailspanel.h"
 #include "query/kernelshortname.h"

@@ -1,9 +1,10 @@
-// The critical path of a step (analysis/criticalpath) against Holistic Trace Analysis's lightweight critical
-// path analysis (HTA 0.6.1, f4d0062c: critical_path_analysis on the same files and windows, default options,
-// HTA_DISABLE_NS_ROUNDING=1 for the traces with fractional timestamps; docs/DEFINITIONS.md, "Critical path").
-// On its own test traces and on the H100 Qwen trace the path is HTA's edge for edge (checked once with a
-// script; here: its length, nodes, events and time per bound-by category). Where HTA cannot run (a 2020
-// trace) or leaves waits out (no cuda_sync events), what we do instead is checked on its own.
+// The critical path of a step (analysis/gpu/criticalpath) against Holistic Trace Analysis's lightweight
+// critical path analysis (HTA 0.6.1, f4d0062c: critical_path_analysis on the same files and windows, default
+// options, HTA_DISABLE_NS_ROUNDING=1 for the traces with fractional timestamps; docs/DEFINITIONS.md,
+// "Critical path"). On its own test traces and on the H100 Qwen trace the path is HTA's edge for edge
+// (checked once with a script; here: its length, nodes, events and time per bound-by category). Where HTA
+// cannot run (a 2020 trace) or leaves waits out (no cuda_sync events), what we do instead is checked on its
+// own.
 #include "testsupport.h"
 
 #include "analysis/gpu/criticalpath.h"

@@ -1,5 +1,5 @@
-// Comparing two traces (core/analysis/diff.h and `kinetoscope-cli diff`): golden diffs of the real pairs,
-// totals that add up, a trace against itself, and the CLI printing the same document.
+// Comparing two traces (core/analysis/jobs/diff.h and `kinetoscope-cli diff`): golden diffs of the real
+// pairs, totals that add up, a trace against itself, and the CLI printing the same document.
 #include "analysis/jobs/diff.h"
 #include "analysis/report/summaryformat.h"
 #include "testsupport.h"

@@ -1,5 +1,5 @@
-// The idle-time breakdown per GPU stream and the launch statistics (analysis/gpuidle) on four real traces,
-// against Holistic Trace Analysis itself (HTA 0.6.1, f4d0062c, run on the same files with
+// The idle-time breakdown per GPU stream and the launch statistics (analysis/gpu/gpuidle) on four real
+// traces, against Holistic Trace Analysis itself (HTA 0.6.1, f4d0062c, run on the same files with
 // HTA_DISABLE_NS_ROUNDING=1; docs/DEFINITIONS.md, "GPU idle time and launches"). Where we differ on purpose
 // the row says by how much and why: HTA gives a launch time to GPU events whose launch call is missing, nets
 // overlapping kernels' negative gaps into kernel wait, and drops driver-API and hip launches.

@@ -1,4 +1,4 @@
-// The launch queue per GPU stream (analysis/gpuqueue) on four real traces against HTA 0.6.1's own series
+// The launch queue per GPU stream (analysis/gpu/gpuqueue) on four real traces against HTA 0.6.1's own series
 // (its queue_length_time_series, run on the same files; docs/DEFINITIONS.md, "GPU idle time and launches"):
 // launches, the longest queue and the time-weighted mean over the series' span; and the time with a full
 // queue on a trace written for it (no real trace comes near 1024). The queue's recommendations: a mostly

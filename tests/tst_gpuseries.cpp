@@ -1,4 +1,4 @@
-// The GPU's activity over time (core/analysis/gpuseries), the series behind the timeline's derived lanes:
+// The GPU's activity over time (core/analysis/gpu/gpuseries), the series behind the timeline's derived lanes:
 // exact on a trace made by hand, and on real traces the same figures as the overview's GPU utilisation and
 // est. SM efficiency when averaged over the overview's span.
 #include "analysis/gpu/gpuseries.h"

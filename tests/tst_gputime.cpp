@@ -1,5 +1,5 @@
-// The GPU time breakdown per device (analysis/gputime) on four real traces, against Holistic Trace Analysis's
-// temporal breakdown (HTA 0.6.1, f4d0062c, run on the same files with HTA_DISABLE_NS_ROUNDING=1;
+// The GPU time breakdown per device (analysis/gpu/gputime) on four real traces, against Holistic Trace
+// Analysis's temporal breakdown (HTA 0.6.1, f4d0062c, run on the same files with HTA_DISABLE_NS_ROUNDING=1;
 // docs/DEFINITIONS.md, "GPU time by kind"). HTA's idle, compute and non-compute time are ours where both
 // count the same events; where they differ the row says by how much and why: HTA counts every event with a
 // `stream` argument as GPU work (cuda_sync waits, and on B200 a CPU op that carries one), and calls only

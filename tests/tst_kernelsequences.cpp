@@ -1,4 +1,4 @@
-// Frequent kernel sequences (analysis/kernelsequences) against HTA's get_frequent_cuda_kernel_sequences
+// Frequent kernel sequences (analysis/gpu/kernelsequences) against HTA's get_frequent_cuda_kernel_sequences
 // (HTA 0.6.1, f4d0062c, HTA_DISABLE_NS_ROUNDING=1, min_pattern_len 3) on its ns-resolution V100 training
 // trace: the same sequences, counts, GPU and CPU times, in the same order, once our window leaves out the
 // last ProfilerStep as HTA's loader does (docs/DEFINITIONS.md, "Frequent kernel sequences").

@@ -1,7 +1,7 @@
 // The active-memory timeline and the allocator state of the five real snapshots of the corpus, checked
 // against definitions computed the slow way: the stack of live allocations rebuilt at each moment, the curve
-// of analysis/snapshotreport, the segments the file itself holds at snapshot time. Rasters are checked at
-// several zooms, with few and with many checkpoints.
+// of analysis/memory/snapshotreport, the segments the file itself holds at snapshot time. Rasters are checked
+// at several zooms, with few and with many checkpoints.
 #include "testsupport.h"
 
 #include "analysis/memory/allocatorstate.h"
@@ -91,9 +91,9 @@ void TestMemoryTimeline::bandsMatchTheDefinition() {
         // A small budget forces many replays from checkpoints; a big one uses many checkpoints.
         for (std::size_t budget : {std::size_t(1), std::size_t(64) << 20}) {
             const MemoryTimeline t(*snapshot, h, budget);
-            // The stack's height is analysis/snapshotreport's active-memory curve, but for one constant: the
-            // curve starts from the blocks' sizes at snapshot time, a band from its alloc's size
-            // (docs/DEFINITIONS.md).
+            // The stack's height is analysis/memory/snapshotreport's active-memory curve, but for one
+            // constant: the curve starts from the blocks' sizes at snapshot time, a band from its alloc's
+            // size (docs/DEFINITIONS.md).
             const std::vector<std::int64_t> curve = activeMemoryCurve(*snapshot, h);
             QCOMPARE(t.curve().size(), curve.size());
             for (std::size_t i = 0; i < curve.size(); ++i)

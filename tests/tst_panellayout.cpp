@@ -1,6 +1,6 @@
-// The split between the timeline and the panels under it (app/panellayout): the bounds, refusing a saved
-// layout that would hide the timeline, View > Reset Layout, and panels that keep their size and their tab
-// whatever is selected in them, on a real trace.
+// The split between the timeline and the panels under it (app/panels/panellayout): the bounds, refusing a
+// saved layout that would hide the timeline, View > Reset Layout, and panels that keep their size and their
+// tab whatever is selected in them, on a real trace.
 #include "panels/analysispanels.h"
 #include "panels/detailspanel.h"
 #include "panels/panellayout.h"

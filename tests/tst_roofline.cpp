@@ -1,7 +1,7 @@
-// The roofline (analysis/perfmodel, roofline, gpupeaks): FLOPs and bytes per call against TraceLens' perf
-// model (AMD-AGI/TraceLens 171dd747, TreePerfAnalyzer.compute_perf_metrics on every event of its op map) on
-// the real traces of the corpus that record shapes; where we read args better, our figure and theirs
-// (docs/DEFINITIONS.md, "Roofline"); the peaks table; formulas on written shapes; golden reports.
+// The roofline (analysis/roofline: perfmodel, roofline, gpupeaks): FLOPs and bytes per call against
+// TraceLens' perf model (AMD-AGI/TraceLens 171dd747, TreePerfAnalyzer.compute_perf_metrics on every event of
+// its op map) on the real traces of the corpus that record shapes; where we read args better, our figure and
+// theirs (docs/DEFINITIONS.md, "Roofline"); the peaks table; formulas on written shapes; golden reports.
 #include "testsupport.h"
 
 #include "analysis/overview/overview.h"

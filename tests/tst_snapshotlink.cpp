@@ -1,5 +1,5 @@
-// A memory snapshot aligned with a trace by wall clock (analysis/snapshotlink). None of the real snapshots
-// has a trace of the same run, so the test ALTERS a real trace on purpose: the Qwen H100 trace's
+// A memory snapshot aligned with a trace by wall clock (analysis/memory/snapshotlink). None of the real
+// snapshots has a trace of the same run, so the test ALTERS a real trace on purpose: the Qwen H100 trace's
 // baseTimeNanoseconds is rewritten so that its operators cover the real cs336 forward snapshot's busiest
 // stretch of allocations.
 // Then the active-memory lane is the snapshot's curve on the trace's clock, and each allocation's operator is

@@ -1,4 +1,4 @@
-// Steps (core/analysis/steps): the TensorBoard plugin's ProfilerStep ranges, exactly. The real traces'
+// Steps (core/analysis/ops/steps): the TensorBoard plugin's ProfilerStep ranges, exactly. The real traces'
 // expected ranges are what the plugin itself printed (../shared/tools/tbref, kineto's torch_tb_profiler); the
 // synthetic traces show each of its rules alone: GPU work launched before the first step, a launch straddling
 // a step's boundary, tail steps without GPU work, and a last step that launched under 80% of the one before.

@@ -16,9 +16,9 @@
 namespace kinetoscope {
 
 // The active-memory timeline of one device of a snapshot: every allocation a band, stacked in allocation
-// order (analysis/memorytimeline). The raster is computed off the UI thread for the visible range and the
-// widget's size; painting only draws the last raster (scaled to the new range while the next one is made),
-// so a frame costs the same with a thousand bands or ten million.
+// order (analysis/memory/memorytimeline). The raster is computed off the UI thread for the visible range and
+// the widget's size; painting only draws the last raster (scaled to the new range while the next one is
+// made), so a frame costs the same with a thousand bands or ten million.
 //
 // Keys as on the trace timeline: W/S zoom, A/D pan, 0/Home fit; the wheel zooms at the pointer, Shift+wheel
 // pans; dragging pans, Shift+drag (or a drag on the axis) zooms to the range. A click picks the band under

@@ -3,7 +3,7 @@
 // A CUDA caching-allocator snapshot (`torch.cuda.memory._dump_snapshot`), per device: the allocator's trace
 // events with their stacks, the segments and blocks at snapshot time, the allocator settings and the external
 // annotations. Frames and stacks are interned: a snapshot repeats the same stacks thousands of times.
-// Immutable once built; the figures over it are in analysis/snapshotreport.h.
+// Immutable once built; the figures over it are in analysis/memory/snapshotreport.h.
 
 #include "model/stringpool.h"
 

@@ -308,7 +308,7 @@ void GraphBuilder::threadEdges(const std::vector<TrackId>& tracks) {
     }
 }
 
-// The launch queue of each stream (analysis/gpuqueue.h) at the graph's GPU events. A launch that started
+// The launch queue of each stream (analysis/gpu/gpuqueue.h) at the graph's GPU events. A launch that started
 // and ended before the window adds nothing to the queue inside it, and a stream runs its work in launch
 // order, so the launches and GPU events from the window's start to its last GPU start are all it needs.
 void GraphBuilder::queueLengths() {

@@ -1,6 +1,6 @@
 #pragma once
 
-// The dependency graph behind analysis/criticalpath.h: internal to the analysis layer, apart so that its
+// The dependency graph behind analysis/gpu/criticalpath.h: internal to the analysis layer, apart so that its
 // construction (criticalpathgraph.cpp) and the longest path (criticalpath.cpp) each stay one concern.
 
 #include "analysis/gpu/criticalpath.h"

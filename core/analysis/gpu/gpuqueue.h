@@ -27,7 +27,7 @@ struct StreamQueue {
 };
 
 // Per GPU stream that received launches (by device, then stream). A launch is a launch call
-// (analysis/gpuidle.h, isLaunchCall) joined to its GPU event; GPU events without one are not counted.
+// (analysis/gpu/gpuidle.h, isLaunchCall) joined to its GPU event; GPU events without one are not counted.
 std::vector<StreamQueue> gpuQueues(const TraceStore& store);
 
 // The timeline's lanes: "Launch queue · stream N" at the top of each GPU's group, the peak per pixel column;
