@@ -3,6 +3,7 @@
 #include "model/prefaulter.h"
 
 #include "analysis/memory/addressmap.h"
+#include "analysis/report/sections.h"
 #include "model/jsonwriter.h"
 #include "model/textformat.h"
 
@@ -230,27 +231,11 @@ SnapshotReport snapshotReport(const MemorySnapshot& snapshot, const SnapshotRepo
 
 namespace {
 
-template <typename W> void writeAllocations(W& w, const MemorySnapshot& s, const LiveAllocations& live) {
-    static constexpr JsonLayout list{"\n   ", ",\n   ", "\n  "};
-    w.beginArray(list);
-    for (const AllocationLifetime& a : live.allocations) {
-        w.beginObject();
-        w.numField("size", a.size);
-        w.numField("addr", a.addr);
-        w.key("frames");
-        w.beginArray();
-        for (std::uint32_t f : s.stack(a.stack)) {
-            const SnapshotFrame& frame = s.frames[f];
-            w.beginObject();
-            w.strField("name", s.strings.view(frame.name));
-            w.strField("filename", s.strings.view(frame.filename));
-            w.numField("line", frame.line);
-            w.endObject();
-        }
-        w.endArray();
-        w.endObject();
-    }
-    w.endArray();
+void writeAllocations(JsonWriter<std::string>& w, const MemorySnapshot& s, const LiveAllocations& live) {
+    std::vector<SnapshotAllocationRow> rows;
+    for (const AllocationLifetime& a : live.allocations)
+        rows.push_back({&s, &a});
+    writeRows(w, snapshotAllocationColumns(), rows, {"\n   ", ",\n   ", "\n  "});
 }
 
 template <typename W> void optionalNum(W& w, std::string_view key, const std::optional<std::int64_t>& v) {

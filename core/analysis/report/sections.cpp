@@ -723,6 +723,41 @@ const Columns<CollectiveStats>& collectiveColumns() {
     return columns;
 }
 
+const Columns<SnapshotAllocationRow>& snapshotAllocationColumns() {
+    using R = SnapshotAllocationRow;
+    static const Columns<R> columns = {
+        {.key = "size",
+         .title = "Size",
+         .format = CellFormat::Integer,
+         .value = [](const R& r) { return integer(r.allocation->size); }},
+        {.key = "addr",
+         .title = "Address",
+         .format = CellFormat::Count,
+         .value = [](const R& r) { return count(r.allocation->addr); }},
+        {.key = "frames",
+         .title = "Stack",
+         .format = CellFormat::Json,
+         .value =
+             [](const R& r) {
+                 return nested([&](JsonWriter<std::string>& w) {
+                     const MemorySnapshot& s = *r.snapshot;
+                     w.beginArray();
+                     for (std::uint32_t f : s.stack(r.allocation->stack)) {
+                         const SnapshotFrame& frame = s.frames[f];
+                         w.beginObject();
+                         w.strField("name", s.strings.view(frame.name));
+                         w.strField("filename", s.strings.view(frame.filename));
+                         w.numField("line", frame.line);
+                         w.endObject();
+                     }
+                     w.endArray();
+                 });
+             },
+         .outputs = InJson},
+    };
+    return columns;
+}
+
 const Columns<DiffRow>& diffColumns(bool host) {
     using R = DiffRow;
     using F = CellFormat;

@@ -10,6 +10,7 @@
 #include "analysis/gpu/kernelsequences.h"
 #include "analysis/jobs/diff.h"
 #include "analysis/jobs/distributed.h"
+#include "analysis/memory/snapshotreport.h"
 #include "analysis/ops/kernels.h"
 #include "analysis/ops/summary.h"
 #include "analysis/overview/overview.h"
@@ -61,6 +62,13 @@ const Columns<NotModelledRow>& notModelledColumns();
 // One rank's steps and collectives, in the summary's "distributed" block.
 const Columns<RankStep>& rankStepColumns();
 const Columns<CollectiveStats>& collectiveColumns();
+
+// An allocation of a memory snapshot, with the snapshot that holds its stack.
+struct SnapshotAllocationRow {
+    const MemorySnapshot* snapshot = nullptr;
+    const AllocationLifetime* allocation = nullptr;
+};
+const Columns<SnapshotAllocationRow>& snapshotAllocationColumns();
 
 // Two traces' operators (host) or kernels compared.
 const Columns<DiffRow>& diffColumns(bool host);
