@@ -60,10 +60,13 @@ void TestDiff::goldenDiffs() {
     QFETCH(QString, a);
     QFETCH(QString, b);
     const auto sa = load(a), sb = load(b);
-    const QString mismatch =
-        test::compareGolden(QString::fromLatin1(QTest::currentDataTag()) + QStringLiteral(".diff.json"),
-                            diffToJson(diffTraces(*sa, *sb)));
+    const TraceDiff diff = diffTraces(*sa, *sb);
+    const QString tag = QString::fromLatin1(QTest::currentDataTag());
+    const QString mismatch = test::compareGolden(tag + QStringLiteral(".diff.json"), diffToJson(diff));
     QVERIFY2(mismatch.isEmpty(), qPrintable(mismatch));
+    // The text: fixed columns, as `kinetoscope-cli diff` prints them.
+    const QString textMismatch = test::compareGolden(tag + QStringLiteral(".diff.txt"), diffToText(diff, 12));
+    QVERIFY2(textMismatch.isEmpty(), qPrintable(textMismatch));
 }
 
 void TestDiff::deltasAddUp_data() {

@@ -31,11 +31,6 @@ void sortByDelta(std::vector<DiffRow>& rows) {
         return x.name < y.name;
     });
 }
-
-// "+1.500" for people; JSON numbers take no plus sign.
-std::string signedMicros(TimeNs ns) {
-    return (ns >= 0 ? "+" : "-") + formatMicros(std::llabs(ns));
-}
 } // namespace
 
 TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
@@ -170,31 +165,10 @@ std::string diffToText(const TraceDiff& d, std::size_t top) {
         formatDuration(std::llabs(d.overviewB.stepMean - d.overviewA.stepMean)).c_str());
     out += buf;
     auto table = [&](const char* title, const std::vector<DiffRow>& rows, bool host) {
-        std::snprintf(buf, sizeof buf, "\n%s (top %zu by change of %s time)\n%-60s %8s %8s %14s %14s %9s\n",
-                      title, std::min(top, rows.size()), host ? "device self" : "total", "Name", "Calls A",
-                      "Calls B", host ? "Device self Δ" : "Total Δ", host ? "Host self Δ" : "", "Change");
+        std::snprintf(buf, sizeof buf, "\n%s (top %zu by change of %s time)\n", title,
+                      std::min(top, rows.size()), host ? "device self" : "total");
         out += buf;
-        for (std::size_t i = 0; i < rows.size() && i < top; ++i) {
-            const DiffRow& r = rows[i];
-            const std::string shown = host ? r.name : shortKernelName(r.name);
-            std::string name = shown.size() > 58 ? shown.substr(0, 55) + "..." : shown;
-            const double pct = r.percentChange();
-            char change[32];
-            if (r.onlyA())
-                std::snprintf(change, sizeof change, "only A");
-            else if (r.onlyB())
-                std::snprintf(change, sizeof change, "only B");
-            else if (std::isnan(pct))
-                std::snprintf(change, sizeof change, "new time");
-            else
-                std::snprintf(change, sizeof change, "%+.1f%%", pct);
-            std::snprintf(buf, sizeof buf, "%-60s %8llu %8llu %14s %14s %9s\n", name.c_str(),
-                          static_cast<unsigned long long>(r.countA),
-                          static_cast<unsigned long long>(r.countB),
-                          (signedMicros(r.deviceDelta()) + " us").c_str(),
-                          host ? (signedMicros(r.hostDelta()) + " us").c_str() : "", change);
-            out += buf;
-        }
+        out += rowsText(diffColumns(host), rows, top);
     };
     table("Operators", d.operators, true);
     table("Kernels", d.kernels, false);

@@ -104,8 +104,34 @@ std::size_t columnsOf(const std::string& s) {
 }
 } // namespace
 
+namespace {
+// printf's "%*s": `text` padded with spaces to |width| bytes, on the left when width is positive.
+std::string padded(const std::string& text, int width) {
+    const std::size_t w = std::size_t(width < 0 ? -width : width);
+    if (text.size() >= w) return text;
+    return width < 0 ? text + std::string(w - text.size(), ' ') : std::string(w - text.size(), ' ') + text;
+}
+
+std::string fixedTextTable(const std::vector<TextColumn>& columns,
+                           const std::vector<std::vector<std::string>>& rows) {
+    auto line = [&](auto cell) {
+        std::string out;
+        for (std::size_t c = 0; c < columns.size(); ++c)
+            out += (c ? " " : "") + padded(cell(c), columns[c].fieldWidth);
+        return out + "\n";
+    };
+    std::string out = line([&](std::size_t c) { return columns[c].title; });
+    for (const auto& row : rows)
+        out += line([&](std::size_t c) { return row[c]; });
+    return out;
+}
+} // namespace
+
 std::string renderTextTable(const std::vector<TextColumn>& columns,
                             const std::vector<std::vector<std::string>>& rows) {
+    if (!columns.empty() &&
+        std::all_of(columns.begin(), columns.end(), [](const TextColumn& c) { return c.fieldWidth != 0; }))
+        return fixedTextTable(columns, rows);
     std::vector<std::size_t> width(columns.size());
     for (std::size_t c = 0; c < columns.size(); ++c)
         width[c] = columnsOf(columns[c].title);

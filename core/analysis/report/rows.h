@@ -66,6 +66,9 @@ template <typename Row> struct Column {
     // JSON: leave the member out when its text is empty. Text: elide beyond this many bytes (0: never).
     bool omitWhenEmpty = false;
     std::size_t textWidth = 0;
+    // Text in fixed columns (a table whose every text column gives one): printf's field width in bytes,
+    // negative for left-aligned; the columns are one space apart and the header has no rule.
+    int fieldWidth = 0;
 };
 
 template <typename Row> using Columns = std::vector<Column<Row>>;
@@ -82,8 +85,10 @@ std::string elideText(const std::string& text, std::size_t max);
 struct TextColumn {
     std::string title;
     bool numeric = false;
+    int fieldWidth = 0; // see Column::fieldWidth
 };
-// An aligned table: the headers, a rule, then the rows; numbers right-aligned, text left.
+// An aligned table: the headers, a rule, then the rows; numbers right-aligned, text left. When every column
+// has a field width, fixed columns instead.
 std::string renderTextTable(const std::vector<TextColumn>& columns,
                             const std::vector<std::vector<std::string>>& rows);
 
@@ -115,7 +120,8 @@ std::string rowsText(const Columns<Row>& columns, const std::vector<Row>& rows,
     for (const Column<Row>& c : columns) {
         if (!(c.outputs & InText)) continue;
         const bool numeric = c.format != CellFormat::Text && c.format != CellFormat::Json;
-        shown.push_back({std::string(c.title) + (c.format == CellFormat::Micros ? " us" : ""), numeric});
+        shown.push_back(
+            {std::string(c.title) + (c.format == CellFormat::Micros ? " us" : ""), numeric, c.fieldWidth});
         used.push_back(&c);
     }
     std::vector<std::vector<std::string>> cells;
