@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,32 @@ struct Cell {
     // The number a numeric cell holds, whatever its kind (0 for text and null).
     double number() const;
 };
+
+// Short names for the cells a column's value function makes (each picks one overload of Cell::of).
+namespace cells {
+inline Cell count(std::uint64_t v) {
+    return Cell::of(v);
+}
+inline Cell integer(std::int64_t v) {
+    return Cell::of(v);
+}
+inline Cell text(std::string_view v) {
+    return Cell::of(v);
+}
+inline Cell real(double v) {
+    return Cell::of(v);
+}
+inline Cell optionalReal(std::optional<double> v) {
+    return v ? Cell::of(*v) : Cell::null();
+}
+// A nested JSON value, written by its own writer `write(JsonWriter&)`: the same text as written in place.
+template <typename Write> Cell nested(Write write) {
+    std::string out;
+    JsonWriter w(out);
+    write(w);
+    return Cell::of(std::string_view(out));
+}
+} // namespace cells
 
 // Which outputs show a column.
 enum ColumnOutput : std::uint8_t { InJson = 1, InText = 2, InTable = 4, Everywhere = 7 };

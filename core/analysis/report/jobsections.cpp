@@ -1,0 +1,169 @@
+// The columns of the tables over more than one trace: a job's ranks (the distributed block) and a diff.
+#include "analysis/report/sections.h"
+
+#include "query/kernelshortname.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace kinetoscope {
+
+using namespace cells;
+
+const Columns<RankStep>& rankStepColumns() {
+    using R = RankStep;
+    using F = CellFormat;
+    static const Columns<R> columns = {
+        {.key = "name", .title = "Step", .value = [](const R& r) { return text(r.name); }},
+        {.key = "start_us",
+         .title = "Start",
+         .format = F::Micros,
+         .value = [](const R& r) { return integer(r.start); }},
+        {.key = "end_us",
+         .title = "End",
+         .format = F::Micros,
+         .value = [](const R& r) { return integer(r.end); }},
+        {.key = "computation_us",
+         .title = "Computation",
+         .format = F::Micros,
+         .value = [](const R& r) { return integer(r.computation); }},
+        {.key = "communication_us",
+         .title = "Communication",
+         .format = F::Micros,
+         .value = [](const R& r) { return integer(r.communication); }},
+        {.key = "overlap_us",
+         .title = "Overlap",
+         .format = F::Micros,
+         .value = [](const R& r) { return integer(r.overlap); }},
+        {.key = "other_us",
+         .title = "Other",
+         .format = F::Micros,
+         .value = [](const R& r) { return integer(r.other); }},
+    };
+    return columns;
+}
+
+const Columns<CollectiveStats>& collectiveColumns() {
+    using R = CollectiveStats;
+    using F = CellFormat;
+    static const Columns<R> columns = {
+        {.key = "name", .title = "Collective", .value = [](const R& r) { return text(r.name); }},
+        {.key = "calls",
+         .title = "Calls",
+         .format = F::Count,
+         .value = [](const R& r) { return count(r.calls); }},
+        {.key = "bytes",
+         .title = "Bytes",
+         .format = F::Fixed,
+         .value = [](const R& r) { return real(r.bytes); }},
+        {.key = "total_us",
+         .title = "Total",
+         .format = F::Micros,
+         .value = [](const R& r) { return integer(r.total); }},
+        {.key = "mean_us",
+         .title = "Mean",
+         .format = F::Micros,
+         .value = [](const R& r) { return integer(r.mean()); }},
+    };
+    return columns;
+}
+namespace {
+// "+1.500 us": a change, signed.
+std::string signedMicrosText(TimeNs ns) {
+    return (ns >= 0 ? "+" : "-") + formatMicros(std::llabs(ns)) + " us";
+}
+} // namespace
+
+const Columns<DiffRow>& diffColumns(bool host) {
+    using R = DiffRow;
+    using F = CellFormat;
+    // The text is fixed columns: the name, both call counts, the deltas signed and the change in percent.
+    auto make = [](bool host) {
+        // Kernels: the full name in the JSON, the short one everywhere.
+        Columns<R> c = {{.key = "name",
+                         .title = "Name",
+                         .value = [](const R& r) { return text(r.name); },
+                         .outputs = std::uint8_t(host ? Everywhere : InJson),
+                         .textWidth = 58,
+                         .fieldWidth = -60}};
+        if (!host)
+            c.push_back({.key = "display_name",
+                         .title = "Name",
+                         .value = [](const R& r) { return text(shortKernelName(r.name)); },
+                         .textWidth = 58,
+                         .fieldWidth = -60});
+        c.push_back({.key = "count_a",
+                     .title = "Calls A",
+                     .format = F::Count,
+                     .value = [](const R& r) { return count(r.countA); },
+                     .fieldWidth = 8});
+        c.push_back({.key = "count_b",
+                     .title = "Calls B",
+                     .format = F::Count,
+                     .value = [](const R& r) { return count(r.countB); },
+                     .fieldWidth = 8});
+        auto micros = [&c](std::string_view key, std::string_view title, TimeNs (*get)(const R&)) {
+            c.push_back({.key = key,
+                         .title = title,
+                         .format = F::Micros,
+                         .value = [get](const R& r) { return integer(get(r)); },
+                         .outputs = InJson | InTable});
+        };
+        auto delta = [&c](std::string_view title, TimeNs (*get)(const R&)) {
+            c.push_back(
+                {.key = {},
+                 .title = title,
+                 .value = [get](const R& r) { return get ? text(signedMicrosText(get(r))) : text(""); },
+                 .outputs = InText,
+                 .fieldWidth = 14});
+        };
+        if (host) {
+            micros("host_self_us_a", "Host self A", [](const R& r) { return r.hostA; });
+            micros("host_self_us_b", "Host self B", [](const R& r) { return r.hostB; });
+            micros("device_self_us_a", "Device self A", [](const R& r) { return r.deviceA; });
+            micros("device_self_us_b", "Device self B", [](const R& r) { return r.deviceB; });
+            micros("host_delta_us", "Host self Δ", [](const R& r) { return r.hostDelta(); });
+            micros("device_delta_us", "Device self Δ", [](const R& r) { return r.deviceDelta(); });
+            delta("Device self Δ", [](const R& r) { return r.deviceDelta(); });
+            delta("Host self Δ", [](const R& r) { return r.hostDelta(); });
+        } else {
+            micros("total_us_a", "Total A", [](const R& r) { return r.deviceA; });
+            micros("total_us_b", "Total B", [](const R& r) { return r.deviceB; });
+            micros("delta_us", "Total Δ", [](const R& r) { return r.deviceDelta(); });
+            delta("Total Δ", [](const R& r) { return r.deviceDelta(); });
+            delta("", nullptr); // the host column, empty: kernels have no host time
+        }
+        c.push_back({.key = "change_pct",
+                     .title = "Change",
+                     .format = F::Fixed,
+                     .value = [](const R& r) { return real(r.percentChange()); },
+                     .outputs = InJson | InTable,
+                     .decimals = 3});
+        c.push_back({.key = {},
+                     .title = "Change",
+                     .value =
+                         [](const R& r) {
+                             if (r.onlyA()) return text("only A");
+                             if (r.onlyB()) return text("only B");
+                             const double pct = r.percentChange();
+                             if (std::isnan(pct)) return text("new time");
+                             char change[32];
+                             std::snprintf(change, sizeof change, "%+.1f%%", pct);
+                             return text(change);
+                         },
+                     .outputs = InText,
+                     .fieldWidth = 9});
+        c.push_back({.key = "only_in",
+                     .title = "Only in",
+                     .value =
+                         [](const R& r) {
+                             return r.onlyA() || r.onlyB() ? text(r.onlyA() ? "a" : "b") : Cell::null();
+                         },
+                     .outputs = InJson | InTable});
+        return c;
+    };
+    static const Columns<R> hostColumns = make(true), kernelColumns = make(false);
+    return host ? hostColumns : kernelColumns;
+}
+} // namespace kinetoscope
