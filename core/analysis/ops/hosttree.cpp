@@ -204,6 +204,7 @@ std::vector<LaunchedWork> gpuWorkLaunchedWithin(const TraceStore& store, std::ve
                     const TimeNs duration = gt.durations[g.index.value];
                     ++w.count;
                     w.total += duration;
+                    w.lastEnd = std::max(w.lastEnd, gt.starts[g.index.value] + duration);
                     if (duration > store.durationOf(w.longest)) w.longest = g;
                 }
             }

@@ -95,6 +95,7 @@ struct LaunchedWork {
     std::uint64_t count = 0;
     TimeNs total = 0;
     EventRef longest;
+    TimeNs lastEnd = INT64_MIN; // the end of the last of it
 };
 std::vector<LaunchedWork> gpuWorkLaunchedWithin(const TraceStore& store, EventRef hostSlice);
 // The same over several host slices (every call of an operator), merged per name. A slice inside another of

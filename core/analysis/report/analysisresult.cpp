@@ -32,6 +32,7 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
             r->gpuTime = gpuTimeBreakdown(store, scope);
             r->kernelSequences = kernelSequences(store, {}, 3, from, to);
             r->modules = moduleTree(store, from, to);
+            r->inductor = inductorReport(store, from, to);
             r->gpuIdle = gpuIdleBreakdown(store, scope);
             r->launches = launchStatistics(store, scope);
             r->queues = gpuQueues(store);

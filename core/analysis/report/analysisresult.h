@@ -1,5 +1,6 @@
 #pragma once
 
+#include "analysis/compiled/inductor.h"
 #include "analysis/gpu/criticalpath.h"
 #include "analysis/gpu/gpuidle.h"
 #include "analysis/gpu/gpuqueue.h"
@@ -41,6 +42,7 @@ struct AnalysisResult {
     std::vector<StreamQueue> queues;             // the whole trace's, whatever the scope
     std::vector<KernelSequence> kernelSequences; // over every operator, by GPU time
     PerfModelReport perfModel;                   // FLOPs and bytes per op against the GPU's peaks
+    InductorReport inductor;                     // TorchInductor's kernel breakdown (compiled models)
     // One step's, when the caller asks for it (the CLI's summary does; computeAnalysis does not).
     std::optional<StepCriticalPath> criticalPath;
     double seconds = 0;

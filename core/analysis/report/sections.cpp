@@ -677,4 +677,59 @@ const Columns<SnapshotAllocationRow>& snapshotAllocationColumns() {
     };
     return columns;
 }
+const Columns<InductorKernelEntry>& inductorKernelColumns() {
+    using R = InductorKernelEntry;
+    static const Columns<R> columns = {
+        {.key = "name",
+         .title = "Kernel",
+         .value = [](const R& r) { return text(r.kernel->name); },
+         .textWidth = 120},
+        {.key = "calls",
+         .title = "Calls",
+         .format = CellFormat::Count,
+         .value = [](const R& r) { return count(r.kernel->calls); }},
+        {.key = "self_us",
+         .title = "Self device",
+         .format = CellFormat::Micros,
+         .value = [](const R& r) { return integer(r.kernel->self); }},
+        {.key = "pct",
+         .title = "% of wall",
+         .format = CellFormat::Percent,
+         .value = [](const R& r) { return real(r.of->percentOf(r.kernel->self)); },
+         .decimals = 2},
+    };
+    return columns;
+}
+
+const Columns<InductorCategoryEntry>& inductorCategoryColumns() {
+    using R = InductorCategoryEntry;
+    static const Columns<R> columns = {
+        {.key = "category",
+         .title = "Category",
+         .value = [](const R& r) { return text(inductorCategoryName(r.row->category)); }},
+        {.key = "total_us",
+         .title = "Self device",
+         .format = CellFormat::Micros,
+         .value = [](const R& r) { return integer(r.row->total); }},
+        {.key = "pct",
+         .title = "% of wall",
+         .format = CellFormat::Percent,
+         .value = [](const R& r) { return real(r.of->percentOf(r.row->total)); },
+         .decimals = 2},
+        {.key = "kernels",
+         .title = "Kernels",
+         .format = CellFormat::Json,
+         .value =
+             [](const R& r) {
+                 std::vector<InductorKernelEntry> kernels;
+                 for (const InductorKernel& k : r.row->kernels)
+                     kernels.push_back({&k, r.of});
+                 return nested(
+                     [&](JsonWriter<std::string>& w) { writeRows(w, inductorKernelColumns(), kernels, {}); });
+             },
+         .outputs = InJson},
+    };
+    return columns;
+}
+
 } // namespace kinetoscope

@@ -3,6 +3,7 @@
 // The columns of every table the reports write and the viewer shows (rows.h): one description per table,
 // in the order of its JSON members. The viewer's tables pick and order the columns they show by title.
 
+#include "analysis/compiled/inductor.h"
 #include "analysis/gpu/criticalpath.h"
 #include "analysis/gpu/gpuidle.h"
 #include "analysis/gpu/gpuqueue.h"
@@ -69,6 +70,19 @@ struct SnapshotAllocationRow {
     const AllocationLifetime* allocation = nullptr;
 };
 const Columns<SnapshotAllocationRow>& snapshotAllocationColumns();
+
+// TorchInductor's breakdown: a category, and a kernel of one, each with the breakdown they are part of (whose
+// wall time their percentages divide).
+struct InductorCategoryEntry {
+    const InductorCategoryRow* row = nullptr;
+    const InductorBreakdown* of = nullptr;
+};
+struct InductorKernelEntry {
+    const InductorKernel* kernel = nullptr;
+    const InductorBreakdown* of = nullptr;
+};
+const Columns<InductorCategoryEntry>& inductorCategoryColumns();
+const Columns<InductorKernelEntry>& inductorKernelColumns();
 
 // Two traces' operators (host) or kernels compared.
 const Columns<DiffRow>& diffColumns(bool host);

@@ -55,6 +55,69 @@ void writeCriticalPath(JsonWriter<std::string>& w, const StepCriticalPath& cp) {
     w.endObject();
 }
 
+// TorchInductor's breakdown B: {"wall_us", "device_busy_pct", "categories": [...]}, as members of the object
+// being written.
+void writeInductorBreakdown(JsonWriter<std::string>& w, const InductorBreakdown& b,
+                            JsonLayout categoryLayout) {
+    w.microsField("wall_us", b.wall);
+    w.fixedField("device_busy_pct", b.busyPercent(), 2);
+    std::vector<InductorCategoryEntry> categories;
+    for (const InductorCategoryRow& row : b.categories)
+        categories.push_back({&row, &b});
+    w.key("categories");
+    writeRows(w, inductorCategoryColumns(), categories, categoryLayout);
+}
+
+void writeInductor(JsonWriter<std::string>& w, const InductorReport& r) {
+    w.key("inductor");
+    w.beginObject({"\n  ", ",\n  ", "\n "});
+    w.key("trace");
+    w.beginObject();
+    writeInductorBreakdown(w, r.trace, {"\n   ", ",\n   ", "\n  "});
+    w.endObject();
+    w.key("graphs");
+    w.beginArray({"\n   ", ",\n   ", "\n  "});
+    for (const CompiledGraph& g : r.graphs) {
+        w.beginObject();
+        w.strField("name", g.name);
+        w.numField("calls", g.calls);
+        writeInductorBreakdown(w, g.breakdown, {});
+        w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+}
+
+// Inductor's report as text: per breakdown, each category's kernels and total, and the GPU's busy share.
+std::string inductorText(const InductorReport& r) {
+    std::string out;
+    char buf[256];
+    auto breakdown = [&](const std::string& title, const InductorBreakdown& b) {
+        std::snprintf(buf, sizeof buf, "%s: wall %s, GPU busy %.2f%% of it\n", title.c_str(),
+                      formatDuration(b.wall).c_str(), b.busyPercent());
+        out += buf;
+        for (const InductorCategoryRow& row : b.categories) {
+            std::vector<InductorKernelEntry> kernels;
+            for (const InductorKernel& k : row.kernels)
+                kernels.push_back({&k, &b});
+            std::snprintf(buf, sizeof buf, "  == %s: %s (%.2f%%)\n",
+                          inductorCategoryName(row.category).data(), formatDuration(row.total).c_str(),
+                          b.percentOf(row.total));
+            out += buf;
+            std::string table = rowsText(inductorKernelColumns(), kernels);
+            for (std::size_t at = 0; at < table.size();) { // indented under its category
+                const std::size_t end = table.find('\n', at);
+                out += "    " + table.substr(at, end - at + 1);
+                at = end + 1;
+            }
+        }
+    };
+    breakdown("TorchInductor breakdown (trace)", r.trace);
+    for (const CompiledGraph& g : r.graphs)
+        breakdown("Graph " + g.name + " x" + std::to_string(g.calls), g.breakdown);
+    return out;
+}
+
 // "Critical path of STEP ..." and the events that weigh most on it.
 std::string criticalPathText(const StepCriticalPath& cp) {
     const CriticalPath& p = cp.path;
@@ -200,6 +263,7 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
     w.key("kernel_sequences");
     writeRows(w, kernelSequenceColumns(), report.kernelSequences, rowPerLine, 20);
     writePerfModel(w, report.perfModel);
+    if (report.inductor.hasTriton) writeInductor(w, report.inductor);
     if (report.criticalPath) writeCriticalPath(w, *report.criticalPath);
 }
 } // namespace
@@ -493,6 +557,7 @@ std::string reportToText(const TraceStore& store, const AnalysisResult& report) 
              formatDuration(k.gpuTime).c_str(), kernels.c_str());
     }
     out += perfModelText(report.perfModel);
+    if (report.inductor.hasTriton) out += inductorText(report.inductor);
     if (report.criticalPath) out += criticalPathText(*report.criticalPath);
     if (ov.recommendations.empty())
         out += "Recommendations: none\n";
