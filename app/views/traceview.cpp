@@ -202,11 +202,14 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     m_memory = new MemoryPanel(store, m_bottomTabs);
     m_modules = new ModulePanel(store, m_bottomTabs);
     m_roofline = new RooflinePanel(m_bottomTabs);
+    m_compiled = new CompiledPanel(m_bottomTabs);
     m_bottomTabs->addTab(m_details, tr("Details"));
     m_bottomTabs->addTab(m_areaPanel, tr("Area Selection"));
     m_bottomTabs->addTab(m_overview, tr("Overview"));
     m_bottomTabs->addTab(m_operators, tr("Operators"));
     m_bottomTabs->addTab(m_kernels, tr("Kernels"));
+    m_bottomTabs->addTab(m_compiled, tr("Compiled"));
+    m_bottomTabs->setTabVisible(m_bottomTabs->indexOf(m_compiled), false);
     m_bottomTabs->addTab(m_memory, tr("Memory"));
     m_bottomTabs->addTab(m_modules, tr("Modules"));
     m_bottomTabs->addTab(m_roofline, tr("Roofline"));
@@ -221,8 +224,8 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     scopeLayout->addWidget(wholeTrace);
     m_bottomTabs->setCornerWidget(scopeBar, Qt::TopRightCorner);
     connect(wholeTrace, &QPushButton::clicked, this, [this] { setAnalysisScope(std::nullopt); });
-    for (AnalysisPanel* panel : std::initializer_list<AnalysisPanel*>{m_overview, m_operators, m_kernels,
-                                                                      m_memory, m_modules, m_roofline}) {
+    for (AnalysisPanel* panel : std::initializer_list<AnalysisPanel*>{
+             m_overview, m_operators, m_kernels, m_memory, m_modules, m_roofline, m_compiled}) {
         connect(panel, &AnalysisPanel::jumpRequested, this, [this](EventRef ref) {
             m_revealingFromPanel = true;
             m_timeline->revealEvent(ref);
@@ -362,13 +365,15 @@ void TraceView::clearCriticalPath() {
 void TraceView::fillPanel(std::shared_ptr<const AnalysisResult> result, std::uint64_t generation,
                           std::size_t index) {
     if (generation != m_analysisGeneration) return;
-    const std::array<QPointer<AnalysisPanel>, 6> panels{m_overview, m_operators, m_kernels,
-                                                        m_memory,   m_modules,   m_roofline};
+    const std::array<QPointer<AnalysisPanel>, 7> panels{m_overview, m_operators, m_kernels, m_memory,
+                                                        m_modules,  m_roofline,  m_compiled};
     if (index >= panels.size()) {
         emit analysisReady();
         return;
     }
     if (panels[index]) panels[index]->setResult(result);
+    if (panels[index] && panels[index] == m_compiled) // shown for compiled models only
+        m_bottomTabs->setTabVisible(m_bottomTabs->indexOf(m_compiled), m_compiled->hasContent());
     QTimer::singleShot(0, this, [this, result = std::move(result), generation, index] {
         fillPanel(result, generation, index + 1);
     });

@@ -24,6 +24,7 @@ class CriticalPathBar;
 class KernelPanel;
 class MemoryPanel;
 class ModulePanel;
+class CompiledPanel;
 class RooflinePanel;
 class OperatorPanel;
 class OverviewPanel;
@@ -72,6 +73,7 @@ class TraceView : public QWidget {
     MemoryPanel* memoryPanel() const { return m_memory; }
     ModulePanel* modulePanel() const { return m_modules; }
     RooflinePanel* rooflinePanel() const { return m_roofline; }
+    CompiledPanel* compiledPanel() const { return m_compiled; }
     QTabWidget* bottomTabs() const { return m_bottomTabs; }
     QSplitter* splitter() const { return m_splitter; }
     // View > Reset Layout: the default split between timeline and panels.
@@ -152,6 +154,7 @@ class TraceView : public QWidget {
     MemoryPanel* m_memory = nullptr;
     ModulePanel* m_modules = nullptr;
     RooflinePanel* m_roofline = nullptr;
+    CompiledPanel* m_compiled = nullptr; // its tab shows only for a compiled model
 };
 
 } // namespace kinetoscope

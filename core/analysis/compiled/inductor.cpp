@@ -39,6 +39,7 @@ namespace {
 struct Sums {
     std::uint64_t calls = 0;
     TimeNs self = 0;
+    EventRef longest;
 };
 
 // The report's tables from the GPU work's sums per name.
@@ -52,7 +53,7 @@ InductorBreakdown breakdownOf(const TraceStore& store, const std::unordered_map<
     for (const auto& [id, sums] : byName) {
         const std::string_view name = store.strings().view(StringId(id));
         InductorCategoryRow& row = rows[std::size_t(inductorCategory(name))];
-        row.kernels.push_back({std::string(name), sums.calls, sums.self});
+        row.kernels.push_back({std::string(name), sums.calls, sums.self, sums.longest});
         row.total += sums.self;
         b.busy += sums.self;
     }
@@ -113,6 +114,8 @@ InductorReport inductorReport(const TraceStore& store, TimeNs from, TimeNs to) {
                 Sums& s = byName[t.names[r].value];
                 ++s.calls;
                 s.self += t.durations[r];
+                if (!s.longest.isValid() || t.durations[r] > store.durationOf(s.longest))
+                    s.longest = {TrackId(ti), EventIndex(r)};
                 report.hasTriton =
                     report.hasTriton || store.strings().view(t.names[r]).starts_with("triton_");
             } else if (const int rank = graphCallRank(store.strings().view(t.names[r]))) {
@@ -151,6 +154,8 @@ InductorReport inductorReport(const TraceStore& store, TimeNs from, TimeNs to) {
             Sums& s = graphSums[it->second][w.name.value];
             s.calls += w.count;
             s.self += w.total;
+            if (!s.longest.isValid() || store.durationOf(w.longest) > store.durationOf(s.longest))
+                s.longest = w.longest;
             end = std::max(end, w.lastEnd);
         }
         g.breakdown.wall += end - startOf(call);

@@ -31,7 +31,8 @@ InductorCategory inductorCategory(std::string_view gpuWorkName);
 struct InductorKernel {
     std::string name; // as the trace writes it
     std::uint64_t calls = 0;
-    TimeNs self = 0; // summed durations: a GPU event's self device time is its duration
+    TimeNs self = 0;  // summed durations: a GPU event's self device time is its duration
+    EventRef longest; // its longest event, where the viewer jumps
 };
 struct InductorCategoryRow {
     InductorCategory category = InductorCategory::Unknown;

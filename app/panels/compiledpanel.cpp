@@ -1,0 +1,144 @@
+#include "panels/compiledpanel.h"
+
+#include "analysis/report/sections.h"
+#include "tables/rowsmodel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace kinetoscope {
+
+namespace {
+QString qs(std::string_view s) {
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+// The tree's columns are core's kernel columns (their titles, formats and tooltips); a category's row fills
+// the ones its own columns share by title.
+template <typename Row> void fillRow(QTreeWidgetItem* item, const Columns<Row>& columns, const Row& row) {
+    const Columns<InductorKernelEntry>& tree = inductorKernelColumns();
+    for (std::size_t t = 0; t < tree.size(); ++t)
+        for (const Column<Row>& c : columns) {
+            if (!(c.outputs & InTable) || (c.title != tree[t].title && !(t == 0 && c.title == "Category")))
+                continue;
+            item->setText(int(t), cellDisplay(c.format, c.decimals, c.value(row)));
+            item->setTextAlignment(int(t), (cellIsLeftAligned(c.format) ? Qt::AlignLeft : Qt::AlignRight) |
+                                               Qt::AlignVCenter);
+        }
+}
+} // namespace
+
+CompiledPanel::CompiledPanel(QWidget* parent) : AnalysisPanel(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("TorchInductor breakdown of"), this));
+    m_choice = new QComboBox(this);
+    m_choice->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_choice->setToolTip(tr("The whole scope, or one compiled graph over all its calls"));
+    bar->addWidget(m_choice);
+    m_firstCall = new QPushButton(tr("Show first call"), this);
+    QPushButton* firstCall = m_firstCall;
+    firstCall->setToolTip(tr("Zoom the timeline to the graph's first call"));
+    bar->addWidget(firstCall);
+    bar->addStretch(1);
+    layout->addLayout(bar);
+    m_summary = new QLabel(this);
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setWordWrap(true);
+    layout->addWidget(m_summary);
+    m_tree = new QTreeWidget(this);
+    QStringList titles;
+    const Columns<InductorKernelEntry>& columns = inductorKernelColumns();
+    for (const auto& c : columns)
+        titles << qs(c.title);
+    m_tree->setHeaderLabels(titles);
+    m_tree->setUniformRowHeights(true);
+    m_tree->setAlternatingRowColors(true);
+    // The names take what the figures leave; the figures sit beside them, not at the far edge.
+    m_tree->header()->setStretchLastSection(false);
+    m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int c = 1; c < m_tree->columnCount(); ++c)
+        m_tree->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    m_tree->headerItem()->setToolTip(
+        0, tr("Inductor's categories from the kernel's name (triton_poi, triton_red, triton_per, other "
+              "triton_, and everything else); kernel names in full"));
+    m_tree->headerItem()->setToolTip(2,
+                                     tr("Summed durations: a GPU event's self device time is its duration"));
+    m_tree->headerItem()->setToolTip(
+        3, tr("Self device time over the wall time (docs/DEFINITIONS.md: the trace's "
+              "span, or each call's start to the end of the GPU work it launched)"));
+    layout->addWidget(m_tree, 1);
+
+    connect(m_choice, &QComboBox::currentIndexChanged, this, &CompiledPanel::showBreakdown);
+    connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        if (item && item->parent()) emit highlightRequested(item->data(0, NameRole).toString());
+    });
+    connect(m_tree, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem* item) {
+        const EventRef ref = item->data(0, EventRole).value<EventRef>();
+        if (ref.isValid()) emit jumpRequested(ref);
+    });
+    connect(firstCall, &QPushButton::clicked, this, [this] {
+        const int graph = m_choice->currentIndex() - 1;
+        if (!m_result || graph < 0 || graph >= int(m_result->inductor.graphs.size())) return;
+        const CompiledGraph& g = m_result->inductor.graphs[std::size_t(graph)];
+        if (!g.callEvents.empty()) emit jumpRequested(g.callEvents.front());
+    });
+}
+
+bool CompiledPanel::hasContent() const {
+    return m_result && m_result->inductor.hasTriton;
+}
+
+void CompiledPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
+    m_result = std::move(result);
+    const QSignalBlocker block(m_choice);
+    m_choice->clear();
+    if (hasContent()) {
+        m_choice->addItem(m_result->scope ? tr("the selected range") : tr("the whole trace"));
+        for (const CompiledGraph& g : m_result->inductor.graphs)
+            m_choice->addItem(
+                tr("graph %1 (%n call(s))", nullptr, int(g.calls)).arg(QString::fromStdString(g.name)));
+    }
+    showBreakdown(0);
+}
+
+void CompiledPanel::showBreakdown(int choice) {
+    m_tree->clear();
+    m_firstCall->setEnabled(false);
+    if (!hasContent()) {
+        m_summary->setText(tr("No Triton kernel in this scope: nothing was compiled by TorchInductor."));
+        return;
+    }
+    const InductorReport& r = m_result->inductor;
+    const bool graph = choice >= 1 && choice <= int(r.graphs.size());
+    const InductorBreakdown& b = graph ? r.graphs[std::size_t(choice - 1)].breakdown : r.trace;
+    m_firstCall->setEnabled(graph);
+    m_summary->setText(tr("Wall time <b>%1</b>; the GPU's work is <b>%2%</b> of it (over 100% when streams "
+                          "overlap).")
+                           .arg(durationText(b.wall))
+                           .arg(b.busyPercent(), 0, 'f', 2));
+    for (const InductorCategoryRow& row : b.categories) {
+        auto* category = new QTreeWidgetItem(m_tree);
+        fillRow(category, inductorCategoryColumns(), InductorCategoryEntry{&row, &b});
+        QFont bold = category->font(0);
+        bold.setBold(true);
+        for (int c = 0; c < m_tree->columnCount(); ++c)
+            category->setFont(c, bold);
+        for (const InductorKernel& k : row.kernels) {
+            auto* item = new QTreeWidgetItem(category);
+            fillRow(item, inductorKernelColumns(), InductorKernelEntry{&k, &b});
+            item->setToolTip(0, QString::fromStdString(k.name));
+            item->setData(0, NameRole, QString::fromStdString(k.name));
+            item->setData(0, EventRole, QVariant::fromValue(k.longest));
+        }
+        category->setExpanded(true);
+    }
+}
+
+} // namespace kinetoscope
