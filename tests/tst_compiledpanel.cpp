@@ -10,11 +10,13 @@
 #include "views/traceview.h"
 
 #include <QComboBox>
+#include <QFile>
 #include <QLabel>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
 
@@ -26,6 +28,7 @@ class TestCompiledPanel : public QObject {
     void initTestCase();
     void treeIsTheReport();
     void graphsAndJumps();
+    void eachCall();
     void eagerTraceHasNoTab();
 
   private:
@@ -100,13 +103,13 @@ void TestCompiledPanel::graphsAndJumps() {
     QSignalSpy highlights(panel, &AnalysisPanel::highlightRequested);
     // The whole trace first: no call to show.
     QCOMPARE(panel->breakdownChoice()->count(), 1 + int(report.graphs.size()));
-    QVERIFY(!panel->firstCallButton()->isEnabled());
+    QVERIFY(!panel->callButton()->isEnabled());
     panel->breakdownChoice()->setCurrentIndex(1);
     QVERIFY(panel->breakdownChoice()->currentText().contains(QStringLiteral("CompiledFxGraph fal4x")));
     QVERIFY(panel->summary()->text().contains(durationText(report.graphs[0].breakdown.wall)));
     QVERIFY(panel->summary()->text().contains(QStringLiteral("98.69%")));
-    QVERIFY(panel->firstCallButton()->isEnabled());
-    panel->firstCallButton()->click();
+    QVERIFY(panel->callButton()->isEnabled());
+    panel->callButton()->click();
     QCOMPARE(jumps.size(), 1);
     QCOMPARE(jumps.takeFirst().at(0).value<EventRef>(), report.graphs[0].callEvents.front());
     // Selecting a kernel marks its calls; double-clicking it jumps to its longest.
@@ -119,6 +122,48 @@ void TestCompiledPanel::graphsAndJumps() {
     const EventRef longest = jumps.takeFirst().at(0).value<EventRef>();
     QVERIFY(longest.isValid());
     QCOMPARE(longest, report.graphs[0].breakdown.categories[0].kernels[0].longest);
+}
+
+// A graph called twice: its calls summed, or either one alone, and the chosen call shown on the timeline.
+void TestCompiledPanel::eachCall() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("two_calls.json"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"json([
+ {"ph": "X", "cat": "cpu_op", "name": "CompiledFunction", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 5,
+  "args": {"correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": "triton_poi_fused_add_0", "pid": 0, "tid": 7, "ts": 20, "dur": 30,
+  "args": {"correlation": 1, "stream": 7, "device": 0}},
+ {"ph": "X", "cat": "cpu_op", "name": "CompiledFunction", "pid": 1, "tid": 1, "ts": 400, "dur": 100},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 410, "dur": 5,
+  "args": {"correlation": 3}},
+ {"ph": "X", "cat": "kernel", "name": "triton_poi_fused_add_0", "pid": 0, "tid": 7, "ts": 420, "dur": 120,
+  "args": {"correlation": 3, "stream": 7, "device": 0}}
+])json");
+    file.close();
+    TraceView* view = m_window->openTrace(path);
+    QSignalSpy ready(view, &TraceView::analysisReady);
+    QVERIFY(QTest::qWaitFor([&] { return view->state() != TraceView::State::Loading; }, 30000));
+    QVERIFY(!ready.isEmpty() || ready.wait(30000));
+    CompiledPanel* panel = view->compiledPanel();
+    QVERIFY(panel->hasContent());
+    view->bottomTabs()->setCurrentWidget(panel);
+    QSignalSpy jumps(panel, &AnalysisPanel::jumpRequested);
+    QVERIFY(panel->callChoice()->isHidden()); // the whole trace: no calls to choose
+    panel->breakdownChoice()->setCurrentIndex(1);
+    QVERIFY(panel->callChoice()->isVisible());
+    QCOMPARE(panel->callChoice()->count(), 3); // all, call 1, call 2
+    QVERIFY(panel->summary()->text().contains(durationText(100000 + 140000)));
+    QCOMPARE(panel->tree()->topLevelItem(0)->child(0)->text(1), QStringLiteral("2"));
+    panel->callChoice()->setCurrentIndex(2);
+    QVERIFY(panel->summary()->text().contains(durationText(140000)));
+    QCOMPARE(panel->tree()->topLevelItem(0)->child(0)->text(1), QStringLiteral("1"));
+    QCOMPARE(panel->tree()->topLevelItem(0)->child(0)->text(2), durationText(120000));
+    panel->callButton()->click();
+    QCOMPARE(jumps.size(), 1);
+    QCOMPARE(jumps.takeFirst().at(0).value<EventRef>(), view->analysis()->inductor.graphs[0].callEvents[1]);
 }
 
 void TestCompiledPanel::eagerTraceHasNoTab() {

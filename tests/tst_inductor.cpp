@@ -163,6 +163,12 @@ void TestInductor::graphsFromMarkers() {
     QCOMPARE(categoryTotal(forward.breakdown, InductorCategory::Pointwise), TimeNs(70000));
     QCOMPARE(forward.breakdown.categories[0].kernels[0].calls, std::uint64_t(2));
     QCOMPARE(categoryTotal(forward.breakdown, InductorCategory::Unknown), TimeNs(60000));
+    // Each call on its own too.
+    QCOMPARE(int(forward.callBreakdowns.size()), 2);
+    QCOMPARE(forward.callBreakdowns[0].wall, TimeNs(100000));
+    QCOMPARE(forward.callBreakdowns[0].busy, TimeNs(30000));
+    QCOMPARE(forward.callBreakdowns[1].wall, TimeNs(140000));
+    QCOMPARE(forward.callBreakdowns[1].busy, TimeNs(100000));
     const CompiledGraph& backward = report.graphs[1];
     QCOMPARE(backward.name, std::string("CompiledFunctionBackward"));
     QCOMPARE(categoryTotal(backward.breakdown, InductorCategory::TritonUnknown), TimeNs(80000));

@@ -40,12 +40,15 @@ CompiledPanel::CompiledPanel(QWidget* parent) : AnalysisPanel(parent) {
     bar->addWidget(new QLabel(tr("TorchInductor breakdown of"), this));
     m_choice = new QComboBox(this);
     m_choice->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_choice->setToolTip(tr("The whole scope, or one compiled graph over all its calls"));
+    m_choice->setToolTip(tr("The whole scope, or one compiled graph"));
     bar->addWidget(m_choice);
-    m_firstCall = new QPushButton(tr("Show first call"), this);
-    QPushButton* firstCall = m_firstCall;
-    firstCall->setToolTip(tr("Zoom the timeline to the graph's first call"));
-    bar->addWidget(firstCall);
+    m_call = new QComboBox(this);
+    m_call->setToolTip(tr("All the graph's calls summed, or one of them"));
+    m_call->hide();
+    bar->addWidget(m_call);
+    m_showCall = new QPushButton(tr("Show call"), this);
+    m_showCall->setToolTip(tr("Zoom the timeline to the chosen call (the first, for all calls)"));
+    bar->addWidget(m_showCall);
     bar->addStretch(1);
     layout->addLayout(bar);
     m_summary = new QLabel(this);
@@ -75,7 +78,21 @@ CompiledPanel::CompiledPanel(QWidget* parent) : AnalysisPanel(parent) {
               "span, or each call's start to the end of the GPU work it launched)"));
     layout->addWidget(m_tree, 1);
 
-    connect(m_choice, &QComboBox::currentIndexChanged, this, &CompiledPanel::showBreakdown);
+    connect(m_choice, &QComboBox::currentIndexChanged, this, [this] {
+        // A graph: its calls to choose from, all of them first.
+        const QSignalBlocker block(m_call);
+        m_call->clear();
+        const int graph = m_choice->currentIndex() - 1;
+        if (m_result && graph >= 0 && graph < int(m_result->inductor.graphs.size())) {
+            const CompiledGraph& g = m_result->inductor.graphs[std::size_t(graph)];
+            m_call->addItem(tr("all %n call(s)", nullptr, int(g.calls)));
+            for (std::size_t c = 0; c < g.callEvents.size(); ++c)
+                m_call->addItem(tr("call %1").arg(c + 1));
+        }
+        m_call->setVisible(m_call->count() > 2);
+        chooseBreakdown();
+    });
+    connect(m_call, &QComboBox::currentIndexChanged, this, &CompiledPanel::chooseBreakdown);
     connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
         if (item && item->parent()) emit highlightRequested(item->data(0, NameRole).toString());
     });
@@ -83,11 +100,12 @@ CompiledPanel::CompiledPanel(QWidget* parent) : AnalysisPanel(parent) {
         const EventRef ref = item->data(0, EventRole).value<EventRef>();
         if (ref.isValid()) emit jumpRequested(ref);
     });
-    connect(firstCall, &QPushButton::clicked, this, [this] {
+    connect(m_showCall, &QPushButton::clicked, this, [this] {
         const int graph = m_choice->currentIndex() - 1;
         if (!m_result || graph < 0 || graph >= int(m_result->inductor.graphs.size())) return;
         const CompiledGraph& g = m_result->inductor.graphs[std::size_t(graph)];
-        if (!g.callEvents.empty()) emit jumpRequested(g.callEvents.front());
+        const std::size_t call = std::size_t(std::max(0, m_call->currentIndex() - 1));
+        if (call < g.callEvents.size()) emit jumpRequested(g.callEvents[call]);
     });
 }
 
@@ -105,20 +123,29 @@ void CompiledPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
             m_choice->addItem(
                 tr("graph %1 (%n call(s))", nullptr, int(g.calls)).arg(QString::fromStdString(g.name)));
     }
-    showBreakdown(0);
+    m_call->clear();
+    m_call->hide();
+    chooseBreakdown();
 }
 
-void CompiledPanel::showBreakdown(int choice) {
+void CompiledPanel::chooseBreakdown() {
     m_tree->clear();
-    m_firstCall->setEnabled(false);
+    m_showCall->setEnabled(false);
     if (!hasContent()) {
         m_summary->setText(tr("No Triton kernel in this scope: nothing was compiled by TorchInductor."));
         return;
     }
     const InductorReport& r = m_result->inductor;
-    const bool graph = choice >= 1 && choice <= int(r.graphs.size());
-    const InductorBreakdown& b = graph ? r.graphs[std::size_t(choice - 1)].breakdown : r.trace;
-    m_firstCall->setEnabled(graph);
+    const int graph = m_choice->currentIndex() - 1;
+    if (graph < 0 || graph >= int(r.graphs.size())) return showBreakdown(r.trace);
+    const CompiledGraph& g = r.graphs[std::size_t(graph)];
+    m_showCall->setEnabled(!g.callEvents.empty());
+    const int call = m_call->currentIndex() - 1;
+    showBreakdown(call >= 0 && call < int(g.callBreakdowns.size()) ? g.callBreakdowns[std::size_t(call)]
+                                                                   : g.breakdown);
+}
+
+void CompiledPanel::showBreakdown(const InductorBreakdown& b) {
     m_summary->setText(tr("Wall time <b>%1</b>; the GPU's work is <b>%2%</b> of it (over 100% when streams "
                           "overlap).")
                            .arg(durationText(b.wall))

@@ -12,7 +12,8 @@ namespace kinetoscope {
 // A compiled model's kernels as TorchInductor's profiling guide reports them (analysis/compiled): for the
 // whole trace or scope, or one compiled graph over its calls, the GPU work by Inductor's categories, each
 // kernel's calls, self device time and share of the wall time. Selecting a kernel marks its calls on the
-// timeline; double-click jumps to its longest call, and a graph's first call is one click away.
+// timeline; double-click jumps to its longest call. A graph shows all its calls summed or any one of them,
+// and the call is one click away on the timeline.
 class CompiledPanel : public AnalysisPanel {
     Q_OBJECT
   public:
@@ -23,15 +24,18 @@ class CompiledPanel : public AnalysisPanel {
     QComboBox* breakdownChoice() const { return m_choice; }
     QLabel* summary() const { return m_summary; }
     QTreeWidget* tree() const { return m_tree; }
-    QPushButton* firstCallButton() const { return m_firstCall; }
+    QComboBox* callChoice() const { return m_call; }
+    QPushButton* callButton() const { return m_showCall; }
 
   private:
-    void showBreakdown(int choice);
+    void chooseBreakdown(); // after either choice changed
+    void showBreakdown(const InductorBreakdown& b);
     std::shared_ptr<const AnalysisResult> m_result;
     QComboBox* m_choice;
     QLabel* m_summary;
     QTreeWidget* m_tree;
-    QPushButton* m_firstCall;
+    QComboBox* m_call;
+    QPushButton* m_showCall;
 };
 
 } // namespace kinetoscope

@@ -148,9 +148,11 @@ InductorReport inductorReport(const TraceStore& store, TimeNs from, TimeNs to) {
         ++g.calls;
         g.callEvents.push_back(call);
         TimeNs end = startOf(call) + store.durationOf(call);
+        std::unordered_map<std::uint32_t, Sums> callSums;
         for (const LaunchedWork& w : gpuWorkLaunchedWithin(store, call)) {
             const Track& gt = store.track(w.longest.track);
             if (!isGraphWork(store.categories()[gt.categories[w.longest.index.value]].kind)) continue;
+            callSums[w.name.value] = {w.count, w.total, w.longest};
             Sums& s = graphSums[it->second][w.name.value];
             s.calls += w.count;
             s.self += w.total;
@@ -159,6 +161,7 @@ InductorReport inductorReport(const TraceStore& store, TimeNs from, TimeNs to) {
             end = std::max(end, w.lastEnd);
         }
         g.breakdown.wall += end - startOf(call);
+        g.callBreakdowns.push_back(breakdownOf(store, callSums, end - startOf(call)));
     }
     for (std::size_t i = 0; i < report.graphs.size(); ++i)
         report.graphs[i].breakdown = breakdownOf(store, graphSums[i], report.graphs[i].breakdown.wall);

@@ -52,8 +52,9 @@ struct InductorBreakdown {
 struct CompiledGraph {
     std::string name; // "CompiledFxGraph <hash>", with " (forward)" or " (backward)" when the trace tells
     std::uint64_t calls = 0;
-    std::vector<EventRef> callEvents; // the CPU ranges of its calls, in time order
-    InductorBreakdown breakdown;      // wall: the sum of its calls' walls
+    std::vector<EventRef> callEvents;              // the CPU ranges of its calls, in time order
+    InductorBreakdown breakdown;                   // wall: the sum of its calls' walls
+    std::vector<InductorBreakdown> callBreakdowns; // each call's, parallel to callEvents
 };
 
 struct InductorReport {
