@@ -72,16 +72,6 @@ bool isGraphWork(CategoryKind k) {
     return k == CategoryKind::Kernel || k == CategoryKind::Memcpy || k == CategoryKind::Memset;
 }
 
-// What kind of compiled-graph range a CPU slice's name makes it: 2 for Inductor's own call ranges, 1 for the
-// older markers that stand in for them, 0 for neither.
-int graphCallRank(std::string_view name) {
-    if (name.starts_with("## Call CompiledFxGraph") && name.ends_with("##")) return 2;
-    if (name.starts_with("Torch-Compiled Region: ") || name == "CompiledFunction" ||
-        name == "CompiledFunctionBackward")
-        return 1;
-    return 0;
-}
-
 // "CompiledFxGraph <hash>" (forward or backward from the autograd range around it), or the marker's name.
 std::string graphName(const TraceStore& store, EventRef call) {
     const Track& t = store.track(call.track);
@@ -97,6 +87,14 @@ std::string graphName(const TraceStore& store, EventRef call) {
 }
 
 } // namespace
+
+int graphCallRank(std::string_view name) {
+    if (name.starts_with("## Call CompiledFxGraph") && name.ends_with("##")) return 2;
+    if (name.starts_with("Torch-Compiled Region: ") || name == "CompiledFunction" ||
+        name == "CompiledFunctionBackward")
+        return 1;
+    return 0;
+}
 
 InductorReport inductorReport(const TraceStore& store, TimeNs from, TimeNs to) {
     InductorReport report;

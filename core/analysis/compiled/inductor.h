@@ -63,6 +63,13 @@ struct InductorReport {
     std::vector<CompiledGraph> graphs; // by first call
 };
 
+// What kind of compiled-graph call range a CPU slice's name makes it: 2 for Inductor's own call ranges
+// (`## Call CompiledFxGraph <hash> ##`), 1 for the older markers that stand in for them in traces without
+// those
+// (`Torch-Compiled Region: N/M`, `CompiledFunction`, `CompiledFunctionBackward`), 0 for neither. A trace's
+// graph calls are the ranges of the highest rank it has.
+int graphCallRank(std::string_view name);
+
 // Over [from, to] (GPU work that starts in it; graph calls that start in it). A graph call is a CPU
 // `## Call CompiledFxGraph <hash> ##` range, or in traces without those a `Torch-Compiled Region: N/M`,
 // `CompiledFunction` or `CompiledFunctionBackward` range; its GPU work is what the launch calls inside it

@@ -54,7 +54,8 @@ struct GpuMetrics {
 struct Recommendation {
     std::string id; // stable: "dataloader", "low_utilization", "amp", "communication", "memory_capacity",
                     // "launch_bound", "sync_bound", "tiny_kernels", "copy_traffic", "elementwise_fusion",
-                    // "queue_full", "queue_empty", "below_peak", "unfused_attention", "channels_last"
+                    // "queue_full", "queue_empty", "below_peak", "unfused_attention", "channels_last",
+                    // "graph_breaks", "recompilation", "compile_in_trace", "max_autotune"
     std::string title;
     std::string evidence; // the numbers that triggered it
     EventRef example;     // where it shows (may be invalid)
@@ -77,6 +78,8 @@ struct Overview {
     std::array<TimeNs, breakdownCategoryCount> breakdownTotal{};
     std::vector<GpuMetrics> gpus;
     std::vector<Recommendation> recommendations;
+    bool compiledModel = false; // the range runs compiled code (torch.compile): the advice speaks to it
+    bool cudaGraphs = false;    // and replays CUDA graphs
 };
 
 // Everything the overview shows for the part of the trace in [from, to] (the whole trace by default).

@@ -1,6 +1,6 @@
 // The overview's recommendations: a table of rules, each with the figure it measures, the threshold that
 // fires it and the evidence it shows (the figure, the threshold, and where to look).
-#include "analysis/overview/overviewfacts.h"
+#include "analysis/overview/rules.h"
 
 #include "analysis/gpu/gpuqueue.h"
 #include "analysis/memory/memory.h"
@@ -12,48 +12,17 @@
 
 namespace kinetoscope::overview {
 
-namespace {
-
 std::string percent(double f) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f%%", f * 100);
     return buf;
 }
 
-// "threshold 20%" for 0.2.
 std::string thresholdText(double threshold) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "threshold %g%%", threshold * 100);
     return buf;
 }
-
-struct Rule;
-
-// What every rule reads, and how it reports.
-struct RuleContext {
-    const TraceStore& store;
-    Overview& ov;
-    const SliceFacts& facts;
-    const StepSpan& span;
-
-    double shareOfSteps(TimeNs t) const { return span.total ? double(t) / double(span.total) : 0; }
-    double breakdownShare(BreakdownCategory c) const {
-        return shareOfSteps(ov.breakdownTotal[std::size_t(c)]);
-    }
-
-    // Fires `rule`, with the figures that fired it (its threshold added) and where to look: its example
-    // event's extent, or the range it names.
-    void fire(const Rule& rule, std::string title, std::string evidence,
-              std::vector<std::pair<std::string, double>> figures, EventRef example = {}, TimeNs a = 0,
-              TimeNs b = 0) const;
-};
-
-struct Rule {
-    std::string_view id;
-    double threshold;
-    bool perDevice; // checked once per GPU, the device's rules together, in table order
-    void (*check)(const RuleContext&, const Rule&, const GpuMetrics* device);
-};
 
 void RuleContext::fire(const Rule& rule, std::string title, std::string evidence,
                        std::vector<std::pair<std::string, double>> figures, EventRef example, TimeNs a,
@@ -78,6 +47,8 @@ void RuleContext::fire(const Rule& rule, std::string title, std::string evidence
         r.exampleOnGpu = isGpuWork(store.categoryOf(example).kind);
     }
 }
+
+namespace {
 
 // The rules whose figure is one share: fire above the threshold, with the evidence "<before><share><after>
 // (threshold N%)" and the figure under `figure`.
@@ -228,9 +199,18 @@ void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
     }
     const double share = c.shareOfSteps(waiting);
     if (share <= rule.threshold) return;
-    c.fire(rule,
-           "The GPU waits for the CPU to launch work: capture the steps with CUDA graphs or use "
-           "torch.compile(mode=\"reduce-overhead\")",
+    // A compiled model is told what its compiler can do: replay its graphs as CUDA graphs, or, where it
+    // already does, cover what they leave out.
+    const char* title =
+        !c.compiled.compiled
+            ? "The GPU waits for the CPU to launch work: capture the steps with CUDA graphs or use "
+              "torch.compile(mode=\"reduce-overhead\")"
+        : !c.compiled.cudaGraphs
+            ? "The GPU waits for the CPU to launch the compiled model's kernels: compile with "
+              "mode=\"reduce-overhead\" to replay them as CUDA graphs"
+            : "The GPU waits for launches the CUDA graphs do not cover: look for graphs Inductor did not "
+              "capture (TORCH_LOGS=perf_hints says why) and for eager code between the compiled regions";
+    c.fire(rule, title,
            "GPUs sit idle until the host issues the next launch " + percent(share) + " of the step time (" +
                thresholdText(rule.threshold) + ")",
            {{"launch_wait_share", share}, {"launch_wait_us", double(waiting) / 1000.0}}, {}, worst.first,
@@ -251,10 +231,33 @@ constexpr std::uint64_t tinyKernelsMinimum = 1000;
 void tinyKernelsRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
     const auto [tiny, all] = std::pair(c.facts.tinyKernels, c.facts.kernelCount);
     if (all < tinyKernelsMinimum || double(tiny) / double(all) <= rule.threshold) return;
-    c.fire(rule, "Many tiny kernels: launch overhead dominates; fuse them with torch.compile or CUDA graphs",
-           std::to_string(tiny) + " of " + std::to_string(all) +
-               " kernels run under 10 us (threshold: half of at least 1000)",
-           {{"tiny_kernels", double(tiny)}, {"kernels", double(all)}}, c.facts.tinyExample);
+    const std::string evidence = std::to_string(tiny) + " of " + std::to_string(all) +
+                                 " kernels run under 10 us (threshold: half of at least 1000)";
+    const CompiledModelFacts& m = c.compiled;
+    if (!m.compiled) {
+        c.fire(rule,
+               "Many tiny kernels: launch overhead dominates; fuse them with torch.compile or CUDA graphs",
+               evidence, {{"tiny_kernels", double(tiny)}, {"kernels", double(all)}}, c.facts.tinyExample);
+        return;
+    }
+    // The model is compiled already: say where the tiny kernels come from.
+    const bool mostlyEager = m.tinyOutside >= m.tinyInGraphs;
+    const char* title =
+        mostlyEager
+            ? "Many tiny kernels, most of them launched outside the compiled graphs: compile the code "
+              "that launches them (graph breaks, modules left uncompiled)"
+        : !m.cudaGraphs ? "Many tiny kernels in the compiled graphs: launch overhead dominates; compile with "
+                          "mode=\"reduce-overhead\" to replay them as CUDA graphs"
+                        : "Many tiny kernels, already replayed by CUDA graphs: each still costs the GPU its "
+                          "start and tail; larger batches or larger compiled graphs amortise them";
+    c.fire(rule, title,
+           evidence + "; " + std::to_string(m.tinyInGraphs) + " launched by compiled graphs, " +
+               std::to_string(m.tinyOutside) + " outside them",
+           {{"tiny_kernels", double(tiny)},
+            {"kernels", double(all)},
+            {"tiny_in_compiled_graphs", double(m.tinyInGraphs)},
+            {"tiny_outside_compiled_graphs", double(m.tinyOutside)}},
+           mostlyEager ? m.tinyOutsideExample : m.tinyInGraphsExample);
 }
 
 void copyTrafficRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
@@ -266,6 +269,16 @@ void copyTrafficRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
 
 void elementwiseRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
     if (c.facts.totalKernelTime <= 0) return;
+    if (c.compiled.compiled) {
+        // Inductor fused what it compiled: the eager elementwise kernels left are those launched outside it.
+        fireAbove(
+            c, rule, double(c.compiled.elementwiseOutsideTime) / double(c.facts.totalKernelTime),
+            "elementwise_share_of_kernel_time", c.compiled.elementwiseOutsideExample,
+            "Eager elementwise kernels outside the compiled graphs take much GPU time: compile the code "
+            "that launches them (a graph break, or a module left uncompiled)",
+            "PyTorch elementwise kernels launched outside compiled graphs take ", " of GPU kernel time");
+        return;
+    }
     const TimeNs elementwise = c.facts.categoryTime[std::size_t(KernelCategory::Elementwise)];
     fireAbove(c, rule, double(elementwise) / double(c.facts.totalKernelTime),
               "elementwise_share_of_kernel_time",
@@ -346,13 +359,20 @@ constexpr Rule rules[] = {
     {"elementwise_fusion", 0.3, false, elementwiseRule}, // elementwise share of kernel time above
     {"unfused_attention", 0.1, false, unfusedAttentionRule}, // bmm→softmax→bmm share of kernel time above
     {"channels_last", 0.05, false, channelsLastRule},        // layout-conversion share of kernel time above
+    {"graph_breaks", 1, false, graphBreaksRule},             // compiled frames run in one step above
+    {"recompilation", 0, false, recompilationRule},          // a region's compile id above
+    {"compile_in_trace", 0.05, false, compileInTraceRule},   // compile phases' share of step time above
+    {"max_autotune", 0.3, false, maxAutotuneRule}, // Triton + compiled GEMM share of kernel time above
 };
 
 } // namespace
 
 void addRecommendations(const TraceStore& store, Overview& ov, const SliceFacts& facts,
                         const StepSpan& span) {
-    const RuleContext context{store, ov, facts, span};
+    const CompiledModelFacts compiled = compiledModelFacts(store, span.set, span.rangeLo, span.rangeHi);
+    ov.compiledModel = compiled.compiled;
+    ov.cudaGraphs = compiled.cudaGraphs;
+    const RuleContext context{store, ov, facts, span, compiled};
     const std::size_t count = std::size(rules);
     for (std::size_t i = 0; i < count;) {
         if (!rules[i].perDevice) {
@@ -410,8 +430,17 @@ void addQueueRecommendations(Overview& ov, const std::vector<StreamQueue>& queue
             {{"queue_full_share", full}, {"threshold", fullShare}});
     } else if (empty > emptyShare && q.meanLength < emptyMeanLength) {
         add("queue_empty",
-            "The host launches each kernel just in time: the launch queue is mostly empty, so the steps "
-            "are CPU-bound; cut host overhead (CUDA graphs, torch.compile) before tuning kernels",
+            !ov.compiledModel
+                ? "The host launches each kernel just in time: the launch queue is mostly empty, so "
+                  "the steps are CPU-bound; cut host overhead (CUDA graphs, torch.compile) before "
+                  "tuning kernels"
+            : !ov.cudaGraphs
+                ? "The host launches each kernel just in time: the launch queue is mostly empty, so "
+                  "the steps are CPU-bound; compile with mode=\"reduce-overhead\" (CUDA graphs) "
+                  "before tuning kernels"
+                : "The host launches each kernel just in time: the launch queue is mostly empty, so "
+                  "the steps are CPU-bound; bring more of the step into the CUDA graphs before "
+                  "tuning kernels",
             "The launch queue of " + where + " is empty " + overview::percent(empty) + " of its time over " +
                 std::to_string(q.launches) + " launches, " + mean + " launches waiting on average (" +
                 overview::thresholdText(emptyShare) + ")",

@@ -13,6 +13,18 @@
 namespace kinetoscope {
 
 namespace {
+// printf into the end of `out`, at whatever length the text takes (a recommendation's evidence runs long).
+template <class... Args> void appendFormatted(std::string& out, const char* fmt, Args... args) {
+    const int n = std::snprintf(nullptr, 0, fmt, args...);
+    if (n <= 0) return;
+    const std::size_t at = out.size();
+    out.resize(at + std::size_t(n) + 1);
+    std::snprintf(out.data() + at, std::size_t(n) + 1, fmt, args...);
+    out.resize(at + std::size_t(n));
+}
+} // namespace
+
+namespace {
 // The summary's layout: one top-level key per line, one table row per line, the rest inline.
 constexpr JsonLayout topLevel{"", ",\n ", ""};
 constexpr JsonLayout rowPerLine{"\n  ", ",\n  ", "\n "};
@@ -370,12 +382,8 @@ std::optional<std::string> summaryToText(const Summary& summary, const SummaryTe
 
 std::string importReport(const TraceStore& store, double loadSeconds) {
     const ImportStats& st = store.stats();
-    char buf[256];
     std::string out;
-    auto line = [&](const char* fmt, auto... args) {
-        std::snprintf(buf, sizeof buf, fmt, args...);
-        out += buf;
-    };
+    auto line = [&](const char* fmt, auto... args) { appendFormatted(out, fmt, args...); };
     const std::size_t slices = store.sliceCount();
     std::size_t counterTracks = 0, gpuTracks = 0, cpuTracks = 0, asyncTracks = 0;
     for (const Track& t : store.tracks()) {
@@ -449,11 +457,7 @@ namespace kinetoscope {
 std::string reportToText(const TraceStore& store, const AnalysisResult& report) {
     const Overview& ov = report.overview;
     std::string out;
-    char buf[512];
-    auto line = [&](const char* fmt, auto... args) {
-        std::snprintf(buf, sizeof buf, fmt, args...);
-        out += buf;
-    };
+    auto line = [&](const char* fmt, auto... args) { appendFormatted(out, fmt, args...); };
     const RunFacts facts = runFacts(store);
     if (!facts.devices.empty() || !facts.facts.empty()) {
         out += "Run\n";
