@@ -128,7 +128,9 @@ struct SummaryArgs {
     std::string sort;
     std::size_t top = 20;
     bool json = false;
-    std::optional<std::int64_t> step; // ProfilerStep#N for the critical path; the median step without
+    std::optional<std::int64_t> step;    // ProfilerStep#N for the critical path; the median step without
+    std::string inductorDir;             // where to look for the Triton kernels' generated code
+    std::vector<std::string> outputCode; // compiled modules (output_code.py) of this run
 };
 
 int runSummary(const SummaryArgs& args) {
@@ -153,6 +155,8 @@ int runSummary(const SummaryArgs& args) {
     std::string stepError;
     report->criticalPath = stepCriticalPath(*store, args.step, stepError);
     if (!report->criticalPath) return usage("summary: --step: " + stepError);
+    if (report->inductor.hasTriton && (!args.inductorDir.empty() || !args.outputCode.empty()))
+        report->inductor.sources = findKernelSources(*store, args.inductorDir, args.outputCode);
     if (json) {
         std::fputs(summaryToJson(report->summary, report.get()).c_str(), stdout);
         return 0;
@@ -289,6 +293,15 @@ int main(int argc, char** argv) {
         ->add_option("--step", summary.step,
                      "the critical path of ProfilerStep#N (default: the step of median length)")
         ->type_name("N");
+    summaryCommand
+        ->add_option("--inductor-dir", summary.inductorDir,
+                     "find the Triton kernels' generated code under DIR (an Inductor cache or debug folder)")
+        ->type_name("DIR")
+        ->check(CLI::ExistingDirectory);
+    summaryCommand
+        ->add_option("--output-code", summary.outputCode, "a compiled module (output_code.py) of this run")
+        ->type_name("FILE")
+        ->check(CLI::ExistingFile);
 
     DiffArgs diff;
     CLI::App* diffCommand =

@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang-14, ASan + UBSan) and runs each for SECONDS (default 60): the importer with
 # every analysis (fuzz_loader), the importer alone (fuzz_import), seeded with tests/fuzz/seeds and the small real traces of the corpus, the live-capture wire decoder, and the memory-snapshot reader (fuzz_pickle,
-# seeded with subsets of real snapshots and the first 64 KiB of each real one). A crash, leak, UB or an input
+# seeded with subsets of real snapshots and the first 64 KiB of each real one), and the reader of TorchInductor's
+# generated code (fuzz_inductorcode, seeded with the real generated code of tests/data/inductor). A crash, leak, UB or an input
 # slower than 10 s fails the run and leaves the input in build/fuzz/ (turn it into a regression test).
 #   bash packaging/fuzz.sh [SECONDS [LIBFUZZER OPTION...]]
 # Options after SECONDS go to every target as they are (-runs=10000000 -jobs=2 -workers=2, -seed=N, ...);
-# KINETOSCOPE_FUZZ_TARGETS picks targets (default "loader import wire pickle"). A reproducer runs alone:
+# KINETOSCOPE_FUZZ_TARGETS picks targets (default "loader import wire pickle inductorcode"). A reproducer runs alone:
 #   ./build/fuzz/tests/fuzz/fuzz_import INPUT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 extra=("$@")
-targets=" ${KINETOSCOPE_FUZZ_TARGETS:-loader import wire pickle} "
+targets=" ${KINETOSCOPE_FUZZ_TARGETS:-loader import wire pickle inductorcode} "
 wants() { [[ "$targets" == *" $1 "* ]]; }
 traces=${KINETOSCOPE_TRACES_DIR:-$(realpath -m ../shared/traces)}
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target fuzz_loader fuzz_import fuzz_wire fuzz_pickle
+cmake --build --preset fuzz --target fuzz_loader fuzz_import fuzz_wire fuzz_pickle fuzz_inductorcode
 corpus=build/fuzz/corpus-loader
 mkdir -p "$corpus"
 cp -f tests/fuzz/seeds/* "$corpus"/
@@ -50,4 +51,11 @@ fi
 wants pickle && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
   ./build/fuzz/tests/fuzz/fuzz_pickle -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
   -print_final_stats=1 -artifact_prefix=build/fuzz/ "${extra[@]}" "$pickles"
+# TorchInductor's generated code: compiled modules and kernel files of several PyTorch versions.
+inductor=build/fuzz/corpus-inductorcode
+mkdir -p "$inductor"
+for f in tests/data/inductor/*.py.gz; do gzip -dc "$f" | head -c 65536 >"$inductor/$(basename "$f" .gz)"; done
+wants inductorcode && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+  ./build/fuzz/tests/fuzz/fuzz_inductorcode -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+  -max_len=65536 -print_final_stats=1 -artifact_prefix=build/fuzz/ "${extra[@]}" "$inductor"
 exit 0 # (a target left out by KINETOSCOPE_FUZZ_TARGETS is not a failure)

@@ -6,9 +6,11 @@
 // `-p`, on any trace or range and on each compiled graph. The GPU work (kernels, copies, memsets) by category
 // from its name, each category's kernels by self device time with their calls, as shares of the wall time.
 
+#include "analysis/compiled/kernelsources.h"
 #include "model/tracestore.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +63,9 @@ struct InductorReport {
     bool hasTriton = false;            // the range has a triton_* kernel: without one there is no report
     InductorBreakdown trace;           // the whole range; wall: from its first to its last event
     std::vector<CompiledGraph> graphs; // by first call
+    // Each Triton kernel's generated code, when the caller looked for it (summary --inductor-dir,
+    // --output-code).
+    std::optional<KernelSourceSearch> sources;
 };
 
 // What kind of compiled-graph call range a CPU slice's name makes it: 2 for Inductor's own call ranges

@@ -97,6 +97,42 @@ void writeInductor(JsonWriter<std::string>& w, const InductorReport& r) {
         w.endObject();
     }
     w.endArray();
+    if (r.sources) {
+        // Each kernel found with the file it was found in, its lines there, and what it fused.
+        const auto strings = [&](const char* key, const std::vector<std::string>& items) {
+            w.key(key);
+            w.beginArray();
+            for (const std::string& item : items)
+                w.str(item);
+            w.endArray();
+        };
+        w.key("kernel_sources");
+        w.beginArray({"\n   ", ",\n   ", "\n  "});
+        for (const KernelSource& k : r.sources->found) {
+            w.beginObject();
+            w.strField("name", k.kernel);
+            w.strField("file", k.file);
+            w.strField("found_by", k.foundBy);
+            w.numField("first_line", std::uint64_t(k.code.firstLine));
+            w.numField("last_line", std::uint64_t(k.code.lastLine));
+            if (!k.code.kernelPath.empty()) w.strField("kernel_path", k.code.kernelPath);
+            strings("aten_ops", k.code.atenOps);
+            strings("fx_nodes", k.code.fxNodes);
+            if (!k.code.heuristic.empty()) w.strField("heuristic", k.code.heuristic);
+            if (!k.code.launch.empty()) w.strField("launch", k.code.launch);
+            w.endObject();
+        }
+        w.endArray();
+        w.key("kernel_sources_missing");
+        w.beginArray({"\n   ", ",\n   ", "\n  "});
+        for (const auto& [kernel, lookedFor] : r.sources->missing) {
+            w.beginObject();
+            w.strField("name", kernel);
+            w.strField("looked_for", lookedFor);
+            w.endObject();
+        }
+        w.endArray();
+    }
     w.endObject();
 }
 
@@ -127,6 +163,19 @@ std::string inductorText(const InductorReport& r) {
     breakdown("TorchInductor breakdown (trace)", r.trace);
     for (const CompiledGraph& g : r.graphs)
         breakdown("Graph " + g.name + " x" + std::to_string(g.calls), g.breakdown);
+    if (r.sources) {
+        out += "Generated code: " + std::to_string(r.sources->found.size()) + " kernels found, " +
+               std::to_string(r.sources->missing.size()) + " missing\n";
+        for (const KernelSource& k : r.sources->found) {
+            std::string fused;
+            for (const std::string& op : k.code.atenOps)
+                fused += (fused.empty() ? "" : ", ") + op;
+            out += "  " + k.kernel + "  " + k.file + ":" + std::to_string(k.code.firstLine) +
+                   (fused.empty() ? "" : "  fuses " + fused) + "\n";
+        }
+        for (const auto& [kernel, lookedFor] : r.sources->missing)
+            out += "  " + kernel + "  not found (looked for " + lookedFor + ")\n";
+    }
     return out;
 }
 

@@ -1,0 +1,190 @@
+#include "analysis/compiled/kernelsources.h"
+
+#include "model/argscan.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace kinetoscope {
+
+namespace fs = std::filesystem;
+
+TritonLaunch tritonLaunchAt(const TraceStore& store, EventRef event) {
+    TritonLaunch l;
+    l.event = event;
+    if (!event.isValid()) return l;
+    const std::string_view args = store.argsText(event);
+    const auto text = [&](std::string_view key) { return std::string(argString(args, key).value_or("")); };
+    l.kernelFile = text("kernel_file");
+    l.kernelHash = text("kernel_hash");
+    l.kernelBackend = text("kernel_backend");
+    l.kernelKwargs = text("kernel_kwargs");
+    l.grid = text("grid");
+    l.numWarps = argInteger(args, "num_warps");
+    l.numStages = argInteger(args, "num_stages");
+    l.stream = argInteger(args, "stream");
+    l.numGb = argNumber(args, "kernel_num_gb");
+    l.flop = argNumber(args, "kernel_flop");
+    return l;
+}
+
+namespace {
+// The first cpu_op of each name the predicate accepts.
+template <class Accept> std::map<std::string, EventRef> firstCpuOps(const TraceStore& store, Accept accept) {
+    std::map<std::uint32_t, EventRef> byId;
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
+        if (t.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+            if (store.categories()[t.categories[r]].kind != CategoryKind::CpuOp) continue;
+            const EventRef ref{TrackId(ti), EventIndex(r)};
+            auto [it, fresh] = byId.try_emplace(t.names[r].value, ref);
+            if (!fresh && t.starts[r] < store.track(it->second.track).starts[it->second.index.value])
+                it->second = ref;
+        }
+    }
+    std::map<std::string, EventRef> byName;
+    for (const auto& [id, ref] : byId) {
+        const std::string_view n = store.strings().view(StringId(id));
+        if (accept(n)) byName.emplace(std::string(n), ref);
+    }
+    return byName;
+}
+} // namespace
+
+TritonLaunch tritonLaunchOf(const TraceStore& store, std::string_view kernelName) {
+    const auto ops = firstCpuOps(store, [&](std::string_view n) { return n == kernelName; });
+    return tritonLaunchAt(store, ops.empty() ? EventRef{} : ops.begin()->second);
+}
+
+namespace {
+
+constexpr std::uintmax_t largestFile = 64ull << 20;
+constexpr std::size_t mostFiles = 100'000;
+
+std::optional<std::string> readFile(const fs::path& p) {
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec) || fs::file_size(p, ec) > largestFile || ec) return std::nullopt;
+    std::ifstream in(p, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream s;
+    s << in.rdbuf();
+    return std::move(s).str();
+}
+
+// Whether an entry says what its kernel fused (a compiled module's does; a bare kernel file's does not).
+bool saysWhatItFused(const InductorKernelSource& k) {
+    return !k.atenOps.empty() || !k.fxNodes.empty() || !k.nodeToAten.empty();
+}
+
+struct Search {
+    std::map<std::string, KernelSource> best; // by kernel
+    std::set<std::string> wanted;
+    std::uint64_t filesRead = 0;
+
+    // Parses `text` (the file `path`) and keeps what it has of the wanted kernels.
+    void offer(const std::string& path, std::string_view text, const char* foundBy) {
+        const InductorCode code = parseInductorCode(text);
+        for (const InductorKernelSource& k : code.kernels) {
+            if (!wanted.count(k.name)) continue;
+            auto it = best.find(k.name);
+            if (it != best.end() && (saysWhatItFused(it->second.code) || !saysWhatItFused(k))) continue;
+            best[k.name] = {k.name, path, foundBy, k};
+        }
+    }
+    bool readAndOffer(const fs::path& p, const char* foundBy) {
+        const auto text = readFile(p);
+        if (!text) return false;
+        ++filesRead;
+        offer(p.string(), *text, foundBy);
+        return true;
+    }
+    bool complete(const std::string& kernel) const {
+        auto it = best.find(kernel);
+        return it != best.end() && saysWhatItFused(it->second.code);
+    }
+};
+
+// "mw/cmwj….py" of "/tmp/torchinductor_root/mw/cmwj….py": the path inside Inductor's cache.
+fs::path cacheRelative(const std::string& kernelFile) {
+    const fs::path p(kernelFile);
+    return p.parent_path().filename() / p.filename();
+}
+
+} // namespace
+
+KernelSourceSearch findKernelSources(const TraceStore& store, const std::string& folder,
+                                     const std::vector<std::string>& compiledModules) {
+    Search s;
+    // The Triton kernels of the trace, by name.
+    for (std::uint32_t i = 0; i < store.strings().size(); ++i) {
+        const std::string_view n = store.strings().view(StringId(i));
+        if (n.starts_with("triton_")) s.wanted.emplace(n);
+    }
+    std::map<std::string, TritonLaunch> launches;
+    const auto ops = firstCpuOps(store, [](std::string_view n) { return n.starts_with("triton_"); });
+    for (const std::string& k : s.wanted) {
+        const auto it = ops.find(k);
+        launches[k] = tritonLaunchAt(store, it == ops.end() ? EventRef{} : it->second);
+    }
+
+    for (const std::string& m : compiledModules)
+        s.readAndOffer(m, "compiled module");
+    for (const auto& [kernel, l] : launches) {
+        if (s.complete(kernel) || l.kernelFile.empty()) continue;
+        s.readAndOffer(l.kernelFile, "kernel_file");
+        if (!folder.empty() && !s.best.count(kernel))
+            s.readAndOffer(fs::path(folder) / cacheRelative(l.kernelFile), "cache path");
+    }
+    // By content: every .py under the folder that names a kernel still missing (or found without what it
+    // fused).
+    if (!folder.empty()) {
+        std::error_code ec;
+        std::size_t seen = 0;
+        for (fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec),
+             end;
+             it != end && seen < mostFiles; it.increment(ec)) {
+            if (ec) break;
+            if (!it->is_regular_file(ec) || it->path().extension() != ".py") continue;
+            ++seen;
+            std::vector<std::string> open;
+            for (const std::string& k : s.wanted)
+                if (!s.complete(k)) open.push_back(k);
+            if (open.empty()) break;
+            const auto text = readFile(it->path());
+            if (!text) continue;
+            bool names = false;
+            for (const std::string& k : open)
+                names = names || text->find(k) != std::string::npos;
+            if (!names) continue;
+            ++s.filesRead;
+            s.offer(it->path().string(), *text, "content");
+        }
+    }
+    KernelSourceSearch result;
+    result.filesRead = s.filesRead;
+    for (const auto& [kernel, l] : launches) {
+        // Only kernels that ran on a GPU (a `triton_` string can be anything else too).
+        auto it = s.best.find(kernel);
+        if (it != s.best.end()) {
+            result.found.push_back(std::move(it->second));
+            continue;
+        }
+        if (!l.event.isValid())
+            continue; // no launch event: nothing says where to look, and maybe not a kernel
+        std::string lookedFor =
+            l.kernelFile.empty() ? std::string("no kernel_file in the trace") : l.kernelFile;
+        if (!folder.empty())
+            lookedFor +=
+                "; " +
+                (l.kernelFile.empty() ? std::string() : cacheRelative(l.kernelFile).string() + " or ") +
+                kernel + " under " + folder;
+        result.missing.emplace_back(kernel, lookedFor);
+    }
+    return result;
+}
+
+} // namespace kinetoscope

@@ -1,0 +1,31 @@
+// libFuzzer target: the reader of TorchInductor's generated code (analysis/compiled/inductorcode.h) on
+// arbitrary bytes. It only reads text: every input parses, no read out of bounds, and every kernel it finds
+// satisfies the invariants the source panel relies on (its source's bytes and lines inside the input, in
+// order).
+#include "analysis/compiled/inductorcode.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+
+using namespace kinetoscope;
+
+namespace {
+void check(bool ok) {
+    if (!ok) std::abort();
+}
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    const InductorCode code = parseInductorCode(text);
+    const auto lineCount = std::count(text.begin(), text.end(), '\n') + 1;
+    for (const InductorKernelSource& k : code.kernels) {
+        check(!k.name.empty());
+        check(k.sourceBegin <= k.sourceEnd && k.sourceEnd <= size);
+        check(k.firstLine >= 1 && k.firstLine <= k.lastLine && k.lastLine <= lineCount);
+        check(code.find(k.name) != nullptr);
+    }
+    check(!code.isKernelFile || code.kernels.size() == 1);
+    return 0;
+}

@@ -1,0 +1,316 @@
+// TorchInductor's generated code read as text (core/analysis/compiled/inductorcode.h, kernelsources.h): the
+// real compiled modules and kernel file of tests/data/inductor (PyTorch 2.0 to 2.7, README there), each
+// kernel's source lines, what it fused and its launch; and finding a trace's kernels in them. No trace of the
+// corpus was made by the same run as any of these files, so the finder's test pairs the real Llama code with
+// a small trace written here on purpose, whose launch events carry that run's kernel names and cache paths.
+#include "analysis/compiled/inductor.h"
+#include "analysis/compiled/inductorcode.h"
+#include "analysis/compiled/kernelsources.h"
+#include "analysis/report/analysisresult.h"
+#include "analysis/report/summaryformat.h"
+#include "testsupport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace kinetoscope;
+
+class TestInductorCode : public QObject {
+    Q_OBJECT
+  private slots:
+    void realCode_data();
+    void realCode();
+    void writtenOutKernels();
+    void malformed();
+    void findSources();
+};
+
+namespace {
+
+std::string dataFile(const char* name) {
+    return std::string(KINETOSCOPE_SOURCE_DIR) + "/tests/data/inductor/" + name;
+}
+
+// Line `n` (1-based) of `text`.
+std::string_view lineOf(std::string_view text, int n) {
+    std::size_t at = 0;
+    for (int i = 1; i < n; ++i)
+        at = text.find('\n', at) + 1;
+    return text.substr(at, text.find('\n', at) - at);
+}
+
+const char* const llamaModule = "output_code_pt27_llama_fwd.py.gz";
+const char* const llamaKernelFile = "kernel_triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_8.py.gz";
+const char* const rmsNorm8 = "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_8";
+
+} // namespace
+
+void TestInductorCode::realCode_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("kernels");
+    QTest::addColumn<QString>("kernel");     // one kernel checked in detail
+    QTest::addColumn<QString>("kernelPath"); // its `# kernel path:` (its end)
+    QTest::addColumn<QStringList>("fxNodes");
+    QTest::addColumn<QStringList>("atenOps");
+    QTest::addColumn<int>("mappings");      // its node-to-ATen lines
+    QTest::addColumn<int>("fragmentLines"); // its graph fragment's lines
+    QTest::addColumn<QString>("heuristic");
+    QTest::addColumn<QString>("launchStart");     // its launch in `call`
+    QTest::addColumn<QString>("firstSourceLine"); // its source's first line, trimmed
+    QTest::addColumn<QString>("externKernel");    // a library call of `call`, or empty
+    QTest::addColumn<bool>("kernelFile");
+    // 2.0: no kernel path, no comments; the kernel file's Triton function is `triton_`, the module's name
+    // `triton__0`; a 2.0 decorator `@pointwise(`.
+    QTest::newRow("2.0 sin add") << "output_code_pt20_sin_add.py.gz" << 1 << "triton__0"
+                                 << "" << QStringList{} << QStringList{} << 0 << 0 << "pointwise"
+                                 << "triton__0.run(arg0_1, arg1_1, buf0, 10000"
+                                 << "import triton"
+                                 << "" << false;
+    // 2.1 nightly: `# Original ATen: aten.convolution` without brackets, `# aten.convolution => convolution`.
+    QTest::newRow("2.1 conv") << "output_code_pt21dev_conv.py.gz" << 1 << "triton_poi_fused_convolution_0"
+                              << "7t/c7tvcnixt3jjxvlenrc4ugkiejksz24vdxtttnedtqqjq47jcna7.py" << QStringList{}
+                              << QStringList{"aten.convolution"} << 1 << 0 << "pointwise"
+                              << "triton_poi_fused_convolution_0.run(buf1, primals_2, 32768"
+                              << "import triton"
+                              << "extern_kernels.convolution" << false;
+    // 2.3: `# Source Nodes: [mul, y], Original ATen: [aten.mul, aten.sum]`.
+    QTest::newRow("2.3 mul sum") << "output_code_pt23_mul_sum.py.gz" << 2 << "triton_per_fused_mul_sum_0"
+                                 << "jv/cjvustgntx2ghl5s45uaseoghtwernnjy3uwiq3mojyvqaljjn5z.py"
+                                 << QStringList{"mul", "y"} << QStringList{"aten.mul", "aten.sum"} << 2 << 0
+                                 << "persistent_reduction"
+                                 << "triton_per_fused_mul_sum_0.run("
+                                 << "import triton"
+                                 << "" << false;
+    // 2.6: topologically sorted source nodes, the mapping under its heading, the graph fragment.
+    QTest::newRow("2.6 lenet")
+        << "output_code_pt26_lenet_bn.py.gz" << 8
+        << "triton_per_fused__native_batch_norm_legit_functional_convolution_relu_0"
+        << "sv/csvuzarx4a3apcmql3jfxywryrluhzp7jpg2mhktf5asm5vmg7xq.py"
+        << QStringList{"out", "out_1", "out_2"}
+        << QStringList{"aten.convolution", "aten._native_batch_norm_legit_functional", "aten.relu"} << 3 << 18
+        << "persistent_reduction"
+        << "triton_per_fused__native_batch_norm_legit_functional_convolution_relu_0.run(buf4, arg1_1"
+        << "import triton"
+        << "extern_kernels.convolution" << false;
+    // 2.7: launches without a grid; a Llama forward's RMSNorm.
+    QTest::newRow("2.7 llama") << llamaModule << 10 << rmsNorm8
+                               << "ir/cirveghol7wjrq7zwkkgu3sphruzjhq4ru5zcvmudgaexdo5niag.py"
+                               << QStringList{} << QStringList{} << -1 << -1 << "reduction"
+                               << QString(rmsNorm8) + ".run("
+                               << "import triton"
+                               << "extern_kernels.mm" << false;
+    // The same run's cache file of that kernel: one kernel, its source the whole file from the decorator.
+    QTest::newRow("2.7 kernel file") << llamaKernelFile << 1 << rmsNorm8 << "" << QStringList{}
+                                     << QStringList{} << 0 << 0 << "reduction"
+                                     << ""
+                                     << "@triton_heuristics.reduction("
+                                     << "" << true;
+}
+
+void TestInductorCode::realCode() {
+    QFETCH(QString, file);
+    QFETCH(int, kernels);
+    QFETCH(QString, kernel);
+    QFETCH(QString, kernelPath);
+    QFETCH(QStringList, fxNodes);
+    QFETCH(QStringList, atenOps);
+    QFETCH(int, mappings);
+    QFETCH(int, fragmentLines);
+    QFETCH(QString, heuristic);
+    QFETCH(QString, launchStart);
+    QFETCH(QString, firstSourceLine);
+    QFETCH(QString, externKernel);
+    QFETCH(bool, kernelFile);
+    const std::string text = test::readText(dataFile(file.toStdString().c_str()));
+    QVERIFY(!text.empty());
+    const InductorCode code = parseInductorCode(text);
+    QCOMPARE(int(code.kernels.size()), kernels);
+    QCOMPARE(code.malformed, std::uint64_t(0));
+    QCOMPARE(code.isKernelFile, kernelFile);
+    const InductorKernelSource* k = code.find(kernel.toStdString());
+    QVERIFY2(k, qPrintable(kernel));
+    QVERIFY2(k->kernelPath.ends_with(kernelPath.toStdString()), k->kernelPath.c_str());
+    QCOMPARE(k->kernelPath.empty(), kernelPath.isEmpty());
+    if (mappings >= 0) { // the 2.7 module's RMSNorm comments are long: only their presence is checked below
+        QStringList nodes, ops;
+        for (const std::string& n : k->fxNodes)
+            nodes << QString::fromStdString(n);
+        for (const std::string& o : k->atenOps)
+            ops << QString::fromStdString(o);
+        QCOMPARE(nodes, fxNodes);
+        QCOMPARE(ops, atenOps);
+        QCOMPARE(int(k->nodeToAten.size()), mappings);
+        QCOMPARE(int(k->graphFragment.size()), fragmentLines);
+    } else {
+        QVERIFY(!k->fxNodes.empty() && !k->atenOps.empty() && !k->nodeToAten.empty());
+    }
+    QCOMPARE(QString::fromStdString(k->heuristic), heuristic);
+    QVERIFY2(k->launch.starts_with(launchStart.toStdString()), k->launch.c_str());
+    // Its source: the lines are the bytes, the first is the one expected, the last is the kernel's last
+    // statement, and the `def` of the kernel is inside.
+    const std::string_view source =
+        std::string_view(text).substr(k->sourceBegin, k->sourceEnd - k->sourceBegin);
+    QCOMPARE(std::string(lineOf(text, k->firstLine)), std::string(lineOf(source, 1)));
+    QCOMPARE(QString::fromStdString(std::string(lineOf(text, k->firstLine))).trimmed(), firstSourceLine);
+    QVERIFY(source.find("@triton.jit") != std::string_view::npos);
+    QVERIFY(source.find("'''") == std::string_view::npos);
+    QVERIFY(k->lastLine > k->firstLine + 5);
+    if (!externKernel.isEmpty())
+        QVERIFY(std::find(code.externKernels.begin(), code.externKernels.end(), externKernel.toStdString()) !=
+                code.externKernels.end());
+    // Every kernel's source lies in the file, in order, and none overlaps the next.
+    for (std::size_t i = 0; i < code.kernels.size(); ++i) {
+        QVERIFY(code.kernels[i].sourceEnd <= text.size());
+        if (i) QVERIFY(code.kernels[i - 1].lastLine < code.kernels[i].firstLine);
+    }
+}
+
+// A module whose kernels are written out as `@triton.jit` functions (as benchmark datasets keep Inductor's
+// output), comments, imports between, and the next top-level statement ending a kernel.
+void TestInductorCode::writtenOutKernels() {
+    const std::string text =
+        "import torch\n"
+        "# kernel path: /tmp/torchinductor_u/x7/cx7.py\n"
+        "# Topologically Sorted Source Nodes: [x], Original ATen: [aten.avg_pool3d]\n"
+        "# Source node to ATen node mapping:\n"
+        "#   x => avg_pool3d\n"
+        "from torch._inductor.runtime import triton_helpers\n"
+        "triton_helpers.set_driver_to_gpu()\n"
+        "\n"
+        "@triton.jit\n"
+        "def triton_poi_fused_avg_pool3d_0(in_ptr0, xnumel, XBLOCK : tl.constexpr):\n"
+        "    xoffset = tl.program_id(0) * XBLOCK\n"
+        "\n"
+        "    tl.store(out_ptr0 + (x2), tmp47, xmask)\n"
+        "\n"
+        "\n"
+        "def call(args):\n"
+        "    with torch.cuda._DeviceGuard(0):\n"
+        "        triton_poi_fused_avg_pool3d_0[grid(16)](arg3_1, buf0, XBLOCK=128, num_warps=4)\n"
+        "    return (buf1, )\n";
+    const InductorCode code = parseInductorCode(text);
+    QCOMPARE(int(code.kernels.size()), 1);
+    const InductorKernelSource& k = code.kernels[0];
+    QCOMPARE(k.name, std::string("triton_poi_fused_avg_pool3d_0"));
+    QCOMPARE(k.firstLine, 9);
+    QCOMPARE(k.lastLine, 13);
+    QCOMPARE(k.atenOps, std::vector<std::string>{"aten.avg_pool3d"});
+    QCOMPARE(k.nodeToAten.size(), std::size_t(1));
+    QCOMPARE(k.launch,
+             std::string("triton_poi_fused_avg_pool3d_0[grid(16)](arg3_1, buf0, XBLOCK=128, num_warps=4)"));
+    QVERIFY(!code.isKernelFile); // it has a `call`
+}
+
+// Broken text: counted, never fatal, never a kernel out of the file.
+void TestInductorCode::malformed() {
+    const InductorCode open =
+        parseInductorCode("triton_poi_x_0 = async_compile.triton('triton_', '''\nimport triton\n");
+    QCOMPARE(int(open.kernels.size()), 0);
+    QCOMPARE(open.malformed, std::uint64_t(1));
+    const InductorCode noDef = parseInductorCode("@triton.jit\n");
+    QCOMPARE(int(noDef.kernels.size()), 0);
+    QCOMPARE(noDef.malformed, std::uint64_t(1));
+    const InductorCode oneLine = parseInductorCode("k_0 = async_compile.triton('k', '''@triton.jit''')\n");
+    QCOMPARE(int(oneLine.kernels.size()), 1);
+    QCOMPARE(oneLine.kernels[0].firstLine, 1);
+    QCOMPARE(parseInductorCode("").kernels.size(), std::size_t(0));
+    QCOMPARE(parseInductorCode("'''\n'''\n#\n# kernel path:\n=> \n").kernels.size(), std::size_t(0));
+}
+
+// The finder: a trace made here on purpose for the real Llama run (its launch events name that run's kernels
+// and cache files), and a folder laid out as that run's cache and debug output, under other names.
+void TestInductorCode::findSources() {
+    const LoadResult r = test::loadText(R"json([
+ {"ph": "X", "cat": "cpu_op", "name": "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_8", "pid": 1, "tid": 1,
+  "ts": 10, "dur": 20, "args": {"kernel_file": "/nowhere/torchinductor_u/ir/cirveghol7wjrq7zwkkgu3sphruzjhq4ru5zcvmudgaexdo5niag.py",
+  "kernel_hash": "cirveghol7wjrq7zwkkgu3sphruzjhq4ru5zcvmudgaexdo5niag", "kernel_backend": "triton", "num_warps": 8,
+  "num_stages": 1, "stream": 0, "kernel_kwargs": "XBLOCK=1,R0_BLOCK=2048"}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 15, "dur": 5,
+  "args": {"correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_8", "pid": 0, "tid": 7,
+  "ts": 40, "dur": 30, "args": {"correlation": 1, "stream": 7, "device": 0}},
+ {"ph": "X", "cat": "cpu_op", "name": "triton_poi_fused_mul_silu_7", "pid": 1, "tid": 1, "ts": 50, "dur": 20,
+  "args": {"kernel_file": "/nowhere/torchinductor_u/zz/czz.py"}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 55, "dur": 5,
+  "args": {"correlation": 2}},
+ {"ph": "X", "cat": "kernel", "name": "triton_poi_fused_mul_silu_7", "pid": 0, "tid": 7, "ts": 80, "dur": 30,
+  "args": {"correlation": 2, "stream": 7, "device": 0}},
+ {"ph": "X", "cat": "cpu_op", "name": "triton_poi_fused_gone_0", "pid": 1, "tid": 1, "ts": 90, "dur": 20,
+  "args": {"kernel_file": "/nowhere/torchinductor_u/gg/cgone.py"}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 95, "dur": 5,
+  "args": {"correlation": 3}},
+ {"ph": "X", "cat": "kernel", "name": "triton_poi_fused_gone_0", "pid": 0, "tid": 7, "ts": 120, "dur": 30,
+  "args": {"correlation": 3, "stream": 7, "device": 0}}
+])json");
+    QVERIFY2(r.ok(), r.error.c_str());
+    const TraceStore& store = *r.store;
+    const TritonLaunch launch = tritonLaunchOf(store, rmsNorm8);
+    QVERIFY(launch.event.isValid());
+    QCOMPARE(launch.kernelHash, std::string("cirveghol7wjrq7zwkkgu3sphruzjhq4ru5zcvmudgaexdo5niag"));
+    QCOMPARE(launch.numWarps, std::optional<std::int64_t>(8));
+    QCOMPARE(launch.kernelKwargs, std::string("XBLOCK=1,R0_BLOCK=2048"));
+    QVERIFY(!launch.numGb);
+
+    QTemporaryDir dir;
+    const std::filesystem::path root(dir.path().toStdString());
+    const auto write = [&](const std::filesystem::path& p, const std::string& text) {
+        std::filesystem::create_directories(p.parent_path());
+        std::ofstream(p, std::ios::binary) << text;
+    };
+    // Only the cache: kernel 8 by the cache's relative path, without what it fused; the others missing.
+    write(root / "cache/ir/cirveghol7wjrq7zwkkgu3sphruzjhq4ru5zcvmudgaexdo5niag.py",
+          test::readText(dataFile(llamaKernelFile)));
+    KernelSourceSearch s = findKernelSources(store, (root / "cache").string(), {});
+    QCOMPARE(int(s.found.size()), 1);
+    QCOMPARE(s.found[0].kernel, std::string(rmsNorm8));
+    QCOMPARE(s.found[0].foundBy, std::string("cache path"));
+    QVERIFY(s.found[0].code.atenOps.empty());
+    QCOMPARE(int(s.missing.size()), 2);
+    QCOMPARE(s.missing[0].first, std::string("triton_poi_fused_gone_0"));
+    QVERIFY2(s.missing[0].second.starts_with("/nowhere/torchinductor_u/gg/cgone.py; gg/cgone.py or "
+                                             "triton_poi_fused_gone_0 under "),
+             s.missing[0].second.c_str());
+    // With the run's compiled module somewhere below, under another name: found by content, and it wins for
+    // kernel 8 because it says what the kernel fused.
+    write(root / "cache/debug/run_1/some_module.py", test::readText(dataFile(llamaModule)));
+    write(root / "cache/unrelated.py", "print('not inductor')\n");
+    s = findKernelSources(store, (root / "cache").string(), {});
+    QCOMPARE(int(s.found.size()), 2);
+    for (const KernelSource& k : s.found) {
+        QCOMPARE(k.foundBy, std::string("content"));
+        QVERIFY(k.file.ends_with("some_module.py"));
+        QVERIFY(!k.code.atenOps.empty());
+    }
+    QCOMPARE(int(s.missing.size()), 1);
+    // The module given directly, no folder.
+    const std::string module = (root / "cache/debug/run_1/some_module.py").string();
+    s = findKernelSources(store, {}, {module});
+    QCOMPARE(int(s.found.size()), 2);
+    QCOMPARE(s.found[0].foundBy, std::string("compiled module"));
+    QCOMPARE(s.missing[0].second, std::string("/nowhere/torchinductor_u/gg/cgone.py"));
+
+    // summary --json: the "inductor" block lists each found kernel and each missing one.
+    auto report = computeAnalysis(store, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name);
+    report->inductor.sources = s;
+    const QJsonObject inductor =
+        QJsonDocument::fromJson(QByteArray::fromStdString(summaryToJson(report->summary, report.get())))
+            .object()["inductor"]
+            .toObject();
+    const QJsonArray found = inductor["kernel_sources"].toArray();
+    QCOMPARE(found.size(), 2);
+    const QJsonObject silu = found[0].toObject();
+    QCOMPARE(silu["name"].toString(), QString("triton_poi_fused_mul_silu_7"));
+    QCOMPARE(silu["file"].toString(), QString::fromStdString(module));
+    QVERIFY(silu["aten_ops"].toArray().contains(QString("aten.silu")));
+    QVERIFY(silu["first_line"].toInt() > 0 && silu["last_line"].toInt() > silu["first_line"].toInt());
+    QCOMPARE(inductor["kernel_sources_missing"].toArray().size(), 1);
+}
+
+QTEST_GUILESS_MAIN(TestInductorCode)
+#include "tst_inductorcode.moc"
