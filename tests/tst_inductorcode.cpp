@@ -219,6 +219,12 @@ void TestInductorCode::malformed() {
     const InductorCode oneLine = parseInductorCode("k_0 = async_compile.triton('k', '''@triton.jit''')\n");
     QCOMPARE(int(oneLine.kernels.size()), 1);
     QCOMPARE(oneLine.kernels[0].firstLine, 1);
+    // The quotes closed on the next line: an empty source, its lines the closing one (found by fuzzing).
+    const InductorCode empty = parseInductorCode("k_0 = async_compile.triton('k', '\'\'\'\n\'\'\')\n");
+    QCOMPARE(int(empty.kernels.size()), 1);
+    QCOMPARE(empty.kernels[0].firstLine, 2);
+    QCOMPARE(empty.kernels[0].lastLine, 2);
+    QCOMPARE(empty.kernels[0].sourceBegin, empty.kernels[0].sourceEnd);
     QCOMPARE(parseInductorCode("").kernels.size(), std::size_t(0));
     QCOMPARE(parseInductorCode("'''\n'''\n#\n# kernel path:\n=> \n").kernels.size(), std::size_t(0));
 }

@@ -26,6 +26,8 @@ DetailsPanel::DetailsPanel(const TraceStore& store, QWidget* parent) : QTextBrow
     setOpenLinks(false);
     setOpenExternalLinks(false);
     connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        if (url.scheme() == QLatin1String("kernel-source")) return emit kernelSourceRequested(url.path());
+        if (url.scheme() == QLatin1String("kernel-folder")) return emit kernelFolderRequested();
         const EventRef ref = refFromLink(url);
         if (ref.isValid()) emit jumpRequested(ref);
     });
@@ -82,6 +84,67 @@ QString DetailsPanel::eventLink(EventRef ref, const QString& prefix) {
     return QStringLiteral("%1<a href=\"%2\">%3</a> <span style=\"color:#6b7280\">%4 · %5</span>")
         .arg(prefix, linkFor(ref), esc(m_store.nameOf(ref)),
              esc(m_store.strings().view(m_store.categoryOf(ref).name)), dur(t.durations[ref.index.value]));
+}
+
+void DetailsPanel::setKernelSources(std::shared_ptr<const KernelSourceSearch> sources, bool searching) {
+    m_sources = std::move(sources);
+    m_searching = searching;
+    showEvent(m_ref);
+}
+
+// For a Triton kernel or its launch event: how it was launched, and where its generated code is (or what
+// was looked for), with the way to its source and to a folder to look in.
+QString DetailsPanel::generatedCodeHtml(EventRef ref) {
+    const std::string name(m_store.nameOf(ref));
+    if (!name.starts_with("triton_")) return {};
+    EventRef launchEvent;
+    if (m_store.categoryOf(ref).kind == CategoryKind::CpuOp) {
+        launchEvent = ref;
+    } else if (isGpuCategory(m_store.categoryOf(ref).kind)) {
+        if (const auto launch = m_store.launchOf(ref))
+            if (const auto op = launchingOperator(m_store, *launch); op && m_store.nameOf(*op) == name)
+                launchEvent = *op;
+    }
+    if (!launchEvent.isValid() && !isGpuCategory(m_store.categoryOf(ref).kind)) return {};
+    const TritonLaunch launch = tritonLaunchAt(m_store, launchEvent);
+    QString html = QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Generated code"));
+    QStringList config;
+    if (launch.numWarps) config << tr("%1 warps").arg(*launch.numWarps);
+    if (launch.numStages) config << tr("%1 stages").arg(*launch.numStages);
+    if (!launch.kernelKwargs.empty()) config << esc(launch.kernelKwargs);
+    if (!launch.grid.empty()) config << tr("grid %1").arg(esc(launch.grid));
+    if (!config.isEmpty()) html += tr("Launched with %1<br/>").arg(config.join(QStringLiteral(", ")));
+    const KernelSource* found = nullptr;
+    if (m_sources)
+        for (const KernelSource& k : m_sources->found)
+            if (k.kernel == name) found = &k;
+    if (found) {
+        html +=
+            tr("<a href=\"kernel-source:%1\">Show its source</a> <span style=\"color:#6b7280\">%2:%3</span>")
+                .arg(esc(name), esc(found->file))
+                .arg(found->code.firstLine);
+        if (!found->code.atenOps.empty()) {
+            QStringList ops;
+            for (const std::string& op : found->code.atenOps)
+                ops << esc(op);
+            html += tr("<br/>Fuses %1").arg(ops.join(QStringLiteral(", ")));
+        }
+    } else if (m_searching) {
+        html += tr("<span style=\"color:#6b7280\">Looking for its code…</span>");
+    } else {
+        QString lookedFor;
+        if (m_sources)
+            for (const auto& [kernel, what] : m_sources->missing)
+                if (kernel == name) lookedFor = esc(what);
+        if (lookedFor.isEmpty())
+            lookedFor =
+                launch.kernelFile.empty() ? tr("the trace names no kernel_file") : esc(launch.kernelFile);
+        html += tr("Its code is not on this machine (looked for %1)").arg(lookedFor);
+    }
+    html += tr("<br/><a href=\"kernel-folder:\">Find generated code in a folder…</a> "
+               "<span style=\"color:#6b7280\">(an Inductor cache, a torch_compile_debug folder, or where "
+               "output_code.py was saved)</span>");
+    return html;
 }
 
 void DetailsPanel::showEvent(EventRef ref) {
@@ -159,6 +222,8 @@ void DetailsPanel::showEvent(EventRef ref) {
             html += launchedWorkHtml(m_store, launched, &m_links);
         }
     }
+
+    html += generatedCodeHtml(ref);
 
     // Every slice that encloses it on its thread, outermost first.
     const std::vector<std::uint32_t> parents = enclosingRows(t, ref.index.value);

@@ -1,9 +1,12 @@
 #pragma once
 
+#include "analysis/compiled/kernelsources.h"
 #include "analysis/ops/hosttree.h"
 #include "model/tracestore.h"
 
 #include <QTextBrowser>
+
+#include <memory>
 
 namespace kinetoscope {
 
@@ -26,14 +29,23 @@ class DetailsPanel : public QTextBrowser {
     static QString launchedWorkHtml(const TraceStore& store, const std::vector<LaunchedWork>& launched,
                                     std::vector<EventRef>* links = nullptr);
 
+    // Where the trace's Triton kernels' generated code was found (null while it is being looked for), and
+    // the folder it was looked in; the slice shown is shown again.
+    void setKernelSources(std::shared_ptr<const KernelSourceSearch> sources, bool searching);
+
   signals:
     void jumpRequested(kinetoscope::EventRef ref);
+    void kernelSourceRequested(QString kernel); // "Show its source"
+    void kernelFolderRequested();               // "Find generated code in a folder…"
 
   private:
     QString eventLink(EventRef ref, const QString& prefix = {});
+    QString generatedCodeHtml(EventRef ref);
     const TraceStore& m_store;
     EventRef m_ref;
     std::vector<EventRef> m_links;
+    std::shared_ptr<const KernelSourceSearch> m_sources;
+    bool m_searching = false;
 };
 
 } // namespace kinetoscope

@@ -254,6 +254,9 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
         if (ref.isValid() && !m_revealingFromPanel) m_bottomTabs->setCurrentWidget(m_details);
     });
     connect(m_details, &DetailsPanel::jumpRequested, m_timeline, &TimelineWidget::revealEvent);
+    connect(m_details, &DetailsPanel::kernelFolderRequested, this, &TraceView::chooseKernelFolder);
+    connect(m_details, &DetailsPanel::kernelSourceRequested, this, &TraceView::showKernelSource);
+    findKernelSources(QSettings().value(kernelFolderKey()).toString());
     connect(m_timeline, &TimelineWidget::areaSelectionChanged, this, &TraceView::updateArea);
     connect(m_areaPanel, &AreaSummaryPanel::groupingChanged, this, &TraceView::updateArea);
     // A range selected on the timeline (area or measurement) scopes every analysis panel.

@@ -30,6 +30,8 @@ class OperatorPanel;
 class OverviewPanel;
 struct AnalysisResult;
 class DetailsPanel;
+class KernelSourceView;
+struct KernelSourceSearch;
 class LoadJob;
 class SearchBar;
 class TimelineWidget;
@@ -94,6 +96,13 @@ class TraceView : public QWidget {
     int currentMatchIndex() const { return m_currentMatch; }
     bool searchRunning() const { return m_searchRunning; }
 
+    // The Triton kernels' generated code (traceviewsources.cpp): looked for off the UI thread in `folder`
+    // (and at each launch event's kernel_file), the folder remembered for this trace.
+    void findKernelSources(const QString& folder);
+    void chooseKernelFolder();
+    void showKernelSource(const QString& kernel);
+    KernelSourceView* kernelSourceView() const { return m_sourceView; }
+
   signals:
     void stateChanged(kinetoscope::TraceView::State state);
     void titleChanged(const QString& title);
@@ -101,8 +110,10 @@ class TraceView : public QWidget {
     void areaSummaryReady();
     void analysisReady();
     void criticalPathReady();
+    void kernelSourcesReady();
 
   private:
+    QString kernelFolderKey() const;
     void buildPages();
     void onLoaded(std::shared_ptr<LoadedTrace> trace);
     void onFailed(const QString& message, bool cancelled);
@@ -155,6 +166,9 @@ class TraceView : public QWidget {
     ModulePanel* m_modules = nullptr;
     RooflinePanel* m_roofline = nullptr;
     CompiledPanel* m_compiled = nullptr; // its tab shows only for a compiled model
+    std::shared_ptr<const KernelSourceSearch> m_kernelSources;
+    std::uint64_t m_kernelSourceGeneration = 0;
+    KernelSourceView* m_sourceView = nullptr;
 };
 
 } // namespace kinetoscope

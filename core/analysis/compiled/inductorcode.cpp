@@ -241,7 +241,7 @@ InductorCode parseInductorCode(std::string_view text) {
                 break;
             }
             k.firstLine = int(i + 2);
-            k.lastLine = int(close);
+            k.lastLine = std::max(k.firstLine, int(close)); // an empty source: the closing line alone
             k.sourceBegin = lines[i + 1].begin;
             k.sourceEnd = std::max(k.sourceBegin, lines[close].begin);
             add(std::move(k));

@@ -1,0 +1,149 @@
+// From a Triton kernel on the timeline to its generated code: Details says how it was launched and where its
+// code is (looked for off the UI thread), "Show its source" opens the real kernel file of a PyTorch 2.7 Llama
+// run (tests/data/inductor) with the kernel's lines marked and in view, the benchmark command offered because
+// the file exists; a kernel whose file is gone says what was looked for, and a folder chosen once is
+// remembered for the trace. The trace is written here on purpose for that run (no corpus trace comes with its
+// code): its launch event names the run's kernel and its cache file, moved to a temporary folder.
+#include "panels/detailspanel.h"
+#include "panels/kernelsourceview.h"
+#include "shell/mainwindow.h"
+#include "testsupport.h"
+#include "views/traceview.h"
+
+#include <QFile>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace kinetoscope;
+
+class TestKernelSourceView : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase();
+    void fromKernelToSource();
+    void folderIsRemembered();
+
+  private:
+    TraceView* open(const QString& path);
+    MainWindow* m_window = nullptr;
+    QTemporaryDir m_dir;
+    QString m_kernelFile, m_trace;
+};
+
+namespace {
+const char* const rmsNorm8 = "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_8";
+
+void writeFile(const QString& path, const std::string& text) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(text.data(), qint64(text.size()));
+}
+} // namespace
+
+void TestKernelSourceView::initTestCase() {
+    QCoreApplication::setOrganizationName(QStringLiteral("KinetoscopeTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_kernelsourceview"));
+    QSettings().clear();
+    QVERIFY(m_dir.isValid());
+    m_kernelFile = m_dir.filePath(QStringLiteral("cirveghol7wjrq7zwkkgu3sphruzjhq4ru5zcvmudgaexdo5niag.py"));
+    writeFile(m_kernelFile, test::readText(std::string(KINETOSCOPE_SOURCE_DIR) +
+                                           "/tests/data/inductor/kernel_" + rmsNorm8 + ".py.gz"));
+    m_trace = m_dir.filePath(QStringLiteral("trace.json"));
+    writeFile(m_trace, R"([
+ {"ph": "X", "cat": "cpu_op", "name": "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_8", "pid": 1, "tid": 1,
+  "ts": 10, "dur": 20, "args": {"kernel_file": ")" +
+                           m_kernelFile.toStdString() + R"(", "num_warps": 8,
+  "num_stages": 1, "kernel_kwargs": "XBLOCK=1,R0_BLOCK=2048"}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 15, "dur": 5,
+  "args": {"correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_8", "pid": 0, "tid": 7,
+  "ts": 40, "dur": 30, "args": {"correlation": 1, "stream": 7, "device": 0}},
+ {"ph": "X", "cat": "cpu_op", "name": "triton_poi_fused_mul_silu_7", "pid": 1, "tid": 1, "ts": 50, "dur": 20,
+  "args": {"kernel_file": "/nowhere/torchinductor_u/zz/czz.py"}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 55, "dur": 5,
+  "args": {"correlation": 2}},
+ {"ph": "X", "cat": "kernel", "name": "triton_poi_fused_mul_silu_7", "pid": 0, "tid": 7, "ts": 80, "dur": 30,
+  "args": {"correlation": 2, "stream": 7, "device": 0}}
+])");
+    m_window = new MainWindow;
+    m_window->resize(1400, 900);
+    m_window->show();
+}
+
+TraceView* TestKernelSourceView::open(const QString& path) {
+    TraceView* view = m_window->openTrace(path);
+    QSignalSpy sources(view, &TraceView::kernelSourcesReady);
+    if (!QTest::qWaitFor([&] { return view->state() != TraceView::State::Loading; }, 30000)) return nullptr;
+    if (view->state() != TraceView::State::Ready) return nullptr;
+    if (sources.isEmpty() && !sources.wait(30000)) return nullptr;
+    return view;
+}
+
+void TestKernelSourceView::fromKernelToSource() {
+    TraceView* view = open(m_trace);
+    QVERIFY(view);
+    const TraceStore& store = *view->trace()->store;
+    // The GPU kernel selected: its launch configuration and the way to its code.
+    EventRef kernel, silu;
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti)
+        if (store.tracks()[ti].kind == TrackKind::GpuStream) {
+            kernel = {TrackId(ti), EventIndex(0)};
+            silu = {TrackId(ti), EventIndex(1)};
+        }
+    QVERIFY(kernel.isValid());
+    view->details()->showEvent(kernel);
+    const QString html = view->details()->toHtml();
+    QVERIFY2(html.contains(QStringLiteral("8 warps")) &&
+                 html.contains(QStringLiteral("XBLOCK=1,R0_BLOCK=2048")),
+             qPrintable(html));
+    QVERIFY(html.contains(QStringLiteral("kernel-source:") + QString::fromLatin1(rmsNorm8)));
+    // The other kernel's file is gone: said plainly, with where it was looked for.
+    view->details()->showEvent(silu);
+    QVERIFY(view->details()->toPlainText().contains(
+        QStringLiteral("Its code is not on this machine (looked for /nowhere/torchinductor_u/zz/czz.py)")));
+
+    view->showKernelSource(QString::fromLatin1(rmsNorm8));
+    KernelSourceView* source = view->kernelSourceView();
+    QVERIFY(source && source->isVisible());
+    // The whole file, the kernel's lines marked (the kernel file's are all of it from its decorator), the
+    // first of them at the top of the view.
+    QVERIFY(source->sourceText().startsWith(QStringLiteral("\nimport triton")) ||
+            source->sourceText().startsWith(QStringLiteral("import triton")));
+    const auto [first, last] = source->markedLines();
+    QVERIFY(first > 1 && last > first + 10);
+    QVERIFY(source->sourceText().split(QLatin1Char('\n'))[first - 1].startsWith(
+        QStringLiteral("@triton_heuristics.reduction(")));
+    QTest::qWait(50);
+    QCOMPARE(source->firstVisibleLine(), first);
+    QCOMPARE(source->benchmarkCommand(),
+             QStringLiteral("python %1\nTORCHINDUCTOR_MAX_AUTOTUNE=1 python %1").arg(m_kernelFile));
+    QCOMPARE(benchmarkCommandFor("/nowhere/torchinductor_u/zz/czz.py"), QString());
+}
+
+// A folder searched once is searched again when the trace is opened again.
+void TestKernelSourceView::folderIsRemembered() {
+    QTemporaryDir cache;
+    QDir().mkpath(cache.filePath(QStringLiteral("run")));
+    writeFile(cache.filePath(QStringLiteral("run/module.py")),
+              test::readText(std::string(KINETOSCOPE_SOURCE_DIR) +
+                             "/tests/data/inductor/output_code_pt27_llama_fwd.py.gz"));
+    TraceView* view = open(m_trace);
+    QVERIFY(view);
+    QSettings().setValue(QStringLiteral("inductorFolder/") +
+                             QString::fromUtf8(m_trace.toUtf8().toBase64(QByteArray::Base64UrlEncoding)),
+                         cache.path());
+    TraceView* again = open(m_trace);
+    QVERIFY(again);
+    const TraceStore& store = *again->trace()->store;
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti)
+        if (store.tracks()[ti].kind == TrackKind::GpuStream)
+            again->details()->showEvent({TrackId(ti), EventIndex(1)});
+    // The module found in the remembered folder says what the SiLU kernel fused.
+    QVERIFY2(again->details()->toPlainText().contains(QStringLiteral("Fuses aten.silu, aten.mul")),
+             qPrintable(again->details()->toPlainText()));
+}
+
+QTEST_MAIN(TestKernelSourceView)
+#include "tst_kernelsourceview.moc"
