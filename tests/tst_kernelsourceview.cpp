@@ -24,6 +24,7 @@ class TestKernelSourceView : public QObject {
     void initTestCase();
     void fromKernelToSource();
     void folderIsRemembered();
+    void outputCodeAttaches();
 
   private:
     TraceView* open(const QString& path);
@@ -143,6 +144,33 @@ void TestKernelSourceView::folderIsRemembered() {
     // The module found in the remembered folder says what the SiLU kernel fused.
     QVERIFY2(again->details()->toPlainText().contains(QStringLiteral("Fuses aten.silu, aten.mul")),
              qPrintable(again->details()->toPlainText()));
+}
+
+// output_code.py opened (File › Open, a drop, the command line) while a trace is in front attaches to it, and
+// is remembered for that trace.
+void TestKernelSourceView::outputCodeAttaches() {
+    const QString trace = m_dir.filePath(QStringLiteral("second.json"));
+    QVERIFY(QFile::copy(m_trace, trace));
+    const QString module = m_dir.filePath(QStringLiteral("output_code.py"));
+    writeFile(module, test::readText(std::string(KINETOSCOPE_SOURCE_DIR) +
+                                     "/tests/data/inductor/output_code_pt27_llama_fwd.py.gz"));
+    TraceView* view = open(trace);
+    QVERIFY(view);
+    QSignalSpy ready(view, &TraceView::kernelSourcesReady);
+    QCOMPARE(m_window->openFile(module), static_cast<QWidget*>(view));
+    QVERIFY(ready.wait(30000));
+    const auto silu = [](TraceView* v) {
+        const TraceStore& store = *v->trace()->store;
+        for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti)
+            if (store.tracks()[ti].kind == TrackKind::GpuStream)
+                v->details()->showEvent({TrackId(ti), EventIndex(1)});
+        return v->details()->toPlainText();
+    };
+    QVERIFY2(silu(view).contains(module + QStringLiteral(":")), qPrintable(silu(view)));
+    // Opened again, the trace finds it again.
+    TraceView* again = open(trace);
+    QVERIFY(again && again != view);
+    QVERIFY(silu(again).contains(QStringLiteral("Fuses aten.silu, aten.mul")));
 }
 
 QTEST_MAIN(TestKernelSourceView)

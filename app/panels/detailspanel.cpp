@@ -110,7 +110,8 @@ QString DetailsPanel::generatedCodeHtml(EventRef ref) {
     QString html = QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Generated code"));
     QStringList config;
     if (launch.numWarps) config << tr("%1 warps").arg(*launch.numWarps);
-    if (launch.numStages) config << tr("%1 stages").arg(*launch.numStages);
+    if (launch.numStages)
+        config << (*launch.numStages == 1 ? tr("1 stage") : tr("%1 stages").arg(*launch.numStages));
     if (!launch.kernelKwargs.empty()) config << esc(launch.kernelKwargs);
     if (!launch.grid.empty()) config << tr("grid %1").arg(esc(launch.grid));
     if (!config.isEmpty()) html += tr("Launched with %1<br/>").arg(config.join(QStringLiteral(", ")));

@@ -98,7 +98,8 @@ void KernelSourceView::showKernel(const KernelSource& source, const std::string&
     const InductorKernelSource& k = source.code;
     QStringList config;
     if (launch.numWarps) config << tr("%1 warps").arg(*launch.numWarps);
-    if (launch.numStages) config << tr("%1 stages").arg(*launch.numStages);
+    if (launch.numStages)
+        config << (*launch.numStages == 1 ? tr("1 stage") : tr("%1 stages").arg(*launch.numStages));
     if (!launch.kernelKwargs.empty()) config << QString::fromStdString(launch.kernelKwargs);
     if (!launch.grid.empty()) config << tr("grid %1").arg(QString::fromStdString(launch.grid));
     QString header =
@@ -119,10 +120,21 @@ void KernelSourceView::showKernel(const KernelSource& source, const std::string&
     QString fused;
     if (!k.atenOps.empty()) fused += tr("<b>Fuses</b> %1").arg(joined(k.atenOps));
     if (!k.fxNodes.empty()) fused += tr("<br/><b>FX nodes</b> %1").arg(joined(k.fxNodes));
-    for (const auto& [node, ops] : k.nodeToAten)
-        fused += QStringLiteral("<br/>&nbsp;&nbsp;%1 ⇒ %2")
-                     .arg(QString::fromStdString(node).toHtmlEscaped(),
-                          QString::fromStdString(ops).toHtmlEscaped());
+    // The mapping from FX nodes to ATen ops: its first lines here, all of it in the tooltip (a fused RMSNorm
+    // maps a dozen nodes, which would push the source out of view).
+    constexpr std::size_t mappingShown = 4;
+    QString mapping;
+    for (std::size_t i = 0; i < k.nodeToAten.size(); ++i) {
+        const QString line =
+            QStringLiteral("%1 ⇒ %2").arg(QString::fromStdString(k.nodeToAten[i].first).toHtmlEscaped(),
+                                          QString::fromStdString(k.nodeToAten[i].second).toHtmlEscaped());
+        mapping += (i ? QStringLiteral("<br/>") : QString()) + line;
+        if (i < mappingShown) fused += QStringLiteral("<br/>&nbsp;&nbsp;") + line;
+    }
+    if (k.nodeToAten.size() > mappingShown)
+        fused += tr("<br/>&nbsp;&nbsp;… and %1 more (hover to see them all)")
+                     .arg(k.nodeToAten.size() - mappingShown);
+    m_fused->setToolTip(mapping);
     if (fused.isEmpty())
         fused =
             tr("<span style=\"color:#6b7280\">This file does not say what the kernel fused (a kernel file of "

@@ -152,7 +152,8 @@ void MainWindow::setDetailsVisible(bool visible) {
 QString MainWindow::fileDialogFilter() {
     return tr(
         "Trace files (*.json *.json.gz *.pt.trace.json*);;CUDA memory snapshots (*.pickle *.pickle.gz);;"
-        "Capture spools (*.kscw);;All files (*)");
+        "Capture spools (*.kscw);;TorchInductor generated code, attached to the trace in front (*.py);;"
+        "All files (*)");
 }
 
 void MainWindow::buildMenus() {
@@ -379,6 +380,22 @@ SnapshotView* MainWindow::openSnapshot(const QString& path) {
 
 QWidget* MainWindow::openFile(const QString& path) {
     if (isPickleFile(QFileInfo(path).absoluteFilePath().toStdString())) return openSnapshot(path);
+    // Generated code (output_code.py) attaches to the trace in front: its kernels' source comes from it.
+    if (path.endsWith(QLatin1String(".py"))) {
+        auto* trace = qobject_cast<TraceView*>(m_tabs->currentWidget());
+        if (!trace) {
+            statusBar()->showMessage(tr("%1 is generated code: open the trace of the same run first, then "
+                                        "this file attaches to it")
+                                         .arg(QFileInfo(path).fileName()),
+                                     10000);
+            return nullptr;
+        }
+        trace->attachCompiledModule(QFileInfo(path).absoluteFilePath());
+        statusBar()->showMessage(tr("%1 attached to %2: select a Triton kernel to see its source")
+                                     .arg(QFileInfo(path).fileName(), QFileInfo(trace->path()).fileName()),
+                                 10000);
+        return trace;
+    }
     return openTrace(path);
 }
 

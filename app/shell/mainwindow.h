@@ -28,7 +28,8 @@ class MainWindow : public QMainWindow {
     TraceView* openTrace(const QString& path);
     // A CUDA memory snapshot (.pickle, .pickle.gz) in a tab of its own.
     class SnapshotView* openSnapshot(const QString& path);
-    // Any file Kinetoscope reads: a snapshot by its content, else a trace.
+    // Any file Kinetoscope reads: a snapshot by its content, TorchInductor's generated code (.py, attached to
+    // the trace in front), else a trace.
     QWidget* openFile(const QString& path);
     // Opens a tab comparing two traces (A is the baseline).
     class CompareView* openComparison(const QString& a, const QString& b);

@@ -101,6 +101,9 @@ class TraceView : public QWidget {
     void findKernelSources(const QString& folder);
     void chooseKernelFolder();
     void showKernelSource(const QString& kernel);
+    // A compiled module (output_code.py) of this trace's run: its kernels' code, what they fused. Remembered
+    // for the trace; looked in as soon as the trace is loaded.
+    void attachCompiledModule(const QString& path);
     KernelSourceView* kernelSourceView() const { return m_sourceView; }
 
   signals:
@@ -114,6 +117,7 @@ class TraceView : public QWidget {
 
   private:
     QString kernelFolderKey() const;
+    QString compiledModulesKey() const;
     void buildPages();
     void onLoaded(std::shared_ptr<LoadedTrace> trace);
     void onFailed(const QString& message, bool cancelled);
@@ -168,6 +172,7 @@ class TraceView : public QWidget {
     CompiledPanel* m_compiled = nullptr; // its tab shows only for a compiled model
     std::shared_ptr<const KernelSourceSearch> m_kernelSources;
     std::uint64_t m_kernelSourceGeneration = 0;
+    QStringList m_compiledModules;
     KernelSourceView* m_sourceView = nullptr;
 };
 

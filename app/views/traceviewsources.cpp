@@ -21,6 +21,19 @@ QString TraceView::kernelFolderKey() const {
            QString::fromUtf8(m_path.toUtf8().toBase64(QByteArray::Base64UrlEncoding));
 }
 
+QString TraceView::compiledModulesKey() const {
+    return QStringLiteral("inductorModules/") +
+           QString::fromUtf8(m_path.toUtf8().toBase64(QByteArray::Base64UrlEncoding));
+}
+
+void TraceView::attachCompiledModule(const QString& path) {
+    QSettings settings;
+    m_compiledModules = settings.value(compiledModulesKey()).toStringList();
+    if (!m_compiledModules.contains(path)) m_compiledModules << path;
+    settings.setValue(compiledModulesKey(), m_compiledModules);
+    if (m_trace) findKernelSources(settings.value(kernelFolderKey()).toString());
+}
+
 void TraceView::findKernelSources(const QString& folder) {
     if (!m_trace || !m_details) return;
     const TraceStore& store = *m_trace->store;
@@ -33,9 +46,13 @@ void TraceView::findKernelSources(const QString& folder) {
     auto trace = m_trace;
     QPointer<TraceView> self(this);
     const std::string dir = folder.toStdString();
-    startBackground([trace, dir, self, generation] {
+    m_compiledModules = QSettings().value(compiledModulesKey()).toStringList();
+    std::vector<std::string> modules;
+    for (const QString& m : m_compiledModules)
+        modules.push_back(m.toStdString());
+    startBackground([trace, dir, modules, self, generation] {
         auto result = std::make_shared<const KernelSourceSearch>(
-            kinetoscope::findKernelSources(*trace->store, dir, {}));
+            kinetoscope::findKernelSources(*trace->store, dir, modules));
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),
             [self, result, generation] {
