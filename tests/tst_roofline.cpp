@@ -36,6 +36,7 @@ class TestRoofline : public QObject {
     void peakTable();
     void nestedCallsCountOnce();
     void coverage();
+    void inductorEstimates();
     void unknownGpu();
     void advice_data();
     void advice();
@@ -494,19 +495,63 @@ void TestRoofline::nestedCallsCountOnce() {
 }
 
 void TestRoofline::coverage() {
-    // TorchInductor: the Triton kernels are not modelled, by name, with their GPU time; the GEMMs and the
-    // attention it calls through ATen are.
+    // TorchInductor: the GEMMs and the attention it calls through ATen are modelled, and so are its Triton
+    // kernels, by their launch events: their tensor arguments' bytes, memory-bound rows; nothing is left out.
     const PerfModelReport& r = reportOf("compile");
     QCOMPARE(QString::fromStdString(r.deviceName), QString("AMD Instinct MI300X"));
     QVERIFY(r.peaks);
-    QCOMPARE(r.rows.size(), std::size_t(4));
-    QCOMPARE(r.notModelled.size(), std::size_t(4));
-    for (const NotModelledRow& n : r.notModelled)
-        QVERIFY2(n.name.rfind("triton_", 0) == 0, n.name.c_str());
-    QVERIFY(std::abs(r.coverage() - 0.9334) < 5e-5);
+    QCOMPARE(r.rows.size(), std::size_t(8));
+    QCOMPARE(r.notModelled.size(), std::size_t(0));
+    QCOMPARE(r.coverage(), 1.0);
+    int triton = 0;
+    for (const PerfModelRow& row : r.rows) {
+        if (row.family != OpFamily::Triton) continue;
+        ++triton;
+        QVERIFY2(row.name.starts_with("triton_"), row.name.c_str());
+        QCOMPARE(row.flops, 0.0);
+        QCOMPARE(row.bound(), RooflineBound::Memory);
+        QCOMPARE(row.compute, ComputeType::BF16);
+    }
+    QCOMPARE(triton, 4);
+    // [[8,4096,2048],[2048],[8,4096,2048],[],[]] in BFloat16: two activations and the norm's weight.
+    const PerfModelRow* norm = rowOf("compile", "triton_red_fused_add_mean_mul_pow_rsqrt_0",
+                                     "[[8,4096,2048],[2048],[8,4096,2048],[],[]]");
+    QVERIFY(norm);
+    QCOMPARE(norm->bytes, 2.0 * 8 * 4096 * 2048 * 2 + 2048 * 2);
+    QVERIFY(std::abs(*norm->tbps() - norm->bytes / 77.074e-6 / 1e12) < 1e-9);
     // A GEMM at 1560 FLOP/byte is compute-bound on an MI300X (ridge 1307.4 / 5.3 = 247).
     QCOMPARE(r.rows[0].bound(), RooflineBound::Compute);
     QVERIFY(std::abs(*r.rows[0].peakFraction() - *r.rows[0].tflops() / 1307.4) < 1e-12);
+}
+
+// Inductor's own estimates on a Triton kernel's launch event (TORCHINDUCTOR_BENCHMARK_KERNEL=1) replace the
+// tensor sizes; with FLOPs, the kernel has an intensity and a place on the chart.
+void TestRoofline::inductorEstimates() {
+    const std::string trace =
+        R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],"traceEvents":[)"
+        R"({"ph":"X","cat":"cpu_op","name":"triton_tem_fused_mm_0","pid":1,"tid":1,"ts":0,"dur":50,)"
+        R"("args":{"Input Dims":[[4096,4096],[4096,4096],[4096,4096]],"Input type":["c10::BFloat16","c10::BFloat16","c10::BFloat16"],)"
+        R"("Concrete Inputs":["","",""],"kernel_num_gb":0.100663296,"kernel_flop":137438953472}},)"
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":5,"args":{"correlation":7}},)"
+        R"({"ph":"X","cat":"kernel","name":"triton_tem_fused_mm_0","pid":0,"tid":7,"ts":20,"dur":200,"args":{"correlation":7}},)"
+        R"({"ph":"X","cat":"cpu_op","name":"triton_poi_fused_add_1","pid":1,"tid":1,"ts":300,"dur":50,)"
+        R"("args":{"Input Dims":[[1024],[1024],[]],"Input type":["float","float","Scalar"],"Concrete Inputs":["","","1024"]}},)"
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":310,"dur":5,"args":{"correlation":8}},)"
+        R"({"ph":"X","cat":"kernel","name":"triton_poi_fused_add_1","pid":0,"tid":7,"ts":320,"dur":4,"args":{"correlation":8}}]})";
+    LoadResult l = test::loadText(trace);
+    QVERIFY2(l.ok(), l.error.c_str());
+    const PerfModelReport r = perfModel(*l.store);
+    QCOMPARE(r.rows.size(), std::size_t(2));
+    const PerfModelRow& mm = r.rows[0];
+    QCOMPARE(mm.name, std::string("triton_tem_fused_mm_0"));
+    QCOMPARE(mm.bytes, 0.100663296e9);
+    QCOMPARE(mm.flops, 137438953472.0);
+    QVERIFY(std::abs(*mm.tflops() - 137438953472.0 / 200e-6 / 1e12) < 1e-9);
+    QCOMPARE(mm.bound(), RooflineBound::Compute); // 1365 FLOP/byte, past the H100's ridge
+    const PerfModelRow& add = r.rows[1];
+    QCOMPARE(add.bytes, 2.0 * 1024 * 4); // the scalar numel is no tensor
+    QCOMPARE(add.compute, ComputeType::FP32);
+    QVERIFY(!add.intensity() || *add.intensity() == 0);
 }
 
 void TestRoofline::unknownGpu() {

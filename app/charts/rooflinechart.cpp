@@ -36,6 +36,8 @@ QColor rooflineColor(OpFamily family) {
         return QColor(0x64, 0x74, 0x8b);
     case OpFamily::Reduction:
         return QColor(0x65, 0xa3, 0x0d);
+    case OpFamily::Triton:
+        return QColor(0xea, 0x58, 0x0c);
     }
     return Qt::gray;
 }

@@ -656,6 +656,8 @@ const char* opFamilyName(OpFamily family) {
         return "elementwise";
     case OpFamily::Reduction:
         return "reduction";
+    case OpFamily::Triton:
+        return "triton";
     }
     return "";
 }
@@ -691,8 +693,12 @@ int bytesPerElement(std::string_view dtype) {
     return 0;
 }
 
+ComputeType computeTypeOfDtype(std::string_view dtype) {
+    return computeOf(dtype).value_or(ComputeType::FP32);
+}
+
 bool isModelledOperator(std::string_view name) {
-    return kinds().count(name) != 0;
+    return name.starts_with("triton_") || kinds().count(name) != 0;
 }
 
 namespace {
@@ -724,7 +730,8 @@ std::optional<OpCost> costOf(Kind kind, std::string_view name, const Args& a) {
 
 std::optional<OpCost> operatorCost(std::string_view name, const OperatorInputs& inputs) {
     const auto it = kinds().find(name);
-    if (it == kinds().end()) return std::nullopt;
+    const bool triton = name.starts_with("triton_");
+    if (it == kinds().end() && !triton) return std::nullopt;
     // A negative or absurd dimension, or rank, is a damaged file, not a shape: no cost rather than a wrong
     // one.
     for (const OperatorInput& in : inputs.dims) {
@@ -732,7 +739,8 @@ std::optional<OpCost> operatorCost(std::string_view name, const OperatorInputs& 
         for (std::int64_t d : in.shape)
             if (d < 0 || d > (std::int64_t(1) << 40)) return std::nullopt;
     }
-    const std::optional<OpCost> cost = costOf(it->second, name, Args{inputs});
+    const std::optional<OpCost> cost =
+        triton ? tritonKernelCost(inputs) : costOf(it->second, name, Args{inputs});
     if (cost &&
         !(std::isfinite(cost->flops) && std::isfinite(cost->bytes) && cost->flops >= 0 && cost->bytes >= 0))
         return std::nullopt;

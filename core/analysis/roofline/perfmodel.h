@@ -20,6 +20,7 @@ enum class OpFamily : std::uint8_t {
     Softmax,       // softmax and log-softmax, forward and backward
     Elementwise,   // unary and binary (with broadcasting)
     Reduction,     // sum, mean, max, norm, var, cumsum, ...
+    Triton, // a TorchInductor-generated Triton kernel, by its launch event (bytes; FLOPs when Inductor says)
 };
 const char* opFamilyName(OpFamily family);
 
@@ -44,6 +45,16 @@ bool isModelledOperator(std::string_view name);
 // The cost of one call; none when the op is not modelled or its inputs do not have the shapes the op takes.
 std::optional<OpCost> operatorCost(std::string_view name, const OperatorInputs& inputs);
 
+// A Triton kernel of TorchInductor, by the cpu_op named after it that launches it: its tensor arguments are
+// the kernel's inputs and outputs, and their sizes are the bytes it moves, as Inductor's own benchmark counts
+// them without `kernel_num_gb` (an in-place buffer counted once); FLOPs unknown (0). The caller replaces both
+// with the launch event's `kernel_num_gb` and `kernel_flop` where Inductor wrote them.
+std::optional<OpCost> tritonKernelCost(const OperatorInputs& inputs);
+// Inductor's own estimates on a launch event's args, into `cost`.
+void applyInductorEstimates(std::string_view argsJson, OpCost& cost);
+
+// The arithmetic of a profiler dtype name ("c10::BFloat16" → BF16; FP32 for what it does not know).
+ComputeType computeTypeOfDtype(std::string_view dtype);
 // Bytes per element of a profiler dtype name ("float", "c10::BFloat16", "c10::Float8_e4m3fn", "Scalar"), or
 // 0.
 int bytesPerElement(std::string_view dtype);

@@ -139,9 +139,13 @@ PerfModelReport perfModel(const TraceStore& store, TimeNs from, TimeNs to) {
             if (fresh) {
                 OperatorInputs inputs;
                 if (decoder.decode(text, inputs))
-                    if (const auto cost = operatorCost(store.strings().view(t.names[n.row]), inputs))
+                    if (auto cost = operatorCost(store.strings().view(t.names[n.row]), inputs)) {
+                        // A Triton kernel's bytes and FLOPs as Inductor estimated them, where it wrote them.
+                        if (cost->family == OpFamily::Triton)
+                            applyInductorEstimates(store.argsText({TrackId(ti), EventIndex(n.row)}), *cost);
                         known->second =
                             Costed{*cost, std::move(inputs.dimsText), std::move(inputs.typesText)};
+                    }
             }
             if (!known->second) {
                 ++report.unreadableCalls;
