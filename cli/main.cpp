@@ -131,6 +131,8 @@ struct SummaryArgs {
     std::optional<std::int64_t> step;    // ProfilerStep#N for the critical path; the median step without
     std::string inductorDir;             // where to look for the Triton kernels' generated code
     std::vector<std::string> outputCode; // compiled modules (output_code.py) of this run
+    std::uint64_t nruns = 0;             // compiled_module_profile.json: the runs it profiled
+    double wallMs = 0;                   // and the wall time per run the script printed
 };
 
 int runSummary(const SummaryArgs& args) {
@@ -155,6 +157,9 @@ int runSummary(const SummaryArgs& args) {
     std::string stepError;
     report->criticalPath = stepCriticalPath(*store, args.step, stepError);
     if (!report->criticalPath) return usage("summary: --step: " + stepError);
+    if (report->inductor.hasTriton && (args.nruns > 0 || args.wallMs > 0))
+        report->inductor.trace = inductorPerRun(
+            report->inductor.trace, std::max<std::uint64_t>(args.nruns, 1), TimeNs(args.wallMs * 1e6));
     if (report->inductor.hasTriton && (!args.inductorDir.empty() || !args.outputCode.empty()))
         report->inductor.sources = findKernelSources(*store, args.inductorDir, args.outputCode);
     if (json) {
@@ -298,6 +303,16 @@ int main(int argc, char** argv) {
                      "find the Triton kernels' generated code under DIR (an Inductor cache or debug folder)")
         ->type_name("DIR")
         ->check(CLI::ExistingDirectory);
+    summaryCommand
+        ->add_option("--nruns", summary.nruns,
+                     "the TorchInductor breakdown per run of a compiled_module_profile.json of N runs")
+        ->type_name("N")
+        ->check(CLI::PositiveNumber);
+    summaryCommand
+        ->add_option("--wall-ms", summary.wallMs,
+                     "the wall time per run Inductor's script printed: the breakdown's shares are of it")
+        ->type_name("MS")
+        ->check(CLI::PositiveNumber);
     summaryCommand
         ->add_option("--output-code", summary.outputCode, "a compiled module (output_code.py) of this run")
         ->type_name("FILE")

@@ -10,11 +10,13 @@
 #include "views/traceview.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -91,6 +93,18 @@ void TestCompiledPanel::treeIsTheReport() {
              QStringLiteral("triton_poi_fused__unsafe_view_mul_silu_2"));
     QVERIFY(panel->summary()->text().contains(QStringLiteral("94.47%")));
     QVERIFY(panel->summary()->text().contains(durationText(report.trace.wall)));
+    // A compiled_module_profile.json of 4 runs at 5 ms each: the script's table, per run.
+    panel->runsField()->setValue(4);
+    panel->wallField()->setValue(5.0);
+    const InductorBreakdown perRun = inductorPerRun(report.trace, 4, 5'000'000);
+    QVERIFY(panel->summary()->text().contains(durationText(5'000'000)));
+    QCOMPARE(tree->topLevelItem(0)->child(0)->text(2), durationText(perRun.categories[0].kernels[0].self));
+    QCOMPARE(tree->topLevelItem(0)->child(0)->text(3),
+             QString::number(perRun.percentOf(perRun.categories[0].kernels[0].self), 'f', 2) + "%");
+    panel->runsField()->setValue(1);
+    panel->wallField()->setValue(0);
+    QCOMPARE(tree->topLevelItem(0)->child(0)->text(2),
+             durationText(report.trace.categories[0].kernels[0].self));
 }
 
 void TestCompiledPanel::graphsAndJumps() {

@@ -24,6 +24,7 @@ class TestInductor : public QObject {
     void realCompiledTrace();
     void graphsFromMarkers();
     void summaryJson();
+    void perRun();
 };
 
 namespace {
@@ -231,6 +232,33 @@ void TestInductor::summaryJson() {
     const auto eagerReport =
         computeAnalysis(*eager, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name);
     QVERIFY(summaryToJson(eagerReport->summary, eagerReport.get()).find("\"inductor\"") == std::string::npos);
+}
+
+// A compiled_module_profile.json of N runs, with the wall time per run Inductor's script printed: each
+// kernel's self time and calls per run, every share of that wall time.
+void TestInductor::perRun() {
+    const auto store = loadRelative(compiledTrace);
+    const InductorReport r = inductorReport(*store);
+    const InductorBreakdown b = inductorPerRun(r.trace, 4, 5'000'000);
+    QCOMPARE(b.wall, TimeNs(5'000'000));
+    QCOMPARE(b.categories.size(), r.trace.categories.size());
+    TimeNs busy = 0;
+    for (std::size_t c = 0; c < b.categories.size(); ++c) {
+        TimeNs total = 0;
+        for (std::size_t k = 0; k < b.categories[c].kernels.size(); ++k) {
+            const InductorKernel& per = b.categories[c].kernels[k];
+            const InductorKernel& all = r.trace.categories[c].kernels[k];
+            QCOMPARE(per.self, (all.self + 2) / 4);
+            QCOMPARE(per.calls, (all.calls + 2) / 4);
+            total += per.self;
+        }
+        QCOMPARE(b.categories[c].total, total);
+        busy += total;
+    }
+    QCOMPARE(b.busy, busy);
+    QCOMPARE(b.percentOf(b.categories[0].kernels[0].self), 100.0 * double((527382 + 2) / 4) / 5e6);
+    // Without a wall time, the trace's own, per run.
+    QCOMPARE(inductorPerRun(r.trace, 2, 0).wall, (r.trace.wall + 1) / 2);
 }
 
 QTEST_GUILESS_MAIN(TestInductor)

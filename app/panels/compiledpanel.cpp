@@ -4,10 +4,12 @@
 #include "tables/rowsmodel.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -50,6 +52,23 @@ CompiledPanel::CompiledPanel(QWidget* parent) : AnalysisPanel(parent) {
     m_showCall->setToolTip(tr("Zoom the timeline to the chosen call (the first, for all calls)"));
     bar->addWidget(m_showCall);
     bar->addStretch(1);
+    // What Inductor's script printed for a compiled_module_profile.json: the whole trace per run.
+    const QString perRunTip = tr("For compiled_module_profile.json (python output_code.py -p): the runs it "
+                                 "profiled and the wall time per run the script printed; the whole trace's "
+                                 "breakdown then equals the script's table");
+    bar->addWidget(new QLabel(tr("Per run of"), this));
+    m_runs = new QSpinBox(this);
+    m_runs->setRange(1, 1000000);
+    m_runs->setSuffix(tr(" run(s)"));
+    m_runs->setToolTip(perRunTip);
+    bar->addWidget(m_runs);
+    m_wallMs = new QDoubleSpinBox(this);
+    m_wallMs->setRange(0, 1e9);
+    m_wallMs->setDecimals(3);
+    m_wallMs->setSuffix(tr(" ms wall"));
+    m_wallMs->setSpecialValueText(tr("the trace's wall"));
+    m_wallMs->setToolTip(perRunTip);
+    bar->addWidget(m_wallMs);
     layout->addLayout(bar);
     m_summary = new QLabel(this);
     m_summary->setTextFormat(Qt::RichText);
@@ -93,6 +112,8 @@ CompiledPanel::CompiledPanel(QWidget* parent) : AnalysisPanel(parent) {
         chooseBreakdown();
     });
     connect(m_call, &QComboBox::currentIndexChanged, this, &CompiledPanel::chooseBreakdown);
+    connect(m_runs, &QSpinBox::valueChanged, this, &CompiledPanel::chooseBreakdown);
+    connect(m_wallMs, &QDoubleSpinBox::valueChanged, this, &CompiledPanel::chooseBreakdown);
     connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
         if (item && item->parent()) emit highlightRequested(item->data(0, NameRole).toString());
     });
@@ -137,7 +158,11 @@ void CompiledPanel::chooseBreakdown() {
     }
     const InductorReport& r = m_result->inductor;
     const int graph = m_choice->currentIndex() - 1;
-    if (graph < 0 || graph >= int(r.graphs.size())) return showBreakdown(r.trace);
+    if (graph < 0 || graph >= int(r.graphs.size())) {
+        if (m_runs->value() == 1 && m_wallMs->value() == 0) return showBreakdown(r.trace);
+        return showBreakdown(
+            inductorPerRun(r.trace, std::uint64_t(m_runs->value()), TimeNs(m_wallMs->value() * 1e6)));
+    }
     const CompiledGraph& g = r.graphs[std::size_t(graph)];
     m_showCall->setEnabled(!g.callEvents.empty());
     const int call = m_call->currentIndex() - 1;

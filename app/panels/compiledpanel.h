@@ -3,6 +3,8 @@
 #include "panels/analysispanel.h"
 
 class QComboBox;
+class QDoubleSpinBox;
+class QSpinBox;
 class QLabel;
 class QPushButton;
 class QTreeWidget;
@@ -26,6 +28,10 @@ class CompiledPanel : public AnalysisPanel {
     QTreeWidget* tree() const { return m_tree; }
     QComboBox* callChoice() const { return m_call; }
     QPushButton* callButton() const { return m_showCall; }
+    // A compiled_module_profile.json of N runs (`python output_code.py -p`): the runs and the wall time per
+    // run the script printed turn the whole trace's breakdown into the script's table.
+    QSpinBox* runsField() const { return m_runs; }
+    QDoubleSpinBox* wallField() const { return m_wallMs; }
 
   private:
     void chooseBreakdown(); // after either choice changed
@@ -36,6 +42,8 @@ class CompiledPanel : public AnalysisPanel {
     QTreeWidget* m_tree;
     QComboBox* m_call;
     QPushButton* m_showCall;
+    QSpinBox* m_runs;
+    QDoubleSpinBox* m_wallMs;
 };
 
 } // namespace kinetoscope

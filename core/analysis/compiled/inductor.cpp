@@ -88,6 +88,24 @@ std::string graphName(const TraceStore& store, EventRef call) {
 
 } // namespace
 
+InductorBreakdown inductorPerRun(const InductorBreakdown& b, std::uint64_t nruns, TimeNs wallPerRun) {
+    if (nruns == 0) nruns = 1;
+    const auto perRun = [&](TimeNs t) { return TimeNs((t + TimeNs(nruns) / 2) / TimeNs(nruns)); };
+    InductorBreakdown r = b;
+    r.wall = wallPerRun > 0 ? wallPerRun : perRun(b.wall);
+    r.busy = 0;
+    for (InductorCategoryRow& row : r.categories) {
+        row.total = 0;
+        for (InductorKernel& k : row.kernels) {
+            k.self = perRun(k.self);
+            k.calls = (k.calls + nruns / 2) / nruns;
+            row.total += k.self;
+        }
+        r.busy += row.total;
+    }
+    return r;
+}
+
 int graphCallRank(std::string_view name) {
     if (name.starts_with("## Call CompiledFxGraph") && name.ends_with("##")) return 2;
     if (name.starts_with("Torch-Compiled Region: ") || name == "CompiledFunction" ||

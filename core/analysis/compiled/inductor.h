@@ -68,6 +68,12 @@ struct InductorReport {
     std::optional<KernelSourceSearch> sources;
 };
 
+// The breakdown as Inductor's script prints it for a profile of `nruns` runs of a compiled module
+// (compiled_module_profile.json, written by `python output_code.py -p`) whose wall time per run, measured
+// without the profiler, was `wallPerRun` (the script prints both): each kernel's self time and calls divided
+// by nruns (calls rounded to whole ones), every share taken of that wall time.
+InductorBreakdown inductorPerRun(const InductorBreakdown& b, std::uint64_t nruns, TimeNs wallPerRun);
+
 // What kind of compiled-graph call range a CPU slice's name makes it: 2 for Inductor's own call ranges
 // (`## Call CompiledFxGraph <hash> ##`), 1 for the older markers that stand in for them in traces without
 // those
