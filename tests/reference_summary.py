@@ -11,7 +11,9 @@ docs/DEFINITIONS.md defines, and compares them with what the CLI prints:
     nesting rule; key_averages' merge of an operator into a same-named only-child parent);
   - the steps (ProfilerStep#N moved to its GPU work by the TensorBoard plugin's rules, or the one activity step), and each
     device's GPU utilisation over the span from the first step's start to the last step's end (definition 3);
-  - each kernel's category and tensor-core flag, from the rules written out below (definitions 6 and 7).
+  - each kernel's category and tensor-core flag, from the rules written out below (definitions 6 and 7);
+  - TorchInductor's breakdown of every trace with a Triton kernel ("Compiled models"), as PyTorch's
+    parse_profile_event_list defines it.
 It is written from the definitions, not from the C++: where they disagree, one of them is wrong. A directory
 argument means every trace under it (*.json, *.json.gz) whose JSON is at most --max-mb (default 20) megabytes.
 Exit 1 on any difference.
@@ -318,6 +320,7 @@ def reference(events):
             clipped = [(max(a, lo), min(b, hi)) for a, b in iv if min(b, hi) > max(a, lo)]
             utilization[dev] = round(interval_union(clipped) / (hi - lo), 6) if hi > lo else 0.0
     return {
+        "inductor": inductor_reference(gpu),
         "events": len(xs),
         "kernels": {n: (len(d), sum(d), min(d), max(d), category(n), tensor_cores(n)) for n, d in kernels.items()},
         "gpu_busy": {dev: interval_union(iv) for dev, iv in busy.items()},
@@ -328,10 +331,62 @@ def reference(events):
     }
 
 
+# ---- TorchInductor's breakdown (definition "Compiled models"), as parse_profile_event_list in PyTorch's
+# torch/_inductor/wrapper_benchmark.py computes it: every GPU event (kernel, copy, memset) by name, its count and
+# summed duration; the category from the name; each category's kernels by self time; the busy time their sum.
+INDUCTOR_ORDER = ["triton_pointwise", "triton_reduction", "triton_persistent_reduction", "triton_unknown", "unknown"]
+
+
+def inductor_category(name):
+    if not name.startswith("triton_"):
+        return "unknown"
+    for prefix, cat in (("triton_poi", "triton_pointwise"), ("triton_red", "triton_reduction"),
+                        ("triton_per", "triton_persistent_reduction")):
+        if name.startswith(prefix):
+            return cat
+    return "triton_unknown"
+
+
+def inductor_reference(gpu):
+    if not any(name.startswith("triton_") for _, _, _, name, _, _ in gpu):
+        return None  # no Triton kernel: no report
+    by_name = defaultdict(lambda: [0, 0])
+    for start, end, _, name, _, _ in gpu:
+        by_name[name][0] += 1
+        by_name[name][1] += end - start
+    cats = defaultdict(list)
+    for name, (calls, total) in by_name.items():
+        cats[inductor_category(name)].append((name, calls, total))
+    out = []
+    for cat in INDUCTOR_ORDER:
+        if cat in cats:
+            ks = sorted(cats[cat], key=lambda k: (-k[2], k[0]))
+            out.append((cat, sum(k[2] for k in ks), tuple(ks)))
+    return (sum(c[1] for c in out), tuple(out))
+
+
+def inductor_from_cli(out):
+    block = out.get("inductor")
+    if block is None:
+        return None
+    b = block["trace"]
+    wall = ns(b["wall_us"])
+    cats = []
+    for c in b["categories"]:
+        ks = tuple((k["name"], k["calls"], ns(k["self_us"])) for k in c["kernels"])
+        # Each share is of the breakdown's wall time, to two decimals: checked here, where the wall is known.
+        for k in c["kernels"]:
+            if wall and abs(float(k["pct"]) - 100.0 * ns(k["self_us"]) / wall) > 0.0051:
+                return ("pct", k["name"], k["pct"])
+        cats.append((c["category"], ns(c["total_us"]), ks))
+    return (sum(c[1] for c in cats), tuple(cats))
+
+
 def from_cli(out):
     rows = lambda key: {o["name"]: (o["count"], ns(o["host_total_us"]), ns(o["host_self_us"]), ns(o["device_total_us"]),
                                     ns(o["device_self_us"])) for o in out.get(key, [])}
     return {
+        "inductor": inductor_from_cli(out),
         "events": out["events"],
         "kernels": {k["name"]: (k["count"], ns(k["total_us"]), ns(k["min_us"]), ns(k["max_us"]), k["category"],
                                 k["tensor_cores"]) for k in out["kernels"]},
