@@ -10,6 +10,8 @@
 #include <QProcess>
 #include <QTest>
 
+#include <cstdio>
+
 using namespace kinetoscope;
 
 class TestDiff : public QObject {
@@ -23,6 +25,9 @@ class TestDiff : public QObject {
     void cliPrintsTheSame();
     void cliErrors_data();
     void cliErrors();
+    void tritonStems_data();
+    void tritonStems();
+    void tritonKernelsAcrossCompiles();
 };
 
 namespace {
@@ -161,6 +166,93 @@ void TestDiff::cliErrors() {
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), code);
     QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains(message));
+}
+
+void TestDiff::tritonStems_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("stem");
+    QTest::newRow("pointwise") << "triton_poi_fused_add_mul_3"
+                               << "triton_poi_fused_add_mul";
+    QTest::newRow("two digits") << "triton_red_fused__native_batch_norm_legit_functional_16"
+                                << "triton_red_fused__native_batch_norm_legit_functional";
+    QTest::newRow("no index") << "triton_poi_fused_add"
+                              << "";
+    QTest::newRow("not triton") << "void at::native::vectorized_elementwise_kernel_3"
+                                << "";
+    QTest::newRow("only digits") << "triton_12"
+                                 << "triton";
+    QTest::newRow("ends in underscore") << "triton_"
+                                        << "";
+}
+
+void TestDiff::tritonStems() {
+    QFETCH(QString, name);
+    QFETCH(QString, stem);
+    QCOMPARE(QString::fromStdString(tritonKernelStem(name.toStdString())), stem);
+}
+
+// Two compiles of one model number their kernels apart (Inductor indexes them within each graph): the same
+// fused kernel under another index is one row, A's name beside it; an index that moved between two kernels
+// of the same fused ops stays apart (nothing says which is which).
+void TestDiff::tritonKernelsAcrossCompiles() {
+    const auto trace = [](std::initializer_list<std::pair<const char*, int>> kernels) {
+        std::string json = "[";
+        int ts = 0, corr = 0;
+        for (const auto& [name, dur] : kernels) {
+            char buf[512];
+            std::snprintf(
+                buf, sizeof buf,
+                R"(%s{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":%d,)"
+                R"("dur":2,"args":{"correlation":%d}},)"
+                R"({"ph":"X","cat":"kernel","name":"%s","pid":0,"tid":7,"ts":%d,"dur":%d,)"
+                R"("args":{"correlation":%d,"stream":7,"device":0}})",
+                corr ? "," : "", ts, corr + 1, name, ts + 5, dur, corr + 1);
+            json += buf;
+            ts += 100;
+            ++corr;
+        }
+        LoadResult r = test::loadText(json + "]");
+        if (!r.ok()) qFatal("%s", r.error.c_str());
+        return std::move(r.store);
+    };
+    const auto a = trace({{"triton_poi_fused_add_mul_3", 10},
+                          {"triton_red_fused_sum_1", 20},
+                          {"triton_poi_fused_cat_0", 5},
+                          {"triton_poi_fused_cat_1", 6},
+                          {"triton_poi_fused_relu_2", 7}});
+    const auto b = trace({{"triton_poi_fused_add_mul_5", 14},
+                          {"triton_red_fused_sum_1", 20},
+                          {"triton_poi_fused_cat_4", 5},
+                          {"triton_poi_fused_cat_6", 6},
+                          {"triton_per_fused_softmax_0", 9}});
+    const TraceDiff d = diffTraces(*a, *b);
+    const auto row = [&](const char* name) -> const DiffRow* {
+        for (const DiffRow& r : d.kernels)
+            if (r.name == name) return &r;
+        return nullptr;
+    };
+    const DiffRow* addMul = row("triton_poi_fused_add_mul_5");
+    QVERIFY(addMul);
+    QCOMPARE(addMul->nameA, std::string("triton_poi_fused_add_mul_3"));
+    QCOMPARE(addMul->deviceA, TimeNs(10000));
+    QCOMPARE(addMul->deviceB, TimeNs(14000));
+    QVERIFY(!row("triton_poi_fused_add_mul_3"));
+    QVERIFY(row("triton_red_fused_sum_1") && row("triton_red_fused_sum_1")->nameA.empty());
+    // Two cat kernels on each side: left unmatched.
+    for (const char* cat : {"triton_poi_fused_cat_0", "triton_poi_fused_cat_1"})
+        QVERIFY(row(cat) && row(cat)->onlyA());
+    for (const char* cat : {"triton_poi_fused_cat_4", "triton_poi_fused_cat_6"})
+        QVERIFY(row(cat) && row(cat)->onlyB());
+    QVERIFY(row("triton_poi_fused_relu_2")->onlyA());
+    QVERIFY(row("triton_per_fused_softmax_0")->onlyB());
+    // The JSON names A's kernel beside B's.
+    const QJsonArray kernels =
+        QJsonDocument::fromJson(QByteArray::fromStdString(diffToJson(d))).object()["kernels"].toArray();
+    bool named = false;
+    for (const QJsonValue& k : kernels)
+        if (k.toObject()["name"].toString() == "triton_poi_fused_add_mul_5")
+            named = k.toObject()["name_a"].toString() == "triton_poi_fused_add_mul_3";
+    QVERIFY(named);
 }
 
 QTEST_APPLESS_MAIN(TestDiff)

@@ -45,7 +45,15 @@ void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
         int c = 0;
         // Kernels by their short name, the full one in the tooltip; operators as they are.
         auto* name = new QTableWidgetItem(QString::fromStdString(host ? r.name : shortKernelName(r.name)));
-        name->setToolTip(QString::fromStdString(r.name));
+        name->setToolTip(r.nameA.empty()
+                             ? QString::fromStdString(r.name)
+                             : QObject::tr("%1\nin A: %2 (the same fused kernel, numbered apart by "
+                                           "the two compiles)")
+                                   .arg(QString::fromStdString(r.name), QString::fromStdString(r.nameA)));
+        if (!r.nameA.empty())
+            name->setText(
+                name->text() +
+                QObject::tr(" (A: …%1)").arg(QString::fromStdString(r.nameA.substr(r.nameA.rfind('_')))));
         name->setData(NameRole, QString::fromStdString(r.name));
         if (r.onlyA() || r.onlyB())
             name->setForeground(r.onlyB() ? QColor(0x04, 0x78, 0x57) : QColor(0xb9, 0x1c, 0x1c));

@@ -21,6 +21,15 @@ double DiffRow::percentChange() const {
     return 100.0 * double(b - a) / double(a);
 }
 
+std::string tritonKernelStem(std::string_view name) {
+    if (!name.starts_with("triton_")) return {};
+    std::size_t end = name.size();
+    while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9')
+        --end;
+    if (end == name.size() || end == 0 || name[end - 1] != '_') return {};
+    return std::string(name.substr(0, end - 1));
+}
+
 namespace {
 void sortByDelta(std::vector<DiffRow>& rows) {
     std::sort(rows.begin(), rows.end(), [](const DiffRow& x, const DiffRow& y) {
@@ -66,6 +75,23 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
         r.name = k.name;
         r.countB += k.count;
         r.deviceB += k.total;
+    }
+    // Two compiles of one model number their Triton kernels apart: a kernel only in A and one only in B whose
+    // names differ only in that number, and are the only such pair, are one kernel.
+    std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> byStem;
+    for (const auto& [name, row] : kernels) {
+        const std::string stem = tritonKernelStem(name);
+        if (stem.empty() || !(row.onlyA() || row.onlyB())) continue;
+        (row.onlyA() ? byStem[stem].first : byStem[stem].second).push_back(name);
+    }
+    for (const auto& [stem, names] : byStem) {
+        if (names.first.size() != 1 || names.second.size() != 1) continue;
+        DiffRow& b = kernels[names.second.front()];
+        const DiffRow& a = kernels[names.first.front()];
+        b.nameA = a.name;
+        b.countA = a.countA;
+        b.deviceA = a.deviceA;
+        kernels.erase(names.first.front());
     }
     for (auto& [name, row] : kernels)
         d.kernels.push_back(row);

@@ -13,6 +13,10 @@ namespace kinetoscope {
 // present in only one trace, and the step-time, breakdown and GPU-metric deltas. A is the baseline.
 struct DiffRow {
     std::string name;
+    // A TorchInductor kernel of B matched to one of A under another name: A's name (its numeric suffix moved
+    // between the two compiles; the fused ops, which the rest of the name spells, are the same). Empty when
+    // the names are equal.
+    std::string nameA;
     std::uint64_t countA = 0, countB = 0;
     TimeNs hostA = 0, hostB = 0;     // operators: host self; kernels: 0
     TimeNs deviceA = 0, deviceB = 0; // operators: device self; kernels: total
@@ -32,6 +36,9 @@ struct TraceDiff {
 };
 
 TraceDiff diffTraces(const TraceStore& a, const TraceStore& b);
+// "triton_poi_fused_add_mul" of "triton_poi_fused_add_mul_3": a generated kernel's name without the index
+// Inductor numbers it by within its graph; empty for a name that is not a Triton kernel's.
+std::string tritonKernelStem(std::string_view name);
 
 std::string diffToJson(const TraceDiff& diff);
 std::string diffToText(const TraceDiff& diff, std::size_t top);

@@ -87,12 +87,19 @@ const Columns<DiffRow>& diffColumns(bool host) {
                          .outputs = std::uint8_t(host ? Everywhere : InJson),
                          .textWidth = 58,
                          .fieldWidth = -60}};
-        if (!host)
+        if (!host) {
             c.push_back({.key = "display_name",
                          .title = "Name",
                          .value = [](const R& r) { return text(shortKernelName(r.name)); },
                          .textWidth = 58,
                          .fieldWidth = -60});
+            // A Triton kernel matched across two compiles: A's own name.
+            c.push_back({.key = "name_a",
+                         .title = "Name in A",
+                         .value = [](const R& r) { return r.nameA.empty() ? Cell::null() : text(r.nameA); },
+                         .outputs = InJson,
+                         .omitWhenEmpty = true});
+        }
         c.push_back({.key = "count_a",
                      .title = "Calls A",
                      .format = F::Count,
