@@ -195,18 +195,28 @@ void TestDiff::tritonStems() {
 // fused kernel under another index is one row, A's name beside it; an index that moved between two kernels
 // of the same fused ops stays apart (nothing says which is which).
 void TestDiff::tritonKernelsAcrossCompiles() {
-    const auto trace = [](std::initializer_list<std::pair<const char*, int>> kernels) {
+    // Each kernel launched by Inductor's launch event (a cpu_op named after it), with kernel_num_gb when
+    // given.
+    struct K {
+        const char* name;
+        int dur;
+        double gb = -1;
+    };
+    const auto trace = [](std::initializer_list<K> kernels) {
         std::string json = "[";
         int ts = 0, corr = 0;
-        for (const auto& [name, dur] : kernels) {
-            char buf[512];
+        for (const K& k : kernels) {
+            char gb[64] = "";
+            if (k.gb >= 0) std::snprintf(gb, sizeof gb, R"("kernel_num_gb":%g)", k.gb);
+            char buf[1024];
             std::snprintf(
                 buf, sizeof buf,
-                R"(%s{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":%d,)"
+                R"(%s{"ph":"X","cat":"cpu_op","name":"%s","pid":1,"tid":1,"ts":%d,"dur":10,"args":{%s}},)"
+                R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":%d,)"
                 R"("dur":2,"args":{"correlation":%d}},)"
                 R"({"ph":"X","cat":"kernel","name":"%s","pid":0,"tid":7,"ts":%d,"dur":%d,)"
                 R"("args":{"correlation":%d,"stream":7,"device":0}})",
-                corr ? "," : "", ts, corr + 1, name, ts + 5, dur, corr + 1);
+                corr ? "," : "", k.name, ts, gb, ts + 1, corr + 1, k.name, ts + 15, k.dur, corr + 1);
             json += buf;
             ts += 100;
             ++corr;
@@ -215,16 +225,20 @@ void TestDiff::tritonKernelsAcrossCompiles() {
         if (!r.ok()) qFatal("%s", r.error.c_str());
         return std::move(r.store);
     };
-    const auto a = trace({{"triton_poi_fused_add_mul_3", 10},
+    const auto a = trace({{"triton_poi_fused_add_mul_3", 10, 0.001},
                           {"triton_red_fused_sum_1", 20},
                           {"triton_poi_fused_cat_0", 5},
                           {"triton_poi_fused_cat_1", 6},
                           {"triton_poi_fused_relu_2", 7}});
-    const auto b = trace({{"triton_poi_fused_add_mul_5", 14},
+    const auto b = trace({{"triton_poi_fused_add_mul_5", 14, 0.001},
                           {"triton_red_fused_sum_1", 20},
                           {"triton_poi_fused_cat_4", 5},
                           {"triton_poi_fused_cat_6", 6},
                           {"triton_per_fused_softmax_0", 9}});
+    // Inductor's kernel_num_gb on the launch event: 1 MB in 10 us is 100 GB/s.
+    const KernelTable ka = kernelTable(*a);
+    for (const KernelTableRow& k : ka.rows)
+        QCOMPARE(k.achievedGbps, k.name == "triton_poi_fused_add_mul_3" ? 100.0 : 0.0);
     const TraceDiff d = diffTraces(*a, *b);
     const auto row = [&](const char* name) -> const DiffRow* {
         for (const DiffRow& r : d.kernels)
@@ -236,6 +250,8 @@ void TestDiff::tritonKernelsAcrossCompiles() {
     QCOMPARE(addMul->nameA, std::string("triton_poi_fused_add_mul_3"));
     QCOMPARE(addMul->deviceA, TimeNs(10000));
     QCOMPARE(addMul->deviceB, TimeNs(14000));
+    QCOMPARE(addMul->gbpsA, 100.0);
+    QVERIFY(std::abs(addMul->gbpsB - 0.001 / 14e-6) < 1e-9);
     QVERIFY(!row("triton_poi_fused_add_mul_3"));
     QVERIFY(row("triton_red_fused_sum_1") && row("triton_red_fused_sum_1")->nameA.empty());
     // Two cat kernels on each side: left unmatched.
@@ -249,9 +265,14 @@ void TestDiff::tritonKernelsAcrossCompiles() {
     const QJsonArray kernels =
         QJsonDocument::fromJson(QByteArray::fromStdString(diffToJson(d))).object()["kernels"].toArray();
     bool named = false;
-    for (const QJsonValue& k : kernels)
-        if (k.toObject()["name"].toString() == "triton_poi_fused_add_mul_5")
-            named = k.toObject()["name_a"].toString() == "triton_poi_fused_add_mul_3";
+    for (const QJsonValue& k : kernels) {
+        const QJsonObject o = k.toObject();
+        if (o["name"].toString() == "triton_poi_fused_add_mul_5")
+            named = o["name_a"].toString() == "triton_poi_fused_add_mul_3" &&
+                    o["achieved_gbps_a"].toDouble() == 100.0;
+        else
+            QVERIFY(!o.contains("name_a") && !o.contains("achieved_gbps_a"));
+    }
     QVERIFY(named);
 }
 

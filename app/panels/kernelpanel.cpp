@@ -1,5 +1,7 @@
 #include "panels/kernelpanel.h"
 
+#include <algorithm>
+
 #include "query/enclosing.h"
 #include "query/kernelshortname.h"
 
@@ -160,6 +162,14 @@ void KernelPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
         html.isEmpty() ? tr("<p>No operator in this scope launches three or more kernels.</p>") : html);
     m_view->setColumnHidden(KernelTableModel::Launch,
                             result->kernelGrouping != KernelGrouping::NameAndLaunch);
+    // Inductor's bandwidth and FLOP/s, where its estimates are in the trace (TORCHINDUCTOR_BENCHMARK_KERNEL=1
+    // or a trace augmented by profile_analysis).
+    const auto any = [&](double KernelTableRow::*field) {
+        return std::any_of(result->kernels.rows.begin(), result->kernels.rows.end(),
+                           [&](const KernelTableRow& r) { return r.*field > 0; });
+    };
+    m_view->setColumnHidden(KernelTableModel::Gbps, !any(&KernelTableRow::achievedGbps));
+    m_view->setColumnHidden(KernelTableModel::Tflops, !any(&KernelTableRow::achievedTflops));
     fitColumns(m_view);
     updateCategories();
 }

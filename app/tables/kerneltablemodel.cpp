@@ -5,7 +5,7 @@ namespace kinetoscope {
 KernelTableModel::KernelTableModel(QObject* parent)
     : RowsModel(kernelTableColumns(),
                 {"Name", "Category", "Calls", "Total", "Mean", "Min", "Max", "% GPU time", "Blocks per SM",
-                 "Est. occupancy", "Tensor cores", "Launch"},
+                 "Est. occupancy", "GB/s", "TFLOP/s", "Tensor cores", "Launch"},
                 parent) {
     Q_ASSERT(columnCount() == ColumnCount);
 }

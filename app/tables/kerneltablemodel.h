@@ -21,6 +21,8 @@ class KernelTableModel : public RowsModel<KernelTableRow> {
         GpuShare,
         BlocksPerSm,
         Occupancy,
+        Gbps, // Inductor's estimates: shown only when a row has them
+        Tflops,
         TensorCores,
         Launch,
         ColumnCount

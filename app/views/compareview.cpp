@@ -76,8 +76,25 @@ void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
                 ? QObject::tr("new time")
                 : QStringLiteral("%1%2%").arg(pct > 0 ? QStringLiteral("+") : QString()).arg(pct, 0, 'f', 1);
         table->setItem(int(i), c++, new NumberItem(change, std::isnan(pct) ? 1e9 : pct));
+        if (!host) // Inductor's estimates on each side (profile_analysis --diff's columns), hidden without
+                   // them
+            for (const double v : {r.gbpsA, r.gbpsB, r.tflopsA, r.tflopsB})
+                table->setItem(int(i), c++,
+                               new NumberItem(v > 0 ? QString::number(v, 'f', 1) : QString(), v));
     }
     table->setSortingEnabled(true);
+    if (!host) {
+        const int first = table->columnCount() - 4;
+        for (int col = first; col < table->columnCount(); ++col) {
+            bool any = false;
+            for (const DiffRow& r : rows)
+                any = any || (col == first       ? r.gbpsA
+                              : col == first + 1 ? r.gbpsB
+                              : col == first + 2 ? r.tflopsA
+                                                 : r.tflopsB) > 0;
+            table->setColumnHidden(col, !any);
+        }
+    }
 }
 
 QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
@@ -175,7 +192,8 @@ void CompareView::build() {
                                    tr("Host self B"), tr("Host self Δ"), tr("Device self A"),
                                    tr("Device self B"), tr("Device self Δ"), tr("Change")});
     m_kernels = makeTable(tabs, {tr("Kernel"), tr("Calls A"), tr("Calls B"), tr("Total A"), tr("Total B"),
-                                 tr("Total Δ"), tr("Change")});
+                                 tr("Total Δ"), tr("Change"), tr("GB/s A"), tr("GB/s B"), tr("TFLOP/s A"),
+                                 tr("TFLOP/s B")});
     fill(m_operators, m_diff->operators, true);
     fill(m_kernels, m_diff->kernels, false);
     m_operators->sortByColumn(8, Qt::DescendingOrder);

@@ -76,6 +76,18 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
         r.countB += k.count;
         r.deviceB += k.total;
     }
+    // Inductor's estimates, where either trace has them.
+    const auto estimates = [&](const TraceStore& store, bool sideA) {
+        for (const KernelTableRow& k : kernelTable(store).rows) {
+            if (k.achievedGbps <= 0 && k.achievedTflops <= 0) continue;
+            const auto it = kernels.find(k.name);
+            if (it == kernels.end()) continue;
+            (sideA ? it->second.gbpsA : it->second.gbpsB) = k.achievedGbps;
+            (sideA ? it->second.tflopsA : it->second.tflopsB) = k.achievedTflops;
+        }
+    };
+    estimates(a, true);
+    estimates(b, false);
     // Two compiles of one model number their Triton kernels apart: a kernel only in A and one only in B whose
     // names differ only in that number, and are the only such pair, are one kernel.
     std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> byStem;
@@ -91,6 +103,8 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
         b.nameA = a.name;
         b.countA = a.countA;
         b.deviceA = a.deviceA;
+        b.gbpsA = a.gbpsA;
+        b.tflopsA = a.tflopsA;
         kernels.erase(names.first.front());
     }
     for (auto& [name, row] : kernels)

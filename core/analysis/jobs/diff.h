@@ -20,6 +20,9 @@ struct DiffRow {
     std::uint64_t countA = 0, countB = 0;
     TimeNs hostA = 0, hostB = 0;     // operators: host self; kernels: 0
     TimeNs deviceA = 0, deviceB = 0; // operators: device self; kernels: total
+    // Kernels: Inductor's achieved GB/s and TFLOP/s on each side (KernelTableRow's), 0 without its estimates:
+    // the columns of `python -m torch._inductor.analysis.profile_analysis --diff`.
+    double gbpsA = 0, gbpsB = 0, tflopsA = 0, tflopsB = 0;
     bool onlyA() const { return countB == 0; }
     bool onlyB() const { return countA == 0; }
     TimeNs hostDelta() const { return hostB - hostA; }

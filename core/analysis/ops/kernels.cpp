@@ -33,6 +33,8 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
         std::uint64_t blocksCount = 0;
         double occupancyWeighted = 0;
         TimeNs occupancyTime = 0;
+        double gbpsSum = 0, tflopsSum = 0;
+        std::uint64_t gbpsCount = 0, tflopsCount = 0;
     };
     std::unordered_map<std::string, std::size_t> index;
     std::vector<Acc> accs;
@@ -42,6 +44,24 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
         KernelCategory category = KernelCategory::Other;
         bool tensorCores = false;
         std::string displayName;
+        bool estimates = false; // its first call carries Inductor's kernel_num_gb or kernel_flop
+    };
+    // Where Inductor's estimates of a call are: the kernel's own args (a trace augmented by
+    // profile_analysis), else the operator that launched it (Inductor's launch event, named after the
+    // kernel).
+    const auto estimatesOf = [&](EventRef kernel) {
+        std::pair<std::optional<double>, std::optional<double>> e{};
+        std::string_view args = store.argsText(kernel);
+        for (int tries = 0; tries < 2; ++tries) {
+            e = {argNumber(args, "kernel_num_gb"), argNumber(args, "kernel_flop")};
+            if (e.first || e.second) break;
+            const auto launch = store.launchOf(kernel);
+            if (!launch) break;
+            const auto op = store.track(launch->track).parentOf(launch->index.value);
+            if (!op) break;
+            args = store.argsText({launch->track, EventIndex(*op)});
+        }
+        return e;
     };
     std::unordered_map<std::uint32_t, NameFacts> byName; // by name id
     for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
@@ -53,7 +73,11 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
             const EventRef ref{TrackId(ti), EventIndex(r)};
             const std::string_view name = store.strings().view(t.names[r]);
             auto [nit, fresh] = byName.try_emplace(t.names[r].value);
-            if (fresh) nit->second = {kernelCategory(name), usesTensorCores(name), shortKernelName(name)};
+            if (fresh) {
+                nit->second = {kernelCategory(name), usesTensorCores(name), shortKernelName(name)};
+                const auto e = estimatesOf(ref);
+                nit->second.estimates = e.first || e.second;
+            }
             std::string key(name);
             std::string launch;
             const std::string_view args = store.argsText(ref);
@@ -103,6 +127,17 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
                 a.occupancyWeighted += *occ * double(dur);
                 a.occupancyTime += dur;
             }
+            if (nit->second.estimates && dur > 0) {
+                const auto [gb, flop] = estimatesOf(ref);
+                if (gb) {
+                    a.gbpsSum += *gb / (double(dur) * 1e-9);
+                    ++a.gbpsCount;
+                }
+                if (flop) {
+                    a.tflopsSum += *flop / (double(dur) * 1e-9) / 1e12;
+                    ++a.tflopsCount;
+                }
+            }
             table.byCategory[std::size_t(a.row.category)] += dur;
             table.totalKernelTime += dur;
             ++table.kernelCount;
@@ -111,6 +146,8 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
     for (Acc& a : accs) {
         a.row.meanBlocksPerSm = a.blocksCount ? a.blocksSum / double(a.blocksCount) : 0;
         a.row.achievedOccupancy = a.occupancyTime ? a.occupancyWeighted / double(a.occupancyTime) : 0;
+        a.row.achievedGbps = a.gbpsCount ? a.gbpsSum / double(a.gbpsCount) : 0;
+        a.row.achievedTflops = a.tflopsCount ? a.tflopsSum / double(a.tflopsCount) : 0;
         a.row.shareOfGpuTime =
             table.totalKernelTime ? double(a.row.total) / double(table.totalKernelTime) : 0;
         table.rows.push_back(std::move(a.row));

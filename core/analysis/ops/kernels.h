@@ -25,7 +25,12 @@ struct KernelTableRow {
     double meanBlocksPerSm = 0;   // mean over calls that report it (or grid size / SMs)
     double achievedOccupancy = 0; // duration-weighted mean of "est. achieved occupancy %", in %
     double shareOfGpuTime = 0;    // of all kernel time in range, 0..1
-    EventRef example;             // the longest call
+    // Inductor's estimates (kernel_num_gb, kernel_flop) on the kernel or its launching operator, over each
+    // call's duration, averaged over the calls that carry them (as torch._inductor.analysis.profile_analysis
+    // does); 0 without them.
+    double achievedGbps = 0;
+    double achievedTflops = 0;
+    EventRef example; // the longest call
     TimeNs mean() const { return count ? total / TimeNs(count) : 0; }
 };
 

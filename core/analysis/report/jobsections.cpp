@@ -138,6 +138,21 @@ const Columns<DiffRow>& diffColumns(bool host) {
             micros("total_us_a", "Total A", [](const R& r) { return r.deviceA; });
             micros("total_us_b", "Total B", [](const R& r) { return r.deviceB; });
             micros("delta_us", "Total Δ", [](const R& r) { return r.deviceDelta(); });
+            // Inductor's estimates on each side, where the traces carry them.
+            auto rate = [&c](std::string_view key, std::string_view title, double R::*field, int decimals) {
+                c.push_back(
+                    {.key = key,
+                     .title = title,
+                     .format = F::Fixed,
+                     .value = [field](const R& r) { return r.*field > 0 ? real(r.*field) : Cell::null(); },
+                     .outputs = InJson,
+                     .decimals = decimals,
+                     .omitWhenEmpty = true});
+            };
+            rate("achieved_gbps_a", "GB/s A", &R::gbpsA, 1);
+            rate("achieved_gbps_b", "GB/s B", &R::gbpsB, 1);
+            rate("achieved_tflops_a", "TFLOP/s A", &R::tflopsA, 2);
+            rate("achieved_tflops_b", "TFLOP/s B", &R::tflopsB, 2);
             delta("Total Δ", [](const R& r) { return r.deviceDelta(); });
             delta("", nullptr); // the host column, empty: kernels have no host time
         }

@@ -90,7 +90,8 @@ template <typename Row> struct Column {
     std::uint8_t outputs = Everywhere;
     int decimals = 0;
     std::string_view tip = {}; // the viewer's header tooltip
-    // JSON: leave the member out when its text is empty. Text: elide beyond this many bytes (0: never).
+    // JSON: leave the member out when it is null or empty text. Text: elide beyond this many bytes (0:
+    // never).
     bool omitWhenEmpty = false;
     std::size_t textWidth = 0;
     // Text in fixed columns (a table whose every text column gives one): printf's field width in bytes,
@@ -129,7 +130,8 @@ void writeRows(JsonWriter<std::string>& w, const Columns<Row>& columns, const st
         for (const Column<Row>& c : columns) {
             if (!(c.outputs & InJson)) continue;
             const Cell cell = c.value(rows[i]);
-            if (c.omitWhenEmpty && (cell.isNull() || cell.text.empty())) continue;
+            if (c.omitWhenEmpty && (cell.isNull() || (cell.kind == Cell::Kind::Text && cell.text.empty())))
+                continue;
             w.key(c.key);
             writeCell(w, c.format, c.decimals, cell);
         }
