@@ -53,6 +53,8 @@ void TestKernelSourceView::initTestCase() {
                                            "/tests/data/inductor/kernel_" + rmsNorm8 + ".py.gz"));
     m_trace = m_dir.filePath(QStringLiteral("trace.json"));
     writeFile(m_trace, R"([
+ {"ph": "X", "cat": "user_annotation", "name": "## Call CompiledFxGraph cl42lspc ##", "pid": 1, "tid": 1, "ts": 5,
+  "dur": 100},
  {"ph": "X", "cat": "cpu_op", "name": "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_8", "pid": 1, "tid": 1,
   "ts": 10, "dur": 20, "args": {"kernel_file": ")" +
                            m_kernelFile.toStdString() + R"(", "num_warps": 8,
@@ -100,6 +102,10 @@ void TestKernelSourceView::fromKernelToSource() {
                  html.contains(QStringLiteral("XBLOCK=1,R0_BLOCK=2048")),
              qPrintable(html));
     QVERIFY(html.contains(QStringLiteral("kernel-source:") + QString::fromLatin1(rmsNorm8)));
+    // The graph call it ran in, one click away.
+    QVERIFY2(view->details()->toPlainText().contains(
+                 QStringLiteral("In the graph call ## Call CompiledFxGraph cl42lspc ##")),
+             qPrintable(view->details()->toPlainText()));
     // The other kernel's file is gone: said plainly, with where it was looked for.
     view->details()->showEvent(silu);
     QVERIFY(view->details()->toPlainText().contains(

@@ -1,5 +1,6 @@
 #include "panels/detailspanel.h"
 
+#include "analysis/compiled/inductor.h"
 #include "analysis/ops/hosttree.h"
 #include "query/args.h"
 #include "query/enclosing.h"
@@ -115,6 +116,15 @@ QString DetailsPanel::generatedCodeHtml(EventRef ref) {
     if (!launch.kernelKwargs.empty()) config << esc(launch.kernelKwargs);
     if (!launch.grid.empty()) config << tr("grid %1").arg(esc(launch.grid));
     if (!config.isEmpty()) html += tr("Launched with %1<br/>").arg(config.join(QStringLiteral(", ")));
+    // The compiled graph whose call launched it (Inductor's `## Call CompiledFxGraph <hash> ##` range).
+    if (launchEvent.isValid()) {
+        const Track& lt = m_store.track(launchEvent.track);
+        for (auto p = lt.parentOf(launchEvent.index.value); p; p = lt.parentOf(*p))
+            if (graphCallRank(m_store.strings().view(lt.names[*p])) == 2) {
+                html += tr("In the graph call %1<br/>").arg(eventLink({launchEvent.track, EventIndex(*p)}));
+                break;
+            }
+    }
     const KernelSource* found = nullptr;
     if (m_sources)
         for (const KernelSource& k : m_sources->found)
