@@ -4,6 +4,7 @@
 // the file exists; a kernel whose file is gone says what was looked for, and a folder chosen once is
 // remembered for the trace. The trace is written here on purpose for that run (no corpus trace comes with its
 // code): its launch event names the run's kernel and its cache file, moved to a temporary folder.
+#include "analysis/compiled/inductorcode.h"
 #include "panels/detailspanel.h"
 #include "panels/kernelsourceview.h"
 #include "shell/mainwindow.h"
@@ -11,6 +12,7 @@
 #include "views/traceview.h"
 
 #include <QFile>
+#include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -25,6 +27,8 @@ class TestKernelSourceView : public QObject {
     void fromKernelToSource();
     void folderIsRemembered();
     void outputCodeAttaches();
+    void eachPyTorchVersion_data();
+    void eachPyTorchVersion();
 
   private:
     TraceView* open(const QString& path);
@@ -177,6 +181,59 @@ void TestKernelSourceView::outputCodeAttaches() {
     TraceView* again = open(trace);
     QVERIFY(again && again != view);
     QVERIFY(silu(again).contains(QStringLiteral("Fuses aten.silu, aten.mul")));
+}
+
+// The source window on the real code of each PyTorch version the reader knows: the kernel's lines marked and
+// the first of them at the top, what it fused when the file says.
+void TestKernelSourceView::eachPyTorchVersion_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<QString>("fuses"); // empty: the file does not say
+    QTest::newRow("2.0") << "output_code_pt20_sin_add.py.gz"
+                         << "triton__0"
+                         << "";
+    QTest::newRow("2.1") << "output_code_pt21dev_conv.py.gz"
+                         << "triton_poi_fused_convolution_0"
+                         << "aten.convolution";
+    QTest::newRow("2.3") << "output_code_pt23_mul_sum.py.gz"
+                         << "triton_poi_fused_add_1"
+                         << "aten.add";
+    QTest::newRow("2.6") << "output_code_pt26_lenet_bn.py.gz"
+                         << "triton_per_fused_addmm_5"
+                         << "aten.addmm";
+    QTest::newRow("2.7") << "output_code_pt27_llama_fwd.py.gz"
+                         << "triton_poi_fused_mul_silu_7"
+                         << "aten.silu, aten.mul";
+}
+
+void TestKernelSourceView::eachPyTorchVersion() {
+    QFETCH(QString, file);
+    QFETCH(QString, kernel);
+    QFETCH(QString, fuses);
+    const std::string text =
+        test::readText(std::string(KINETOSCOPE_SOURCE_DIR) + "/tests/data/inductor/" + file.toStdString());
+    const InductorCode code = parseInductorCode(text);
+    const InductorKernelSource* k = code.find(kernel.toStdString());
+    QVERIFY(k);
+    KernelSourceView view;
+    view.resize(1000, 700);
+    view.show();
+    view.showKernel({kernel.toStdString(), file.toStdString(), "compiled module", *k}, text, TritonLaunch{});
+    QTest::qWait(50);
+    QCOMPARE(view.markedLines(), std::make_pair(k->firstLine, k->lastLine));
+    QCOMPARE(view.firstVisibleLine(), k->firstLine);
+    // The marked text is the kernel's source, line for line.
+    const QStringList lines = view.sourceText().split(QLatin1Char('\n'));
+    QCOMPARE(lines.mid(k->firstLine - 1, k->lastLine - k->firstLine + 1).join(QLatin1Char('\n')) +
+                 QLatin1Char('\n'),
+             QString::fromStdString(text.substr(k->sourceBegin, k->sourceEnd - k->sourceBegin)));
+    QVERIFY(view.benchmarkCommand().isEmpty()); // no kernel file on this machine
+    const QString shown =
+        view.findChildren<QLabel*>().size() > 1 ? view.findChildren<QLabel*>()[1]->text() : QString();
+    if (fuses.isEmpty())
+        QVERIFY2(shown.contains(QStringLiteral("does not say what the kernel fused")), qPrintable(shown));
+    else
+        QVERIFY2(shown.contains(QStringLiteral("<b>Fuses</b> ") + fuses), qPrintable(shown));
 }
 
 QTEST_MAIN(TestKernelSourceView)
