@@ -5,18 +5,22 @@
 // remembered for the trace. The trace is written here on purpose for that run (no corpus trace comes with its
 // code): its launch event names the run's kernel and its cache file, moved to a temporary folder.
 #include "analysis/compiled/inductorcode.h"
+#include "panels/compiledpanel.h"
 #include "panels/detailspanel.h"
 #include "panels/kernelsourceview.h"
 #include "shell/mainwindow.h"
+#include "tables/tablecells.h"
 #include "testsupport.h"
 #include "views/traceview.h"
 
 #include <QFile>
 #include <QLabel>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
 
 using namespace kinetoscope;
 
@@ -27,6 +31,7 @@ class TestKernelSourceView : public QObject {
     void fromKernelToSource();
     void folderIsRemembered();
     void outputCodeAttaches();
+    void fromCompiledPanel();
     void eachPyTorchVersion_data();
     void eachPyTorchVersion();
 
@@ -181,6 +186,33 @@ void TestKernelSourceView::outputCodeAttaches() {
     TraceView* again = open(trace);
     QVERIFY(again && again != view);
     QVERIFY(silu(again).contains(QStringLiteral("Fuses aten.silu, aten.mul")));
+}
+
+// The Compiled panel's kernels lead to their code too: "Show source" for a kernel whose code was found.
+void TestKernelSourceView::fromCompiledPanel() {
+    TraceView* view = m_window->openTrace(m_trace);
+    QSignalSpy analysis(view, &TraceView::analysisReady);
+    QSignalSpy sources(view, &TraceView::kernelSourcesReady);
+    QVERIFY(QTest::qWaitFor([&] { return !analysis.isEmpty() && !sources.isEmpty(); }, 30000));
+    CompiledPanel* panel = view->compiledPanel();
+    QVERIFY(panel->hasContent());
+    QTreeWidget* tree = panel->tree();
+    QTreeWidgetItem *rms = nullptr, *silu = nullptr;
+    for (int c = 0; c < tree->topLevelItemCount(); ++c)
+        for (int k = 0; k < tree->topLevelItem(c)->childCount(); ++k) {
+            QTreeWidgetItem* item = tree->topLevelItem(c)->child(k);
+            const QString name = item->data(0, NameRole).toString();
+            if (name == QLatin1String(rmsNorm8)) rms = item;
+            if (name == QLatin1String("triton_poi_fused_mul_silu_7")) silu = item;
+        }
+    QVERIFY(rms && silu);
+    tree->setCurrentItem(silu);
+    QVERIFY(!panel->sourceButton()->isEnabled()); // its file is gone
+    tree->setCurrentItem(rms);
+    QVERIFY(panel->sourceButton()->isEnabled());
+    panel->sourceButton()->click();
+    QVERIFY(view->kernelSourceView() && view->kernelSourceView()->isVisible());
+    QVERIFY(view->kernelSourceView()->sourceText().contains(QLatin1String(rmsNorm8)));
 }
 
 // The source window on the real code of each PyTorch version the reader knows: the kernel's lines marked and

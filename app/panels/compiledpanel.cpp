@@ -51,6 +51,12 @@ CompiledPanel::CompiledPanel(QWidget* parent) : AnalysisPanel(parent) {
     m_showCall = new QPushButton(tr("Show call"), this);
     m_showCall->setToolTip(tr("Zoom the timeline to the chosen call (the first, for all calls)"));
     bar->addWidget(m_showCall);
+    m_showSource = new QPushButton(tr("Show source"), this);
+    m_showSource->setToolTip(
+        tr("The selected Triton kernel's generated code, where it was found (Details of a "
+           "kernel says where it was looked for)"));
+    m_showSource->setEnabled(false);
+    bar->addWidget(m_showSource);
     bar->addStretch(1);
     // What Inductor's script printed for a compiled_module_profile.json: the whole trace per run.
     const QString perRunTip = tr("For compiled_module_profile.json (python output_code.py -p): the runs it "
@@ -116,6 +122,11 @@ CompiledPanel::CompiledPanel(QWidget* parent) : AnalysisPanel(parent) {
     connect(m_wallMs, &QDoubleSpinBox::valueChanged, this, &CompiledPanel::chooseBreakdown);
     connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
         if (item && item->parent()) emit highlightRequested(item->data(0, NameRole).toString());
+        updateSourceButton();
+    });
+    connect(m_showSource, &QPushButton::clicked, this, [this] {
+        if (const QTreeWidgetItem* item = m_tree->currentItem(); item && item->parent())
+            emit kernelSourceRequested(item->data(0, NameRole).toString());
     });
     connect(m_tree, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem* item) {
         const EventRef ref = item->data(0, EventRole).value<EventRef>();
@@ -128,6 +139,22 @@ CompiledPanel::CompiledPanel(QWidget* parent) : AnalysisPanel(parent) {
         const std::size_t call = std::size_t(std::max(0, m_call->currentIndex() - 1));
         if (call < g.callEvents.size()) emit jumpRequested(g.callEvents[call]);
     });
+}
+
+void CompiledPanel::setKernelSources(std::shared_ptr<const KernelSourceSearch> sources) {
+    m_sources = std::move(sources);
+    updateSourceButton();
+}
+
+void CompiledPanel::updateSourceButton() {
+    const QTreeWidgetItem* item = m_tree->currentItem();
+    bool found = false;
+    if (m_sources && item && item->parent()) {
+        const std::string name = item->data(0, NameRole).toString().toStdString();
+        for (const KernelSource& k : m_sources->found)
+            found = found || k.kernel == name;
+    }
+    m_showSource->setEnabled(found);
 }
 
 bool CompiledPanel::hasContent() const {

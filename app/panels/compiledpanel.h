@@ -1,6 +1,9 @@
 #pragma once
 
+#include "analysis/compiled/kernelsources.h"
 #include "panels/analysispanel.h"
+
+#include <memory>
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -31,10 +34,17 @@ class CompiledPanel : public AnalysisPanel {
     // A compiled_module_profile.json of N runs (`python output_code.py -p`): the runs and the wall time per
     // run the script printed turn the whole trace's breakdown into the script's table.
     QSpinBox* runsField() const { return m_runs; }
+    // Where the trace's Triton kernels' code was found: the selected kernel's "Show source" opens it.
+    void setKernelSources(std::shared_ptr<const KernelSourceSearch> sources);
+    QPushButton* sourceButton() const { return m_showSource; }
     QDoubleSpinBox* wallField() const { return m_wallMs; }
+
+  signals:
+    void kernelSourceRequested(QString kernel);
 
   private:
     void chooseBreakdown(); // after either choice changed
+    void updateSourceButton();
     void showBreakdown(const InductorBreakdown& b);
     std::shared_ptr<const AnalysisResult> m_result;
     QComboBox* m_choice;
@@ -43,6 +53,8 @@ class CompiledPanel : public AnalysisPanel {
     QComboBox* m_call;
     QPushButton* m_showCall;
     QSpinBox* m_runs;
+    QPushButton* m_showSource;
+    std::shared_ptr<const KernelSourceSearch> m_sources;
     QDoubleSpinBox* m_wallMs;
 };
 

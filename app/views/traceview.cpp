@@ -256,6 +256,7 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     connect(m_details, &DetailsPanel::jumpRequested, m_timeline, &TimelineWidget::revealEvent);
     connect(m_details, &DetailsPanel::kernelFolderRequested, this, &TraceView::chooseKernelFolder);
     connect(m_details, &DetailsPanel::kernelSourceRequested, this, &TraceView::showKernelSource);
+    connect(m_compiled, &CompiledPanel::kernelSourceRequested, this, &TraceView::showKernelSource);
     findKernelSources(QSettings().value(kernelFolderKey()).toString());
     connect(m_timeline, &TimelineWidget::areaSelectionChanged, this, &TraceView::updateArea);
     connect(m_areaPanel, &AreaSummaryPanel::groupingChanged, this, &TraceView::updateArea);

@@ -3,6 +3,7 @@
 #include "views/traceview.h"
 
 #include "analysis/compiled/kernelsources.h"
+#include "panels/compiledpanel.h"
 #include "panels/detailspanel.h"
 #include "panels/kernelsourceview.h"
 #include "shell/backgroundjobs.h"
@@ -59,6 +60,7 @@ void TraceView::findKernelSources(const QString& folder) {
                 if (!self || generation != self->m_kernelSourceGeneration) return;
                 self->m_kernelSources = result;
                 self->m_details->setKernelSources(result, false);
+                self->m_compiled->setKernelSources(result);
                 emit self->kernelSourcesReady();
             },
             Qt::QueuedConnection);
