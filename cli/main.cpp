@@ -131,6 +131,7 @@ struct SummaryArgs {
     std::optional<std::int64_t> step;    // ProfilerStep#N for the critical path; the median step without
     std::string inductorDir;             // where to look for the Triton kernels' generated code
     std::vector<std::string> outputCode; // compiled modules (output_code.py) of this run
+    std::string sections;                // --sections a,b (JSON); empty: what --by says
     std::uint64_t nruns = 0;             // compiled_module_profile.json: the runs it profiled
     double wallMs = 0;                   // and the wall time per run the script printed
 };
@@ -147,16 +148,32 @@ int runSummary(const SummaryArgs& args) {
     std::string sortError;
     if (!json && !sort.empty() && !summaryToText(Summary{}, options, sortError)) return usage(sortError);
 
+    // What the JSON is asked for: --sections, else the table --by names, else everything. The text prints the
+    // whole report.
+    ReportSections sections = allReportSections();
+    if (json && !args.sections.empty()) {
+        std::string sectionError;
+        const auto parsed = parseReportSections(args.sections, sectionError);
+        if (!parsed) return usage("summary: --sections: " + sectionError);
+        sections = *parsed;
+    } else if (json && by != "both") {
+        sections.reset();
+        sections.set(std::size_t(by == "kernel" ? ReportSection::Kernels : ReportSection::Operators));
+    }
+    if (!json && !args.sections.empty()) return usage("summary: --sections goes with --json");
+
     double seconds = 0;
     auto store = load(path, seconds);
     if (!store) return 1;
-    // The one report the viewer's panels show too.
+    // The one report the viewer's panels show too, or the part of it asked for.
     const auto report = computeAnalysis(
         *store, std::nullopt, by == "op+shape" ? OperatorGrouping::NameAndShape : OperatorGrouping::Name,
-        KernelGrouping::Name);
+        KernelGrouping::Name, sections);
     std::string stepError;
-    report->criticalPath = stepCriticalPath(*store, args.step, stepError);
-    if (!report->criticalPath) return usage("summary: --step: " + stepError);
+    if (has(sections, ReportSection::CriticalPath)) {
+        report->criticalPath = stepCriticalPath(*store, args.step, stepError);
+        if (!report->criticalPath) return usage("summary: --step: " + stepError);
+    }
     if (report->inductor.hasTriton && (args.nruns > 0 || args.wallMs > 0))
         report->inductor.trace = inductorPerRun(
             report->inductor.trace, std::max<std::uint64_t>(args.nruns, 1), TimeNs(args.wallMs * 1e6));
@@ -298,6 +315,11 @@ int main(int argc, char** argv) {
         ->add_option("--step", summary.step,
                      "the critical path of ProfilerStep#N (default: the step of median length)")
         ->type_name("N");
+    summaryCommand
+        ->add_option("--sections", summary.sections,
+                     "with --json, only these sections, comma-separated: overview, ops, kernels, memory, "
+                     "recommendations, distributed, gpu_waits, sequences, roofline, inductor, critical_path")
+        ->type_name("A,B");
     summaryCommand
         ->add_option("--inductor-dir", summary.inductorDir,
                      "find the Triton kernels' generated code under DIR (an Inductor cache or debug folder)")

@@ -8,10 +8,14 @@ namespace kinetoscope {
 
 std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
                                                 std::optional<std::pair<TimeNs, TimeNs>> scope,
-                                                OperatorGrouping operators, KernelGrouping kernels) {
+                                                OperatorGrouping operators, KernelGrouping kernels,
+                                                ReportSections sections) {
     const auto started = std::chrono::steady_clock::now();
     auto r = std::make_shared<AnalysisResult>();
     r->scope = scope;
+    r->sections = sections;
+    const auto wants = [&](ReportSection s) { return has(sections, s); };
+    const bool advice = wants(ReportSection::Recommendations);
     r->operatorGrouping = operators;
     r->kernelGrouping = kernels;
     const TimeNs from = scope ? scope->first : INT64_MIN;
@@ -22,27 +26,30 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
         true,
         [&] {
             r->summary = summarize(store, operators, from, to);
-            r->perfModel = perfModel(store, from, to);
+            if (wants(ReportSection::Roofline) || advice) r->perfModel = perfModel(store, from, to);
         },
         [&] {
-            r->overview = computeOverview(store, from, to);
-            r->kernels = kernelTable(store, kernels, from, to);
-            r->memory = analyzeMemory(store, from, to);
+            if (wants(ReportSection::Overview) || advice) r->overview = computeOverview(store, from, to);
+            if (wants(ReportSection::Kernels)) r->kernels = kernelTable(store, kernels, from, to);
+            if (wants(ReportSection::Memory)) r->memory = analyzeMemory(store, from, to);
             r->facts = runFacts(store);
-            r->gpuTime = gpuTimeBreakdown(store, scope);
-            r->kernelSequences = kernelSequences(store, {}, 3, from, to);
-            r->modules = moduleTree(store, from, to);
-            r->inductor = inductorReport(store, from, to);
-            r->gpuIdle = gpuIdleBreakdown(store, scope);
-            r->launches = launchStatistics(store, scope);
-            r->queues = gpuQueues(store);
+            const bool waits = wants(ReportSection::GpuWaits);
+            if (waits) r->gpuTime = gpuTimeBreakdown(store, scope);
+            if (wants(ReportSection::Sequences)) r->kernelSequences = kernelSequences(store, {}, 3, from, to);
+            if (sections.all()) r->modules = moduleTree(store, from, to);
+            if (wants(ReportSection::Inductor)) r->inductor = inductorReport(store, from, to);
+            if (waits) r->gpuIdle = gpuIdleBreakdown(store, scope);
+            if (waits) r->launches = launchStatistics(store, scope);
+            if (waits || advice) r->queues = gpuQueues(store);
             for (StreamQueue& q : r->queues)
                 q.length = {}; // the lanes draw the series; the report keeps the figures
-            if (!scope) r->distributed = rankFigures(store);
+            if (!scope && wants(ReportSection::Distributed)) r->distributed = rankFigures(store);
         });
-    addQueueRecommendations(r->overview, r->queues);
-    for (Recommendation& rec : perfModelRecommendations(store, r->perfModel))
-        r->overview.recommendations.push_back(std::move(rec));
+    if (advice) {
+        addQueueRecommendations(r->overview, r->queues);
+        for (Recommendation& rec : perfModelRecommendations(store, r->perfModel))
+            r->overview.recommendations.push_back(std::move(rec));
+    }
     for (const StepRange& s : r->overview.steps) {
         r->stepNames.push_back(stepLabel(store, s, scope.has_value()));
     }

@@ -12,6 +12,7 @@
 #include "analysis/ops/modules.h"
 #include "analysis/ops/summary.h"
 #include "analysis/overview/overview.h"
+#include "analysis/report/reportsections.h"
 #include "analysis/roofline/roofline.h"
 
 #include <memory>
@@ -26,6 +27,7 @@ namespace kinetoscope {
 // runs them on two threads (the viewer calls it off its UI thread).
 struct AnalysisResult {
     std::optional<std::pair<TimeNs, TimeNs>> scope; // none: the whole trace
+    ReportSections sections = allReportSections();  // what was computed (the rest is left empty)
     OperatorGrouping operatorGrouping = OperatorGrouping::Name;
     KernelGrouping kernelGrouping = KernelGrouping::Name;
     Summary summary;
@@ -48,8 +50,11 @@ struct AnalysisResult {
     double seconds = 0;
 };
 
+// Only the analyses `sections` need (the viewer asks for all of them; the module tree, which only it shows,
+// comes with all of them only).
 std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
                                                 std::optional<std::pair<TimeNs, TimeNs>> scope,
-                                                OperatorGrouping operators, KernelGrouping kernels);
+                                                OperatorGrouping operators, KernelGrouping kernels,
+                                                ReportSections sections = allReportSections());
 
 } // namespace kinetoscope

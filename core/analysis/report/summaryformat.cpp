@@ -230,7 +230,45 @@ std::string criticalPathText(const StepCriticalPath& cp) {
     return out;
 }
 
+void writeOverview(JsonWriter<std::string>& w, const AnalysisResult& report);
+void writeMemoryPeaks(JsonWriter<std::string>& w, const AnalysisResult& report);
+void writeGpuWaits(JsonWriter<std::string>& w, const AnalysisResult& report);
+
 void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
+    const Overview& ov = report.overview;
+    const auto wants = [&](ReportSection section) { return has(report.sections, section); };
+    if (wants(ReportSection::Overview)) writeOverview(w, report);
+    if (wants(ReportSection::Kernels)) {
+        w.key("kernel_categories_us");
+        w.beginObject();
+        for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
+            if (report.kernels.byCategory[c] == 0) continue;
+            w.microsField(kernelCategoryName(KernelCategory(c)), report.kernels.byCategory[c]);
+        }
+        w.endObject();
+    }
+    if (wants(ReportSection::Memory)) writeMemoryPeaks(w, report);
+    if (wants(ReportSection::Recommendations)) {
+        w.key("recommendations");
+        writeRows(w, recommendationColumns(), ov.recommendations, rowPerLine);
+    }
+    if (wants(ReportSection::Distributed)) {
+        w.key("distributed");
+        writeRankFigures(w, report.distributed);
+    }
+    if (wants(ReportSection::GpuWaits)) writeGpuWaits(w, report);
+    if (wants(ReportSection::Sequences)) {
+        // The sequences of GPU work operators launch, the 20 that take the most GPU time.
+        w.key("kernel_sequences");
+        writeRows(w, kernelSequenceColumns(), report.kernelSequences, rowPerLine, 20);
+    }
+    if (wants(ReportSection::Roofline)) writePerfModel(w, report.perfModel);
+    if (wants(ReportSection::Inductor) && report.inductor.hasTriton) writeInductor(w, report.inductor);
+    if (wants(ReportSection::CriticalPath) && report.criticalPath) writeCriticalPath(w, *report.criticalPath);
+}
+
+// The overview's members: steps, GPU utilisation and metrics, the step-time breakdown.
+void writeOverview(JsonWriter<std::string>& w, const AnalysisResult& report) {
     const Overview& ov = report.overview;
     std::vector<NamedStep> steps;
     for (std::size_t i = 0; i < ov.steps.size(); ++i)
@@ -262,13 +300,10 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
         w.microsField(breakdownCategoryName(BreakdownCategory(c)), ov.breakdownTotal[c]);
     }
     w.endObject();
-    w.key("kernel_categories_us");
-    w.beginObject();
-    for (std::size_t c = 0; c < kernelCategoryCount; ++c) {
-        if (report.kernels.byCategory[c] == 0) continue;
-        w.microsField(kernelCategoryName(KernelCategory(c)), report.kernels.byCategory[c]);
-    }
-    w.endObject();
+}
+
+// Each device's memory peaks.
+void writeMemoryPeaks(JsonWriter<std::string>& w, const AnalysisResult& report) {
     w.key("memory");
     w.beginObject();
     for (const auto& [device, peak] : report.memory.peaks) {
@@ -287,10 +322,10 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
         w.endObject();
     }
     w.endObject();
-    w.key("recommendations");
-    writeRows(w, recommendationColumns(), ov.recommendations, rowPerLine);
-    w.key("distributed");
-    writeRankFigures(w, report.distributed);
+}
+
+// Where the GPUs wait: idle time, the temporal breakdown, the launch queues, launch statistics.
+void writeGpuWaits(JsonWriter<std::string>& w, const AnalysisResult& report) {
     w.key("gpu_idle");
     writeRows(w, gpuIdleColumns(), report.gpuIdle, rowPerLine);
     w.key("temporal_breakdown");
@@ -320,12 +355,6 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
     w.numField("long_delays", std::uint64_t(ls.longDelays.size()));
     w.endObject();
     w.endObject();
-    // The sequences of GPU work operators launch, the 20 that take the most GPU time.
-    w.key("kernel_sequences");
-    writeRows(w, kernelSequenceColumns(), report.kernelSequences, rowPerLine, 20);
-    writePerfModel(w, report.perfModel);
-    if (report.inductor.hasTriton) writeInductor(w, report.inductor);
-    if (report.criticalPath) writeCriticalPath(w, *report.criticalPath);
 }
 } // namespace
 
@@ -344,10 +373,15 @@ std::string summaryToJson(const Summary& s, const AnalysisResult* report) {
     JsonWriter w(out);
     w.beginObject(topLevel);
     w.numField("events", s.events);
-    w.key("kernels");
-    writeRows(w, kernelColumns(), s.kernels, rowPerLine);
-    writeOperatorRows(w, "operators", s.operators);
-    writeOperatorRows(w, "annotations", s.annotations);
+    const ReportSections sections = report ? report->sections : allReportSections();
+    if (has(sections, ReportSection::Kernels)) {
+        w.key("kernels");
+        writeRows(w, kernelColumns(), s.kernels, rowPerLine);
+    }
+    if (has(sections, ReportSection::Operators)) {
+        writeOperatorRows(w, "operators", s.operators);
+        writeOperatorRows(w, "annotations", s.annotations);
+    }
     w.key("gpu_busy_us");
     w.beginObject();
     for (const auto& [device, busy] : s.gpuBusy) {
