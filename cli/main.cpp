@@ -131,7 +131,7 @@ struct SummaryArgs {
     std::optional<std::int64_t> step;    // ProfilerStep#N for the critical path; the median step without
     std::string inductorDir;             // where to look for the Triton kernels' generated code
     std::vector<std::string> outputCode; // compiled modules (output_code.py) of this run
-    std::string sections;                // --sections a,b (JSON); empty: what --by says
+    std::string sections;                // --sections a,b; empty: what --by says
     std::uint64_t nruns = 0;             // compiled_module_profile.json: the runs it profiled
     double wallMs = 0;                   // and the wall time per run the script printed
 };
@@ -148,19 +148,19 @@ int runSummary(const SummaryArgs& args) {
     std::string sortError;
     if (!json && !sort.empty() && !summaryToText(Summary{}, options, sortError)) return usage(sortError);
 
-    // What the JSON is asked for: --sections, else the table --by names, else everything. The text prints the
-    // whole report.
+    // What is asked for: --sections, else the table --by names (and the run header), else everything.
     ReportSections sections = allReportSections();
-    if (json && !args.sections.empty()) {
+    if (!args.sections.empty()) {
         std::string sectionError;
         const auto parsed = parseReportSections(args.sections, sectionError);
         if (!parsed) return usage("summary: --sections: " + sectionError);
         sections = *parsed;
-    } else if (json && by != "both") {
+    } else if (by != "both") {
         sections.reset();
         sections.set(std::size_t(by == "kernel" ? ReportSection::Kernels : ReportSection::Operators));
     }
-    if (!json && !args.sections.empty()) return usage("summary: --sections goes with --json");
+    options.showOperators = options.showOperators && has(sections, ReportSection::Operators);
+    options.showKernels = options.showKernels && has(sections, ReportSection::Kernels);
 
     double seconds = 0;
     auto store = load(path, seconds);
@@ -317,7 +317,7 @@ int main(int argc, char** argv) {
         ->type_name("N");
     summaryCommand
         ->add_option("--sections", summary.sections,
-                     "with --json, only these sections, comma-separated: overview, ops, kernels, memory, "
+                     "only these sections, comma-separated: overview, ops, kernels, memory, "
                      "recommendations, distributed, gpu_waits, sequences, roofline, inductor, critical_path")
         ->type_name("A,B");
     summaryCommand

@@ -109,6 +109,18 @@ void TestReportSections::cli() {
     const QJsonObject o = QJsonDocument::fromJson(two).object();
     QVERIFY(o.contains(QStringLiteral("inductor")) && o.contains(QStringLiteral("perf_model")));
     QVERIFY(!o.contains(QStringLiteral("kernels")) && !o.contains(QStringLiteral("steps")));
+    // The text likewise: the run header and the table asked for, nothing else computed or printed.
+    const auto [text, e4] = run({QStringLiteral("--by"), QStringLiteral("kernel")}, code);
+    QCOMPARE(code, 0);
+    QVERIFY(text.startsWith("Run\n") && text.contains("Kernels (8 of 8)"));
+    for (const char* absent :
+         {"Steps:", "Recommendations", "Operators (", "Roofline", "TorchInductor breakdown", "Critical path"})
+        QVERIFY2(!text.contains(absent), absent);
+    const auto [compiled, e5] =
+        run({QStringLiteral("--sections"), QStringLiteral("inductor,recommendations")}, code);
+    QCOMPARE(code, 0);
+    QVERIFY(compiled.contains("TorchInductor breakdown (trace)") && compiled.contains("[max_autotune]"));
+    QVERIFY(!compiled.contains("Kernels (") && !compiled.contains("Operators ("));
     const auto [bad, e3] =
         run({QStringLiteral("--json"), QStringLiteral("--sections"), QStringLiteral("gpu")}, code);
     QCOMPARE(code, 2);

@@ -537,23 +537,9 @@ std::string importReport(const TraceStore& store, double loadSeconds) {
 
 namespace kinetoscope {
 
-std::string reportToText(const TraceStore& store, const AnalysisResult& report) {
-    const Overview& ov = report.overview;
-    std::string out;
+// The overview's lines: the steps, the step-time breakdown and each GPU's metrics.
+static void appendOverviewText(std::string& out, const Overview& ov) {
     auto line = [&](const char* fmt, auto... args) { appendFormatted(out, fmt, args...); };
-    const RunFacts facts = runFacts(store);
-    if (!facts.devices.empty() || !facts.facts.empty()) {
-        out += "Run\n";
-        for (const DeviceProperties& d : facts.devices) {
-            line("  GPU %lld: %s, %.1f GiB, %lld SMs, compute %lld.%lld\n", static_cast<long long>(d.id),
-                 d.name.c_str(), double(d.totalGlobalMem) / double(1ll << 30),
-                 static_cast<long long>(d.numSms), static_cast<long long>(d.computeMajor),
-                 static_cast<long long>(d.computeMinor));
-        }
-        for (const auto& [k, v] : facts.facts)
-            line("  %s: %s\n", k.c_str(), v.c_str());
-        out += "\n";
-    }
     line("Steps: %zu%s, mean %s, median %s, min %s, max %s, %.2f steps/s\n", ov.steps.size(),
          ov.syntheticStep ? " (no ProfilerStep: one activity step, from the first CPU op or Python frame to "
                             "the end of the GPU work it launched)"
@@ -580,6 +566,29 @@ std::string reportToText(const TraceStore& store, const AnalysisResult& report) 
              static_cast<long long>(g.device), g.utilization * 100, g.busyOfWall * 100, sm, occ,
              g.tensorCoreShare * 100);
     }
+}
+
+std::string reportToText(const TraceStore& store, const AnalysisResult& report) {
+    const Overview& ov = report.overview;
+    std::string out;
+    auto line = [&](const char* fmt, auto... args) { appendFormatted(out, fmt, args...); };
+    const RunFacts facts = runFacts(store);
+    if (!facts.devices.empty() || !facts.facts.empty()) {
+        out += "Run\n";
+        for (const DeviceProperties& d : facts.devices) {
+            line("  GPU %lld: %s, %.1f GiB, %lld SMs, compute %lld.%lld\n", static_cast<long long>(d.id),
+                 d.name.c_str(), double(d.totalGlobalMem) / double(1ll << 30),
+                 static_cast<long long>(d.numSms), static_cast<long long>(d.computeMajor),
+                 static_cast<long long>(d.computeMinor));
+        }
+        for (const auto& [k, v] : facts.facts)
+            line("  %s: %s\n", k.c_str(), v.c_str());
+        out += "\n";
+    }
+    // Only the sections computed (summary --by, --sections): what was not computed is left out, not shown
+    // empty.
+    const auto wants = [&](ReportSection section) { return has(report.sections, section); };
+    if (wants(ReportSection::Overview)) appendOverviewText(out, ov);
     if (report.kernels.totalKernelTime > 0) {
         out += "Kernel time by category:";
         bool first = true;
@@ -643,15 +652,14 @@ std::string reportToText(const TraceStore& store, const AnalysisResult& report) 
         line("  %s ×%llu, GPU %s: %s\n", k.op.c_str(), static_cast<unsigned long long>(k.count),
              formatDuration(k.gpuTime).c_str(), kernels.c_str());
     }
-    out += perfModelText(report.perfModel);
+    if (wants(ReportSection::Roofline)) out += perfModelText(report.perfModel);
     if (report.inductor.hasTriton) out += inductorText(report.inductor);
     if (report.criticalPath) out += criticalPathText(*report.criticalPath);
-    if (ov.recommendations.empty())
-        out += "Recommendations: none\n";
-    else
-        out += "Recommendations:\n";
-    for (const Recommendation& r : ov.recommendations)
-        line("  [%s] %s\n      %s\n", r.id.c_str(), r.title.c_str(), r.evidence.c_str());
+    if (wants(ReportSection::Recommendations)) {
+        out += ov.recommendations.empty() ? "Recommendations: none\n" : "Recommendations:\n";
+        for (const Recommendation& r : ov.recommendations)
+            line("  [%s] %s\n      %s\n", r.id.c_str(), r.title.c_str(), r.evidence.c_str());
+    }
     return out;
 }
 
