@@ -1,5 +1,7 @@
 #include "panels/detailspanel.h"
 
+#include "panels/kernelsourceview.h"
+
 #include "analysis/compiled/inductor.h"
 #include "analysis/ops/hosttree.h"
 #include "query/args.h"
@@ -109,13 +111,8 @@ QString DetailsPanel::generatedCodeHtml(EventRef ref) {
     if (!launchEvent.isValid() && !isGpuCategory(m_store.categoryOf(ref).kind)) return {};
     const TritonLaunch launch = tritonLaunchAt(m_store, launchEvent);
     QString html = QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Generated code"));
-    QStringList config;
-    if (launch.numWarps) config << tr("%1 warps").arg(*launch.numWarps);
-    if (launch.numStages)
-        config << (*launch.numStages == 1 ? tr("1 stage") : tr("%1 stages").arg(*launch.numStages));
-    if (!launch.kernelKwargs.empty()) config << esc(launch.kernelKwargs);
-    if (!launch.grid.empty()) config << tr("grid %1").arg(esc(launch.grid));
-    if (!config.isEmpty()) html += tr("Launched with %1<br/>").arg(config.join(QStringLiteral(", ")));
+    if (const QString config = launchConfigText(launch); !config.isEmpty())
+        html += tr("Launched with %1<br/>").arg(config.toHtmlEscaped());
     // The compiled graph whose call launched it (Inductor's `## Call CompiledFxGraph <hash> ##` range).
     if (launchEvent.isValid()) {
         const Track& lt = m_store.track(launchEvent.track);

@@ -62,6 +62,17 @@ QString joined(const std::vector<std::string>& items) {
 
 } // namespace
 
+QString launchConfigText(const TritonLaunch& launch) {
+    QStringList config;
+    if (launch.numWarps) config << QObject::tr("%1 warps").arg(*launch.numWarps);
+    if (launch.numStages)
+        config << (*launch.numStages == 1 ? QObject::tr("1 stage")
+                                          : QObject::tr("%1 stages").arg(*launch.numStages));
+    if (!launch.kernelKwargs.empty()) config << QString::fromStdString(launch.kernelKwargs);
+    if (!launch.grid.empty()) config << QObject::tr("grid %1").arg(QString::fromStdString(launch.grid));
+    return config.join(QStringLiteral(", "));
+}
+
 QString benchmarkCommandFor(const std::string& kernelFile) {
     if (kernelFile.empty() || !QFileInfo(QString::fromStdString(kernelFile)).isFile()) return {};
     const QString file = QString::fromStdString(kernelFile);
@@ -96,12 +107,7 @@ KernelSourceView::KernelSourceView(QWidget* parent) : QWidget(parent) {
 void KernelSourceView::showKernel(const KernelSource& source, const std::string& text,
                                   const TritonLaunch& launch) {
     const InductorKernelSource& k = source.code;
-    QStringList config;
-    if (launch.numWarps) config << tr("%1 warps").arg(*launch.numWarps);
-    if (launch.numStages)
-        config << (*launch.numStages == 1 ? tr("1 stage") : tr("%1 stages").arg(*launch.numStages));
-    if (!launch.kernelKwargs.empty()) config << QString::fromStdString(launch.kernelKwargs);
-    if (!launch.grid.empty()) config << tr("grid %1").arg(QString::fromStdString(launch.grid));
+    const QString config = launchConfigText(launch);
     QString header =
         QStringLiteral("<b>%1</b><br/>%2 <span style=\"color:#6b7280\">lines %3–%4, found by %5</span>")
             .arg(QString::fromStdString(source.kernel).toHtmlEscaped(),
@@ -111,8 +117,7 @@ void KernelSourceView::showKernel(const KernelSource& source, const std::string&
             .arg(QString::fromStdString(source.foundBy));
     if (!k.heuristic.empty())
         header += tr("<br/>Inductor heuristic: %1").arg(QString::fromStdString(k.heuristic));
-    if (!config.isEmpty())
-        header += tr("<br/>Launched with %1").arg(config.join(QStringLiteral(", ")).toHtmlEscaped());
+    if (!config.isEmpty()) header += tr("<br/>Launched with %1").arg(config.toHtmlEscaped());
     if (!k.launch.empty())
         header +=
             tr("<br/>In the module: <code>%1</code>").arg(QString::fromStdString(k.launch).toHtmlEscaped());

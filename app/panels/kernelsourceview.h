@@ -36,6 +36,10 @@ class KernelSourceView : public QWidget {
     std::pair<int, int> m_marked{0, 0};
 };
 
+// How a Triton kernel was launched, as plain text ("8 warps, 1 stage, XBLOCK=1,R0_BLOCK=2048, grid …"); empty
+// when the launch event says nothing of it. Details and the source window both show it.
+QString launchConfigText(const TritonLaunch& launch);
+
 // The benchmark commands of PyTorch's Inductor profiling guide for a kernel file (`python FILE`, then the
 // same with max-autotune), or empty when the file is not on this machine.
 QString benchmarkCommandFor(const std::string& kernelFile);

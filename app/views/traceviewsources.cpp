@@ -37,11 +37,6 @@ void TraceView::attachCompiledModule(const QString& path) {
 
 void TraceView::findKernelSources(const QString& folder) {
     if (!m_trace || !m_details) return;
-    const TraceStore& store = *m_trace->store;
-    bool triton = false;
-    for (std::uint32_t i = 0; i < store.strings().size() && !triton; ++i)
-        triton = store.strings().view(StringId(i)).starts_with("triton_");
-    if (!triton) return; // an eager model: nothing to look for
     const std::uint64_t generation = ++m_kernelSourceGeneration;
     m_details->setKernelSources(m_kernelSources, true);
     auto trace = m_trace;

@@ -1,5 +1,7 @@
 #include "analysis/compiled/compiledmodel.h"
 
+#include "analysis/compiled/inductor.h"
+
 #include "analysis/ops/hosttree.h"
 #include "analysis/ops/kernelclass.h"
 
@@ -47,7 +49,7 @@ enum : std::uint8_t {
 std::uint8_t classify(std::string_view n) {
     std::uint8_t c = 0;
     if (n.starts_with("Torch-Compiled Region: ")) c |= Name::Region;
-    if (n.starts_with("## Call CompiledFxGraph") && n.ends_with("##")) c |= Name::FxGraphCall;
+    if (graphCallRank(n) == 2) c |= Name::FxGraphCall;
     if (n == "CompiledFunction" || n == "CompiledFunctionBackward") c |= Name::AutogradCall;
     if (n.ends_with(" (dynamo_timed)")) c |= Name::DynamoTimed;
     if (n == "cudaGraphLaunch" || n == "cudaGraphLaunch_v10000" || n == "hipGraphLaunch" ||

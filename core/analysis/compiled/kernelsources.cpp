@@ -124,6 +124,7 @@ KernelSourceSearch findKernelSources(const TraceStore& store, const std::string&
         const std::string_view n = store.strings().view(StringId(i));
         if (n.starts_with("triton_")) s.wanted.emplace(n);
     }
+    if (s.wanted.empty()) return {}; // an eager model: nothing to look for, no thread's slices scanned
     std::map<std::string, TritonLaunch> launches;
     const auto ops = firstCpuOps(store, [](std::string_view n) { return n.starts_with("triton_"); });
     for (const std::string& k : s.wanted) {
