@@ -1,4 +1,6 @@
 // kinetoscope-cli: the store and the analyses without a GUI, for servers and CI.
+#include "jobcommands.h"
+
 #include "analysis/jobs/diff.h"
 #include "analysis/memory/snapshotreport.h"
 #include "analysis/ops/summary.h"
@@ -347,6 +349,11 @@ int main(int argc, char** argv) {
     diffCommand->add_option("--top", diff.top, "rows per table (default 20)")->check(positiveCount);
     diffCommand->add_flag("--json", diff.json, "as JSON");
 
+    cli::RankArgs rank;
+    CLI::App* rankCommand = cli::addRankCommand(app, rank);
+    cli::JobArgs job;
+    CLI::App* jobCommand = cli::addJobCommand(app, job, positiveCount);
+
     MemoryArgs memory;
     CLI::App* memoryCommand = app.add_subcommand(
         "memory", "A CUDA memory snapshot (.pickle, .pickle.gz): segments, peak, who holds the memory");
@@ -412,6 +419,8 @@ int main(int argc, char** argv) {
     if (summaryCommand->parsed()) return runSummary(summary);
     if (diffCommand->parsed()) return runDiff(diff);
     if (memoryCommand->parsed()) return runMemory(memory);
+    if (rankCommand->parsed()) return cli::runRank(rank);
+    if (jobCommand->parsed()) return cli::runJob(job);
     if (recordCommand->parsed()) {
         if (record.command.empty()) record.command = recordCommand->remaining(); // PROGRAM without "--"
         return runRecord(record);

@@ -48,7 +48,8 @@ std::string gzipText(const std::string& text, int members = 1);
 // The text of a (possibly gzip-compressed) file; empty when it cannot be read.
 std::string readText(const std::string& path);
 // Compares `actual` with golden file `name`; on mismatch writes NAME.actual beside it and returns a
-// `diff -u` for the failure message. Set KINETOSCOPE_UPDATE_GOLDEN=1 to rewrite the golden file.
+// `diff -u` for the failure message. Set KINETOSCOPE_UPDATE_GOLDEN=1 to rewrite the golden file. The corpus
+// folder (KINETOSCOPE_TRACES_DIR) in `actual` is compared as "${TRACES}".
 QString compareGolden(const QString& name, const std::string& actual);
 // Loads a JSON text with the given chunk size and thread count (to exercise the splitter on small input).
 LoadResult loadText(const std::string& json, std::size_t chunkBytes = 8u << 20, unsigned threads = 0);

@@ -1,7 +1,7 @@
 // Several ranks of one job: per-rank figures on the real sampled rank pair, the per-rank summary JSON that
 // lets a batch system summarise thousands of ranks (round trip), the cross-rank synchronisation split,
 // stragglers, and the distributed view from traces and from summaries.
-#include "analysis/jobs/distributed.h"
+#include "analysis/jobs/job.h"
 #include "analysis/report/summaryformat.h"
 #include "panels/detailspanel.h"
 #include "shell/mainwindow.h"
@@ -84,7 +84,7 @@ void TestDistributed::summaryRoundTrip() {
     const auto report = computeAnalysis(*r.store, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name);
     const std::string json = summaryToJson(report->summary, report.get());
     std::string error;
-    const auto back = rankFiguresFromSummaryJson(json, &error);
+    const auto back = readRankFigures(json, &error);
     QVERIFY2(back.has_value(), error.c_str());
     const RankFigures& f = report->distributed;
     QCOMPARE(back->rank, f.rank);
@@ -99,25 +99,29 @@ void TestDistributed::summaryRoundTrip() {
     QCOMPARE(back->computation, f.computation);
     QCOMPARE(back->collectives.size(), f.collectives.size());
     QCOMPARE(back->collectives[0].total, f.collectives[0].total);
-    QVERIFY(!rankFiguresFromSummaryJson("{\"events\": 1}", &error));
+    QVERIFY(!readRankFigures("{\"events\": 1}", &error));
     QVERIFY(error.find("distributed") != std::string::npos);
-    QVERIFY(!rankFiguresFromSummaryJson("not json", &error));
+    QVERIFY(!readRankFigures("not json", &error));
 }
 
 void TestDistributed::synchronisationSplit() {
-    // Two ranks, one all-reduce each; rank 0 arrives 30 µs before rank 1 (after aligning their first steps).
+    // Two ranks, one all-reduce each in step 1; rank 0 arrives 30 µs before rank 1 (from each step's start).
     std::vector<RankFigures> ranks(2);
-    for (auto& r : ranks)
-        r.collectives.push_back({"AllReduce", 1, 0, 100'000, 0, 100'000});
-    std::vector<std::vector<CollectiveInstances>> instances = {
-        {{"AllReduce", {{1'000'000 + 10'000, 1'000'000 + 110'000}}}},
-        {{"AllReduce", {{5'000'000 + 40'000, 5'000'000 + 140'000}}}},
-    };
-    splitCollectiveTime(ranks, instances, {1'000'000, 5'000'000});
-    QCOMPARE(ranks[0].collectives[0].synchronization, TimeNs(30'000));
-    QCOMPARE(ranks[0].collectives[0].transfer, TimeNs(70'000));
-    QCOMPARE(ranks[1].collectives[0].synchronization, TimeNs(0));
-    QCOMPARE(ranks[1].collectives[0].transfer, TimeNs(100'000));
+    for (int r = 0; r < 2; ++r) {
+        RankFigures& f = ranks[std::size_t(r)];
+        f.rank = r;
+        f.steps.push_back({.name = "ProfilerStep#1", .start = r * 5'000'000, .end = r * 5'000'000 + 500'000});
+        f.collectives.push_back({.name = "AllReduce", .calls = 1, .total = 100'000});
+        f.instances.push_back({0, 0, 0, r == 0 ? 10'000 : 40'000, r == 0 ? 110'000 : 140'000});
+    }
+    const JobReport job = analyseJob(std::move(ranks));
+    QCOMPARE(job.ranks[0].collectives[0].synchronization, TimeNs(30'000));
+    QCOMPARE(job.ranks[0].collectives[0].transfer, TimeNs(70'000));
+    QCOMPARE(job.ranks[1].collectives[0].synchronization, TimeNs(0));
+    QCOMPARE(job.ranks[1].collectives[0].transfer, TimeNs(100'000));
+    QCOMPARE(job.collectives.size(), std::size_t(1));
+    QCOMPARE(job.collectives[0].lastToArrive.size(), std::size_t(1));
+    QCOMPARE(job.ranks[job.collectives[0].lastToArrive[0].rank].rank, std::int64_t(1));
 }
 
 void TestDistributed::stragglers() {
@@ -125,13 +129,13 @@ void TestDistributed::stragglers() {
     const TimeNs compute[] = {100, 102, 150};
     for (int i = 0; i < 3; ++i) {
         ranks[std::size_t(i)].rank = i;
-        ranks[std::size_t(i)].steps.resize(1);
-        ranks[std::size_t(i)].computation = compute[i];
+        ranks[std::size_t(i)].steps.push_back(
+            {.name = "ProfilerStep#1", .end = 1000, .computation = compute[i]});
     }
-    const auto s = findStragglers(ranks);
-    QCOMPARE(s.size(), std::size_t(1));
-    QCOMPARE(s[0].rank, std::int64_t(2));
-    QVERIFY(std::abs(s[0].excess - (150.0 / 102.0 - 1)) < 1e-9);
+    const JobReport job = analyseJob(std::move(ranks));
+    QCOMPARE(job.stragglers.size(), std::size_t(1));
+    QCOMPARE(job.ranks[job.stragglers[0].rank].rank, std::int64_t(2));
+    QCOMPARE(job.stragglers[0].excess, TimeNs(48)); // over the median rank's 102
 }
 
 void TestDistributed::collectiveBytes_data() {
@@ -320,6 +324,10 @@ void TestDistributed::viewFromSummaries() {
         QCOMPARE(fromSummaries.ranks()[i].computation, fromTraces.ranks()[i].computation);
         QCOMPARE(fromSummaries.ranks()[i].communication, fromTraces.ranks()[i].communication);
         QCOMPARE(fromSummaries.ranks()[i].collectives.size(), fromTraces.ranks()[i].collectives.size());
+        // The summaries carry each collective's runs: the waits split as from the traces.
+        for (std::size_t c = 0; c < fromTraces.ranks()[i].collectives.size(); ++c)
+            QCOMPARE(fromSummaries.ranks()[i].collectives[c].synchronization,
+                     fromTraces.ranks()[i].collectives[c].synchronization);
     }
 }
 

@@ -3,7 +3,7 @@
 #include "model/textformat.h"
 
 #include "charts/stackedcolumnchart.h"
-#include "open/opentrace.h"
+#include "open/rankinput.h"
 #include "panels/detailspanel.h"
 #include "panels/panellayout.h"
 #include "shell/backgroundjobs.h"
@@ -30,11 +30,11 @@
 namespace kinetoscope {
 
 struct DistributedView::Loaded {
-    std::vector<RankFigures> ranks;
-    std::vector<std::shared_ptr<const LoadedTrace>> traces; // empty when loaded from summaries
-    std::vector<std::vector<CollectiveInstances>> instances;
+    JobReport job;
+    std::vector<std::shared_ptr<const LoadedTrace>>
+        traces; // by the job's rank order; empty unless all are traces
     std::vector<TimeNs> clockShift, stepShift;
-    QString error;
+    QString error; // when no rank could be read
 };
 
 namespace {
@@ -60,47 +60,40 @@ DistributedView::DistributedView(QStringList files, QWidget* parent)
     QPointer<DistributedView> self(this);
     startBackground([files2, self] {
         auto loaded = std::make_shared<Loaded>();
+        std::vector<RankFigures> ranks;
+        std::vector<UnreadableFile> unreadable;
+        std::vector<std::shared_ptr<const LoadedTrace>> traces;
+        std::vector<TimeNs> clockShift, stepShift;
         for (const QString& file : files2) {
+            // Rank files, summaries and traces alike, recognised by content; only traces bring timelines.
             const std::string path = file.toStdString();
-            // A per-rank summary (kinetoscope-cli summary --json) instead of a trace: figures without a
-            // timeline.
-            if (file.endsWith(QLatin1String(".summary.json"))) {
-                QFile f(file);
-                std::string error = "cannot read the file";
-                std::optional<RankFigures> figures;
-                if (f.open(QIODevice::ReadOnly))
-                    figures = rankFiguresFromSummaryJson(f.readAll().toStdString(), &error);
-                if (!figures) {
-                    loaded->error = file + QStringLiteral(": ") + QString::fromStdString(error);
-                    break;
-                }
-                figures->source = path;
-                loaded->ranks.push_back(std::move(*figures));
-                loaded->instances.emplace_back();
-                loaded->clockShift.push_back(0);
-                loaded->stepShift.push_back(0);
+            RankInput in = readRankInput(path, nullptr, true);
+            if (!in.figures) {
+                unreadable.push_back({path, in.error});
                 continue;
             }
-            LoadResult r = loadTrace(path);
-            if (!r.ok()) {
-                loaded->error = QString::fromStdString(r.message(path));
-                break;
+            if (in.trace) {
+                auto trace = prepareLoadedTrace(std::move(in.trace), 0);
+                clockShift.push_back(trace->store->metadata().baseTimeNanoseconds.value_or(0));
+                stepShift.push_back(trace->steps.empty() ? trace->store->minTime()
+                                                         : trace->steps.front().start);
+                traces.push_back(std::move(trace));
             }
-            auto trace = prepareLoadedTrace(std::move(r.store), r.seconds);
-            RankFigures f = rankFigures(*trace->store);
-            if (f.rank < 0) f.rank = std::int64_t(loaded->ranks.size());
-            loaded->instances.push_back(collectiveInstances(*trace->store));
-            loaded->clockShift.push_back(trace->store->metadata().baseTimeNanoseconds.value_or(0));
-            loaded->stepShift.push_back(trace->steps.empty() ? trace->store->minTime()
-                                                             : trace->steps.front().start);
-            loaded->ranks.push_back(std::move(f));
-            loaded->traces.push_back(std::move(trace));
+            ranks.push_back(std::move(*in.figures));
         }
-        if (loaded->error.isEmpty()) {
-            // Collective instances line up once the ranks' clocks do (by first step: robust to clock skew).
-            if (loaded->traces.size() == loaded->ranks.size())
-                splitCollectiveTime(loaded->ranks, loaded->instances, loaded->stepShift);
+        const bool allTraces = !ranks.empty() && traces.size() == ranks.size();
+        loaded->job = analyseJob(std::move(ranks), std::move(unreadable));
+        if (loaded->job.ranks.empty()) {
+            loaded->error = tr("No rank could be read");
+            for (const UnreadableFile& u : loaded->job.unreadable)
+                loaded->error += QStringLiteral("\n") + QString::fromStdString(u.error);
         }
+        if (allTraces)
+            for (std::size_t i : loaded->job.inputIndex) {
+                loaded->traces.push_back(traces[i]);
+                loaded->clockShift.push_back(clockShift[i]);
+                loaded->stepShift.push_back(stepShift[i]);
+            }
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),
             [self, loaded] {
@@ -118,11 +111,10 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
         emit failed(m_error);
         return;
     }
-    m_ranks = std::move(loaded->ranks);
+    m_job = std::move(loaded->job);
     m_traces = std::move(loaded->traces);
     m_clockShift = loaded->clockShift;
     m_stepShift = loaded->stepShift;
-    m_stragglers = findStragglers(m_ranks);
     auto* tabs = new QTabWidget(m_stack);
 
     // Ranks: table, chart and stragglers.
@@ -164,8 +156,10 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
     m_rankTable->sortByColumn(0, Qt::AscendingOrder);
     m_rankTable->resizeColumnsToContents();
     QStringList stragglers;
-    for (const Straggler& s : m_stragglers)
-        stragglers << tr("rank %1 (+%2% computation per step)").arg(s.rank).arg(s.excess * 100, 0, 'f', 1);
+    for (const StragglerRow& s : m_job.stragglers)
+        stragglers << tr("%1 in %2 (+%3 computation)")
+                          .arg(QString::fromStdString(rankLabel(m_ranks[s.rank])),
+                               QString::fromStdString(s.step), durationText(s.excess));
     m_stragglerLabel = new QLabel(
         stragglers.isEmpty()
             ? tr("<b>Stragglers</b>: none (every rank within 5% of the median computation per step)")

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/jobs/distributed.h"
+#include "analysis/jobs/job.h"
 #include "shell/loadedtrace.h"
 
 #include <QStringList>
@@ -32,8 +32,9 @@ class DistributedView : public QWidget {
     explicit DistributedView(QStringList files, QWidget* parent = nullptr);
 
     bool isReady() const { return m_ready; }
-    const std::vector<RankFigures>& ranks() const { return m_ranks; }
-    const std::vector<Straggler>& stragglers() const { return m_stragglers; }
+    const std::vector<RankFigures>& ranks() const { return m_job.ranks; }
+    const JobReport& job() const { return m_job; }
+    const std::vector<StragglerRow>& stragglers() const { return m_job.stragglers; }
     QTableWidget* rankTable() const { return m_rankTable; }
     QTableWidget* collectiveTable() const { return m_collectives; }
     QLabel* stragglerLabel() const { return m_stragglerLabel; }
@@ -61,8 +62,8 @@ class DistributedView : public QWidget {
     QStringList m_files;
     bool m_ready = false;
     QString m_error;
-    std::vector<RankFigures> m_ranks;
-    std::vector<Straggler> m_stragglers;
+    JobReport m_job;
+    const std::vector<RankFigures>& m_ranks = m_job.ranks;
     std::vector<std::shared_ptr<const LoadedTrace>> m_traces;
     std::vector<TimeNs> m_clockShift, m_stepShift, m_shifts;
     std::vector<TimelineWidget*> m_timelines;

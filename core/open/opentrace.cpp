@@ -11,15 +11,24 @@ LoadResult loadTrace(const std::string& path, const LoadOptions& options) {
     named.sourcePath = path;
     LoadResult failure;
     // A CUDA memory snapshot is not a trace: say what it is rather than fail to parse it as JSON.
-    if (isPickleFile(path)) {
-        failure.error = "a CUDA memory snapshot, not a trace: `kinetoscope-cli memory FILE` reads it";
+    if (std::string reason = notATraceReason(path); !reason.empty()) {
+        failure.error = std::move(reason);
         return failure;
     }
     std::optional<TraceText> file = readTraceFile(path, named, failure);
     if (!file) return failure;
+    return loadReadTrace(std::move(*file), named);
+}
+
+LoadResult loadReadTrace(TraceText file, const LoadOptions& options) {
     // A live-capture spool (or a raw capture) is recovered into the same trace Capture > Save writes.
-    return live::isWireStream(file->source->text()) ? live::loadWireStream(file->source->text(), named)
-                                                    : loadJsonTrace(std::move(*file), named);
+    return live::isWireStream(file.source->text()) ? live::loadWireStream(file.source->text(), options)
+                                                   : loadJsonTrace(std::move(file), options);
+}
+
+std::string notATraceReason(const std::string& path) {
+    return isPickleFile(path) ? "a CUDA memory snapshot, not a trace: `kinetoscope-cli memory FILE` reads it"
+                              : std::string();
 }
 
 } // namespace kinetoscope

@@ -77,24 +77,26 @@ std::optional<double> messageBytes(const TraceStore& store, EventRef kernel, boo
 }
 } // namespace
 
-std::vector<CollectiveInstances> collectiveInstances(const TraceStore& store) {
-    std::map<std::string, std::vector<std::pair<TimeNs, TimeNs>>> byName;
-    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
-        const Track& t = store.tracks()[ti];
-        if (t.kind != TrackKind::GpuStream) continue;
-        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
-            if (!isCommunicationKernel(store, t, r)) continue;
-            byName[collectiveName(store.strings().view(t.names[r]),
-                                  store.argsText({TrackId(ti), EventIndex(r)}))]
-                .emplace_back(t.starts[r], t.endOf(r));
-        }
-    }
-    std::vector<CollectiveInstances> out;
-    for (auto& [name, times] : byName) {
-        std::sort(times.begin(), times.end());
-        out.push_back({name, std::move(times)});
-    }
-    return out;
+std::string hostFromTraceFileName(std::string_view path) {
+    std::string_view name = path.substr(path.find_last_of('/') + 1);
+    if (name.ends_with(".gz")) name.remove_suffix(3);
+    constexpr std::string_view suffix = ".pt.trace.json";
+    if (!name.ends_with(suffix)) return {};
+    name.remove_suffix(suffix.size());
+    // "<worker>.<time>": the time is time.time_ns() (19 digits) or, in older PyTorch, milliseconds (13).
+    const auto dot = name.rfind('.');
+    if (dot == std::string_view::npos) return {};
+    const std::string_view time = name.substr(dot + 1);
+    const auto allDigits = [](std::string_view t) {
+        return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (time.size() < 10 || !allDigits(time)) return {};
+    // The worker name tensorboard_trace_handler makes by default: "<hostname>_<pid>".
+    const std::string_view worker = name.substr(0, dot);
+    const auto underscore = worker.rfind('_');
+    if (underscore == std::string_view::npos || underscore == 0 || !allDigits(worker.substr(underscore + 1)))
+        return {};
+    return std::string(worker.substr(0, underscore));
 }
 
 RankFigures rankFigures(const TraceStore& store) {
@@ -102,8 +104,21 @@ RankFigures rankFigures(const TraceStore& store) {
     f.rank = store.metadata().rank.value_or(-1);
     f.worldSize = store.metadata().worldSize.value_or(0);
     f.source = store.sourcePath();
+    f.host = hostFromTraceFileName(f.source);
+    if (f.rank < 0) f.notes.push_back("the trace has no distributedInfo.rank: the rank is not known");
+    if (f.worldSize <= 0) f.notes.push_back("the trace has no distributedInfo.world_size");
+    if (const ImportStats& st = store.stats(); st.truncated)
+        f.notes.push_back("the trace is truncated at byte " + std::to_string(st.truncatedAt) +
+                          ": these figures cover the events before it");
     std::vector<IntervalSet> computeRuns, commRuns;
-    std::map<std::string, CollectiveStats> collectives;
+    // Each collective kernel: its key (name, size), when it was issued, and where it ran.
+    struct Run {
+        std::size_t collective;
+        TimeNs issued, start, end;
+    };
+    std::vector<Run> runs;
+    std::map<std::pair<std::string, double>, std::size_t> collectiveIndex;
+    std::vector<CollectiveStats> collectives;
     for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
         const Track& t = store.tracks()[ti];
         if (t.kind != TrackKind::GpuStream) continue;
@@ -113,14 +128,21 @@ RankFigures rankFigures(const TraceStore& store) {
                 const CategoryKind kind = store.categories()[t.categories[r]].kind;
                 if (isCommunicationKernel(store, t, r)) {
                     comm.emplace_back(t.starts[r], t.endOf(r));
-                    const std::string_view args = store.argsText({TrackId(ti), EventIndex(r)});
-                    const std::string name = collectiveName(store.strings().view(t.names[r]), args);
-                    CollectiveStats& c = collectives[name];
+                    const EventRef ref{TrackId(ti), EventIndex(r)};
+                    const std::string name =
+                        collectiveName(store.strings().view(t.names[r]), store.argsText(ref));
+                    const double bytes = messageBytes(store, ref, isAllGather(name)).value_or(0);
+                    const auto [it, added] = collectiveIndex.try_emplace({name, bytes}, collectives.size());
+                    if (added) collectives.push_back({.name = name, .messageBytes = bytes});
+                    CollectiveStats& c = collectives[it->second];
                     ++c.calls;
+                    c.bytes += bytes;
                     c.total += t.durations[r];
-                    if (const auto bytes =
-                            messageBytes(store, {TrackId(ti), EventIndex(r)}, isAllGather(name)))
-                        c.bytes += *bytes;
+                    c.longest = std::max(c.longest, t.durations[r]);
+                    TimeNs issued = t.starts[r];
+                    if (const auto launch = store.launchOf(ref))
+                        issued = store.track(launch->track).starts[launch->index.value];
+                    runs.push_back({it->second, issued, t.starts[r], t.endOf(r)});
                 } else if (kind == CategoryKind::Kernel) {
                     compute.emplace_back(t.starts[r], t.endOf(r));
                 }
@@ -155,72 +177,41 @@ RankFigures rankFigures(const TraceStore& store) {
         f.steps.push_back(std::move(rs));
     }
     f.stepMean = f.steps.empty() ? 0 : span / TimeNs(f.steps.size());
-    for (auto& [name, c] : collectives) {
-        c.name = name;
-        c.transfer = c.total;
-        f.collectives.push_back(c);
+
+    // Collectives by total time; the instances refer to them by that order.
+    std::vector<std::size_t> order(collectives.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const CollectiveStats &x = collectives[a], &y = collectives[b];
+        if (x.total != y.total) return x.total > y.total;
+        return x.name != y.name ? x.name < y.name : x.messageBytes < y.messageBytes;
+    });
+    std::vector<std::uint32_t> position(collectives.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        position[order[i]] = std::uint32_t(i);
+        collectives[order[i]].transfer = collectives[order[i]].total;
+        f.collectives.push_back(collectives[order[i]]);
     }
-    std::sort(f.collectives.begin(), f.collectives.end(),
-              [](const CollectiveStats& a, const CollectiveStats& b) {
-                  return a.total != b.total ? a.total > b.total : a.name < b.name;
-              });
+    std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) {
+        return a.issued != b.issued ? a.issued < b.issued : a.start < b.start;
+    });
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const Run& run = runs[i];
+        // The step it ran in: the last one starting at or before it (steps are in time order, disjoint).
+        const auto next = std::upper_bound(f.steps.begin(), f.steps.end(), run.start,
+                                           [](TimeNs t, const RankStep& s) { return t < s.start; });
+        if (next == f.steps.begin() || run.start >= std::prev(next)->end) {
+            ++f.instancesDropped;
+            continue;
+        }
+        const RankStep& step = *std::prev(next);
+        f.instances.push_back({std::uint32_t(std::prev(next) - f.steps.begin()), position[run.collective],
+                               std::uint32_t(i), run.start - step.start, run.end - step.start});
+    }
+    if (f.instancesDropped)
+        f.notes.push_back(std::to_string(f.instancesDropped) + " collective runs fall outside every step");
     return f;
-}
-
-void splitCollectiveTime(std::vector<RankFigures>& ranks,
-                         const std::vector<std::vector<CollectiveInstances>>& instances,
-                         const std::vector<TimeNs>& alignment) {
-    std::map<std::string, std::vector<const CollectiveInstances*>> byName; // name -> per rank
-    for (std::size_t r = 0; r < instances.size(); ++r) {
-        for (const CollectiveInstances& c : instances[r]) {
-            auto& v = byName[c.name];
-            v.resize(instances.size(), nullptr);
-            v[r] = &c;
-        }
-    }
-    for (auto& [name, perRank] : byName) {
-        std::size_t common = SIZE_MAX;
-        for (const CollectiveInstances* c : perRank)
-            common = std::min(common, c ? c->times.size() : 0);
-        if (common == 0 || common == SIZE_MAX) continue;
-        std::vector<TimeNs> sync(perRank.size(), 0);
-        for (std::size_t k = 0; k < common; ++k) {
-            TimeNs latest = INT64_MIN;
-            for (std::size_t r = 0; r < perRank.size(); ++r)
-                latest = std::max(latest, perRank[r]->times[k].first - alignment[r]);
-            for (std::size_t r = 0; r < perRank.size(); ++r) {
-                const auto [s, e] = perRank[r]->times[k];
-                sync[r] += std::clamp<TimeNs>(latest - (s - alignment[r]), 0, e - s);
-            }
-        }
-        for (std::size_t r = 0; r < ranks.size() && r < perRank.size(); ++r) {
-            for (CollectiveStats& c : ranks[r].collectives) {
-                if (c.name != name) continue;
-                c.synchronization = sync[r];
-                c.transfer = c.total - sync[r];
-            }
-        }
-    }
-}
-
-std::vector<Straggler> findStragglers(const std::vector<RankFigures>& ranks) {
-    std::vector<Straggler> out;
-    if (ranks.size() < 2) return out;
-    std::vector<double> perStep;
-    for (const RankFigures& r : ranks)
-        perStep.push_back(r.steps.empty() ? 0 : double(r.computation) / double(r.steps.size()));
-    std::vector<double> sorted = perStep;
-    std::sort(sorted.begin(), sorted.end());
-    const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                            : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
-    if (median <= 0) return out;
-    for (std::size_t i = 0; i < ranks.size(); ++i) {
-        const double excess = perStep[i] / median - 1;
-        if (excess > 0.05) out.push_back({ranks[i].rank, excess});
-    }
-    std::sort(out.begin(), out.end(),
-              [](const Straggler& a, const Straggler& b) { return a.excess > b.excess; });
-    return out;
 }
 
 } // namespace kinetoscope

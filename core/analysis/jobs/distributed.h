@@ -21,53 +21,59 @@ struct RankStep {
     TimeNs computation = 0, communication = 0, overlap = 0, other = 0;
 };
 
+// One collective at one message size on a rank (AllReduce of 4 MB and AllReduce of 64 KB are two rows: they
+// are different operations, and only the same operation can be compared across ranks).
 struct CollectiveStats {
-    std::string name; // "AllReduce", from the kernel's "Collective name" arg or its name
+    std::string name;        // "AllReduce", from the kernel's "Collective name" arg or its name
+    double messageBytes = 0; // one call's size as nccl-tests counts it (docs/DEFINITIONS.md); 0 when unknown
     std::uint64_t calls = 0;
-    double bytes = 0; // message sizes as nccl-tests count them (docs/DEFINITIONS.md), when the trace has them
+    double bytes = 0; // calls × messageBytes
     TimeNs total = 0;
+    TimeNs longest = 0;
     TimeNs synchronization = 0; // waiting for the slowest rank to arrive (needs the other ranks; 0 alone)
     TimeNs transfer = 0;        // total − synchronization
     TimeNs mean() const { return calls ? total / TimeNs(calls) : 0; }
 };
 
+// One run of a collective kernel on a rank, for the cross-rank figures (who arrives last, who waits).
+struct CollectiveInstance {
+    std::uint32_t step = 0;       // index into RankFigures::steps
+    std::uint32_t collective = 0; // index into RankFigures::collectives
+    std::uint32_t issue = 0;      // issue order on this rank (launch order), from 0 over the whole trace
+    TimeNs start = 0, end = 0;    // within its step: relative to the step's start
+};
+
 struct RankFigures {
-    std::int64_t rank = -1; // distributedInfo.rank, or the position in the job
-    std::int64_t worldSize = 0;
-    std::string source; // file it came from
+    std::int64_t rank = -1;         // distributedInfo.rank; -1 when the trace does not say
+    std::int64_t worldSize = 0;     // distributedInfo.world_size; 0 when the trace does not say
+    std::string source;             // file it came from
+    std::string host;               // from tensorboard_trace_handler's file name, when it has that form
+    std::vector<std::string> notes; // what is missing or was dropped, said plainly
     std::vector<RankStep> steps;
-    std::vector<CollectiveStats> collectives; // by total, descending
+    std::vector<CollectiveStats> collectives;  // by total, descending
+    std::vector<CollectiveInstance> instances; // in issue order
+    std::uint64_t instancesDropped = 0;        // not kept (outside every step, or over the rank file's size)
     TimeNs stepMean = 0;
     TimeNs computation = 0, communication = 0, overlap = 0, other = 0; // sums over the steps
 };
 
 RankFigures rankFigures(const TraceStore& store);
 
-// The instances of each collective on a rank, in launch order: (start, end), for the cross-rank split.
-struct CollectiveInstances {
-    std::string name;
-    std::vector<std::pair<TimeNs, TimeNs>> times;
-};
-std::vector<CollectiveInstances> collectiveInstances(const TraceStore& store);
+// The host in a file name tensorboard_trace_handler wrote, "<host>_<pid>.<time>.pt.trace.json[.gz]"; empty
+// for any other name.
+std::string hostFromTraceFileName(std::string_view path);
 
-// Fills each rank's synchronisation / transfer split: the k-th instance of a collective on every rank is one
-// operation; a rank that arrives before the last one waits (synchronisation) until then, the rest is
-// transfer. Clocks are aligned first by each rank's first step start (or trace start).
-void splitCollectiveTime(std::vector<RankFigures>& ranks,
-                         const std::vector<std::vector<CollectiveInstances>>& instances,
-                         const std::vector<TimeNs>& alignment);
+// The rank's JSON, one writer for all its uses. As a rank file (`kinetoscope-cli rank`): an object with a
+// format name and version, at most rankFileBudget bytes (collective instances beyond it are dropped evenly
+// over the steps, and counted). As the "distributed" member of `summary --json`: the same members, without
+// the format.
+enum class RankJson { File, SummaryBlock };
+inline constexpr std::size_t rankFileBudget = 64 * 1024;
+inline constexpr int rankFileVersion = 1;
+void writeRankFigures(JsonWriter<std::string>& w, const RankFigures& r, RankJson as = RankJson::SummaryBlock);
+std::string rankFileJson(const RankFigures& r);
 
-struct Straggler {
-    std::int64_t rank = -1;
-    double excess = 0; // computation per step relative to the median rank, e.g. 0.25 = 25% more
-};
-// Ranks whose computation per step exceeds the median rank's by more than 5% (the others wait for them).
-std::vector<Straggler> findStragglers(const std::vector<RankFigures>& ranks);
-
-// The per-rank JSON block that `kinetoscope-cli summary --json` writes, and its reader, so a job of thousands
-// of ranks can be summarised in parallel by any batch system and viewed from the summaries alone.
-void writeRankFigures(JsonWriter<std::string>& w, const RankFigures& r);
-std::optional<RankFigures> rankFiguresFromSummaryJson(std::string_view summaryJson,
-                                                      std::string* error = nullptr);
+// The one reader: a rank file, or a `summary --json` with its "distributed" block. Recognised by content.
+std::optional<RankFigures> readRankFigures(std::string_view json, std::string* error = nullptr);
 
 } // namespace kinetoscope

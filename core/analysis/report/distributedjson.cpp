@@ -1,60 +1,188 @@
-// The distributed figures of one rank as JSON, both ways: written into `summary --json`, read back by the
-// distributed view from each rank's summary file.
+// A rank's distributed figures as JSON, both ways: the rank file (`kinetoscope-cli rank`), the "distributed"
+// block of `summary --json`, and their one reader (the job report and the viewer's job view).
 #include "analysis/jobs/distributed.h"
 
 #include "analysis/report/sections.h"
 #include "analysis/report/summaryformat.h"
+#include "model/timeconv.h"
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace kinetoscope {
 
-void writeRankFigures(JsonWriter<std::string>& w, const RankFigures& r) {
-    // Inside the summary's top-level object: one step or collective per line, indented under it.
+namespace {
+constexpr std::string_view rankFileFormat = "kinetoscope-rank";
+constexpr std::string_view instanceColumns[] = {"step", "collective", "issue", "start_us", "end_us"};
+
+void writeInstance(JsonWriter<std::string>& w, const CollectiveInstance& c) {
+    w.beginArray();
+    w.num(c.step);
+    w.num(c.collective);
+    w.num(c.issue);
+    w.micros(c.start);
+    w.micros(c.end);
+    w.endArray();
+}
+
+// How many instances of each step fit in `budget` bytes: the same number from every step (the first ones in
+// issue order), so each step keeps its early collectives and the ranks keep the same ones.
+std::size_t instancesPerStep(const RankFigures& r, std::size_t budget, std::size_t& kept) {
+    std::vector<std::vector<std::size_t>> lengths(r.steps.size());
+    for (const CollectiveInstance& c : r.instances) {
+        std::string row;
+        JsonWriter w(row);
+        writeInstance(w, c);
+        if (c.step < lengths.size()) lengths[c.step].push_back(row.size() + 5); // ",\n   "
+    }
+    std::size_t most = 0;
+    for (const auto& l : lengths)
+        most = std::max(most, l.size());
+    const auto bytesFor = [&](std::size_t perStep) {
+        std::size_t total = 0, count = 0;
+        for (const auto& l : lengths)
+            for (std::size_t i = 0; i < std::min(perStep, l.size()); ++i, ++count)
+                total += l[i];
+        kept = count;
+        return total;
+    };
+    std::size_t lo = 0, hi = most; // the largest perStep whose rows fit
+    while (lo < hi) {
+        const std::size_t mid = (lo + hi + 1) / 2;
+        if (bytesFor(mid) <= budget)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    bytesFor(lo);
+    return lo;
+}
+} // namespace
+
+void writeRankFigures(JsonWriter<std::string>& w, const RankFigures& r, RankJson as) {
+    // One step, collective or instance per line, indented under the block.
     constexpr JsonLayout rowPerLine{"\n   ", ",\n   ", ""};
-    w.beginObject();
-    w.numField("rank", r.rank);
-    w.numField("world_size", r.worldSize);
+    const std::size_t begin = w.text().size();
+    w.beginObject(as == RankJson::File ? JsonLayout{"\n", ",\n", "\n"} : JsonLayout{});
+    if (as == RankJson::File) {
+        w.strField("format", rankFileFormat);
+        w.numField("version", rankFileVersion);
+    }
+    w.key("rank");
+    if (r.rank >= 0)
+        w.num(r.rank);
+    else
+        w.null();
+    w.key("world_size");
+    if (r.worldSize > 0)
+        w.num(r.worldSize);
+    else
+        w.null();
+    w.strField("source", r.source);
+    w.key("host");
+    if (r.host.empty())
+        w.null();
+    else
+        w.str(r.host);
     w.microsField("step_mean_us", r.stepMean);
     w.key("steps");
     writeRows(w, rankStepColumns(), r.steps, rowPerLine);
     w.key("collectives");
     writeRows(w, collectiveColumns(), r.collectives, rowPerLine);
+
+    // The instances take what is left of the budget (the notes and the closing members need under 1 KB more).
+    std::size_t notesBytes = 0;
+    for (const std::string& n : r.notes)
+        notesBytes += n.size() + 8;
+    const std::size_t used = w.text().size() - begin + notesBytes + 1024;
+    std::size_t kept = 0;
+    const std::size_t perStep = instancesPerStep(r, used < rankFileBudget ? rankFileBudget - used : 0, kept);
+    const std::uint64_t dropped = r.instancesDropped + (r.instances.size() - kept);
+    w.key("collective_instances");
+    w.beginObject();
+    w.key("columns");
+    w.beginArray();
+    for (std::string_view c : instanceColumns)
+        w.str(c);
+    w.endArray();
+    w.key("rows");
+    w.beginArray(rowPerLine);
+    std::vector<std::size_t> perStepCount(r.steps.size(), 0);
+    for (const CollectiveInstance& c : r.instances) {
+        if (c.step >= perStepCount.size() || perStepCount[c.step]++ >= perStep) continue;
+        writeInstance(w, c);
+    }
+    w.endArray();
+    w.endObject();
+    w.numField("instances_dropped", dropped);
+    std::vector<std::string> notes = r.notes;
+    if (kept < r.instances.size())
+        notes.push_back("kept the first " + std::to_string(perStep) + " collective runs of each step (" +
+                        std::to_string(kept) + " of " + std::to_string(r.instances.size()) +
+                        ") to stay under " + std::to_string(rankFileBudget / 1024) + " KB");
+    w.key("notes");
+    w.beginArray();
+    for (const std::string& n : notes)
+        w.str(n);
+    w.endArray();
     w.endObject();
 }
 
-std::optional<RankFigures> rankFiguresFromSummaryJson(std::string_view summaryJson, std::string* error) {
+std::string rankFileJson(const RankFigures& r) {
+    std::string out;
+    JsonWriter w(out);
+    writeRankFigures(w, r, RankJson::File);
+    out += '\n';
+    return out;
+}
+
+std::optional<RankFigures> readRankFigures(std::string_view json, std::string* error) {
+    const auto fail = [&](std::string message) -> std::optional<RankFigures> {
+        if (error) *error = std::move(message);
+        return std::nullopt;
+    };
     simdjson::dom::parser parser;
-    simdjson::padded_string padded(summaryJson);
+    simdjson::padded_string padded(json);
     simdjson::dom::element root;
-    if (auto e = parser.parse(padded).get(root)) {
-        if (error) *error = std::string("not JSON: ") + simdjson::error_message(e);
-        return std::nullopt;
-    }
+    if (auto e = parser.parse(padded).get(root))
+        return fail(std::string("not JSON: ") + simdjson::error_message(e));
     simdjson::dom::object d;
-    if (root["distributed"].get_object().get(d)) {
-        if (error) *error = "no \"distributed\" block (write it with kinetoscope-cli summary --json)";
-        return std::nullopt;
+    std::string_view format;
+    if (!root["format"].get_string().get(format) && format == rankFileFormat) {
+        std::int64_t version = 0;
+        if (root["version"].get_int64().get(version) || version < 1)
+            return fail("a rank file without a valid \"version\"");
+        if (version > rankFileVersion)
+            return fail("rank file version " + std::to_string(version) +
+                        " is newer than this Kinetoscope reads (" + std::to_string(rankFileVersion) + ")");
+        if (root.get_object().get(d)) return fail("a rank file that is not an object");
+    } else if (root["distributed"].get_object().get(d)) {
+        return fail("neither a rank file nor a summary with a \"distributed\" block (write one with "
+                    "kinetoscope-cli rank or summary --json)");
     }
     // Microseconds are written with exactly three decimals; read them back exactly from their text.
-    auto micros = [](simdjson::dom::element v) -> TimeNs {
-        const std::string text = simdjson::minify(v);
-        return parseMicrosecondsText(text).value_or(0);
+    const auto micros = [](simdjson::dom::element v) -> TimeNs {
+        return parseMicrosecondsText(simdjson::minify(v)).value_or(0);
     };
     RankFigures f;
     std::int64_t i64 = 0;
-    if (!d["rank"].get_int64().get(i64)) f.rank = i64;
-    if (!d["world_size"].get_int64().get(i64)) f.worldSize = i64;
+    if (!d["rank"].get_int64().get(i64) && i64 >= 0) f.rank = i64;
+    if (!d["world_size"].get_int64().get(i64) && i64 > 0) f.worldSize = i64;
+    std::string_view text;
+    if (!d["source"].get_string().get(text)) f.source = std::string(text);
+    if (!d["host"].get_string().get(text)) f.host = std::string(text);
     simdjson::dom::element e;
     if (!d["step_mean_us"].get(e)) f.stepMean = micros(e);
-    simdjson::dom::array steps, collectives;
-    if (!d["steps"].get_array().get(steps)) {
-        for (simdjson::dom::element s : steps) {
+    simdjson::dom::array array;
+    if (!d["notes"].get_array().get(array))
+        for (simdjson::dom::element n : array)
+            if (!n.get_string().get(text)) f.notes.emplace_back(text);
+    if (!d["steps"].get_array().get(array)) {
+        for (simdjson::dom::element s : array) {
             RankStep rs;
-            std::string_view name;
-            if (!s["name"].get_string().get(name)) rs.name = std::string(name);
+            if (!s["name"].get_string().get(text)) rs.name = std::string(text);
             if (!s["start_us"].get(e)) rs.start = micros(e);
             if (!s["end_us"].get(e)) rs.end = micros(e);
             if (!s["computation_us"].get(e)) rs.computation = micros(e);
@@ -68,20 +196,38 @@ std::optional<RankFigures> rankFiguresFromSummaryJson(std::string_view summaryJs
             f.steps.push_back(std::move(rs));
         }
     }
-    if (!d["collectives"].get_array().get(collectives)) {
-        for (simdjson::dom::element c : collectives) {
+    if (!d["collectives"].get_array().get(array)) {
+        for (simdjson::dom::element c : array) {
             CollectiveStats cs;
-            std::string_view name;
-            if (!c["name"].get_string().get(name)) cs.name = std::string(name);
+            if (!c["name"].get_string().get(text)) cs.name = std::string(text);
             std::uint64_t u = 0;
             if (!c["calls"].get_uint64().get(u)) cs.calls = u;
-            double bytes = 0;
-            if (!c["bytes"].get_double().get(bytes)) cs.bytes = bytes;
+            double number = 0;
+            if (!c["message_bytes"].get_double().get(number)) cs.messageBytes = number;
+            if (!c["bytes"].get_double().get(number)) cs.bytes = number;
             if (!c["total_us"].get(e)) cs.total = micros(e);
+            if (!c["longest_us"].get(e)) cs.longest = micros(e);
             cs.transfer = cs.total;
             f.collectives.push_back(std::move(cs));
         }
     }
+    // Instances: [step, collective, issue, start_us, end_us], checked against the tables they point into.
+    if (!d["collective_instances"]["rows"].get_array().get(array)) {
+        for (simdjson::dom::element row : array) {
+            simdjson::dom::array cells;
+            if (row.get_array().get(cells) || cells.size() != 5)
+                return fail("a collective instance is not 5 numbers");
+            std::uint64_t step = 0, collective = 0, issue = 0;
+            if (cells.at(0).get_uint64().get(step) || cells.at(1).get_uint64().get(collective) ||
+                cells.at(2).get_uint64().get(issue) || step >= f.steps.size() ||
+                collective >= f.collectives.size())
+                return fail("a collective instance points outside the steps or collectives");
+            f.instances.push_back({std::uint32_t(step), std::uint32_t(collective), std::uint32_t(issue),
+                                   micros(cells.at(3).value_unsafe()), micros(cells.at(4).value_unsafe())});
+        }
+    }
+    std::uint64_t dropped = 0;
+    if (!d["instances_dropped"].get_uint64().get(dropped)) f.instancesDropped = dropped;
     return f;
 }
 

@@ -49,6 +49,10 @@ const Columns<CollectiveStats>& collectiveColumns() {
     using F = CellFormat;
     static const Columns<R> columns = {
         {.key = "name", .title = "Collective", .value = [](const R& r) { return text(r.name); }},
+        {.key = "message_bytes",
+         .title = "Size",
+         .format = F::Fixed,
+         .value = [](const R& r) { return real(r.messageBytes); }},
         {.key = "calls",
          .title = "Calls",
          .format = F::Count,
@@ -65,6 +69,10 @@ const Columns<CollectiveStats>& collectiveColumns() {
          .title = "Mean",
          .format = F::Micros,
          .value = [](const R& r) { return integer(r.mean()); }},
+        {.key = "longest_us",
+         .title = "Longest",
+         .format = F::Micros,
+         .value = [](const R& r) { return integer(r.longest); }},
     };
     return columns;
 }

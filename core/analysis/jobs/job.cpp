@@ -1,0 +1,296 @@
+#include "analysis/jobs/job.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+namespace kinetoscope {
+
+Spread spreadOf(std::vector<TimeNs>& values) {
+    Spread s;
+    if (values.empty()) return s;
+    std::sort(values.begin(), values.end());
+    const auto nearestRank = [&](double q) {
+        const std::size_t n = values.size();
+        const std::size_t k = std::size_t(std::max(1.0, std::ceil(q * double(n))));
+        return values[std::min(n, k) - 1];
+    };
+    s.min = values.front();
+    s.median = nearestRank(0.5);
+    s.p90 = nearestRank(0.9);
+    s.max = values.back();
+    return s;
+}
+
+std::string rankLabel(const RankFigures& r) {
+    if (r.rank >= 0) return "rank " + std::to_string(r.rank);
+    return "rank ? (" + r.source.substr(r.source.find_last_of('/') + 1) + ")";
+}
+
+namespace {
+
+// "0-7, 9, 12-15"
+std::string rangesText(const std::vector<std::int64_t>& sorted, std::size_t most = 12) {
+    std::string out;
+    std::size_t shown = 0;
+    for (std::size_t i = 0; i < sorted.size();) {
+        std::size_t j = i;
+        while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1)
+            ++j;
+        if (shown == most) {
+            out += ", …";
+            break;
+        }
+        out += (out.empty() ? "" : ", ") + std::to_string(sorted[i]);
+        if (j > i) out += "-" + std::to_string(sorted[j]);
+        ++shown;
+        i = j + 1;
+    }
+    return out;
+}
+
+void findProblems(JobReport& job) {
+    std::map<std::int64_t, std::vector<std::size_t>> byRank;
+    std::map<std::int64_t, std::size_t> worldSizes;
+    for (std::size_t i = 0; i < job.ranks.size(); ++i) {
+        if (job.ranks[i].rank >= 0) byRank[job.ranks[i].rank].push_back(i);
+        if (job.ranks[i].worldSize > 0) ++worldSizes[job.ranks[i].worldSize];
+    }
+    for (const auto& [rank, files] : byRank) {
+        if (files.size() < 2) continue;
+        std::string names;
+        for (std::size_t f = 0; f < files.size() && f < 4; ++f)
+            names += (f ? ", " : "") + job.ranks[files[f]].source;
+        if (files.size() > 4) names += ", …";
+        job.problems.push_back("rank " + std::to_string(rank) + " is claimed by " +
+                               std::to_string(files.size()) + " files: " + names);
+    }
+    if (worldSizes.size() > 1) {
+        std::string sizes;
+        for (const auto& [size, files] : worldSizes)
+            sizes += (sizes.empty() ? "" : ", ") + std::to_string(size) + " in " + std::to_string(files) +
+                     " files";
+        job.problems.push_back("the ranks disagree on the world size: " + sizes);
+    } else if (worldSizes.size() == 1) {
+        job.worldSize = worldSizes.begin()->first;
+        std::vector<std::int64_t> missing;
+        for (std::int64_t r = 0; r < job.worldSize; ++r)
+            if (!byRank.count(r)) missing.push_back(r);
+        if (!missing.empty() && missing.size() < std::size_t(job.worldSize))
+            job.problems.push_back(std::to_string(missing.size()) + " of the world's " +
+                                   std::to_string(job.worldSize) +
+                                   " ranks are not here: " + rangesText(missing));
+        std::vector<std::int64_t> outside;
+        for (const auto& [rank, files] : byRank)
+            if (rank >= job.worldSize) outside.push_back(rank);
+        if (!outside.empty())
+            job.problems.push_back("ranks beyond the world size of " + std::to_string(job.worldSize) + ": " +
+                                   rangesText(outside));
+    }
+    std::size_t unknown = 0;
+    for (const RankFigures& r : job.ranks)
+        unknown += r.rank < 0;
+    if (unknown)
+        job.problems.push_back(
+            std::to_string(unknown) +
+            " files do not say their rank (no distributedInfo); they are listed by file name");
+}
+
+} // namespace
+
+JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile> unreadable) {
+    JobReport job;
+    job.inputIndex.resize(ranks.size());
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+        job.inputIndex[i] = i;
+    std::stable_sort(job.inputIndex.begin(), job.inputIndex.end(), [&](std::size_t x, std::size_t y) {
+        const RankFigures &a = ranks[x], &b = ranks[y];
+        if ((a.rank < 0) != (b.rank < 0)) return b.rank < 0;
+        return a.rank != b.rank ? a.rank < b.rank : a.source < b.source;
+    });
+    job.ranks.reserve(ranks.size());
+    for (std::size_t i : job.inputIndex)
+        job.ranks.push_back(std::move(ranks[i]));
+    job.unreadable = std::move(unreadable);
+    findProblems(job);
+    const std::size_t n = job.ranks.size();
+
+    // Steps by name, in the order the ranks list them.
+    std::unordered_map<std::string, std::uint32_t> stepIds;
+    std::vector<std::vector<std::uint32_t>> stepOf(n); // rank's step index -> job step id
+    for (std::size_t r = 0; r < n; ++r)
+        for (const RankStep& s : job.ranks[r].steps) {
+            const auto [it, added] = stepIds.try_emplace(s.name, std::uint32_t(job.steps.size()));
+            if (added) {
+                job.steps.emplace_back();
+                job.steps.back().name = s.name;
+            }
+            stepOf[r].push_back(it->second);
+        }
+    const std::size_t stepCount = job.steps.size();
+    std::vector<std::vector<std::pair<std::size_t, TimeNs>>> computationByStep(
+        stepCount); // (rank, computation)
+    {
+        std::vector<std::vector<TimeNs>> time(stepCount), computation(stepCount), communication(stepCount);
+        for (std::size_t r = 0; r < n; ++r)
+            for (std::size_t i = 0; i < job.ranks[r].steps.size(); ++i) {
+                const RankStep& s = job.ranks[r].steps[i];
+                const std::uint32_t id = stepOf[r][i];
+                time[id].push_back(s.end - s.start);
+                computation[id].push_back(s.computation);
+                communication[id].push_back(s.communication);
+                computationByStep[id].emplace_back(r, s.computation);
+            }
+        for (std::size_t id = 0; id < stepCount; ++id) {
+            job.steps[id].ranks = time[id].size();
+            job.steps[id].stepTime = spreadOf(time[id]);
+            job.steps[id].computation = spreadOf(computation[id]);
+            job.steps[id].communication = spreadOf(communication[id]);
+        }
+    }
+
+    // Collectives by (name, size).
+    std::map<std::pair<std::string, double>, std::uint32_t> collectiveIds;
+    std::vector<std::vector<std::uint32_t>> collectiveOf(n);
+    for (std::size_t r = 0; r < n; ++r)
+        for (const CollectiveStats& c : job.ranks[r].collectives) {
+            const auto [it, added] =
+                collectiveIds.try_emplace({c.name, c.messageBytes}, std::uint32_t(job.collectives.size()));
+            if (added) {
+                job.collectives.emplace_back();
+                job.collectives.back().name = c.name;
+                job.collectives.back().messageBytes = c.messageBytes;
+            }
+            collectiveOf[r].push_back(it->second);
+        }
+
+    // One operation = (step, collective, k-th run of it in the step on each rank). First the latest arrival
+    // of each, then what each rank waited for it.
+    struct Operation {
+        TimeNs latest = INT64_MIN;
+        std::size_t lastRank = 0;
+        std::uint32_t ranks = 0;
+    };
+    std::unordered_map<std::uint64_t, std::uint32_t> operationIds;
+    std::vector<Operation> operations;
+    std::vector<std::vector<std::uint32_t>> operationOf(n);
+    for (std::size_t r = 0; r < n; ++r) {
+        const RankFigures& rank = job.ranks[r];
+        job.instancesDropped += rank.instancesDropped;
+        std::unordered_map<std::uint64_t, std::uint32_t> seen; // (step, collective) -> runs so far
+        operationOf[r].reserve(rank.instances.size());
+        for (const CollectiveInstance& c : rank.instances) {
+            const std::uint64_t step = stepOf[r][c.step], coll = collectiveOf[r][c.collective];
+            const std::uint64_t k = seen[step << 32 | coll]++;
+            // 20 bits of step, 20 of collective, 24 of run: far beyond any profile.
+            const std::uint64_t key = (step & 0xFFFFF) << 44 | (coll & 0xFFFFF) << 24 | (k & 0xFFFFFF);
+            const auto [it, added] = operationIds.try_emplace(key, std::uint32_t(operations.size()));
+            if (added) operations.emplace_back();
+            Operation& op = operations[it->second];
+            ++op.ranks;
+            if (c.start > op.latest) {
+                op.latest = c.start;
+                op.lastRank = r;
+            }
+            operationOf[r].push_back(it->second);
+        }
+    }
+    std::vector<std::vector<TimeNs>> waitedInStep(n);
+    std::vector<std::vector<TimeNs>> syncByCollective(job.collectives.size());
+    std::vector<std::vector<TimeNs>> totalByCollective(job.collectives.size());
+    std::vector<std::map<std::size_t, std::uint64_t>> lastCounts(job.collectives.size());
+    job.communication.resize(n);
+    for (std::size_t r = 0; r < n; ++r) {
+        RankFigures& rank = job.ranks[r];
+        waitedInStep[r].assign(stepCount, 0);
+        std::vector<TimeNs> sync(rank.collectives.size(), 0);
+        for (std::size_t i = 0; i < rank.instances.size(); ++i) {
+            const CollectiveInstance& c = rank.instances[i];
+            const Operation& op = operations[operationOf[r][i]];
+            if (op.ranks < 2) continue;
+            const TimeNs waited = std::clamp<TimeNs>(op.latest - c.start, 0, c.end - c.start);
+            sync[c.collective] += waited;
+            waitedInStep[r][stepOf[r][c.step]] += waited;
+        }
+        RankCommunication& comm = job.communication[r];
+        for (std::size_t c = 0; c < rank.collectives.size(); ++c) {
+            CollectiveStats& stats = rank.collectives[c];
+            stats.synchronization = std::min(sync[c], stats.total);
+            stats.transfer = stats.total - stats.synchronization;
+            comm.total += stats.total;
+            comm.synchronization += stats.synchronization;
+            const std::uint32_t id = collectiveOf[r][c];
+            syncByCollective[id].push_back(stats.synchronization);
+            totalByCollective[id].push_back(stats.total);
+            CollectiveSpread& spread = job.collectives[id];
+            ++spread.ranks;
+            spread.callsPerRank = std::max(spread.callsPerRank, stats.calls);
+        }
+        comm.transfer = comm.total - comm.synchronization;
+    }
+    for (std::size_t r = 0; r < n; ++r)
+        for (std::size_t i = 0; i < job.ranks[r].instances.size(); ++i) {
+            const Operation& op = operations[operationOf[r][i]];
+            if (op.ranks < 2 || op.lastRank != r) continue;
+            const std::uint32_t id = collectiveOf[r][job.ranks[r].instances[i].collective];
+            ++lastCounts[id][r];
+        }
+    for (std::size_t id = 0; id < job.collectives.size(); ++id) {
+        CollectiveSpread& spread = job.collectives[id];
+        spread.total = spreadOf(totalByCollective[id]);
+        spread.synchronization = spreadOf(syncByCollective[id]);
+        for (const auto& [rank, times] : lastCounts[id]) {
+            spread.compared += times;
+            spread.lastToArrive.push_back({rank, times});
+        }
+        std::sort(spread.lastToArrive.begin(), spread.lastToArrive.end(),
+                  [](const LastArrival& a, const LastArrival& b) {
+                      return a.times != b.times ? a.times > b.times : a.rank < b.rank;
+                  });
+        if (spread.lastToArrive.size() > 3) spread.lastToArrive.resize(3);
+    }
+    std::stable_sort(
+        job.collectives.begin(), job.collectives.end(),
+        [](const CollectiveSpread& a, const CollectiveSpread& b) { return a.total.median > b.total.median; });
+
+    // Stragglers: every (rank, step) over the step's median computation by more than 5%.
+    for (std::size_t id = 0; id < stepCount; ++id) {
+        std::vector<TimeNs> values;
+        for (const auto& [r, computation] : computationByStep[id])
+            values.push_back(computation);
+        const TimeNs median = spreadOf(values).median;
+        if (median <= 0) continue;
+        std::vector<Victim> waiting; // this step's longest waits, shared by its stragglers
+        for (std::size_t r = 0; r < n; ++r)
+            if (waitedInStep[r][id] > 0) waiting.push_back({r, waitedInStep[r][id]});
+        std::sort(waiting.begin(), waiting.end(), [](const Victim& a, const Victim& b) {
+            return a.waited != b.waited ? a.waited > b.waited : a.rank < b.rank;
+        });
+        for (const auto& [r, computation] : computationByStep[id]) {
+            if (double(computation) <= 1.05 * double(median)) continue;
+            StragglerRow row;
+            row.rank = r;
+            row.step = job.steps[id].name;
+            row.computation = computation;
+            row.medianComputation = median;
+            row.excess = computation - median;
+            for (const Victim& v : waiting) {
+                if (row.victims.size() == 3) break;
+                if (v.rank != r) row.victims.push_back(v);
+            }
+            job.stragglers.push_back(std::move(row));
+        }
+    }
+    std::stable_sort(job.stragglers.begin(), job.stragglers.end(),
+                     [](const StragglerRow& a, const StragglerRow& b) { return a.excess > b.excess; });
+
+    std::map<std::string, std::vector<std::size_t>> hosts;
+    for (std::size_t r = 0; r < n; ++r)
+        if (!job.ranks[r].host.empty()) hosts[job.ranks[r].host].push_back(r);
+    for (auto& [host, members] : hosts)
+        job.hosts.push_back({host, std::move(members)});
+    return job;
+}
+
+} // namespace kinetoscope

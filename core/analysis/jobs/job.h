@@ -1,0 +1,92 @@
+#pragma once
+
+// A distributed job from its ranks' figures (rank files, summaries or traces, read by open/rankinput.h): how
+// steps spread across ranks, which (rank, step) straggle and who waits for them, each collective's spread and
+// who arrives last, and each rank's communication split into data transfer and synchronising. Built for 1 to
+// 10,000+ ranks: everything is a pass over the ranks' instances, nothing is quadratic in ranks.
+
+#include "analysis/jobs/distributed.h"
+
+#include <string>
+#include <vector>
+
+namespace kinetoscope {
+
+struct Spread {
+    TimeNs min = 0, median = 0, p90 = 0, max = 0;
+};
+// Nearest-rank quantiles of `values` (reordered); all zero when empty.
+Spread spreadOf(std::vector<TimeNs>& values);
+
+struct UnreadableFile {
+    std::string path;
+    std::string error; // one line
+};
+
+struct StepDistribution {
+    std::string name;
+    std::size_t ranks = 0; // ranks that have this step
+    Spread stepTime, computation, communication;
+};
+
+struct Victim {
+    std::size_t rank = 0; // index into JobReport::ranks
+    TimeNs waited = 0;    // synchronising in the step's collectives
+};
+
+// A (rank, step) whose computation exceeds the step's median rank's by more than 5%: the others wait about
+// `excess` for it in the next collective.
+struct StragglerRow {
+    std::size_t rank = 0; // index into JobReport::ranks
+    std::string step;
+    TimeNs computation = 0, medianComputation = 0, excess = 0;
+    std::vector<Victim> victims; // the ranks that waited longest in this step's collectives, longest first
+};
+
+struct LastArrival {
+    std::size_t rank = 0;    // index into JobReport::ranks
+    std::uint64_t times = 0; // instances in which it arrived last
+};
+
+struct CollectiveSpread {
+    std::string name;
+    double messageBytes = 0;
+    std::size_t ranks = 0;                 // ranks that ran it
+    std::uint64_t callsPerRank = 0;        // the most on any rank
+    Spread total;                          // per rank, total time in it
+    Spread synchronization;                // per rank, waiting for the last to arrive
+    std::uint64_t compared = 0;            // instances run by two ranks or more
+    std::vector<LastArrival> lastToArrive; // most often last, at most 3
+};
+
+struct RankCommunication {
+    TimeNs total = 0, transfer = 0, synchronization = 0;
+};
+
+struct HostGroup {
+    std::string host;
+    std::vector<std::size_t> ranks; // indices into JobReport::ranks
+};
+
+struct JobReport {
+    std::vector<RankFigures> ranks;      // by rank number, unknown ranks last; collectives' split filled
+    std::vector<std::size_t> inputIndex; // where each of `ranks` was in analyseJob's input
+    std::vector<UnreadableFile> unreadable;
+    std::vector<std::string> problems; // ranks claimed twice, world sizes that disagree, ranks missing
+    std::int64_t worldSize = 0;        // when every rank that says agrees
+    std::vector<StepDistribution> steps;
+    std::vector<StragglerRow> stragglers;         // worst first
+    std::vector<CollectiveSpread> collectives;    // by median total, descending
+    std::vector<RankCommunication> communication; // per rank, as `ranks`
+    std::vector<HostGroup> hosts;                 // by name; empty when no file name said
+    std::uint64_t instancesDropped = 0;           // over all ranks (their rank files' budget)
+};
+
+// Steps match by name across ranks; within a step, the k-th run of a collective (name and size) on each rank
+// is one operation, its arrivals compared from the step's start on each rank.
+JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile> unreadable = {});
+
+// "rank 3", or "rank ? (file name)" when the file did not say.
+std::string rankLabel(const RankFigures& r);
+
+} // namespace kinetoscope

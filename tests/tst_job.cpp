@@ -1,0 +1,396 @@
+// A distributed job from its ranks: the rank file (one writer and reader for it, the summary's "distributed"
+// block and the viewer), files recognised by content and unreadable ones skipped, the job report's steps,
+// stragglers and their victims, collectives and problems, on the real rank traces of the corpus and on
+// 1,000 ranks made from one with planted stragglers; and the `rank` / `job` commands.
+#include "analysis/jobs/job.h"
+#include "analysis/report/jobformat.h"
+#include "analysis/report/summaryformat.h"
+#include "open/rankinput.h"
+#include "testsupport.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace kinetoscope;
+
+namespace {
+const char* const sampledRank0 =
+    "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz";
+const char* const sampledRank1 =
+    "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-1.json.gz";
+
+void writeFile(const QString& path, const std::string& text) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(text.data(), qint64(text.size()));
+}
+
+RankFigures figuresOf(const char* trace) {
+    LoadResult r = loadTrace(test::tracePath(trace));
+    if (!r.ok()) qFatal("%s", r.message(trace).c_str());
+    return rankFigures(*r.store);
+}
+
+void compareFigures(const RankFigures& a, const RankFigures& b) {
+    QCOMPARE(a.rank, b.rank);
+    QCOMPARE(a.worldSize, b.worldSize);
+    QCOMPARE(a.source, b.source);
+    QCOMPARE(a.host, b.host);
+    QCOMPARE(a.stepMean, b.stepMean);
+    QCOMPARE(a.steps.size(), b.steps.size());
+    for (std::size_t i = 0; i < a.steps.size(); ++i) {
+        QCOMPARE(a.steps[i].name, b.steps[i].name);
+        QCOMPARE(a.steps[i].start, b.steps[i].start);
+        QCOMPARE(a.steps[i].computation, b.steps[i].computation);
+        QCOMPARE(a.steps[i].communication, b.steps[i].communication);
+        QCOMPARE(a.steps[i].overlap, b.steps[i].overlap);
+        QCOMPARE(a.steps[i].other, b.steps[i].other);
+    }
+    QCOMPARE(a.collectives.size(), b.collectives.size());
+    for (std::size_t i = 0; i < a.collectives.size(); ++i) {
+        QCOMPARE(a.collectives[i].name, b.collectives[i].name);
+        QCOMPARE(a.collectives[i].messageBytes, b.collectives[i].messageBytes);
+        QCOMPARE(a.collectives[i].calls, b.collectives[i].calls);
+        QCOMPARE(a.collectives[i].total, b.collectives[i].total);
+        QCOMPARE(a.collectives[i].longest, b.collectives[i].longest);
+    }
+}
+} // namespace
+
+class TestJob : public QObject {
+    Q_OBJECT
+  private slots:
+    void hostFromFileName_data();
+    void hostFromFileName();
+    void rankFileRoundTrip_data();
+    void rankFileRoundTrip();
+    void rankFileStaysUnderItsBudget();
+    void summaryBlockIsTheSameReader();
+    void filesRecognisedByContent();
+    void fileList();
+    void problemsAreSaid();
+    void thousandRanksWithPlantedStragglers();
+    void commands();
+};
+
+void TestJob::hostFromFileName_data() {
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("host");
+    QTest::newRow("tensorboard_trace_handler")
+        << "/logs/node-17.cluster_40213.1716215148212345678.pt.trace.json"
+        << "node-17.cluster";
+    QTest::newRow("gzip, milliseconds (older PyTorch)") << "gpu3_991.1652884123456.pt.trace.json.gz"
+                                                        << "gpu3";
+    QTest::newRow("HTA's rank file name") << "rank-0.Apr_03_18_51_38.1102.pt.trace.json"
+                                          << "";
+    QTest::newRow("no pid") << "host.1716215148212345678.pt.trace.json"
+                            << "";
+    QTest::newRow("another name") << "sampled_rank-0.json.gz"
+                                  << "";
+}
+
+void TestJob::hostFromFileName() {
+    QFETCH(QString, path);
+    QFETCH(QString, host);
+    QCOMPARE(QString::fromStdString(hostFromTraceFileName(path.toStdString())), host);
+}
+
+void TestJob::rankFileRoundTrip_data() {
+    QTest::addColumn<QString>("trace");
+    QTest::addColumn<int>("rank");
+    QTest::addColumn<int>("worldSize");
+    QTest::newRow("HTA trace_filter, rank 0 of 128") << sampledRank0 << 0 << 128;
+    QTest::newRow("HTA trace_filter, rank 1 of 128") << sampledRank1 << 1 << 128;
+    QTest::newRow("HTA rank 0 of 16 (80 NCCL kernels)")
+        << "facebookresearch__HolisticTraceAnalysis/"
+           "tests__data__negative_queue_length_values_check__rank0.json.gz"
+        << 0 << 16;
+    QTest::newRow("HTA trace_diff, rank 3 of 8")
+        << "facebookresearch__HolisticTraceAnalysis/tests__data__trace_diff__control__control.json.gz" << 3
+        << 8;
+    QTest::newRow("TraceLens b200, rank 0 of 8")
+        << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz" << 0 << 8;
+    QTest::newRow("no distributedInfo.rank")
+        << "facebookresearch__HolisticTraceAnalysis/tests__data__rank_unavailable__rank_not_found.json.gz"
+        << -1 << 0;
+}
+
+void TestJob::rankFileRoundTrip() {
+    QFETCH(QString, trace);
+    QFETCH(int, rank);
+    QFETCH(int, worldSize);
+    const RankFigures f = figuresOf(trace.toUtf8().constData());
+    QCOMPARE(f.rank, std::int64_t(rank));
+    QCOMPARE(f.worldSize, std::int64_t(worldSize));
+    if (rank < 0) QVERIFY(!f.notes.empty()); // said plainly
+    // Every collective run of a step is an instance, numbered in issue order.
+    std::uint64_t calls = 0;
+    for (const CollectiveStats& c : f.collectives)
+        calls += c.calls;
+    QCOMPARE(std::uint64_t(f.instances.size()) + f.instancesDropped, calls);
+    for (std::size_t i = 1; i < f.instances.size(); ++i)
+        QVERIFY(f.instances[i].issue > f.instances[i - 1].issue);
+    for (const CollectiveInstance& c : f.instances) {
+        QVERIFY(c.start >= 0 && c.end >= c.start);
+        QVERIFY(c.end <= f.steps[c.step].end - f.steps[c.step].start + f.collectives[c.collective].longest);
+    }
+    const std::string json = rankFileJson(f);
+    QVERIFY(json.size() <= rankFileBudget);
+    QVERIFY(json.starts_with("{\n\"format\": \"kinetoscope-rank\""));
+    std::string error;
+    const auto back = readRankFigures(json, &error);
+    QVERIFY2(back, error.c_str());
+    compareFigures(*back, f);
+    QCOMPARE(back->instances.size(), f.instances.size());
+    for (std::size_t i = 0; i < f.instances.size(); ++i) {
+        QCOMPARE(back->instances[i].step, f.instances[i].step);
+        QCOMPARE(back->instances[i].collective, f.instances[i].collective);
+        QCOMPARE(back->instances[i].issue, f.instances[i].issue);
+        QCOMPARE(back->instances[i].start, f.instances[i].start);
+        QCOMPARE(back->instances[i].end, f.instances[i].end);
+    }
+}
+
+// A rank with more collective runs than 64 KB holds keeps the same number from every step and says so.
+void TestJob::rankFileStaysUnderItsBudget() {
+    RankFigures f;
+    f.rank = 5;
+    f.worldSize = 64;
+    for (int s = 0; s < 4; ++s)
+        f.steps.push_back({.name = "ProfilerStep#" + std::to_string(s),
+                           .start = s * 1'000'000'000LL,
+                           .end = (s + 1) * 1'000'000'000LL});
+    f.collectives.push_back({.name = "AllReduce", .messageBytes = 1 << 20, .calls = 20000});
+    for (std::uint32_t i = 0; i < 20000; ++i)
+        f.instances.push_back(
+            {i % 4 == 3 ? 3u : i % 3, 0, i, TimeNs(i) * 1000 + 123'456, TimeNs(i) * 1000 + 523'456});
+    const std::string json = rankFileJson(f);
+    QVERIFY2(json.size() <= rankFileBudget, qPrintable(QString::number(json.size())));
+    QVERIFY(json.size() > rankFileBudget * 3 / 4); // the budget is used, not wasted
+    const auto back = readRankFigures(json);
+    QVERIFY(back);
+    QCOMPARE(back->instancesDropped + back->instances.size(), std::uint64_t(20000));
+    std::vector<std::size_t> perStep(4, 0);
+    for (const CollectiveInstance& c : back->instances)
+        ++perStep[c.step];
+    QVERIFY(perStep[0] > 100);
+    QCOMPARE(perStep[1], perStep[0]);
+    QCOMPARE(perStep[2], perStep[0]);
+    QCOMPARE(perStep[3], perStep[0]);
+    QVERIFY(std::any_of(back->notes.begin(), back->notes.end(),
+                        [](const std::string& n) { return n.find("kept the first") != std::string::npos; }));
+}
+
+// `summary --json` writes the same block through the same writer; the job reads it with the same reader.
+void TestJob::summaryBlockIsTheSameReader() {
+    LoadResult r = loadTrace(test::tracePath(sampledRank0));
+    QVERIFY(r.ok());
+    const auto report = computeAnalysis(*r.store, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name);
+    const std::string json = summaryToJson(report->summary, report.get());
+    const auto back = readRankFigures(json);
+    QVERIFY(back);
+    compareFigures(*back, report->distributed);
+    QCOMPARE(back->instances.size(), report->distributed.instances.size());
+    std::string error;
+    QVERIFY(!readRankFigures("{\"format\": \"kinetoscope-rank\", \"version\": 99}", &error));
+    QVERIFY2(error.find("newer") != std::string::npos, error.c_str());
+    QVERIFY(!readRankFigures(
+        "{\"format\": \"kinetoscope-rank\", \"version\": 1, \"steps\": [], \"collectives\": [], "
+        "\"collective_instances\": {\"rows\": [[0, 0, 0, 1.000, 2.000]]}}",
+        &error));
+    QVERIFY2(error.find("outside") != std::string::npos, error.c_str());
+}
+
+// Rank files, summaries and traces, whatever their names; a bad file is listed with its one-line error.
+void TestJob::filesRecognisedByContent() {
+    QTemporaryDir dir;
+    const RankFigures rank0 = figuresOf(sampledRank0);
+    writeFile(dir.filePath("first.txt"), rankFileJson(rank0));
+    {
+        LoadResult r = loadTrace(test::tracePath(sampledRank1));
+        QVERIFY(r.ok());
+        const auto report =
+            computeAnalysis(*r.store, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name);
+        writeFile(dir.filePath("second.data"), summaryToJson(report->summary, report.get()));
+    }
+    QVERIFY(QFile::copy(QString::fromStdString(test::tracePath(sampledRank1)), dir.filePath("third")));
+    const std::string truncated = rankFileJson(rank0).substr(0, 300);
+    writeFile(dir.filePath("truncated.json"), truncated);
+    writeFile(dir.filePath("foreign.json"), "{\"hello\": \"world\"}");
+    writeFile(dir.filePath("empty.json"), "");
+    writeFile(dir.filePath(".hidden"), "ignored");
+    std::vector<UnreadableFile> unreadable;
+    const std::vector<std::string> files = jobFiles({dir.path().toStdString()}, unreadable);
+    QCOMPARE(files.size(), std::size_t(6)); // not the hidden file
+    const JobInputs in = readJobInputs(files, 2);
+    QCOMPARE(in.ranks.size(), std::size_t(3));
+    QCOMPARE(in.unreadable.size(), std::size_t(3));
+    for (const UnreadableFile& u : in.unreadable) {
+        QVERIFY2(u.error.starts_with(u.path + ": "), u.error.c_str());
+        QVERIFY(u.error.find('\n') == std::string::npos);
+    }
+    QCOMPARE(readRankInput(dir.filePath("first.txt").toStdString()).kind, RankInputKind::RankFile);
+    QCOMPARE(readRankInput(dir.filePath("second.data").toStdString()).kind, RankInputKind::Summary);
+    QCOMPARE(readRankInput(dir.filePath("third").toStdString()).kind, RankInputKind::Trace);
+    const JobReport job = analyseJob(in.ranks, in.unreadable);
+    QCOMPARE(job.ranks.size(), std::size_t(3));
+    QCOMPARE(job.unreadable.size(), std::size_t(3));
+    // Rank 1 twice (its summary and its trace): said, both kept.
+    QVERIFY(std::any_of(job.problems.begin(), job.problems.end(),
+                        [](const std::string& p) { return p.starts_with("rank 1 is claimed by 2 files"); }));
+}
+
+void TestJob::fileList() {
+    QTemporaryDir dir;
+    writeFile(dir.filePath("list.txt"), "# the job's ranks\nranks/a.json\n\n  /abs/b.json  \r\nc.json\n");
+    std::vector<UnreadableFile> unreadable;
+    const auto files = readFileList(dir.filePath("list.txt").toStdString(), unreadable);
+    QVERIFY(unreadable.empty());
+    QCOMPARE(files.size(), std::size_t(3));
+    QCOMPARE(QString::fromStdString(files[0]), dir.filePath("ranks/a.json"));
+    QCOMPARE(files[1], std::string("/abs/b.json"));
+    QVERIFY(readFileList(dir.filePath("missing.txt").toStdString(), unreadable).empty());
+    QCOMPARE(unreadable.size(), std::size_t(1));
+}
+
+void TestJob::problemsAreSaid() {
+    std::vector<RankFigures> ranks(5);
+    const std::int64_t rankOf[] = {0, 1, 1, 3, -1};
+    const std::int64_t worldOf[] = {8, 8, 8, 16, 0};
+    for (std::size_t i = 0; i < 5; ++i) {
+        ranks[i].rank = rankOf[i];
+        ranks[i].worldSize = worldOf[i];
+        ranks[i].source = "r" + std::to_string(i) + ".json";
+    }
+    const JobReport job = analyseJob(ranks);
+    const auto said = [&](std::string_view text) {
+        return std::any_of(job.problems.begin(), job.problems.end(),
+                           [&](const std::string& p) { return p.find(text) != std::string::npos; });
+    };
+    QVERIFY(said("rank 1 is claimed by 2 files: r1.json, r2.json"));
+    QVERIFY(said("disagree on the world size: 8 in 3 files, 16 in 1 files"));
+    QVERIFY(said("1 files do not say their rank"));
+    QCOMPARE(job.worldSize, std::int64_t(0));          // not guessed
+    QCOMPARE(job.ranks.back().rank, std::int64_t(-1)); // unknown last
+    QCOMPARE(rankLabel(job.ranks.back()), std::string("rank ? (r4.json)"));
+    std::vector<RankFigures> agreeing(3);
+    for (std::int64_t i = 0; i < 3; ++i) {
+        agreeing[std::size_t(i)].rank = i == 2 ? 9 : i;
+        agreeing[std::size_t(i)].worldSize = 8;
+    }
+    const JobReport missing = analyseJob(agreeing);
+    QCOMPARE(missing.worldSize, std::int64_t(8));
+    QVERIFY(std::any_of(missing.problems.begin(), missing.problems.end(), [](const std::string& p) {
+        return p == "6 of the world's 8 ranks are not here: 2-7";
+    }));
+    QVERIFY(std::any_of(missing.problems.begin(), missing.problems.end(),
+                        [](const std::string& p) { return p == "ranks beyond the world size of 8: 9"; }));
+}
+
+// 1,000 ranks made from the real rank 0 of 128: everyone runs its steps; three (rank, step) pairs compute
+// longer, and arrive that much later at every collective of the step. They come first, worst first, and the
+// ranks that wait for them are named.
+void TestJob::thousandRanksWithPlantedStragglers() {
+    const RankFigures model = figuresOf(sampledRank0);
+    QVERIFY(model.steps.size() >= 2 && !model.instances.empty());
+    struct Planted {
+        std::int64_t rank;
+        std::size_t step;
+        TimeNs extra;
+    };
+    const Planted planted[] = {{613, 1, 40'000'000}, {17, 0, 25'000'000}, {998, 1, 9'000'000}};
+    std::vector<RankFigures> ranks;
+    for (std::int64_t r = 0; r < 1000; ++r) {
+        RankFigures f = model;
+        f.rank = r;
+        f.worldSize = 1000;
+        f.source = "rank" + std::to_string(r) + ".json";
+        // A little noise, well under 5%, so the median is a real rank's.
+        for (RankStep& s : f.steps)
+            s.computation += (r * 7919 % 1000) * 1000;
+        for (const Planted& p : planted) {
+            if (p.rank != r) continue;
+            f.steps[p.step].computation += p.extra;
+            for (CollectiveInstance& c : f.instances)
+                if (c.step == p.step) {
+                    c.start += p.extra;
+                    c.end += p.extra;
+                }
+        }
+        ranks.push_back(std::move(f));
+    }
+    const JobReport job = analyseJob(std::move(ranks));
+    QCOMPARE(job.ranks.size(), std::size_t(1000));
+    QVERIFY(job.problems.empty());
+    QCOMPARE(job.steps.size(), model.steps.size());
+    QCOMPARE(job.steps[0].ranks, std::size_t(1000));
+    QCOMPARE(job.stragglers.size(), std::size_t(3));
+    for (std::size_t i = 0; i < 3; ++i) {
+        const StragglerRow& s = job.stragglers[i];
+        QCOMPARE(job.ranks[s.rank].rank, planted[i].rank);
+        QCOMPARE(s.step, model.steps[planted[i].step].name);
+        QVERIFY(std::llabs(s.excess - planted[i].extra) < 1'000'000); // within the noise
+        QCOMPARE(s.victims.size(), std::size_t(3));
+        for (const Victim& v : s.victims)
+            QVERIFY(v.waited > 0 && job.ranks[v.rank].rank != planted[i].rank);
+    }
+    // The planted rank arrives last at its step's collectives.
+    bool lastNamed = false;
+    for (const CollectiveSpread& c : job.collectives)
+        for (const LastArrival& l : c.lastToArrive)
+            lastNamed = lastNamed || job.ranks[l.rank].rank == 613;
+    QVERIFY(lastNamed);
+    // Its waits are the others'.
+    QVERIFY(job.communication[613].synchronization < job.communication[0].synchronization);
+    const QJsonObject root = QJsonDocument::fromJson(QByteArray::fromStdString(jobReportJson(job))).object();
+    const QJsonArray stragglers = root["stragglers"].toArray();
+    QCOMPARE(stragglers.size(), 3);
+    QCOMPARE(stragglers[0]["rank"].toInteger(), 613);
+    QCOMPARE(stragglers[0]["step"].toString().toStdString(), model.steps[1].name);
+    const std::string text = jobReportText(job, 20);
+    QVERIFY2(text.starts_with("Job: 1000 ranks of a world of 1000, 2 steps\n"), text.substr(0, 80).c_str());
+    QVERIFY(text.find("rank 613") < text.find("rank 17 "));
+    QVERIFY(text.find("… and 980 more ranks") != std::string::npos);
+}
+
+// `rank TRACE -o FILE` on each rank where it lives, then `job` over the rank files (and a bad one).
+void TestJob::commands() {
+    QTemporaryDir dir;
+    for (const char* trace : {sampledRank0, sampledRank1}) {
+        QProcess p;
+        const QString out = dir.filePath(trace == sampledRank0 ? "r0.rank.json" : "r1.rank.json");
+        p.start(KINETOSCOPE_CLI, {"rank", QString::fromStdString(test::tracePath(trace)), "-o", out});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY(QFile::exists(out));
+        QVERIFY(!QFile::exists(out + ".partial"));
+    }
+    writeFile(dir.filePath("broken.json"), "{\"format\": \"kinetoscope-rank\", \"version\": 1, \"steps\": [");
+    QProcess p;
+    p.start(KINETOSCOPE_CLI, {"job", dir.path(), "--json"});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 0);
+    const QByteArray out = p.readAllStandardOutput();
+    const QByteArray err = p.readAllStandardError();
+    QVERIFY2(err.contains("broken.json: "), err.constData());
+    const QJsonObject root = QJsonDocument::fromJson(out).object();
+    QCOMPARE(root["ranks"].toInt(), 2);
+    QCOMPARE(root["unreadable"].toArray().size(), 1);
+    const QJsonArray stragglers = root["stragglers"].toArray();
+    QVERIFY(stragglers.size() >= 1);
+    for (const char* key : {"rank", "step", "excess_us", "victims"})
+        QVERIFY2(stragglers[0].toObject().contains(QLatin1String(key)), key);
+    // Nothing readable: exit 1, one line per file.
+    QProcess none;
+    none.start(KINETOSCOPE_CLI, {"job", dir.filePath("broken.json")});
+    QVERIFY(none.waitForFinished(60000));
+    QCOMPARE(none.exitCode(), 1);
+}
+
+QTEST_GUILESS_MAIN(TestJob)
+#include "tst_job.moc"
