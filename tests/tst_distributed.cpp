@@ -3,18 +3,21 @@
 // stragglers, and the distributed view from traces and from summaries.
 #include "analysis/jobs/job.h"
 #include "analysis/report/summaryformat.h"
+#include "charts/rankheatmap.h"
 #include "panels/detailspanel.h"
 #include "shell/mainwindow.h"
 #include "testsupport.h"
 #include "timeline/timelinerenderer.h"
 #include "timeline/timelinewidget.h"
 #include "views/distributedview.h"
+#include "views/jobfigures.h"
 
 #include <cstring>
 
 #include <QApplication>
 #include <QComboBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QProcess>
@@ -41,6 +44,10 @@ class TestDistributed : public QObject {
     void alignmentSurvivesFitAndZoomOnAnyRank();
     void eightRanksDoNotGrowTheWindow();
     void detailsOfAnyRank();
+    void heatMapRowsFold_data();
+    void heatMapRowsFold();
+    void thousandRanks();
+    void stragglerOpensBesideTheMedianRank();
 
   private:
     QString rankPath(int r) const {
@@ -393,6 +400,125 @@ void TestDistributed::detailsOfAnyRank() {
             break;
         }
     QCOMPARE(view.detailsTitle()->text(), QStringLiteral("Details · rank 0"));
+}
+
+void TestDistributed::heatMapRowsFold_data() {
+    QTest::addColumn<int>("ranks");
+    QTest::addColumn<double>("height");
+    QTest::addColumn<int>("perRow");
+    QTest::addColumn<int>("rowCount");
+    QTest::newRow("8 ranks: one row each, at most 22 px") << 8 << 400.0 << 1 << 8;
+    QTest::newRow("100 ranks in 400 px: one each") << 100 << 400.0 << 1 << 100;
+    QTest::newRow("1,000 ranks in 400 px: 8 a row") << 1000 << 400.0 << 8 << 125;
+    QTest::newRow("10,000 ranks in 600 px: 50 a row") << 10000 << 600.0 << 50 << 200;
+}
+
+void TestDistributed::heatMapRowsFold() {
+    QFETCH(int, ranks);
+    QFETCH(double, height);
+    QFETCH(int, perRow);
+    QFETCH(int, rowCount);
+    const HeatMapRows rows = foldRanks(std::size_t(ranks), height);
+    QCOMPARE(rows.perRow, std::size_t(perRow));
+    QCOMPARE(rows.rowCount, rowCount);
+    QVERIFY(rows.rowPx >= 3 && rows.rowPx <= 22);
+    QVERIFY(rows.rowPx * rows.rowCount <= height);
+    QCOMPARE(rows.endRank(rows.rowCount - 1), std::size_t(ranks)); // every rank in a row
+    QCOMPARE(rows.rowOf(std::size_t(ranks - 1)), rowCount - 1);
+}
+
+namespace {
+// `count` rank files made from the real rank 0 of 128, each its own rank, with the planted stragglers
+// computing longer in a step and arriving that much later at its collectives. Their traces are not here.
+QStringList writeRankFiles(const QString& dir, std::int64_t count,
+                           const std::vector<std::tuple<std::int64_t, std::size_t, TimeNs>>& planted) {
+    LoadResult loaded = loadTrace(test::tracePath(
+        "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz"));
+    const RankFigures model = rankFigures(*loaded.store);
+    QStringList files;
+    for (std::int64_t r = 0; r < count; ++r) {
+        RankFigures f = model;
+        f.rank = r;
+        f.worldSize = count;
+        f.source = "/cluster/logs/rank" + std::to_string(r) + ".pt.trace.json";
+        for (RankStep& s : f.steps)
+            s.computation += (r * 7919 % 1000) * 1000;
+        for (const auto& [rank, step, extra] : planted) {
+            if (rank != r) continue;
+            f.steps[step].computation += extra;
+            for (CollectiveInstance& c : f.instances)
+                if (c.step == step) c.start += extra, c.end += extra;
+        }
+        const QString path = dir + QStringLiteral("/rank%1.json").arg(r);
+        QFile file(path);
+        file.open(QIODevice::WriteOnly);
+        file.write(QByteArray::fromStdString(rankFileJson(f)));
+        files << path;
+    }
+    return files;
+}
+} // namespace
+
+// 1,000 ranks from rank files: the heat map folds its rows yet shows the planted straggler in its row, the
+// stragglers table lists the planted ones worst first, and no timelines (nor 1,000-row chart) are built.
+void TestDistributed::thousandRanks() {
+    QTemporaryDir dir;
+    const QStringList files = writeRankFiles(dir.path(), 1000, {{613, 1, 40'000'000}, {17, 0, 25'000'000}});
+    DistributedView view(files + QStringList{dir.filePath("missing.json")});
+    view.resize(1400, 900);
+    view.show();
+    QSignalSpy ready(&view, &DistributedView::ready);
+    QVERIFY(view.isReady() || ready.wait(60000));
+    QCOMPARE(view.ranks().size(), std::size_t(1000));
+    QCOMPARE(view.job().unreadable.size(), std::size_t(1));
+    QVERIFY(view.figures()->banner()->text().contains(QStringLiteral("1 file not read")));
+    QVERIFY(view.timelines().empty());
+    QVERIFY(!view.rankTable());       // a rank table and chart of 1,000 columns are not built
+    QVERIFY(!view.collectiveTable()); // nor 1,000 ranks' collectives
+    QVERIFY(view.collectiveSpreadTable()->rowCount() >= 1);
+    QTableWidget* stragglers = view.figures()->stragglerTable();
+    QCOMPARE(stragglers->rowCount(), 2);
+    QCOMPARE(stragglers->item(0, 0)->text(), QStringLiteral("rank 613"));
+    QCOMPARE(stragglers->item(1, 0)->text(), QStringLiteral("rank 17"));
+    RankHeatMap* map = view.figures()->heatMap();
+    QTest::qWait(50);
+    QVERIFY2(map->rows().perRow > 1, qPrintable(QString::number(map->height())));
+    const QRect cell = map->cellRect(map->rows().rowOf(613), 1);
+    const auto hit = map->cellAt(cell.center());
+    QVERIFY(hit);
+    QCOMPARE(view.ranks()[hit->rank].rank, std::int64_t(613));
+    QVERIFY(hit->value > 1.3 * hit->median);
+    // Its trace is not on this machine: where it is expected is said.
+    QSignalSpy opened(&view, &DistributedView::openRanksRequested);
+    view.openBesideMedian(hit->rank, 1);
+    QCOMPARE(opened.count(), 0);
+    QVERIFY(view.figures()->findChild<QLabel*>() != nullptr);
+    bool said = false;
+    for (QLabel* l : view.figures()->findChildren<QLabel*>())
+        said = said || l->text().contains(QStringLiteral("/cluster/logs/rank613.pt.trace.json"));
+    QVERIFY(said);
+}
+
+// With the traces at hand, a straggler opens beside its step's median rank as a job of two.
+void TestDistributed::stragglerOpensBesideTheMedianRank() {
+    MainWindow window;
+    DistributedView* view = window.openDistributed({rankPath(0), rankPath(1)});
+    QSignalSpy ready(view, &DistributedView::ready);
+    QVERIFY(view->isReady() || ready.wait(60000));
+    QVERIFY(!view->stragglers().empty());
+    const StragglerRow& s = view->stragglers().front();
+    std::size_t step = 0;
+    while (view->job().steps[step].name != s.step)
+        ++step;
+    QSignalSpy opened(view, &DistributedView::openRanksRequested);
+    view->figures()->stragglerTable()->cellDoubleClicked(0, 0);
+    QCOMPARE(opened.count(), 1);
+    const QStringList pair = opened.front().front().toStringList();
+    QCOMPARE(pair.size(), 2);
+    QCOMPARE(pair[0], QFileInfo(QString::fromStdString(view->ranks()[s.rank].source)).absoluteFilePath());
+    QCOMPARE(pair[1],
+             QFileInfo(QString::fromStdString(view->ranks()[view->job().steps[step].medianRank].source))
+                 .absoluteFilePath());
 }
 
 QTEST_MAIN(TestDistributed)

@@ -2,13 +2,13 @@
 
 #include "model/textformat.h"
 
-#include "charts/stackedcolumnchart.h"
 #include "open/rankinput.h"
 #include "panels/detailspanel.h"
 #include "panels/panellayout.h"
 #include "shell/backgroundjobs.h"
 #include "tables/tablemodels.h"
 #include "timeline/timelinewidget.h"
+#include "views/jobfigures.h"
 
 #include <QComboBox>
 #include <QCoreApplication>
@@ -117,96 +117,55 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
     m_stepShift = loaded->stepShift;
     auto* tabs = new QTabWidget(m_stack);
 
-    // Ranks: table, chart and stragglers.
-    auto* figures = new QWidget(tabs);
-    auto* fl = new QVBoxLayout(figures);
-    m_chart = new StackedColumnChart(figures);
-    QStringList columns;
-    std::vector<std::vector<double>> values;
-    for (const RankFigures& r : m_ranks) {
-        columns << QStringLiteral("rank %1").arg(r.rank);
-        const double n = std::max<double>(1, double(r.steps.size()));
-        values.push_back({double(r.computation) / n, double(r.overlap) / n, double(r.communication) / n,
-                          double(r.other) / n});
-    }
-    m_chart->setData(columns, values, {tr("computation"), tr("overlap"), tr("communication"), tr("other")},
-                     {QColor(0x5f, 0xbf, 0x8f), QColor(0x9c, 0xc9, 0x7a), QColor(0x3a, 0xa6, 0xa6),
-                      QColor(0xb0, 0xb7, 0xc3)});
-    m_rankTable = makeTable(figures, {tr("Rank"), tr("Steps"), tr("Mean step"), tr("Computation / step"),
-                                      tr("Communication / step"), tr("Overlap / step"), tr("Other / step"),
-                                      tr("File")});
-    m_rankTable->setSortingEnabled(false);
-    m_rankTable->setRowCount(int(m_ranks.size()));
-    for (std::size_t i = 0; i < m_ranks.size(); ++i) {
-        const RankFigures& r = m_ranks[i];
-        const TimeNs n = std::max<TimeNs>(1, TimeNs(r.steps.size()));
-        int c = 0;
-        m_rankTable->setItem(int(i), c++, new NumberItem(QString::number(r.rank), double(r.rank)));
-        m_rankTable->setItem(int(i), c++,
-                             new NumberItem(QString::number(r.steps.size()), double(r.steps.size())));
-        for (TimeNs v : {r.stepMean, r.computation / n, r.communication / n, r.overlap / n, r.other / n}) {
-            m_rankTable->setItem(int(i), c++, new NumberItem(durationText(v), double(v)));
-        }
-        m_rankTable->setItem(int(i), c++,
-                             new QTableWidgetItem(QFileInfo(QString::fromStdString(r.source)).fileName()));
-    }
-    // Sorted explicitly: enabling sorting alone sorts by the header's default indicator (descending), which
-    // listed rank 1 before rank 0 under an arrow that read as ascending.
-    m_rankTable->setSortingEnabled(true);
-    m_rankTable->sortByColumn(0, Qt::AscendingOrder);
-    m_rankTable->resizeColumnsToContents();
-    QStringList stragglers;
-    for (const StragglerRow& s : m_job.stragglers)
-        stragglers << tr("%1 in %2 (+%3 computation)")
-                          .arg(QString::fromStdString(rankLabel(m_ranks[s.rank])),
-                               QString::fromStdString(s.step), durationText(s.excess));
-    m_stragglerLabel = new QLabel(
-        stragglers.isEmpty()
-            ? tr("<b>Stragglers</b>: none (every rank within 5% of the median computation per step)")
-            : tr("<b>Stragglers</b> (the others wait for them): ") + stragglers.join(QStringLiteral(", ")),
-        figures);
-    m_stragglerLabel->setWordWrap(true);
-    fl->addWidget(m_chart);
-    fl->addWidget(m_stragglerLabel);
-    fl->addWidget(m_rankTable, 1);
-    tabs->addTab(figures, tr("Ranks"));
+    // The job: what was read, the heat map, stragglers; the chart and rank table for small jobs.
+    m_figures = new JobFigures(m_job, tabs);
+    m_rankTable = m_figures->rankTable();
+    m_stragglerLabel = m_figures->stragglerLabel();
+    connect(m_figures, &JobFigures::rankActivated, this, &DistributedView::openBesideMedian);
+    tabs->addTab(m_figures, tr("Ranks"));
+    tabs->addTab(makeStepDistributionTable(m_job, tabs), tr("Steps"));
 
-    // Collectives per rank.
-    m_collectives = makeTable(tabs, {tr("Rank"), tr("Collective"), tr("Calls"), tr("Bytes"), tr("Total"),
-                                     tr("Mean"), tr("Synchronisation"), tr("Data transfer")});
-    m_collectives->setSortingEnabled(false);
-    int rows = 0;
-    for (const RankFigures& r : m_ranks)
-        rows += int(r.collectives.size());
-    m_collectives->setRowCount(rows);
-    int row = 0;
-    for (const RankFigures& r : m_ranks) {
-        for (const CollectiveStats& c : r.collectives) {
-            int col = 0;
-            m_collectives->setItem(row, col++, new NumberItem(QString::number(r.rank), double(r.rank)));
-            m_collectives->setItem(row, col++, new QTableWidgetItem(QString::fromStdString(c.name)));
-            m_collectives->setItem(row, col++, new NumberItem(QString::number(c.calls), double(c.calls)));
-            m_collectives->setItem(row, col++,
-                                   new NumberItem(c.bytes > 0 ? bytesText(c.bytes) : QString(), c.bytes));
-            for (TimeNs v : {c.total, c.mean(), c.synchronization, c.transfer})
-                m_collectives->setItem(row, col++, new NumberItem(durationText(v), double(v)));
-            ++row;
+    // Collectives: their spread across ranks, and for small jobs each rank's.
+    auto* collectives = new QSplitter(Qt::Vertical, tabs);
+    m_collectiveSpread = makeCollectiveSpreadTable(m_job, collectives);
+    if (m_ranks.size() <= JobFigures::smallJob) {
+        m_collectives =
+            makeTable(collectives, {tr("Rank"), tr("Collective"), tr("Calls"), tr("Bytes"), tr("Total"),
+                                    tr("Mean"), tr("Synchronisation"), tr("Data transfer")});
+        m_collectives->setSortingEnabled(false);
+        int rows = 0;
+        for (const RankFigures& r : m_ranks)
+            rows += int(r.collectives.size());
+        m_collectives->setRowCount(rows);
+        int row = 0;
+        for (const RankFigures& r : m_ranks) {
+            for (const CollectiveStats& c : r.collectives) {
+                int col = 0;
+                m_collectives->setItem(row, col++, new NumberItem(QString::number(r.rank), double(r.rank)));
+                m_collectives->setItem(row, col++, new QTableWidgetItem(QString::fromStdString(c.name)));
+                m_collectives->setItem(row, col++, new NumberItem(QString::number(c.calls), double(c.calls)));
+                m_collectives->setItem(row, col++,
+                                       new NumberItem(c.bytes > 0 ? bytesText(c.bytes) : QString(), c.bytes));
+                for (TimeNs v : {c.total, c.mean(), c.synchronization, c.transfer})
+                    m_collectives->setItem(row, col++, new NumberItem(durationText(v), double(v)));
+                ++row;
+            }
         }
+        m_collectives->setSortingEnabled(true);
+        m_collectives->sortByColumn(0, Qt::AscendingOrder);
+        // Message sizes are in the trace only where Kineto wrote `In msg nelems` (docs/DEFINITIONS.md):
+        // without any, the column would be empty on every row, so it is not shown.
+        bool anyBytes = false;
+        for (const RankFigures& r : m_ranks)
+            for (const CollectiveStats& c : r.collectives)
+                anyBytes = anyBytes || c.bytes > 0;
+        m_collectives->setColumnHidden(3, !anyBytes);
+        m_collectives->resizeColumnsToContents();
     }
-    m_collectives->setSortingEnabled(true);
-    m_collectives->sortByColumn(0, Qt::AscendingOrder);
-    // Message sizes are in the trace only where Kineto wrote `In msg nelems` (docs/DEFINITIONS.md): without
-    // any, the column would be empty on every row, so it is not shown.
-    bool anyBytes = false;
-    for (const RankFigures& r : m_ranks)
-        for (const CollectiveStats& c : r.collectives)
-            anyBytes = anyBytes || c.bytes > 0;
-    m_collectives->setColumnHidden(3, !anyBytes);
-    m_collectives->resizeColumnsToContents();
-    tabs->addTab(m_collectives, tr("Collectives"));
+    tabs->addTab(collectives, tr("Collectives"));
 
     // Timelines, one per rank, zoomed together.
-    if (!m_traces.empty()) {
+    if (!m_traces.empty() && m_traces.size() <= JobFigures::smallJob) {
         auto* box = new QWidget(tabs);
         auto* bl = new QVBoxLayout(box);
         m_alignment = new QComboBox(box);
@@ -300,6 +259,37 @@ void DistributedView::applyAlignment() {
         m_timelines[0]->fitAll();
         syncFrom(0);
     }
+}
+
+void DistributedView::openBesideMedian(std::size_t rank, std::size_t step) {
+    if (rank >= m_ranks.size() || step >= m_job.steps.size()) return;
+    const std::size_t median = m_job.steps[step].medianRank;
+    const QString name = QString::fromStdString(m_job.steps[step].name);
+    if (median == rank) {
+        m_figures->say(
+            tr("%1 is the median rank of %2.").arg(QString::fromStdString(rankLabel(m_ranks[rank])), name));
+        return;
+    }
+    // Rank files and summaries name the trace they came from: it opens when it is reachable from here.
+    QStringList files, missing;
+    for (std::size_t r : {rank, median}) {
+        const QString source = QString::fromStdString(m_ranks[r].source);
+        const QFileInfo info(source);
+        if (info.isFile())
+            files << info.absoluteFilePath();
+        else
+            missing << tr("%1's trace is expected at %2")
+                           .arg(QString::fromStdString(rankLabel(m_ranks[r])), source);
+    }
+    if (!missing.isEmpty()) {
+        m_figures->say(missing.join(QStringLiteral("; ")) +
+                       tr(": not found on this machine. Copy the traces here, or open the job from them."));
+        return;
+    }
+    m_figures->say(tr("Opened %1 beside %2, the median rank of %3.")
+                       .arg(QString::fromStdString(rankLabel(m_ranks[rank])),
+                            QString::fromStdString(rankLabel(m_ranks[median])), name));
+    emit openRanksRequested(files);
 }
 
 DetailsPanel* DistributedView::details() const {

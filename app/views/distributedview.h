@@ -18,14 +18,15 @@ class QTabWidget;
 namespace kinetoscope {
 
 class DetailsPanel;
-class StackedColumnChart;
+class JobFigures;
 class TimelineWidget;
 
-// Several ranks of one job: per-rank computation / communication / overlap / other per step (a chart across
-// ranks makes stragglers obvious, and they are listed), collectives per rank with their synchronisation and
-// transfer time, and the ranks' timelines one above the other, aligned by clock or by first step and zoomed
-// together. Accepts trace files or the per-rank `kinetoscope-cli summary --json` files (then without
-// timelines).
+// The ranks of one job, from 2 to 10,000+: what was read, a rank × step heat map and the stragglers
+// (JobFigures), each step's spread across ranks, collectives' spread (and per rank, with their
+// synchronisation and transfer time, for small jobs), and for up to 64 ranks of traces their timelines one
+// above the other, aligned by clock or by first step and zoomed together. Accepts traces, rank files
+// (`kinetoscope-cli rank`) and `summary --json` files, mixed, recognised by content; a file that cannot be
+// read is listed and the job opens without it.
 class DistributedView : public QWidget {
     Q_OBJECT
   public:
@@ -36,7 +37,9 @@ class DistributedView : public QWidget {
     const JobReport& job() const { return m_job; }
     const std::vector<StragglerRow>& stragglers() const { return m_job.stragglers; }
     QTableWidget* rankTable() const { return m_rankTable; }
-    QTableWidget* collectiveTable() const { return m_collectives; }
+    QTableWidget* collectiveTable() const { return m_collectives; } // per rank; small jobs only
+    QTableWidget* collectiveSpreadTable() const { return m_collectiveSpread; }
+    JobFigures* figures() const { return m_figures; }
     QLabel* stragglerLabel() const { return m_stragglerLabel; }
     const std::vector<TimelineWidget*>& timelines() const { return m_timelines; }
     QComboBox* alignment() const { return m_alignment; }
@@ -48,9 +51,15 @@ class DistributedView : public QWidget {
     TimeNs shiftOf(std::size_t rank) const { return m_shifts.at(rank); }
     QString errorMessage() const { return m_error; }
 
+    // A rank in a step beside the step's median rank, in a view of their own: asks for it when both traces
+    // are reachable, else says where the missing one is expected.
+    void openBesideMedian(std::size_t rank, std::size_t step);
+
   signals:
     void ready();
     void failed(const QString& message);
+    // The traces to open as a job of their own (a straggler beside its step's median rank).
+    void openRanksRequested(const QStringList& files);
 
   private:
     struct Loaded;
@@ -72,8 +81,9 @@ class DistributedView : public QWidget {
     QLabel* m_status;
     QTableWidget* m_rankTable = nullptr;
     QTableWidget* m_collectives = nullptr;
+    QTableWidget* m_collectiveSpread = nullptr;
     QLabel* m_stragglerLabel = nullptr;
-    StackedColumnChart* m_chart = nullptr;
+    JobFigures* m_figures = nullptr;
     QComboBox* m_alignment = nullptr;
     std::vector<DetailsPanel*> m_details; // one per timeline, made on its first selection
     QStackedWidget* m_detailsStack = nullptr;

@@ -66,6 +66,10 @@ RankInput readRankInput(const std::string& path, const std::atomic<bool>* cancel
         return in;
     }
     in.figures = rankFigures(*r.store);
+    // Absolute: the rank file is read elsewhere later, and the viewer opens the trace from what it names.
+    std::error_code absoluteError;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, absoluteError);
+    if (!absoluteError) in.figures->source = absolute.lexically_normal().string();
     if (keepTrace) in.trace = std::move(r.store);
     return in;
 }

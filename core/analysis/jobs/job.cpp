@@ -171,6 +171,7 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
         TimeNs latest = INT64_MIN;
         std::size_t lastRank = 0;
         std::uint32_t ranks = 0;
+        bool tied = false; // two ranks or more arrived last together: nobody was last
     };
     std::unordered_map<std::uint64_t, std::uint32_t> operationIds;
     std::vector<Operation> operations;
@@ -192,6 +193,9 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
             if (c.start > op.latest) {
                 op.latest = c.start;
                 op.lastRank = r;
+                op.tied = false;
+            } else if (c.start == op.latest) {
+                op.tied = true;
             }
             operationOf[r].push_back(it->second);
         }
@@ -232,7 +236,7 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
     for (std::size_t r = 0; r < n; ++r)
         for (std::size_t i = 0; i < job.ranks[r].instances.size(); ++i) {
             const Operation& op = operations[operationOf[r][i]];
-            if (op.ranks < 2 || op.lastRank != r) continue;
+            if (op.ranks < 2 || op.tied || op.lastRank != r) continue;
             const std::uint32_t id = collectiveOf[r][job.ranks[r].instances[i].collective];
             ++lastCounts[id][r];
         }
@@ -260,6 +264,11 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
         for (const auto& [r, computation] : computationByStep[id])
             values.push_back(computation);
         const TimeNs median = spreadOf(values).median;
+        for (const auto& [r, computation] : computationByStep[id])
+            if (computation == median) {
+                job.steps[id].medianRank = r;
+                break;
+            }
         if (median <= 0) continue;
         std::vector<Victim> waiting; // this step's longest waits, shared by its stragglers
         for (std::size_t r = 0; r < n; ++r)
@@ -276,8 +285,9 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
             row.medianComputation = median;
             row.excess = computation - median;
             for (const Victim& v : waiting) {
-                if (row.victims.size() == 3) break;
-                if (v.rank != r) row.victims.push_back(v);
+                if (v.rank == r) continue;
+                ++row.waitingRanks;
+                if (row.victims.size() < 3) row.victims.push_back(v);
             }
             job.stragglers.push_back(std::move(row));
         }

@@ -27,6 +27,7 @@ struct StepDistribution {
     std::string name;
     std::size_t ranks = 0; // ranks that have this step
     Spread stepTime, computation, communication;
+    std::size_t medianRank = 0; // index into JobReport::ranks: the rank whose computation is the median
 };
 
 struct Victim {
@@ -40,7 +41,8 @@ struct StragglerRow {
     std::size_t rank = 0; // index into JobReport::ranks
     std::string step;
     TimeNs computation = 0, medianComputation = 0, excess = 0;
-    std::vector<Victim> victims; // the ranks that waited longest in this step's collectives, longest first
+    std::vector<Victim> victims;  // the ranks that waited longest in this step's collectives, longest first
+    std::size_t waitingRanks = 0; // all the other ranks that waited in this step's collectives
 };
 
 struct LastArrival {

@@ -109,6 +109,7 @@ std::string jobReportJson(const JobReport& job) {
         w.microsField("excess_us", s.excess);
         w.microsField("computation_us", s.computation);
         w.microsField("median_computation_us", s.medianComputation);
+        w.numField("waiting_ranks", s.waitingRanks);
         w.strField("file", r.source);
         w.key("victims");
         w.beginArray();
@@ -238,10 +239,12 @@ std::string jobReportText(const JobReport& job, std::size_t top) {
         for (const Victim& v : s.victims)
             victims +=
                 (victims.empty() ? "" : ", ") + rankLabel(job.ranks[v.rank]) + " " + formatDuration(v.waited);
-        line(out, "  %-12s %-20s +%-10s (%s, median %s)%s%s\n", rankLabel(job.ranks[s.rank]).c_str(),
+        const std::string waiting =
+            victims.empty() ? std::string()
+                            : "  " + countText(s.waitingRanks, "rank") + " waited, longest: " + victims;
+        line(out, "  %-12s %-20s +%-10s (%s, median %s)%s\n", rankLabel(job.ranks[s.rank]).c_str(),
              s.step.c_str(), formatDuration(s.excess).c_str(), formatDuration(s.computation).c_str(),
-             formatDuration(s.medianComputation).c_str(),
-             victims.empty() ? "" : "  waiting longest: ", victims.c_str());
+             formatDuration(s.medianComputation).c_str(), waiting.c_str());
     }
     if (job.stragglers.size() > top)
         line(out, "  … and %zu more (--json lists all)\n", job.stragglers.size() - top);
