@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
                              QStringLiteral("DIR"));
     QCommandLineOption distributed(
         QStringLiteral("distributed"),
-        QStringLiteral("Open the traces (or per-rank .summary.json files) as the ranks of one job."));
+        QStringLiteral(
+            "Open the files (traces, rank files, summaries) or folders of them as the ranks of one job."));
     QCommandLineOption captureDemo(
         QStringLiteral("capture-replay"),
         QStringLiteral("Live-capture demo without a GPU: capture kinetoscope-fake-cuda replaying TRACE "

@@ -71,7 +71,7 @@ int runJob(const JobArgs& args) {
         std::fprintf(stderr, "kinetoscope-cli: job: no files given (FILES, a folder, or --list FILE)\n");
         return 2;
     }
-    JobInputs inputs = readJobInputs(files, args.threads);
+    JobInputs inputs = readJobInputs(files, {.threads = args.threads});
     unreadable.insert(unreadable.end(), std::make_move_iterator(inputs.unreadable.begin()),
                       std::make_move_iterator(inputs.unreadable.end()));
     for (const UnreadableFile& u : unreadable)

@@ -227,7 +227,7 @@ void TestJob::filesRecognisedByContent() {
     std::vector<UnreadableFile> unreadable;
     const std::vector<std::string> files = jobFiles({dir.path().toStdString()}, unreadable);
     QCOMPARE(files.size(), std::size_t(6)); // not the hidden file
-    const JobInputs in = readJobInputs(files, 2);
+    const JobInputs in = readJobInputs(files, {.threads = 2});
     QCOMPARE(in.ranks.size(), std::size_t(3));
     QCOMPARE(in.unreadable.size(), std::size_t(3));
     for (const UnreadableFile& u : in.unreadable) {

@@ -464,6 +464,11 @@ DistributedView* MainWindow::openDistributed(const QStringList& files) {
     const int index =
         m_tabs->addTab(view, QString::fromStdString(countText(std::uint64_t(files.size()), "rank")));
     m_tabs->setTabToolTip(index, files.join(QLatin1Char('\n')));
+    // Named by what was read once it is (a folder is one argument and many ranks; unreadable files are none).
+    connect(view, &DistributedView::ready, this, [this, view] {
+        const int at = m_tabs->indexOf(view);
+        if (at >= 0) m_tabs->setTabText(at, QString::fromStdString(countText(view->ranks().size(), "rank")));
+    });
     m_tabs->setCurrentIndex(index);
     updateEmptyState();
     return view;

@@ -60,26 +60,25 @@ DistributedView::DistributedView(QStringList files, QWidget* parent)
     QPointer<DistributedView> self(this);
     startBackground([files2, self] {
         auto loaded = std::make_shared<Loaded>();
-        std::vector<RankFigures> ranks;
+        // Rank files, summaries and traces alike, recognised by content, read in parallel; only traces bring
+        // timelines, and only a small job's are kept.
+        std::vector<std::string> arguments;
+        for (const QString& file : files2)
+            arguments.push_back(file.toStdString());
         std::vector<UnreadableFile> unreadable;
+        const std::vector<std::string> paths = jobFiles(arguments, unreadable); // folders: their files
+        JobInputs in = readJobInputs(paths, {.keepTraces = paths.size() <= JobFigures::smallJob});
+        std::vector<RankFigures> ranks = std::move(in.ranks);
+        unreadable.insert(unreadable.end(), std::make_move_iterator(in.unreadable.begin()),
+                          std::make_move_iterator(in.unreadable.end()));
         std::vector<std::shared_ptr<const LoadedTrace>> traces;
         std::vector<TimeNs> clockShift, stepShift;
-        for (const QString& file : files2) {
-            // Rank files, summaries and traces alike, recognised by content; only traces bring timelines.
-            const std::string path = file.toStdString();
-            RankInput in = readRankInput(path, nullptr, true);
-            if (!in.figures) {
-                unreadable.push_back({path, in.error});
-                continue;
-            }
-            if (in.trace) {
-                auto trace = prepareLoadedTrace(std::move(in.trace), 0);
-                clockShift.push_back(trace->store->metadata().baseTimeNanoseconds.value_or(0));
-                stepShift.push_back(trace->steps.empty() ? trace->store->minTime()
-                                                         : trace->steps.front().start);
-                traces.push_back(std::move(trace));
-            }
-            ranks.push_back(std::move(*in.figures));
+        for (auto& store : in.traces) {
+            if (!store) break;
+            auto trace = prepareLoadedTrace(std::move(store), 0);
+            clockShift.push_back(trace->store->metadata().baseTimeNanoseconds.value_or(0));
+            stepShift.push_back(trace->steps.empty() ? trace->store->minTime() : trace->steps.front().start);
+            traces.push_back(std::move(trace));
         }
         const bool allTraces = !ranks.empty() && traces.size() == ranks.size();
         loaded->job = analyseJob(std::move(ranks), std::move(unreadable));

@@ -119,36 +119,37 @@ std::vector<std::string> readFileList(const std::string& listPath, std::vector<U
     return files;
 }
 
-JobInputs readJobInputs(const std::vector<std::string>& files, unsigned threads,
-                        const std::atomic<bool>* cancel,
-                        std::function<void(std::size_t, std::size_t)> progress) {
+JobInputs readJobInputs(const std::vector<std::string>& files, const JobReadOptions& options) {
     JobInputs out;
     std::vector<RankInput> inputs(files.size());
     std::atomic<std::size_t> next{0}, done{0};
     const auto work = [&] {
         for (std::size_t i; (i = next++) < files.size();) {
-            if (cancel && cancel->load()) return;
-            inputs[i] = readRankInput(files[i], cancel);
+            if (options.cancel && options.cancel->load()) return;
+            inputs[i] = readRankInput(files[i], options.cancel, options.keepTraces);
             const std::size_t d = ++done;
-            if (progress) progress(d, files.size());
+            if (options.progress) options.progress(d, files.size());
         }
     };
-    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     threads = unsigned(std::min<std::size_t>(threads, files.size()));
-    std::vector<std::jthread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(work);
-    work();
-    pool.clear();
-    if (cancel && cancel->load()) {
+    {
+        std::vector<std::jthread> pool;
+        for (unsigned t = 1; t < threads; ++t)
+            pool.emplace_back(work);
+        work();
+    }
+    if (options.cancel && options.cancel->load()) {
         out.cancelled = true;
         return out;
     }
     for (std::size_t i = 0; i < files.size(); ++i) {
-        if (inputs[i].figures)
+        if (inputs[i].figures) {
             out.ranks.push_back(std::move(*inputs[i].figures));
-        else
+            if (options.keepTraces) out.traces.push_back(std::move(inputs[i].trace));
+        } else {
             out.unreadable.push_back({files[i], std::move(inputs[i].error)});
+        }
     }
     return out;
 }

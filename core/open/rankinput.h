@@ -35,13 +35,17 @@ std::vector<std::string> readFileList(const std::string& listPath, std::vector<U
 
 struct JobInputs {
     std::vector<RankFigures> ranks;
+    std::vector<std::unique_ptr<const TraceStore>> traces; // beside ranks, when kept: null for non-traces
     std::vector<UnreadableFile> unreadable;
     bool cancelled = false;
 };
-// Reads every file on `threads` threads (0: one per core). `progress(done, total)` is called from the
-// readers.
-JobInputs readJobInputs(const std::vector<std::string>& files, unsigned threads = 0,
-                        const std::atomic<bool>* cancel = nullptr,
-                        std::function<void(std::size_t, std::size_t)> progress = {});
+struct JobReadOptions {
+    unsigned threads = 0; // 0: one per core
+    bool keepTraces = false;
+    const std::atomic<bool>* cancel = nullptr;
+    std::function<void(std::size_t done, std::size_t total)> progress; // called from the readers
+};
+// Reads every file, in the order given (ranks and unreadable files keep it).
+JobInputs readJobInputs(const std::vector<std::string>& files, const JobReadOptions& options = {});
 
 } // namespace kinetoscope
