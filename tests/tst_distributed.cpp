@@ -23,6 +23,7 @@
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -488,6 +489,11 @@ void TestDistributed::thousandRanks() {
     QVERIFY(hit);
     QCOMPARE(view.ranks()[hit->rank].rank, std::int64_t(613));
     QVERIFY(hit->value > 1.3 * hit->median);
+    // Every rank in the Per rank table (a model: no widget per cell), its split and file.
+    auto* perRank = view.findChild<QTableView*>(QStringLiteral("perRankTable"));
+    QVERIFY(perRank);
+    QCOMPARE(perRank->model()->rowCount(), 1000);
+    QCOMPARE(perRank->model()->headerData(10, Qt::Horizontal).toString(), QStringLiteral("Synchronising"));
     // Its trace is not on this machine: where it is expected is said.
     QSignalSpy opened(&view, &DistributedView::openRanksRequested);
     view.openBesideMedian(hit->rank, 1);

@@ -241,6 +241,7 @@ void TestRows::eachColumnHasItsKeyAndTitle() {
     check(notModelledColumns(), "not modelled");
     check(rankStepColumns(), "rank steps");
     check(collectiveColumns(), "collectives");
+    check(jobRankColumns(), "job ranks");
     check(diffColumns(true), "operator diff");
     check(diffColumns(false), "kernel diff");
 }

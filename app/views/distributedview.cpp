@@ -123,6 +123,7 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
     connect(m_figures, &JobFigures::rankActivated, this, &DistributedView::openBesideMedian);
     tabs->addTab(m_figures, tr("Ranks"));
     tabs->addTab(makeStepDistributionTable(m_job, tabs), tr("Steps"));
+    tabs->addTab(makePerRankTable(m_job, tabs), tr("Per rank"));
 
     // Collectives: their spread across ranks, and for small jobs each rank's.
     auto* collectives = new QSplitter(Qt::Vertical, tabs);

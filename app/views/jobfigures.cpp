@@ -3,6 +3,9 @@
 #include "charts/rankheatmap.h"
 #include "charts/stackedcolumnchart.h"
 #include "model/textformat.h"
+#include "analysis/report/sections.h"
+#include "panels/panelparts.h"
+#include "tables/rowsmodel.h"
 #include "tables/tablecells.h"
 
 #include <QComboBox>
@@ -10,7 +13,10 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QTableView>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -233,11 +239,49 @@ void JobFigures::showMetric(int metric) {
     m_heatMap->setData(ranks, steps, std::move(values), m_metric->itemText(metric));
 }
 
+QWidget* makePerRankTable(const JobReport& job, QWidget* parent) {
+    auto* box = new QWidget(parent);
+    auto* layout = new QVBoxLayout(box);
+    auto* filter = new QLineEdit(box);
+    filter->setPlaceholderText(QObject::tr("Filter by rank or file…"));
+    filter->setClearButtonEnabled(true);
+    auto* model =
+        new RowsModel<JobRankRow>(jobRankColumns(),
+                                  {"Rank", "Host", "Steps", "Mean step", "Computation", "Communication",
+                                   "Overlap", "Other", "Collectives", "Transfer", "Synchronising", "File"},
+                                  box);
+    model->setRows(jobRankRows(job));
+    QSortFilterProxyModel* proxy = panel::makeProxy(box, model);
+    proxy->setFilterKeyColumn(-1);
+    proxy->setFilterRole(Qt::DisplayRole);
+    QTableView* view = panel::makeView(box, proxy);
+    view->setObjectName(QStringLiteral("perRankTable"));
+    view->sortByColumn(0, Qt::AscendingOrder);
+    view->horizontalHeader()->resizeSection(0, 80);
+    QObject::connect(filter, &QLineEdit::textChanged, proxy, &QSortFilterProxyModel::setFilterFixedString);
+    auto* note = new QLabel(
+        QObject::tr("Times are sums over each rank's steps; hover a header for its definition."), box);
+    layout->addWidget(filter);
+    layout->addWidget(view, 1);
+    layout->addWidget(note);
+    return box;
+}
+
 QTableWidget* makeStepDistributionTable(const JobReport& job, QWidget* parent) {
     QTableWidget* t = makeReadOnlyTable(parent, {QObject::tr("Step"), QObject::tr("Ranks"),
                                                  QObject::tr("Step time (min / median / p90 / max)"),
                                                  QObject::tr("Computation"), QObject::tr("Communication"),
                                                  QObject::tr("Median rank")});
+    const QString spread =
+        QObject::tr("Across the ranks that have this step: the shortest, the median rank's "
+                    "(nearest rank), the 90th percentile and the longest");
+    t->horizontalHeaderItem(1)->setToolTip(QObject::tr("Ranks whose trace has this step (matched by name)"));
+    for (int c = 2; c <= 4; ++c)
+        t->horizontalHeaderItem(c)->setToolTip(spread);
+    t->horizontalHeaderItem(3)->setToolTip(spread + QObject::tr(", of the time only compute kernels run"));
+    t->horizontalHeaderItem(4)->setToolTip(spread + QObject::tr(", of the time only collectives run"));
+    t->horizontalHeaderItem(5)->setToolTip(
+        QObject::tr("The rank whose computation is the step's median: stragglers are measured against it"));
     t->setRowCount(int(job.steps.size()));
     for (std::size_t i = 0; i < job.steps.size(); ++i) {
         const StepDistribution& s = job.steps[i];
@@ -259,6 +303,14 @@ QTableWidget* makeCollectiveSpreadTable(const JobReport& job, QWidget* parent) {
         parent, {QObject::tr("Collective"), QObject::tr("Size"), QObject::tr("Ranks"),
                  QObject::tr("Calls / rank"), QObject::tr("Total per rank (min / median / p90 / max)"),
                  QObject::tr("Synchronising (median)"), QObject::tr("Last to arrive")});
+    t->horizontalHeaderItem(1)->setToolTip(QObject::tr("One call's message size, as nccl-tests counts it"));
+    t->horizontalHeaderItem(4)->setToolTip(
+        QObject::tr("Each rank's total time in this collective: shortest, median, 90th percentile, longest"));
+    t->horizontalHeaderItem(5)->setToolTip(
+        QObject::tr("The median rank's time waiting for the last rank to arrive, over its calls"));
+    t->horizontalHeaderItem(6)->setToolTip(QObject::tr(
+        "The ranks that started last most often (of the calls where one rank was last): the others "
+        "waited for them"));
     t->setRowCount(int(job.collectives.size()));
     for (std::size_t i = 0; i < job.collectives.size(); ++i) {
         const CollectiveSpread& s = job.collectives[i];

@@ -50,6 +50,10 @@ class JobFigures : public QWidget {
     QTableWidget* m_rankTable = nullptr;
 };
 
+// Every rank's row (jobRankColumns: the report's per_rank), sortable and filterable by rank or file: a
+// model, so 10,000 ranks cost no widget per cell.
+QWidget* makePerRankTable(const JobReport& job, QWidget* parent);
+
 // The job's steps across ranks (min / median / p90 / max) and its collectives' spread, as tables.
 QTableWidget* makeStepDistributionTable(const JobReport& job, QWidget* parent);
 QTableWidget* makeCollectiveSpreadTable(const JobReport& job, QWidget* parent);

@@ -303,4 +303,30 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
     return job;
 }
 
+std::vector<JobRankRow> jobRankRows(const JobReport& job) {
+    std::vector<JobRankRow> rows;
+    rows.reserve(job.ranks.size());
+    for (std::size_t i = 0; i < job.ranks.size(); ++i) {
+        const RankFigures& r = job.ranks[i];
+        const RankCommunication& c = job.communication[i];
+        JobRankRow row;
+        row.name = rankLabel(r);
+        row.rank = r.rank;
+        row.host = r.host;
+        row.file = r.source;
+        row.steps = r.steps.size();
+        row.stepMean = r.stepMean;
+        row.computation = r.computation;
+        row.communication = r.communication;
+        row.overlap = r.overlap;
+        row.other = r.other;
+        row.collectives = c.total;
+        row.transfer = c.transfer;
+        row.synchronization = c.synchronization;
+        row.notes = r.notes;
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
 } // namespace kinetoscope

@@ -84,6 +84,19 @@ struct JobReport {
     std::uint64_t instancesDropped = 0;           // over all ranks (their rank files' budget)
 };
 
+// One rank's row of the job report (`"per_rank"`, the job view's Per rank tab).
+struct JobRankRow {
+    std::string name; // "rank 3", or "rank ? (file)"
+    EventRef example; // none: a row of many traces jumps nowhere
+    std::int64_t rank = -1;
+    std::string host, file;
+    std::size_t steps = 0;
+    TimeNs stepMean = 0, computation = 0, communication = 0, overlap = 0, other = 0;
+    TimeNs collectives = 0, transfer = 0, synchronization = 0;
+    std::vector<std::string> notes;
+};
+std::vector<JobRankRow> jobRankRows(const JobReport& job);
+
 // Steps match by name across ranks; within a step, the k-th run of a collective (name and size) on each rank
 // is one operation, its arrivals compared from the step's start on each rank.
 JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile> unreadable = {});

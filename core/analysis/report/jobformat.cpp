@@ -1,5 +1,6 @@
 #include "analysis/report/jobformat.h"
 
+#include "analysis/report/sections.h"
 #include "model/jsonwriter.h"
 #include "model/textformat.h"
 #include "model/timeconv.h"
@@ -147,35 +148,7 @@ std::string jobReportJson(const JobReport& job) {
     }
     w.endArray();
     w.key("per_rank");
-    w.beginArray(rowPerLine);
-    for (std::size_t i = 0; i < job.ranks.size(); ++i) {
-        const RankFigures& r = job.ranks[i];
-        const RankCommunication& c = job.communication[i];
-        w.beginObject();
-        writeRank(w, r);
-        w.key("host");
-        if (r.host.empty())
-            w.null();
-        else
-            w.str(r.host);
-        w.numField("steps", r.steps.size());
-        w.microsField("step_mean_us", r.stepMean);
-        w.microsField("computation_us", r.computation);
-        w.microsField("communication_us", r.communication);
-        w.microsField("overlap_us", r.overlap);
-        w.microsField("other_us", r.other);
-        w.microsField("collectives_us", c.total);
-        w.microsField("transfer_us", c.transfer);
-        w.microsField("synchronization_us", c.synchronization);
-        w.strField("file", r.source);
-        w.key("notes");
-        w.beginArray();
-        for (const std::string& n : r.notes)
-            w.str(n);
-        w.endArray();
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, jobRankColumns(), jobRankRows(job), rowPerLine);
     w.key("hosts");
     w.beginArray(rowPerLine);
     for (const HostGroup& h : job.hosts) {

@@ -76,6 +76,63 @@ const Columns<CollectiveStats>& collectiveColumns() {
     };
     return columns;
 }
+const Columns<JobRankRow>& jobRankColumns() {
+    using R = JobRankRow;
+    using F = CellFormat;
+    const auto micros = [](std::string_view key, std::string_view title, TimeNs R::*member,
+                           std::string_view tip) {
+        return Column<R>{.key = key,
+                         .title = title,
+                         .format = F::Micros,
+                         .value = [member](const R& r) { return integer(r.*member); },
+                         .tip = tip};
+    };
+    static const Columns<R> columns = {
+        {.key = "rank",
+         .title = "Rank",
+         .format = F::Integer,
+         .value = [](const R& r) { return r.rank >= 0 ? integer(r.rank) : Cell::null(); },
+         .tip = "distributedInfo.rank (empty when the trace does not say)"},
+        {.key = "host",
+         .title = "Host",
+         .value = [](const R& r) { return r.host.empty() ? Cell::null() : text(r.host); },
+         .tip = "from the trace's file name, as tensorboard_trace_handler writes it"},
+        {.key = "steps",
+         .title = "Steps",
+         .format = F::Count,
+         .value = [](const R& r) { return count(r.steps); }},
+        micros("step_mean_us", "Mean step", &R::stepMean, "the mean of the rank's steps"),
+        micros("computation_us", "Computation", &R::computation,
+               "over the steps: time only compute kernels run"),
+        micros("communication_us", "Communication", &R::communication,
+               "over the steps: time only collectives run"),
+        micros("overlap_us", "Overlap", &R::overlap, "over the steps: time both run"),
+        micros("other_us", "Other", &R::other,
+               "over the steps: time the GPU runs neither (waiting for the CPU, the data loader, a host "
+               "synchronisation or another rank)"),
+        micros("collectives_us", "Collectives", &R::collectives, "the collective kernels' total time"),
+        micros("transfer_us", "Transfer", &R::transfer,
+               "collective time moving data: the rest of each collective after the last rank arrived"),
+        micros("synchronization_us", "Synchronising", &R::synchronization,
+               "collective time waiting for the last rank to arrive"),
+        {.key = "file", .title = "File", .value = [](const R& r) { return text(r.file); }},
+        {.key = "notes",
+         .title = "Notes",
+         .format = F::Json,
+         .value =
+             [](const R& r) {
+                 return nested([&](JsonWriter<std::string>& w) {
+                     w.beginArray();
+                     for (const std::string& n : r.notes)
+                         w.str(n);
+                     w.endArray();
+                 });
+             },
+         .outputs = InJson},
+    };
+    return columns;
+}
+
 namespace {
 // "+1.500 us": a change, signed.
 std::string signedMicrosText(TimeNs ns) {

@@ -10,7 +10,7 @@
 #include "analysis/gpu/gputime.h"
 #include "analysis/gpu/kernelsequences.h"
 #include "analysis/jobs/diff.h"
-#include "analysis/jobs/distributed.h"
+#include "analysis/jobs/job.h"
 #include "analysis/memory/snapshotreport.h"
 #include "analysis/ops/kernels.h"
 #include "analysis/ops/summary.h"
@@ -63,6 +63,7 @@ const Columns<NotModelledRow>& notModelledColumns();
 // One rank's steps and collectives, in the summary's "distributed" block.
 const Columns<RankStep>& rankStepColumns();
 const Columns<CollectiveStats>& collectiveColumns();
+const Columns<JobRankRow>& jobRankColumns();
 
 // An allocation of a memory snapshot, with the snapshot that holds its stack.
 struct SnapshotAllocationRow {
