@@ -1,9 +1,9 @@
 #include "views/jobfigures.h"
 
+#include "analysis/report/sections.h"
 #include "charts/rankheatmap.h"
 #include "charts/stackedcolumnchart.h"
 #include "model/textformat.h"
-#include "analysis/report/sections.h"
 #include "panels/panelparts.h"
 #include "tables/rowsmodel.h"
 #include "tables/tablecells.h"
