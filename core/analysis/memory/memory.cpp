@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -32,23 +33,46 @@ void forEachNamed(const TraceStore& store, std::string_view name, TimeNs from, T
     }
 }
 
-// The innermost cpu_op enclosing a (zero-length) memory event on its thread.
-std::optional<std::uint32_t> enclosingOperator(const TraceStore& store, EventRef ref,
-                                               std::uint32_t* row = nullptr) {
-    const Track& t = store.track(ref.track);
-    const TimeNs at = t.starts[ref.index.value];
-    for (std::uint32_t d = std::uint32_t(t.laneCount()); d-- > 0;) {
-        const auto [r0, r1] = t.rowsInRange(d, at, at);
-        for (std::uint32_t r = r0; r < r1; ++r) {
-            if (r == ref.index.value || (t.flags[r] & SliceFlag::Instant)) continue;
-            if (store.categories()[t.categories[r]].kind != CategoryKind::CpuOp) continue;
-            if (t.starts[r] <= at && at <= t.endOf(r)) {
-                if (row) *row = r;
-                return t.names[r].value;
+// For each memory event (sorted by time), the innermost cpu_op row around it on its thread: on the deepest
+// lane that has one, the first row (in lane order) that is not an instant, is a cpu_op, and holds the event's
+// time, ends included. One sweep per lane over the events of its track in time order, instead of a binary
+// search per event and lane.
+template <typename Event>
+std::vector<std::optional<std::uint32_t>> enclosingOperators(const TraceStore& store,
+                                                             const std::vector<Event>& events) {
+    std::vector<std::optional<std::uint32_t>> found(events.size());
+    std::unordered_map<std::uint32_t, std::vector<std::size_t>> byTrack; // in time order
+    for (std::size_t i = 0; i < events.size(); ++i)
+        byTrack[events[i].ref.track.value].push_back(i);
+    for (const auto& [track, indices] : byTrack) {
+        const Track& t = store.track(TrackId(track));
+        std::vector<std::size_t> open = indices; // events without an op yet
+        for (std::uint32_t d = std::uint32_t(t.laneCount()); d-- > 0 && !open.empty();) {
+            const std::uint32_t first = t.laneBegin[d], last = t.laneBegin[d + 1];
+            std::uint32_t next = first; // the first row starting at or after the event's time
+            std::vector<std::size_t> still;
+            for (const std::size_t i : open) {
+                const TimeNs at = events[i].t;
+                while (next < last && t.starts[next] < at)
+                    ++next;
+                // As Track::rowsInRange: the row before may still be open at `at` (ends are sorted in a
+                // lane).
+                std::uint32_t r = next;
+                if (r > first && t.endOf(r - 1) >= at) --r;
+                for (; r < last && t.starts[r] <= at; ++r) {
+                    if (r == events[i].ref.index.value || (t.flags[r] & SliceFlag::Instant)) continue;
+                    if (store.categories()[t.categories[r]].kind != CategoryKind::CpuOp) continue;
+                    if (t.starts[r] <= at && at <= t.endOf(r)) {
+                        found[i] = r;
+                        break;
+                    }
+                }
+                if (!found[i]) still.push_back(i);
             }
+            open = std::move(still);
         }
     }
-    return std::nullopt;
+    return found;
 }
 } // namespace
 
@@ -84,10 +108,14 @@ MemoryAnalysis analyzeMemory(const TraceStore& store, TimeNs from, TimeNs to) {
         events.push_back({ref, store.track(ref.track).starts[ref.index.value]});
     });
     std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.t < b.t; });
+    const std::vector<std::optional<std::uint32_t>> opRows = enclosingOperators(store, events);
     std::map<std::pair<std::int64_t, std::uint64_t>, std::size_t> live; // (device, address) -> block
     std::unordered_map<std::uint32_t, MemoryOperatorRow> ops;
-    std::map<std::pair<std::uint32_t, std::uint32_t>, bool> opOccurrences; // (track, op row) seen
-    for (const Event& e : events) {
+    // Per occurrence of an op (track, row): the bytes of the events directly inside it. Summed over every op
+    // around it once at the end, not once per event: a trace's memory events come by the thousand per op.
+    std::unordered_map<std::uint64_t, double> occurrences;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const Event& e = events[i];
         const std::string_view args = store.argsText(e.ref);
         const double bytes = argNumber(args, "Bytes").value_or(0);
         const std::int64_t device = memoryDevice(args);
@@ -95,9 +123,11 @@ MemoryAnalysis analyzeMemory(const TraceStore& store, TimeNs from, TimeNs to) {
         const std::uint64_t address = std::uint64_t(addressArg.value_or(0));
         // PyTorch before 1.10 wrote no address: its allocations cannot be paired with their frees.
         if (!addressArg && bytes != 0) m.unaddressedEvents += 1;
-        std::uint32_t opRow = 0;
-        const auto op = enclosingOperator(store, e.ref, &opRow);
-        if (op) {
+        const std::optional<std::uint32_t> opRow = opRows[i];
+        std::optional<std::uint32_t> op;
+        if (opRow) {
+            const Track& t = store.track(e.ref.track);
+            op = t.names[*opRow].value;
             MemoryOperatorRow& row = ops[*op];
             row.name = StringId(*op);
             if (bytes > 0) {
@@ -105,15 +135,10 @@ MemoryAnalysis analyzeMemory(const TraceStore& store, TimeNs from, TimeNs to) {
                 row.allocatedBytes += bytes;
             }
             row.selfSizeIncrease += bytes;
-            if (opOccurrences.try_emplace({e.ref.track.value, opRow}, true).second) ++row.calls;
-            // Size increase counts the event for every enclosing op.
-            const Track& t = store.track(e.ref.track);
-            for (auto p = std::optional<std::uint32_t>(opRow); p; p = t.parentOf(*p)) {
-                if (store.categories()[t.categories[*p]].kind != CategoryKind::CpuOp) continue;
-                MemoryOperatorRow& anc = ops[t.names[*p].value];
-                anc.name = t.names[*p];
-                anc.sizeIncrease += bytes;
-            }
+            const auto [at, first] =
+                occurrences.try_emplace(std::uint64_t(e.ref.track.value) << 32 | *opRow, 0.0);
+            if (first) ++row.calls;
+            at->second += bytes;
         }
         if (bytes > 0) {
             MemoryBlock b;
@@ -137,6 +162,31 @@ MemoryAnalysis analyzeMemory(const TraceStore& store, TimeNs from, TimeNs to) {
             m.blocks[it->second].freedAt = e.t;
             m.blocks[it->second].free = e.ref;
             live.erase(it);
+        }
+    }
+    // Size increase counts an event for every op around it (the op itself included). Sizes are whole bytes:
+    // the sums are exact in any order.
+    std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> around; // (track, row) -> cpu_op names
+    const std::function<const std::vector<std::uint32_t>&(const Track&, std::uint64_t, std::uint32_t)>
+        opsAround =
+            [&](const Track& t, std::uint64_t track, std::uint32_t row) -> const std::vector<std::uint32_t>& {
+        const std::uint64_t key = track << 32 | row;
+        if (const auto found = around.find(key); found != around.end()) return found->second;
+        std::vector<std::uint32_t> names;
+        if (store.categories()[t.categories[row]].kind == CategoryKind::CpuOp)
+            names.push_back(t.names[row].value);
+        if (const auto parent = t.parentOf(row)) {
+            const std::vector<std::uint32_t>& outer = opsAround(t, track, *parent);
+            names.insert(names.end(), outer.begin(), outer.end());
+        }
+        return around.emplace(key, std::move(names)).first->second;
+    };
+    for (const auto& [key, bytes] : occurrences) {
+        const Track& t = store.track(TrackId(std::uint32_t(key >> 32)));
+        for (const std::uint32_t name : opsAround(t, key >> 32, std::uint32_t(key))) {
+            MemoryOperatorRow& anc = ops[name];
+            anc.name = StringId(name);
+            anc.sizeIncrease += bytes;
         }
     }
     for (auto& [id, row] : ops)
