@@ -73,7 +73,8 @@ bool OperatorRow::tensorCoreEligible() const {
     return false;
 }
 
-Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs from, TimeNs to) {
+Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs from, TimeNs to,
+                  bool operators) {
     Summary s;
 
     // Kernels, and device time attributed to the launching operator.
@@ -101,7 +102,7 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
             const bool kernel = kind == CategoryKind::Kernel;
             // Kernels, copies and memsets are device time of the operator that launched them, wherever they
             // run: an operator counted in the range keeps all its GPU work.
-            if (const auto launch = store.launchOf({TrackId(ti), EventIndex(r)})) {
+            if (const auto launch = operators ? store.launchOf({TrackId(ti), EventIndex(r)}) : std::nullopt) {
                 bool tensorCores = false;
                 if (kernel) {
                     auto [tc, fresh] = tensorCoreName.try_emplace(t.names[r].value);
@@ -147,6 +148,7 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
     }
 
     // Operators and annotations: the host tree of each thread gives self and device-total times.
+    if (!operators) return s;
     const HostRoles roles(store);
     std::unordered_map<std::string, OperatorRow> ops, annotations;
     for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {

@@ -25,7 +25,7 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
     parallelInvoke(
         true,
         [&] {
-            r->summary = summarize(store, operators, from, to);
+            r->summary = summarize(store, operators, from, to, wants(ReportSection::Operators));
             if (wants(ReportSection::Roofline) || advice) r->perfModel = perfModel(store, from, to);
         },
         [&] {
