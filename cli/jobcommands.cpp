@@ -67,9 +67,14 @@ int runJob(const JobArgs& args) {
         const std::vector<std::string> listed = readFileList(args.list, unreadable);
         files.insert(files.end(), listed.begin(), listed.end());
     }
-    if (files.empty() && unreadable.empty()) {
+    if (args.paths.empty() && args.list.empty()) {
         std::fprintf(stderr, "kinetoscope-cli: job: no files given (FILES, a folder, or --list FILE)\n");
         return 2;
+    }
+    if (files.empty() && unreadable.empty()) {
+        // An empty folder: what a batch job's last step finds when every task failed.
+        std::fprintf(stderr, "kinetoscope-cli: job: no rank files, summaries or traces found\n");
+        return 1;
     }
     JobInputs inputs = readJobInputs(files, {.threads = args.threads});
     unreadable.insert(unreadable.end(), std::make_move_iterator(inputs.unreadable.begin()),

@@ -49,12 +49,15 @@ assert any("truncated at byte" in n for n in notes), notes
 PY
 grep -q "byte" "$work/gen.err" || fail "the broken trace's error was not printed"
 
-# 3. The Slurm recipe's steps: an array task per trace, then the report.
+# 3. The Slurm recipe's steps: an array task per trace, then the report; and an array smaller than the list
+#    (each task takes every n-th trace).
 n=$(wc -l < "$work/real.txt")
 for i in $(seq 1 "$n"); do
-    SLURM_ARRAY_TASK_ID=$i bash "$src/docs/recipes/job-slurm.sh" rank "$work/real.txt" "$work/slurm-ranks"
+    SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_TASK_COUNT=$n bash "$src/docs/recipes/job-slurm.sh" rank "$work/real.txt" "$work/slurm-ranks"
 done
 bash "$src/docs/recipes/job-slurm.sh" job "$work/real.txt" "$work/slurm-ranks"
 grep -q '^Job: 2 ranks of a world of 128' "$work/slurm-ranks.job.txt" || fail "slurm: no text report"
 /usr/bin/python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['ranks'] == 2" "$work/slurm-ranks.job.json"
+SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=1 bash "$src/docs/recipes/job-slurm.sh" rank "$work/real.txt" "$work/one-task"
+[ "$(ls "$work/one-task" | wc -l)" = 2 ] || fail "slurm: one task of a one-task array did not take every trace"
 echo "job_recipe: all recipes passed"

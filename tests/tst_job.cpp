@@ -70,6 +70,9 @@ class TestJob : public QObject {
     void rankFileRoundTrip_data();
     void rankFileRoundTrip();
     void rankFileStaysUnderItsBudget();
+    void rankFileOfHundredsOfStepsAndCollectives();
+    void hostileRankFiles_data();
+    void hostileRankFiles();
     void summaryBlockIsTheSameReader();
     void filesRecognisedByContent();
     void fileList();
@@ -186,6 +189,76 @@ void TestJob::rankFileStaysUnderItsBudget() {
                         [](const std::string& n) { return n.find("kept the first") != std::string::npos; }));
 }
 
+// Steps and collectives past what 64 KB holds: the first steps and the collectives with the most time are
+// kept (with their runs), and the notes say what was left out.
+void TestJob::rankFileOfHundredsOfStepsAndCollectives() {
+    RankFigures f;
+    f.rank = 0;
+    f.worldSize = 2;
+    for (int s = 0; s < 2000; ++s)
+        f.steps.push_back({.name = "ProfilerStep#" + std::to_string(s),
+                           .start = s * 1'000'000LL,
+                           .end = (s + 1) * 1'000'000LL});
+    for (int c = 0; c < 1000; ++c)
+        f.collectives.push_back(
+            {.name = "AllToAll", .messageBytes = double(4096 + c), .calls = 1, .total = 1'000'000 - c});
+    for (std::uint32_t i = 0; i < 2000; ++i)
+        f.instances.push_back({i, i % 1000, i, 100, 200});
+    const std::string json = rankFileJson(f);
+    QVERIFY2(json.size() <= rankFileBudget, qPrintable(QString::number(json.size())));
+    const auto back = readRankFigures(json);
+    QVERIFY(back);
+    QVERIFY(back->steps.size() > 10 && back->steps.size() < 2000);
+    QVERIFY(back->collectives.size() > 10 && back->collectives.size() < 1000);
+    QCOMPARE(back->steps.front().name, std::string("ProfilerStep#0"));
+    QCOMPARE(back->collectives.front().total, TimeNs(1'000'000)); // the most time first
+    for (const CollectiveInstance& c : back->instances)
+        QVERIFY(c.step < back->steps.size() && c.collective < back->collectives.size());
+    QCOMPARE(back->instancesDropped + back->instances.size(), std::uint64_t(2000));
+    const auto said = [&](std::string_view text) {
+        return std::any_of(back->notes.begin(), back->notes.end(),
+                           [&](const std::string& n) { return n.find(text) != std::string::npos; });
+    };
+    QVERIFY(said("of 2000 steps"));
+    QVERIFY(said("of 1000 collectives"));
+}
+
+// A rank file made by hand or damaged: refused with a reason, never a crash, a hang or a wrong figure.
+void TestJob::hostileRankFiles_data() {
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<QString>("error");
+    const QString head = R"({"format": "kinetoscope-rank", "version": 1, "rank": 0, "world_size": 2, )";
+    const QString step = R"("steps": [{"name": "s", "start_us": 0.000, "end_us": 10.000}], )";
+    const QString coll = R"("collectives": [{"name": "AllReduce", "calls": 1, "total_us": 1.000}], )";
+    QTest::newRow("a run ending before it starts")
+        << head + step + coll + R"("collective_instances": {"rows": [[0, 0, 0, 5.000, 1.000]]}})"
+        << "out of range";
+    QTest::newRow("a run beyond 2^53 ns")
+        << head + step + coll + R"("collective_instances": {"rows": [[0, 0, 0, 0, 1e16]]}})"
+        << "out of range";
+    QTest::newRow("an issue number past 32 bits")
+        << head + step + coll + R"("collective_instances": {"rows": [[0, 0, 4294967296, 0, 1]]}})"
+        << "out of range";
+    QTest::newRow("a step beyond 2^62 ns")
+        << head +
+               R"("steps": [{"name": "s", "start_us": 0.000, "end_us": 9223372036854775.807}], "collectives": []})"
+        << "out of range";
+    QTest::newRow("a step ending before it starts")
+        << head + R"("steps": [{"name": "s", "start_us": 10.000, "end_us": 0.000}], "collectives": []})"
+        << "ends before";
+    QTest::newRow("an instance pointing past the tables")
+        << head + step + coll + R"("collective_instances": {"rows": [[3, 0, 0, 0, 1]]}})"
+        << "outside";
+}
+
+void TestJob::hostileRankFiles() {
+    QFETCH(QString, json);
+    QFETCH(QString, error);
+    std::string why;
+    QVERIFY(!readRankFigures(json.toStdString(), &why));
+    QVERIFY2(QString::fromStdString(why).contains(error), why.c_str());
+}
+
 // `summary --json` writes the same block through the same writer; the job reads it with the same reader.
 void TestJob::summaryBlockIsTheSameReader() {
     LoadResult r = loadTrace(test::tracePath(sampledRank0));
@@ -278,6 +351,16 @@ void TestJob::problemsAreSaid() {
     QCOMPARE(job.worldSize, std::int64_t(0));          // not guessed
     QCOMPARE(job.ranks.back().rank, std::int64_t(-1)); // unknown last
     QCOMPARE(rankLabel(job.ranks.back()), std::string("rank ? (r4.json)"));
+    // A world size far beyond the files costs what the files do, not what the number says.
+    std::vector<RankFigures> huge(2);
+    huge[0].rank = 0;
+    huge[1].rank = 5;
+    huge[0].worldSize = huge[1].worldSize = 9'000'000'000'000'000'000LL;
+    const JobReport hugeJob = analyseJob(huge);
+    QVERIFY(std::any_of(hugeJob.problems.begin(), hugeJob.problems.end(), [](const std::string& p) {
+        return p.starts_with(
+            "8999999999999999998 of the world's 9000000000000000000 ranks are not here: 1-4, 6-");
+    }));
     std::vector<RankFigures> agreeing(3);
     for (std::int64_t i = 0; i < 3; ++i) {
         agreeing[std::size_t(i)].rank = i == 2 ? 9 : i;

@@ -169,13 +169,22 @@ void RankHeatMap::mouseMoveEvent(QMouseEvent* e) {
 }
 
 void RankHeatMap::mouseDoubleClickEvent(QMouseEvent* e) {
-    if (const auto c = cellAt(e->position().toPoint())) emit cellActivated(c->rank, c->step);
+    const auto c = cellAt(e->position().toPoint());
+    if (c && c->value >= 0) emit cellActivated(c->rank, c->step);
 }
 
 bool RankHeatMap::event(QEvent* e) {
     if (e->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(e);
         const auto c = cellAt(help->pos());
+        if (c && c->value < 0) {
+            QToolTip::showText(
+                help->globalPos(),
+                tr("%1 has no %2")
+                    .arg(m_rankLabels.value(qsizetype(c->rank)), m_steps.value(qsizetype(c->step))),
+                this);
+            return true;
+        }
         if (!c) {
             QToolTip::hideText();
             return true;

@@ -28,11 +28,13 @@ Sniffed sniff(std::string_view text) {
 }
 } // namespace
 
-RankInput readRankInput(const std::string& path, const std::atomic<bool>* cancel, bool keepTrace) {
+RankInput readRankInput(const std::string& path, const std::atomic<bool>* cancel, bool keepTrace,
+                        unsigned threads) {
     RankInput in;
     LoadOptions options;
     options.sourcePath = path;
     options.cancel = cancel;
+    options.threads = threads;
     LoadResult failure;
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
@@ -50,6 +52,14 @@ RankInput readRankInput(const std::string& path, const std::atomic<bool>* cancel
     }
     const std::string_view text = file->source->text();
     if (sniff(text) == Sniffed::RankFigures) {
+        // A rank file is at most 64 KB and a summary a few MB: a bigger one is refused before it is parsed
+        // (its DOM would take ten times its size, on every reader thread at once).
+        constexpr std::size_t largest = 256u << 20;
+        if (text.size() > largest) {
+            in.error = path + ": " + std::to_string(text.size() >> 20) +
+                       " MB is too large for a rank file or a summary (at most 256 MB)";
+            return in;
+        }
         std::string error;
         in.figures = readRankFigures(text, &error);
         in.kind = text.substr(0, 64).find("\"format\"") != std::string_view::npos ? RankInputKind::RankFile
@@ -88,7 +98,9 @@ std::vector<std::string> jobFiles(const std::vector<std::string>& arguments,
         for (fs::directory_iterator it(argument, ec), end; !ec && it != end; it.increment(ec)) {
             const std::string name = it->path().filename().string();
             // (".partial": a rank file `rank -o` is still writing)
-            if (name.starts_with('.') || name.ends_with(".partial") || !it->is_regular_file(ec)) continue;
+            std::error_code entryError; // a dangling link is skipped, not the end of the listing
+            if (name.starts_with('.') || name.ends_with(".partial") || !it->is_regular_file(entryError))
+                continue;
             inFolder.push_back(it->path().string());
         }
         if (ec) unreadable.push_back({argument, argument + ": " + ec.message()});
@@ -123,16 +135,24 @@ JobInputs readJobInputs(const std::vector<std::string>& files, const JobReadOpti
     JobInputs out;
     std::vector<RankInput> inputs(files.size());
     std::atomic<std::size_t> next{0}, done{0};
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    unsigned threads = options.threads ? options.threads : cores;
+    threads = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(threads, files.size())));
+    // Traces among the files each load on their share of the cores, not on all of them at once.
+    const unsigned traceThreads = std::max(1u, cores / threads);
     const auto work = [&] {
         for (std::size_t i; (i = next++) < files.size();) {
             if (options.cancel && options.cancel->load()) return;
-            inputs[i] = readRankInput(files[i], options.cancel, options.keepTraces);
+            try {
+                inputs[i] = readRankInput(files[i], options.cancel, options.keepTraces, traceThreads);
+            } catch (const std::exception& e) { // out of memory on one file: that file fails, not the job
+                inputs[i] = RankInput{};
+                inputs[i].error = files[i] + ": " + e.what();
+            }
             const std::size_t d = ++done;
             if (options.progress) options.progress(d, files.size());
         }
     };
-    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    threads = unsigned(std::min<std::size_t>(threads, files.size()));
     {
         std::vector<std::jthread> pool;
         for (unsigned t = 1; t < threads; ++t)

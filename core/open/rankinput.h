@@ -23,8 +23,9 @@ struct RankInput {
     std::string error;                       // "FILE: reason" when figures is empty
     std::unique_ptr<const TraceStore> trace; // the trace itself, when it was one and keepTrace was asked
 };
+// `threads`: for a trace, the loader's threads (0: all cores).
 RankInput readRankInput(const std::string& path, const std::atomic<bool>* cancel = nullptr,
-                        bool keepTrace = false);
+                        bool keepTrace = false, unsigned threads = 0);
 
 // The files named: each argument a file, or a folder (its files, sorted by name; not its subfolders).
 std::vector<std::string> jobFiles(const std::vector<std::string>& arguments,

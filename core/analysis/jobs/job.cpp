@@ -57,8 +57,11 @@ void findProblems(JobReport& job) {
         if (job.ranks[i].rank >= 0) byRank[job.ranks[i].rank].push_back(i);
         if (job.ranks[i].worldSize > 0) ++worldSizes[job.ranks[i].worldSize];
     }
+    std::size_t claimedTwice = 0;
     for (const auto& [rank, files] : byRank) {
         if (files.size() < 2) continue;
+        // A folder holding both the traces and their rank files claims every rank twice: ten lines say it.
+        if (++claimedTwice > 10) continue;
         std::string names;
         for (std::size_t f = 0; f < files.size() && f < 4; ++f)
             names += (f ? ", " : "") + job.ranks[files[f]].source;
@@ -66,6 +69,9 @@ void findProblems(JobReport& job) {
         job.problems.push_back("rank " + std::to_string(rank) + " is claimed by " +
                                std::to_string(files.size()) + " files: " + names);
     }
+    if (claimedTwice > 10)
+        job.problems.push_back("… and " + std::to_string(claimedTwice - 10) +
+                               " more ranks claimed by two files or more");
     if (worldSizes.size() > 1) {
         std::string sizes;
         for (const auto& [size, files] : worldSizes)
@@ -74,13 +80,32 @@ void findProblems(JobReport& job) {
         job.problems.push_back("the ranks disagree on the world size: " + sizes);
     } else if (worldSizes.size() == 1) {
         job.worldSize = worldSizes.begin()->first;
-        std::vector<std::int64_t> missing;
-        for (std::int64_t r = 0; r < job.worldSize; ++r)
-            if (!byRank.count(r)) missing.push_back(r);
-        if (!missing.empty() && missing.size() < std::size_t(job.worldSize))
-            job.problems.push_back(std::to_string(missing.size()) + " of the world's " +
-                                   std::to_string(job.worldSize) +
-                                   " ranks are not here: " + rangesText(missing));
+        // The ranks not here, from the gaps between those that are (a file may claim any world size: the work
+        // follows the files, not the number).
+        std::uint64_t missingCount = 0;
+        std::vector<std::pair<std::int64_t, std::int64_t>> gaps; // [first, last]
+        std::int64_t expected = 0;
+        const auto gap = [&](std::int64_t first, std::int64_t last) {
+            if (first > last) return;
+            missingCount += std::uint64_t(last - first) + 1;
+            gaps.emplace_back(first, last);
+        };
+        for (const auto& [rank, files] : byRank) {
+            if (rank >= job.worldSize) break;
+            gap(expected, rank - 1);
+            expected = rank + 1;
+        }
+        gap(expected, job.worldSize - 1);
+        if (missingCount > 0 && missingCount < std::uint64_t(job.worldSize)) {
+            std::string text;
+            for (std::size_t g = 0; g < gaps.size() && g < 12; ++g)
+                text +=
+                    (g ? ", " : "") + std::to_string(gaps[g].first) +
+                    (gaps[g].second > gaps[g].first ? "-" + std::to_string(gaps[g].second) : std::string());
+            if (gaps.size() > 12) text += ", …";
+            job.problems.push_back(std::to_string(missingCount) + " of the world's " +
+                                   std::to_string(job.worldSize) + " ranks are not here: " + text);
+        }
         std::vector<std::int64_t> outside;
         for (const auto& [rank, files] : byRank)
             if (rank >= job.worldSize) outside.push_back(rank);
@@ -173,7 +198,8 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
         std::uint32_t ranks = 0;
         bool tied = false; // two ranks or more arrived last together: nobody was last
     };
-    std::unordered_map<std::uint64_t, std::uint32_t> operationIds;
+    std::unordered_map<std::uint64_t, std::uint32_t> pairIds;      // (step, collective) -> a dense id
+    std::unordered_map<std::uint64_t, std::uint32_t> operationIds; // (pair id, run) -> operation
     std::vector<Operation> operations;
     std::vector<std::vector<std::uint32_t>> operationOf(n);
     for (std::size_t r = 0; r < n; ++r) {
@@ -183,9 +209,11 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
         operationOf[r].reserve(rank.instances.size());
         for (const CollectiveInstance& c : rank.instances) {
             const std::uint64_t step = stepOf[r][c.step], coll = collectiveOf[r][c.collective];
-            const std::uint64_t k = seen[step << 32 | coll]++;
-            // 20 bits of step, 20 of collective, 24 of run: far beyond any profile.
-            const std::uint64_t key = (step & 0xFFFFF) << 44 | (coll & 0xFFFFF) << 24 | (k & 0xFFFFFF);
+            const std::uint64_t pair = step << 32 | coll;
+            const std::uint64_t k = seen[pair]++;
+            const std::uint64_t dense =
+                pairIds.try_emplace(pair, std::uint32_t(pairIds.size())).first->second;
+            const std::uint64_t key = dense << 32 | (k & 0xFFFFFFFF);
             const auto [it, added] = operationIds.try_emplace(key, std::uint32_t(operations.size()));
             if (added) operations.emplace_back();
             Operation& op = operations[it->second];
@@ -213,7 +241,8 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
             const CollectiveInstance& c = rank.instances[i];
             const Operation& op = operations[operationOf[r][i]];
             if (op.ranks < 2) continue;
-            const TimeNs waited = std::clamp<TimeNs>(op.latest - c.start, 0, c.end - c.start);
+            const TimeNs waited =
+                std::clamp<TimeNs>(op.latest - c.start, 0, std::max<TimeNs>(0, c.end - c.start));
             sync[c.collective] += waited;
             waitedInStep[r][stepOf[r][c.step]] += waited;
         }
@@ -284,10 +313,10 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
             row.computation = computation;
             row.medianComputation = median;
             row.excess = computation - median;
+            row.waitingRanks = waiting.size() - (waitedInStep[r][id] > 0 ? 1 : 0);
             for (const Victim& v : waiting) {
-                if (v.rank == r) continue;
-                ++row.waitingRanks;
-                if (row.victims.size() < 3) row.victims.push_back(v);
+                if (row.victims.size() == 3) break;
+                if (v.rank != r) row.victims.push_back(v);
             }
             job.stragglers.push_back(std::move(row));
         }

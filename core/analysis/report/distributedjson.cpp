@@ -62,10 +62,58 @@ std::size_t instancesPerStep(const RankFigures& r, std::size_t budget, std::size
 }
 } // namespace
 
+namespace {
+// The bytes each row of `rows` takes as `columns` writes it, one a line.
+template <typename Row>
+std::vector<std::size_t> rowBytes(const Columns<Row>& columns, const std::vector<Row>& rows) {
+    std::vector<std::size_t> bytes;
+    for (const Row& row : rows) {
+        std::string text;
+        JsonWriter w(text);
+        writeRows(w, columns, std::vector<Row>{row}, JsonLayout{});
+        bytes.push_back(text.size() + 4);
+    }
+    return bytes;
+}
+// How many of the first rows fit in `budget`; `used` says what they take.
+std::size_t prefixThatFits(const std::vector<std::size_t>& bytes, std::size_t budget, std::size_t& used) {
+    used = 0;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        if (used + bytes[i] > budget) return i;
+        used += bytes[i];
+    }
+    return bytes.size();
+}
+} // namespace
+
 void writeRankFigures(JsonWriter<std::string>& w, const RankFigures& r, RankJson as) {
     // One step, collective or instance per line, indented under the block.
     constexpr JsonLayout rowPerLine{"\n   ", ",\n   ", ""};
     const std::size_t begin = w.text().size();
+    // The tables first, within the budget: all of them, or when they alone would not fit (hundreds of steps,
+    // or collectives of hundreds of sizes), the first steps and the collectives with the most time (both are
+    // prefixes, so the instances' indices stay valid), each in half the room.
+    std::size_t notesBytes = 2048 + r.source.size() + r.host.size();
+    for (const std::string& n : r.notes)
+        notesBytes += jsonEscape(n).size() + 8;
+    const std::size_t tables = rankFileBudget > notesBytes ? rankFileBudget - notesBytes : 0;
+    const std::vector<std::size_t> stepBytes = rowBytes(rankStepColumns(), r.steps);
+    const std::vector<std::size_t> collectiveBytes = rowBytes(collectiveColumns(), r.collectives);
+    std::size_t stepsUsed = 0, collectivesUsed = 0;
+    std::size_t keptSteps = prefixThatFits(stepBytes, tables, stepsUsed);
+    std::size_t keptCollectives = prefixThatFits(collectiveBytes, tables, collectivesUsed);
+    if (stepsUsed + collectivesUsed > tables) {
+        keptSteps = prefixThatFits(stepBytes, tables / 2, stepsUsed);
+        keptCollectives = prefixThatFits(collectiveBytes, tables - stepsUsed, collectivesUsed);
+    }
+    const std::vector<RankStep> steps(r.steps.begin(), r.steps.begin() + std::ptrdiff_t(keptSteps));
+    const std::vector<CollectiveStats> collectives(r.collectives.begin(),
+                                                   r.collectives.begin() + std::ptrdiff_t(keptCollectives));
+    RankFigures inTables; // the instances of the steps and collectives kept
+    inTables.steps = steps;
+    for (const CollectiveInstance& c : r.instances)
+        if (c.step < keptSteps && c.collective < keptCollectives) inTables.instances.push_back(c);
+
     w.beginObject(as == RankJson::File ? JsonLayout{"\n", ",\n", "\n"} : JsonLayout{});
     if (as == RankJson::File) {
         w.strField("format", rankFileFormat);
@@ -89,17 +137,15 @@ void writeRankFigures(JsonWriter<std::string>& w, const RankFigures& r, RankJson
         w.str(r.host);
     w.microsField("step_mean_us", r.stepMean);
     w.key("steps");
-    writeRows(w, rankStepColumns(), r.steps, rowPerLine);
+    writeRows(w, rankStepColumns(), steps, rowPerLine);
     w.key("collectives");
-    writeRows(w, collectiveColumns(), r.collectives, rowPerLine);
+    writeRows(w, collectiveColumns(), collectives, rowPerLine);
 
-    // The instances take what is left of the budget (the notes and the closing members need under 1 KB more).
-    std::size_t notesBytes = 0;
-    for (const std::string& n : r.notes)
-        notesBytes += n.size() + 8;
-    const std::size_t used = w.text().size() - begin + notesBytes + 1024;
+    // The instances take what is left of the budget.
+    const std::size_t used = w.text().size() - begin + notesBytes;
     std::size_t kept = 0;
-    const std::size_t perStep = instancesPerStep(r, used < rankFileBudget ? rankFileBudget - used : 0, kept);
+    const std::size_t perStep =
+        instancesPerStep(inTables, used < rankFileBudget ? rankFileBudget - used : 0, kept);
     const std::uint64_t dropped = r.instancesDropped + (r.instances.size() - kept);
     w.key("collective_instances");
     w.beginObject();
@@ -110,19 +156,27 @@ void writeRankFigures(JsonWriter<std::string>& w, const RankFigures& r, RankJson
     w.endArray();
     w.key("rows");
     w.beginArray(rowPerLine);
-    std::vector<std::size_t> perStepCount(r.steps.size(), 0);
-    for (const CollectiveInstance& c : r.instances) {
-        if (c.step >= perStepCount.size() || perStepCount[c.step]++ >= perStep) continue;
+    std::vector<std::size_t> perStepCount(steps.size(), 0);
+    for (const CollectiveInstance& c : inTables.instances) {
+        if (perStepCount[c.step]++ >= perStep) continue;
         writeInstance(w, c);
     }
     w.endArray();
     w.endObject();
     w.numField("instances_dropped", dropped);
     std::vector<std::string> notes = r.notes;
-    if (kept < r.instances.size())
+    const std::string budget = " to stay under " + std::to_string(rankFileBudget / 1024) + " KB";
+    if (keptSteps < r.steps.size())
+        notes.push_back("kept the first " + std::to_string(keptSteps) + " of " +
+                        std::to_string(r.steps.size()) + " steps" + budget);
+    if (keptCollectives < r.collectives.size())
+        notes.push_back("kept the " + std::to_string(keptCollectives) + " of " +
+                        std::to_string(r.collectives.size()) +
+                        " collectives (name and size) with the most time" + budget);
+    if (kept < inTables.instances.size())
         notes.push_back("kept the first " + std::to_string(perStep) + " collective runs of each step (" +
-                        std::to_string(kept) + " of " + std::to_string(r.instances.size()) +
-                        ") to stay under " + std::to_string(rankFileBudget / 1024) + " KB");
+                        std::to_string(kept) + " of " + std::to_string(inTables.instances.size()) + ")" +
+                        budget);
     w.key("notes");
     w.beginArray();
     for (const std::string& n : notes)
@@ -163,9 +217,16 @@ std::optional<RankFigures> readRankFigures(std::string_view json, std::string* e
         return fail("neither a rank file nor a summary with a \"distributed\" block (write one with "
                     "kinetoscope-cli rank or summary --json)");
     }
-    // Microseconds are written with exactly three decimals; read them back exactly from their text.
-    const auto micros = [](simdjson::dom::element v) -> TimeNs {
-        return parseMicrosecondsText(simdjson::minify(v)).value_or(0);
+    // Microseconds with three decimals. Times a rank file can hold are within ±2^62 ns (a step's start on the
+    // epoch clock is about 2^60): anything outside is refused, so no sum or difference of them overflows.
+    bool outOfRange = false;
+    const auto micros = [&](simdjson::dom::element v) -> TimeNs {
+        const std::optional<TimeNs> ns = parseMicrosecondsText(simdjson::minify(v));
+        if (!ns || *ns < -(TimeNs(1) << 62) || *ns > (TimeNs(1) << 62)) {
+            outOfRange = true;
+            return 0;
+        }
+        return *ns;
     };
     RankFigures f;
     std::int64_t i64 = 0;
@@ -228,12 +289,18 @@ std::optional<RankFigures> readRankFigures(std::string_view json, std::string* e
             double start = 0, end = 0;
             if (cells.at(3).get_double().get(start) || cells.at(4).get_double().get(end))
                 return fail("a collective instance's times are not numbers");
+            // Within a step: from 0 to well under 2^53 ns (104 days), and not ending before it starts.
+            if (!(start >= 0 && start <= end && end < 9e12) || issue > UINT32_MAX)
+                return fail("a collective instance's times or number are out of range");
             f.instances.push_back({std::uint32_t(step), std::uint32_t(collective), std::uint32_t(issue),
                                    TimeNs(std::llround(start * 1000)), TimeNs(std::llround(end * 1000))});
         }
     }
     std::uint64_t dropped = 0;
     if (!d["instances_dropped"].get_uint64().get(dropped)) f.instancesDropped = dropped;
+    if (outOfRange) return fail("a time is out of range (beyond ±2^62 ns)");
+    for (const RankStep& s : f.steps)
+        if (s.end < s.start) return fail("a step ends before it starts: " + s.name);
     return f;
 }
 

@@ -157,7 +157,10 @@ std::string jobReportJson(const JobReport& job) {
         w.key("ranks");
         w.beginArray();
         for (std::size_t r : h.ranks)
-            w.num(job.ranks[r].rank);
+            if (job.ranks[r].rank >= 0)
+                w.num(job.ranks[r].rank);
+            else
+                w.null();
         w.endArray();
         w.endObject();
     }
@@ -263,7 +266,7 @@ std::string jobReportText(const JobReport& job, std::size_t top) {
         for (std::size_t i = 0; i < job.hosts.size() && i < top; ++i) {
             std::string ranks;
             for (std::size_t k = 0; k < job.hosts[i].ranks.size() && k < 16; ++k)
-                ranks += (k ? ", " : "") + std::to_string(job.ranks[job.hosts[i].ranks[k]].rank);
+                ranks += (k ? ", " : "") + rankLabel(job.ranks[job.hosts[i].ranks[k]]).substr(5);
             if (job.hosts[i].ranks.size() > 16) ranks += ", …";
             line(out, "  %-24s %s: %s\n", job.hosts[i].host.c_str(),
                  countText(job.hosts[i].ranks.size(), "rank").c_str(), ranks.c_str());
