@@ -489,6 +489,12 @@ void TestDistributed::thousandRanks() {
     QVERIFY(hit);
     QCOMPARE(view.ranks()[hit->rank].rank, std::int64_t(613));
     QVERIFY(hit->value > 1.3 * hit->median);
+    // Each step's spread across the 1,000 ranks and its median rank.
+    auto* steps = view.findChild<QTableWidget*>(QStringLiteral("stepTable"));
+    QVERIFY(steps);
+    QCOMPARE(steps->rowCount(), int(view.job().steps.size()));
+    QCOMPARE(steps->item(0, 1)->text(), QStringLiteral("1000"));
+    QVERIFY(steps->item(0, 5)->text().startsWith(QStringLiteral("rank ")));
     // Every rank in the Per rank table (a model: no widget per cell), its split and file.
     auto* perRank = view.findChild<QTableView*>(QStringLiteral("perRankTable"));
     QVERIFY(perRank);

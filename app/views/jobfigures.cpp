@@ -282,6 +282,7 @@ QTableWidget* makeStepDistributionTable(const JobReport& job, QWidget* parent) {
     t->horizontalHeaderItem(4)->setToolTip(spread + QObject::tr(", of the time only collectives run"));
     t->horizontalHeaderItem(5)->setToolTip(
         QObject::tr("The rank whose computation is the step's median: stragglers are measured against it"));
+    t->setObjectName(QStringLiteral("stepTable"));
     t->setRowCount(int(job.steps.size()));
     for (std::size_t i = 0; i < job.steps.size(); ++i) {
         const StepDistribution& s = job.steps[i];
