@@ -55,6 +55,7 @@ void compareFigures(const RankFigures& a, const RankFigures& b) {
     for (std::size_t i = 0; i < a.collectives.size(); ++i) {
         QCOMPARE(a.collectives[i].name, b.collectives[i].name);
         QCOMPARE(a.collectives[i].messageBytes, b.collectives[i].messageBytes);
+        QCOMPARE(a.collectives[i].group, b.collectives[i].group);
         QCOMPARE(a.collectives[i].calls, b.collectives[i].calls);
         QCOMPARE(a.collectives[i].total, b.collectives[i].total);
         QCOMPARE(a.collectives[i].longest, b.collectives[i].longest);
@@ -77,6 +78,7 @@ class TestJob : public QObject {
     void filesRecognisedByContent();
     void fileList();
     void problemsAreSaid();
+    void processGroupsAreNotCompared();
     void thousandRanksWithPlantedStragglers();
     void commands();
 };
@@ -329,6 +331,35 @@ void TestJob::fileList() {
     QCOMPARE(files[1], std::string("/abs/b.json"));
     QVERIFY(readFileList(dir.filePath("missing.txt").toStdString(), unreadable).empty());
     QCOMPARE(unreadable.size(), std::size_t(1));
+}
+
+// TraceLens' b200 rank: its all-gather says its group, "Process Group Ranks": "[0, 1, ..., 7]".
+// Two groups of two ranks each run an all-reduce of one size at once: each rank waits only for its own
+// group's last arrival.
+void TestJob::processGroupsAreNotCompared() {
+    const RankFigures b200 = figuresOf("AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz");
+    QCOMPARE(b200.collectives.size(), std::size_t(1));
+    QCOMPARE(b200.collectives[0].group, std::string("0-7"));
+    std::vector<RankFigures> ranks(4);
+    const TimeNs arrival[] = {10'000, 20'000, 10'000, 60'000};
+    for (int r = 0; r < 4; ++r) {
+        RankFigures& f = ranks[std::size_t(r)];
+        f.rank = r;
+        f.worldSize = 4;
+        f.steps.push_back({.name = "ProfilerStep#1", .end = 1'000'000});
+        f.collectives.push_back({.name = "AllReduce",
+                                 .messageBytes = 1 << 20,
+                                 .group = r < 2 ? "0-1" : "2-3",
+                                 .calls = 1,
+                                 .total = 100'000});
+        f.instances.push_back({0, 0, 0, arrival[r], arrival[r] + 100'000});
+    }
+    const JobReport job = analyseJob(std::move(ranks));
+    QCOMPARE(job.collectives.size(), std::size_t(2));
+    QCOMPARE(job.ranks[0].collectives[0].synchronization, TimeNs(10'000)); // its group's last: rank 1
+    QCOMPARE(job.ranks[1].collectives[0].synchronization, TimeNs(0));
+    QCOMPARE(job.ranks[2].collectives[0].synchronization, TimeNs(50'000)); // its group's last: rank 3
+    QCOMPARE(job.ranks[3].collectives[0].synchronization, TimeNs(0));
 }
 
 void TestJob::problemsAreSaid() {

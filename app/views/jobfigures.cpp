@@ -316,7 +316,9 @@ QTableWidget* makeCollectiveSpreadTable(const JobReport& job, QWidget* parent) {
     for (std::size_t i = 0; i < job.collectives.size(); ++i) {
         const CollectiveSpread& s = job.collectives[i];
         int c = 0;
-        t->setItem(int(i), c++, new QTableWidgetItem(QString::fromStdString(s.name)));
+        t->setItem(int(i), c++,
+                   new QTableWidgetItem(
+                       QString::fromStdString(s.group.empty() ? s.name : s.name + " [" + s.group + "]")));
         t->setItem(
             int(i), c++,
             new NumberItem(s.messageBytes > 0 ? bytesText(s.messageBytes) : QString(), s.messageBytes));

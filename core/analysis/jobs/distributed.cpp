@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 namespace kinetoscope {
 
@@ -62,6 +63,50 @@ std::optional<double> messageBytesInArgs(std::string_view args, bool allGather) 
     return *n * elementSize(argString(args, "dtype").value_or("float"));
 }
 
+// A process group as the job compares it: its ranks as ranges ("0-7", "0, 8, 16, 24"), from
+// `Process Group Ranks` ("[0, 1, 2, ...]"); a long list keeps its start and a hash of the whole, so two
+// groups never share a key. Else "pg NAME" from `Process Group Name`.
+std::optional<std::string> groupInArgs(std::string_view args) {
+    if (const auto ranks = argString(args, "Process Group Ranks")) {
+        std::vector<std::int64_t> members;
+        std::int64_t value = 0;
+        bool inNumber = false;
+        for (const char c : *ranks) {
+            if (c >= '0' && c <= '9') {
+                value = value * 10 + (c - '0');
+                inNumber = true;
+            } else if (inNumber) {
+                members.push_back(value);
+                value = 0;
+                inNumber = false;
+            }
+        }
+        if (inNumber) members.push_back(value);
+        std::sort(members.begin(), members.end());
+        std::string text;
+        for (std::size_t i = 0; i < members.size();) {
+            std::size_t j = i;
+            while (j + 1 < members.size() && members[j + 1] == members[j] + 1)
+                ++j;
+            text += (text.empty() ? "" : ", ") + std::to_string(members[i]);
+            if (j > i) text += "-" + std::to_string(members[j]);
+            i = j + 1;
+        }
+        if (text.size() > 64) {
+            std::uint64_t hash = 1469598103934665603ull; // FNV-1a of the whole list
+            for (const char c : text)
+                hash = (hash ^ std::uint8_t(c)) * 1099511628211ull;
+            char suffix[24];
+            std::snprintf(suffix, sizeof suffix, "… #%016llx", static_cast<unsigned long long>(hash));
+            text = text.substr(0, 40) + suffix;
+        }
+        if (!text.empty()) return text;
+    }
+    if (const auto name = argString(args, "Process Group Name"); name && !name->empty())
+        return "pg " + std::string(*name);
+    return std::nullopt;
+}
+
 // A collective's message size: on the kernel (newer Kineto), else on the `record_param_comms` operator that
 // launched it, which is where older traces write it.
 std::optional<double> messageBytes(const TraceStore& store, EventRef kernel, bool allGather) {
@@ -74,6 +119,17 @@ std::optional<double> messageBytes(const TraceStore& store, EventRef kernel, boo
                 return bytes;
     }
     return std::nullopt;
+}
+// The process group of a collective kernel: on the kernel, else on the operator that launched it.
+std::string processGroup(const TraceStore& store, EventRef kernel) {
+    if (auto group = groupInArgs(store.argsText(kernel))) return std::move(*group);
+    if (const auto launch = store.launchOf(kernel)) {
+        const Track& t = store.track(launch->track);
+        for (auto p = t.parentOf(launch->index.value); p; p = t.parentOf(*p))
+            if (auto group = groupInArgs(store.argsText({launch->track, EventIndex(*p)})))
+                return std::move(*group);
+    }
+    return {};
 }
 } // namespace
 
@@ -117,7 +173,7 @@ RankFigures rankFigures(const TraceStore& store) {
         TimeNs issued, start, end;
     };
     std::vector<Run> runs;
-    std::map<std::pair<std::string, double>, std::size_t> collectiveIndex;
+    std::map<std::tuple<std::string, double, std::string>, std::size_t> collectiveIndex;
     std::vector<CollectiveStats> collectives;
     for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
         const Track& t = store.tracks()[ti];
@@ -132,8 +188,12 @@ RankFigures rankFigures(const TraceStore& store) {
                     const std::string name =
                         collectiveName(store.strings().view(t.names[r]), store.argsText(ref));
                     const double bytes = messageBytes(store, ref, isAllGather(name)).value_or(0);
-                    const auto [it, added] = collectiveIndex.try_emplace({name, bytes}, collectives.size());
-                    if (added) collectives.push_back({.name = name, .messageBytes = bytes});
+                    std::string group = processGroup(store, ref);
+                    const auto [it, added] =
+                        collectiveIndex.try_emplace({name, bytes, group}, collectives.size());
+                    if (added)
+                        collectives.push_back(
+                            {.name = name, .messageBytes = bytes, .group = std::move(group)});
                     CollectiveStats& c = collectives[it->second];
                     ++c.calls;
                     c.bytes += bytes;
@@ -185,7 +245,7 @@ RankFigures rankFigures(const TraceStore& store) {
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         const CollectiveStats &x = collectives[a], &y = collectives[b];
         if (x.total != y.total) return x.total > y.total;
-        return x.name != y.name ? x.name < y.name : x.messageBytes < y.messageBytes;
+        return std::tie(x.name, x.messageBytes, x.group) < std::tie(y.name, y.messageBytes, y.group);
     });
     std::vector<std::uint32_t> position(collectives.size());
     for (std::size_t i = 0; i < order.size(); ++i) {

@@ -21,11 +21,14 @@ struct RankStep {
     TimeNs computation = 0, communication = 0, overlap = 0, other = 0;
 };
 
-// One collective at one message size on a rank (AllReduce of 4 MB and AllReduce of 64 KB are two rows: they
-// are different operations, and only the same operation can be compared across ranks).
+// One collective at one message size in one process group on a rank (AllReduce of 4 MB and AllReduce of 64 KB
+// are two rows: they are different operations, and only the same operation can be compared across ranks).
 struct CollectiveStats {
     std::string name;        // "AllReduce", from the kernel's "Collective name" arg or its name
     double messageBytes = 0; // one call's size as nccl-tests counts it (docs/DEFINITIONS.md); 0 when unknown
+    // The process group's ranks, "0-7" (from `Process Group Ranks`, else "pg NAME"); empty when the trace
+    // does not say. Only ranks of the same group run the same operation.
+    std::string group;
     std::uint64_t calls = 0;
     double bytes = 0; // calls × messageBytes
     TimeNs total = 0;

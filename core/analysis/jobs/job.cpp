@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace kinetoscope {
@@ -176,16 +177,17 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
     }
 
     // Collectives by (name, size).
-    std::map<std::pair<std::string, double>, std::uint32_t> collectiveIds;
+    std::map<std::tuple<std::string, double, std::string>, std::uint32_t> collectiveIds;
     std::vector<std::vector<std::uint32_t>> collectiveOf(n);
     for (std::size_t r = 0; r < n; ++r)
         for (const CollectiveStats& c : job.ranks[r].collectives) {
-            const auto [it, added] =
-                collectiveIds.try_emplace({c.name, c.messageBytes}, std::uint32_t(job.collectives.size()));
+            const auto [it, added] = collectiveIds.try_emplace({c.name, c.messageBytes, c.group},
+                                                               std::uint32_t(job.collectives.size()));
             if (added) {
                 job.collectives.emplace_back();
                 job.collectives.back().name = c.name;
                 job.collectives.back().messageBytes = c.messageBytes;
+                job.collectives.back().group = c.group;
             }
             collectiveOf[r].push_back(it->second);
         }

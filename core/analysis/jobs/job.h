@@ -53,6 +53,7 @@ struct LastArrival {
 struct CollectiveSpread {
     std::string name;
     double messageBytes = 0;
+    std::string group;                     // the process group's ranks, when the traces say
     std::size_t ranks = 0;                 // ranks that ran it
     std::uint64_t callsPerRank = 0;        // the most on any rank
     Spread total;                          // per rank, total time in it

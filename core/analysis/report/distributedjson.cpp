@@ -262,6 +262,7 @@ std::optional<RankFigures> readRankFigures(std::string_view json, std::string* e
         for (simdjson::dom::element c : array) {
             CollectiveStats cs;
             if (!c["name"].get_string().get(text)) cs.name = std::string(text);
+            if (!c["group"].get_string().get(text)) cs.group = std::string(text);
             std::uint64_t u = 0;
             if (!c["calls"].get_uint64().get(u)) cs.calls = u;
             double number = 0;

@@ -129,6 +129,11 @@ std::string jobReportJson(const JobReport& job) {
     for (const CollectiveSpread& c : job.collectives) {
         w.beginObject();
         w.strField("name", c.name);
+        w.key("group");
+        if (c.group.empty())
+            w.null();
+        else
+            w.str(c.group);
         w.fixedField("message_bytes", c.messageBytes, 0);
         w.numField("ranks", c.ranks);
         w.numField("calls_per_rank", c.callsPerRank);
@@ -235,7 +240,8 @@ std::string jobReportText(const JobReport& job, std::size_t top) {
             for (const LastArrival& l : c.lastToArrive)
                 last += (last.empty() ? "" : ", ") + rankLabel(job.ranks[l.rank]) + " (" +
                         std::to_string(l.times) + " of " + std::to_string(c.compared) + ")";
-            line(out, "  %-18s %10s %6zu %6llu  %-34s  %-14s  %s\n", c.name.c_str(),
+            const std::string name = c.group.empty() ? c.name : c.name + " [" + c.group + "]";
+            line(out, "  %-18s %10s %6zu %6llu  %-34s  %-14s  %s\n", name.c_str(),
                  sizeText(c.messageBytes).c_str(), c.ranks, static_cast<unsigned long long>(c.callsPerRank),
                  spreadText(c.total).c_str(), formatDuration(c.synchronization.median).c_str(),
                  last.empty() ? "-" : last.c_str());

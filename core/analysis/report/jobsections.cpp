@@ -49,6 +49,10 @@ const Columns<CollectiveStats>& collectiveColumns() {
     using F = CellFormat;
     static const Columns<R> columns = {
         {.key = "name", .title = "Collective", .value = [](const R& r) { return text(r.name); }},
+        {.key = "group",
+         .title = "Group",
+         .value = [](const R& r) { return r.group.empty() ? Cell::null() : text(r.group); },
+         .tip = "the process group's ranks, from the trace's Process Group Ranks"},
         {.key = "message_bytes",
          .title = "Size",
          .format = F::Fixed,
