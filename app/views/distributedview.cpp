@@ -142,9 +142,9 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
             for (const CollectiveStats& c : r.collectives) {
                 int col = 0;
                 m_collectives->setItem(row, col++, new NumberItem(QString::number(r.rank), double(r.rank)));
-                m_collectives->setItem(row, col++,
-                                       new QTableWidgetItem(QString::fromStdString(
-                                           c.group.empty() ? c.name : c.name + " [" + c.group + "]")));
+                m_collectives->setItem(
+                    row, col++,
+                    new QTableWidgetItem(QString::fromStdString(collectiveLabel(c.name, c.group))));
                 m_collectives->setItem(row, col++, new NumberItem(QString::number(c.calls), double(c.calls)));
                 m_collectives->setItem(row, col++,
                                        new NumberItem(c.bytes > 0 ? bytesText(c.bytes) : QString(), c.bytes));

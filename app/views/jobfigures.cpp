@@ -317,8 +317,7 @@ QTableWidget* makeCollectiveSpreadTable(const JobReport& job, QWidget* parent) {
         const CollectiveSpread& s = job.collectives[i];
         int c = 0;
         t->setItem(int(i), c++,
-                   new QTableWidgetItem(
-                       QString::fromStdString(s.group.empty() ? s.name : s.name + " [" + s.group + "]")));
+                   new QTableWidgetItem(QString::fromStdString(collectiveLabel(s.name, s.group))));
         t->setItem(
             int(i), c++,
             new NumberItem(s.messageBytes > 0 ? bytesText(s.messageBytes) : QString(), s.messageBytes));

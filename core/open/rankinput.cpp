@@ -15,16 +15,15 @@ namespace kinetoscope {
 namespace {
 // A rank file names its format in its first member; a summary starts with its event count. Anything else is
 // given to the trace reader, which says what it is not.
-enum class Sniffed { RankFigures, Trace };
-Sniffed sniff(std::string_view text) {
+RankInputKind sniff(std::string_view text) {
     const std::string_view head = text.substr(0, 256);
     const auto open = head.find_first_not_of(" \t\r\n");
-    if (open == std::string_view::npos || head[open] != '{') return Sniffed::Trace;
+    if (open == std::string_view::npos || head[open] != '{') return RankInputKind::Trace;
     const auto key = head.find_first_not_of(" \t\r\n", open + 1);
-    if (key == std::string_view::npos) return Sniffed::Trace;
+    if (key == std::string_view::npos) return RankInputKind::Trace;
     const std::string_view first = head.substr(key);
-    return first.starts_with("\"format\"") || first.starts_with("\"events\"") ? Sniffed::RankFigures
-                                                                              : Sniffed::Trace;
+    if (first.starts_with("\"format\"")) return RankInputKind::RankFile;
+    return first.starts_with("\"events\"") ? RankInputKind::Summary : RankInputKind::Trace;
 }
 } // namespace
 
@@ -51,7 +50,8 @@ RankInput readRankInput(const std::string& path, const std::atomic<bool>* cancel
         return in;
     }
     const std::string_view text = file->source->text();
-    if (sniff(text) == Sniffed::RankFigures) {
+    in.kind = sniff(text);
+    if (in.kind != RankInputKind::Trace) {
         // A rank file is at most 64 KB and a summary a few MB: a bigger one is refused before it is parsed
         // (its DOM would take ten times its size, on every reader thread at once).
         constexpr std::size_t largest = 256u << 20;
@@ -62,8 +62,6 @@ RankInput readRankInput(const std::string& path, const std::atomic<bool>* cancel
         }
         std::string error;
         in.figures = readRankFigures(text, &error);
-        in.kind = text.substr(0, 64).find("\"format\"") != std::string_view::npos ? RankInputKind::RankFile
-                                                                                  : RankInputKind::Summary;
         if (!in.figures)
             in.error = path + ": " + error;
         else if (in.figures->source.empty())

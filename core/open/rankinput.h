@@ -44,7 +44,7 @@ struct JobReadOptions {
     unsigned threads = 0; // 0: one per core
     bool keepTraces = false;
     const std::atomic<bool>* cancel = nullptr;
-    std::function<void(std::size_t done, std::size_t total)> progress; // called from the readers
+    std::function<void(std::size_t done, std::size_t total)> progress = {}; // called from the readers
 };
 // Reads every file, in the order given (ranks and unreadable files keep it).
 JobInputs readJobInputs(const std::vector<std::string>& files, const JobReadOptions& options = {});

@@ -83,15 +83,7 @@ std::optional<std::string> groupInArgs(std::string_view args) {
         }
         if (inNumber) members.push_back(value);
         std::sort(members.begin(), members.end());
-        std::string text;
-        for (std::size_t i = 0; i < members.size();) {
-            std::size_t j = i;
-            while (j + 1 < members.size() && members[j + 1] == members[j] + 1)
-                ++j;
-            text += (text.empty() ? "" : ", ") + std::to_string(members[i]);
-            if (j > i) text += "-" + std::to_string(members[j]);
-            i = j + 1;
-        }
+        std::string text = rangesText(members);
         if (text.size() > 64) {
             std::uint64_t hash = 1469598103934665603ull; // FNV-1a of the whole list
             for (const char c : text)
@@ -107,31 +99,43 @@ std::optional<std::string> groupInArgs(std::string_view args) {
     return std::nullopt;
 }
 
-// A collective's message size: on the kernel (newer Kineto), else on the `record_param_comms` operator that
-// launched it, which is where older traces write it.
-std::optional<double> messageBytes(const TraceStore& store, EventRef kernel, bool allGather) {
-    if (const auto bytes = messageBytesInArgs(store.argsText(kernel), allGather)) return bytes;
+// What `find` reads in a collective kernel's args, else in those of the operators around its launch (the
+// `record_param_comms` operator, where older Kineto writes a collective's size and group).
+template <typename Find>
+auto inKernelOrLauncher(const TraceStore& store, EventRef kernel, Find find)
+    -> decltype(find(std::string_view())) {
+    if (auto found = find(store.argsText(kernel))) return found;
     if (const auto launch = store.launchOf(kernel)) {
         const Track& t = store.track(launch->track);
         for (auto p = t.parentOf(launch->index.value); p; p = t.parentOf(*p))
-            if (const auto bytes =
-                    messageBytesInArgs(store.argsText({launch->track, EventIndex(*p)}), allGather))
-                return bytes;
+            if (auto found = find(store.argsText({launch->track, EventIndex(*p)}))) return found;
     }
     return std::nullopt;
 }
-// The process group of a collective kernel: on the kernel, else on the operator that launched it.
-std::string processGroup(const TraceStore& store, EventRef kernel) {
-    if (auto group = groupInArgs(store.argsText(kernel))) return std::move(*group);
-    if (const auto launch = store.launchOf(kernel)) {
-        const Track& t = store.track(launch->track);
-        for (auto p = t.parentOf(launch->index.value); p; p = t.parentOf(*p))
-            if (auto group = groupInArgs(store.argsText({launch->track, EventIndex(*p)})))
-                return std::move(*group);
-    }
-    return {};
-}
 } // namespace
+
+std::string rangesText(const std::vector<std::int64_t>& sorted, std::size_t most) {
+    std::string out;
+    std::size_t shown = 0;
+    for (std::size_t i = 0; i < sorted.size();) {
+        std::size_t j = i;
+        while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1)
+            ++j;
+        if (shown == most) {
+            out += ", …";
+            break;
+        }
+        out += (out.empty() ? "" : ", ") + std::to_string(sorted[i]);
+        if (j > i) out += "-" + std::to_string(sorted[j]);
+        ++shown;
+        i = j + 1;
+    }
+    return out;
+}
+
+std::string collectiveLabel(const std::string& name, const std::string& group) {
+    return group.empty() ? name : name + " [" + group + "]";
+}
 
 std::string hostFromTraceFileName(std::string_view path) {
     std::string_view name = path.substr(path.find_last_of('/') + 1);
@@ -187,8 +191,13 @@ RankFigures rankFigures(const TraceStore& store) {
                     const EventRef ref{TrackId(ti), EventIndex(r)};
                     const std::string name =
                         collectiveName(store.strings().view(t.names[r]), store.argsText(ref));
-                    const double bytes = messageBytes(store, ref, isAllGather(name)).value_or(0);
-                    std::string group = processGroup(store, ref);
+                    const double bytes =
+                        inKernelOrLauncher(store, ref,
+                                           [allGather = isAllGather(name)](std::string_view args) {
+                                               return messageBytesInArgs(args, allGather);
+                                           })
+                            .value_or(0);
+                    std::string group = inKernelOrLauncher(store, ref, groupInArgs).value_or(std::string());
                     const auto [it, added] =
                         collectiveIndex.try_emplace({name, bytes, group}, collectives.size());
                     if (added)

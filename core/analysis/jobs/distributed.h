@@ -3,6 +3,7 @@
 #include "model/jsonwriter.h"
 #include "model/tracestore.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,7 +29,7 @@ struct CollectiveStats {
     double messageBytes = 0; // one call's size as nccl-tests counts it (docs/DEFINITIONS.md); 0 when unknown
     // The process group's ranks, "0-7" (from `Process Group Ranks`, else "pg NAME"); empty when the trace
     // does not say. Only ranks of the same group run the same operation.
-    std::string group;
+    std::string group = {};
     std::uint64_t calls = 0;
     double bytes = 0; // calls × messageBytes
     TimeNs total = 0;
@@ -61,6 +62,11 @@ struct RankFigures {
 };
 
 RankFigures rankFigures(const TraceStore& store);
+
+// Sorted rank numbers as ranges, "0-7, 9, 12-15"; past `most` ranges, ", …".
+std::string rangesText(const std::vector<std::int64_t>& sorted, std::size_t most = SIZE_MAX);
+// A collective as the reports and views name it: "AllReduce", or "AllReduce [0-7]" with its process group.
+std::string collectiveLabel(const std::string& name, const std::string& group);
 
 // The host in a file name tensorboard_trace_handler wrote, "<host>_<pid>.<time>.pt.trace.json[.gz]"; empty
 // for any other name.

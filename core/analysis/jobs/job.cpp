@@ -31,26 +31,6 @@ std::string rankLabel(const RankFigures& r) {
 
 namespace {
 
-// "0-7, 9, 12-15"
-std::string rangesText(const std::vector<std::int64_t>& sorted, std::size_t most = 12) {
-    std::string out;
-    std::size_t shown = 0;
-    for (std::size_t i = 0; i < sorted.size();) {
-        std::size_t j = i;
-        while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1)
-            ++j;
-        if (shown == most) {
-            out += ", …";
-            break;
-        }
-        out += (out.empty() ? "" : ", ") + std::to_string(sorted[i]);
-        if (j > i) out += "-" + std::to_string(sorted[j]);
-        ++shown;
-        i = j + 1;
-    }
-    return out;
-}
-
 void findProblems(JobReport& job) {
     std::map<std::int64_t, std::vector<std::size_t>> byRank;
     std::map<std::int64_t, std::size_t> worldSizes;
@@ -112,7 +92,7 @@ void findProblems(JobReport& job) {
             if (rank >= job.worldSize) outside.push_back(rank);
         if (!outside.empty())
             job.problems.push_back("ranks beyond the world size of " + std::to_string(job.worldSize) + ": " +
-                                   rangesText(outside));
+                                   rangesText(outside, 12));
     }
     std::size_t unknown = 0;
     for (const RankFigures& r : job.ranks)

@@ -240,7 +240,7 @@ std::string jobReportText(const JobReport& job, std::size_t top) {
             for (const LastArrival& l : c.lastToArrive)
                 last += (last.empty() ? "" : ", ") + rankLabel(job.ranks[l.rank]) + " (" +
                         std::to_string(l.times) + " of " + std::to_string(c.compared) + ")";
-            const std::string name = c.group.empty() ? c.name : c.name + " [" + c.group + "]";
+            const std::string name = collectiveLabel(c.name, c.group);
             line(out, "  %-18s %10s %6zu %6llu  %-34s  %-14s  %s\n", name.c_str(),
                  sizeText(c.messageBytes).c_str(), c.ranks, static_cast<unsigned long long>(c.callsPerRank),
                  spreadText(c.total).c_str(), formatDuration(c.synchronization.median).c_str(),
