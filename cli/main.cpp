@@ -222,6 +222,8 @@ int runRecord(RecordArgs& args) {
         std::fprintf(stderr, "kinetoscope-cli: record: %s\n", error.c_str());
         return 1;
     }
+    if (!session.cuptiDir().empty())
+        std::fprintf(stderr, "kinetoscope-cli: CUPTI for the agent from %s\n", session.cuptiDir().c_str());
     const bool progress = ::isatty(STDERR_FILENO);
     while (!session.waitFinished(1000)) {
         if (g_interrupted) {
@@ -262,9 +264,21 @@ int runRecord(RecordArgs& args) {
     if (st.counts.rejected)
         std::fprintf(stderr, "kinetoscope-cli: warning: %llu record(s) with impossible times skipped\n",
                      static_cast<unsigned long long>(st.counts.rejected));
-    if (st.connections == 0)
+    if (st.connections == 0) {
         std::fprintf(stderr, "kinetoscope-cli: warning: the agent never connected (is %s a CUDA program?)\n",
                      spec.program.c_str());
+        // The driver drops an agent it cannot load without a word; a missing CUPTI is the usual reason.
+        if (session.cuptiDir().empty() && !session.cuptiSearched().empty()) {
+            std::string searched;
+            for (const std::string& dir : session.cuptiSearched())
+                searched += (searched.empty() ? "" : ", ") + dir;
+            std::fprintf(
+                stderr,
+                "kinetoscope-cli: no CUPTI found for the agent (looked in %s and the loader's path); "
+                "set KINETOSCOPE_CUPTI_DIR to the folder holding libcupti\n",
+                searched.c_str());
+        }
+    }
     std::fprintf(
         stderr,
         "kinetoscope-cli: %llu kernels, %llu memcpy, %llu memset, %llu API calls, %llu dropped -> %s\n",

@@ -195,7 +195,8 @@ def reference(events):
                 stack.pop()
             parent = stack[-1] if stack else -1
             nodes.append({"name": e["name"], "role": r, "start": s, "end": end, "parent": parent, "children": 0,
-                          "child_sum": 0, "dev_self": 0, "merged": -1, "pid": str(e["pid"])})
+                          "child_sum": 0, "dev_self": 0, "merged": -1, "pid": str(e["pid"]),
+                          "external": (e.get("args") or {}).get("External id")})
             idx = len(nodes) - 1
             if parent >= 0:
                 nodes[parent]["children"] += 1
@@ -224,6 +225,14 @@ def reference(events):
             owner = nodes[owner]["parent"]
         if owner < 0:
             continue
+        # key_averages() follows Kineto's External id: a launch directly inside an annotation that does not push
+        # its id (nccl:*, "## Call CompiledFxGraph") belongs to the enclosing operator that carries the launch's id.
+        if nodes[owner]["role"] == "annotation" and nodes[i]["external"]:
+            a = owner
+            while a >= 0 and nodes[a]["external"] != nodes[i]["external"]:
+                a = nodes[a]["parent"]
+            if a >= 0:
+                owner = a
         if nodes[owner]["merged"] >= 0:
             owner = nodes[owner]["merged"]
         nodes[owner]["dev_self"] += end - s

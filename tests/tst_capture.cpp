@@ -650,6 +650,50 @@ class TestCapture : public QObject {
         ::close(listener);
     }
 
+    // The target is told where CUPTI is (live/cuptilocate.h): first on its LD_LIBRARY_PATH, and as the NVTX
+    // injection library so that its NVTX ranges reach the capture (on the first real GPU they did only then);
+    // a user's own NVTX_INJECTION64_PATH stays. Without CUPTI in the agent nothing is changed.
+    void targetIsToldWhereCuptiIs_data() {
+        QTest::addColumn<QString>("userNvtx");
+        QTest::newRow("ours") << "";
+        QTest::newRow("the user's") << "/opt/my/nvtx-tool.so";
+    }
+    void targetIsToldWhereCuptiIs() {
+        QFETCH(QString, userNvtx);
+        QTemporaryDir dir;
+        const QString cupti = dir.filePath("cupti");
+        QVERIFY(QDir().mkpath(cupti));
+        QFile library(cupti + "/libcupti.so.13");
+        QVERIFY(library.open(QIODevice::WriteOnly));
+        library.close();
+        const QString seen = dir.filePath("seen.txt");
+        live::CaptureSession session;
+        live::LaunchSpec spec;
+        spec.program = "/bin/sh";
+        spec.arguments = {"-c", "printf '%s\\n%s\\n' \"$LD_LIBRARY_PATH\" \"$NVTX_INJECTION64_PATH\" > " +
+                                    seen.toStdString()};
+        spec.agentPath = agentLibrary;
+        spec.environment = {"KINETOSCOPE_CUPTI_DIR=" + cupti.toStdString(), "LD_LIBRARY_PATH=/usr/lib/mine"};
+        if (!userNvtx.isEmpty())
+            spec.environment.push_back("NVTX_INJECTION64_PATH=" + userNvtx.toStdString());
+        std::string error;
+        QVERIFY2(session.start(spec, error), error.c_str());
+        QVERIFY(session.waitFinished(10000));
+        QFile file(seen);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(file.readAll()).split('\n');
+        QVERIFY(lines.size() >= 2);
+#ifdef KINETOSCOPE_HAVE_CUPTI
+        QCOMPARE(QString::fromStdString(session.cuptiDir()), cupti);
+        QCOMPARE(lines[0], cupti + ":/usr/lib/mine");
+        QCOMPARE(lines[1], userNvtx.isEmpty() ? cupti + "/libcupti.so.13" : userNvtx);
+#else
+        QVERIFY(session.cuptiDir().empty());
+        QCOMPARE(lines[0], QString("/usr/lib/mine"));
+        QCOMPARE(lines[1], userNvtx);
+#endif
+    }
+
     // The target dies (SIGKILL) mid-capture: everything received up to then is kept and saves as a valid
     // trace.
     void targetKilledMidCapture() {

@@ -1,5 +1,7 @@
 #include "capturesession.h"
 
+#include "cuptilocate.h"
+
 #include "tracewire.h"
 
 #include <fcntl.h>
@@ -147,6 +149,38 @@ bool CaptureSession::listen(std::string& error) {
     return true;
 }
 
+// Puts the folder of the CUPTI the agent needs first on the target's LD_LIBRARY_PATH (cuptilocate.h says
+// why).
+void CaptureSession::useCuptiFor(const std::string& program, std::vector<std::string>& env) {
+    auto variable = [&env](std::string_view name) -> std::string* {
+        for (auto e = env.rbegin(); e != env.rend(); ++e)
+            if (e->size() > name.size() && e->starts_with(name) && (*e)[name.size()] == '=') return &*e;
+        return nullptr;
+    };
+    auto value = [&](std::string_view name) {
+        const std::string* entry = variable(name);
+        return entry ? entry->substr(name.size() + 1) : std::string();
+    };
+    CuptiSearch search;
+    search.library = builtCuptiLibrary();
+    search.program = program;
+    search.pathVariable = value("PATH");
+    search.overrideDir = value("KINETOSCOPE_CUPTI_DIR");
+    search.cudaHome = value("CUDA_HOME").empty() ? value("CUDA_PATH") : value("CUDA_HOME");
+    search.builtDir = builtCuptiDir();
+    m_cuptiSearched = cuptiSearchDirs(search);
+    m_cuptiDir = findCuptiDir(search);
+    if (m_cuptiDir.empty()) return;
+    if (std::string* path = variable("LD_LIBRARY_PATH"))
+        *path =
+            "LD_LIBRARY_PATH=" + m_cuptiDir + (path->size() > 16 ? ":" + path->substr(16) : std::string());
+    else
+        env.push_back("LD_LIBRARY_PATH=" + m_cuptiDir);
+    // NVTX ranges reach CUPTI only when the NVTX library is told to load it; a user's own choice stays.
+    if (!variable("NVTX_INJECTION64_PATH"))
+        env.push_back("NVTX_INJECTION64_PATH=" + m_cuptiDir + "/" + search.library);
+}
+
 bool CaptureSession::start(const LaunchSpec& spec, std::string& error) {
     if (spec.program.empty()) {
         error = "no program to run";
@@ -189,6 +223,7 @@ bool CaptureSession::start(const LaunchSpec& spec, std::string& error) {
     }
     for (const std::string& extra : spec.environment)
         env.push_back(extra);
+    if (spec.replayTrace.empty()) useCuptiFor(spec.program, env);
     env.push_back("CUDA_INJECTION64_PATH=" + agent);
     env.push_back("KINETOSCOPE_SOCKET=" + m_socketPath);
     env.push_back("KINETOSCOPE_SPOOL=" + m_spoolPath);

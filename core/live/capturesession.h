@@ -79,16 +79,23 @@ class CaptureSession {
     const std::string& socketPath() const { return m_socketPath; }
     const std::string& spoolPath() const { return m_spoolPath; }
     pid_t targetPid() const { return m_pid; }
+    // The folder the target was given to find CUPTI in (empty: none found, or none needed), and where it was
+    // looked for (cuptilocate.h).
+    const std::string& cuptiDir() const { return m_cuptiDir; }
+    const std::vector<std::string>& cuptiSearched() const { return m_cuptiSearched; }
 
   private:
     void run();
     void accept();
     bool readConnection(std::size_t index);
     void reapTarget();
+    void useCuptiFor(const std::string& program, std::vector<std::string>& env);
 
     std::string m_socketPath;
     std::string m_spoolPath;
     std::string m_replayPath; // the replayed trace as a wire stream, for the agent; removed with the session
+    std::string m_cuptiDir;
+    std::vector<std::string> m_cuptiSearched;
     bool m_ownsSpool = false;
     int m_listen = -1;
     int m_wakeRead = -1, m_wakeWrite = -1;

@@ -13,6 +13,7 @@ nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 iterations=${ITERATIONS:-20000}
 gemms=${GEMMS:-50}
 runs=${RUNS:-5}
+python=$(command -v /usr/bin/python3 || command -v python3)
 cli="$build/cli/kinetoscope-cli"
 agent="$build/capture/libkinetoscope-agent.so"
 
@@ -20,7 +21,14 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L; then
     echo "run.sh: no NVIDIA GPU here" >&2
     exit 77
 fi
-"$nvcc" -O2 ${NVCC_ARCH:--arch=native} -o "$out/probe" "$here/probe.cu" -lcublas
+[ -x "$nvcc" ] || nvcc=$(command -v nvcc)
+if ! "$nvcc" -O2 ${NVCC_ARCH:--arch=native} -o "$out/probe" "$here/probe.cu" -lcublas; then
+    # A toolkit without cuBLAS: PyTorch's pip packages bring one (versioned name only).
+    cublas=$(find /usr/local /opt -name 'libcublas.so.1[0-9]' 2>/dev/null | head -n 1)
+    echo "run.sh: linking the probe against $cublas" >&2
+    "$nvcc" -O2 ${NVCC_ARCH:--arch=native} -o "$out/probe" "$here/probe.cu" -L"$(dirname "$cublas")" \
+        -l:"$(basename "$cublas")" -Xlinker -rpath="$(dirname "$cublas")"
+fi
 "$out/probe" 10 1 >/dev/null # warm up the driver and the GPU
 
 for ((i = 1; i <= runs; ++i)); do "$out/probe" "$iterations" "$gemms"; done >"$out/bare.jsonl"
@@ -30,8 +38,8 @@ done >"$out/captured.jsonl" 2>"$out/record.log"
 cat "$out/record.log"
 
 status=0
-/usr/bin/python3 "$here/check_capture.py" "$out/capture1.json" "$(head -n 1 "$out/captured.jsonl")" || status=1
-/usr/bin/python3 - "$out/bare.jsonl" "$out/captured.jsonl" <<'PY'
+"$python" "$here/check_capture.py" "$out/capture1.json" "$(head -n 1 "$out/captured.jsonl")" || status=1
+"$python" - "$out/bare.jsonl" "$out/captured.jsonl" <<'PY'
 import json, statistics, sys
 bare = [json.loads(l)["elapsed_ms"] for l in open(sys.argv[1])]
 captured = [json.loads(l)["elapsed_ms"] for l in open(sys.argv[2])]

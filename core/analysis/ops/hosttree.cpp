@@ -1,5 +1,6 @@
 #include "analysis/ops/hosttree.h"
 
+#include "model/argscan.h"
 #include "model/radixsort.h"
 #include "model/runmerge.h"
 
@@ -40,7 +41,8 @@ HostRole hostRole(const TraceStore& store, const Track& track, std::uint32_t row
     }
 }
 
-HostRoles::HostRoles(const TraceStore& store) : m_annotationName(store.strings().size(), false) {
+HostRoles::HostRoles(const TraceStore& store)
+    : m_store(&store), m_annotationName(store.strings().size(), false) {
     for (const Category& c : store.categories()) {
         switch (c.kind) {
         case CategoryKind::CpuOp:
@@ -60,6 +62,45 @@ HostRoles::HostRoles(const TraceStore& store) : m_annotationName(store.strings()
     for (std::uint32_t i = 0; i < store.strings().size(); ++i)
         m_annotationName[i] = isAnnotationName(store.strings().view(StringId(i)));
 }
+
+namespace {
+// The node among `owner` and its ancestors that carries the External id of the launch call at `row`
+// (hosttree.h says why); `owner` when none does. Asked only for launches directly inside an annotation: few,
+// so the args are read for them alone.
+std::int32_t ownerByExternalId(const HostRoles& roles, const Track& track, std::uint32_t row,
+                               const std::vector<HostNode>& nodes, std::int32_t owner) {
+    const TraceStore& store = roles.store();
+    const auto trackIndex = static_cast<std::uint32_t>(&track - store.tracks().data());
+    if (trackIndex >= store.tracks().size()) return owner; // a track of another store
+    const TrackId trackId(trackIndex);
+    const auto id = argInteger(store.argsText({trackId, EventIndex(row)}), "External id");
+    if (!id || *id <= 0) return owner;
+    const auto& entries = store.byExternalId();
+    const auto [lo, hi] =
+        std::equal_range(entries.begin(), entries.end(), CorrelationEntry{std::uint64_t(*id), {}},
+                         [](const CorrelationEntry& a, const CorrelationEntry& b) { return a.id < b.id; });
+    // An id is one operator's, with its launches and GPU work (thousands of kernels for a CUDA graph replay),
+    // and on this thread one operator. More mean ids a file reuses (a generated or broken trace), where the
+    // id tells nothing; so does a range too long to read.
+    constexpr std::size_t maxRows = 64;
+    constexpr std::ptrdiff_t maxEntries = std::ptrdiff_t{1} << 16;
+    if (hi - lo > maxEntries) return owner;
+    std::uint32_t rows[maxRows];
+    std::size_t rowCount = 0;
+    for (auto e = lo; e != hi; ++e) {
+        if (e->ref.track != trackId) continue;
+        const HostRole role = roles.of(track, e->ref.index.value);
+        if (role != HostRole::Operator && role != HostRole::Annotation) continue;
+        if (rowCount == maxRows) return owner;
+        rows[rowCount++] = e->ref.index.value;
+    }
+    if (rowCount == 0) return owner;
+    for (std::int32_t n = owner; n >= 0; n = nodes[std::size_t(n)].parent)
+        for (std::size_t i = 0; i < rowCount; ++i)
+            if (rows[i] == nodes[std::size_t(n)].row) return n;
+    return owner;
+}
+} // namespace
 
 HostTree hostTree(const HostRoles& roles, const Track& track, TimeNs from, TimeNs to) {
     struct Item {
@@ -121,8 +162,11 @@ HostTree hostTree(const HostRoles& roles, const Track& track, TimeNs from, TimeN
             tree.nodes[std::size_t(top->node)].childSum += -item.negDuration;
             ++tree.nodes[std::size_t(top->node)].childCount;
         }
-        const std::int32_t owner = top ? top->node : -1;
+        std::int32_t owner = top ? top->node : -1;
         const HostRole role = roles.of(track, item.row);
+        if (role == HostRole::Launch && owner >= 0 &&
+            tree.nodes[std::size_t(owner)].role == HostRole::Annotation)
+            owner = ownerByExternalId(roles, track, item.row, tree.nodes, owner);
         if (role == HostRole::Launch) {
             tree.launches.push_back({item.row, owner});
             open.push_back({e, owner, true});

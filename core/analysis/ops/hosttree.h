@@ -32,6 +32,7 @@ HostRole hostRole(const TraceStore& store, const Track& track, std::uint32_t row
 class HostRoles {
   public:
     explicit HostRoles(const TraceStore& store);
+    const TraceStore& store() const { return *m_store; }
     HostRole of(const Track& track, std::uint32_t row) const {
         if (track.flags[row] & SliceFlag::Instant) return HostRole::None;
         const HostRole byCategory = m_byCategory[track.categories[row]];
@@ -41,6 +42,7 @@ class HostRoles {
     }
 
   private:
+    const TraceStore* m_store;
     std::vector<HostRole> m_byCategory;
     std::vector<bool> m_annotationName;
 };
@@ -49,6 +51,11 @@ class HostRoles {
 // rule of docs/DEFINITIONS.md, which is key_averages()' rule: P encloses E when P.start <= E.start < P.end
 // and E.end <= P.end, and E's parent is the innermost event that encloses it; of two with the same start and
 // duration, the one earlier in the store's order (the file's) is the parent.
+//
+// A launch call belongs to the innermost operator or annotation around it, except where the launch carries
+// the External id of another one around it: key_averages() follows Kineto's external correlation, and a range
+// that does not push its id (a CUDA graph replayed inside "## Call CompiledFxGraph" is CompiledFunction's)
+// passes its launches to the operator outside.
 //
 // The tree keeps a node for each operator and annotation, in time order (start, then longer first, then
 // lane), with what its children add up to; launch calls are leaves of it (a driver call inside a runtime call
