@@ -151,6 +151,15 @@ bool CuptiSource::start(std::string& error) {
         return false;
     }
 
+    // CUPTI names a calling thread by pthread_self() unless told otherwise: a number no tool shows (Kineto
+    // maps it back to the system id). The system id (gettid) is the thread the user knows, and the main
+    // thread's is the process id, as in torch.profiler's traces. A driver that refuses keeps the default and
+    // says so.
+    result = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    if (result != CUPTI_SUCCESS)
+        m_notices.push_back(cuptiFailure("cuptiSetThreadIdType(SYSTEM)", result) +
+                            "; threads are named by pthread_self()");
+
     for (const CollectedKind& collected : collectedKinds) {
         result = cuptiActivityEnable(collected.kind);
         if (result == CUPTI_SUCCESS) {

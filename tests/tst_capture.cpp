@@ -478,6 +478,31 @@ class TestCapture : public QObject {
         QTest::newRow("B200 eager") << "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz" << 0;
     }
 
+    // A context or event synchronization has no stream (CUPTI's 0xFFFFFFFF): it goes on one lane of its
+    // device, tid -1 as Kineto writes it, named for what it holds. Written as stream 4294967295, the first
+    // real capture showed it as a lane of a second, nameless "GPU 0" group.
+    void contextSyncsOnTheirDevice() {
+        const live::CaptureRecords records = awkwardCapture(false);
+        const LoadResult saved = loadTraceText(records.toTraceJson());
+        QVERIFY(saved.ok());
+        const TraceStore& store = *saved.store;
+        int syncTracks = 0;
+        for (const Track& t : store.tracks()) {
+            for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+                if (store.strings().view(t.names[r]) != "Context Sync") continue;
+                ++syncTracks;
+                QCOMPARE(t.kind, TrackKind::GpuStream);
+                QCOMPARE(t.pid, std::int64_t(0));
+                QCOMPARE(t.tid, std::int64_t(-1));
+                QCOMPARE(QString::fromStdString(std::string(store.strings().view(t.name))),
+                         QString("context and event syncs"));
+                break;
+            }
+            QVERIFY(t.tid != std::int64_t(UINT32_MAX));
+        }
+        QCOMPARE(syncTracks, 1);
+    }
+
     // The live view's store is built straight from the records; it must be exactly the store that the saved
     // JSON loads as (every column, name, args text, flow, index and count), so what the viewer shows live is
     // what a saved capture reopens as.

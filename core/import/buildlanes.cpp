@@ -30,10 +30,13 @@ void StoreBuild::finalizeTracks() {
     for (std::uint32_t t = 0; t < m_store.tracks.size(); ++t) {
         Track& track = m_store.tracks[t];
         const std::size_t n = track.starts.size();
+        // GPU work makes a GPU stream, and so do synchronizations: Kineto writes cuda_sync on the device's
+        // stream, and a context or event sync, which has none, on tid -1 of the device alone.
         bool gpu = false;
         for (std::uint16_t c : track.categories)
-            if (isGpuCategory(m_store.categories[c].kind) &&
-                m_store.categories[c].kind != CategoryKind::GpuUserAnnotation) {
+            if ((isGpuCategory(m_store.categories[c].kind) &&
+                 m_store.categories[c].kind != CategoryKind::GpuUserAnnotation) ||
+                m_store.categories[c].kind == CategoryKind::Sync) {
                 gpu = true;
                 break;
             }

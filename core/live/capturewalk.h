@@ -42,6 +42,13 @@ constexpr std::string_view memcpyKindNames[] = {"Memcpy",      "Memcpy HtoD", "M
                                                 "Memcpy DtoD", "Memcpy HtoH", "Memcpy PtoP"};
 constexpr std::string_view syncKindNames[] = {"Sync", "Event Sync", "Stream Wait Event", "Stream Sync",
                                               "Context Sync"};
+// CUPTI's stream of a context or event synchronization, which has none (CUPTI_SYNCHRONIZATION_INVALID_VALUE).
+// Kineto writes it as tid -1 (streamIdForTrace), one lane of the device's for them all.
+constexpr std::uint32_t noStream = UINT32_MAX;
+constexpr std::int64_t syncLane(std::uint32_t stream) {
+    return stream == noStream ? -1 : std::int64_t(stream);
+}
+
 constexpr std::uint32_t memcpySlot = 0, syncSlot = std::size(memcpyKindNames),
                         memsetSlot = syncSlot + std::size(syncKindNames), ac2gSlot = memsetSlot + 1,
                         fixedNameSlots = ac2gSlot + 1;
@@ -254,7 +261,10 @@ struct CaptureRecords::Walk {
                 lastDevice = device;
                 sink.meta(true, device, 0, minStart, "GPU " + std::to_string(device));
             }
-            sink.meta(false, device, stream, minStart, "stream " + std::to_string(stream));
+            if (stream == noStream)
+                sink.meta(false, device, syncLane(stream), minStart, "context and event syncs");
+            else
+                sink.meta(false, device, stream, minStart, "stream " + std::to_string(stream));
         }
         for (const auto& [pid, name] : c.m_processNames)
             sink.meta(true, pid, 0, minStart, name);
@@ -322,8 +332,9 @@ struct CaptureRecords::Walk {
                 bytesArgs(m.bytes, m.start, m.end));
         for (const wire::Sync& s : c.m_syncs) {
             const std::uint32_t kind = s.kind < std::size(syncKindNames) ? s.kind : 0;
-            sink.slice(Cat::Sync, {syncKindNames[kind], fixedSlot(syncSlot + kind)}, s.device, s.stream,
-                       s.start, s.end, externalOf.find(s.correlation), s.correlation, [&](auto& out) {
+            sink.slice(Cat::Sync, {syncKindNames[kind], fixedSlot(syncSlot + kind)}, s.device,
+                       syncLane(s.stream), s.start, s.end, externalOf.find(s.correlation), s.correlation,
+                       [&](auto& out) {
                            out.raw(", \"device\": ");
                            out.num(s.device);
                            out.raw(", \"stream\": ");

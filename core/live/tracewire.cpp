@@ -94,7 +94,12 @@ std::string traceAsWireStream(const TraceStore& s) {
             };
             auto u32 = [](double v) { return std::uint32_t(std::min(v, 4294967295.0)); };
             const auto device = u32(number("device", double(std::max<std::int64_t>(0, track.pid))));
-            const auto stream = u32(number("stream", double(std::max<std::int64_t>(0, track.tid))));
+            // A sync on no stream (a context or event sync) is -1 in Kineto's traces and 0xFFFFFFFF in
+            // CUPTI's records.
+            const bool noStream =
+                kind == CategoryKind::Sync && argNumber(args, "stream").value_or(double(track.tid)) < 0;
+            const auto stream =
+                noStream ? UINT32_MAX : u32(number("stream", double(std::max<std::int64_t>(0, track.tid))));
             switch (kind) {
             case CategoryKind::Kernel: {
                 wire::Kernel k;

@@ -206,8 +206,7 @@ std::string LaneLayout::laneTitle(TrackId id) const {
     if (t.kind != TrackKind::GpuStream) return trackTitle(id);
     // Under its device's group header a stream lane needs only the stream; in the Pinned group no header
     // names the device, so the lane keeps it (and drops only the model name).
-    const std::string tid = idText(*m_store, t.tidText, t.tid);
-    const std::string stream = tid.rfind("stream", 0) == 0 ? tid : "stream " + tid;
+    const std::string stream = streamTitle(*m_store, t);
     return isPinned(id) ? "GPU " + idText(*m_store, t.pidText, t.pid) + " · " + stream : stream;
 }
 
@@ -217,6 +216,15 @@ std::string LaneLayout::trackTitle(TrackId id) const {
         return m_groups[g].title + " · " + d->title();
     }
     return kinetoscope::trackTitle(*m_store, sourceTrackOf(id));
+}
+
+std::string streamTitle(const TraceStore& store, const Track& track) {
+    // Context and event synchronizations have no stream: Kineto (and our capture) write them on tid -1.
+    if (track.tid == -1 && !(track.tidText.isValid() && !store.strings().view(track.tidText).empty()))
+        return "context and event syncs";
+    // Kineto names GPU "threads" "stream 7"; others write only the number.
+    const std::string tid = idText(store, track.tidText, track.tid);
+    return tid.rfind("stream", 0) == 0 ? tid : "stream " + tid;
 }
 
 std::string processIdText(const TraceStore& store, const Track& track) {
@@ -241,8 +249,7 @@ std::string trackTitle(const TraceStore& store, TrackId id) {
         const DeviceProperties* dev = deviceOf(store, t.pid);
         std::string title = "GPU " + idText(store, t.pidText, t.pid);
         if (dev && !dev->name.empty()) title += " · " + dev->name;
-        // Kineto names GPU "threads" "stream 7"; others write only the number.
-        title += " · " + (tid.rfind("stream", 0) == 0 ? tid : "stream " + tid);
+        title += " · " + streamTitle(store, t);
         return title;
     }
     case TrackKind::Counter:

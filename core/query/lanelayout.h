@@ -172,6 +172,9 @@ std::string trackTitle(const TraceStore& store, TrackId track);
 // A track's pid and tid as the trace wrote them: the text when it was a string ("stream 7"), else the number;
 // a negative 32-bit thread id reads as the unsigned id it is.
 std::string processIdText(const TraceStore& store, const Track& track);
+// A GPU stream lane's own title: "stream 7", or "context and event syncs" for the syncs on no stream (tid
+// -1).
+std::string streamTitle(const TraceStore& store, const Track& track);
 std::string threadIdText(const TraceStore& store, const Track& track);
 
 } // namespace kinetoscope

@@ -116,6 +116,16 @@ compiled_variant() {
         | tar czf "$work/data/compiled_3layers_code/debug.tar.gz" -T -)
 }
 
+record_compiled() {
+    # Captures of compiled code: Triton kernels launched through the driver (cuLaunchKernelEx), then CUDA graphs
+    # (every replayed kernel is one cudaGraphLaunch's).
+    export TORCHINDUCTOR_CACHE_DIR="$work/inductor_record"
+    "$cli" record -o "$work/data/record_compiled.json" --agent "$agent" -- \
+        "$python" "$gpu_dir/transformer.py" --compile default --steps 5
+    "$cli" record -o "$work/data/record_reduce_overhead.json" --agent "$agent" -- \
+        "$python" "$gpu_dir/transformer.py" --compile reduce-overhead --steps 5
+}
+
 million() {
     # One million kernel launches (and 100,000 more), bare and under capture: records per second, drops, and the
     # agent's CPU time and memory as the target's own growth (the agent lives in it).
@@ -136,7 +146,7 @@ compare_record() {
 }
 
 # The steps run under timeout, in a shell of their own: they see these functions and variables.
-export -f machine compiled_modules million compare_record keep_code compiled_variant
+export -f machine compiled_modules million compare_record keep_code compiled_variant record_compiled
 export repo build out work cli agent python gpu_dir
 step machine 60 machine
 # A C++ program brings no CUPTI of its own: when the toolkit has none, the probe is given PyTorch's.
@@ -155,6 +165,7 @@ step compiled 300 env TORCHINDUCTOR_CACHE_DIR="$work/inductor" "$python" "$gpu_d
 step compiled_modules 300 compiled_modules
 step eager 120 "$python" "$gpu_dir/transformer.py" --steps 5 --profile "$work/data/eager"
 step record_vs_profiler 240 compare_record
+step record_compiled 300 record_compiled
 step compiled_variant 300 compiled_variant
 step reduce_overhead 300 env TORCHINDUCTOR_CACHE_DIR="$work/inductor_graphs" "$python" "$gpu_dir/transformer.py" --compile reduce-overhead --steps 5 --profile "$work/data/reduce_overhead"
 step reduce_overhead_code 60 keep_code "$work/inductor_graphs" reduce_overhead_code
