@@ -3,7 +3,7 @@
 snapshots") recomputed with Python's own pickle module, restricted so that it can import nothing, on every
 snapshot of the corpus and its gzip form, then compared with the CLI's JSON value by value.
 
-usage: reference_snapshot.py KINETOSCOPE_CLI SNAPSHOT_DIR
+usage: reference_snapshot.py KINETOSCOPE_CLI SNAPSHOT_DIR...   (*.pickle and *.pickle.gz in each)
 """
 import gzip
 import json
@@ -106,14 +106,22 @@ def reference(path, top, at):
 
 
 def main():
-    cli, folder = sys.argv[1], sys.argv[2]
+    cli, folders = sys.argv[1], sys.argv[2:]
     failures = 0
     checked = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for name in sorted(os.listdir(folder)):
-            if not name.endswith(".pickle"):
-                continue
-            plain = os.path.join(folder, name)
+        snapshots = sorted(os.path.join(folder, name) for folder in folders for name in os.listdir(folder)
+                           if name.endswith((".pickle", ".pickle.gz")))
+        for source in snapshots:
+            name = os.path.basename(source)
+            # Each snapshot is read plain and gzipped, whichever form it is kept in.
+            if name.endswith(".gz"):
+                name = name[:-3]
+                plain = os.path.join(tmp, name)
+                with gzip.open(source, "rb") as src, open(plain, "wb") as dst:
+                    dst.write(src.read())
+            else:
+                plain = source
             packed = os.path.join(tmp, name + ".gz")
             with open(plain, "rb") as src, gzip.open(packed, "wb") as dst:
                 dst.write(src.read())

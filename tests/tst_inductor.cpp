@@ -9,10 +9,14 @@
 #include "analysis/report/summaryformat.h"
 #include "testsupport.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTest>
+
+#include <cmath>
 
 using namespace kinetoscope;
 
@@ -25,6 +29,8 @@ class TestInductor : public QObject {
     void graphsFromMarkers();
     void summaryJson();
     void perRun();
+    void compiledModuleProfile_data();
+    void compiledModuleProfile();
 };
 
 namespace {
@@ -259,6 +265,107 @@ void TestInductor::perRun() {
     QCOMPARE(b.percentOf(b.categories[0].kernels[0].self), 100.0 * double((527382 + 2) / 4) / 5e6);
     // Without a wall time, the trace's own, per run.
     QCOMPARE(inductorPerRun(r.trace, 2, 0).wall, (r.trace.wall + 1) / 2);
+}
+
+// What `python output_code.py -p` printed on the GPU machine (tests/data/gpu/inductor_*/profile.txt, PyTorch
+// 2.11): the per-category tables of parse_profile_event_list. Given the run count and wall time it printed,
+// our breakdown of the compiled_module_profile.json it wrote must print the same table.
+struct PrintedKernel {
+    QString category, name;
+    double ms = 0, count = 0, percent = 0;
+};
+struct PrintedReport {
+    QList<PrintedKernel> kernels;
+    QMap<QString, QPair<double, double>> totals; // category -> (ms, percent)
+    double busyPercent = -1, wallMs = -1;
+};
+
+PrintedReport readPrintedReport(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(path));
+    PrintedReport report;
+    QString category;
+    static const QRegularExpression header(R"(^\s*== (\w+) category kernels ==)");
+    static const QRegularExpression row(R"(^(.+?)\s{2,}([0-9.e-]+)\s+([0-9.]+)\s+([0-9.]+)%$)");
+    static const QRegularExpression total(R"(^Total\s+([0-9.e-]+)\s+([0-9.]+)%$)");
+    static const QRegularExpression busy(R"(^Percent of time when (?:CUDA|GPU) is busy: ([0-9.]+)%)");
+    static const QRegularExpression wall(R"(^Total wall time ([0-9.]+) ms)");
+    for (const QString& rawLine : QString::fromUtf8(file.readAll()).split('\n')) {
+        const QString line = rawLine.trimmed();
+        if (auto m = header.match(rawLine); m.hasMatch()) {
+            category = m.captured(1);
+        } else if (auto t = total.match(line); t.hasMatch() && !category.isEmpty()) {
+            report.totals[category] = {t.captured(1).toDouble(), t.captured(2).toDouble()};
+            category.clear();
+        } else if (auto r = row.match(line); r.hasMatch() && !category.isEmpty()) {
+            report.kernels.push_back({category, r.captured(1), r.captured(2).toDouble(),
+                                      r.captured(3).toDouble(), r.captured(4).toDouble()});
+        } else if (auto b = busy.match(line); b.hasMatch()) {
+            report.busyPercent = b.captured(1).toDouble();
+        } else if (auto w = wall.match(line); w.hasMatch()) {
+            report.wallMs = w.captured(1).toDouble();
+        }
+    }
+    return report;
+}
+
+void TestInductor::compiledModuleProfile_data() {
+    QTest::addColumn<QString>("folder");
+    QTest::addColumn<int>("kernels"); // rows the script printed
+    // The forward graph of tests/gpu/transformer.py, compiled on an H200; the script ran it 10 x 10 times.
+    QTest::newRow("forward, H200") << "inductor_fwd" << 20;
+}
+
+void TestInductor::compiledModuleProfile() {
+    QFETCH(QString, folder);
+    QFETCH(int, kernels);
+    const QString dir = QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/data/gpu/") + folder;
+    const PrintedReport printed = readPrintedReport(dir + "/profile.txt");
+    QCOMPARE(int(printed.kernels.size()), kernels);
+    QVERIFY(printed.wallMs > 0);
+    const LoadResult loaded = loadTrace((dir + "/compiled_module_profile.json.gz").toStdString());
+    QVERIFY2(loaded.ok(), loaded.error.c_str());
+    // benchmark_compiled_module(times=10, repeat=10): nruns 100, the wall time per run as printed (0.001 ms).
+    const InductorBreakdown ours =
+        inductorPerRun(inductorReport(*loaded.store).trace, 100, TimeNs(std::llround(printed.wallMs * 1e6)));
+    // Printed ms keep six significant digits; percentages two decimals of a wall time rounded to 1 µs.
+    const auto nearMs = [](TimeNs ns, double ms) {
+        return std::abs(double(ns) / 1e6 - ms) <= 1e-6 + 1e-5 * ms;
+    };
+    const auto nearPercent = [](double a, double b) { return std::abs(a - b) <= 0.006 + 0.001 * b; };
+    int matched = 0;
+    for (const PrintedKernel& k : printed.kernels) {
+        const InductorKernel* mine = nullptr;
+        for (const InductorCategoryRow& c : ours.categories)
+            for (const InductorKernel& kernel : c.kernels)
+                if (QString::fromStdString(kernel.name) == k.name &&
+                    QLatin1String(inductorCategoryName(c.category).data()) == k.category)
+                    mine = &kernel;
+        QVERIFY2(mine, qPrintable(k.category + " " + k.name + " is not in our breakdown"));
+        QVERIFY2(
+            nearMs(mine->self, k.ms),
+            qPrintable(
+                QStringLiteral("%1: %2 ns per run, printed %3 ms").arg(k.name).arg(mine->self).arg(k.ms)));
+        QCOMPARE(double(mine->calls), k.count);
+        QVERIFY2(nearPercent(ours.percentOf(mine->self), k.percent),
+                 qPrintable(QStringLiteral("%1: %2 %, printed %3 %")
+                                .arg(k.name)
+                                .arg(ours.percentOf(mine->self))
+                                .arg(k.percent)));
+        ++matched;
+    }
+    std::size_t ourKernels = 0;
+    for (const InductorCategoryRow& c : ours.categories) {
+        ourKernels += c.kernels.size();
+        const QString name = QLatin1String(inductorCategoryName(c.category).data());
+        QVERIFY2(printed.totals.contains(name), qPrintable(name + " was not printed"));
+        QVERIFY(nearMs(c.total, printed.totals[name].first));
+        QVERIFY(nearPercent(ours.percentOf(c.total), printed.totals[name].second));
+    }
+    QCOMPARE(int(ourKernels), matched);
+    QVERIFY2(nearPercent(ours.busyPercent(), printed.busyPercent),
+             qPrintable(
+                 QStringLiteral("busy %1 %, printed %2 %").arg(ours.busyPercent()).arg(printed.busyPercent)));
 }
 
 QTEST_GUILESS_MAIN(TestInductor)

@@ -29,6 +29,7 @@ class TestInductorCode : public QObject {
     void writtenOutKernels();
     void malformed();
     void findSources();
+    void sameRunCode();
 };
 
 namespace {
@@ -316,6 +317,54 @@ void TestInductorCode::findSources() {
     QVERIFY(silu["aten_ops"].toArray().contains(QString("aten.silu")));
     QVERIFY(silu["first_line"].toInt() > 0 && silu["last_line"].toInt() > silu["first_line"].toInt());
     QCOMPARE(inductor["kernel_sources_missing"].toArray().size(), 1);
+}
+
+// The compiled trace and the code of the same run (tests/data/gpu, an H200, PyTorch 2.11): every Triton
+// launch says where its kernel file is (kernel_file, kernel_hash) and what it moves (kernel_num_gb). Laid out
+// as Inductor's cache held them, every kernel is found by the cache's path; with the run's two compiled
+// modules (forward and backward) each is found with what it fused.
+void TestInductorCode::sameRunCode() {
+    const std::string gpu = std::string(KINETOSCOPE_SOURCE_DIR) + "/tests/data/gpu/";
+    const LoadResult r = loadTrace(gpu + "compiled.pt.trace.json.gz");
+    QVERIFY2(r.ok(), r.error.c_str());
+    const TraceStore& store = *r.store;
+    QTemporaryDir dir;
+    const std::filesystem::path cache = std::filesystem::path(dir.path().toStdString()) / "inductor";
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(gpu + "kernels")) {
+        std::string name = entry.path().filename().string(); // <hash>.py.gz
+        name.resize(name.size() - 3);
+        const std::filesystem::path p = cache / name.substr(1, 2) / name; // the cache's <xx>/<hash>.py
+        std::filesystem::create_directories(p.parent_path());
+        std::ofstream(p, std::ios::binary) << test::readText(entry.path().string());
+        ++files;
+    }
+    QCOMPARE(files, 33);
+    KernelSourceSearch s = findKernelSources(store, cache.string(), {});
+    QVERIFY2(s.missing.empty(), s.missing.empty() ? "" : s.missing.front().second.c_str());
+    QVERIFY(s.found.size() >= 20);
+    for (const KernelSource& k : s.found) {
+        QCOMPARE(k.foundBy, std::string("cache path"));
+        QCOMPARE(k.code.name, k.kernel);
+        QVERIFY(k.code.lastLine > k.code.firstLine);
+        const TritonLaunch launch = tritonLaunchOf(store, k.kernel);
+        QVERIFY2(launch.numGb && *launch.numGb > 0, k.kernel.c_str());
+        QVERIFY(launch.numWarps && launch.numStages);
+        QCOMPARE(launch.kernelBackend, std::string("triton"));
+        QVERIFY(launch.kernelFile.ends_with(launch.kernelHash + ".py"));
+    }
+    std::vector<std::string> modules;
+    for (const char* m : {"inductor_fwd/output_code.py.gz", "inductor_bwd/output_code.py.gz"}) {
+        modules.push_back(
+            (std::filesystem::path(dir.path().toStdString()) / (std::string(m, 12) + ".py")).string());
+        std::ofstream(modules.back(), std::ios::binary) << test::readText(gpu + m);
+    }
+    s = findKernelSources(store, {}, modules);
+    QVERIFY(s.missing.empty());
+    for (const KernelSource& k : s.found) {
+        QCOMPARE(k.foundBy, std::string("compiled module"));
+        QVERIFY2(!k.code.atenOps.empty() && !k.code.fxNodes.empty(), k.kernel.c_str());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestInductorCode)

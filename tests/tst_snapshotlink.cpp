@@ -1,9 +1,8 @@
-// A memory snapshot aligned with a trace by wall clock (analysis/memory/snapshotlink). None of the real
-// snapshots has a trace of the same run, so the test ALTERS a real trace on purpose: the Qwen H100 trace's
-// baseTimeNanoseconds is rewritten so that its operators cover the real cs336 forward snapshot's busiest
-// stretch of allocations.
-// Then the active-memory lane is the snapshot's curve on the trace's clock, and each allocation's operator is
-// the one a brute-force search of every CPU slice finds.
+// A memory snapshot aligned with a trace by wall clock (analysis/memory/snapshotlink). One real snapshot has
+// the trace of its own run (sameRunPair, made on an H200); for the corpus's, the test ALTERS a real trace on
+// purpose: the Qwen H100 trace's baseTimeNanoseconds is rewritten so that its operators cover the real cs336
+// forward snapshot's busiest stretch of allocations. Then the active-memory lane is the snapshot's curve on
+// the trace's clock, and each allocation's operator is the one a brute-force search of every CPU slice finds.
 #include "testsupport.h"
 
 #include "analysis/memory/snapshotlink.h"
@@ -26,6 +25,7 @@ class TestSnapshotLink : public QObject {
     void activeMemoryLane();
     void operatorsAtAllocations();
     void externalAnnotations();
+    void sameRunPair();
 
   private:
     std::shared_ptr<const MemorySnapshot> m_snapshot;
@@ -64,6 +64,33 @@ std::optional<EventRef> operatorByDefinition(const TraceStore& store, TimeNs t) 
 }
 
 } // namespace
+
+// A snapshot and the trace of the same run (tests/data/gpu, an H200: three training steps with
+// _record_memory_history on and torch.profiler(profile_memory=True) around them), unaltered: the two clocks
+// are one, so the snapshot links without any shift, and an allocation made during the profiled steps happens
+// inside an operator of the trace.
+void TestSnapshotLink::sameRunPair() {
+    const std::string gpu = std::string(KINETOSCOPE_SOURCE_DIR) + "/tests/data/gpu/";
+    const SnapshotLoadResult s = loadSnapshot(gpu + "memory_training.pickle.gz");
+    QVERIFY(s.ok());
+    const auto trace = load(gpu + "memory_training.pt.trace.json.gz");
+    const DeviceHistory& h = s.snapshot->devices.front();
+    const auto link = linkSnapshotToTrace(h, *trace);
+    QVERIFY(link);
+    QVERIFY2(link->eventsInTrace > 100, qPrintable(QString::number(link->eventsInTrace)));
+    int allocations = 0, inOperators = 0;
+    for (std::size_t i = 0; i < h.size(); ++i) {
+        if (h.actions[i] != AllocatorAction::Alloc || h.timesUs[i] == noTimeUs) continue;
+        const TimeNs t = link->traceTime(h.timesUs[i]);
+        if (t < trace->minTime() || t > trace->maxTime()) continue;
+        ++allocations;
+        inOperators += operatorByDefinition(*trace, t).has_value();
+    }
+    QVERIFY(allocations > 100);
+    QVERIFY2(
+        inOperators >= allocations * 95 / 100,
+        qPrintable(QStringLiteral("%1 of %2 allocations in an operator").arg(inOperators).arg(allocations)));
+}
 
 void TestSnapshotLink::initTestCase() {
     const SnapshotLoadResult s = loadSnapshot(test::tracePath(cs336));
