@@ -103,6 +103,24 @@ void TestCompiledAdvice::corpus_data() {
            "tests__data__negative_queue_length_values_check__rank0.json.gz"
         << QStringList{"tiny_kernels"} << QStringList{"graph_breaks", "recompilation", "compile_in_trace"}
         << "";
+    // Our own GPU run (tests/data/gpu, an H200): a small GPT's training steps compiled, the AdamW step left
+    // eager (its foreach kernels are the elementwise work outside the graphs), without and with CUDA graphs.
+    QTest::newRow("h200 compiled training")
+        << "gpu/compiled.pt.trace.json.gz"
+        << QStringList{"launch_bound", "elementwise_fusion", "max_autotune"}
+        << QStringList{"graph_breaks", "recompilation", "compile_in_trace", "tiny_kernels"}
+        << "The GPU waits for the CPU to launch the compiled model's kernels";
+    QTest::newRow("h200 compiled, three layers")
+        << "gpu/compiled_3layers/compiled_3layers.pt.trace.json.gz"
+        << QStringList{"launch_bound", "max_autotune"}
+        // the eager optimizer's share falls under the threshold
+        << QStringList{"graph_breaks", "recompilation", "compile_in_trace", "tiny_kernels"}
+        << "The GPU waits for the CPU to launch the compiled model's kernels";
+    QTest::newRow("h200 reduce-overhead")
+        << "gpu/reduce_overhead.pt.trace.json.gz"
+        << QStringList{"launch_bound", "elementwise_fusion", "max_autotune"}
+        << QStringList{"graph_breaks", "recompilation", "compile_in_trace", "tiny_kernels"}
+        << "The GPU waits for launches the CUDA graphs do not cover";
 }
 
 void TestCompiledAdvice::corpus() {
@@ -110,7 +128,11 @@ void TestCompiledAdvice::corpus() {
     QFETCH(QStringList, fires);
     QFETCH(QStringList, silent);
     QFETCH(QString, launchTitle);
-    LoadResult r = loadTrace(test::tracePath(trace.toStdString().c_str()));
+    // "gpu/..." is tests/data/gpu (our own GPU run), anything else the corpus.
+    const std::string path = trace.startsWith("gpu/")
+                                 ? std::string(KINETOSCOPE_SOURCE_DIR) + "/tests/data/" + trace.toStdString()
+                                 : test::tracePath(trace.toStdString().c_str());
+    LoadResult r = loadTrace(path);
     QVERIFY2(r.ok(), r.error.c_str());
     const Overview ov = computeOverview(*r.store);
     QVERIFY(ov.compiledModel);

@@ -3,6 +3,7 @@
 // kernel's source lines, what it fused and its launch; and finding a trace's kernels in them. No trace of the
 // corpus was made by the same run as any of these files, so the finder's test pairs the real Llama code with
 // a small trace written here on purpose, whose launch events carry that run's kernel names and cache paths.
+#include "analysis/compiled/fxgraph.h"
 #include "analysis/compiled/inductor.h"
 #include "analysis/compiled/inductorcode.h"
 #include "analysis/compiled/kernelsources.h"
@@ -18,6 +19,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 using namespace kinetoscope;
 
@@ -30,6 +32,9 @@ class TestInductorCode : public QObject {
     void malformed();
     void findSources();
     void sameRunCode();
+    void fxGraphLines_data();
+    void fxGraphLines();
+    void debugFolderModelLines();
 };
 
 namespace {
@@ -342,8 +347,15 @@ void TestInductorCode::sameRunCode() {
     QCOMPARE(files, 33);
     KernelSourceSearch s = findKernelSources(store, cache.string(), {});
     QVERIFY2(s.missing.empty(), s.missing.empty() ? "" : s.missing.front().second.c_str());
-    QVERIFY(s.found.size() >= 20);
+    // 31 names, two of them (triton_poi_fused__to_copy_6 and _9) each a forward and a backward kernel of its
+    // own hash: 33 kernels, each found in its own file.
+    QCOMPARE(int(s.found.size()), 33);
+    std::set<std::string> names;
     for (const KernelSource& k : s.found) {
+        names.insert(k.kernel);
+        QVERIFY2(std::filesystem::path(k.file).stem().string() == k.kernelHash,
+                 qPrintable(QString::fromStdString(k.kernel + " " + k.kernelHash + " in " + k.file)));
+        QCOMPARE(s.find(k.kernel, k.kernelHash), &k);
         QCOMPARE(k.foundBy, std::string("cache path"));
         QCOMPARE(k.code.name, k.kernel);
         QVERIFY(k.code.lastLine > k.code.firstLine);
@@ -359,12 +371,115 @@ void TestInductorCode::sameRunCode() {
             (std::filesystem::path(dir.path().toStdString()) / (std::string(m, 12) + ".py")).string());
         std::ofstream(modules.back(), std::ios::binary) << test::readText(gpu + m);
     }
+    QCOMPARE(int(names.size()), 31);
     s = findKernelSources(store, {}, modules);
     QVERIFY(s.missing.empty());
+    QCOMPARE(int(s.found.size()), 33);
     for (const KernelSource& k : s.found) {
         QCOMPARE(k.foundBy, std::string("compiled module"));
         QVERIFY2(!k.code.atenOps.empty() && !k.code.fxNodes.empty(), k.kernel.c_str());
+        // The module's own `# kernel path:` names the hash the launch carried.
+        QCOMPARE(std::filesystem::path(k.code.kernelPath).stem().string(), k.kernelHash);
     }
+    // One name, two graphs: the forward's kernel from the forward module, the backward's from the backward
+    // one.
+    std::set<std::string> moduleFiles;
+    for (const KernelSource& k : s.found)
+        if (k.kernel == "triton_poi_fused__to_copy_6") moduleFiles.insert(k.file);
+    QCOMPARE(int(moduleFiles.size()), 2);
+}
+
+// fx_graph_readable.py's `# File:` comments: the nodes under one belong to its line, up to a blank line; a
+// comment that cannot be read is counted and its nodes get no line.
+void TestInductorCode::fxGraphLines_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("node");
+    QTest::addColumn<QString>("expected"); // "file:line|code", or empty: no line
+    QTest::addColumn<int>("malformed");
+    const QString graph =
+        "class GraphModule(torch.nn.Module):\n"
+        "    def forward(self, primals_1: \"f32[4]\"):\n"
+        "        # File: /m/model.py:55 in forward, code: x = self.embed(tokens) + self.pos\n"
+        "        embedding: \"f32[8]\" = torch.ops.aten.embedding.default(primals_1, primals_2)\n"
+        "        var_mean = torch.ops.aten.var_mean.correction(add, [2])\n"
+        "        getitem: \"f32[8]\" = var_mean[0]\n"
+        "\n"
+        "        after_blank: \"f32[8]\" = torch.ops.aten.add.Tensor(x, y)\n"
+        "        # File: /m/a:b.py:7 in <genexpr>, code: q = (y for y in z)\n"
+        "        view_2: \"bf16[8]\" = torch.ops.aten.view.default(getitem_2, [8])\n"
+        "        # File: /m/model.py:x in forward, code: broken\n"
+        "        lost = torch.ops.aten.mul.Tensor(a, b)\n";
+    QTest::newRow("annotated node") << graph << "embedding"
+                                    << "/m/model.py:55|x = self.embed(tokens) + self.pos" << 1;
+    QTest::newRow("node without a type") << graph << "var_mean"
+                                         << "/m/model.py:55|x = self.embed(tokens) + self.pos" << 1;
+    QTest::newRow("after a blank line") << graph << "after_blank"
+                                        << "" << 1;
+    QTest::newRow("a colon in the path") << graph << "view_2"
+                                         << "/m/a:b.py:7|q = (y for y in z)" << 1;
+    QTest::newRow("under a broken comment") << graph << "lost"
+                                            << "" << 1;
+    QTest::newRow("not a node") << graph << "primals_1"
+                                << "" << 1;
+}
+
+void TestInductorCode::fxGraphLines() {
+    QFETCH(QString, text);
+    QFETCH(QString, node);
+    QFETCH(QString, expected);
+    QFETCH(int, malformed);
+    const std::string t = text.toStdString();
+    const FxGraphLines g = parseFxGraphReadable(t);
+    QCOMPARE(int(g.malformed), malformed);
+    const auto it = g.nodeLine.find(node.toStdString());
+    if (expected.isEmpty()) {
+        QVERIFY(it == g.nodeLine.end());
+        return;
+    }
+    QVERIFY(it != g.nodeLine.end());
+    const ModelLine& m = g.lines[it->second];
+    QCOMPARE(QString::fromStdString(m.file + ":" + std::to_string(m.line) + "|" + m.code), expected);
+}
+
+// TORCH_COMPILE_DEBUG's folder of the GPU run's second compile (three layers;
+// tests/data/gpu/compiled_3layers): each graph's output_code.py with its fx_graph_readable.py beside it. The
+// trace's kernels are found there by content, each with the model lines it computes.
+void TestInductorCode::debugFolderModelLines() {
+    const std::string data = std::string(KINETOSCOPE_SOURCE_DIR) + "/tests/data/gpu/compiled_3layers/";
+    const LoadResult r = loadTrace(data + "compiled_3layers.pt.trace.json.gz");
+    QVERIFY2(r.ok(), r.error.c_str());
+    QTemporaryDir dir;
+    const std::filesystem::path run =
+        std::filesystem::path(dir.path().toStdString()) / "torch_compile_debug" / "run_1" / "torchinductor";
+    for (const auto& entry : std::filesystem::directory_iterator(data)) {
+        const std::string name = entry.path().filename().string(); // model__<graph>__<file>.gz
+        if (!name.starts_with("model__")) continue;
+        const std::size_t split = name.find("__", 7);
+        if (split == std::string::npos) continue;
+        const std::filesystem::path p =
+            run / name.substr(0, split) / name.substr(split + 2, name.size() - split - 5);
+        std::filesystem::create_directories(p.parent_path());
+        std::ofstream(p, std::ios::binary) << test::readText(entry.path().string());
+    }
+    const KernelSourceSearch s = findKernelSources(*r.store, dir.path().toStdString(), {});
+    QVERIFY2(s.missing.empty(), s.missing.empty() ? "" : s.missing.front().second.c_str());
+    int withLines = 0;
+    for (const KernelSource& k : s.found) {
+        QCOMPARE(k.foundBy, std::string("content"));
+        QVERIFY(k.file.ends_with("output_code.py"));
+        withLines += !k.modelLines.empty();
+        for (const ModelLine& m : k.modelLines)
+            QVERIFY2(m.file.ends_with("tests/gpu/transformer.py") && m.line > 0, m.file.c_str());
+    }
+    QCOMPARE(withLines, int(s.found.size()));
+    // The first forward kernel fuses the embedding, the position and the first LayerNorm: lines 55 and 38.
+    const KernelSource* first = s.find("triton_per_fused__to_copy_add_embedding_native_layer_norm_0");
+    QVERIFY(first);
+    QStringList lines;
+    for (const ModelLine& m : first->modelLines)
+        lines << QString::number(m.line) + " " + QString::fromStdString(m.code);
+    QCOMPARE(lines, (QStringList{"55 x = self.embed(tokens) + self.position",
+                                 "38 q, k, v = self.qkv(self.norm1(x)).split(c, dim=2)"}));
 }
 
 QTEST_GUILESS_MAIN(TestInductorCode)

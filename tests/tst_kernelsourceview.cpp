@@ -120,7 +120,7 @@ void TestKernelSourceView::fromKernelToSource() {
     QVERIFY(view->details()->toPlainText().contains(
         QStringLiteral("Its code is not on this machine (looked for /nowhere/torchinductor_u/zz/czz.py)")));
 
-    view->showKernelSource(QString::fromLatin1(rmsNorm8));
+    view->showKernelSource(QString::fromLatin1(rmsNorm8), QString());
     KernelSourceView* source = view->kernelSourceView();
     QVERIFY(source && source->isVisible());
     // The whole file, the kernel's lines marked (the kernel file's are all of it from its decorator), the
@@ -250,7 +250,8 @@ void TestKernelSourceView::eachPyTorchVersion() {
     KernelSourceView view;
     view.resize(1000, 700);
     view.show();
-    view.showKernel({kernel.toStdString(), file.toStdString(), "compiled module", *k}, text, TritonLaunch{});
+    view.showKernel({kernel.toStdString(), "", file.toStdString(), "compiled module", *k, {}}, text,
+                    TritonLaunch{});
     QTest::qWait(50);
     QCOMPARE(view.markedLines(), std::make_pair(k->firstLine, k->lastLine));
     QCOMPARE(view.firstVisibleLine(), k->firstLine);

@@ -126,7 +126,7 @@ CompiledPanel::CompiledPanel(QWidget* parent) : AnalysisPanel(parent) {
     });
     connect(m_showSource, &QPushButton::clicked, this, [this] {
         if (const QTreeWidgetItem* item = m_tree->currentItem(); item && item->parent())
-            emit kernelSourceRequested(item->data(0, NameRole).toString());
+            emit kernelSourceRequested(item->data(0, NameRole).toString(), QString());
     });
     connect(m_tree, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem* item) {
         const EventRef ref = item->data(0, EventRole).value<EventRef>();
@@ -151,8 +151,7 @@ void CompiledPanel::updateSourceButton() {
     bool found = false;
     if (m_sources && item && item->parent()) {
         const std::string name = item->data(0, NameRole).toString().toStdString();
-        for (const KernelSource& k : m_sources->found)
-            found = found || k.kernel == name;
+        found = m_sources->find(name) != nullptr;
     }
     m_showSource->setEnabled(found);
 }

@@ -40,7 +40,7 @@ class CompiledPanel : public AnalysisPanel {
     QDoubleSpinBox* wallField() const { return m_wallMs; }
 
   signals:
-    void kernelSourceRequested(QString kernel);
+    void kernelSourceRequested(QString kernel, QString hash);
 
   private:
     void chooseBreakdown(); // after either choice changed

@@ -10,6 +10,8 @@
 #include "query/lanelayout.h"
 #include "query/viewport.h"
 
+#include <filesystem>
+
 #include <QUrl>
 
 namespace kinetoscope {
@@ -29,7 +31,8 @@ DetailsPanel::DetailsPanel(const TraceStore& store, QWidget* parent) : QTextBrow
     setOpenLinks(false);
     setOpenExternalLinks(false);
     connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
-        if (url.scheme() == QLatin1String("kernel-source")) return emit kernelSourceRequested(url.path());
+        if (url.scheme() == QLatin1String("kernel-source"))
+            return emit kernelSourceRequested(url.path(), url.query());
         if (url.scheme() == QLatin1String("kernel-folder")) return emit kernelFolderRequested();
         const EventRef ref = refFromLink(url);
         if (ref.isValid()) emit jumpRequested(ref);
@@ -122,20 +125,25 @@ QString DetailsPanel::generatedCodeHtml(EventRef ref) {
                 break;
             }
     }
-    const KernelSource* found = nullptr;
-    if (m_sources)
-        for (const KernelSource& k : m_sources->found)
-            if (k.kernel == name) found = &k;
+    // The launch's hash tells apart two kernels of one name (a forward and a backward graph's).
+    const KernelSource* found = m_sources ? m_sources->find(name, launch.kernelHash) : nullptr;
     if (found) {
-        html +=
-            tr("<a href=\"kernel-source:%1\">Show its source</a> <span style=\"color:#6b7280\">%2:%3</span>")
-                .arg(esc(name), esc(found->file))
-                .arg(found->code.firstLine);
+        html += tr("<a href=\"kernel-source:%1?%2\">Show its source</a> <span "
+                   "style=\"color:#6b7280\">%3:%4</span>")
+                    .arg(esc(name), esc(found->kernelHash), esc(found->file))
+                    .arg(found->code.firstLine);
         if (!found->code.atenOps.empty()) {
             QStringList ops;
             for (const std::string& op : found->code.atenOps)
                 ops << esc(op);
             html += tr("<br/>Fuses %1").arg(ops.join(QStringLiteral(", ")));
+        }
+        if (!found->modelLines.empty()) {
+            QStringList lines;
+            for (const ModelLine& m : found->modelLines)
+                lines << esc(std::filesystem::path(m.file).filename().string() + ":" +
+                             std::to_string(m.line));
+            html += tr("<br/>From the model's %1").arg(lines.join(QStringLiteral(", ")));
         }
     } else if (m_searching) {
         html += tr("<span style=\"color:#6b7280\">Looking for its code…</span>");

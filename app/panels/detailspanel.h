@@ -35,8 +35,9 @@ class DetailsPanel : public QTextBrowser {
 
   signals:
     void jumpRequested(kinetoscope::EventRef ref);
-    void kernelSourceRequested(QString kernel); // "Show its source"
-    void kernelFolderRequested();               // "Find generated code in a folder…"
+    void kernelSourceRequested(QString kernel,
+                               QString hash); // "Show its source" (hash: its launch's kernel_hash)
+    void kernelFolderRequested();             // "Find generated code in a folder…"
 
   private:
     QString eventLink(EventRef ref, const QString& prefix = {});

@@ -139,6 +139,15 @@ void KernelSourceView::showKernel(const KernelSource& source, const std::string&
     if (k.nodeToAten.size() > mappingShown)
         fused += tr("<br/>&nbsp;&nbsp;… and %1 more (hover to see them all)")
                      .arg(k.nodeToAten.size() - mappingShown);
+    // Where in the model it came from, when the debug folder's graph says so (fxgraph.h).
+    for (std::size_t i = 0; i < source.modelLines.size(); ++i) {
+        const ModelLine& m = source.modelLines[i];
+        fused += (i ? QStringLiteral("<br/>&nbsp;&nbsp;") : tr("<br/><b>Model lines</b> "));
+        fused += QStringLiteral("%1:%2 <code>%3</code>")
+                     .arg(QString::fromStdString(m.file).toHtmlEscaped())
+                     .arg(m.line)
+                     .arg(QString::fromStdString(m.code).toHtmlEscaped());
+    }
     m_fused->setToolTip(mapping);
     if (fused.isEmpty())
         fused =

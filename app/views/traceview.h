@@ -100,7 +100,7 @@ class TraceView : public QWidget {
     // (and at each launch event's kernel_file), the folder remembered for this trace.
     void findKernelSources(const QString& folder);
     void chooseKernelFolder();
-    void showKernelSource(const QString& kernel);
+    void showKernelSource(const QString& kernel, const QString& hash);
     // A compiled module (output_code.py) of this trace's run: its kernels' code, what they fused. Remembered
     // for the trace; looked in as soon as the trace is loaded.
     void attachCompiledModule(const QString& path);

@@ -72,11 +72,11 @@ void TraceView::chooseKernelFolder() {
     findKernelSources(folder);
 }
 
-void TraceView::showKernelSource(const QString& kernel) {
+void TraceView::showKernelSource(const QString& kernel, const QString& hash) {
     if (!m_kernelSources || !m_trace) return;
     const std::string name = kernel.toStdString();
-    for (const KernelSource& k : m_kernelSources->found) {
-        if (k.kernel != name) continue;
+    if (const KernelSource* found = m_kernelSources->find(name, hash.toStdString())) {
+        const KernelSource& k = *found;
         QFile file(QString::fromStdString(k.file));
         if (!file.open(QIODevice::ReadOnly)) return;
         const QByteArray text = file.readAll();

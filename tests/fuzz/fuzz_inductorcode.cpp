@@ -1,7 +1,8 @@
-// libFuzzer target: the reader of TorchInductor's generated code (analysis/compiled/inductorcode.h) on
-// arbitrary bytes. It only reads text: every input parses, no read out of bounds, and every kernel it finds
-// satisfies the invariants the source panel relies on (its source's bytes and lines inside the input, in
-// order).
+// libFuzzer target: the readers of TorchInductor's generated code (analysis/compiled/inductorcode.h) and of
+// its debug folder's FX graphs (fxgraph.h) on arbitrary bytes. They only read text: every input parses, no
+// read out of bounds, and every kernel it finds satisfies the invariants the source panel relies on (its
+// source's bytes and lines inside the input, in order; its model lines among the graph's).
+#include "analysis/compiled/fxgraph.h"
 #include "analysis/compiled/inductorcode.h"
 
 #include <algorithm>
@@ -27,5 +28,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         check(code.find(k.name) != nullptr);
     }
     check(!code.isKernelFile || code.kernels.size() == 1);
+    // The same bytes as an fx_graph_readable.py, and as the graph of every kernel just read.
+    const FxGraphLines graph = parseFxGraphReadable(text);
+    for (const auto& [node, index] : graph.nodeLine)
+        check(!node.empty() && index < graph.lines.size());
+    for (const ModelLine& m : graph.lines)
+        check(m.line > 0 && !m.file.empty());
+    for (const InductorKernelSource& k : code.kernels)
+        for (const ModelLine& m : modelLinesOf(graph, k))
+            check(std::find(graph.lines.begin(), graph.lines.end(), m) != graph.lines.end());
     return 0;
 }

@@ -55,6 +55,38 @@ template <class Accept> std::map<std::string, EventRef> firstCpuOps(const TraceS
 }
 } // namespace
 
+namespace {
+// The first launch event (a cpu_op named triton_*) of each kernel name and kernel_hash.
+std::map<std::pair<std::string, std::string>, EventRef> tritonLaunchesByHash(const TraceStore& store) {
+    std::map<std::pair<std::string, std::string>, EventRef> first;
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
+        if (t.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+            if (store.categories()[t.categories[r]].kind != CategoryKind::CpuOp) continue;
+            const std::string_view name = store.strings().view(t.names[r]);
+            if (!name.starts_with("triton_")) continue;
+            const EventRef ref{TrackId(ti), EventIndex(r)};
+            const std::string hash(argString(store.argsText(ref), "kernel_hash").value_or(""));
+            auto [it, fresh] = first.try_emplace({std::string(name), hash}, ref);
+            if (!fresh && t.starts[r] < store.track(it->second.track).starts[it->second.index.value])
+                it->second = ref;
+        }
+    }
+    return first;
+}
+} // namespace
+
+const KernelSource* KernelSourceSearch::find(std::string_view name, std::string_view hash) const {
+    const KernelSource* byName = nullptr;
+    for (const KernelSource& k : found) {
+        if (k.kernel != name) continue;
+        if (k.kernelHash == hash) return &k;
+        if (!byName) byName = &k;
+    }
+    return byName;
+}
+
 TritonLaunch tritonLaunchOf(const TraceStore& store, std::string_view kernelName) {
     const auto ops = firstCpuOps(store, [&](std::string_view n) { return n == kernelName; });
     return tritonLaunchAt(store, ops.empty() ? EventRef{} : ops.begin()->second);
@@ -80,19 +112,39 @@ bool saysWhatItFused(const InductorKernelSource& k) {
     return !k.atenOps.empty() || !k.fxNodes.empty() || !k.nodeToAten.empty();
 }
 
+// A kernel as the trace launches it: its name and the kernel_hash its launches carry ("" when they carry
+// none).
+using KernelKey = std::pair<std::string, std::string>;
+
+// The hash of a file in Inductor's cache: its stem ("c5qrc6….py" → "c5qrc6…").
+std::string hashOfPath(std::string_view path) {
+    return path.empty() ? std::string() : fs::path(path).stem().string();
+}
+
 struct Search {
-    std::map<std::string, KernelSource> best; // by kernel
-    std::set<std::string> wanted;
+    std::map<KernelKey, KernelSource> best;
+    std::map<std::string, std::set<std::string>, std::less<>> wanted; // name -> the hashes its launches say
     std::uint64_t filesRead = 0;
 
-    // Parses `text` (the file `path`) and keeps what it has of the wanted kernels.
+    // Parses `text` (the file `path`) and keeps what it has of the wanted kernels. An entry belongs to the
+    // launches whose hash is its file's in the cache; an entry or a launch without a hash goes by the name
+    // alone.
     void offer(const std::string& path, std::string_view text, const char* foundBy) {
         const InductorCode code = parseInductorCode(text);
         for (const InductorKernelSource& k : code.kernels) {
-            if (!wanted.count(k.name)) continue;
-            auto it = best.find(k.name);
-            if (it != best.end() && (saysWhatItFused(it->second.code) || !saysWhatItFused(k))) continue;
-            best[k.name] = {k.name, path, foundBy, k};
+            const auto want = wanted.find(k.name);
+            if (want == wanted.end()) continue;
+            // A module's entry names its kernel file; a kernel file is its own (when its stem is a hash the
+            // launches carry: an old module without `# kernel path:` is named by its own hash, no kernel's).
+            std::string hash = hashOfPath(k.kernelPath);
+            if (hash.empty() && want->second.count(hashOfPath(path))) hash = hashOfPath(path);
+            for (const std::string& launched : want->second) {
+                if (!hash.empty() && !launched.empty() && hash != launched) continue;
+                const KernelKey key{k.name, launched};
+                auto it = best.find(key);
+                if (it != best.end() && (saysWhatItFused(it->second.code) || !saysWhatItFused(k))) continue;
+                best[key] = {k.name, launched, path, foundBy, k, {}};
+            }
         }
     }
     bool readAndOffer(const fs::path& p, const char* foundBy) {
@@ -102,7 +154,7 @@ struct Search {
         offer(p.string(), *text, foundBy);
         return true;
     }
-    bool complete(const std::string& kernel) const {
+    bool complete(const KernelKey& kernel) const {
         auto it = best.find(kernel);
         return it != best.end() && saysWhatItFused(it->second.code);
     }
@@ -119,25 +171,29 @@ fs::path cacheRelative(const std::string& kernelFile) {
 KernelSourceSearch findKernelSources(const TraceStore& store, const std::string& folder,
                                      const std::vector<std::string>& compiledModules) {
     Search s;
-    // The Triton kernels of the trace, by name.
+    // The Triton kernels of the trace: each name, and each hash its launches carry.
+    std::set<std::string> names;
     for (std::uint32_t i = 0; i < store.strings().size(); ++i) {
         const std::string_view n = store.strings().view(StringId(i));
-        if (n.starts_with("triton_")) s.wanted.emplace(n);
+        if (n.starts_with("triton_")) names.emplace(n);
     }
-    if (s.wanted.empty()) return {}; // an eager model: nothing to look for, no thread's slices scanned
-    std::map<std::string, TritonLaunch> launches;
-    const auto ops = firstCpuOps(store, [](std::string_view n) { return n.starts_with("triton_"); });
-    for (const std::string& k : s.wanted) {
-        const auto it = ops.find(k);
-        launches[k] = tritonLaunchAt(store, it == ops.end() ? EventRef{} : it->second);
+    if (names.empty()) return {}; // an eager model: nothing to look for, no thread's slices scanned
+    std::map<KernelKey, TritonLaunch> launches;
+    for (const auto& [name, event] : tritonLaunchesByHash(store)) {
+        launches.emplace(name, tritonLaunchAt(store, event));
+        names.erase(name.first);
     }
+    for (const std::string& name : names) // a triton_ name with no launch event: looked for by name
+        launches.emplace(KernelKey{name, ""}, TritonLaunch{});
+    for (const auto& [key, l] : launches)
+        s.wanted[key.first].insert(key.second);
 
     for (const std::string& m : compiledModules)
         s.readAndOffer(m, "compiled module");
-    for (const auto& [kernel, l] : launches) {
-        if (s.complete(kernel) || l.kernelFile.empty()) continue;
+    for (const auto& [key, l] : launches) {
+        if (s.complete(key) || l.kernelFile.empty()) continue;
         s.readAndOffer(l.kernelFile, "kernel_file");
-        if (!folder.empty() && !s.best.count(kernel))
+        if (!folder.empty() && !s.best.count(key))
             s.readAndOffer(fs::path(folder) / cacheRelative(l.kernelFile), "cache path");
     }
     // By content: every .py under the folder that names a kernel still missing (or found without what it
@@ -152,8 +208,8 @@ KernelSourceSearch findKernelSources(const TraceStore& store, const std::string&
             if (!it->is_regular_file(ec) || it->path().extension() != ".py") continue;
             ++seen;
             std::vector<std::string> open;
-            for (const std::string& k : s.wanted)
-                if (!s.complete(k)) open.push_back(k);
+            for (const auto& [key, l] : launches)
+                if (!s.complete(key) && (open.empty() || open.back() != key.first)) open.push_back(key.first);
             if (open.empty()) break;
             const auto text = readFile(it->path());
             if (!text) continue;
@@ -167,9 +223,25 @@ KernelSourceSearch findKernelSources(const TraceStore& store, const std::string&
     }
     KernelSourceSearch result;
     result.filesRead = s.filesRead;
-    for (const auto& [kernel, l] : launches) {
+    // The model lines of kernels found in a debug folder's output_code.py: its fx_graph_readable.py is beside
+    // it.
+    std::map<fs::path, FxGraphLines> graphs;
+    for (auto& [key, source] : s.best) {
+        if (source.code.nodeToAten.empty()) continue;
+        const fs::path dir = fs::path(source.file).parent_path();
+        auto it = graphs.find(dir);
+        if (it == graphs.end()) {
+            const auto text = readFile(dir / "fx_graph_readable.py");
+            it = graphs.emplace(dir, text ? parseFxGraphReadable(*text) : FxGraphLines{}).first;
+            s.filesRead += text.has_value();
+        }
+        source.modelLines = modelLinesOf(it->second, source.code);
+    }
+    result.filesRead = s.filesRead;
+    for (const auto& [key, l] : launches) {
+        const std::string& kernel = key.first;
         // Only kernels that ran on a GPU (a `triton_` string can be anything else too).
-        auto it = s.best.find(kernel);
+        auto it = s.best.find(key);
         if (it != s.best.end()) {
             result.found.push_back(std::move(it->second));
             continue;

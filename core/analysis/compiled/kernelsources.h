@@ -8,6 +8,7 @@
 // (`output_code.py`) given directly. A compiled module's entry, which says what the kernel fused, wins over a
 // bare kernel file's.
 
+#include "analysis/compiled/fxgraph.h"
 #include "analysis/compiled/inductorcode.h"
 #include "model/tracestore.h"
 
@@ -30,10 +31,17 @@ TritonLaunch tritonLaunchOf(const TraceStore& store, std::string_view kernelName
 TritonLaunch tritonLaunchAt(const TraceStore& store, EventRef launchEvent);
 
 struct KernelSource {
-    std::string kernel;        // the trace's name
+    std::string kernel; // the trace's name
+    // Its launches' kernel_hash (the stem of its file in Inductor's cache), empty when the trace gives none.
+    // A name is unique within one compiled graph only: the forward and backward graphs of one model can both
+    // have a `triton_poi_fused__to_copy_6`, two kernels, each found on its own.
+    std::string kernelHash;
     std::string file;          // the file it was found in
     std::string foundBy;       // "kernel_file", "cache path", "content", "compiled module"
     InductorKernelSource code; // its entry there (lines, fused ops, FX nodes)
+    // The model's lines it computes, when the compiled module sits in TORCH_COMPILE_DEBUG's folder beside its
+    // graph's fx_graph_readable.py (fxgraph.h); empty otherwise.
+    std::vector<ModelLine> modelLines;
 };
 struct KernelSourceSearch {
     std::vector<KernelSource> found;
@@ -41,6 +49,9 @@ struct KernelSourceSearch {
     // triton_poi_… under DIR").
     std::vector<std::pair<std::string, std::string>> missing;
     std::uint64_t filesRead = 0;
+    // The source of the kernel `name` whose launch says `hash`; with no hash, or none found for it, the first
+    // found of that name.
+    const KernelSource* find(std::string_view name, std::string_view hash = {}) const;
 };
 
 // Every `triton_*` kernel of the trace (by name), looked for in that order; `folder` and `compiledModules`

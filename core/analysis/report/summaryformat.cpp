@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <map>
 
@@ -111,6 +112,7 @@ void writeInductor(JsonWriter<std::string>& w, const InductorReport& r) {
         for (const KernelSource& k : r.sources->found) {
             w.beginObject();
             w.strField("name", k.kernel);
+            if (!k.kernelHash.empty()) w.strField("kernel_hash", k.kernelHash);
             w.strField("file", k.file);
             w.strField("found_by", k.foundBy);
             w.numField("first_line", std::uint64_t(k.code.firstLine));
@@ -118,6 +120,18 @@ void writeInductor(JsonWriter<std::string>& w, const InductorReport& r) {
             if (!k.code.kernelPath.empty()) w.strField("kernel_path", k.code.kernelPath);
             strings("aten_ops", k.code.atenOps);
             strings("fx_nodes", k.code.fxNodes);
+            if (!k.modelLines.empty()) {
+                w.key("model_lines");
+                w.beginArray();
+                for (const ModelLine& m : k.modelLines) {
+                    w.beginObject();
+                    w.strField("file", m.file);
+                    w.numField("line", std::uint64_t(m.line));
+                    w.strField("code", m.code);
+                    w.endObject();
+                }
+                w.endArray();
+            }
             if (!k.code.heuristic.empty()) w.strField("heuristic", k.code.heuristic);
             if (!k.code.launch.empty()) w.strField("launch", k.code.launch);
             w.endObject();
@@ -170,8 +184,12 @@ std::string inductorText(const InductorReport& r) {
             std::string fused;
             for (const std::string& op : k.code.atenOps)
                 fused += (fused.empty() ? "" : ", ") + op;
+            std::string from;
+            for (const ModelLine& m : k.modelLines)
+                from += (from.empty() ? "" : ", ") + std::filesystem::path(m.file).filename().string() + ":" +
+                        std::to_string(m.line);
             out += "  " + k.kernel + "  " + k.file + ":" + std::to_string(k.code.firstLine) +
-                   (fused.empty() ? "" : "  fuses " + fused) + "\n";
+                   (fused.empty() ? "" : "  fuses " + fused) + (from.empty() ? "" : "  from " + from) + "\n";
         }
         for (const auto& [kernel, lookedFor] : r.sources->missing)
             out += "  " + kernel + "  not found (looked for " + lookedFor + ")\n";
