@@ -4,6 +4,7 @@
 // the file exists; a kernel whose file is gone says what was looked for, and a folder chosen once is
 // remembered for the trace. The trace is written here on purpose for that run (no corpus trace comes with its
 // code): its launch event names the run's kernel and its cache file, moved to a temporary folder.
+#include "analysis/compiled/fxgraph.h"
 #include "analysis/compiled/inductorcode.h"
 #include "panels/compiledpanel.h"
 #include "panels/detailspanel.h"
@@ -34,6 +35,7 @@ class TestKernelSourceView : public QObject {
     void fromCompiledPanel();
     void eachPyTorchVersion_data();
     void eachPyTorchVersion();
+    void modelLines();
 
   private:
     TraceView* open(const QString& path);
@@ -267,6 +269,39 @@ void TestKernelSourceView::eachPyTorchVersion() {
         QVERIFY2(shown.contains(QStringLiteral("does not say what the kernel fused")), qPrintable(shown));
     else
         QVERIFY2(shown.contains(QStringLiteral("<b>Fuses</b> ") + fuses), qPrintable(shown));
+}
+
+// A kernel of a TORCH_COMPILE_DEBUG folder (the H200 run's three-layer compile): the view names the model
+// lines it computes, from the graph's fx_graph_readable.py. KINETOSCOPE_SNAPSHOT_DIR=DIR saves the view
+// there.
+void TestKernelSourceView::modelLines() {
+    const std::string data = std::string(KINETOSCOPE_SOURCE_DIR) + "/tests/data/gpu/compiled_3layers/";
+    const std::string text = test::readText(data + "model__0_forward_1.0__output_code.py.gz");
+    const InductorCode code = parseInductorCode(text);
+    const InductorKernelSource* k = code.find("triton_per_fused__to_copy_add_embedding_native_layer_norm_0");
+    QVERIFY(k);
+    const FxGraphLines graph =
+        parseFxGraphReadable(test::readText(data + "model__0_forward_1.0__fx_graph_readable.py.gz"));
+    KernelSource source{
+        k->name,   "", "torch_compile_debug/run_1/torchinductor/model__0_forward_1.0/output_code.py",
+        "content", *k, modelLinesOf(graph, *k)};
+    QCOMPARE(int(source.modelLines.size()), 2);
+    KernelSourceView view;
+    view.resize(1100, 760);
+    view.show();
+    view.showKernel(source, text, TritonLaunch{});
+    QTest::qWait(50);
+    QString labels;
+    for (const QLabel* label : view.findChildren<QLabel*>())
+        labels += label->text();
+    QVERIFY2(labels.contains(QStringLiteral("Model lines")) &&
+                 labels.contains(
+                     QStringLiteral("/work/main/tests/gpu/transformer.py:55 <code>x = self.embed(tokens) "
+                                    "+ self.position</code>")) &&
+                 labels.contains(QStringLiteral("transformer.py:38")),
+             qPrintable(labels));
+    if (const QString dir = qEnvironmentVariable("KINETOSCOPE_SNAPSHOT_DIR"); !dir.isEmpty())
+        view.grab().save(dir + QStringLiteral("/kernel-source-model-lines.png"));
 }
 
 QTEST_MAIN(TestKernelSourceView)
