@@ -1,5 +1,7 @@
 #include "shell/backgroundjobs.h"
 
+#include <QCoreApplication>
+
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -11,6 +13,13 @@ QThreadPool* backgroundPool() {
         auto* p = new QThreadPool;
         p->setObjectName(QStringLiteral("kinetoscope-background"));
         p->setMaxThreadCount(std::max(2, QThread::idealThreadCount()));
+        // A job still running when the application ends would run on into the static destructors (seen: "pure
+        // virtual method called" at exit after a window closed while its ranks were loading). Queued jobs are
+        // dropped, running ones finished, before the application object goes.
+        qAddPostRoutine([] {
+            backgroundPool()->clear();
+            backgroundPool()->waitForDone();
+        });
         return p;
     }();
     return pool;

@@ -1,5 +1,6 @@
 #include "analysis/ops/kernels.h"
 
+#include "analysis/ops/hosttree.h"
 #include "model/argscan.h"
 #include "query/kernelshortname.h"
 
@@ -57,9 +58,10 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
             if (e.first || e.second) break;
             const auto launch = store.launchOf(kernel);
             if (!launch) break;
-            const auto op = store.track(launch->track).parentOf(launch->index.value);
+            // The operator around the launch, past the Python frames with_stack puts between them.
+            const auto op = launchingOperator(store, *launch);
             if (!op) break;
-            args = store.argsText({launch->track, EventIndex(*op)});
+            args = store.argsText(*op);
         }
         return e;
     };
@@ -93,10 +95,9 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
                               argNumber(args, "shared memory").value_or(0));
                 launch = buf;
                 if (const auto l = store.launchOf(ref)) {
-                    // The operator that launched it: the launch's enclosing slice on its thread.
-                    const Track& lt = store.track(l->track);
-                    if (const auto p = lt.parentOf(l->index.value))
-                        launch += " · " + std::string(store.strings().view(lt.names[*p]));
+                    // The operator that launched it (not a Python frame in between, with with_stack).
+                    if (const auto op = launchingOperator(store, *l))
+                        launch += " · " + std::string(store.nameOf(*op));
                 }
                 key += '\x1f' + launch;
             }
