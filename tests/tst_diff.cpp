@@ -34,6 +34,7 @@ class TestDiff : public QObject {
     void tritonStems();
     void tritonKernelsAcrossCompiles();
     void realCompiles();
+    void realRenumbering();
 };
 
 namespace {
@@ -346,6 +347,32 @@ void TestDiff::realCompiles() {
     }
     QCOMPARE(both, 31);
     QVERIFY(onlyB > 0);
+}
+
+// A compile with one reduction more at the start of the forward graph (tests/gpu/transformer.py with
+// KINETOSCOPE_CENTER=1, the H200 run): Inductor numbers every later kernel one higher. A fused kernel whose
+// name without the suffix is unique on both sides is one row under its new number, its old name beside it;
+// names whose stem several kernels share (the layers' `triton_poi_fused__to_copy_N`) stay apart, as
+// DEFINITIONS says.
+void TestDiff::realRenumbering() {
+    const std::string gpu = std::string(KINETOSCOPE_SOURCE_DIR) + "/tests/data/gpu/";
+    const LoadResult a = loadTrace(gpu + "compiled.pt.trace.json.gz");
+    const LoadResult b = loadTrace(gpu + "compiled_center.pt.trace.json.gz");
+    QVERIFY(a.ok() && b.ok());
+    const TraceDiff d = diffTraces(*a.store, *b.store);
+    std::map<std::string, std::string> renamed; // B's name -> A's
+    for (const DiffRow& r : d.kernels)
+        if (!r.nameA.empty()) renamed[r.name] = r.nameA;
+    const std::map<std::string, std::string> expected{
+        {"triton_poi_fused_gelu_view_9", "triton_poi_fused_gelu_view_8"},
+        {"triton_poi_fused__to_copy_t_14", "triton_poi_fused__to_copy_t_13"},
+        {"triton_poi_fused_embedding_dense_backward_17", "triton_poi_fused_embedding_dense_backward_15"}};
+    QCOMPARE(renamed, expected);
+    // The new reduction is B's alone.
+    bool newKernel = false;
+    for (const DiffRow& r : d.kernels)
+        newKernel = newKernel || (r.name == "triton_red_fused_add_embedding_mean_0" && r.onlyB());
+    QVERIFY(newKernel);
 }
 
 QTEST_APPLESS_MAIN(TestDiff)

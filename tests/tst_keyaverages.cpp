@@ -79,6 +79,8 @@ void TestKeyAverages::equalsKeyAverages_data() {
     QTest::newRow("torch.compile, three layers")
         << "compiled_3layers/compiled_3layers.pt.trace.json.gz"
         << "compiled_3layers/compiled_3layers.key_averages.json.gz" << 150;
+    QTest::newRow("torch.compile, one reduction more") << "compiled_center.pt.trace.json.gz"
+                                                       << "compiled_center.key_averages.json.gz" << 150;
     // CUDA graphs: the replayed kernels carry CompiledFunction's External id, not that of the
     // "## Call CompiledFxGraph" range around their cudaGraphLaunch (hosttree.h).
     QTest::newRow("torch.compile, reduce-overhead (CUDA graphs)")

@@ -167,6 +167,7 @@ step eager 120 "$python" "$gpu_dir/transformer.py" --steps 5 --profile "$work/da
 step record_vs_profiler 240 compare_record
 step record_compiled 300 record_compiled
 step compiled_variant 300 compiled_variant
+step compiled_center 300 env KINETOSCOPE_CENTER=1 TORCHINDUCTOR_CACHE_DIR="$work/inductor_center" "$python" "$gpu_dir/transformer.py" --compile default --steps 5 --profile "$work/data/compiled_center"
 step reduce_overhead 300 env TORCHINDUCTOR_CACHE_DIR="$work/inductor_graphs" "$python" "$gpu_dir/transformer.py" --compile reduce-overhead --steps 5 --profile "$work/data/reduce_overhead"
 step reduce_overhead_code 60 keep_code "$work/inductor_graphs" reduce_overhead_code
 step fp8 120 "$python" "$gpu_dir/extras.py" fp8 "$work/data"

@@ -21,6 +21,9 @@ VOCAB, WIDTH, HEADS, SEQ, BATCH = 2048, 256, 4, 128, 8
 # A second compile of a deeper model moves the kernels' numeric suffixes (the compiled-models issue matches kernels
 # across two compiles).
 LAYERS = int(os.environ.get("KINETOSCOPE_LAYERS", "2"))
+# A compile with one reduction more at the start (the embeddings centred over the sequence) numbers every later
+# kernel one higher: the pair for matching kernels across compiles when the suffix moved.
+CENTER = os.environ.get("KINETOSCOPE_CENTER") == "1"
 
 
 class Block(nn.Module):
@@ -53,6 +56,8 @@ class TinyGPT(nn.Module):
 
     def forward(self, tokens):
         x = self.embed(tokens) + self.position
+        if CENTER:
+            x = x - x.mean(dim=1, keepdim=True)
         return self.head(self.norm(self.blocks(x)))
 
 
