@@ -10,8 +10,6 @@
 #include "query/lanelayout.h"
 #include "query/viewport.h"
 
-#include <filesystem>
-
 #include <QUrl>
 
 namespace kinetoscope {
@@ -138,13 +136,8 @@ QString DetailsPanel::generatedCodeHtml(EventRef ref) {
                 ops << esc(op);
             html += tr("<br/>Fuses %1").arg(ops.join(QStringLiteral(", ")));
         }
-        if (!found->modelLines.empty()) {
-            QStringList lines;
-            for (const ModelLine& m : found->modelLines)
-                lines << esc(std::filesystem::path(m.file).filename().string() + ":" +
-                             std::to_string(m.line));
-            html += tr("<br/>From the model's %1").arg(lines.join(QStringLiteral(", ")));
-        }
+        if (!found->modelLines.empty())
+            html += tr("<br/>From the model's %1").arg(esc(modelLinesText(found->modelLines)));
     } else if (m_searching) {
         html += tr("<span style=\"color:#6b7280\">Looking for its code…</span>");
     } else {

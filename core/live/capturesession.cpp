@@ -169,7 +169,7 @@ void CaptureSession::useCuptiFor(const std::string& program, std::vector<std::st
     search.cudaHome = value("CUDA_HOME").empty() ? value("CUDA_PATH") : value("CUDA_HOME");
     search.builtDir = builtCuptiDir();
     m_cuptiSearched = cuptiSearchDirs(search);
-    m_cuptiDir = findCuptiDir(search);
+    m_cuptiDir = firstDirWith(m_cuptiSearched, search.library);
     if (m_cuptiDir.empty()) return;
     if (std::string* path = variable("LD_LIBRARY_PATH"))
         *path =

@@ -261,10 +261,9 @@ struct CaptureRecords::Walk {
                 lastDevice = device;
                 sink.meta(true, device, 0, minStart, "GPU " + std::to_string(device));
             }
-            if (stream == noStream)
-                sink.meta(false, device, syncLane(stream), minStart, "context and event syncs");
-            else
-                sink.meta(false, device, stream, minStart, "stream " + std::to_string(stream));
+            sink.meta(false, device, syncLane(stream), minStart,
+                      stream == noStream ? std::string("context and event syncs")
+                                         : "stream " + std::to_string(stream));
         }
         for (const auto& [pid, name] : c.m_processNames)
             sink.meta(true, pid, 0, minStart, name);

@@ -85,11 +85,15 @@ std::vector<std::string> cuptiSearchDirs(const CuptiSearch& search) {
     return unique;
 }
 
-std::string findCuptiDir(const CuptiSearch& search) {
+std::string firstDirWith(const std::vector<std::string>& dirs, const std::string& library) {
     std::error_code ec;
-    for (const std::string& dir : cuptiSearchDirs(search))
-        if (fs::exists(fs::path(dir) / search.library, ec)) return dir;
+    for (const std::string& dir : dirs)
+        if (fs::exists(fs::path(dir) / library, ec)) return dir;
     return {};
+}
+
+std::string findCuptiDir(const CuptiSearch& search) {
+    return firstDirWith(cuptiSearchDirs(search), search.library);
 }
 
 std::string builtCuptiLibrary() {

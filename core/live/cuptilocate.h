@@ -28,6 +28,8 @@ struct CuptiSearch {
 std::vector<std::string> cuptiSearchDirs(const CuptiSearch& search);
 // The first of those folders that holds search.library; empty when none does (or none is needed).
 std::string findCuptiDir(const CuptiSearch& search);
+// The first of `dirs` that holds `library`; empty when none does.
+std::string firstDirWith(const std::vector<std::string>& dirs, const std::string& library);
 // The CUPTI library the agent was built for ("" when it was built without CUPTI), and the folder it was
 // linked from.
 std::string builtCuptiLibrary();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <map>
 
 namespace kinetoscope {
@@ -102,6 +103,14 @@ std::vector<ModelLine> modelLinesOf(const FxGraphLines& graph, const InductorKer
     out.reserve(indices.size());
     for (std::uint32_t i : indices)
         out.push_back(graph.lines[i]);
+    return out;
+}
+
+std::string modelLinesText(const std::vector<ModelLine>& lines) {
+    std::string out;
+    for (const ModelLine& m : lines)
+        out += (out.empty() ? "" : ", ") + std::filesystem::path(m.file).filename().string() + ":" +
+               std::to_string(m.line);
     return out;
 }
 

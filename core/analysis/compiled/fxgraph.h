@@ -30,5 +30,7 @@ struct FxGraphLines {
 FxGraphLines parseFxGraphReadable(std::string_view text);
 // The model lines of `kernel`'s nodes (the right sides of its node => ATen mapping), in the graph's order.
 std::vector<ModelLine> modelLinesOf(const FxGraphLines& graph, const InductorKernelSource& kernel);
+// "transformer.py:55, transformer.py:38": each line's file name (not its folder) and number, for short texts.
+std::string modelLinesText(const std::vector<ModelLine>& lines);
 
 } // namespace kinetoscope

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -32,48 +33,38 @@ TritonLaunch tritonLaunchAt(const TraceStore& store, EventRef event) {
 }
 
 namespace {
-// The first cpu_op of each name the predicate accepts.
-template <class Accept> std::map<std::string, EventRef> firstCpuOps(const TraceStore& store, Accept accept) {
-    std::map<std::uint32_t, EventRef> byId;
+// The first cpu_op (by start) of each key, where `keyOf(event, name)` gives an operator's key, or nothing to
+// pass it over.
+template <class Key, class KeyOf> std::map<Key, EventRef> firstCpuOps(const TraceStore& store, KeyOf keyOf) {
+    std::map<Key, EventRef> first;
     for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
         const Track& t = store.tracks()[ti];
         if (t.kind != TrackKind::CpuThread) continue;
         for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
             if (store.categories()[t.categories[r]].kind != CategoryKind::CpuOp) continue;
             const EventRef ref{TrackId(ti), EventIndex(r)};
-            auto [it, fresh] = byId.try_emplace(t.names[r].value, ref);
-            if (!fresh && t.starts[r] < store.track(it->second.track).starts[it->second.index.value])
-                it->second = ref;
-        }
-    }
-    std::map<std::string, EventRef> byName;
-    for (const auto& [id, ref] : byId) {
-        const std::string_view n = store.strings().view(StringId(id));
-        if (accept(n)) byName.emplace(std::string(n), ref);
-    }
-    return byName;
-}
-} // namespace
-
-namespace {
-// The first launch event (a cpu_op named triton_*) of each kernel name and kernel_hash.
-std::map<std::pair<std::string, std::string>, EventRef> tritonLaunchesByHash(const TraceStore& store) {
-    std::map<std::pair<std::string, std::string>, EventRef> first;
-    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
-        const Track& t = store.tracks()[ti];
-        if (t.kind != TrackKind::CpuThread) continue;
-        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
-            if (store.categories()[t.categories[r]].kind != CategoryKind::CpuOp) continue;
-            const std::string_view name = store.strings().view(t.names[r]);
-            if (!name.starts_with("triton_")) continue;
-            const EventRef ref{TrackId(ti), EventIndex(r)};
-            const std::string hash(argString(store.argsText(ref), "kernel_hash").value_or(""));
-            auto [it, fresh] = first.try_emplace({std::string(name), hash}, ref);
+            std::optional<Key> key = keyOf(ref, store.strings().view(t.names[r]));
+            if (!key) continue;
+            auto [it, fresh] = first.try_emplace(std::move(*key), ref);
             if (!fresh && t.starts[r] < store.track(it->second.track).starts[it->second.index.value])
                 it->second = ref;
         }
     }
     return first;
+}
+
+// A kernel as the trace launches it: its name and the kernel_hash its launches carry ("" when they carry
+// none).
+using KernelKey = std::pair<std::string, std::string>;
+
+// The first launch event (a cpu_op named triton_*) of each kernel name and kernel_hash.
+std::map<KernelKey, EventRef> tritonLaunchesByHash(const TraceStore& store) {
+    return firstCpuOps<KernelKey>(
+        store, [&](EventRef ref, std::string_view name) -> std::optional<KernelKey> {
+            if (!name.starts_with("triton_")) return std::nullopt;
+            return KernelKey{std::string(name),
+                             std::string(argString(store.argsText(ref), "kernel_hash").value_or(""))};
+        });
 }
 } // namespace
 
@@ -88,7 +79,9 @@ const KernelSource* KernelSourceSearch::find(std::string_view name, std::string_
 }
 
 TritonLaunch tritonLaunchOf(const TraceStore& store, std::string_view kernelName) {
-    const auto ops = firstCpuOps(store, [&](std::string_view n) { return n == kernelName; });
+    const auto ops = firstCpuOps<std::string>(store, [&](EventRef, std::string_view n) {
+        return n == kernelName ? std::optional<std::string>(n) : std::nullopt;
+    });
     return tritonLaunchAt(store, ops.empty() ? EventRef{} : ops.begin()->second);
 }
 
@@ -111,10 +104,6 @@ std::optional<std::string> readFile(const fs::path& p) {
 bool saysWhatItFused(const InductorKernelSource& k) {
     return !k.atenOps.empty() || !k.fxNodes.empty() || !k.nodeToAten.empty();
 }
-
-// A kernel as the trace launches it: its name and the kernel_hash its launches carry ("" when they carry
-// none).
-using KernelKey = std::pair<std::string, std::string>;
 
 // The hash of a file in Inductor's cache: its stem ("c5qrc6….py" → "c5qrc6…").
 std::string hashOfPath(std::string_view path) {

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <functional>
 #include <map>
 
@@ -184,10 +183,7 @@ std::string inductorText(const InductorReport& r) {
             std::string fused;
             for (const std::string& op : k.code.atenOps)
                 fused += (fused.empty() ? "" : ", ") + op;
-            std::string from;
-            for (const ModelLine& m : k.modelLines)
-                from += (from.empty() ? "" : ", ") + std::filesystem::path(m.file).filename().string() + ":" +
-                        std::to_string(m.line);
+            const std::string from = modelLinesText(k.modelLines);
             out += "  " + k.kernel + "  " + k.file + ":" + std::to_string(k.code.firstLine) +
                    (fused.empty() ? "" : "  fuses " + fused) + (from.empty() ? "" : "  from " + from) + "\n";
         }
