@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (clang-14, ASan + UBSan) and runs each for SECONDS (default 60): the importer with
 # every analysis (fuzz_loader), the importer alone (fuzz_import), seeded with tests/fuzz/seeds and the small real traces of the corpus, the live-capture wire decoder, and the memory-snapshot reader (fuzz_pickle,
 # seeded with subsets of real snapshots and the first 64 KiB of each real one), and the reader of TorchInductor's
-# generated code and FX graphs (fuzz_inductorcode, seeded with the real generated code of tests/data/inductor and gpu). A crash, leak, UB or an input
+# generated code, FX graphs and provenance mappings (fuzz_inductorcode, seeded with the real generated code of tests/data/inductor and gpu). A crash, leak, UB or an input
 # slower than 10 s fails the run and leaves the input in build/fuzz/ (turn it into a regression test).
 #   bash packaging/fuzz.sh [SECONDS [LIBFUZZER OPTION...]]
 # Options after SECONDS go to every target as they are (-runs=10000000 -jobs=2 -workers=2, -seed=N, ...);
@@ -56,7 +56,8 @@ inductor=build/fuzz/corpus-inductorcode
 mkdir -p "$inductor"
 # (head stops reading the larger ones early: gzip's broken pipe is expected, not a failure)
 # and the GPU run's debug folder (fx_graph_readable.py beside output_code.py).
-for f in tests/data/inductor/*.py.gz tests/data/gpu/compiled_3layers/*.py.gz; do
+for f in tests/data/inductor/*.py.gz tests/data/gpu/compiled_3layers/*.py.gz \
+    tests/data/gpu/compiled_3layers/*provenance*.json.gz; do
     (gzip -dc "$f" || true) | head -c 65536 >"$inductor/$(basename "$f" .gz)"
 done
 wants inductorcode && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \

@@ -6,6 +6,9 @@
 #include <QRegularExpression>
 #include <zlib.h>
 
+#include <filesystem>
+#include <fstream>
+
 namespace kinetoscope::test {
 
 std::string tracePath(const char* relative) {
@@ -43,6 +46,23 @@ std::string readText(const std::string& path) {
         out.append(buf, std::size_t(n));
     gzclose(f);
     return n < 0 ? std::string() : out;
+}
+
+std::string writeCompiled3LayersDebugFolder(const std::string& root) {
+    const std::string data = std::string(KINETOSCOPE_SOURCE_DIR) + "/tests/data/gpu/compiled_3layers/";
+    const std::filesystem::path run =
+        std::filesystem::path(root) / "torch_compile_debug" / "run_1" / "torchinductor";
+    for (const auto& entry : std::filesystem::directory_iterator(data)) {
+        const std::string name = entry.path().filename().string(); // model__<graph>__<file>.gz
+        if (!name.starts_with("model__")) continue;
+        const std::size_t split = name.find("__", 7);
+        if (split == std::string::npos) continue;
+        const std::filesystem::path p =
+            run / name.substr(0, split) / name.substr(split + 2, name.size() - split - 5);
+        std::filesystem::create_directories(p.parent_path());
+        std::ofstream(p, std::ios::binary) << readText(entry.path().string());
+    }
+    return data + "compiled_3layers.pt.trace.json.gz";
 }
 
 QString compareGolden(const QString& name, const std::string& machineActual) {

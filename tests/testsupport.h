@@ -47,6 +47,10 @@ inline constexpr const char* snapshots[] = {
 std::string gzipText(const std::string& text, int members = 1);
 // The text of a (possibly gzip-compressed) file; empty when it cannot be read.
 std::string readText(const std::string& path);
+// Rebuilds TORCH_COMPILE_DEBUG's folder of the GPU run's three-layer compile under `root`
+// (root/torch_compile_debug/run_1/torchinductor/<graph>/<file>) from tests/data/gpu/compiled_3layers, where
+// each file is kept gzipped as `model__<graph>__<file>.gz`. Returns the trace of the same run.
+std::string writeCompiled3LayersDebugFolder(const std::string& root);
 // Compares `actual` with golden file `name`; on mismatch writes NAME.actual beside it and returns a
 // `diff -u` for the failure message. Set KINETOSCOPE_UPDATE_GOLDEN=1 to rewrite the golden file. The corpus
 // folder (KINETOSCOPE_TRACES_DIR) in `actual` is compared as "${TRACES}".

@@ -445,22 +445,9 @@ void TestInductorCode::fxGraphLines() {
 // tests/data/gpu/compiled_3layers): each graph's output_code.py with its fx_graph_readable.py beside it. The
 // trace's kernels are found there by content, each with the model lines it computes.
 void TestInductorCode::debugFolderModelLines() {
-    const std::string data = std::string(KINETOSCOPE_SOURCE_DIR) + "/tests/data/gpu/compiled_3layers/";
-    const LoadResult r = loadTrace(data + "compiled_3layers.pt.trace.json.gz");
-    QVERIFY2(r.ok(), r.error.c_str());
     QTemporaryDir dir;
-    const std::filesystem::path run =
-        std::filesystem::path(dir.path().toStdString()) / "torch_compile_debug" / "run_1" / "torchinductor";
-    for (const auto& entry : std::filesystem::directory_iterator(data)) {
-        const std::string name = entry.path().filename().string(); // model__<graph>__<file>.gz
-        if (!name.starts_with("model__")) continue;
-        const std::size_t split = name.find("__", 7);
-        if (split == std::string::npos) continue;
-        const std::filesystem::path p =
-            run / name.substr(0, split) / name.substr(split + 2, name.size() - split - 5);
-        std::filesystem::create_directories(p.parent_path());
-        std::ofstream(p, std::ios::binary) << test::readText(entry.path().string());
-    }
+    const LoadResult r = loadTrace(test::writeCompiled3LayersDebugFolder(dir.path().toStdString()));
+    QVERIFY2(r.ok(), r.error.c_str());
     const KernelSourceSearch s = findKernelSources(*r.store, dir.path().toStdString(), {});
     QVERIFY2(s.missing.empty(), s.missing.empty() ? "" : s.missing.front().second.c_str());
     int withLines = 0;

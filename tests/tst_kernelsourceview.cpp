@@ -6,6 +6,7 @@
 // code): its launch event names the run's kernel and its cache file, moved to a temporary folder.
 #include "analysis/compiled/fxgraph.h"
 #include "analysis/compiled/inductorcode.h"
+#include "analysis/ops/hosttree.h"
 #include "panels/compiledpanel.h"
 #include "panels/detailspanel.h"
 #include "panels/kernelsourceview.h"
@@ -36,6 +37,7 @@ class TestKernelSourceView : public QObject {
     void eachPyTorchVersion_data();
     void eachPyTorchVersion();
     void modelLines();
+    void eachLaunchItsNodes();
 
   private:
     TraceView* open(const QString& path);
@@ -252,7 +254,7 @@ void TestKernelSourceView::eachPyTorchVersion() {
     KernelSourceView view;
     view.resize(1000, 700);
     view.show();
-    view.showKernel({kernel.toStdString(), "", file.toStdString(), "compiled module", *k, {}}, text,
+    view.showKernel({kernel.toStdString(), "", file.toStdString(), "compiled module", *k, {}, {}}, text,
                     TritonLaunch{});
     QTest::qWait(50);
     QCOMPARE(view.markedLines(), std::make_pair(k->firstLine, k->lastLine));
@@ -284,7 +286,8 @@ void TestKernelSourceView::modelLines() {
         parseFxGraphReadable(test::readText(data + "model__0_forward_1.0__fx_graph_readable.py.gz"));
     KernelSource source{
         k->name,   "", "torch_compile_debug/run_1/torchinductor/model__0_forward_1.0/output_code.py",
-        "content", *k, modelLinesOf(graph, *k)};
+        "content", *k, modelLinesOf(graph, *k),
+        {}};
     QCOMPARE(int(source.modelLines.size()), 2);
     KernelSourceView view;
     view.resize(1100, 760);
@@ -302,6 +305,55 @@ void TestKernelSourceView::modelLines() {
              qPrintable(labels));
     if (const QString dir = qEnvironmentVariable("KINETOSCOPE_SNAPSHOT_DIR"); !dir.isEmpty())
         view.grab().save(dir + QStringLiteral("/kernel-source-model-lines.png"));
+}
+
+// The GPU run's three-layer compile with its debug folder (Inductor's provenance beside output_code.py):
+// Details of one launch of a kernel that serves every layer names that launch's own nodes and layer.
+void TestKernelSourceView::eachLaunchItsNodes() {
+    QTemporaryDir debug;
+    const QString trace =
+        QString::fromStdString(test::writeCompiled3LayersDebugFolder(debug.path().toStdString()));
+    QSettings().setValue(QStringLiteral("inductorFolder/") +
+                             QString::fromUtf8(trace.toUtf8().toBase64(QByteArray::Base64UrlEncoding)),
+                         debug.path());
+    TraceView* view = open(trace);
+    QVERIFY(view);
+    const TraceStore& store = *view->trace()->store;
+    // The fourth launch of the weight cast in the first forward call: the second layer's MLP down projection.
+    EventRef launch;
+    int seen = 0;
+    for (std::uint32_t ti = 0; ti < store.tracks().size() && !launch.isValid(); ++ti) {
+        const Track& t = store.tracks()[ti];
+        std::vector<std::uint32_t> rows;
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r)
+            if (store.strings().view(t.names[r]) == "triton_poi_fused__to_copy_4") rows.push_back(r);
+        std::sort(rows.begin(), rows.end(), [&](auto a, auto b) { return t.starts[a] < t.starts[b]; });
+        for (std::uint32_t r : rows)
+            if (++seen == 4) launch = {TrackId(ti), EventIndex(r)};
+    }
+    QVERIFY(launch.isValid());
+    view->details()->showEvent(launch);
+    const QString text = view->details()->toPlainText();
+    QVERIFY2(text.contains(QStringLiteral("its launch 4 of 6 there")) &&
+                 text.contains(QStringLiteral("This launch is call 31 of the graph's call: computes "
+                                              "convert_element_type_43 (the model's linear_7), at "
+                                              "transformer.py:42")) &&
+                 !text.contains(QStringLiteral("transformer.py:41")),
+             qPrintable(text));
+    // Its GPU kernel says the same.
+    EventRef kernel;
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
+        if (t.kind != TrackKind::GpuStream) continue;
+        for (std::uint32_t r = 0; r < t.sliceCount() && !kernel.isValid(); ++r)
+            if (const auto l = store.launchOf({TrackId(ti), EventIndex(r)}))
+                if (launchingOperator(store, *l) == launch) kernel = {TrackId(ti), EventIndex(r)};
+    }
+    QVERIFY(kernel.isValid());
+    view->details()->showEvent(kernel);
+    QVERIFY(view->details()->toPlainText().contains(QStringLiteral("computes convert_element_type_43")));
+    if (const QString dir = qEnvironmentVariable("KINETOSCOPE_SNAPSHOT_DIR"); !dir.isEmpty())
+        view->details()->grab().save(dir + QStringLiteral("/details-provenance.png"));
 }
 
 QTEST_MAIN(TestKernelSourceView)

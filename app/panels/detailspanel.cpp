@@ -96,6 +96,27 @@ void DetailsPanel::setKernelSources(std::shared_ptr<const KernelSourceSearch> so
     showEvent(m_ref);
 }
 
+// What Inductor's provenance says of this very launch: the nodes its call of the kernel computes (one
+// kernel serves several layers, each call its own nodes), when the call's launches of it are as many as the
+// graph's calls of it.
+QString DetailsPanel::provenanceCallHtml(const KernelSource& found, const LaunchInGraphCall& inCall) {
+    if (found.calls.size() != inCall.count || inCall.ordinal >= found.calls.size()) return {};
+    const ProvenanceCall& call = found.calls[inCall.ordinal];
+    const auto joined = [](const std::vector<std::string>& items) {
+        QStringList out;
+        for (const std::string& item : items)
+            out << QString::fromStdString(item).toHtmlEscaped();
+        return out.join(QStringLiteral(", "));
+    };
+    QString html = tr("This launch is call %1 of the graph's <code>call</code>: computes %2")
+                       .arg(call.handle)
+                       .arg(joined(call.postNodes));
+    if (!call.preNodes.empty()) html += tr(" (the model's %1)").arg(joined(call.preNodes));
+    if (!call.modelLines.empty())
+        html += tr(", at %1").arg(QString::fromStdString(modelLinesText(call.modelLines)).toHtmlEscaped());
+    return html;
+}
+
 // For a Triton kernel or its launch event: how it was launched, and where its generated code is (or what
 // was looked for), with the way to its source and to a folder to look in.
 QString DetailsPanel::generatedCodeHtml(EventRef ref) {
@@ -114,14 +135,13 @@ QString DetailsPanel::generatedCodeHtml(EventRef ref) {
     QString html = QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Generated code"));
     if (const QString config = launchConfigText(launch); !config.isEmpty())
         html += tr("Launched with %1<br/>").arg(config.toHtmlEscaped());
-    // The compiled graph whose call launched it (Inductor's `## Call CompiledFxGraph <hash> ##` range).
-    if (launchEvent.isValid()) {
-        const Track& lt = m_store.track(launchEvent.track);
-        for (auto p = lt.parentOf(launchEvent.index.value); p; p = lt.parentOf(*p))
-            if (graphCallRank(m_store.strings().view(lt.names[*p])) == 2) {
-                html += tr("In the graph call %1<br/>").arg(eventLink({launchEvent.track, EventIndex(*p)}));
-                break;
-            }
+    // The compiled graph whose call launched it, and which of that call's launches of this kernel it is.
+    const std::optional<LaunchInGraphCall> inCall = launchInGraphCall(m_store, launchEvent);
+    if (inCall) {
+        html += tr("In the graph call %1").arg(eventLink(inCall->graphCall));
+        if (inCall->count > 1)
+            html += tr(", its launch %1 of %2 there").arg(inCall->ordinal + 1).arg(inCall->count);
+        html += QStringLiteral("<br/>");
     }
     // The launch's hash tells apart two kernels of one name (a forward and a backward graph's).
     const KernelSource* found = m_sources ? m_sources->find(name, launch.kernelHash) : nullptr;
@@ -136,7 +156,12 @@ QString DetailsPanel::generatedCodeHtml(EventRef ref) {
                 ops << esc(op);
             html += tr("<br/>Fuses %1").arg(ops.join(QStringLiteral(", ")));
         }
-        if (!found->modelLines.empty())
+        // This launch's own nodes and lines when Inductor's provenance tells them (the comment's lines are
+        // those of the kernel's first call only), else the kernel's.
+        const QString thisCall = inCall ? provenanceCallHtml(*found, *inCall) : QString();
+        if (!thisCall.isEmpty())
+            html += QStringLiteral("<br/>") + thisCall;
+        else if (!found->modelLines.empty())
             html += tr("<br/>From the model's %1").arg(esc(modelLinesText(found->modelLines)));
     } else if (m_searching) {
         html += tr("<span style=\"color:#6b7280\">Looking for its code…</span>");

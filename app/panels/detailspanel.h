@@ -1,5 +1,6 @@
 #pragma once
 
+#include "analysis/compiled/inductor.h"
 #include "analysis/compiled/kernelsources.h"
 #include "analysis/ops/hosttree.h"
 #include "model/tracestore.h"
@@ -42,6 +43,7 @@ class DetailsPanel : public QTextBrowser {
   private:
     QString eventLink(EventRef ref, const QString& prefix = {});
     QString generatedCodeHtml(EventRef ref);
+    QString provenanceCallHtml(const KernelSource& found, const LaunchInGraphCall& inCall);
     const TraceStore& m_store;
     EventRef m_ref;
     std::vector<EventRef> m_links;

@@ -85,17 +85,12 @@ FxGraphLines parseFxGraphReadable(std::string_view text) {
     return g;
 }
 
-std::vector<ModelLine> modelLinesOf(const FxGraphLines& graph, const InductorKernelSource& kernel) {
+std::vector<ModelLine> modelLinesOfNodes(const FxGraphLines& graph,
+                                         const std::vector<std::string_view>& nodes) {
     std::vector<std::uint32_t> indices;
-    for (const auto& [source, aten] : kernel.nodeToAten) {
-        std::string_view rest = aten;
-        while (!rest.empty()) {
-            const std::size_t comma = rest.find(',');
-            const std::string_view node = trimmed(rest.substr(0, comma));
-            rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-            const auto it = graph.nodeLine.find(std::string(node));
-            if (it != graph.nodeLine.end()) indices.push_back(it->second);
-        }
+    for (const std::string_view node : nodes) {
+        const auto it = graph.nodeLine.find(std::string(node));
+        if (it != graph.nodeLine.end()) indices.push_back(it->second);
     }
     std::sort(indices.begin(), indices.end());
     indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
@@ -104,6 +99,19 @@ std::vector<ModelLine> modelLinesOf(const FxGraphLines& graph, const InductorKer
     for (std::uint32_t i : indices)
         out.push_back(graph.lines[i]);
     return out;
+}
+
+std::vector<ModelLine> modelLinesOf(const FxGraphLines& graph, const InductorKernelSource& kernel) {
+    std::vector<std::string_view> nodes;
+    for (const auto& [source, aten] : kernel.nodeToAten) {
+        std::string_view rest = aten;
+        while (!rest.empty()) {
+            const std::size_t comma = rest.find(',');
+            nodes.push_back(trimmed(rest.substr(0, comma)));
+            rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        }
+    }
+    return modelLinesOfNodes(graph, nodes);
 }
 
 std::string modelLinesText(const std::vector<ModelLine>& lines) {

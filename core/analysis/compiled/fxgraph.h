@@ -30,6 +30,9 @@ struct FxGraphLines {
 FxGraphLines parseFxGraphReadable(std::string_view text);
 // The model lines of `kernel`'s nodes (the right sides of its node => ATen mapping), in the graph's order.
 std::vector<ModelLine> modelLinesOf(const FxGraphLines& graph, const InductorKernelSource& kernel);
+// The model lines of the graph's nodes `nodes` (names as the graph writes them), in the graph's order.
+std::vector<ModelLine> modelLinesOfNodes(const FxGraphLines& graph,
+                                         const std::vector<std::string_view>& nodes);
 // "transformer.py:55, transformer.py:38": each line's file name (not its folder) and number, for short texts.
 std::string modelLinesText(const std::vector<ModelLine>& lines);
 

@@ -114,6 +114,35 @@ int graphCallRank(std::string_view name) {
     return 0;
 }
 
+std::optional<LaunchInGraphCall> launchInGraphCall(const TraceStore& store, EventRef launchEvent) {
+    if (!launchEvent.isValid() || launchEvent.track.value >= store.tracks().size()) return std::nullopt;
+    const Track& t = store.track(launchEvent.track);
+    const std::uint32_t row = launchEvent.index.value;
+    std::optional<std::uint32_t> call;
+    int callRank = 0;
+    for (auto p = t.parentOf(row); p && callRank < 2; p = t.parentOf(*p))
+        if (const int rank = graphCallRank(store.strings().view(t.names[*p])); rank > callRank) {
+            call = *p;
+            callRank = rank;
+        }
+    if (!call) return std::nullopt;
+    LaunchInGraphCall out;
+    out.graphCall = {launchEvent.track, EventIndex(*call)};
+    const StringId name = t.names[row];
+    const auto before = [&](std::uint32_t r) {
+        return t.starts[r] < t.starts[row] || (t.starts[r] == t.starts[row] && r < row);
+    };
+    for (std::uint32_t d = t.depthOf(*call) + 1; d < t.laneCount(); ++d) {
+        const auto [lo, hi] = t.rowsInRange(d, t.starts[*call], t.endOf(*call));
+        for (std::uint32_t r = lo; r < hi; ++r)
+            if (t.names[r] == name && t.encloses(*call, r)) {
+                ++out.count;
+                out.ordinal += before(r);
+            }
+    }
+    return out;
+}
+
 InductorReport inductorReport(const TraceStore& store, TimeNs from, TimeNs to) {
     InductorReport report;
     const auto startOf = [&](EventRef e) { return store.track(e.track).starts[e.index.value]; };

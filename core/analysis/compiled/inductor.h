@@ -81,6 +81,16 @@ InductorBreakdown inductorPerRun(const InductorBreakdown& b, std::uint64_t nruns
 // graph calls are the ranges of the highest rank it has.
 int graphCallRank(std::string_view name);
 
+// Where a kernel's CPU launch event sits in its compiled graph's call: the innermost enclosing graph call
+// (Inductor's own range first, else an older marker), and which of that call's launches of the same kernel
+// it is (from 0) of how many. A kernel serving several layers is launched once per layer in each call, in
+// the order of the graph's `call`, which is what Inductor's provenance numbers (provenance.h).
+struct LaunchInGraphCall {
+    EventRef graphCall;
+    std::size_t ordinal = 0, count = 0;
+};
+std::optional<LaunchInGraphCall> launchInGraphCall(const TraceStore& store, EventRef launchEvent);
+
 // Over [from, to] (GPU work that starts in it; graph calls that start in it). A graph call is a CPU
 // `## Call CompiledFxGraph <hash> ##` range, or in traces without those a `Torch-Compiled Region: N/M`,
 // `CompiledFunction` or `CompiledFunctionBackward` range; its GPU work is what the launch calls inside it

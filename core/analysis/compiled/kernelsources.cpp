@@ -132,7 +132,7 @@ struct Search {
                 const KernelKey key{k.name, launched};
                 auto it = best.find(key);
                 if (it != best.end() && (saysWhatItFused(it->second.code) || !saysWhatItFused(k))) continue;
-                best[key] = {k.name, launched, path, foundBy, k, {}};
+                best[key] = {k.name, launched, path, foundBy, k, {}, {}};
             }
         }
     }
@@ -213,18 +213,31 @@ KernelSourceSearch findKernelSources(const TraceStore& store, const std::string&
     KernelSourceSearch result;
     result.filesRead = s.filesRead;
     // The model lines of kernels found in a debug folder's output_code.py: its fx_graph_readable.py is beside
-    // it.
-    std::map<fs::path, FxGraphLines> graphs;
+    // it, and with INDUCTOR_PROVENANCE=1 the nodes of each call of each kernel.
+    struct DebugGraph {
+        FxGraphLines lines;
+        std::optional<InductorProvenance> provenance;
+    };
+    std::map<fs::path, DebugGraph> graphs;
     for (auto& [key, source] : s.best) {
         if (source.code.nodeToAten.empty()) continue;
         const fs::path dir = fs::path(source.file).parent_path();
         auto it = graphs.find(dir);
         if (it == graphs.end()) {
-            const auto text = readFile(dir / "fx_graph_readable.py");
-            it = graphs.emplace(dir, text ? parseFxGraphReadable(*text) : FxGraphLines{}).first;
-            s.filesRead += text.has_value();
+            DebugGraph g;
+            if (const auto text = readFile(dir / "fx_graph_readable.py")) {
+                g.lines = parseFxGraphReadable(*text);
+                ++s.filesRead;
+            }
+            if (const auto text = readFile(dir / "inductor_provenance_tracking_node_mappings.json")) {
+                g.provenance = parseInductorProvenance(*text, g.lines);
+                ++s.filesRead;
+            }
+            it = graphs.emplace(dir, std::move(g)).first;
         }
-        source.modelLines = modelLinesOf(it->second, source.code);
+        source.modelLines = modelLinesOf(it->second.lines, source.code);
+        if (it->second.provenance)
+            if (const auto* calls = it->second.provenance->callsOf(source.code.name)) source.calls = *calls;
     }
     result.filesRead = s.filesRead;
     for (const auto& [key, l] : launches) {

@@ -10,6 +10,7 @@
 
 #include "analysis/compiled/fxgraph.h"
 #include "analysis/compiled/inductorcode.h"
+#include "analysis/compiled/provenance.h"
 #include "model/tracestore.h"
 
 #include <optional>
@@ -42,6 +43,11 @@ struct KernelSource {
     // The model's lines it computes, when the compiled module sits in TORCH_COMPILE_DEBUG's folder beside its
     // graph's fx_graph_readable.py (fxgraph.h); empty otherwise.
     std::vector<ModelLine> modelLines;
+    // Each of its calls in its graph's `call`, in order, with the nodes and model lines of that call, when
+    // the debug folder also has Inductor's provenance mappings (provenance.h); empty otherwise. The k-th
+    // launch of the kernel within one call of the graph is its k-th call here (inductor.h,
+    // launchInGraphCall).
+    std::vector<ProvenanceCall> calls;
 };
 struct KernelSourceSearch {
     std::vector<KernelSource> found;

@@ -131,6 +131,28 @@ void writeInductor(JsonWriter<std::string>& w, const InductorReport& r) {
                 }
                 w.endArray();
             }
+            if (!k.calls.empty()) {
+                // Inductor's provenance: each call of the kernel in its graph's `call`, with its own nodes.
+                w.key("calls");
+                w.beginArray();
+                for (const ProvenanceCall& c : k.calls) {
+                    w.beginObject();
+                    w.numField("handle", std::uint64_t(c.handle));
+                    strings("post_nodes", c.postNodes);
+                    strings("pre_nodes", c.preNodes);
+                    w.key("model_lines");
+                    w.beginArray();
+                    for (const ModelLine& m : c.modelLines) {
+                        w.beginObject();
+                        w.strField("file", m.file);
+                        w.numField("line", std::uint64_t(m.line));
+                        w.endObject();
+                    }
+                    w.endArray();
+                    w.endObject();
+                }
+                w.endArray();
+            }
             if (!k.code.heuristic.empty()) w.strField("heuristic", k.code.heuristic);
             if (!k.code.launch.empty()) w.strField("launch", k.code.launch);
             w.endObject();
