@@ -1,5 +1,6 @@
 // Comparing two traces (core/analysis/jobs/diff.h and `kinetoscope-cli diff`): golden diffs of the real
 // pairs, totals that add up, a trace against itself, and the CLI printing the same document.
+#include "analysis/compiled/compiledmatch.h"
 #include "analysis/jobs/diff.h"
 #include "analysis/ops/hosttree.h"
 #include "analysis/ops/kernels.h"
@@ -350,10 +351,12 @@ void TestDiff::realCompiles() {
 }
 
 // A compile with one reduction more at the start of the forward graph (tests/gpu/transformer.py with
-// KINETOSCOPE_CENTER=1, the H200 run): Inductor numbers every later kernel one higher. A fused kernel whose
-// name without the suffix is unique on both sides is one row under its new number, its old name beside it;
-// names whose stem several kernels share (the layers' `triton_poi_fused__to_copy_N`) stay apart, as
-// DEFINITIONS says.
+// KINETOSCOPE_CENTER=1, the H200 run): Inductor numbers every later forward kernel one higher, the layers'
+// `triton_poi_fused__to_copy_N` among them, and the forward and backward graphs of each compile share names
+// (`triton_poi_fused__to_copy_6` is a forward kernel of A and a backward one of both). Each graph's launches
+// aligned, every kernel of A is the row of its kernel in B: as many launches on both sides (three steps of
+// one model), A's forward `_6` under B's `_7` while A's backward `_6` stays B's `_6`, and A's time is all
+// there.
 void TestDiff::realRenumbering() {
     const std::string gpu = std::string(KINETOSCOPE_SOURCE_DIR) + "/tests/data/gpu/";
     const LoadResult a = loadTrace(gpu + "compiled.pt.trace.json.gz");
@@ -363,12 +366,46 @@ void TestDiff::realRenumbering() {
     std::map<std::string, std::string> renamed; // B's name -> A's
     for (const DiffRow& r : d.kernels)
         if (!r.nameA.empty()) renamed[r.name] = r.nameA;
+    const std::string poi = "triton_poi_fused__to_copy_";
+    const std::string norm =
+        "triton_per_fused__to_copy_add_native_layer_norm_native_layer_norm_backward_view_";
     const std::map<std::string, std::string> expected{
+        {poi + "2", poi + "1"},
+        {poi + "3", poi + "2"},
+        {poi + "4", poi + "3"},
+        {poi + "5", poi + "4"},
+        {poi + "7", poi + "6"},
+        {poi + "8", poi + "7"},
+        {poi + "10", poi + "9"},
+        {norm + "12", norm + "11"},
+        {norm + "13", norm + "12"},
         {"triton_poi_fused_gelu_view_9", "triton_poi_fused_gelu_view_8"},
         {"triton_poi_fused__to_copy_t_14", "triton_poi_fused__to_copy_t_13"},
         {"triton_poi_fused_embedding_dense_backward_17", "triton_poi_fused_embedding_dense_backward_15"}};
     QCOMPARE(renamed, expected);
-    // The new reduction is B's alone.
+    TimeNs deviceA = 0, kernelsA = 0;
+    for (const DiffRow& r : d.kernels) {
+        deviceA += r.deviceA;
+        if (!r.name.starts_with("triton_") || r.onlyA() || r.onlyB()) continue;
+        // B's backward launches this reduction once more a call, where A has a kernel of its own for the
+        // embedding's norm (`..._view_17`): 15 against 12.
+        if (r.name == "triton_red_fused__to_copy_native_layer_norm_backward_view_2") {
+            QCOMPARE(r.countA, 12u);
+            QCOMPARE(r.countB, 15u);
+            continue;
+        }
+        QVERIFY2(r.countA == r.countB, qPrintable(QStringLiteral("%1: %2 against %3")
+                                                      .arg(QString::fromStdString(r.name))
+                                                      .arg(r.countA)
+                                                      .arg(r.countB)));
+    }
+    for (const KernelRow& k : summarize(*a.store).kernels)
+        kernelsA += k.total;
+    QCOMPARE(deviceA, kernelsA); // moved, never lost or counted twice
+    // B's backward `_6` holds A's backward `_6` only: six launches, not A's twelve of that name.
+    for (const DiffRow& r : d.kernels)
+        if (r.name == poi + "6") QCOMPARE(r.countA, 6u);
+    // The new reduction is B's alone; the norms whose fused ops changed (a `sub` more) stay apart.
     bool newKernel = false;
     for (const DiffRow& r : d.kernels)
         newKernel = newKernel || (r.name == "triton_red_fused_add_embedding_mean_0" && r.onlyB());

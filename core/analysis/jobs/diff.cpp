@@ -1,5 +1,7 @@
 #include "analysis/jobs/diff.h"
 
+#include "analysis/compiled/compiledmatch.h"
+
 #include "analysis/report/sections.h"
 #include "analysis/report/summaryformat.h"
 
@@ -10,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 namespace kinetoscope {
 
@@ -19,15 +22,6 @@ double DiffRow::percentChange() const {
     const TimeNs b = device ? deviceB : hostB;
     if (a == 0) return std::nan("");
     return 100.0 * double(b - a) / double(a);
-}
-
-std::string tritonKernelStem(std::string_view name) {
-    if (!name.starts_with("triton_")) return {};
-    std::size_t end = name.size();
-    while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9')
-        --end;
-    if (end == name.size() || end == 0 || name[end - 1] != '_') return {};
-    return std::string(name.substr(0, end - 1));
 }
 
 namespace {
@@ -76,24 +70,39 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
         r.countB += k.count;
         r.deviceB += k.total;
     }
-    // Inductor's estimates, where either trace has them.
-    const auto estimates = [&](const TraceStore& store, bool sideA) {
-        for (const KernelTableRow& k : kernelTable(store).rows) {
-            if (k.achievedGbps <= 0 && k.achievedTflops <= 0) continue;
-            const auto it = kernels.find(k.name);
-            if (it == kernels.end()) continue;
-            (sideA ? it->second.gbpsA : it->second.gbpsB) = k.achievedGbps;
-            (sideA ? it->second.tflopsA : it->second.tflopsB) = k.achievedTflops;
-        }
-    };
-    estimates(a, true);
-    estimates(b, false);
-    // Two compiles of one model number their Triton kernels apart: a kernel only in A and one only in B whose
-    // names differ only in that number, and are the only such pair, are one kernel.
+    // Two compiles of one model number their Triton kernels apart, and a name can be two kernels (a forward
+    // and a backward graph's). Each graph's kernels are matched by their place in its launches
+    // (compiledmatch.h): A's launches of a kernel in that graph move to the row of B's kernel they match.
+    std::map<std::string, std::vector<std::string>> aNamesOf; // a row -> the A kernels moved into it
+    for (const CompiledKernelMatch& m : matchCompiledKernels(a, inductorReport(a), b, inductorReport(b))) {
+        const auto from = kernels.find(m.nameA), to = kernels.find(m.nameB);
+        if (from == kernels.end() || to == kernels.end() || to->second.countB == 0) continue;
+        const std::uint64_t count = std::min(m.countA, from->second.countA);
+        const TimeNs device = std::min(m.deviceA, from->second.deviceA);
+        from->second.countA -= count;
+        from->second.deviceA -= device;
+        to->second.countA += count;
+        to->second.deviceA += device;
+        aNamesOf[m.nameB].push_back(m.nameA);
+    }
+    std::erase_if(kernels, [](const auto& k) { return k.second.countA == 0 && k.second.countB == 0; });
+    // What the moves left behind: a kernel of A whose only launches moved has no row of its own any more, and
+    // a row holding A's launches of another name says so.
+    for (auto& [name, row] : kernels) {
+        const auto moved = aNamesOf.find(name);
+        if (moved == aNamesOf.end()) continue;
+        std::vector<std::string> names = moved->second;
+        std::sort(names.begin(), names.end());
+        names.erase(std::unique(names.begin(), names.end()), names.end());
+        for (const std::string& n : names)
+            row.nameA += (row.nameA.empty() ? "" : ", ") + n;
+    }
+    // The same model compiled with no graph call ranges in its trace: a kernel only in A and one only in B
+    // whose names differ only in that number, and are the only such pair, are one kernel.
     std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> byStem;
     for (const auto& [name, row] : kernels) {
         const std::string stem = tritonKernelStem(name);
-        if (stem.empty() || !(row.onlyA() || row.onlyB())) continue;
+        if (stem.empty() || !row.nameA.empty() || !(row.onlyA() || row.onlyB())) continue;
         (row.onlyA() ? byStem[stem].first : byStem[stem].second).push_back(name);
     }
     for (const auto& [stem, names] : byStem) {
@@ -103,9 +112,23 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
         b.nameA = a.name;
         b.countA = a.countA;
         b.deviceA = a.deviceA;
-        b.gbpsA = a.gbpsA;
-        b.tflopsA = a.tflopsA;
         kernels.erase(names.first.front());
+    }
+    // Inductor's estimates, where either trace has them: A's of the kernel of A a row holds (the first, when
+    // it holds several).
+    const auto estimates = [](const TraceStore& store) {
+        std::map<std::string, std::pair<double, double>> out;
+        for (const KernelTableRow& k : kernelTable(store).rows)
+            if (k.achievedGbps > 0 || k.achievedTflops > 0) out[k.name] = {k.achievedGbps, k.achievedTflops};
+        return out;
+    };
+    const auto estimatesA = estimates(a), estimatesB = estimates(b);
+    for (auto& [name, row] : kernels) {
+        const std::string nameA = row.nameA.empty() ? name : row.nameA.substr(0, row.nameA.find(", "));
+        if (const auto it = estimatesA.find(nameA); it != estimatesA.end() && row.countA > 0)
+            std::tie(row.gbpsA, row.tflopsA) = it->second;
+        if (const auto it = estimatesB.find(name); it != estimatesB.end() && row.countB > 0)
+            std::tie(row.gbpsB, row.tflopsB) = it->second;
     }
     for (auto& [name, row] : kernels)
         d.kernels.push_back(row);

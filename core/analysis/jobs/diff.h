@@ -14,8 +14,9 @@ namespace kinetoscope {
 struct DiffRow {
     std::string name;
     // A TorchInductor kernel of B matched to one of A under another name: A's name (its numeric suffix moved
-    // between the two compiles; the fused ops, which the rest of the name spells, are the same). Empty when
-    // the names are equal.
+    // between the two compiles; the fused ops, which the rest of the name spells, are the same), or A's names
+    // ("triton_poi_fused__to_copy_6, triton_poi_fused__to_copy_7") when the row holds kernels of A that had
+    // different names. Empty when the row holds A's kernel of its own name only.
     std::string nameA;
     std::uint64_t countA = 0, countB = 0;
     TimeNs hostA = 0, hostB = 0;     // operators: host self; kernels: 0
@@ -39,9 +40,6 @@ struct TraceDiff {
 };
 
 TraceDiff diffTraces(const TraceStore& a, const TraceStore& b);
-// "triton_poi_fused_add_mul" of "triton_poi_fused_add_mul_3": a generated kernel's name without the index
-// Inductor numbers it by within its graph; empty for a name that is not a Triton kernel's.
-std::string tritonKernelStem(std::string_view name);
 
 std::string diffToJson(const TraceDiff& diff);
 std::string diffToText(const TraceDiff& diff, std::size_t top);

@@ -207,6 +207,38 @@ TimeNs launchDelay(const TraceStore& store, EventRef gpuWork, EventRef launch) {
     return std::max<TimeNs>(0, start - store.track(launch.track).endOf(launch.index.value));
 }
 
+namespace {
+// The runtime and driver calls on `slice`'s thread within its range, every lane included (a launch inside the
+// slice may sit on any of them, the overlapping ones too), lane by lane.
+std::vector<std::uint32_t> launchCallsWithin(const TraceStore& store, EventRef slice) {
+    const Track& track = store.track(slice.track);
+    const TimeNs from = track.starts[slice.index.value], to = track.endOf(slice.index.value);
+    std::vector<std::uint32_t> rows;
+    for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
+        const auto [r0, r1] = track.rowsInRange(d, from, to);
+        for (std::uint32_t r = r0; r < r1; ++r)
+            if (r != slice.index.value && track.starts[r] >= from && track.endOf(r) <= to &&
+                isLaunchCategory(store.categories()[track.categories[r]].kind))
+                rows.push_back(r);
+    }
+    return rows;
+}
+} // namespace
+
+std::vector<EventRef> gpuWorkInLaunchOrder(const TraceStore& store, EventRef hostSlice) {
+    std::vector<EventRef> out;
+    if (!hostSlice.isValid() || hostSlice.track.value >= store.tracks().size()) return out;
+    const Track& track = store.track(hostSlice.track);
+    std::vector<std::uint32_t> rows = launchCallsWithin(store, hostSlice);
+    std::sort(rows.begin(), rows.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return track.starts[a] != track.starts[b] ? track.starts[a] < track.starts[b] : a < b;
+    });
+    for (std::uint32_t r : rows)
+        for (EventRef g : store.gpuWorkOf({hostSlice.track, EventIndex(r)}))
+            out.push_back(g);
+    return out;
+}
+
 std::vector<LaunchedWork> gpuWorkLaunchedWithin(const TraceStore& store, EventRef hostSlice) {
     return gpuWorkLaunchedWithin(store, std::vector<EventRef>{hostSlice});
 }
@@ -228,31 +260,23 @@ std::vector<LaunchedWork> gpuWorkLaunchedWithin(const TraceStore& store, std::ve
     TrackId lastTrack;
     TimeNs coveredUntil = INT64_MIN;
     for (EventRef slice : hostSlices) {
-        const Track& track = store.track(slice.track);
-        const TimeNs from = track.starts[slice.index.value], to = track.endOf(slice.index.value);
+        const TimeNs to = store.track(slice.track).endOf(slice.index.value);
         if (slice.track == lastTrack && to <= coveredUntil) continue; // inside one already counted
         lastTrack = slice.track;
         coveredUntil = to;
-        // Every lane, the overlapping ones included: a launch inside the slice may sit on any of them.
-        for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
-            const auto [r0, r1] = track.rowsInRange(d, from, to);
-            for (std::uint32_t r = r0; r < r1; ++r) {
-                if (r == slice.index.value || track.starts[r] < from || track.endOf(r) > to) continue;
-                if (!isLaunchCategory(store.categories()[track.categories[r]].kind)) continue;
-                for (EventRef g : store.gpuWorkOf({slice.track, EventIndex(r)})) {
-                    const Track& gt = store.track(g.track);
-                    const StringId name = gt.names[g.index.value];
-                    const auto [it, fresh] = byName.try_emplace(name.value, out.size());
-                    if (fresh) out.push_back({name, 0, 0, g});
-                    LaunchedWork& w = out[it->second];
-                    const TimeNs duration = gt.durations[g.index.value];
-                    ++w.count;
-                    w.total += duration;
-                    w.lastEnd = std::max(w.lastEnd, gt.starts[g.index.value] + duration);
-                    if (duration > store.durationOf(w.longest)) w.longest = g;
-                }
+        for (std::uint32_t r : launchCallsWithin(store, slice))
+            for (EventRef g : store.gpuWorkOf({slice.track, EventIndex(r)})) {
+                const Track& gt = store.track(g.track);
+                const StringId name = gt.names[g.index.value];
+                const auto [it, fresh] = byName.try_emplace(name.value, out.size());
+                if (fresh) out.push_back({name, 0, 0, g});
+                LaunchedWork& w = out[it->second];
+                const TimeNs duration = gt.durations[g.index.value];
+                ++w.count;
+                w.total += duration;
+                w.lastEnd = std::max(w.lastEnd, gt.starts[g.index.value] + duration);
+                if (duration > store.durationOf(w.longest)) w.longest = g;
             }
-        }
     }
     std::sort(out.begin(), out.end(), [](const LaunchedWork& a, const LaunchedWork& b) {
         return a.total != b.total ? a.total > b.total : a.name.value < b.name.value;

@@ -108,5 +108,7 @@ std::vector<LaunchedWork> gpuWorkLaunchedWithin(const TraceStore& store, EventRe
 // The same over several host slices (every call of an operator), merged per name. A slice inside another of
 // them on its thread (a recursive call) adds nothing: its launches are its caller's.
 std::vector<LaunchedWork> gpuWorkLaunchedWithin(const TraceStore& store, std::vector<EventRef> hostSlices);
+// The GPU work launched inside a host slice, each event, in the order of the calls that launched it.
+std::vector<EventRef> gpuWorkInLaunchOrder(const TraceStore& store, EventRef hostSlice);
 
 } // namespace kinetoscope
