@@ -41,6 +41,22 @@ void LoadJob::start() {
             shared->bytesTotal = p.bytesTotal;
             shared->eventsDone = p.eventsDone;
         };
+        if (const QByteArray min = qgetenv("KINETOSCOPE_PREVIEW_MIN_BYTES"); !min.isEmpty())
+            options.previewMinBytes = std::size_t(min.toULongLong());
+        options.preview = [self, shared](std::unique_ptr<const TraceStore> sample) {
+            if (shared->cancel) return;
+            std::shared_ptr<LoadedTrace> preview = prepareLoadedTrace(std::move(sample), 0);
+            QMetaObject::invokeMethod(
+                QCoreApplication::instance(),
+                [self, preview] {
+                    if (self) emit self->previewed(preview);
+                },
+                Qt::QueuedConnection);
+            // Tests hold the full parse back this long, to act on the preview before the full trace comes.
+            const int hold = qEnvironmentVariableIntValue("KINETOSCOPE_PREVIEW_HOLD_MS");
+            for (int waited = 0; waited < hold && !shared->cancel; waited += 10)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        };
         LoadResult result = loadTrace(path, options);
         std::shared_ptr<LoadedTrace> trace;
         if (result.ok() && !shared->cancel)

@@ -33,6 +33,9 @@ class LoadJob : public QObject {
     Progress progress() const;
 
   signals:
+    // A large file's first screen, before `loaded`: a store of a sample of its events spread over the whole
+    // file (LoadOptions::preview). Files under KINETOSCOPE_PREVIEW_MIN_BYTES (default 64 MiB) have none.
+    void previewed(std::shared_ptr<kinetoscope::LoadedTrace> preview);
     void loaded(std::shared_ptr<kinetoscope::LoadedTrace> trace);
     void failed(QString message, bool cancelled);
 

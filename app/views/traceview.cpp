@@ -94,6 +94,7 @@ void TraceView::buildPages() {
 TraceView::TraceView(QString path, QWidget* parent) : QWidget(parent), m_path(std::move(path)) {
     buildPages();
     m_job = new LoadJob(m_path, this);
+    connect(m_job, &LoadJob::previewed, this, &TraceView::onPreview);
     connect(m_job, &LoadJob::loaded, this, &TraceView::onLoaded);
     connect(m_job, &LoadJob::failed, this, &TraceView::onFailed);
     m_job->start();
@@ -115,6 +116,8 @@ void TraceView::cancelLoad() {
     m_job->cancel();
     m_cancel->setEnabled(false);
     m_loadingLabel->setText(tr("Cancelling…"));
+    if (m_previewCancel) m_previewCancel->setEnabled(false);
+    updatePreviewStrip({}, m_progress->value());
 }
 
 void TraceView::updateProgress() {
@@ -128,12 +131,17 @@ void TraceView::updateProgress() {
                                          QFileInfo(m_path).fileName(), mb(p.bytesDone), mb(p.bytesTotal),
                                          countText(p.eventsDone)));
     }
+    updatePreviewStrip(tr("%1 %2 of %3")
+                           .arg(QString::fromLatin1(stages[std::clamp(p.stage, 0, 2)]).toLower(),
+                                mb(p.bytesDone), mb(p.bytesTotal)),
+                       m_progress->value());
 }
 
 void TraceView::onFailed(const QString& message, bool cancelled) {
     m_progressTimer->stop();
     m_state = cancelled ? State::Cancelled : State::Failed;
     m_error = message;
+    dropPreview(); // a cancelled or failed load leaves nothing of itself behind
     m_errorLabel->setText(cancelled ? tr("Loading %1 was cancelled.").arg(QFileInfo(m_path).fileName())
                                     : message);
     m_stack->setCurrentIndex(1);
@@ -248,6 +256,7 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     cl->addWidget(splitter, 1);
     m_stack->addWidget(content);
     m_stack->setCurrentWidget(content);
+    takeViewFromPreview();
 
     connect(m_timeline, &TimelineWidget::selectionChanged, this, [this](EventRef ref) {
         m_details->showEvent(ref);

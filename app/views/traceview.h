@@ -105,8 +105,12 @@ class TraceView : public QWidget {
     // for the trace; looked in as soon as the trace is loaded.
     void attachCompiledModule(const QString& path);
     KernelSourceView* kernelSourceView() const { return m_sourceView; }
+    // While a large file loads: its first screen, a timeline of a sample of its events spread over the whole
+    // trace (traceviewpreview.cpp); null before it comes and once the full trace replaces it.
+    TimelineWidget* previewTimeline() const { return m_previewTimeline; }
 
   signals:
+    void previewShown();
     void stateChanged(kinetoscope::TraceView::State state);
     void titleChanged(const QString& title);
     void searchFinished();
@@ -121,6 +125,12 @@ class TraceView : public QWidget {
     void buildPages();
     void onLoaded(std::shared_ptr<LoadedTrace> trace);
     void onFailed(const QString& message, bool cancelled);
+    void onPreview(std::shared_ptr<LoadedTrace> preview);
+    void updatePreviewStrip(const QString& progressText, int permille);
+    // The full trace's timeline takes the preview's view (its time range when the user moved it, the track
+    // at the top at the same height), and the preview goes.
+    void takeViewFromPreview();
+    void dropPreview();
     void updateProgress();
     void updateArea();
     void goToMatch(int index);
@@ -174,6 +184,12 @@ class TraceView : public QWidget {
     std::uint64_t m_kernelSourceGeneration = 0;
     QStringList m_compiledModules;
     KernelSourceView* m_sourceView = nullptr;
+    std::shared_ptr<const LoadedTrace> m_preview;
+    QWidget* m_previewPage = nullptr;
+    TimelineWidget* m_previewTimeline = nullptr;
+    QLabel* m_previewLabel = nullptr;
+    QProgressBar* m_previewProgress = nullptr;
+    QPushButton* m_previewCancel = nullptr;
 };
 
 } // namespace kinetoscope

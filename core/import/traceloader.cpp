@@ -222,6 +222,69 @@ struct ChunkPlan {
     std::size_t end = 0;   // the ',' before the next chunk, or the end of the text for the last one
 };
 
+// The first screen of a large file (LoadOptions::preview): pieces of the event array spread evenly over the
+// whole file, parsed on `threads` threads and built into a store of their own. Each piece starts at an event
+// boundary found from its nominal offset (a false one inside a string only costs that piece some events:
+// parseRobust skips what does not parse) and ends at the first event starting past its size; the last piece
+// reaches the array's end, so the keys after it (baseTimeNanoseconds) are read as the full load reads them.
+void buildPreview(const std::shared_ptr<const SourceBuffer>& source, std::size_t eventsBegin,
+                  const DocumentLayout& layout, const ImportStats& fileStats, const LoadOptions& options,
+                  unsigned threads) {
+    const std::string_view text = source->text();
+    const std::size_t total = text.size() - eventsBegin;
+    constexpr std::size_t pieces = 64;
+    const std::size_t pieceBytes =
+        std::clamp<std::size_t>(total / 16, std::size_t(4) << 20, std::size_t(48) << 20) / pieces;
+    std::vector<std::size_t> begins;
+    for (std::size_t k = 0; k < pieces; ++k) {
+        std::size_t begin = eventsBegin;
+        if (k > 0) {
+            const std::size_t nominal = k + 1 == pieces ? text.size() - std::min(total, pieceBytes)
+                                                        : eventsBegin + k * (total / pieces);
+            const std::size_t comma = jsonscan::findObjectBoundary(text, nominal, text.size());
+            if (comma == std::string_view::npos) continue;
+            begin = skipSpace(text, comma + 1);
+        }
+        if (!begins.empty() && begin < begins.back() + pieceBytes) continue; // would overlap the one before
+        begins.push_back(begin);
+    }
+    std::vector<ParsedChunk> chunks(begins.size());
+    std::vector<RobustEnd> ends(begins.size());
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        EventParser parser;
+        for (std::size_t i; (i = next.fetch_add(1)) < begins.size();) {
+            chunks[i].begin = begins[i];
+            const std::size_t limit = i + 1 == begins.size() ? text.size() : begins[i] + pieceBytes;
+            ends[i] = parseRobust(parser, text, begins[i], limit, chunks[i], options.cancel);
+            chunks[i].ok = true;
+            chunks[i].tallyThreads();
+        }
+    };
+    {
+        std::vector<std::thread> pool;
+        for (unsigned t = 1; t < std::min<unsigned>(threads, unsigned(begins.size())); ++t)
+            pool.emplace_back(worker);
+        worker();
+        for (auto& t : pool)
+            t.join();
+    }
+    if (options.cancel && options.cancel->load()) return;
+    TraceStoreParts store;
+    DocumentLayout sampled = layout;
+    store.stats.fileBytes = fileStats.fileBytes;
+    store.stats.jsonBytes = fileStats.jsonBytes;
+    store.stats.gzip = fileStats.gzip;
+    store.stats.preview = true;
+    if (!ends.empty() && ends.back().arrayClosed)
+        readTrailingKeys(text, ends.back().arrayClose, sampled, store.stats);
+    store.metadata.topLevel = std::move(sampled.topLevel);
+    decodeTopLevelMetadata(store.metadata);
+    store.sourcePath = options.sourcePath;
+    buildStore(store, chunks, source, {});
+    options.preview(std::make_unique<const TraceStore>(std::move(store)));
+}
+
 LoadResult fail(const LoadFailure& f) {
     LoadResult r;
     r.error = f.reason;
@@ -261,6 +324,9 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
         }
         plan.push_back({begin, text.size()}); // the last piece is always scanned: it holds the array's end
     }
+    if (options.preview && total >= std::max<std::size_t>(options.previewMinBytes, 1))
+        buildPreview(source, eventsBegin, layout, stats, options, threads);
+    if (cancelled()) return cancelledResult();
     threads = std::min<unsigned>(threads, unsigned(plan.size()));
 
     std::vector<ParsedChunk> chunks(plan.size());

@@ -36,6 +36,9 @@ struct ImportStats {
     bool truncated = false;                // the file ended inside the event array
     std::uint64_t truncatedAt = 0;         // offset of the first byte not loaded
     std::string trailingProblem;           // something wrong after the event array (not fatal)
+    // A preview: a sample of the file's events shown while the whole file loads (LoadOptions::preview); the
+    // counts above are the sample's.
+    bool preview = false;
 
     void addIssue(std::uint64_t offset, std::string reason) {
         if (issues.size() < maxReportedIssues) issues.push_back({offset, std::move(reason)});

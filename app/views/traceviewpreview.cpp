@@ -1,0 +1,122 @@
+// TraceView's first screen of a large file: while the whole file is parsed, a timeline of a sample of its
+// events spread over its whole span (LoadOptions::preview) that can be zoomed, panned and clicked, under a
+// strip with the load's progress and Cancel. When the full store is sealed it replaces the sample in place:
+// the time range the user chose and the track at the top of the view stay where they were, and the panels and
+// their analyses start then.
+#include "views/traceview.h"
+
+#include "shell/loadjob.h"
+#include "timeline/timelinewidget.h"
+
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+namespace kinetoscope {
+
+namespace {
+// What names a track in both stores: its kind and ids, and its name for tracks without ids.
+struct TrackKey {
+    TrackKind kind;
+    std::int64_t pid, tid;
+    std::string pidText, tidText, name;
+    bool operator==(const TrackKey&) const = default;
+};
+TrackKey keyOf(const TraceStore& store, TrackId id) {
+    const Track& t = store.track(id);
+    return {t.kind,
+            t.pid,
+            t.tid,
+            std::string(store.strings().view(t.pidText)),
+            std::string(store.strings().view(t.tidText)),
+            std::string(store.strings().view(t.name))};
+}
+} // namespace
+
+void TraceView::onPreview(std::shared_ptr<LoadedTrace> preview) {
+    if (m_state != State::Loading || m_previewPage || !preview) return;
+    m_preview = preview;
+    m_previewPage = new QWidget(m_stack);
+    auto* pl = new QVBoxLayout(m_previewPage);
+    pl->setContentsMargins(0, 0, 0, 0);
+    pl->setSpacing(0);
+    auto* strip = new QWidget(m_previewPage);
+    strip->setStyleSheet(QStringLiteral("background:#e0f2fe;color:#0c4a6e"));
+    auto* sl = new QHBoxLayout(strip);
+    sl->setContentsMargins(8, 3, 8, 3);
+    m_previewLabel = new QLabel(strip);
+    m_previewProgress = new QProgressBar(strip);
+    m_previewProgress->setRange(0, 1000);
+    m_previewProgress->setMaximumWidth(240);
+    m_previewProgress->setMaximumHeight(12);
+    m_previewProgress->setTextVisible(false);
+    m_previewCancel = new QPushButton(tr("Cancel"), strip);
+    m_previewCancel->setFlat(true);
+    sl->addWidget(m_previewLabel, 1);
+    sl->addWidget(m_previewProgress);
+    sl->addWidget(m_previewCancel);
+    pl->addWidget(strip);
+    m_previewTimeline = new TimelineWidget(preview, m_previewPage);
+    pl->addWidget(m_previewTimeline, 1);
+    m_stack->addWidget(m_previewPage);
+    m_stack->setCurrentWidget(m_previewPage);
+    connect(m_previewCancel, &QPushButton::clicked, this, &TraceView::cancelLoad);
+    updateProgress();
+    m_previewTimeline->setFocus();
+    emit previewShown();
+}
+
+void TraceView::updatePreviewStrip(const QString& progressText, int permille) {
+    if (!m_previewPage) return;
+    m_previewProgress->setValue(permille);
+    if (m_previewCancel->isEnabled())
+        m_previewLabel->setText(tr("A sample of %1 spread over the whole trace, while the rest loads: %2")
+                                    .arg(QFileInfo(m_path).fileName(), progressText));
+    else
+        m_previewLabel->setText(tr("Cancelling…"));
+}
+
+void TraceView::takeViewFromPreview() {
+    if (!m_previewPage) return;
+    TimelineWidget& old = *m_previewTimeline;
+    const TraceStore& before = old.store();
+    // The time range, when the user moved it (an untouched view fits the whole trace, which may have grown).
+    const TimeRange bounds = old.timeBounds();
+    if (old.axis().start != bounds.from || old.axis().end != bounds.to)
+        m_timeline->setVisibleRange(old.axis().start, old.axis().end, false);
+    // The track at the top of the view (or the first below a group's header there), at the same height:
+    // tracks and lanes the sample lacked appear where the full trace puts them.
+    const auto& rows = old.layout().rows();
+    int row = old.layout().rowAt(old.scrollY());
+    while (row >= 0 && std::size_t(row) < rows.size() && !rows[std::size_t(row)].track.isValid())
+        ++row;
+    if (row >= 0 && std::size_t(row) < rows.size()) {
+        const LaneRow& top = rows[std::size_t(row)];
+        const TrackKey key = keyOf(before, old.layout().sourceTrackOf(top.track));
+        for (const LaneRow& r : m_timeline->layout().rows())
+            if (r.track.isValid() && r.depth == top.depth &&
+                keyOf(m_timeline->store(), m_timeline->layout().sourceTrackOf(r.track)) == key) {
+                m_timeline->setScrollY(r.y + (old.scrollY() - top.y));
+                break;
+            }
+    }
+    dropPreview();
+}
+
+void TraceView::dropPreview() {
+    if (!m_previewPage) return;
+    m_stack->removeWidget(m_previewPage);
+    m_previewPage->deleteLater();
+    m_previewPage = nullptr;
+    m_previewTimeline = nullptr;
+    m_previewLabel = nullptr;
+    m_previewProgress = nullptr;
+    m_previewCancel = nullptr;
+    m_preview.reset();
+}
+
+} // namespace kinetoscope

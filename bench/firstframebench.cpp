@@ -1,0 +1,109 @@
+// kinetoscope-bench-firstframe TRACE [--size WxH] [--no-preview]
+//
+// What a user waits for when opening a trace in the viewer (a TraceView, as a tab shows it, 1400x900 by
+// default), from the moment it is asked to open the file: the first painted frame with lanes (the preview of
+// a large file, LoadOptions::preview, or the full trace of a small one), the complete store on screen, and
+// the panels filled (every analysis); the UI thread's frames while the file loads (each a full repaint of the
+// preview timeline, one every 16 ms, and the gaps between those ticks: how late the event loop was); and the
+// process's peak memory. Last line: `first_frame_s=.. store_s=.. full_frame_s=.. panels_s=.. frame_p50_ms=..
+// frame_p99_ms=.. tick_p99_ms=.. frames=.. peak_rss_mb=..`.
+#include "timeline/headlessrender.h"
+#include "timeline/timelinewidget.h"
+#include "views/traceview.h"
+
+#include <QApplication>
+#include <QTimer>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+using namespace kinetoscope;
+
+namespace {
+double percentile(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, std::size_t(p * double(v.size() - 1) + 0.5))];
+}
+} // namespace
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QString path;
+    QSize size(1400, 900);
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
+            const auto s = parseSize(QString::fromLocal8Bit(argv[++i]));
+            if (!s) return std::fprintf(stderr, "bad --size\n"), 2;
+            size = *s;
+        } else if (std::strcmp(argv[i], "--no-preview") == 0) {
+            qputenv("KINETOSCOPE_PREVIEW_MIN_BYTES", "1099511627776");
+        } else {
+            path = QString::fromLocal8Bit(argv[i]);
+        }
+    }
+    if (path.isEmpty()) {
+        std::fprintf(stderr, "usage: kinetoscope-bench-firstframe TRACE [--size WxH] [--no-preview]\n");
+        return 2;
+    }
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    const auto since = [&](Clock::time_point t) { return std::chrono::duration<double>(t - t0).count(); };
+    double firstFrame = -1, store = -1, fullFrame = -1, panels = -1;
+    std::vector<double> frames, ticks;
+    auto* view = new TraceView(path);
+    view->resize(size);
+    view->show();
+    // The first frame: painted at once when the preview (or the full trace) is on screen.
+    QObject::connect(view, &TraceView::previewShown, [&] {
+        view->previewTimeline()->grab();
+        firstFrame = since(Clock::now());
+        std::fprintf(stderr, "preview on screen at %.3f s\n", firstFrame);
+    });
+    QTimer frameTimer;
+    frameTimer.setInterval(16);
+    auto lastTick = Clock::now();
+    QObject::connect(&frameTimer, &QTimer::timeout, [&] {
+        const auto now = Clock::now();
+        ticks.push_back(std::chrono::duration<double, std::milli>(now - lastTick).count());
+        lastTick = now;
+        if (TimelineWidget* preview = view->previewTimeline()) {
+            const auto start = Clock::now();
+            preview->grab();
+            frames.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+        }
+    });
+    frameTimer.start();
+    QObject::connect(view, &TraceView::stateChanged, [&](TraceView::State s) {
+        if (s != TraceView::State::Ready) {
+            std::fprintf(stderr, "%s: %s\n", qPrintable(path), qPrintable(view->errorMessage()));
+            app.exit(1);
+            return;
+        }
+        store = since(Clock::now());
+        frameTimer.stop();
+        view->timeline()->grab();
+        fullFrame = since(Clock::now());
+        if (firstFrame < 0) firstFrame = fullFrame;
+    });
+    QObject::connect(view, &TraceView::analysisReady, [&] {
+        panels = since(Clock::now());
+        app.exit(0);
+    });
+    const int rc = app.exec();
+    if (rc != 0) return rc;
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    std::printf("first_frame_s=%.3f store_s=%.3f full_frame_s=%.3f panels_s=%.3f frame_p50_ms=%.1f "
+                "frame_p99_ms=%.1f tick_p99_ms=%.1f frames=%zu peak_rss_mb=%.0f\n",
+                firstFrame, store, fullFrame, panels, percentile(frames, 0.5), percentile(frames, 0.99),
+                percentile(ticks, 0.99), frames.size(), double(usage.ru_maxrss) / 1024.0);
+    delete view;
+    return 0;
+}

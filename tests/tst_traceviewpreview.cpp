@@ -1,0 +1,122 @@
+// The viewer's first screen of a large file (app/views/traceviewpreview.cpp): a timeline of a sample of the
+// trace while the rest loads, under a strip with the progress and Cancel; the full trace then takes its place
+// keeping the time range the user chose and the track at the top of the view; Cancel from the preview ends
+// the load at once and leaves no preview behind. The threshold is lowered to take a real 30-odd MB trace for
+// a large one, and the full parse held back a moment (KINETOSCOPE_PREVIEW_HOLD_MS) so that the test acts on
+// the preview first, as a user would.
+#include "shell/mainwindow.h"
+#include "testsupport.h"
+#include "timeline/timelinewidget.h"
+#include "views/traceview.h"
+
+#include <QElapsedTimer>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace kinetoscope;
+
+class TestTraceViewPreview : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase();
+    void swapKeepsTheView();
+    void cancelFromThePreview();
+    void smallFileHasNone();
+    void cleanupTestCase();
+
+  private:
+    MainWindow* m_window = nullptr;
+};
+
+namespace {
+const QString trace = QString::fromStdString(test::tracePath(test::traces::qwenH100));
+
+// The track at the top of the view, or the first below the group header there, and how far the view's top is
+// below that track's top.
+std::pair<std::string, double> topTrack(TimelineWidget& t) {
+    const auto& rows = t.layout().rows();
+    int row = t.layout().rowAt(t.scrollY());
+    while (row >= 0 && std::size_t(row) < rows.size() && !rows[std::size_t(row)].track.isValid())
+        ++row;
+    if (row < 0 || std::size_t(row) >= rows.size()) return {};
+    const LaneRow& r = rows[std::size_t(row)];
+    return {t.layout().trackTitle(r.track) + "#" + std::to_string(r.depth), t.scrollY() - r.y};
+}
+} // namespace
+
+void TestTraceViewPreview::initTestCase() {
+    qputenv("KINETOSCOPE_PREVIEW_MIN_BYTES", "1");
+    qputenv("KINETOSCOPE_PREVIEW_HOLD_MS", "1500");
+    m_window = new MainWindow;
+    m_window->resize(1400, 560); // the trace's tracks overflow: the view can scroll
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+}
+
+void TestTraceViewPreview::swapKeepsTheView() {
+    TraceView* view = m_window->openTrace(trace);
+    QSignalSpy shown(view, &TraceView::previewShown);
+    QVERIFY(shown.wait(30000));
+    QCOMPARE(view->state(), TraceView::State::Loading);
+    TimelineWidget* preview = view->previewTimeline();
+    QVERIFY(preview && preview->isVisible());
+    QTest::qWait(50); // laid out
+    if (const QString dir = qEnvironmentVariable("KINETOSCOPE_SNAPSHOT_DIR"); !dir.isEmpty())
+        view->grab().save(dir + QStringLiteral("/preview-first-screen.png"));
+    // The user zooms into the middle and scrolls a few tracks down.
+    const TimeNs lo = preview->store().minTime(), span = preview->store().maxTime() - lo;
+    const TimeNs from = lo + span * 2 / 5, to = lo + span * 9 / 20;
+    preview->setVisibleRange(from, to);
+    const auto& rows = preview->layout().rows();
+    std::size_t pick = 0;
+    for (std::size_t i = 0; i < rows.size() && pick == 0; ++i)
+        if (rows[i].track.isValid() && rows[i].y > 60) pick = i;
+    QVERIFY(pick > 0);
+    preview->setScrollY(rows[pick].y + 5);
+    QVERIFY(preview->scrollY() > 0);
+    const auto top = topTrack(*preview);
+    QVERIFY(!top.first.empty());
+
+    QVERIFY(QTest::qWaitFor([&] { return view->state() == TraceView::State::Ready; }, 30000));
+    QVERIFY(!view->previewTimeline());
+    TimelineWidget* full = view->timeline();
+    QVERIFY(!full->store().stats().preview);
+    QCOMPARE(full->axis().start, from);
+    QCOMPARE(full->axis().end, to);
+    QCOMPARE(topTrack(*full), top);
+}
+
+void TestTraceViewPreview::cancelFromThePreview() {
+    TraceView* view = m_window->openTrace(trace);
+    QSignalSpy shown(view, &TraceView::previewShown);
+    QVERIFY(shown.wait(30000));
+    QPushButton* cancel = nullptr;
+    for (QPushButton* b : view->findChildren<QPushButton*>())
+        if (b->text() == QStringLiteral("Cancel") && b->isVisible()) cancel = b;
+    QVERIFY(cancel);
+    QElapsedTimer clock;
+    clock.start();
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QVERIFY(QTest::qWaitFor([&] { return view->state() == TraceView::State::Cancelled; }, 5000));
+    QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
+    QVERIFY(!view->previewTimeline());
+    QVERIFY(view->findChildren<TimelineWidget*>().isEmpty());
+}
+
+// Under the threshold the first screen is the full trace.
+void TestTraceViewPreview::smallFileHasNone() {
+    qputenv("KINETOSCOPE_PREVIEW_MIN_BYTES", "1000000000");
+    TraceView* view = m_window->openTrace(trace);
+    QSignalSpy shown(view, &TraceView::previewShown);
+    QVERIFY(QTest::qWaitFor([&] { return view->state() == TraceView::State::Ready; }, 30000));
+    QCOMPARE(shown.count(), 0);
+    qputenv("KINETOSCOPE_PREVIEW_MIN_BYTES", "1");
+}
+
+void TestTraceViewPreview::cleanupTestCase() {
+    delete m_window;
+}
+
+QTEST_MAIN(TestTraceViewPreview)
+#include "tst_traceviewpreview.moc"
