@@ -232,9 +232,10 @@ void buildPreview(const std::shared_ptr<const SourceBuffer>& source, std::size_t
                   unsigned threads) {
     const std::string_view text = source->text();
     const std::size_t total = text.size() - eventsBegin;
-    constexpr std::size_t pieces = 64;
+    // Many small pieces rather than a few large ones: the sample then shows every part of the trace.
+    constexpr std::size_t pieces = 256;
     const std::size_t pieceBytes =
-        std::clamp<std::size_t>(total / 16, std::size_t(4) << 20, std::size_t(48) << 20) / pieces;
+        std::clamp<std::size_t>(total / 16, std::size_t(4) << 20, std::size_t(32) << 20) / pieces;
     std::vector<std::size_t> begins;
     for (std::size_t k = 0; k < pieces; ++k) {
         std::size_t begin = eventsBegin;
@@ -245,7 +246,9 @@ void buildPreview(const std::shared_ptr<const SourceBuffer>& source, std::size_t
             if (comma == std::string_view::npos) continue;
             begin = skipSpace(text, comma + 1);
         }
-        if (!begins.empty() && begin < begins.back() + pieceBytes) continue; // would overlap the one before
+        const std::size_t previous =
+            begins.size() == 1 ? std::max(pieceBytes, std::size_t(1) << 20) : pieceBytes;
+        if (!begins.empty() && begin < begins.back() + previous) continue; // would overlap the one before
         begins.push_back(begin);
     }
     std::vector<ParsedChunk> chunks(begins.size());
@@ -255,7 +258,10 @@ void buildPreview(const std::shared_ptr<const SourceBuffer>& source, std::size_t
         EventParser parser;
         for (std::size_t i; (i = next.fetch_add(1)) < begins.size();) {
             chunks[i].begin = begins[i];
-            const std::size_t limit = i + 1 == begins.size() ? text.size() : begins[i] + pieceBytes;
+            // The first piece is larger: the metadata that names processes and threads usually opens the
+            // array.
+            const std::size_t size = i == 0 ? std::max(pieceBytes, std::size_t(1) << 20) : pieceBytes;
+            const std::size_t limit = i + 1 == begins.size() ? text.size() : begins[i] + size;
             ends[i] = parseRobust(parser, text, begins[i], limit, chunks[i], options.cancel);
             chunks[i].ok = true;
             chunks[i].tallyThreads();

@@ -32,8 +32,9 @@ struct LoadOptions {
     PhaseTimingFn phaseTiming;
     // The viewer's first screen for a large file: when the JSON text is at least previewMinBytes, called once
     // on the loading thread, before the full parse, with a store built from pieces of the event array spread
-    // over the whole file (about 1/16 of it, at most 48 MiB; ImportStats::preview set). Its events are the
-    // full store's, over about the same span; a piece that does not parse is left out. Empty: no preview.
+    // over the whole file (256 pieces, 1/16 of it in all, at most 32 MiB; ImportStats::preview set). Its
+    // events are the full store's, over about the same span; a piece that does not parse is left out. Empty:
+    // no preview.
     std::function<void(std::unique_ptr<const TraceStore>)> preview;
     std::size_t previewMinBytes = std::size_t(64) << 20;
     // What the store calls its source (TraceStore::sourcePath()): the file (open/opentrace sets it), or a
