@@ -1,4 +1,4 @@
-// kinetoscope-bench-firstframe TRACE [--size WxH] [--no-preview]
+// kinetoscope-bench-firstframe TRACE [--size WxH] [--no-preview] [--idle]
 //
 // What a user waits for when opening a trace in the viewer (a TraceView, as a tab shows it, 1400x900 by
 // default), from the moment it is asked to open the file: the first painted frame with lanes (the preview of
@@ -37,11 +37,14 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QString path;
     QSize size(1400, 900);
+    bool idle = false;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
             const auto s = parseSize(QString::fromLocal8Bit(argv[++i]));
             if (!s) return std::fprintf(stderr, "bad --size\n"), 2;
             size = *s;
+        } else if (std::strcmp(argv[i], "--idle") == 0) {
+            idle = true;
         } else if (std::strcmp(argv[i], "--no-preview") == 0) {
             qputenv("KINETOSCOPE_PREVIEW_MIN_BYTES", "1099511627776");
         } else {
@@ -49,7 +52,7 @@ int main(int argc, char** argv) {
         }
     }
     if (path.isEmpty()) {
-        std::fprintf(stderr, "usage: kinetoscope-bench-firstframe TRACE [--size WxH] [--no-preview]\n");
+        std::fprintf(stderr, "usage: kinetoscope-bench-firstframe TRACE [--size WxH] [--no-preview] [--idle]\n");
         return 2;
     }
     using Clock = std::chrono::steady_clock;
@@ -79,7 +82,7 @@ int main(int argc, char** argv) {
             frames.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
         }
     });
-    frameTimer.start();
+    if (!idle) frameTimer.start();
     QObject::connect(view, &TraceView::stateChanged, [&](TraceView::State s) {
         if (s != TraceView::State::Ready) {
             std::fprintf(stderr, "%s: %s\n", qPrintable(path), qPrintable(view->errorMessage()));
