@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
         }
     }
     if (path.isEmpty()) {
-        std::fprintf(stderr, "usage: kinetoscope-bench-firstframe TRACE [--size WxH] [--no-preview] [--idle]\n");
+        std::fprintf(stderr,
+                     "usage: kinetoscope-bench-firstframe TRACE [--size WxH] [--no-preview] [--idle]\n");
         return 2;
     }
     using Clock = std::chrono::steady_clock;
