@@ -1,9 +1,10 @@
 // The viewer's first screen of a large file (app/views/traceviewpreview.cpp): a timeline of a sample of the
 // trace while the rest loads, under a strip with the progress and Cancel; the full trace then takes its place
-// keeping the time range the user chose and the track at the top of the view; Cancel from the preview ends
-// the load at once and leaves no preview behind. The threshold is lowered to take a real 30-odd MB trace for
-// a large one, and the full parse held back a moment (KINETOSCOPE_PREVIEW_HOLD_MS) so that the test acts on
-// the preview first, as a user would.
+// keeping the time range the user chose, the track at the top of the view and the slice selected (Details
+// shows it, on the preview too); Cancel from the preview ends the load at once and leaves no preview behind.
+// The threshold is lowered to take a real 30-odd MB trace for a large one, and the full parse held back a
+// moment (KINETOSCOPE_PREVIEW_HOLD_MS) so that the test acts on the preview first, as a user would.
+#include "panels/detailspanel.h"
 #include "shell/mainwindow.h"
 #include "testsupport.h"
 #include "timeline/timelinewidget.h"
@@ -78,8 +79,28 @@ void TestTraceViewPreview::swapKeepsTheView() {
     const auto top = topTrack(*preview);
     QVERIFY(!top.first.empty());
 
+    // And clicks a kernel: Details shows it.
+    EventRef kernel;
+    const TraceStore& sample = preview->store();
+    for (std::uint32_t ti = 0; ti < sample.tracks().size() && !kernel.isValid(); ++ti)
+        if (sample.tracks()[ti].kind == TrackKind::GpuStream && sample.tracks()[ti].sliceCount() > 10)
+            kernel = {TrackId(ti), EventIndex(10)};
+    QVERIFY(kernel.isValid());
+    preview->setSelected(kernel);
+    const std::string kernelName(sample.nameOf(kernel));
+    const TimeNs kernelStart = sample.track(kernel.track).starts[kernel.index.value];
+    DetailsPanel* previewDetails = view->findChild<DetailsPanel*>();
+    QVERIFY(previewDetails && previewDetails->isVisible());
+    QVERIFY(previewDetails->toPlainText().contains(QString::fromStdString(kernelName)));
+
     QVERIFY(QTest::qWaitFor([&] { return view->state() == TraceView::State::Ready; }, 30000));
     QVERIFY(!view->previewTimeline());
+    // The same kernel selected in the full trace, in its Details.
+    const EventRef selected = view->timeline()->selected();
+    QVERIFY(selected.isValid());
+    QCOMPARE(std::string(view->timeline()->store().nameOf(selected)), kernelName);
+    QCOMPARE(view->timeline()->store().track(selected.track).starts[selected.index.value], kernelStart);
+    QVERIFY(view->details()->toPlainText().contains(QString::fromStdString(kernelName)));
     TimelineWidget* full = view->timeline();
     QVERIFY(!full->store().stats().preview);
     QCOMPARE(full->axis().start, from);

@@ -256,7 +256,6 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     cl->addWidget(splitter, 1);
     m_stack->addWidget(content);
     m_stack->setCurrentWidget(content);
-    takeViewFromPreview();
 
     connect(m_timeline, &TimelineWidget::selectionChanged, this, [this](EventRef ref) {
         m_details->showEvent(ref);
@@ -292,6 +291,7 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
         m_searchBar->setText({});
         m_timeline->setFocus();
     });
+    takeViewFromPreview(); // with everything connected: a selection carried over shows in Details
     m_state = State::Ready;
     m_timeline->setFocus();
     runAnalysis();

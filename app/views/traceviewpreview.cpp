@@ -5,6 +5,7 @@
 // their analyses start then.
 #include "views/traceview.h"
 
+#include "panels/detailspanel.h"
 #include "shell/loadjob.h"
 #include "timeline/timelinewidget.h"
 
@@ -13,6 +14,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSplitter>
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
@@ -60,8 +62,18 @@ void TraceView::onPreview(std::shared_ptr<LoadedTrace> preview) {
     sl->addWidget(m_previewProgress);
     sl->addWidget(m_previewCancel);
     pl->addWidget(strip);
-    m_previewTimeline = new TimelineWidget(preview, m_previewPage);
-    pl->addWidget(m_previewTimeline, 1);
+    // The timeline, and Details for what is clicked on it.
+    auto* split = new QSplitter(Qt::Vertical, m_previewPage);
+    m_previewTimeline = new TimelineWidget(preview, split);
+    auto* details = new DetailsPanel(*preview->store, split);
+    split->addWidget(m_previewTimeline);
+    split->addWidget(details);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    pl->addWidget(split, 1);
+    connect(m_previewTimeline, &TimelineWidget::selectionChanged, details, &DetailsPanel::showEvent);
+    // The panel reads the sample's store until it is destroyed (after m_preview lets go of it).
+    connect(details, &QObject::destroyed, [keep = preview] {});
     m_stack->addWidget(m_previewPage);
     m_stack->setCurrentWidget(m_previewPage);
     connect(m_previewCancel, &QPushButton::clicked, this, &TraceView::cancelLoad);
@@ -103,6 +115,31 @@ void TraceView::takeViewFromPreview() {
                 m_timeline->setScrollY(r.y + (old.scrollY() - top.y));
                 break;
             }
+    }
+    // The slice selected on the sample: the same one of the full trace (same track, start, duration and
+    // name).
+    if (const EventRef picked = old.selected();
+        picked.isValid() && picked.track.value < before.tracks().size()) {
+        const Track& pt = before.track(picked.track);
+        const std::uint32_t prow = picked.index.value;
+        const TrackKey key = keyOf(before, picked.track);
+        const std::string_view name = before.strings().view(pt.names[prow]);
+        const TraceStore& after = m_timeline->store();
+        for (std::uint32_t ti = 0; ti < after.tracks().size(); ++ti) {
+            const Track& t = after.tracks()[ti];
+            if (!(keyOf(after, TrackId(ti)) == key)) continue;
+            for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
+                const auto [lo, hi] = t.rowsInRange(d, pt.starts[prow], pt.starts[prow]);
+                for (std::uint32_t r = lo; r < hi; ++r)
+                    if (t.starts[r] == pt.starts[prow] && t.durations[r] == pt.durations[prow] &&
+                        after.strings().view(t.names[r]) == name) {
+                        m_timeline->setSelected({TrackId(ti), EventIndex(r)});
+                        d = std::uint32_t(t.laneCount());
+                        break;
+                    }
+            }
+            break;
+        }
     }
     dropPreview();
 }
