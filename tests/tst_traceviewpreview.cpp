@@ -4,6 +4,7 @@
 // shows it, on the preview too); Cancel from the preview ends the load at once and leaves no preview behind.
 // The threshold is lowered to take a real 30-odd MB trace for a large one, and the full parse held back a
 // moment (KINETOSCOPE_PREVIEW_HOLD_MS) so that the test acts on the preview first, as a user would.
+#include "panels/analysispanels.h"
 #include "panels/detailspanel.h"
 #include "shell/mainwindow.h"
 #include "testsupport.h"
@@ -24,6 +25,7 @@ class TestTraceViewPreview : public QObject {
     void swapKeepsTheView();
     void cancelFromThePreview();
     void smallFileHasNone();
+    void panelsSayTheyAreComputing();
     void cleanupTestCase();
 
   private:
@@ -133,6 +135,22 @@ void TestTraceViewPreview::smallFileHasNone() {
     QVERIFY(QTest::qWaitFor([&] { return view->state() == TraceView::State::Ready; }, 30000));
     QCOMPARE(shown.count(), 0);
     qputenv("KINETOSCOPE_PREVIEW_MIN_BYTES", "1");
+}
+
+// The analyses start with the full trace: until each panel has its result it says it is computing.
+void TestTraceViewPreview::panelsSayTheyAreComputing() {
+    TraceView* view = m_window->openTrace(trace);
+    bool computingWhenReady = false;
+    connect(view, &TraceView::stateChanged, this, [&](TraceView::State s) {
+        if (s == TraceView::State::Ready)
+            computingWhenReady = view->overviewPanel()->isComputing() && view->kernelPanel()->isComputing();
+    });
+    QSignalSpy analysis(view, &TraceView::analysisReady);
+    QVERIFY(analysis.wait(60000));
+    QVERIFY(computingWhenReady);
+    QVERIFY(!view->overviewPanel()->isComputing());
+    QVERIFY(!view->kernelPanel()->isComputing());
+    QVERIFY(!view->memoryPanel()->isComputing());
 }
 
 void TestTraceViewPreview::cleanupTestCase() {

@@ -317,6 +317,9 @@ void TraceView::runAnalysis() {
                     .arg(QString::fromStdString(formatDuration(scope->second - scope->first)),
                          QString::fromStdString(formatTimeOffset(scope->first - store.minTime(), 1000)))
               : tr("Scope: whole trace — computing…"));
+    for (AnalysisPanel* panel : std::initializer_list<AnalysisPanel*>{
+             m_overview, m_operators, m_kernels, m_memory, m_modules, m_roofline, m_compiled})
+        panel->setComputing(true);
     auto trace = m_trace;
     QPointer<TraceView> self(this);
     startBackground([trace, scope, ops, kernels, self, generation] {
@@ -384,7 +387,10 @@ void TraceView::fillPanel(std::shared_ptr<const AnalysisResult> result, std::uin
         emit analysisReady();
         return;
     }
-    if (panels[index]) panels[index]->setResult(result);
+    if (panels[index]) {
+        panels[index]->setResult(result);
+        panels[index]->setComputing(false);
+    }
     if (panels[index] && panels[index] == m_compiled) // shown for compiled models only
         m_bottomTabs->setTabVisible(m_bottomTabs->indexOf(m_compiled), m_compiled->hasContent());
     QTimer::singleShot(0, this, [this, result = std::move(result), generation, index] {
