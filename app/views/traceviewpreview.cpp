@@ -18,6 +18,8 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
+#include <optional>
+
 namespace kinetoscope {
 
 namespace {
@@ -28,19 +30,22 @@ struct TrackKey {
     std::string pidText, tidText, name;
     bool operator==(const TrackKey&) const = default;
 };
-TrackKey keyOf(const TraceStore& store, TrackId id) {
+// Derived lanes (GPU utilisation, queues: ids past the store's tracks) have no key: never matched.
+std::optional<TrackKey> keyOf(const TraceStore& store, TrackId id) {
+    if (!id.isValid() || id.value >= store.tracks().size()) return std::nullopt;
     const Track& t = store.track(id);
-    return {t.kind,
-            t.pid,
-            t.tid,
-            std::string(store.strings().view(t.pidText)),
-            std::string(store.strings().view(t.tidText)),
-            std::string(store.strings().view(t.name))};
+    return TrackKey{t.kind,
+                    t.pid,
+                    t.tid,
+                    std::string(store.strings().view(t.pidText)),
+                    std::string(store.strings().view(t.tidText)),
+                    std::string(store.strings().view(t.name))};
 }
 } // namespace
 
 void TraceView::onPreview(std::shared_ptr<LoadedTrace> preview) {
-    if (m_state != State::Loading || m_previewPage || !preview) return;
+    // (A preview queued before Cancel was pressed is not shown: the load is ending.)
+    if (m_state != State::Loading || m_previewPage || !preview || !m_cancel->isEnabled()) return;
     m_preview = preview;
     m_previewPage = new QWidget(m_stack);
     auto* pl = new QVBoxLayout(m_previewPage);
@@ -104,14 +109,16 @@ void TraceView::takeViewFromPreview() {
     // tracks and lanes the sample lacked appear where the full trace puts them.
     const auto& rows = old.layout().rows();
     int row = old.layout().rowAt(old.scrollY());
-    while (row >= 0 && std::size_t(row) < rows.size() && !rows[std::size_t(row)].track.isValid())
+    const auto keyOfRow = [](TimelineWidget& w, const LaneRow& r) {
+        return r.track.isValid() ? keyOf(w.store(), w.layout().sourceTrackOf(r.track)) : std::nullopt;
+    };
+    while (row >= 0 && std::size_t(row) < rows.size() && !keyOfRow(old, rows[std::size_t(row)]))
         ++row;
     if (row >= 0 && std::size_t(row) < rows.size()) {
         const LaneRow& top = rows[std::size_t(row)];
-        const TrackKey key = keyOf(before, old.layout().sourceTrackOf(top.track));
+        const auto key = keyOfRow(old, top);
         for (const LaneRow& r : m_timeline->layout().rows())
-            if (r.track.isValid() && r.depth == top.depth &&
-                keyOf(m_timeline->store(), m_timeline->layout().sourceTrackOf(r.track)) == key) {
+            if (r.depth == top.depth && keyOfRow(*m_timeline, r) == key) {
                 m_timeline->setScrollY(r.y + (old.scrollY() - top.y));
                 break;
             }
@@ -122,7 +129,7 @@ void TraceView::takeViewFromPreview() {
         picked.isValid() && picked.track.value < before.tracks().size()) {
         const Track& pt = before.track(picked.track);
         const std::uint32_t prow = picked.index.value;
-        const TrackKey key = keyOf(before, picked.track);
+        const auto key = keyOf(before, picked.track);
         const std::string_view name = before.strings().view(pt.names[prow]);
         const TraceStore& after = m_timeline->store();
         for (std::uint32_t ti = 0; ti < after.tracks().size(); ++ti) {

@@ -282,7 +282,9 @@ void buildPreview(const std::shared_ptr<const SourceBuffer>& source, std::size_t
     store.stats.jsonBytes = fileStats.jsonBytes;
     store.stats.gzip = fileStats.gzip;
     store.stats.preview = true;
-    if (!ends.empty() && ends.back().arrayClosed)
+    // (Only a short trailer: a last piece that began inside a long one could take a nested ']' for the
+    // array's.)
+    if (!ends.empty() && ends.back().arrayClosed && text.size() - ends.back().arrayClose < pieceBytes)
         readTrailingKeys(text, ends.back().arrayClose, sampled, store.stats);
     store.metadata.topLevel = std::move(sampled.topLevel);
     decodeTopLevelMetadata(store.metadata);

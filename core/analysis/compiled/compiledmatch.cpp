@@ -41,16 +41,28 @@ std::vector<std::string> tritonSequence(const TraceStore& store, const CompiledG
     return out;
 }
 
-// The same kernel, renumbered or not.
-bool sameKernel(const std::string& a, const std::string& b) {
-    if (a == b) return true;
-    const std::string stem = tritonKernelStem(a);
-    return !stem.empty() && stem == tritonKernelStem(b);
+// Each name as a number standing for its kernel renumbered or not (the name without its trailing `_N`, or the
+// name itself when it has none), the same number in both sequences: the alignment then compares integers.
+std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> stemIds(const std::vector<std::string>& a,
+                                                                          const std::vector<std::string>& b) {
+    std::map<std::string, std::uint32_t> ids;
+    const auto idsOf = [&](const std::vector<std::string>& names) {
+        std::vector<std::uint32_t> out;
+        out.reserve(names.size());
+        for (const std::string& name : names) {
+            std::string stem = tritonKernelStem(name);
+            if (stem.empty()) stem = name;
+            out.push_back(ids.try_emplace(std::move(stem), std::uint32_t(ids.size())).first->second);
+        }
+        return out;
+    };
+    auto first = idsOf(a);
+    return {std::move(first), idsOf(b)};
 }
 
-// The pairs (i, j) of a longest common subsequence of `a` and `b` under sameKernel.
-std::vector<std::pair<std::size_t, std::size_t>> align(const std::vector<std::string>& a,
-                                                       const std::vector<std::string>& b) {
+// The pairs (i, j) of a longest common subsequence of `a` and `b`.
+std::vector<std::pair<std::size_t, std::size_t>> align(const std::vector<std::uint32_t>& a,
+                                                       const std::vector<std::uint32_t>& b) {
     const std::size_t n = a.size(), m = b.size();
     if (n == 0 || m == 0 || (n + 1) * (m + 1) > mostCells) return {};
     // lcs[i][j]: of a[i..] and b[j..] (32 bits: under mostCells one sequence may still be long).
@@ -58,10 +70,10 @@ std::vector<std::pair<std::size_t, std::size_t>> align(const std::vector<std::st
     const auto at = [&](std::size_t i, std::size_t j) -> std::uint32_t& { return lcs[i * (m + 1) + j]; };
     for (std::size_t i = n; i-- > 0;)
         for (std::size_t j = m; j-- > 0;)
-            at(i, j) = sameKernel(a[i], b[j]) ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
+            at(i, j) = a[i] == b[j] ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
     std::vector<std::pair<std::size_t, std::size_t>> pairs;
     for (std::size_t i = 0, j = 0; i < n && j < m;) {
-        if (sameKernel(a[i], b[j]) && at(i, j) == at(i + 1, j + 1) + 1) {
+        if (a[i] == b[j] && at(i, j) == at(i + 1, j + 1) + 1) {
             pairs.emplace_back(i++, j++);
         } else if (at(i + 1, j) >= at(i, j + 1)) {
             ++i;
@@ -99,7 +111,8 @@ std::vector<CompiledKernelMatch> matchCompiledKernels(const TraceStore& a, const
             const std::vector<std::string> seqA = tritonSequence(a, ga), seqB = tritonSequence(b, gb);
             // Votes: how often each kernel of A was aligned with each of B.
             std::map<std::string, std::map<std::string, std::uint32_t>> votes;
-            for (const auto& [i, j] : align(seqA, seqB))
+            const auto [idsA, idsB] = stemIds(seqA, seqB);
+            for (const auto& [i, j] : align(idsA, idsB))
                 ++votes[seqA[i]][seqB[j]];
             // Each kernel of A to the one of B it was aligned with most; a kernel of B taken once, by the
             // kernel of A with the most votes for it.

@@ -23,14 +23,23 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
     // Two independent halves of about equal cost (on the 237 MB trace of bench/RESULTS.md, one thread each:
     // the memory analysis, 183 ms, against everything else, 66 ms of operator tables and roofline, 77 of
     // overview and 40 of the rest).
+    // Without the memory analysis, the operator tables and roofline (each building the host trees) go beside
+    // the rest instead.
+    const bool memory = wants(ReportSection::Memory);
+    const auto operatorsAndRoofline = [&] {
+        r->summary = summarize(store, operators, from, to, wants(ReportSection::Operators));
+        if (wants(ReportSection::Roofline) || advice) r->perfModel = perfModel(store, from, to);
+    };
     parallelInvoke(
         true,
         [&] {
-            if (wants(ReportSection::Memory)) r->memory = analyzeMemory(store, from, to);
+            if (memory)
+                r->memory = analyzeMemory(store, from, to);
+            else
+                operatorsAndRoofline();
         },
         [&] {
-            r->summary = summarize(store, operators, from, to, wants(ReportSection::Operators));
-            if (wants(ReportSection::Roofline) || advice) r->perfModel = perfModel(store, from, to);
+            if (memory) operatorsAndRoofline();
             if (wants(ReportSection::Overview) || advice) r->overview = computeOverview(store, from, to);
             if (wants(ReportSection::Kernels)) r->kernels = kernelTable(store, kernels, from, to);
             r->facts = runFacts(store);
