@@ -14,12 +14,25 @@
 
 namespace kinetoscope::fuzz {
 
+inline int brokenInvariant(const TraceStore& s);
+
 inline LoadResult loadBytes(const std::uint8_t* data, std::size_t size) {
     LoadOptions options;
     // Small pieces exercise the splitter and its repairs on small inputs; two threads only for some inputs
     // (spawning threads dominates the cost of a small input).
     options.threads = size > 0 && (data[size - 1] & 1) ? 2 : 1;
     options.chunkBytes = 256;
+    // Half the inputs also build the viewer's preview (a store of pieces spread over the file, LoadOptions::
+    // preview), which must keep the same invariants whatever its pieces start on.
+    if (size % 2 == 1) {
+        options.previewMinBytes = 0;
+        options.preview = [](std::unique_ptr<const TraceStore> preview) {
+            if (const int line = brokenInvariant(*preview)) {
+                std::fprintf(stderr, "preview: invariant broken: fuzz_input.h:%d\n", line);
+                std::abort();
+            }
+        };
+    }
     if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
         const int fd = memfd_create("fuzz", 0);
         if (fd < 0) return {};
