@@ -9,6 +9,8 @@
 #include "snapshot/snapshotloader.h"
 #include "timeline/headlessrender.h"
 
+#include "percentile.h"
+
 #include <QApplication>
 
 #include <algorithm>
@@ -21,15 +23,7 @@
 
 using namespace kinetoscope;
 
-namespace {
-
-double percentile(std::vector<double> v, double p) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[std::min(v.size() - 1, std::size_t(p * double(v.size() - 1) + 0.5))];
-}
-
-} // namespace
+using bench::percentile;
 
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
