@@ -106,6 +106,19 @@ void writeInductor(JsonWriter<std::string>& w, const InductorReport& r) {
                 w.str(item);
             w.endArray();
         };
+        // Model lines: file and line, with the code where the kernel's own list gives it.
+        const auto modelLines = [&](const std::vector<ModelLine>& lines, bool withCode) {
+            w.key("model_lines");
+            w.beginArray();
+            for (const ModelLine& m : lines) {
+                w.beginObject();
+                w.strField("file", m.file);
+                w.numField("line", std::uint64_t(m.line));
+                if (withCode) w.strField("code", m.code);
+                w.endObject();
+            }
+            w.endArray();
+        };
         w.key("kernel_sources");
         w.beginArray({"\n   ", ",\n   ", "\n  "});
         for (const KernelSource& k : r.sources->found) {
@@ -119,18 +132,7 @@ void writeInductor(JsonWriter<std::string>& w, const InductorReport& r) {
             if (!k.code.kernelPath.empty()) w.strField("kernel_path", k.code.kernelPath);
             strings("aten_ops", k.code.atenOps);
             strings("fx_nodes", k.code.fxNodes);
-            if (!k.modelLines.empty()) {
-                w.key("model_lines");
-                w.beginArray();
-                for (const ModelLine& m : k.modelLines) {
-                    w.beginObject();
-                    w.strField("file", m.file);
-                    w.numField("line", std::uint64_t(m.line));
-                    w.strField("code", m.code);
-                    w.endObject();
-                }
-                w.endArray();
-            }
+            if (!k.modelLines.empty()) modelLines(k.modelLines, true);
             if (!k.calls.empty()) {
                 // Inductor's provenance: each call of the kernel in its graph's `call`, with its own nodes.
                 w.key("calls");
@@ -140,15 +142,7 @@ void writeInductor(JsonWriter<std::string>& w, const InductorReport& r) {
                     w.numField("handle", std::uint64_t(c.handle));
                     strings("post_nodes", c.postNodes);
                     strings("pre_nodes", c.preNodes);
-                    w.key("model_lines");
-                    w.beginArray();
-                    for (const ModelLine& m : c.modelLines) {
-                        w.beginObject();
-                        w.strField("file", m.file);
-                        w.numField("line", std::uint64_t(m.line));
-                        w.endObject();
-                    }
-                    w.endArray();
+                    modelLines(c.modelLines, false);
                     w.endObject();
                 }
                 w.endArray();
