@@ -222,6 +222,16 @@ struct ChunkPlan {
     std::size_t end = 0;   // the ',' before the next chunk, or the end of the text for the last one
 };
 
+// Runs `worker` on `threads` threads (this one among them) and returns when all have finished.
+template <typename Worker> void runWorkers(unsigned threads, const Worker& worker) {
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t)
+        pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool)
+        t.join();
+}
+
 // The first screen of a large file (LoadOptions::preview): pieces of the event array spread evenly over the
 // whole file, parsed on `threads` threads and built into a store of their own. Each piece starts at an event
 // boundary found from its nominal offset (a false one inside a string only costs that piece some events:
@@ -267,14 +277,7 @@ void buildPreview(const std::shared_ptr<const SourceBuffer>& source, std::size_t
             chunks[i].tallyThreads();
         }
     };
-    {
-        std::vector<std::thread> pool;
-        for (unsigned t = 1; t < std::min<unsigned>(threads, unsigned(begins.size())); ++t)
-            pool.emplace_back(worker);
-        worker();
-        for (auto& t : pool)
-            t.join();
-    }
+    runWorkers(std::min<unsigned>(threads, unsigned(begins.size())), worker);
     if (options.cancel && options.cancel->load()) return;
     TraceStoreParts store;
     DocumentLayout sampled = layout;
@@ -370,14 +373,7 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
             }
         }
     };
-    {
-        std::vector<std::thread> pool;
-        for (unsigned t = 1; t < threads; ++t)
-            pool.emplace_back(worker);
-        worker();
-        for (auto& t : pool)
-            t.join();
-    }
+    runWorkers(threads, worker);
     if (cancelled()) return cancelledResult();
     clock.lap("read+parse");
 
