@@ -41,6 +41,29 @@ std::optional<TrackKey> keyOf(const TraceStore& store, TrackId id) {
                     std::string(store.strings().view(t.tidText)),
                     std::string(store.strings().view(t.name))};
 }
+
+// The slice of `after` that is `picked` of `before`: on the track of the same key, with the same start,
+// duration and name.
+std::optional<EventRef> sameSlice(const TraceStore& before, EventRef picked, const TraceStore& after) {
+    const auto key = keyOf(before, picked.track);
+    if (!key || !picked.isValid()) return std::nullopt;
+    const Track& pt = before.track(picked.track);
+    const std::uint32_t prow = picked.index.value;
+    const std::string_view name = before.strings().view(pt.names[prow]);
+    for (std::uint32_t ti = 0; ti < after.tracks().size(); ++ti) {
+        if (keyOf(after, TrackId(ti)) != key) continue;
+        const Track& t = after.tracks()[ti];
+        for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
+            const auto [lo, hi] = t.rowsInRange(d, pt.starts[prow], pt.starts[prow]);
+            for (std::uint32_t r = lo; r < hi; ++r)
+                if (t.starts[r] == pt.starts[prow] && t.durations[r] == pt.durations[prow] &&
+                    after.strings().view(t.names[r]) == name)
+                    return EventRef{TrackId(ti), EventIndex(r)};
+        }
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
 } // namespace
 
 void TraceView::onPreview(std::shared_ptr<LoadedTrace> preview) {
@@ -100,7 +123,6 @@ void TraceView::updatePreviewStrip(const QString& progressText, int permille) {
 void TraceView::takeViewFromPreview() {
     if (!m_previewPage) return;
     TimelineWidget& old = *m_previewTimeline;
-    const TraceStore& before = old.store();
     // The time range, when the user moved it (an untouched view fits the whole trace, which may have grown).
     const TimeRange bounds = old.timeBounds();
     if (old.axis().start != bounds.from || old.axis().end != bounds.to)
@@ -123,31 +145,9 @@ void TraceView::takeViewFromPreview() {
                 break;
             }
     }
-    // The slice selected on the sample: the same one of the full trace (same track, start, duration and
-    // name).
-    if (const EventRef picked = old.selected();
-        picked.isValid() && picked.track.value < before.tracks().size()) {
-        const Track& pt = before.track(picked.track);
-        const std::uint32_t prow = picked.index.value;
-        const auto key = keyOf(before, picked.track);
-        const std::string_view name = before.strings().view(pt.names[prow]);
-        const TraceStore& after = m_timeline->store();
-        for (std::uint32_t ti = 0; ti < after.tracks().size(); ++ti) {
-            const Track& t = after.tracks()[ti];
-            if (!(keyOf(after, TrackId(ti)) == key)) continue;
-            for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
-                const auto [lo, hi] = t.rowsInRange(d, pt.starts[prow], pt.starts[prow]);
-                for (std::uint32_t r = lo; r < hi; ++r)
-                    if (t.starts[r] == pt.starts[prow] && t.durations[r] == pt.durations[prow] &&
-                        after.strings().view(t.names[r]) == name) {
-                        m_timeline->setSelected({TrackId(ti), EventIndex(r)});
-                        d = std::uint32_t(t.laneCount());
-                        break;
-                    }
-            }
-            break;
-        }
-    }
+    // The slice selected on the sample: the same one of the full trace.
+    if (const auto same = sameSlice(old.store(), old.selected(), m_timeline->store()))
+        m_timeline->setSelected(*same);
     dropPreview();
 }
 
