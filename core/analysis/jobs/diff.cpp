@@ -73,8 +73,11 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
     // Two compiles of one model number their Triton kernels apart, and a name can be two kernels (a forward
     // and a backward graph's). Each graph's kernels are matched by their place in its launches
     // (compiledmatch.h): A's launches of a kernel in that graph move to the row of B's kernel they match.
-    std::map<std::string, std::vector<std::string>> aNamesOf; // a row -> the A kernels moved into it
-    std::map<std::string, std::uint64_t> movedInA;            // a row -> A launches moved into it
+    struct MovedIn {
+        std::vector<std::string> names; // the A kernels moved into a row
+        std::uint64_t launches = 0;     // and their launches
+    };
+    std::map<std::string, MovedIn> movedIn; // by B's row
     for (const CompiledKernelMatch& m : matchCompiledKernels(a, inductorReport(a), b, inductorReport(b))) {
         const auto from = kernels.find(m.nameA), to = kernels.find(m.nameB);
         if (from == kernels.end() || to == kernels.end() || to->second.countB == 0) continue;
@@ -85,18 +88,19 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
         from->second.deviceA -= device;
         to->second.countA += count;
         to->second.deviceA += device;
-        aNamesOf[m.nameB].push_back(m.nameA);
-        movedInA[m.nameB] += count;
+        MovedIn& into = movedIn[m.nameB];
+        into.names.push_back(m.nameA);
+        into.launches += count;
     }
     std::erase_if(kernels, [](const auto& k) { return k.second.countA == 0 && k.second.countB == 0; });
     // What the moves left behind: a kernel of A whose only launches moved has no row of its own any more, and
     // a row holding A's launches of another name says so.
     for (auto& [name, row] : kernels) {
-        const auto moved = aNamesOf.find(name);
-        if (moved == aNamesOf.end()) continue;
-        std::vector<std::string> names = moved->second;
+        const auto moved = movedIn.find(name);
+        if (moved == movedIn.end()) continue;
+        std::vector<std::string> names = moved->second.names;
         // A's own launches of this name still here too (a kernel of A matched elsewhere in one graph only).
-        if (row.countA > movedInA[name]) names.push_back(name);
+        if (row.countA > moved->second.launches) names.push_back(name);
         std::sort(names.begin(), names.end());
         names.erase(std::unique(names.begin(), names.end()), names.end());
         for (const std::string& n : names)
