@@ -49,6 +49,14 @@ class TestKernelSourceView : public QObject {
 namespace {
 const char* const rmsNorm8 = "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_8";
 
+// The folder of generated code the viewer remembers for `trace`, as "Find generated code in a folder…" saves
+// it.
+void rememberFolder(const QString& trace, const QString& folder) {
+    QSettings().setValue(QStringLiteral("inductorFolder/") +
+                             QString::fromUtf8(trace.toUtf8().toBase64(QByteArray::Base64UrlEncoding)),
+                         folder);
+}
+
 void writeFile(const QString& path, const std::string& text) {
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly));
@@ -151,9 +159,7 @@ void TestKernelSourceView::folderIsRemembered() {
                              "/tests/data/inductor/output_code_pt27_llama_fwd.py.gz"));
     TraceView* view = open(m_trace);
     QVERIFY(view);
-    QSettings().setValue(QStringLiteral("inductorFolder/") +
-                             QString::fromUtf8(m_trace.toUtf8().toBase64(QByteArray::Base64UrlEncoding)),
-                         cache.path());
+    rememberFolder(m_trace, cache.path());
     TraceView* again = open(m_trace);
     QVERIFY(again);
     const TraceStore& store = *again->trace()->store;
@@ -313,9 +319,7 @@ void TestKernelSourceView::eachLaunchItsNodes() {
     QTemporaryDir debug;
     const QString trace =
         QString::fromStdString(test::writeCompiled3LayersDebugFolder(debug.path().toStdString()));
-    QSettings().setValue(QStringLiteral("inductorFolder/") +
-                             QString::fromUtf8(trace.toUtf8().toBase64(QByteArray::Base64UrlEncoding)),
-                         debug.path());
+    rememberFolder(trace, debug.path());
     TraceView* view = open(trace);
     QVERIFY(view);
     const TraceStore& store = *view->trace()->store;
