@@ -211,7 +211,6 @@ KernelSourceSearch findKernelSources(const TraceStore& store, const std::string&
         }
     }
     KernelSourceSearch result;
-    result.filesRead = s.filesRead;
     // The model lines of kernels found in a debug folder's output_code.py: its fx_graph_readable.py is beside
     // it, and with INDUCTOR_PROVENANCE=1 the nodes of each call of each kernel.
     struct DebugGraph {
