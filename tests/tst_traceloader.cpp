@@ -169,6 +169,11 @@ void TestTraceLoader::variants_data() {
         << R"([{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":5},{"ph":"s","cat":"ac2g","name":"ac2g","id":7,"pid":1,"tid":1,"ts":0},{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":2},{"ph":"f","cat":"ac2g","name":"ac2g","id":7,"pid":0,"tid":7,"ts":10,"bp":"e"}])"
         << "cpu 1/1: 0:cudaLaunchKernel@0+5 | gpu 0/7: 0:k@10+2 | flows: launch 1/1:cudaLaunchKernel->0/7:k"
         << "";
+    QTest::newRow("flow ends bind past instants; one after its slice ended binds to nothing")
+        << R"([{"ph":"X","cat":"cuda_runtime","name":"launch","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"i","name":"m","pid":1,"tid":1,"ts":1,"s":"t"},{"ph":"i","name":"m","pid":1,"tid":1,"ts":2,"s":"t"},{"ph":"s","cat":"ac2g","name":"ac2g","id":1,"pid":1,"tid":1,"ts":5},{"ph":"i","name":"m","pid":1,"tid":1,"ts":20,"s":"t"},{"ph":"i","name":"m","pid":1,"tid":1,"ts":21,"s":"t"},{"ph":"s","cat":"ac2g","name":"ac2g","id":2,"pid":1,"tid":1,"ts":22},{"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":30,"dur":2},{"ph":"f","cat":"ac2g","name":"ac2g","id":1,"pid":0,"tid":7,"ts":30,"bp":"e"},{"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":40,"dur":2},{"ph":"f","cat":"ac2g","name":"ac2g","id":2,"pid":0,"tid":7,"ts":40,"bp":"e"}])"
+        << "cpu 1/1: 0:launch@0+10 0:m@20 0:m@21 1:m@1 1:m@2 | gpu 0/7: 0:k1@30+2 0:k2@40+2 | flows: launch "
+           "1/1:launch->0/7:k1"
+        << "flows_unbound=1";
     QTest::newRow("flow end without bp e binds to the next slice")
         << R"([{"ph":"X","name":"src","pid":1,"tid":1,"ts":0,"dur":5},{"ph":"s","cat":"fwdbwd","name":"fwdbwd","id":1,"pid":1,"tid":1,"ts":1},{"ph":"f","cat":"fwdbwd","name":"fwdbwd","id":1,"pid":1,"tid":2,"ts":8},{"ph":"X","name":"dst","pid":1,"tid":2,"ts":9,"dur":1}])"
         << "cpu 1/1: 0:src@0+5 | cpu 1/2: 0:dst@9+1 | flows: fwdbwd 1/1:src->1/2:dst"

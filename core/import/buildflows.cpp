@@ -117,29 +117,36 @@ void StoreBuild::sweepEnclosing(std::uint32_t trackIndex, const std::uint32_t* f
     if (first == last) return;
     const Track& t = m_store.tracks[trackIndex];
     const std::size_t lanes = t.laneCount();
-    std::vector<std::uint32_t> next(lanes);
+    // Per lane: the first row starting after the current time, and the last slice (not an instant) before
+    // it, kept as the pointer moves, so a run of instants is walked once per track, not once per flow end.
+    constexpr std::uint32_t none = UINT32_MAX;
+    std::vector<std::uint32_t> next(lanes), lastSlice(lanes, none);
     const TimeNs t0 = m_flows[*first].flow.ts;
-    for (std::size_t d = 0; d < lanes; ++d)
-        next[d] = std::uint32_t(
-            std::upper_bound(t.starts.begin() + t.laneBegin[d], t.starts.begin() + t.laneBegin[d + 1], t0) -
-            t.starts.begin());
+    for (std::size_t d = 0; d < lanes; ++d) {
+        const std::uint32_t lo = t.laneBegin[d];
+        next[d] =
+            std::uint32_t(std::upper_bound(t.starts.begin() + lo, t.starts.begin() + t.laneBegin[d + 1], t0) -
+                          t.starts.begin());
+        for (std::uint32_t q = next[d]; q > lo; --q)
+            if (!(t.flags[q - 1] & SliceFlag::Instant)) {
+                lastSlice[d] = q - 1;
+                break;
+            }
+    }
     for (const std::uint32_t* p = first; p != last; ++p) {
         PendingFlow& pf = m_flows[*p];
         const TimeNs ts = pf.flow.ts;
         std::optional<std::uint32_t> found;
         for (std::size_t d = 0; d < lanes; ++d) {
-            const std::uint32_t lo = t.laneBegin[d], hi = t.laneBegin[d + 1];
+            const std::uint32_t hi = t.laneBegin[d + 1];
             std::uint32_t& n = next[d];
-            while (n < hi && t.starts[n] <= ts)
-                ++n;
-            for (std::uint32_t q = n; q > lo; --q) {
-                const std::uint32_t row = q - 1;
-                if (t.flags[row] & SliceFlag::Instant) continue;
-                if (ts < t.endOf(row) || ts == t.starts[row]) found = row;
-                break;
-            }
+            for (; n < hi && t.starts[n] <= ts; ++n)
+                if (!(t.flags[n] & SliceFlag::Instant)) lastSlice[d] = n;
+            const std::uint32_t row = lastSlice[d];
+            if (row != none && (ts < t.endOf(row) || ts == t.starts[row])) found = row;
         }
         if (found) pf.bound = EventRef{TrackId(trackIndex), EventIndex(*found)};
+        pf.tried = true;
     }
 }
 
@@ -147,7 +154,8 @@ void StoreBuild::resolveFlows() {
     ImportStats& stats = m_store.stats;
     const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs = m_flowPairs;
     auto bind = [&](PendingFlow& pf) -> EventRef {
-        if (pf.bound.isValid()) return pf.bound;
+        if (pf.tried) return pf.bound;
+        pf.tried = true;
         auto it = m_threadTracks.find(pf.thread);
         if (it == m_threadTracks.end()) return {};
         const Track& t = m_store.tracks[it->second];

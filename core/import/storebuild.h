@@ -70,6 +70,7 @@ struct PendingFlow {
     ParsedFlow flow; // global ids in name/category/idText
     GlobalThread thread;
     EventRef bound;
+    bool tried = false; // bound looked for (an end with no slice to bind to is not looked for again)
 };
 
 template <typename T, typename Less> void sortFewRuns(std::vector<T>& v, Less less) {
