@@ -43,8 +43,9 @@ LoadOptions loadOptions() {
 }
 
 // Loads or prints the one-line error; exit code 1 on failure.
-std::unique_ptr<const TraceStore> load(const std::string& path, double& seconds) {
-    LoadResult r = loadTrace(path, loadOptions());
+std::unique_ptr<const TraceStore> load(const std::string& path, double& seconds,
+                                       const LoadOptions& options = loadOptions()) {
+    LoadResult r = loadTrace(path, options);
     if (!r.ok()) {
         std::fprintf(stderr, "kinetoscope-cli: %s\n", r.message(path).c_str());
         return nullptr;
@@ -164,8 +165,15 @@ int runSummary(const SummaryArgs& args) {
     options.showOperators = options.showOperators && has(sections, ReportSection::Operators);
     options.showKernels = options.showKernels && has(sections, ReportSection::Kernels);
 
+    // The kernel table alone reads only the GPU's work (and the metadata): the other events are checked, not
+    // kept, unless the file carries what the table would read from them.
+    LoadOptions loading = loadOptions();
+    if (sections == ReportSections().set(std::size_t(ReportSection::Kernels))) {
+        loading.gpuWorkOnly = true;
+        loading.gpuWorkOnlyUnlessTextHas = kernelTableHostKeys();
+    }
     double seconds = 0;
-    auto store = load(path, seconds);
+    auto store = load(path, seconds, loading);
     if (!store) return 1;
     // The one report the viewer's panels show too, or the part of it asked for.
     const auto report = computeAnalysis(

@@ -1,5 +1,6 @@
 // Every real trace of ../shared/traces loads cleanly, and the parallel splitter changes nothing.
 #include "analysis/ops/summary.h"
+#include "analysis/report/analysisresult.h"
 #include "analysis/report/summaryformat.h"
 #include "model/nesting.h"
 #include "query/args.h"
@@ -19,6 +20,9 @@ class TestRealTraces : public QObject {
     void manifestFacts();
     void storeStaysSmall();
     void launchLinksAndArgs();
+    void gpuWorkOnly_data();
+    void gpuWorkOnly();
+    void gpuWorkOnlyKeepsEstimates();
 };
 
 void TestRealTraces::corpus_data() {
@@ -143,6 +147,93 @@ void TestRealTraces::launchLinksAndArgs() {
         hasGrid |= a.key == "grid";
     QVERIFY(hasGrid);
     QCOMPARE(s.track(f.target.track).kind, TrackKind::GpuStream);
+}
+
+namespace {
+// The kernel report (`summary --by kernel`, text and JSON) of a store.
+std::string kernelReport(const TraceStore& store) {
+    const ReportSections kernels = ReportSections().set(std::size_t(ReportSection::Kernels));
+    const auto r =
+        computeAnalysis(store, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name, kernels);
+    SummaryTextOptions text;
+    text.showOperators = false;
+    text.top = 1000;
+    std::string error;
+    return summaryToJson(r->summary, r.get()) + reportToText(store, *r) +
+           summaryToText(r->summary, text, error).value_or(error);
+}
+LoadOptions gpuWorkOnlyOptions(unsigned threads, std::size_t chunkBytes) {
+    LoadOptions options = optionsFor(threads, chunkBytes);
+    options.gpuWorkOnly = true;
+    options.gpuWorkOnlyUnlessTextHas = kernelTableHostKeys();
+    return options;
+}
+} // namespace
+
+// Every real trace, and the GPU runs of tests/data/gpu.
+void TestRealTraces::gpuWorkOnly_data() {
+    corpus_data();
+    QDirIterator it(QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/data/gpu"),
+                    {"*.pt.trace.json.gz", "record_*.json.gz"}, QDir::Files);
+    QStringList files;
+    while (it.hasNext())
+        files << it.next();
+    files.sort();
+    QVERIFY(files.size() >= 8);
+    for (const QString& f : files)
+        QTest::newRow(qPrintable("gpu/" + f.section('/', -1))) << f;
+}
+
+// A store of the GPU's work alone (what `summary --by kernel` loads) gives the kernel report of the full
+// store, header included ("events" counts the complete slices it did not keep), and the same import counts,
+// whole and split into 16 KiB pieces on two threads.
+void TestRealTraces::gpuWorkOnly() {
+    QFETCH(QString, path);
+    const LoadResult full = loadTrace(path.toStdString(), optionsFor(1, 8u << 20));
+    QVERIFY(full.ok());
+    const std::string expected = kernelReport(*full.store);
+    for (const auto& [threads, chunk] :
+         {std::pair{1u, std::size_t(8u << 20)}, std::pair{2u, std::size_t(16u << 10)}}) {
+        const LoadResult gpu = loadTrace(path.toStdString(), gpuWorkOnlyOptions(threads, chunk));
+        QVERIFY(gpu.ok());
+        const ImportStats &a = full.store->stats(), &b = gpu.store->stats();
+        QVERIFY(!a.gpuWorkOnly);
+        QCOMPARE(b.eventsSeen, a.eventsSeen);
+        QCOMPARE(b.malformedEvents, a.malformedEvents);
+        QVERIFY(b.phaseCounts == a.phaseCounts);
+        QVERIFY(b.categoryCounts == a.categoryCounts);
+        QCOMPARE(QString::fromStdString(kernelReport(*gpu.store)), QString::fromStdString(expected));
+        if (!b.gpuWorkOnly) continue; // the file carries what the table reads from launches
+        QVERIFY(gpu.store->sliceCount() <= full.store->sliceCount());
+        for (const Track& t : gpu.store->tracks())
+            for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+                const CategoryKind kind = gpu.store->categories()[t.categories[r]].kind;
+                QVERIFY(isGpuWork(kind) || (t.flags[r] & SliceFlag::BeginEnd));
+            }
+    }
+}
+
+// Inductor's estimates sit on the operator that launched each Triton kernel
+// (TORCHINDUCTOR_BENCHMARK_KERNEL=1, tests/data/gpu): that file is loaded whole, and its Triton rows keep
+// their achieved GB/s; without the keys to look for, a store of the GPU's work alone would lose them.
+void TestRealTraces::gpuWorkOnlyKeepsEstimates() {
+    const std::string path = KINETOSCOPE_SOURCE_DIR "/tests/data/gpu/compiled.pt.trace.json.gz";
+    const LoadResult kept = loadTrace(path, gpuWorkOnlyOptions(2, 8u << 20));
+    QVERIFY(kept.ok());
+    QVERIFY(!kept.store->stats().gpuWorkOnly);
+    LoadOptions blind = gpuWorkOnlyOptions(2, 8u << 20);
+    blind.gpuWorkOnlyUnlessTextHas.clear();
+    const LoadResult lost = loadTrace(path, blind);
+    QVERIFY(lost.ok());
+    QVERIFY(lost.store->stats().gpuWorkOnly);
+    auto estimated = [](const TraceStore& store) {
+        int rows = 0;
+        for (const KernelTableRow& row : kernelTable(store).rows)
+            rows += row.achievedGbps > 0;
+        return rows;
+    };
+    QVERIFY(estimated(*kept.store) >= 20);
+    QCOMPARE(estimated(*lost.store), 0);
 }
 
 QTEST_GUILESS_MAIN(TestRealTraces)

@@ -148,7 +148,28 @@ bool atEnd(od::document& doc) {
 
 } // namespace
 
+// Phases whose events LoadOptions::gpuWorkOnly drops when their category is not the GPU's work: all but
+// metadata (names the GPU's tracks too) and B/E (paired across events, so kept whole).
+inline bool droppablePhase(char phase) {
+    switch (phase) {
+    case 'X':
+    case 'i':
+    case 'I':
+    case 'b':
+    case 'e':
+    case 'n':
+    case 's':
+    case 't':
+    case 'f':
+    case 'C':
+        return true;
+    default:
+        return false;
+    }
+}
+
 struct EventParser::Impl {
+    bool gpuWorkOnly = false;
     od::parser parser;
     od::parser argsParser; // for args that come before `cat` in an event
     std::vector<char> buffer;
@@ -260,6 +281,12 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
         out.addIssue(offset, reason);
         return simdjson::SUCCESS;
     };
+    // With gpuWorkOnly: not the GPU's work. Known once the phase and category are read (Kineto writes them
+    // first): the name and args of such an event are then not read at all.
+    auto notGpuWork = [&] {
+        return gpuWorkOnly && droppablePhase(phase) && !(haveCat && isGpuWork(categoryKinds[category]));
+    };
+    auto knownDropped = [&] { return haveCat && notGpuWork(); };
 
     for (auto fieldResult : obj) {
         od::field field;
@@ -295,6 +322,7 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
             break;
         case 'n':
             if (keyIs(k, "name")) {
+                if (knownDropped()) break;
                 std::string_view s;
                 if (v.get_string().get(s)) {
                     // A number or other scalar as a name: keep its text.
@@ -357,6 +385,7 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
             break;
         case 'a':
             if (keyIs(k, "args")) {
+                if (knownDropped()) break;
                 od::json_type t;
                 if (v.type().get(t) || t != od::json_type::object) break;
                 od::object argsObject;
@@ -391,6 +420,12 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
         if (!haveTs) return fail(badTs ? "ts is not a finite number in range" : "event has no ts");
         if (badDur) return fail("dur is not a finite number in range");
         if (phase == 'X' && haveDur && dur < 0) return fail("negative duration");
+        if ((phase == 'b' || phase == 'e') && !haveId) return fail("async event has no id");
+        if (notGpuWork()) {
+            // What summarize counts as an event (a complete slice; instants and async spans are not).
+            if (phase == 'X') ++out.slicesNotKept;
+            return simdjson::SUCCESS;
+        }
         ParsedEvent ev;
         ev.ts = ts;
         ev.dur = phase == 'X' ? dur : 0;
@@ -416,7 +451,6 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
             }
         }
         if (phase == 'b' || phase == 'e' || phase == 'n') {
-            if (!haveId && phase != 'n') return fail("async event has no id");
             out.asyncIds.push_back({index, idNumber, idText});
         }
         out.addEvent(ev);
@@ -446,6 +480,7 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
     case 'f': {
         if (!haveTs) return fail(badTs ? "ts is not a finite number in range" : "flow event has no ts");
         if (!haveId) return fail("flow event has no id");
+        if (notGpuWork()) return simdjson::SUCCESS;
         ParsedFlow f;
         f.ts = ts;
         f.id = idNumber;
@@ -461,6 +496,7 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
     }
     case 'C': {
         if (!haveTs) return fail(badTs ? "ts is not a finite number in range" : "counter event has no ts");
+        if (notGpuWork()) return simdjson::SUCCESS;
         const std::uint32_t pidThread = out.threadId(ThreadKey{thread.pid, 0, thread.pidText, 0});
         od::object a;
         if (argsText.empty() || !iterateArgs(argsText, a)) return simdjson::SUCCESS;
@@ -526,7 +562,9 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
     }
 }
 
-EventParser::EventParser() : m_impl(std::make_unique<Impl>()) {}
+EventParser::EventParser(bool gpuWorkOnly) : m_impl(std::make_unique<Impl>()) {
+    m_impl->gpuWorkOnly = gpuWorkOnly;
+}
 EventParser::~EventParser() = default;
 
 bool EventParser::parseRun(std::string_view text, std::size_t begin, std::size_t end, ParsedChunk& out) {
@@ -599,7 +637,7 @@ void EventParser::parseOne(std::string_view text, std::size_t begin, std::size_t
     // Roll back anything a half-parsed event left behind.
     const std::size_t events = out.events.size(), ids = out.ids.size(), asyncIds = out.asyncIds.size(),
                       flows = out.flows.size(), counters = out.counters.size(), metas = out.metas.size();
-    const std::uint64_t malformed = out.malformed;
+    const std::uint64_t malformed = out.malformed, slicesNotKept = out.slicesNotKept;
     auto e = d.parseEvent(obj, d.buffer.data(), out);
     if (!e && !atEnd(doc)) e = simdjson::TRAILING_CONTENT;
     if (e) {
@@ -609,6 +647,7 @@ void EventParser::parseOne(std::string_view text, std::size_t begin, std::size_t
         out.flows.resize(flows);
         out.counters.resize(counters);
         out.metas.resize(metas);
+        out.slicesNotKept = slicesNotKept;
         if (out.malformed == malformed)
             out.addIssue(begin, std::string("malformed event: ") + simdjson::error_message(e));
     }

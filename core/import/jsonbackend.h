@@ -14,7 +14,9 @@ namespace kinetoscope {
 // One EventParser per worker thread; it reuses its buffers across chunks.
 class EventParser {
   public:
-    EventParser();
+    // gpuWorkOnly: LoadOptions::gpuWorkOnly (events other than the GPU's work are checked and counted, not
+    // kept).
+    explicit EventParser(bool gpuWorkOnly = false);
     ~EventParser();
     EventParser(const EventParser&) = delete;
     EventParser& operator=(const EventParser&) = delete;

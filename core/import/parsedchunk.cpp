@@ -8,12 +8,19 @@ std::uint64_t ParsedChunk::nextUid() {
 }
 
 ParsedChunk::Mark ParsedChunk::mark() const {
-    Mark m{events.size(),   ids.size(),
-           asyncIds.size(), flows.size(),
-           counters.size(), metas.size(),
-           issues.size(),   eventsSeen,
-           malformed,       unknownPhase,
-           otherPhaseCount, std::vector<std::uint64_t>(std::begin(phaseCounts), std::end(phaseCounts)),
+    Mark m{events.size(),
+           ids.size(),
+           asyncIds.size(),
+           flows.size(),
+           counters.size(),
+           metas.size(),
+           issues.size(),
+           eventsSeen,
+           malformed,
+           unknownPhase,
+           otherPhaseCount,
+           slicesNotKept,
+           std::vector<std::uint64_t>(std::begin(phaseCounts), std::end(phaseCounts)),
            categoryCounts};
     return m;
 }
@@ -30,6 +37,7 @@ void ParsedChunk::rollback(const Mark& m) {
     malformed = m.malformed;
     unknownPhase = m.unknownPhase;
     otherPhaseCount = m.otherPhaseCount;
+    slicesNotKept = m.slicesNotKept;
     std::copy(m.phaseCounts.begin(), m.phaseCounts.end(), std::begin(phaseCounts));
     // Categories interned meanwhile stay (their names are harmless); their counts go back.
     for (std::size_t i = 0; i < categoryCounts.size(); ++i)

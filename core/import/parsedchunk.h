@@ -165,6 +165,7 @@ struct ParsedChunk {
     std::vector<std::uint64_t> categoryCounts; // by local category id
     std::uint64_t malformed = 0;
     std::uint64_t unknownPhase = 0;
+    std::uint64_t slicesNotKept = 0; // complete slices checked but not kept (LoadOptions::gpuWorkOnly)
     std::vector<ImportIssue> issues;
 
     // Builder calls (see the contract above).
@@ -208,7 +209,7 @@ struct ParsedChunk {
     // A snapshot of the sizes, so that a run that fails half-way can be undone.
     struct Mark {
         std::size_t events, ids, asyncIds, flows, counters, metas, issues;
-        std::uint64_t eventsSeen, malformed, unknownPhase, otherPhaseCount;
+        std::uint64_t eventsSeen, malformed, unknownPhase, otherPhaseCount, slicesNotKept;
         std::vector<std::uint64_t> phaseCounts, categoryCounts;
     };
     Mark mark() const;

@@ -89,6 +89,7 @@ void StoreBuild::remapChunks() {
         stats.eventsSeen += chunk.eventsSeen;
         stats.malformedEvents += chunk.malformed;
         stats.unknownPhaseEvents += chunk.unknownPhase;
+        stats.slicesNotKept += chunk.slicesNotKept;
         for (int p = 0; p < 128; ++p)
             if (chunk.phaseCounts[p]) stats.phaseCounts[std::string(1, char(p))] += chunk.phaseCounts[p];
         if (chunk.otherPhaseCount) stats.phaseCounts["(other)"] += chunk.otherPhaseCount;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
@@ -296,6 +297,37 @@ void buildPreview(const std::shared_ptr<const SourceBuffer>& source, std::size_t
     options.preview(std::make_unique<const TraceStore>(std::move(store)));
 }
 
+// Whether text[begin, end) holds any of `needles` (one may run on to `text`'s end past `end`). Needles that
+// share a beginning (`"kernel_num_gb"`, `"kernel_flop"`) are looked for in one pass over the text, for it.
+bool textHasAny(std::string_view text, std::size_t begin, std::size_t end,
+                const std::vector<std::string>& needles) {
+    if (needles.empty()) return false;
+    std::string_view shared = needles.front();
+    std::size_t longest = 0;
+    for (std::string_view n : needles) {
+        std::size_t k = 0;
+        while (k < shared.size() && k < n.size() && shared[k] == n[k])
+            ++k;
+        shared = shared.substr(0, k);
+        longest = std::max(longest, n.size());
+    }
+    if (shared.empty()) { // nothing shared: one pass each
+        for (const std::string& n : needles)
+            if (!n.empty() && textHasAny(text, begin, end, {n})) return true;
+        return false;
+    }
+    const std::size_t last = std::min(text.size(), end + longest - 1);
+    for (std::size_t at = begin; at < last;) {
+        const void* hit = ::memmem(text.data() + at, last - at, shared.data(), shared.size());
+        if (!hit) return false;
+        const std::size_t pos = std::size_t(static_cast<const char*>(hit) - text.data());
+        for (std::string_view n : needles)
+            if (pos + n.size() <= last && text.substr(pos, n.size()) == n) return true;
+        at = pos + 1;
+    }
+    return false;
+}
+
 LoadResult fail(const LoadFailure& f) {
     LoadResult r;
     r.error = f.reason;
@@ -335,7 +367,12 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
         }
         plan.push_back({begin, text.size()}); // the last piece is always scanned: it holds the array's end
     }
-    if (options.preview && total >= std::max<std::size_t>(options.previewMinBytes, 1))
+    // GPU work only unless the text holds one of the keys: each chunk is searched as it is parsed (while its
+    // bytes are at hand); a key found anywhere makes it a full load, parsed again.
+    const std::vector<std::string>& keys = options.gpuWorkOnlyUnlessTextHas;
+    bool gpuWorkOnly = options.gpuWorkOnly && !textHasAny(text, 0, eventsBegin, keys);
+    std::atomic<bool> keyFound{false};
+    if (options.preview && !options.gpuWorkOnly && total >= std::max<std::size_t>(options.previewMinBytes, 1))
         buildPreview(source, eventsBegin, layout, stats, options, threads);
     if (cancelled()) return cancelledResult();
     threads = std::min<unsigned>(threads, unsigned(plan.size()));
@@ -346,10 +383,14 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
     std::atomic<std::uint64_t> bytesDone{0}, eventsDone{0};
     std::mutex progressMutex;
     auto worker = [&] {
-        EventParser parser;
-        while (!cancelled()) {
+        EventParser parser(gpuWorkOnly);
+        while (!cancelled() && !keyFound.load(std::memory_order_relaxed)) {
             const std::size_t i = nextChunk.fetch_add(1);
             if (i >= plan.size()) break;
+            if (gpuWorkOnly && textHasAny(text, plan[i].begin, plan[i].end, keys)) {
+                keyFound = true;
+                break;
+            }
             ParsedChunk& chunk = chunks[i];
             chunk.begin = plan[i].begin;
             if (i + 1 == plan.size()) {
@@ -374,13 +415,22 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
         }
     };
     runWorkers(threads, worker);
+    if (keyFound) {
+        gpuWorkOnly = false;
+        chunks = std::vector<ParsedChunk>(plan.size());
+        nextChunk = 0;
+        bytesDone = 0;
+        eventsDone = 0;
+        runWorkers(threads, worker);
+    }
+    stats.gpuWorkOnly = gpuWorkOnly;
     if (cancelled()) return cancelledResult();
     clock.lap("read+parse");
 
     // Accept chunks in order while each starts where the previous one truly ended; redo the rest.
     std::vector<ParsedChunk> accepted;
     accepted.reserve(chunks.size());
-    EventParser repairParser;
+    EventParser repairParser(gpuWorkOnly);
     std::size_t pos = eventsBegin;
     RobustEnd finalEnd;
     bool finished = false;

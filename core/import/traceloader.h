@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kinetoscope {
 
@@ -37,6 +38,14 @@ struct LoadOptions {
     // no preview.
     std::function<void(std::unique_ptr<const TraceStore>)> preview;
     std::size_t previewMinBytes = std::size_t(64) << 20;
+    // A store of the GPU's work alone, for reports that read nothing else (the kernel table): kernels, copies
+    // and memsets (every event of such a category), the metadata and B/E pairs are kept; the other events are
+    // read and checked as in a full load, not kept (ImportStats::gpuWorkOnly says so and counts their
+    // complete slices). A full load instead when the JSON text holds any of gpuWorkOnlyUnlessTextHas (what
+    // such a report would read from the other events, e.g. an args key written with its quotes). No
+    // preview then.
+    bool gpuWorkOnly = false;
+    std::vector<std::string> gpuWorkOnlyUnlessTextHas;
     // What the store calls its source (TraceStore::sourcePath()): the file (open/opentrace sets it), or a
     // label such as "live capture". The store is sealed (const) once loaded, so it is named while it is
     // built.

@@ -39,6 +39,11 @@ struct ImportStats {
     // A preview: a sample of the file's events shown while the whole file loads (LoadOptions::preview); the
     // counts above are the sample's.
     bool preview = false;
+    // A store of the GPU's work alone (LoadOptions::gpuWorkOnly): the other events were read and checked (the
+    // events seen, the counts by phase and category and the malformed ones are the whole file's; those of
+    // slices, flows and async spans the kept events') but not kept; slicesNotKept complete slices among them.
+    bool gpuWorkOnly = false;
+    std::uint64_t slicesNotKept = 0;
 
     void addIssue(std::uint64_t offset, std::string reason) {
         if (issues.size() < maxReportedIssues) issues.push_back({offset, std::move(reason)});

@@ -26,6 +26,15 @@ std::optional<double> blocksPerSm(const TraceStore& store, EventRef kernel) {
     return std::nullopt;
 }
 
+namespace {
+constexpr std::string_view estimatedGbKey = "kernel_num_gb";
+constexpr std::string_view estimatedFlopKey = "kernel_flop";
+} // namespace
+
+std::vector<std::string> kernelTableHostKeys() {
+    return {'"' + std::string(estimatedGbKey) + '"', '"' + std::string(estimatedFlopKey) + '"'};
+}
+
 KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs from, TimeNs to) {
     KernelTable table;
     struct Acc {
@@ -54,7 +63,7 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
         std::pair<std::optional<double>, std::optional<double>> e{};
         std::string_view args = store.argsText(kernel);
         for (int tries = 0; tries < 2; ++tries) {
-            e = {argNumber(args, "kernel_num_gb"), argNumber(args, "kernel_flop")};
+            e = {argNumber(args, estimatedGbKey), argNumber(args, estimatedFlopKey)};
             if (e.first || e.second) break;
             const auto launch = store.launchOf(kernel);
             if (!launch) break;

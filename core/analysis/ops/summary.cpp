@@ -124,6 +124,8 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
             busy[deviceOf(t)].emplace_back(t.starts[r], t.endOf(r));
         }
     }
+    // The complete slices a store of the GPU's work alone did not keep (it serves whole-trace reports).
+    if (from == INT64_MIN && to == INT64_MAX) s.events += store.stats().slicesNotKept;
     for (auto& [name, row] : kernels) {
         row.name = std::string(name);
         s.kernels.push_back(std::move(row));
