@@ -1,4 +1,6 @@
 // Every format variant of FORMAT.md as a named row: the JSON in, a compact description of the store out.
+#include "analysis/ops/kernels.h"
+#include "fuzz/fuzz_input.h"
 #include "query/args.h"
 #include "testsupport.h"
 
@@ -17,6 +19,8 @@ class TestTraceLoader : public QObject {
     void gzipVariants();
     void metadata();
     void argsDecodedOnDemand();
+    void gpuWorkOnly_data();
+    void gpuWorkOnly();
 };
 
 namespace {
@@ -288,6 +292,50 @@ void TestTraceLoader::argsDecodedOnDemand() {
     QCOMPARE(QString::fromStdString(fields[3].value), QString("18446744073709551615"));
     QCOMPARE(r.store->byExternalId().size(), std::size_t(1));
     QCOMPARE(r.store->byExternalId()[0].id, std::uint64_t(12));
+}
+
+void TestTraceLoader::gpuWorkOnly_data() {
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<int>("kept");
+    QTest::addColumn<int>("notKept");
+    QTest::newRow("kernels kept, the launch and its flow not")
+        << R"([{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":5,"args":{"correlation":7}},{"ph":"s","cat":"ac2g","name":"ac2g","id":7,"pid":1,"tid":1,"ts":0},{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":2,"args":{"correlation":7}},{"ph":"f","cat":"ac2g","name":"ac2g","id":7,"pid":0,"tid":7,"ts":10,"bp":"e"}])"
+        << 1 << 1;
+    QTest::newRow("instants, counters and async spans not kept, B/E kept")
+        << R"([{"ph":"i","name":"m","pid":1,"tid":1,"ts":1},{"ph":"C","name":"mem","pid":3,"ts":1,"args":{"a":1}},{"ph":"b","cat":"req","name":"r","id":1,"pid":1,"tid":1,"ts":0},{"ph":"e","cat":"req","name":"r","id":1,"pid":1,"tid":1,"ts":5},{"ph":"B","name":"outer","pid":1,"tid":1,"ts":0},{"ph":"E","pid":1,"tid":1,"ts":4},{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD","pid":0,"tid":7,"ts":1,"dur":1}])"
+        << 2 << 0;
+    QTest::newRow("a key written twice: the last cat makes it a kernel, the last name names it")
+        << R"([{"ph":"X","name":"a","cat":"cpu_op","name":"b","cat":"kernel","pid":0,"tid":7,"ts":3,"dur":5}])"
+        << 1 << 0;
+    QTest::newRow("malformed events counted alike, kept or not")
+        << R"([{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":"x","dur":1},{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":-1},{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":1,"dur":1,"args":{"a":1,"b":}},{"ph":"b","cat":"req","name":"r","pid":1,"tid":1,"ts":0}])"
+        << 0 << 1;
+    QTest::newRow("Inductor's estimates on a launch: a full load")
+        << R"([{"ph":"X","cat":"cpu_op","name":"triton_poi_0","pid":1,"tid":1,"ts":0,"dur":5,"args":{"kernel_num_gb":0.1}},{"ph":"X","cat":"kernel","name":"triton_poi_0","pid":0,"tid":7,"ts":10,"dur":2}])"
+        << 2 << 0;
+}
+
+// A store of the GPU's work alone agrees with the full store of the same text (fuzz_input.h's check: the
+// same counts by phase and category and malformed events, the same GPU work, every complete slice kept or
+// counted), whole and in tiny chunks on two threads.
+void TestTraceLoader::gpuWorkOnly() {
+    QFETCH(QString, json);
+    QFETCH(int, kept);
+    QFETCH(int, notKept);
+    const std::string text = json.toStdString();
+    for (std::size_t chunk : {std::size_t(8u << 20), std::size_t(64)}) {
+        const LoadResult full = test::loadText(text, chunk, 2);
+        LoadOptions options;
+        options.threads = 2;
+        options.chunkBytes = chunk;
+        options.gpuWorkOnly = true;
+        options.gpuWorkOnlyUnlessTextHas = kernelTableHostKeys();
+        const LoadResult gpu = loadTraceText(text, options);
+        QVERIFY(full.ok() && gpu.ok());
+        QCOMPARE(fuzz::gpuWorkOnlyDiffers(*full.store, *gpu.store), 0);
+        QCOMPARE(int(gpu.store->sliceCount()), kept);
+        QCOMPARE(int(gpu.store->stats().slicesNotKept), notKept);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTraceLoader)

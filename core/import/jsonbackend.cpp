@@ -281,12 +281,11 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
         out.addIssue(offset, reason);
         return simdjson::SUCCESS;
     };
-    // With gpuWorkOnly: not the GPU's work. Known once the phase and category are read (Kineto writes them
-    // first): the name and args of such an event are then not read at all.
+    // With gpuWorkOnly: an event that is not the GPU's work, once every field is read (a key may come twice;
+    // the last one counts). It is checked as it would be kept, then counted only.
     auto notGpuWork = [&] {
         return gpuWorkOnly && droppablePhase(phase) && !(haveCat && isGpuWork(categoryKinds[category]));
     };
-    auto knownDropped = [&] { return haveCat && notGpuWork(); };
 
     for (auto fieldResult : obj) {
         od::field field;
@@ -322,7 +321,6 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
             break;
         case 'n':
             if (keyIs(k, "name")) {
-                if (knownDropped()) break;
                 std::string_view s;
                 if (v.get_string().get(s)) {
                     // A number or other scalar as a name: keep its text.
@@ -385,7 +383,6 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
             break;
         case 'a':
             if (keyIs(k, "args")) {
-                if (knownDropped()) break;
                 od::json_type t;
                 if (v.type().get(t) || t != od::json_type::object) break;
                 od::object argsObject;

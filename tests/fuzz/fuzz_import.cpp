@@ -14,5 +14,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         fuzz::checkInvariants(*r.store);
     else if (r.error.empty() && !r.cancelled)
         std::abort(); // a failure must always say why
+    // A third of the inputs also load as the GPU's work alone (summary --by kernel), which must agree.
+    if (size % 3 == 0) {
+        LoadResult gpu = fuzz::loadBytes(data, size, true);
+        if (gpu.ok() != r.ok()) std::abort();
+        if (gpu.ok()) {
+            fuzz::checkInvariants(*gpu.store);
+            if (const int line = fuzz::gpuWorkOnlyDiffers(*r.store, *gpu.store)) {
+                std::fprintf(stderr, "GPU-only load differs: fuzz_input.h:%d\n", line);
+                std::abort();
+            }
+        }
+    }
     return 0;
 }

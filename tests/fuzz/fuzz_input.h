@@ -7,24 +7,29 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <tuple>
+#include <vector>
 
 namespace kinetoscope::fuzz {
 
 inline int brokenInvariant(const TraceStore& s);
 
-inline LoadResult loadBytes(const std::uint8_t* data, std::size_t size) {
+inline LoadResult loadBytes(const std::uint8_t* data, std::size_t size, bool gpuWorkOnly = false) {
     LoadOptions options;
+    options.gpuWorkOnly = gpuWorkOnly;
+    options.gpuWorkOnlyUnlessTextHas = {"\"kernel_num_gb\"", "\"kernel_flop\""};
     // Small pieces exercise the splitter and its repairs on small inputs; two threads only for some inputs
     // (spawning threads dominates the cost of a small input).
     options.threads = size > 0 && (data[size - 1] & 1) ? 2 : 1;
     options.chunkBytes = 256;
     // Half the inputs also build the viewer's preview (a store of pieces spread over the file, LoadOptions::
     // preview), which must keep the same invariants whatever its pieces start on.
-    if (size % 2 == 1) {
+    if (size % 2 == 1 && !gpuWorkOnly) {
         options.previewMinBytes = 0;
         options.preview = [](std::unique_ptr<const TraceStore> preview) {
             if (const int line = brokenInvariant(*preview)) {
@@ -81,6 +86,42 @@ inline int brokenInvariant(const TraceStore& s) {
         if (flow.source.index.value >= s.track(flow.source.track).sliceCount()) return __LINE__;
         if (flow.target.index.value >= s.track(flow.target.track).sliceCount()) return __LINE__;
     }
+    return 0;
+}
+
+// A store of the GPU's work alone (LoadOptions::gpuWorkOnly) against the full store of the same bytes: the
+// same events seen, counted by phase and category, the same malformed ones; the same GPU work (name, start,
+// duration), and its kept complete slices plus those it counted but did not keep are the full store's.
+// Returns the line of the first difference, 0 when none.
+inline int gpuWorkOnlyDiffers(const TraceStore& full, const TraceStore& gpu) {
+    const ImportStats &a = full.stats(), &b = gpu.stats();
+    if (a.eventsSeen != b.eventsSeen || a.malformedEvents != b.malformedEvents) return __LINE__;
+    if (a.phaseCounts != b.phaseCounts || a.categoryCounts != b.categoryCounts) return __LINE__;
+    if (a.truncated != b.truncated || a.truncatedAt != b.truncatedAt) return __LINE__;
+    struct Work {
+        std::string name;
+        TimeNs start, duration;
+        bool operator<(const Work& o) const {
+            return std::tie(start, duration, name) < std::tie(o.start, o.duration, o.name);
+        }
+        bool operator==(const Work& o) const = default;
+    };
+    auto tally = [](const TraceStore& s, std::vector<Work>& work) {
+        std::uint64_t complete = 0;
+        for (const Track& t : s.tracks())
+            for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+                if (t.kind != TrackKind::Async && !(t.flags[r] & SliceFlag::Instant) &&
+                    !(t.flags[r] & SliceFlag::Unterminated))
+                    ++complete;
+                if (isGpuWork(s.categories()[t.categories[r]].kind))
+                    work.push_back({std::string(s.strings().view(t.names[r])), t.starts[r], t.durations[r]});
+            }
+        std::sort(work.begin(), work.end());
+        return complete + s.stats().slicesNotKept;
+    };
+    std::vector<Work> fullWork, gpuWork;
+    if (tally(full, fullWork) != tally(gpu, gpuWork)) return __LINE__;
+    if (fullWork != gpuWork) return __LINE__;
     return 0;
 }
 
