@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <vector>
 
 using namespace kinetoscope;
 
@@ -22,6 +23,8 @@ class TestPreview : public QObject {
   private slots:
     void sampleOfTheFullStore_data();
     void sampleOfTheFullStore();
+    void growingWhileInflating_data();
+    void growingWhileInflating();
     void truncatedFile();
     void belowTheThreshold();
     void cancelFromThePreview();
@@ -37,8 +40,10 @@ TrackKey keyOf(const TraceStore& s, const Track& t) {
 
 struct Loaded {
     LoadResult full;
-    std::unique_ptr<const TraceStore> preview;
-    int previews = 0;
+    std::unique_ptr<const TraceStore> preview;              // the one spread over the whole file
+    int previews = 0;                                       // of those
+    std::vector<std::unique_ptr<const TraceStore>> growing; // of a gzip file as it inflates, in order
+    bool growingAfterSpread = false;
 };
 
 Loaded loadWithPreview(const std::string& path, std::size_t minBytes = 0) {
@@ -47,11 +52,36 @@ Loaded loadWithPreview(const std::string& path, std::size_t minBytes = 0) {
     options.chunkBytes = 1 << 20;
     options.previewMinBytes = minBytes;
     options.preview = [&](std::unique_ptr<const TraceStore> s) {
+        if (s->stats().previewInflatedBytes > 0) {
+            out.growingAfterSpread |= out.previews > 0;
+            out.growing.push_back(std::move(s));
+            return;
+        }
         ++out.previews;
         out.preview = std::move(s);
     };
     out.full = loadTrace(path, options);
     return out;
+}
+
+// Empty when every slice of `sample` is one of `full`'s (same track, name, start and duration); else the
+// name of the first that is not.
+std::string sliceNotInFull(const TraceStore& sample, const TraceStore& full) {
+    std::map<TrackKey, std::multiset<std::tuple<TimeNs, TimeNs, std::string>>> slices;
+    for (const Track& t : full.tracks())
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r)
+            slices[keyOf(full, t)].insert(
+                {t.starts[r], t.durations[r], std::string(full.strings().view(t.names[r]))});
+    for (const Track& t : sample.tracks()) {
+        const auto it = slices.find(keyOf(sample, t));
+        if (it == slices.end() && t.sliceCount() > 0) return "a track the full store lacks";
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+            const auto slice =
+                std::make_tuple(t.starts[r], t.durations[r], std::string(sample.strings().view(t.names[r])));
+            if (it->second.count(slice) == 0) return std::get<2>(slice);
+        }
+    }
+    return {};
 }
 
 } // namespace
@@ -89,22 +119,58 @@ void TestPreview::sampleOfTheFullStore() {
     QVERIFY2(share >= minSpanShare, qPrintable(QString::number(share)));
     qInfo("sample: %zu of %zu slices, %.0f%% of the span", p.sliceCount(), f.sliceCount(), 100 * share);
     // Every slice of the sample is the full store's: same track, name, start and duration.
-    std::map<TrackKey, std::multiset<std::tuple<TimeNs, TimeNs, std::string>>> full;
-    for (const Track& t : f.tracks())
-        for (std::uint32_t r = 0; r < t.sliceCount(); ++r)
-            full[keyOf(f, t)].insert(
-                {t.starts[r], t.durations[r], std::string(f.strings().view(t.names[r]))});
-    std::size_t checked = 0;
-    for (const Track& t : p.tracks()) {
-        const auto it = full.find(keyOf(p, t));
-        QVERIFY2(it != full.end() || t.sliceCount() == 0, "a track the full store lacks");
-        for (std::uint32_t r = 0; r < t.sliceCount(); ++r, ++checked) {
-            const auto slice =
-                std::make_tuple(t.starts[r], t.durations[r], std::string(p.strings().view(t.names[r])));
-            QVERIFY2(it->second.count(slice) > 0, std::get<2>(slice).c_str());
-        }
+    const std::string stray = sliceNotInFull(p, f);
+    QVERIFY2(stray.empty(), stray.c_str());
+    QVERIFY(!l.growingAfterSpread);
+}
+
+// A gzip file's preview grows as it inflates: samples of the first 4 MiB, 16 MiB... and of the whole stream
+// (KINETOSCOPE_GZIP_SAMPLE_TO_END lets the sampler reach its end before the full load goes on), each a
+// consistent store of the full store's slices over a span that only grows, all before the preview spread over
+// the whole file.
+void TestPreview::growingWhileInflating_data() {
+    QTest::addColumn<QString>("trace");
+    QTest::addColumn<int>("samples"); // 4 MiB, 16 MiB, 64 MiB... and the stream's end
+    QTest::newRow("owlv2 mi300, 61 MB")
+        << QString::fromUtf8("AMD-AGI__TraceLens/"
+                             "tests__traces__mi300__google_owlv2-large-patch14-ensemble__1016001.json.gz")
+        << 3;
+    QTest::newRow("mtia, 87 MB") << QString::fromUtf8(
+                                        "facebookresearch__HolisticTraceAnalysis/"
+                                        "tests__data__mtia_trace_single_rank__mtia_rank_0.json.gz")
+                                 << 4;
+}
+
+void TestPreview::growingWhileInflating() {
+    QFETCH(QString, trace);
+    QFETCH(int, samples);
+    qputenv("KINETOSCOPE_GZIP_SAMPLE_TO_END", "1");
+    Loaded l = loadWithPreview(test::tracePath(trace.toUtf8().constData()));
+    qunsetenv("KINETOSCOPE_GZIP_SAMPLE_TO_END");
+    QVERIFY2(l.full.ok(), l.full.error.c_str());
+    const TraceStore& f = *l.full.store;
+    QCOMPARE(int(l.growing.size()), samples);
+    QCOMPARE(l.previews, 1);
+    QVERIFY(!l.growingAfterSpread);
+    std::uint64_t inflated = 0;
+    TimeNs end = 0;
+    for (const auto& g : l.growing) {
+        const ImportStats& st = g->stats();
+        QVERIFY(st.preview && st.gzip);
+        QVERIFY(st.previewInflatedBytes > inflated);
+        inflated = st.previewInflatedBytes;
+        QCOMPARE(fuzz::brokenInvariant(*g), 0);
+        QVERIFY(g->sliceCount() > 0 && g->sliceCount() < f.sliceCount());
+        QVERIFY(st.jsonBytes <= std::uint64_t(33) << 20); // a sample, never the whole text
+        const std::string stray = sliceNotInFull(*g, f);
+        QVERIFY2(stray.empty(), stray.c_str());
+        QVERIFY(g->maxTime() >= end);
+        end = g->maxTime();
     }
-    QCOMPARE(checked, p.sliceCount());
+    QVERIFY(l.growing.front()->stats().previewInflatedBytes >= std::uint64_t(4) << 20);
+    QCOMPARE(inflated, f.stats().jsonBytes); // the last: the whole stream
+    qInfo("samples of %s: %zu ... %zu slices of %zu", qPrintable(trace.section('/', -1)),
+          l.growing.front()->sliceCount(), l.growing.back()->sliceCount(), f.sliceCount());
 }
 
 // A file cut in the middle: the preview still comes, and the full load opens what there is.

@@ -12,6 +12,7 @@
 #include "views/traceview.h"
 
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
@@ -23,6 +24,7 @@ class TestTraceViewPreview : public QObject {
   private slots:
     void initTestCase();
     void swapKeepsTheView();
+    void growingPreviewsKeepTheView();
     void cancelFromThePreview();
     void derivedLaneAtTheTop();
     void smallFileHasNone();
@@ -109,6 +111,64 @@ void TestTraceViewPreview::swapKeepsTheView() {
     QCOMPARE(full->axis().start, from);
     QCOMPARE(full->axis().end, to);
     QCOMPARE(topTrack(*full), top);
+}
+
+// A gzip file's preview grows as it inflates (KINETOSCOPE_GZIP_SAMPLE_TO_END: every sample, at 4 MiB, 16 MiB
+// and the stream's end of this 61 MB trace, then the one spread over the whole file): each replaces the one
+// on screen, keeping the range the user chose and the slice selected, and the strip says how far it has come.
+void TestTraceViewPreview::growingPreviewsKeepTheView() {
+    qputenv("KINETOSCOPE_GZIP_SAMPLE_TO_END", "1");
+    qputenv("KINETOSCOPE_PREVIEW_HOLD_MS", "400");
+    TraceView* view = m_window->openTrace(QString::fromStdString(test::tracePath(
+        "AMD-AGI__TraceLens/tests__traces__mi300__google_owlv2-large-patch14-ensemble__1016001.json.gz")));
+    QSignalSpy shown(view, &TraceView::previewShown);
+    QVERIFY(shown.wait(30000));
+    TimelineWidget* first = view->previewTimeline();
+    QVERIFY(first);
+    const std::uint64_t firstBytes = first->store().stats().previewInflatedBytes;
+    QVERIFY(firstBytes >= std::uint64_t(4) << 20);
+    const auto stripSays = [&](const QString& words) {
+        for (QLabel* l : view->findChildren<QLabel*>())
+            if (l->isVisible() && l->text().contains(words)) return true;
+        return false;
+    };
+    QVERIFY(stripSays(QStringLiteral("as it inflates")));
+    // The user picks a slice half-way through the sample's busiest track and zooms around it.
+    const TraceStore& sample = first->store();
+    std::uint32_t busiest = 0;
+    for (std::uint32_t ti = 0; ti < sample.tracks().size(); ++ti)
+        if (sample.tracks()[ti].sliceCount() > sample.tracks()[busiest].sliceCount()) busiest = ti;
+    const Track& track = sample.tracks()[busiest];
+    QVERIFY(track.sliceCount() > 10);
+    std::uint32_t row = track.sliceCount() / 2;
+    while (row < track.sliceCount() && (track.flags[row] & SliceFlag::Instant))
+        ++row;
+    QVERIFY(row < track.sliceCount());
+    const EventRef picked{TrackId(busiest), EventIndex(row)};
+    const TimeNs from = track.starts[row] - 1000000, to = track.endOf(row) + 1000000;
+    first->setVisibleRange(from, to);
+    first->setSelected(picked);
+    const std::string name(sample.nameOf(picked));
+    const TimeNs start = sample.track(picked.track).starts[picked.index.value];
+    // The next sample replaces it, and more after it: each keeps the range and the selection.
+    QVERIFY(shown.wait(30000));
+    TimelineWidget* second = view->previewTimeline();
+    QVERIFY(second && second != first);
+    QVERIFY(second->store().stats().previewInflatedBytes > firstBytes);
+    QCOMPARE(second->axis().start, from);
+    QCOMPARE(second->axis().end, to);
+    QVERIFY(second->selected().isValid());
+    QCOMPARE(std::string(second->store().nameOf(second->selected())), name);
+    QVERIFY(QTest::qWaitFor([&] { return view->state() == TraceView::State::Ready; }, 60000));
+    QVERIFY(shown.size() >= 3);
+    QCOMPARE(view->timeline()->axis().start, from);
+    QCOMPARE(view->timeline()->axis().end, to);
+    const EventRef selected = view->timeline()->selected();
+    QVERIFY(selected.isValid());
+    QCOMPARE(std::string(view->timeline()->store().nameOf(selected)), name);
+    QCOMPARE(view->timeline()->store().track(selected.track).starts[selected.index.value], start);
+    qunsetenv("KINETOSCOPE_GZIP_SAMPLE_TO_END");
+    qputenv("KINETOSCOPE_PREVIEW_HOLD_MS", "1500");
 }
 
 void TestTraceViewPreview::cancelFromThePreview() {

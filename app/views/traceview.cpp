@@ -124,17 +124,18 @@ void TraceView::updateProgress() {
     if (!m_job || m_state != State::Loading) return;
     const LoadJob::Progress p = m_job->progress();
     if (p.bytesTotal > 0) m_progress->setValue(int(1000.0 * double(p.bytesDone) / double(p.bytesTotal)));
+    // A gzip file is read by inflating it, a member at a time (usually one: its progress comes at the end).
+    const bool inflating = p.stage == 0 && m_path.endsWith(QLatin1String(".gz"));
     static const char* stages[] = {"Reading", "Parsing", "Building"};
+    const QString stage = inflating ? tr("Inflating") : QLatin1String(stages[std::clamp(p.stage, 0, 2)]);
+    const QString amount =
+        p.bytesTotal > 0 ? tr("%1 of %2").arg(mb(p.bytesDone), mb(p.bytesTotal)) : QString();
     if (m_cancel->isEnabled()) {
-        m_loadingLabel->setText(tr("%1 %2 — %3 of %4, %5 events")
-                                    .arg(QLatin1String(stages[std::clamp(p.stage, 0, 2)]),
-                                         QFileInfo(m_path).fileName(), mb(p.bytesDone), mb(p.bytesTotal),
-                                         countText(p.eventsDone)));
+        m_loadingLabel->setText(
+            tr("%1 %2 — %3, %4 events")
+                .arg(stage, QFileInfo(m_path).fileName(), amount, countText(p.eventsDone)));
     }
-    updatePreviewStrip(tr("%1 %2 of %3")
-                           .arg(QString::fromLatin1(stages[std::clamp(p.stage, 0, 2)]).toLower(),
-                                mb(p.bytesDone), mb(p.bytesTotal)),
-                       m_progress->value());
+    updatePreviewStrip(QStringLiteral("%1 %2").arg(stage.toLower(), amount).trimmed(), m_progress->value());
 }
 
 void TraceView::onFailed(const QString& message, bool cancelled) {

@@ -23,7 +23,8 @@
 namespace kinetoscope {
 
 namespace {
-// What names a track in both stores: its kind and ids, and its name for tracks without ids.
+// What names a track in both stores: its kind and ids, and its name for tracks without ids (counters, async
+// spans). A thread's name is not part of it: the metadata that names it may be missing from a sample.
 struct TrackKey {
     TrackKind kind;
     std::int64_t pid, tid;
@@ -34,12 +35,13 @@ struct TrackKey {
 std::optional<TrackKey> keyOf(const TraceStore& store, TrackId id) {
     if (!id.isValid() || id.value >= store.tracks().size()) return std::nullopt;
     const Track& t = store.track(id);
+    const bool byName = t.kind == TrackKind::Counter || t.kind == TrackKind::Async;
     return TrackKey{t.kind,
                     t.pid,
                     t.tid,
                     std::string(store.strings().view(t.pidText)),
                     std::string(store.strings().view(t.tidText)),
-                    std::string(store.strings().view(t.name))};
+                    byName ? std::string(store.strings().view(t.name)) : std::string()};
 }
 
 // The slice of `after` that is `picked` of `before`: on the track of the same key, with the same start,
@@ -64,11 +66,43 @@ std::optional<EventRef> sameSlice(const TraceStore& before, EventRef picked, con
     }
     return std::nullopt;
 }
+
+// What the user set on the timeline `from` (of a preview), onto `to` (a later preview's, or the full
+// trace's).
+void carryView(TimelineWidget& from, TimelineWidget& to) {
+    // The time range, when the user moved it (an untouched view fits the whole trace, which may have grown).
+    const TimeRange bounds = from.timeBounds();
+    if (from.axis().start != bounds.from || from.axis().end != bounds.to)
+        to.setVisibleRange(from.axis().start, from.axis().end, false);
+    // The track at the top of the view (or the first below a group's header there), at the same height:
+    // tracks and lanes the sample lacked appear where the full trace puts them.
+    const auto& rows = from.layout().rows();
+    int row = from.layout().rowAt(from.scrollY());
+    const auto keyOfRow = [](TimelineWidget& w, const LaneRow& r) {
+        return r.track.isValid() ? keyOf(w.store(), w.layout().sourceTrackOf(r.track)) : std::nullopt;
+    };
+    while (row >= 0 && std::size_t(row) < rows.size() && !keyOfRow(from, rows[std::size_t(row)]))
+        ++row;
+    if (row >= 0 && std::size_t(row) < rows.size()) {
+        const LaneRow& top = rows[std::size_t(row)];
+        const auto key = keyOfRow(from, top);
+        for (const LaneRow& r : to.layout().rows())
+            if (r.depth == top.depth && keyOfRow(to, r) == key) {
+                to.setScrollY(r.y + (from.scrollY() - top.y));
+                break;
+            }
+    }
+}
 } // namespace
 
 void TraceView::onPreview(std::shared_ptr<LoadedTrace> preview) {
     // (A preview queued before Cancel was pressed is not shown: the load is ending.)
-    if (m_state != State::Loading || m_previewPage || !preview || !m_cancel->isEnabled()) return;
+    if (m_state != State::Loading || !preview || !m_cancel->isEnabled()) return;
+    // A later preview replaces the one on screen, keeping what the user set on it: a gzip file's grows as it
+    // inflates, and then comes one spread over the whole file.
+    QWidget* const oldPage = m_previewPage;
+    TimelineWidget* const oldTimeline = m_previewTimeline;
+    const std::shared_ptr<const LoadedTrace> oldPreview = m_preview; // read by carryView below
     m_preview = preview;
     m_previewPage = new QWidget(m_stack);
     auto* pl = new QVBoxLayout(m_previewPage);
@@ -105,6 +139,13 @@ void TraceView::onPreview(std::shared_ptr<LoadedTrace> preview) {
     m_stack->addWidget(m_previewPage);
     m_stack->setCurrentWidget(m_previewPage);
     connect(m_previewCancel, &QPushButton::clicked, this, &TraceView::cancelLoad);
+    if (oldPage) {
+        m_previewPage->layout()->activate(); // sized as the page it replaces, before the view is carried
+        carryView(*oldTimeline, *m_previewTimeline);
+        carrySelection(*oldTimeline, oldPreview, *m_previewTimeline);
+        m_stack->removeWidget(oldPage);
+        oldPage->deleteLater();
+    }
     updateProgress();
     m_previewTimeline->setFocus();
     emit previewShown();
@@ -113,42 +154,35 @@ void TraceView::onPreview(std::shared_ptr<LoadedTrace> preview) {
 void TraceView::updatePreviewStrip(const QString& progressText, int permille) {
     if (!m_previewPage) return;
     m_previewProgress->setValue(permille);
-    if (m_previewCancel->isEnabled())
-        m_previewLabel->setText(tr("A sample of %1 spread over the whole trace, while the rest loads: %2")
+    const std::uint64_t inflated = m_preview->store->stats().previewInflatedBytes;
+    if (!m_previewCancel->isEnabled())
+        m_previewLabel->setText(tr("Cancelling…"));
+    else if (inflated > 0)
+        m_previewLabel->setText(tr("A sample of the first %1 MB of %2, as it inflates: %3")
+                                    .arg(double(inflated) / 1e6, 0, 'f', 0)
                                     .arg(QFileInfo(m_path).fileName(), progressText));
     else
-        m_previewLabel->setText(tr("Cancelling…"));
+        m_previewLabel->setText(tr("A sample of %1 spread over the whole trace, while the rest loads: %2")
+                                    .arg(QFileInfo(m_path).fileName(), progressText));
 }
 
 void TraceView::takeViewFromPreview() {
     if (!m_previewPage) return;
-    TimelineWidget& old = *m_previewTimeline;
-    // The time range, when the user moved it (an untouched view fits the whole trace, which may have grown).
-    const TimeRange bounds = old.timeBounds();
-    if (old.axis().start != bounds.from || old.axis().end != bounds.to)
-        m_timeline->setVisibleRange(old.axis().start, old.axis().end, false);
-    // The track at the top of the view (or the first below a group's header there), at the same height:
-    // tracks and lanes the sample lacked appear where the full trace puts them.
-    const auto& rows = old.layout().rows();
-    int row = old.layout().rowAt(old.scrollY());
-    const auto keyOfRow = [](TimelineWidget& w, const LaneRow& r) {
-        return r.track.isValid() ? keyOf(w.store(), w.layout().sourceTrackOf(r.track)) : std::nullopt;
-    };
-    while (row >= 0 && std::size_t(row) < rows.size() && !keyOfRow(old, rows[std::size_t(row)]))
-        ++row;
-    if (row >= 0 && std::size_t(row) < rows.size()) {
-        const LaneRow& top = rows[std::size_t(row)];
-        const auto key = keyOfRow(old, top);
-        for (const LaneRow& r : m_timeline->layout().rows())
-            if (r.depth == top.depth && keyOfRow(*m_timeline, r) == key) {
-                m_timeline->setScrollY(r.y + (old.scrollY() - top.y));
-                break;
-            }
-    }
-    // The slice selected on the sample: the same one of the full trace.
-    if (const auto same = sameSlice(old.store(), old.selected(), m_timeline->store()))
-        m_timeline->setSelected(*same);
+    carryView(*m_previewTimeline, *m_timeline);
+    carrySelection(*m_previewTimeline, m_preview, *m_timeline);
     dropPreview();
+}
+
+void TraceView::carrySelection(TimelineWidget& from, const std::shared_ptr<const LoadedTrace>& fromTrace,
+                               TimelineWidget& to) {
+    if (from.selected().isValid())
+        m_carriedSelection = CarriedSelection{fromTrace, from.selected(), true};
+    else if (m_carriedSelection && m_carriedSelection->shown)
+        m_carriedSelection.reset(); // the user deselected it
+    if (!m_carriedSelection) return;
+    const auto same = sameSlice(*m_carriedSelection->trace->store, m_carriedSelection->slice, to.store());
+    if (same) to.setSelected(*same);
+    m_carriedSelection->shown = same.has_value();
 }
 
 void TraceView::dropPreview() {
@@ -161,6 +195,7 @@ void TraceView::dropPreview() {
     m_previewProgress = nullptr;
     m_previewCancel = nullptr;
     m_preview.reset();
+    m_carriedSelection.reset();
 }
 
 } // namespace kinetoscope

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <optional>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <thread>
@@ -116,7 +117,8 @@ std::unique_ptr<SourceBuffer> SourceBuffer::fromText(std::string_view text) {
 }
 
 SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::atomic<bool>* cancel,
-                                            const ProgressFn& progress) {
+                                            const ProgressFn& progress, const GzipSampler::SampleFn& sample,
+                                            std::uint64_t sampleMinBytes) {
     OpenResult result;
     Fd fd;
     fd.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -215,12 +217,16 @@ SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::
     // Inflation runs on one core and a quarter of its time is the kernel handing out fresh pages: fault the
     // output in on the other core meanwhile (MADV_POPULATE_WRITE leaves contents alone, so it may run ahead
     // of the writer).
+    std::optional<GzipSampler> sampler; // see below
     std::atomic<bool> stopPopulating{false};
     std::thread populate;
     auto startPopulating = [&] {
         stopPopulating = false;
         populate = std::thread([&, base = static_cast<char*>(out.data), size = out.capacity] {
-            constexpr std::size_t step = 32u << 20;
+            for (int i = 0; sampler && i < 10 && !stopPopulating.load(std::memory_order_relaxed); ++i)
+                sampler->waitForFirstSample(std::chrono::milliseconds(10));
+            // Small steps: each holds the address space's lock, which the viewer's thread needs to allocate.
+            constexpr std::size_t step = 4u << 20;
             for (std::size_t at = 0; at < size && !stopPopulating.load(std::memory_order_relaxed); at += step)
                 if (::madvise(base + at, std::min(step, size - at), MADV_POPULATE_WRITE) != 0)
                     break; // old kernel
@@ -230,7 +236,11 @@ SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::
         stopPopulating = true;
         if (populate.joinable()) populate.join();
     };
+    // The first screen while this inflates, on the other core (stopped before the input is unmapped); the
+    // output is faulted in once it is on screen.
+    if (sample && guess >= sampleMinBytes) sampler.emplace(bytes, fileSize, sample, cancel);
     if (d && out.capacity >= (64u << 20)) startPopulating();
+    if (progress) progress(0, fileSize);
     while (inPos < fileSize && d) {
         if (cancel && cancel->load(std::memory_order_relaxed)) break;
         if (fileSize - inPos < 2 || bytes[inPos] != 0x1f || bytes[inPos + 1] != 0x8b)
@@ -294,6 +304,8 @@ SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::
             inflateEnd(&zs);
         }
     }
+    if (sampler && std::getenv("KINETOSCOPE_GZIP_SAMPLE_TO_END")) sampler->finish(); // tests
+    sampler.reset();
     ::munmap(map, fileSize);
     if (!result.error.empty()) {
         out.release();

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "gzipsample.h"
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -23,8 +25,11 @@ class SourceBuffer {
     };
     using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
 
+    // `sample`: for a gzip file that may inflate to sampleMinBytes or more, samples of the text as it
+    // inflates (GzipSampler), on another thread, all before open returns.
     static OpenResult open(const std::string& path, const std::atomic<bool>* cancel = nullptr,
-                           const ProgressFn& progress = {});
+                           const ProgressFn& progress = {}, const GzipSampler::SampleFn& sample = {},
+                           std::uint64_t sampleMinBytes = 0);
     // For tests and in-memory sources.
     static std::unique_ptr<SourceBuffer> fromText(std::string_view text);
     // `size` bytes of zeroed anonymous memory for text made in memory (a live capture's args, written by

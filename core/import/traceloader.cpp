@@ -494,6 +494,28 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
     return result;
 }
 
+// A preview of a gzip file while it inflates: `json`, the sample GzipSampler made of the text inflated so
+// far, loaded on this (the sampler's) thread alone and handed on unless the sampler or the load stops
+// meanwhile.
+void previewWhileInflating(std::string json, std::uint64_t inflated, const LoadOptions& options,
+                           const std::atomic<bool>& stop) {
+    std::shared_ptr<const SourceBuffer> source(SourceBuffer::fromText(json));
+    if (!source) return;
+    json = std::string();
+    ImportStats stats;
+    stats.preview = true;
+    stats.gzip = true;
+    stats.fileBytes = stats.jsonBytes = source->size();
+    stats.previewInflatedBytes = inflated;
+    LoadOptions sampleOptions;
+    sampleOptions.threads = 1;
+    sampleOptions.cancel = &stop;
+    sampleOptions.sourcePath = options.sourcePath;
+    LoadResult r = loadFromBuffer(source, std::move(stats), sampleOptions, std::chrono::steady_clock::now());
+    const bool cancelled = stop.load() || (options.cancel && options.cancel->load());
+    if (r.ok() && !cancelled) options.preview(std::move(r.store));
+}
+
 } // namespace
 
 LoadResult LoadResult::cancelledLoad() {
@@ -517,7 +539,13 @@ std::optional<TraceText> readTraceFile(const std::string& path, const LoadOption
         readProgress = [&](std::uint64_t done, std::uint64_t total) {
             options.progress({LoadProgress::Stage::Reading, done, total, 0});
         };
-    SourceBuffer::OpenResult opened = SourceBuffer::open(path, options.cancel, readProgress);
+    GzipSampler::SampleFn sample;
+    if (options.preview)
+        sample = [&options](std::string json, std::uint64_t inflated, const std::atomic<bool>& stop) {
+            previewWhileInflating(std::move(json), inflated, options, stop);
+        };
+    SourceBuffer::OpenResult opened =
+        SourceBuffer::open(path, options.cancel, readProgress, sample, options.previewMinBytes);
     if (!opened.buffer) {
         failure =
             opened.cancelled ? LoadResult::cancelledLoad() : fail({opened.error, opened.errorOffset, false});

@@ -24,7 +24,7 @@ struct LoadProgress {
 };
 
 struct LoadOptions {
-    unsigned threads = 0;              // 0: all cores
+    unsigned threads = 0; // 0: all cores
     // The unit of parallel work, progress and cancellation. 1 MiB: a chunk and its structural index stay in
     // cache while it is parsed (8 MiB took 9 % longer to parse a 237 MB trace, bench/RESULTS.md).
     std::size_t chunkBytes = 1u << 20;
@@ -36,8 +36,10 @@ struct LoadOptions {
     // The viewer's first screen for a large file: when the JSON text is at least previewMinBytes, called once
     // on the loading thread, before the full parse, with a store built from pieces of the event array spread
     // over the whole file (256 pieces, 1/16 of it in all, at most 32 MiB; ImportStats::preview set). Its
-    // events are the full store's, over about the same span; a piece that does not parse is left out. Empty:
-    // no preview.
+    // events are the full store's, over about the same span; a piece that does not parse is left out. For a
+    // gzip file, called before that too, while it inflates, on another thread, with samples of the text
+    // inflated so far (GzipSampler; ImportStats::previewInflatedBytes says how far), from 4 MiB on, each
+    // time that has grown fourfold. Calls never overlap and come in that order. Empty: no preview.
     std::function<void(std::unique_ptr<const TraceStore>)> preview;
     std::size_t previewMinBytes = std::size_t(64) << 20;
     // A store of the GPU's work alone, for reports that read nothing else (the kernel table): kernels, copies

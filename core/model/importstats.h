@@ -39,6 +39,9 @@ struct ImportStats {
     // A preview: a sample of the file's events shown while the whole file loads (LoadOptions::preview); the
     // counts above are the sample's.
     bool preview = false;
+    // A preview of a gzip file taken while it inflates: of its first previewInflatedBytes of JSON text only
+    // (0: a sample spread over the whole file).
+    std::uint64_t previewInflatedBytes = 0;
     // A store of the GPU's work alone (LoadOptions::gpuWorkOnly): the other events were read and checked (the
     // events seen, the counts by phase and category and the malformed ones are the whole file's; those of
     // slices, flows and async spans the kept events') but not kept; slicesNotKept complete slices among them.
