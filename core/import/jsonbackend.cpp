@@ -276,7 +276,7 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
     bool flowIn = false, flowOut = false, haveBindId = false;
     std::uint64_t bindId = 0;
     std::string_view metaName;
-    std::string_view deferredName; // gpuWorkOnly: the name, not yet interned
+    std::string_view deferredName; // gpuWorkOnly: the name, not yet interned (in the parser's buffers)
     bool nameDeferred = false;
 
     auto fail = [&](const char* reason) {
@@ -323,20 +323,15 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
             break;
         case 'n':
             if (keyIs(k, "name")) {
-                if (gpuWorkOnly) {
-                    // Interned at the end, and only if kept: most events are not. A plain string's raw text
-                    // is its value; one with escapes is read as usual.
-                    const std::string_view raw = trimRight(v.raw_json_token());
-                    deferredName = raw.size() >= 2 && raw.front() == '"' && raw.back() == '"'
-                                       ? raw.substr(1, raw.size() - 2)
-                                       : std::string_view();
-                    nameDeferred = deferredName.data() && deferredName.find('\\') == std::string_view::npos;
-                    if (nameDeferred) break;
-                }
                 std::string_view s;
                 if (v.get_string().get(s)) {
                     // A number or other scalar as a name: keep its text.
                     s = trimRight(v.raw_json_token());
+                }
+                if (gpuWorkOnly) { // interned at the end, and only if kept: most events are not
+                    deferredName = s;
+                    nameDeferred = true;
+                    break;
                 }
                 nameId = out.strings.pool.intern(s).value;
                 metaName = out.strings.pool.view(StringId(nameId));
