@@ -208,12 +208,14 @@ void TestPreview::cancelFromThePreview() {
     options.previewMinBytes = 0;
     options.cancel = &cancel;
     int previews = 0;
+    bool empty = false; // (checked here: a gzip file's first previews come on the sampler's thread)
     options.preview = [&](std::unique_ptr<const TraceStore> s) {
         ++previews;
-        QVERIFY(s && s->sliceCount() > 0);
+        empty |= !s || s->sliceCount() == 0;
         cancel = true;
     };
     const LoadResult r = loadTrace(test::tracePath(test::traces::qwenH100), options);
+    QVERIFY(!empty);
     QCOMPARE(previews, 1);
     QVERIFY(r.cancelled);
     QVERIFY(!r.ok());

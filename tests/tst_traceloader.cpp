@@ -21,6 +21,7 @@ class TestTraceLoader : public QObject {
     void argsDecodedOnDemand();
     void gpuWorkOnly_data();
     void gpuWorkOnly();
+    void gpuWorkOnlyOverManyPieces();
 };
 
 namespace {
@@ -335,6 +336,38 @@ void TestTraceLoader::gpuWorkOnly() {
         QCOMPARE(fuzz::gpuWorkOnlyDiffers(*full.store, *gpu.store), 0);
         QCOMPARE(int(gpu.store->sliceCount()), kept);
         QCOMPARE(int(gpu.store->stats().slicesNotKept), notKept);
+    }
+}
+
+// Over many pieces (the loader's smallest, 4 KiB) on two threads: without Inductor's estimates, only the
+// GPU's work is kept and the store agrees with the full one; with them in a late piece, that piece's search
+// makes it a full load, parsed again.
+void TestTraceLoader::gpuWorkOnlyOverManyPieces() {
+    for (const bool estimates : {false, true}) {
+        std::string text = "[";
+        for (int i = 0; i < 400; ++i)
+            text += R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":)" +
+                    std::to_string(10 * i) + R"(,"dur":5,"args":{"External id":)" + std::to_string(i) + "}},";
+        for (int i = 0; i < 50; ++i)
+            text += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" +
+                    std::to_string(10 * i + 1) + R"(,"dur":2},)";
+        text +=
+            estimates
+                ? R"({"ph":"X","cat":"cpu_op","name":"triton_poi_0","pid":1,"tid":1,"ts":5000,"dur":5,"args":{"kernel_flop":7}}])"
+                : R"({"ph":"X","cat":"cpu_op","name":"triton_poi_0","pid":1,"tid":1,"ts":5000,"dur":5}])";
+        QVERIFY(text.size() > 8 * 4096);
+        const LoadResult full = test::loadText(text, 4096, 2);
+        LoadOptions options;
+        options.threads = 2;
+        options.chunkBytes = 4096;
+        options.gpuWorkOnly = true;
+        options.gpuWorkOnlyUnlessTextHas = kernelTableHostKeys();
+        const LoadResult gpu = loadTraceText(text, options);
+        QVERIFY(full.ok() && gpu.ok());
+        QCOMPARE(fuzz::gpuWorkOnlyDiffers(*full.store, *gpu.store), 0);
+        QCOMPARE(gpu.store->stats().gpuWorkOnly, !estimates);
+        QCOMPARE(gpu.store->sliceCount(), estimates ? full.store->sliceCount() : std::size_t(50));
+        QCOMPARE(gpu.store->stats().slicesNotKept, estimates ? std::uint64_t(0) : std::uint64_t(401));
     }
 }
 

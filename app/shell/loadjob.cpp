@@ -18,8 +18,8 @@ struct LoadJob::Shared {
     std::atomic<quint64> eventsDone{0};
 };
 
-LoadJob::LoadJob(QString path, QObject* parent)
-    : QObject(parent), m_path(std::move(path)), m_shared(std::make_shared<Shared>()) {}
+LoadJob::LoadJob(QString path, QObject* parent, bool previews)
+    : QObject(parent), m_path(std::move(path)), m_previews(previews), m_shared(std::make_shared<Shared>()) {}
 
 LoadJob::~LoadJob() {
     m_shared->cancel = true;
@@ -31,7 +31,7 @@ void LoadJob::start() {
     QPointer<LoadJob> self(this);
     auto shared = m_shared;
     const std::string path = m_path.toStdString();
-    m_thread = std::thread([self, shared, path] {
+    m_thread = std::thread([self, shared, path, previews = m_previews] {
         lowerThreadPriority(); // the loader's own worker threads inherit it
         LoadOptions options;
         options.cancel = &shared->cancel;
@@ -43,20 +43,22 @@ void LoadJob::start() {
         };
         if (const QByteArray min = qgetenv("KINETOSCOPE_PREVIEW_MIN_BYTES"); !min.isEmpty())
             options.previewMinBytes = std::size_t(min.toULongLong());
-        options.preview = [self, shared](std::unique_ptr<const TraceStore> sample) {
-            if (shared->cancel) return;
-            std::shared_ptr<LoadedTrace> preview = prepareLoadedTrace(std::move(sample), 0);
-            QMetaObject::invokeMethod(
-                QCoreApplication::instance(),
-                [self, preview] {
-                    if (self) emit self->previewed(preview);
-                },
-                Qt::QueuedConnection);
-            // Tests hold the full parse back this long, to act on the preview before the full trace comes.
-            const int hold = qEnvironmentVariableIntValue("KINETOSCOPE_PREVIEW_HOLD_MS");
-            for (int waited = 0; waited < hold && !shared->cancel; waited += 10)
-                std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        };
+        if (previews)
+            options.preview = [self, shared](std::unique_ptr<const TraceStore> sample) {
+                if (shared->cancel) return;
+                std::shared_ptr<LoadedTrace> preview = prepareLoadedTrace(std::move(sample), 0);
+                QMetaObject::invokeMethod(
+                    QCoreApplication::instance(),
+                    [self, preview] {
+                        if (self) emit self->previewed(preview);
+                    },
+                    Qt::QueuedConnection);
+                // Tests hold the full parse back this long, to act on the preview before the full trace
+                // comes.
+                const int hold = qEnvironmentVariableIntValue("KINETOSCOPE_PREVIEW_HOLD_MS");
+                for (int waited = 0; waited < hold && !shared->cancel; waited += 10)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            };
         LoadResult result = loadTrace(path, options);
         std::shared_ptr<LoadedTrace> trace;
         if (result.ok() && !shared->cancel)

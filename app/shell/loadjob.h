@@ -17,7 +17,9 @@ namespace kinetoscope {
 class LoadJob : public QObject {
     Q_OBJECT
   public:
-    explicit LoadJob(QString path, QObject* parent = nullptr);
+    // `previews`: build the first screens of a large file (`previewed`); a caller that shows none says false,
+    // and the load spends nothing on them.
+    explicit LoadJob(QString path, QObject* parent = nullptr, bool previews = true);
     ~LoadJob() override;
 
     void start();
@@ -33,8 +35,9 @@ class LoadJob : public QObject {
     Progress progress() const;
 
   signals:
-    // A large file's first screen, before `loaded`: a store of a sample of its events spread over the whole
-    // file (LoadOptions::preview). Files under KINETOSCOPE_PREVIEW_MIN_BYTES (default 64 MiB) have none.
+    // A large file's first screens, before `loaded`: stores of samples of its events (LoadOptions::preview: a
+    // gzip file's as it inflates, then one spread over the whole file). Files under
+    // KINETOSCOPE_PREVIEW_MIN_BYTES (default 64 MiB) have none.
     void previewed(std::shared_ptr<kinetoscope::LoadedTrace> preview);
     void loaded(std::shared_ptr<kinetoscope::LoadedTrace> trace);
     void failed(QString message, bool cancelled);
@@ -42,6 +45,7 @@ class LoadJob : public QObject {
   private:
     struct Shared;
     QString m_path;
+    bool m_previews = true;
     std::shared_ptr<Shared> m_shared;
     std::thread m_thread;
 };

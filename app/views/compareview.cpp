@@ -123,7 +123,7 @@ CompareView::CompareView(QString pathA, QString pathB, QWidget* parent) : QWidge
     m_stack->addWidget(m_status);
     layout->addWidget(m_stack);
     for (int i = 0; i < 2; ++i) {
-        m_jobs[i] = new LoadJob(m_paths[i], this);
+        m_jobs[i] = new LoadJob(m_paths[i], this, false); // no first screens: the comparison waits for both
         connect(m_jobs[i], &LoadJob::loaded, this,
                 [this, i](std::shared_ptr<LoadedTrace> t) { onLoaded(i, std::move(t)); });
         connect(m_jobs[i], &LoadJob::failed, this,

@@ -130,11 +130,10 @@ class TraceView : public QWidget {
     // The full trace's timeline takes the preview's view (its time range when the user moved it, the track
     // at the top at the same height), and the preview goes.
     void takeViewFromPreview();
-    // The slice the user selected on a preview, onto the next timeline (a later preview's or the full
+    // The slice the user last selected on a preview, onto the next timeline (a later preview's or the full
     // trace's): remembered through a preview that lacks it (each is another sample), forgotten once
     // deselected.
-    void carrySelection(TimelineWidget& from, const std::shared_ptr<const LoadedTrace>& fromTrace,
-                        TimelineWidget& to);
+    void carrySelection(TimelineWidget& to);
     void dropPreview();
     void updateProgress();
     void updateArea();
@@ -198,7 +197,6 @@ class TraceView : public QWidget {
     struct CarriedSelection {
         std::shared_ptr<const LoadedTrace> trace; // the preview it was made on
         EventRef slice;
-        bool shown = false; // selected on the preview now on screen
     };
     std::optional<CarriedSelection> m_carriedSelection;
 };

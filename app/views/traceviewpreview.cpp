@@ -134,6 +134,13 @@ void TraceView::onPreview(std::shared_ptr<LoadedTrace> preview) {
     split->setStretchFactor(1, 1);
     pl->addWidget(split, 1);
     connect(m_previewTimeline, &TimelineWidget::selectionChanged, details, &DetailsPanel::showEvent);
+    connect(m_previewTimeline, &TimelineWidget::selectionChanged, this,
+            [this, trace = preview](EventRef ref) {
+                if (ref.isValid())
+                    m_carriedSelection = CarriedSelection{trace, ref};
+                else
+                    m_carriedSelection.reset(); // deselected
+            });
     // The panel reads the sample's store until it is destroyed (after m_preview lets go of it).
     connect(details, &QObject::destroyed, [keep = preview] {});
     m_stack->addWidget(m_previewPage);
@@ -142,7 +149,7 @@ void TraceView::onPreview(std::shared_ptr<LoadedTrace> preview) {
     if (oldPage) {
         m_previewPage->layout()->activate(); // sized as the page it replaces, before the view is carried
         carryView(*oldTimeline, *m_previewTimeline);
-        carrySelection(*oldTimeline, oldPreview, *m_previewTimeline);
+        carrySelection(*m_previewTimeline);
         m_stack->removeWidget(oldPage);
         oldPage->deleteLater();
     }
@@ -169,20 +176,15 @@ void TraceView::updatePreviewStrip(const QString& progressText, int permille) {
 void TraceView::takeViewFromPreview() {
     if (!m_previewPage) return;
     carryView(*m_previewTimeline, *m_timeline);
-    carrySelection(*m_previewTimeline, m_preview, *m_timeline);
+    carrySelection(*m_timeline);
     dropPreview();
 }
 
-void TraceView::carrySelection(TimelineWidget& from, const std::shared_ptr<const LoadedTrace>& fromTrace,
-                               TimelineWidget& to) {
-    if (from.selected().isValid())
-        m_carriedSelection = CarriedSelection{fromTrace, from.selected(), true};
-    else if (m_carriedSelection && m_carriedSelection->shown)
-        m_carriedSelection.reset(); // the user deselected it
+void TraceView::carrySelection(TimelineWidget& to) {
     if (!m_carriedSelection) return;
-    const auto same = sameSlice(*m_carriedSelection->trace->store, m_carriedSelection->slice, to.store());
-    if (same) to.setSelected(*same);
-    m_carriedSelection->shown = same.has_value();
+    // (Selecting it on a later preview makes that preview's slice the one remembered.)
+    if (const auto same = sameSlice(*m_carriedSelection->trace->store, m_carriedSelection->slice, to.store()))
+        to.setSelected(*same);
 }
 
 void TraceView::dropPreview() {

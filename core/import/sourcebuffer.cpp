@@ -187,6 +187,9 @@ SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::
         std::memcpy(&isize, bytes + fileSize - 4, 4);
         guess = isize;
     }
+    // The text's size as the trailer tells it (exact for one member under 4 GiB, modulo 4 GiB past that: then
+    // the compressed file itself is large), for the first screen's threshold.
+    const std::uint64_t textSize = std::max<std::uint64_t>(guess, fileSize);
     guess = std::max<std::uint64_t>(guess, std::uint64_t(fileSize) * 4);
     const std::uint64_t available = availableMemoryBytes();
 
@@ -238,7 +241,7 @@ SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::
     };
     // The first screen while this inflates, on the other core (stopped before the input is unmapped); the
     // output is faulted in once it is on screen.
-    if (sample && guess >= sampleMinBytes) sampler.emplace(bytes, fileSize, sample, cancel);
+    if (sample && textSize >= sampleMinBytes) sampler.emplace(bytes, fileSize, sample, cancel);
     if (d && out.capacity >= (64u << 20)) startPopulating();
     if (progress) progress(0, fileSize);
     while (inPos < fileSize && d) {
