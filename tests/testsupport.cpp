@@ -1,5 +1,7 @@
 #include "testsupport.h"
 
+#include "analysis/ops/kernels.h"
+
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -100,6 +102,15 @@ LoadResult loadText(const std::string& json, std::size_t chunkBytes, unsigned th
     options.chunkBytes = chunkBytes;
     options.threads = threads;
     return loadTraceText(json, options);
+}
+
+LoadOptions gpuWorkOnlyOptions(unsigned threads, std::size_t chunkBytes) {
+    LoadOptions options;
+    options.threads = threads;
+    options.chunkBytes = chunkBytes;
+    options.gpuWorkOnly = true;
+    options.gpuWorkOnlyUnlessTextHas = kernelTableHostKeys();
+    return options;
 }
 
 std::optional<std::int64_t> writeTraceShiftedOntoSnapshot(const std::string& tracePath,

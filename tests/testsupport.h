@@ -57,6 +57,9 @@ std::string writeCompiled3LayersDebugFolder(const std::string& root);
 QString compareGolden(const QString& name, const std::string& actual);
 // Loads a JSON text with the given chunk size and thread count (to exercise the splitter on small input).
 LoadResult loadText(const std::string& json, std::size_t chunkBytes = 8u << 20, unsigned threads = 0);
+// What `summary --by kernel` loads with: the GPU's work alone, unless the text holds what the kernel table
+// reads from other events.
+LoadOptions gpuWorkOnlyOptions(unsigned threads, std::size_t chunkBytes);
 
 // ALTERS a real trace on purpose, for tests of a snapshot linked to a trace (no real snapshot has a trace of
 // the same run): writes the trace to `outPath` with its baseTimeNanoseconds rewritten so that the snapshot's

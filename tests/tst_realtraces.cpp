@@ -162,12 +162,6 @@ std::string kernelReport(const TraceStore& store) {
     return summaryToJson(r->summary, r.get()) + reportToText(store, *r) +
            summaryToText(r->summary, text, error).value_or(error);
 }
-LoadOptions gpuWorkOnlyOptions(unsigned threads, std::size_t chunkBytes) {
-    LoadOptions options = optionsFor(threads, chunkBytes);
-    options.gpuWorkOnly = true;
-    options.gpuWorkOnlyUnlessTextHas = kernelTableHostKeys();
-    return options;
-}
 } // namespace
 
 // Every real trace, and the GPU runs of tests/data/gpu.
@@ -194,7 +188,7 @@ void TestRealTraces::gpuWorkOnly() {
     const std::string expected = kernelReport(*full.store);
     for (const auto& [threads, chunk] :
          {std::pair{1u, std::size_t(8u << 20)}, std::pair{2u, std::size_t(16u << 10)}}) {
-        const LoadResult gpu = loadTrace(path.toStdString(), gpuWorkOnlyOptions(threads, chunk));
+        const LoadResult gpu = loadTrace(path.toStdString(), test::gpuWorkOnlyOptions(threads, chunk));
         QVERIFY(gpu.ok());
         const ImportStats &a = full.store->stats(), &b = gpu.store->stats();
         QVERIFY(!a.gpuWorkOnly);
@@ -218,10 +212,10 @@ void TestRealTraces::gpuWorkOnly() {
 // their achieved GB/s; without the keys to look for, a store of the GPU's work alone would lose them.
 void TestRealTraces::gpuWorkOnlyKeepsEstimates() {
     const std::string path = KINETOSCOPE_SOURCE_DIR "/tests/data/gpu/compiled.pt.trace.json.gz";
-    const LoadResult kept = loadTrace(path, gpuWorkOnlyOptions(2, 8u << 20));
+    const LoadResult kept = loadTrace(path, test::gpuWorkOnlyOptions(2, 8u << 20));
     QVERIFY(kept.ok());
     QVERIFY(!kept.store->stats().gpuWorkOnly);
-    LoadOptions blind = gpuWorkOnlyOptions(2, 8u << 20);
+    LoadOptions blind = test::gpuWorkOnlyOptions(2, 8u << 20);
     blind.gpuWorkOnlyUnlessTextHas.clear();
     const LoadResult lost = loadTrace(path, blind);
     QVERIFY(lost.ok());

@@ -1,5 +1,4 @@
 // Every format variant of FORMAT.md as a named row: the JSON in, a compact description of the store out.
-#include "analysis/ops/kernels.h"
 #include "fuzz/fuzz_input.h"
 #include "query/args.h"
 #include "testsupport.h"
@@ -326,12 +325,7 @@ void TestTraceLoader::gpuWorkOnly() {
     const std::string text = json.toStdString();
     for (std::size_t chunk : {std::size_t(8u << 20), std::size_t(64)}) {
         const LoadResult full = test::loadText(text, chunk, 2);
-        LoadOptions options;
-        options.threads = 2;
-        options.chunkBytes = chunk;
-        options.gpuWorkOnly = true;
-        options.gpuWorkOnlyUnlessTextHas = kernelTableHostKeys();
-        const LoadResult gpu = loadTraceText(text, options);
+        const LoadResult gpu = loadTraceText(text, test::gpuWorkOnlyOptions(2, chunk));
         QVERIFY(full.ok() && gpu.ok());
         QCOMPARE(fuzz::gpuWorkOnlyDiffers(*full.store, *gpu.store), 0);
         QCOMPARE(int(gpu.store->sliceCount()), kept);
@@ -357,12 +351,7 @@ void TestTraceLoader::gpuWorkOnlyOverManyPieces() {
                 : R"({"ph":"X","cat":"cpu_op","name":"triton_poi_0","pid":1,"tid":1,"ts":5000,"dur":5}])";
         QVERIFY(text.size() > 8 * 4096);
         const LoadResult full = test::loadText(text, 4096, 2);
-        LoadOptions options;
-        options.threads = 2;
-        options.chunkBytes = 4096;
-        options.gpuWorkOnly = true;
-        options.gpuWorkOnlyUnlessTextHas = kernelTableHostKeys();
-        const LoadResult gpu = loadTraceText(text, options);
+        const LoadResult gpu = loadTraceText(text, test::gpuWorkOnlyOptions(2, 4096));
         QVERIFY(full.ok() && gpu.ok());
         QCOMPARE(fuzz::gpuWorkOnlyDiffers(*full.store, *gpu.store), 0);
         QCOMPARE(gpu.store->stats().gpuWorkOnly, !estimates);

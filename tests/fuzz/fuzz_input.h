@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the fuzz targets: arbitrary bytes into the loader, plain text directly or gzip through the file
 // path (an anonymous in-memory file, no disk), and the store's invariants.
+#include "analysis/ops/kernels.h"
 #include "model/nesting.h"
 #include "open/opentrace.h"
 
@@ -22,7 +23,7 @@ inline int brokenInvariant(const TraceStore& s);
 inline LoadResult loadBytes(const std::uint8_t* data, std::size_t size, bool gpuWorkOnly = false) {
     LoadOptions options;
     options.gpuWorkOnly = gpuWorkOnly;
-    options.gpuWorkOnlyUnlessTextHas = {"\"kernel_num_gb\"", "\"kernel_flop\""};
+    if (gpuWorkOnly) options.gpuWorkOnlyUnlessTextHas = kernelTableHostKeys();
     // Small pieces exercise the splitter and its repairs on small inputs; two threads only for some inputs
     // (spawning threads dominates the cost of a small input).
     options.threads = size > 0 && (data[size - 1] & 1) ? 2 : 1;
