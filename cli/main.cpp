@@ -87,6 +87,9 @@ int runMemory(const MemoryArgs& args) {
         std::fprintf(stderr, "kinetoscope-cli: %s\n", r.message(args.path).c_str());
         return 1;
     }
+    if (!r.error.empty()) // cut short or damaged: the report covers what came before the fault
+        std::fprintf(stderr, "kinetoscope-cli: warning: %s; read what came before it\n",
+                     r.message(args.path).c_str());
     const MemorySnapshot& s = *r.snapshot;
     if (s.stats.malformedEvents || s.stats.malformedSegments)
         std::fprintf(

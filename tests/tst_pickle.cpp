@@ -22,6 +22,9 @@ class TestPickle : public QObject {
     void memoSharesNodes();
     void sharesEqualItems();
     void streamsInSmallWindows();
+    void cutDocuments_data();
+    void cutDocuments();
+    void cancels();
 };
 
 namespace {
@@ -265,6 +268,94 @@ void TestPickle::streamsInSmallWindows() {
         QCOMPARE(doc.textOf(doc.root).size(), big.size());
         QCOMPARE(in.wasGzip(), gz);
     }
+}
+
+// The snapshot's shape, small: pickle.dumps({'segments': [{'a': 1, 'b': [1, 2, 3, 4, 5]}], 'device_traces':
+// [[{'action': 'alloc', 'size': 5}, {'action': 'free', 'size': 5}]]}, protocol=4). The offsets below are
+// pickletools.dis's.
+const QByteArray snapshotShaped =
+    PICKLE("\x80\x04\x95u\x00\x00\x00\x00\x00\x00\x00}\x94(\x8c\x08segments\x94]\x94}\x94(\x8c\x01"
+           "a\x94K\x01\x8c\x01"
+           "b\x94]\x94(K\x01K\x02K\x03K\x04K\x05"
+           "eua\x8c\rdevice_traces\x94]\x94]\x94(}\x94(\x8c\x06"
+           "action\x94\x8c\x05"
+           "alloc\x94\x8c\x04size\x94K\x05u}\x94(h\x0b\x8c\x04"
+           "free\x94h\rK\x05ueau.");
+
+void TestPickle::cutDocuments_data() {
+    QTest::addColumn<int>("cut");
+    QTest::addColumn<QString>("expected");
+    QTest::addColumn<int>("open"); // containers closed at the cut
+    QTest::newRow("the root dict, empty") << 13 << "{}" << 0;
+    // The segment's dict is the item an APPEND to come would have put into the list.
+    QTest::newRow("a segment begun") << 29 << "{'segments': [{}]}" << 3;
+    QTest::newRow("a list begun") << 43 << "{'segments': [{'a': 1, 'b': []}]}" << 4;
+    QTest::newRow("in a batch") << 47 << "{'segments': [{'a': 1, 'b': [1, 2]}]}" << 4;
+    // Whole but for the APPEND that would put it in its list: kept.
+    QTest::newRow("a segment read, its APPEND not")
+        << 55 << "{'segments': [{'a': 1, 'b': [1, 2, 3, 4, 5]}]}" << 2;
+    QTest::newRow("the one device's events list begun")
+        << 76 << "{'segments': [{'a': 1, 'b': [1, 2, 3, 4, 5]}], 'device_traces': [[]]}" << 3;
+    QTest::newRow("one event read") << 107
+                                    << "{'segments': [{'a': 1, 'b': [1, 2, 3, 4, 5]}], 'device_traces': "
+                                       "[[{'action': 'alloc', 'size': 5}]]}"
+                                    << 3;
+    QTest::newRow("in the second event") << 119
+                                         << "{'segments': [{'a': 1, 'b': [1, 2, 3, 4, 5]}], 'device_traces': "
+                                            "[[{'action': 'alloc', 'size': 5}, {'action': 'free'}]]}"
+                                         << 4;
+    QTest::newRow("all but the STOP") << 127
+                                      << "{'segments': [{'a': 1, 'b': [1, 2, 3, 4, 5]}], 'device_traces': "
+                                         "[[{'action': 'alloc', 'size': 5}, "
+                                         "{'action': 'free', 'size': 5}]]}"
+                                      << 0;
+}
+
+// A document cut short holds what was read, each open container closed as the opcodes to come would have
+// closed it: the same whether the reader was told to stop there or the data ends there.
+void TestPickle::cutDocuments() {
+    QFETCH(int, cut);
+    QFETCH(QString, expected);
+    QFETCH(int, open);
+    for (const bool truncated : {false, true}) {
+        const QByteArray data = truncated ? snapshotShaped.left(cut) : snapshotShaped;
+        PickleInput in =
+            PickleInput::fromMemory(std::string_view(data.constData(), std::size_t(data.size())));
+        PickleDocument doc;
+        PickleLimits limits;
+        if (!truncated) limits.stopAtOffset = std::uint64_t(cut);
+        const std::optional<PickleError> error = readPickle(in, doc, limits);
+        QCOMPARE(error.has_value(), truncated);
+        if (truncated) {
+            QCOMPARE(error->offset, std::uint64_t(cut));
+            QVERIFY2(error->message.find("truncated") != std::string::npos, error->message.c_str());
+        }
+        QVERIFY(!doc.complete);
+        QCOMPARE(doc.cutAt, std::uint64_t(cut));
+        QCOMPARE(QString::fromStdString(repr(doc, doc.root)), expected);
+        QCOMPARE(int(doc.openAtCut.size()), open);
+        QVERIFY(std::is_sorted(doc.openAtCut.begin(), doc.openAtCut.end()));
+    }
+    // Read whole, nothing is cut.
+    PickleInput in =
+        PickleInput::fromMemory(std::string_view(snapshotShaped.constData(), snapshotShaped.size()));
+    PickleDocument whole;
+    QVERIFY(!readPickle(in, whole));
+    QVERIFY(whole.complete && whole.openAtCut.empty());
+}
+
+// A set cancel flag stops the reader with "cancelled" and nothing in the document to use.
+void TestPickle::cancels() {
+    std::atomic<bool> cancel{true};
+    PickleInput in =
+        PickleInput::fromMemory(std::string_view(snapshotShaped.constData(), snapshotShaped.size()));
+    PickleDocument doc;
+    PickleLimits limits;
+    limits.cancel = &cancel;
+    const std::optional<PickleError> error = readPickle(in, doc, limits);
+    QVERIFY(error);
+    QCOMPARE(error->message, std::string("cancelled"));
+    QCOMPARE(doc.root, PickleDocument::noNode);
 }
 
 QTEST_GUILESS_MAIN(TestPickle)

@@ -1,11 +1,13 @@
 // CUDA memory snapshots: the five real snapshots of the corpus (and their gzip forms) read into the model and
 // reported as `kinetoscope-cli memory` does (golden files), the figures' invariants, the old bare-list
-// layout, and a pickle whose __reduce__ calls os.system, refused without running anything.
+// layout, a pickle whose __reduce__ calls os.system, refused without running anything, and snapshots cut
+// short (a preview's first bytes, a truncated file): the beginning of the whole one.
 #include "testsupport.h"
 
 #include "analysis/memory/snapshotreport.h"
 #include "snapshot/snapshotloader.h"
 
+#include <map>
 #include <optional>
 
 #include <QFile>
@@ -24,6 +26,8 @@ class TestSnapshot : public QObject {
     void refusesCode();
     void badFiles_data();
     void badFiles();
+    void cutShort_data();
+    void cutShort();
     void notATrace();
 };
 
@@ -184,7 +188,6 @@ void TestSnapshot::badFiles_data() {
     QTest::addColumn<QByteArray>("data");
     QTest::addColumn<QString>("error");
     const std::string real = test::readText(snapshotPath(snapshots[0]));
-    QTest::newRow("cut in half") << QByteArray::fromStdString(real.substr(0, real.size() / 2)) << "truncated";
     QTest::newRow("a string, not a snapshot")
         << QByteArray("\x80\x04\x8c\x02hi.", 7) << "not a CUDA memory snapshot: the pickle holds a str";
     QTest::newRow("a dict without segments")
@@ -192,8 +195,8 @@ void TestSnapshot::badFiles_data() {
     std::string corrupt = real;
     corrupt[corrupt.size() / 3] = char(0xfe);
     QTest::newRow("one byte changed") << QByteArray::fromStdString(corrupt) << "byte ";
-    QTest::newRow("gzip of the half")
-        << QByteArray::fromStdString(test::gzipText(real).substr(0, 20000)) << "truncated";
+    QTest::newRow("cut before anything usable")
+        << QByteArray::fromStdString(real.substr(0, 40)) << "truncated";
 }
 
 // Damaged files: one line naming the file (and the byte where it can), never a crash.
@@ -208,6 +211,119 @@ void TestSnapshot::badFiles() {
     if (r.ok()) return; // a changed byte can land inside a string and leave a valid pickle
     QVERIFY2(QString::fromStdString(message).contains(error), message.c_str());
     QVERIFY(message.rfind(path.toStdString() + ": ", 0) == 0);
+}
+
+void TestSnapshot::cutShort_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<double>("fraction");
+    QTest::addColumn<QString>("how"); // "preview": stopAtBytes; "truncated", "gzip truncated": the file cut
+    for (const char* name : snapshots)
+        for (const double fraction : {0.05, 0.5, 0.97})
+            for (const char* how : {"preview", "truncated", "gzip truncated"})
+                QTest::addRow("%s %.2f %s", name, fraction, how) << QString(name) << fraction << QString(how);
+}
+
+// A snapshot read only in part (a preview, or a file that ends early) opens with what was read: its events
+// are the whole snapshot's first ones, exactly; its allocations are theirs; its curve is the whole one's
+// shifted by what was alive before the trace and not yet seen freed.
+void TestSnapshot::cutShort() {
+    QFETCH(QString, name);
+    QFETCH(double, fraction);
+    QFETCH(QString, how);
+    const std::string path = snapshotPath(name.toUtf8().constData());
+    const SnapshotLoadResult whole = loadSnapshot(path);
+    QVERIFY2(whole.ok(), whole.message(path).c_str());
+    const std::string text = test::readText(path);
+    const auto cut = std::size_t(double(text.size()) * fraction);
+    SnapshotLoadResult part;
+    QTemporaryDir dir;
+    if (how == QLatin1String("preview")) {
+        SnapshotLoadOptions options;
+        options.stopAtBytes = cut;
+        part = loadSnapshot(path, options);
+        QVERIFY2(part.ok() && part.error.empty(), part.message(path).c_str());
+        // At the first opcode at or past the cut (one opcode, a string at most, past it).
+        QVERIFY(part.snapshot->readBytes >= cut && part.snapshot->readBytes < cut + 65536);
+    } else {
+        const std::string data =
+            how == QLatin1String("truncated")
+                ? text.substr(0, cut)
+                : test::gzipText(text).substr(0, std::size_t(double(test::gzipText(text).size()) * fraction));
+        const QString file = writeFile(dir, QStringLiteral("cut.pickle"), data);
+        part = loadSnapshot(file.toStdString());
+        QVERIFY2(part.ok(), part.message(file.toStdString()).c_str());
+        QVERIFY2(part.error.find("truncated") != std::string::npos ||
+                     part.error.find("damaged gzip") != std::string::npos,
+                 part.error.c_str());
+        QVERIFY(part.snapshot->readBytes <= (how == QLatin1String("truncated") ? cut : text.size()));
+    }
+    const MemorySnapshot& a = *part.snapshot;
+    const MemorySnapshot& b = *whole.snapshot;
+    QVERIFY(a.partial && !b.partial);
+    QVERIFY(a.segments.size() <= b.segments.size());
+    for (std::size_t s = 0; s < a.segments.size(); ++s) {
+        QCOMPARE(a.segments[s].address, b.segments[s].address);
+        QCOMPARE(a.segments[s].blockCount, b.segments[s].blockCount);
+    }
+    const auto frames = [](const MemorySnapshot& m, std::uint32_t stack) {
+        std::vector<std::string> out;
+        for (const std::uint32_t f : m.stack(stack))
+            out.push_back(std::string(m.strings.view(m.frames[f].name)) + " " +
+                          std::string(m.strings.view(m.frames[f].filename)) + ":" +
+                          std::to_string(m.frames[f].line));
+        return out;
+    };
+    std::size_t events = 0;
+    for (const DeviceHistory& h : a.devices) {
+        const DeviceHistory* full = b.device(h.device);
+        QVERIFY(full && h.size() <= full->size());
+        events += h.size();
+        for (std::size_t i = 0; i < h.size(); ++i) {
+            QCOMPARE(h.actions[i], full->actions[i]);
+            QCOMPARE(h.addrs[i], full->addrs[i]);
+            QCOMPARE(h.sizes[i], full->sizes[i]);
+            QCOMPARE(h.streams[i], full->streams[i]);
+            QCOMPARE(h.timesUs[i], full->timesUs[i]);
+            if (i % 97 == 0 || i + 1 == h.size())
+                QCOMPARE(frames(a, h.stacks[i]), frames(b, full->stacks[i]));
+        }
+        const std::vector<std::int64_t> curve = activeMemoryCurve(a, h);
+        const std::vector<std::int64_t> fullCurve = activeMemoryCurve(b, *full);
+        const std::int64_t shift = fullCurve[0] - curve[0];
+        QVERIFY(shift >= 0);
+        for (std::size_t i = 0; i < curve.size(); ++i)
+            QCOMPARE(fullCurve[i] - curve[i], shift);
+        const std::vector<AllocationLifetime> lives = allocationLifetimes(a, h);
+        const std::vector<AllocationLifetime> fullLives = allocationLifetimes(b, *full);
+        std::map<std::int64_t, const AllocationLifetime*> byBegin;
+        for (const AllocationLifetime& l : fullLives)
+            if (l.begin >= 0) byBegin[l.begin] = &l;
+        const auto n = std::int64_t(h.size());
+        for (const AllocationLifetime& l : lives) {
+            if (l.begin < 0) {
+                QVERIFY(l.end < n); // seen freed
+                continue;
+            }
+            const AllocationLifetime* f = byBegin.at(l.begin);
+            QCOMPARE(f->addr, l.addr);
+            QCOMPARE(f->size, l.size);
+            if (l.end < n)
+                QCOMPARE(f->end, l.end);
+            else
+                QVERIFY(f->end >= n);
+        }
+    }
+    std::size_t wholeEvents = 0;
+    for (const DeviceHistory& h : b.devices)
+        wholeEvents += h.size();
+    QVERIFY(events <= wholeEvents); // all of them when the cut falls after the trace (in the annotations)
+    if (fraction > 0.9 && how != QLatin1String("gzip truncated")) QVERIFY(events > wholeEvents / 2);
+    // Reported as such.
+    const std::string report = snapshotReportText(a, snapshotReport(a));
+    QVERIFY(report.rfind("Partial: read up to byte " + std::to_string(a.readBytes), 0) == 0 ||
+            report.find("\nPartial: read up to byte ") != std::string::npos);
+    QVERIFY(snapshotReportJson(a, snapshotReport(a)).find("{\"partial\": {\"read_bytes\": " + std::to_string(a.readBytes) + "}, \"devices\": [") !=
+            std::string::npos);
 }
 
 // Opened as a trace (the viewer, `kinetoscope-cli info`), a snapshot says what it is, in one line.

@@ -334,7 +334,9 @@ void TestSnapshotView::badFileKeepsOtherTabs() {
         const std::string bytes = test::readText(trainingPath().toStdString());
         QFile f(bad);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(bytes.data(), qint64(bytes.size() / 2));
+        // Cut before its first segment: nothing to show (cut later, it opens with what it holds:
+        // tst_snapshotpreview).
+        f.write(bytes.data(), 64);
     }
     SnapshotView* view = openReady(w, bad);
     QVERIFY(view);

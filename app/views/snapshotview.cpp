@@ -4,20 +4,18 @@
 #include "charts/segmentmapwidget.h"
 #include "model/textformat.h"
 #include "model/timeconv.h"
-#include "shell/backgroundjobs.h"
 #include "shell/loadedtrace.h"
+#include "shell/snapshotloadjob.h"
 #include "snapshot/snapshotloader.h"
 #include "timeline/timelinewidget.h"
 #include "views/traceview.h"
 
 #include <QComboBox>
-#include <QCoreApplication>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPointer>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -64,26 +62,11 @@ SnapshotView::SnapshotView(QString path, QWidget* parent) : QWidget(parent), m_p
     m_status->setWordWrap(true);
     m_stack->addWidget(m_status);
 
-    QPointer<SnapshotView> self(this);
-    const std::string file = m_path.toStdString();
-    startBackground([self, file] {
-        SnapshotLoadResult r = loadSnapshot(file);
-        std::vector<std::shared_ptr<const MemoryTimeline>> timelines;
-        if (r.ok())
-            for (const DeviceHistory& h : r.snapshot->devices)
-                timelines.push_back(std::make_shared<const MemoryTimeline>(*r.snapshot, h));
-        const QString error = QString::fromStdString(r.message(file));
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, snapshot = r.snapshot, timelines = std::move(timelines), error] {
-                if (!self) return;
-                if (snapshot)
-                    self->onLoaded(snapshot, timelines);
-                else
-                    self->fail(error);
-            },
-            Qt::QueuedConnection);
-    });
+    m_job = new SnapshotLoadJob(m_path, this);
+    connect(m_job, &SnapshotLoadJob::previewed, this, &SnapshotView::onPreview);
+    connect(m_job, &SnapshotLoadJob::loaded, this, &SnapshotView::onLoaded);
+    connect(m_job, &SnapshotLoadJob::failed, this, &SnapshotView::fail);
+    m_job->start();
 }
 
 SnapshotView::~SnapshotView() = default;
@@ -93,24 +76,117 @@ void SnapshotView::fail(const QString& message) {
     m_error = message;
     m_status->setText(message);
     m_status->setStyleSheet(QStringLiteral("QLabel{color:#991b1b}"));
+    m_stack->setCurrentWidget(m_status); // a preview shown meanwhile goes
     emit stateChanged(m_state);
 }
 
-void SnapshotView::onLoaded(std::shared_ptr<const MemorySnapshot> snapshot,
-                            std::vector<std::shared_ptr<const MemoryTimeline>> timelines) {
-    m_snapshot = std::move(snapshot);
-    m_timelines = std::move(timelines);
-    if (m_snapshot->devices.empty()) {
+void SnapshotView::onPreview(const LoadedSnapshot& preview) {
+    if (m_state != State::Loading || preview.snapshot->devices.empty()) return;
+    adopt(preview);
+    std::size_t events = 0;
+    for (const DeviceHistory& h : preview.snapshot->devices)
+        events += h.size();
+    m_partialBanner->setStyleSheet(
+        QStringLiteral("QLabel{background:#fef3c7;color:#92400e;padding:3px 8px}"));
+    m_partialBanner->setText(
+        tr("Preview: the first %1 of %2 read (%3); the rest is being read. Allocations made before the "
+           "trace that no event so far frees, and the allocator's state, come with the whole file.")
+            .arg(bytesText(std::int64_t(preview.snapshot->readBytes)),
+                 bytesText(std::int64_t(snapshotPickleBytes(m_path.toStdString()))),
+                 QString::fromStdString(countText(events, "event"))));
+    m_partialBanner->show();
+    emit previewShown();
+}
+
+void SnapshotView::onLoaded(const LoadedSnapshot& loaded) {
+    if (loaded.snapshot->devices.empty()) {
+        m_snapshot = loaded.snapshot;
         m_status->setText(
             tr("%1: the snapshot holds no device with events or segments").arg(QFileInfo(m_path).fileName()));
+        m_stack->setCurrentWidget(m_status);
         m_state = State::Ready;
         emit stateChanged(m_state);
         return;
     }
-    buildContent();
-    m_state = State::Ready;
-    showDevice();
+    m_state = State::Ready; // before adopting it: the tables say what a partial one can never show
+    adopt(loaded);
+    if (loaded.snapshot->partial) {
+        m_partialBanner->setStyleSheet(
+            QStringLiteral("QLabel{background:#fee2e2;color:#991b1b;padding:3px 8px}"));
+        m_partialBanner->setText(tr("%1. Shown: what came before it. Allocations made before the trace that "
+                                    "no event read frees, and the allocator's state, are not known.")
+                                     .arg(loaded.warning));
+        m_partialBanner->show();
+    } else {
+        m_partialBanner->hide();
+    }
     emit stateChanged(m_state);
+}
+
+namespace {
+
+// The allocation of `timeline` that is `life` of another load of the same file (a preview's): the one made by
+// the same event, or for one made before the trace, the one freed by the same event at the same address.
+std::int32_t sameAllocation(const MemoryTimeline& timeline, const AllocationLifetime& life) {
+    const auto& all = timeline.allocations();
+    // Those made before the trace come first, then the others in the order of their alloc events.
+    const auto made =
+        std::partition_point(all.begin(), all.end(), [](const AllocationLifetime& a) { return a.begin < 0; });
+    if (life.begin >= 0) {
+        const auto it =
+            std::lower_bound(made, all.end(), life.begin,
+                             [](const AllocationLifetime& a, std::int64_t begin) { return a.begin < begin; });
+        return it != all.end() && it->begin == life.begin ? std::int32_t(it - all.begin()) : -1;
+    }
+    for (auto it = all.begin(); it != made; ++it)
+        if (it->addr == life.addr && it->end == life.end) return std::int32_t(it - all.begin());
+    return -1;
+}
+
+} // namespace
+
+void SnapshotView::adopt(const LoadedSnapshot& loaded) {
+    const bool first = !m_timeline;
+    std::optional<std::int64_t> deviceNumber;
+    std::optional<std::pair<double, double>> view;
+    std::optional<AllocationLifetime> selected;
+    const std::optional<std::int64_t> stream = m_streamFilter;
+    const std::int64_t moment = m_moment;
+    if (!first) {
+        deviceNumber = m_snapshot->devices[std::size_t(m_device)].device;
+        const MemoryTimeline& shown = *m_timelines[std::size_t(m_device)];
+        if (m_timeline->viewFrom() > -1 || m_timeline->viewTo() < double(shown.eventCount()))
+            view = {m_timeline->viewFrom(), m_timeline->viewTo()}; // zoomed in: kept; else the whole new one
+        if (m_selected >= 0 && std::size_t(m_selected) < shown.allocations().size())
+            selected = shown.allocations()[std::size_t(m_selected)];
+    }
+    m_snapshot = loaded.snapshot;
+    m_timelines = loaded.timelines;
+    m_device = 0;
+    for (std::size_t d = 0; d < m_snapshot->devices.size(); ++d)
+        if (deviceNumber && m_snapshot->devices[d].device == *deviceNumber) m_device = int(d);
+    if (first) {
+        buildContent();
+    } else {
+        m_deviceBox->blockSignals(true);
+        m_deviceBox->clear();
+        for (const DeviceHistory& h : m_snapshot->devices)
+            m_deviceBox->addItem(tr("GPU %1").arg(h.device));
+        m_deviceBox->setCurrentIndex(m_device);
+        m_deviceBox->setVisible(m_snapshot->devices.size() > 1);
+        m_deviceBox->blockSignals(false);
+        m_stack->setCurrentIndex(1);
+    }
+    showDevice();
+    if (stream) {
+        if (const int i = m_streamBox->findData(qlonglong(*stream)); i >= 0) m_streamBox->setCurrentIndex(i);
+    }
+    if (view) m_timeline->setView(view->first, view->second);
+    if (m_momentClicked) setMoment(std::min(moment, m_timelines[std::size_t(m_device)]->eventCount() - 1));
+    if (selected) {
+        const std::int32_t a = sameAllocation(*m_timelines[std::size_t(m_device)], *selected);
+        if (a >= 0) selectAllocation(a);
+    }
 }
 
 void SnapshotView::buildContent() {
@@ -170,6 +246,11 @@ void SnapshotView::buildContent() {
     m_oomBanner->setWordWrap(true);
     m_oomBanner->hide();
     layout->addWidget(m_oomBanner);
+
+    m_partialBanner = new QLabel(content);
+    m_partialBanner->setWordWrap(true);
+    m_partialBanner->hide();
+    layout->addWidget(m_partialBanner);
 
     auto* split = new QSplitter(Qt::Vertical, content);
     m_timeline = new MemoryTimelineWidget(split);
@@ -240,7 +321,10 @@ void SnapshotView::buildContent() {
         const auto& allocations = m_timelines[std::size_t(m_device)]->allocations();
         return QString::fromStdString(allocationSite(*m_snapshot, allocations[std::size_t(a)].stack));
     });
-    connect(m_timeline, &MemoryTimelineWidget::momentClicked, this, [this](std::int64_t m) { setMoment(m); });
+    connect(m_timeline, &MemoryTimelineWidget::momentClicked, this, [this](std::int64_t m) {
+        m_momentClicked = true;
+        setMoment(m);
+    });
     connect(m_timeline, &MemoryTimelineWidget::allocationClicked, this, [this](std::int32_t a, std::int64_t) {
         selectAllocation(a);
         m_tabs->setCurrentWidget(m_allocationText);
@@ -459,6 +543,18 @@ void SnapshotView::refreshMoment() {
     m_stacks->sortByColumn(0, Qt::DescendingOrder);
     m_tabs->setTabText(m_tabs->indexOf(m_stacks), tr("By stack (%1)").arg(groups.size()));
 
+    if (m_snapshot->partial) {
+        // The state is replayed back from the segments at the end of the file, which this read did not reach.
+        m_stateFigures->setText(
+            (m_state == State::Loading
+                 ? tr("<b>%1</b>: the allocator's state is worked back from the end of the file, not read "
+                      "yet.")
+                 : tr("<b>%1</b>: the allocator's state is worked back from the end of the file, which this "
+                      "file does not reach."))
+                .arg(when));
+        m_segments->setState(AllocatorState{}, [this](std::uint32_t stack) { return colorOfStack(stack); });
+        return;
+    }
     const AllocatorState state = allocatorStateAfter(*m_snapshot, h, m_moment);
     m_stateFigures->setText(tr("<b>%1</b>: %2 reserved in %3 · %4 active (%5 freed, waiting for their "
                                "streams) · %6 free, the largest "
@@ -621,15 +717,17 @@ void SnapshotView::fillOom() {
     m_tabs->setCurrentWidget(m_oomPage); // what a user who ran out of memory opened the file for
     const DeviceHistory& h = m_snapshot->devices[std::size_t(m_device)];
     const auto e = std::size_t(*oom);
-    const AllocatorState state = allocatorStateAfter(*m_snapshot, h, *oom);
-    const QString headline =
-        tr("Out of memory at event %1: a request for %2 failed with %3 free on the device. The allocator "
-           "held %4 "
-           "active and %5 reserved, %6 of it free in its segments (the largest free block %7).")
-            .arg(*oom + 1)
-            .arg(bytesText(h.sizes[e]), bytesText(std::int64_t(h.addrs[e])),
-                 bytesText(m_timelines[std::size_t(m_device)]->curve()[e]), bytesText(state.reservedBytes),
-                 bytesText(state.freeBytes), bytesText(state.largestFree));
+    QString headline = tr("Out of memory at event %1: a request for %2 failed with %3 free on the device.")
+                           .arg(*oom + 1)
+                           .arg(bytesText(h.sizes[e]), bytesText(std::int64_t(h.addrs[e])));
+    if (!m_snapshot->partial) { // else the allocator's state is not known (refreshMoment)
+        const AllocatorState state = allocatorStateAfter(*m_snapshot, h, *oom);
+        headline += tr(" The allocator held %1 active and %2 reserved, %3 of it free in its segments (the "
+                       "largest free block %4).")
+                        .arg(bytesText(m_timelines[std::size_t(m_device)]->curve()[e]),
+                             bytesText(state.reservedBytes), bytesText(state.freeBytes),
+                             bytesText(state.largestFree));
+    }
     m_oomBanner->setText(headline + tr(" The tables below show that moment."));
     m_oomBanner->show();
     QString html = QStringLiteral("<p><b>") + headline.toHtmlEscaped() + QStringLiteral("</b></p>");

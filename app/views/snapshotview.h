@@ -25,13 +25,17 @@ namespace kinetoscope {
 
 class MemoryTimelineWidget;
 class SegmentMapWidget;
+class SnapshotLoadJob;
 class TraceView;
+struct LoadedSnapshot;
 
 // One tab for a CUDA memory snapshot: loads it in the background, then shows per device the active-memory
 // timeline (every allocation a band), and below it the chosen allocation with its stack, what is alive at the
 // chosen moment (the peak until one is clicked) largest first and grouped by stack, the allocator's segments
 // at that moment with their fragmentation, and the out-of-memory event when there is one. Filters by stream,
-// size and frame text dim the bands and the tables that do not match.
+// size and frame text dim the bands and the tables that do not match. A large file shows previews of its
+// beginning while it loads (SnapshotLoadJob); each replaces the last keeping the device, the zoom, the chosen
+// moment and allocation and the filters.
 class SnapshotView : public QWidget {
     Q_OBJECT
   public:
@@ -54,6 +58,8 @@ class SnapshotView : public QWidget {
     QLabel* stateFigures() const { return m_stateFigures; }
     QWidget* oomPage() const { return m_oomPage; }
     QLabel* summary() const { return m_summary; }
+    // Says what a partial snapshot leaves out: a preview's, or a file cut short's.
+    QLabel* partialBanner() const { return m_partialBanner; }
 
     // The moment the tables and the allocator state show (after that event; -1 before the first).
     std::int64_t moment() const { return m_moment; }
@@ -76,12 +82,16 @@ class SnapshotView : public QWidget {
 
   signals:
     void stateChanged(SnapshotView::State state);
+    // A preview of a large file's beginning is on screen (each one; `stateChanged` to Ready ends them).
+    void previewShown();
     // "Show in trace" on an allocation's operator.
     void showInTrace(kinetoscope::TraceView* trace, kinetoscope::EventRef event);
 
   private:
-    void onLoaded(std::shared_ptr<const MemorySnapshot> snapshot,
-                  std::vector<std::shared_ptr<const MemoryTimeline>> timelines);
+    void onPreview(const LoadedSnapshot& preview);
+    void onLoaded(const LoadedSnapshot& loaded);
+    // Shows `loaded` in place of what is shown, keeping what the user chose.
+    void adopt(const LoadedSnapshot& loaded);
     void fail(const QString& message);
     void buildContent();
     void showDevice();
@@ -99,10 +109,12 @@ class SnapshotView : public QWidget {
     QString m_path;
     State m_state = State::Loading;
     QString m_error;
+    SnapshotLoadJob* m_job = nullptr;
     std::shared_ptr<const MemorySnapshot> m_snapshot;
     std::vector<std::shared_ptr<const MemoryTimeline>> m_timelines; // per device of m_snapshot->devices
     int m_device = 0;
     std::int64_t m_moment = -1;
+    bool m_momentClicked = false; // else the default moment (the peak, or the oom) follows each preview
     std::int32_t m_selected = -1;
     std::optional<std::int64_t> m_streamFilter;
     std::int64_t m_minBytes = 0;
@@ -116,6 +128,7 @@ class SnapshotView : public QWidget {
     QLabel* m_summary = nullptr;
     QLabel* m_oomBanner = nullptr;
     QLabel* m_linkLabel = nullptr;
+    QLabel* m_partialBanner = nullptr;
     QComboBox* m_deviceBox = nullptr;
     QComboBox* m_streamBox = nullptr;
     QComboBox* m_sizeBox = nullptr;

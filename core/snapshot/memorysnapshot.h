@@ -130,6 +130,12 @@ class MemorySnapshot {
     SnapshotStats stats;
     std::string sourcePath;
     std::uint64_t fileBytes = 0;
+    // Read only up to byte `readBytes` of the (inflated) pickle: a preview of a large file, or what a
+    // truncated or damaged one held before its fault (SnapshotLoadResult::error says which). Its trace is
+    // then the first events only, and the segments, the allocator's state at an end this read did not reach,
+    // say nothing of what was alive before the trace (analysis/memory/snapshotreport.h).
+    bool partial = false;
+    std::uint64_t readBytes = 0;
 
     std::size_t stackCount() const { return stackBegin.size() - 1; }
     std::span<const std::uint32_t> stack(std::uint32_t s) const {

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
+#include <limits>
 #include <new>
 
 namespace kinetoscope {
@@ -168,6 +170,8 @@ class Machine {
         : m_in(in), m_doc(doc), m_limits(limits) {}
 
     std::optional<PickleError> run();
+    // Closes what is open at the cut (PickleDocument::complete) and makes the outermost value the root.
+    void closeAtCut();
 
   private:
     std::optional<PickleError> fail(std::string message) {
@@ -254,7 +258,64 @@ class Machine {
     std::size_t m_sharedUsed = 0;
     std::size_t m_memoKeys = 0;
     std::uint64_t m_opOffset = 0;
+    bool m_cancelled = false;
+
+  public:
+    bool cancelled() const { return m_cancelled; }
 };
+
+void Machine::closeAtCut() {
+    m_doc.complete = false;
+    m_doc.cutAt = m_opOffset;
+    const auto isA = [&](std::uint32_t node, std::initializer_list<PickleKind> kinds) {
+        return std::find(kinds.begin(), kinds.end(), m_doc.nodes[node].kind) != kinds.end();
+    };
+    // Moves stack[from..] into `c`, as the opcode that would have come next would have.
+    const auto close = [&](std::uint32_t c, std::size_t from) {
+        if (m_doc.nodes[c].kind == PickleKind::Dict) {
+            // Pairs only. An odd value out is the item that an APPEND would have put into a list just before
+            // it (Python writes a one-item list, or the last item of a batch, so: the one device's events
+            // of `device_traces`, a segment of a one-segment list), else a key whose value was not read.
+            while ((m_stack.size() - from) % 2) {
+                const std::size_t top = m_stack.size() - 1;
+                if (top > from && isA(m_stack[top - 1], {PickleKind::List, PickleKind::Set})) {
+                    // An empty container was begun, not read; one whose items all came is whole.
+                    const std::uint32_t item = m_stack[top];
+                    if (isA(item, {PickleKind::Dict, PickleKind::List, PickleKind::Set}) &&
+                        m_doc.nodes[item].count == 0)
+                        m_doc.openAtCut.push_back(item);
+                    m_doc.openAtCut.push_back(m_stack[top - 1]);
+                    appendItems(m_stack[top - 1], top);
+                } else {
+                    m_stack.pop_back();
+                }
+            }
+        }
+        appendItems(c, from);
+        m_doc.openAtCut.push_back(c);
+    };
+    // Innermost first, so that each container is whole (as far as it was read) before it joins the one
+    // around it.
+    while (!m_marks.empty()) {
+        const std::size_t m = m_marks.back();
+        m_marks.pop_back();
+        const std::uint32_t below = m > 0 ? m_stack[m - 1] : PickleDocument::noNode;
+        if (below != PickleDocument::noNode &&
+            isA(below, {PickleKind::Dict, PickleKind::List, PickleKind::Set})) {
+            close(below, m);
+        } else { // items for a TUPLE, LIST or DICT not read yet
+            const std::uint32_t c = addContainer(PickleKind::List);
+            close(c, m);
+            m_stack.push_back(c);
+        }
+    }
+    // Values left above the outermost container are the items of an APPEND or SETITEM to come.
+    if (m_stack.size() > 1 && isA(m_stack.front(), {PickleKind::Dict, PickleKind::List, PickleKind::Set}))
+        close(m_stack.front(), 1);
+    std::sort(m_doc.openAtCut.begin(), m_doc.openAtCut.end());
+    m_doc.openAtCut.erase(std::unique(m_doc.openAtCut.begin(), m_doc.openAtCut.end()), m_doc.openAtCut.end());
+    m_doc.root = m_stack.empty() ? PickleDocument::noNode : m_stack.front();
+}
 
 std::uint32_t Machine::sharedItems(const std::uint32_t* items, std::size_t count) {
     std::uint64_t h = count;
@@ -334,13 +395,23 @@ std::optional<PickleError> Machine::run() {
     const int chunksSlot =
         prefaulter.watch(m_doc.chunks.data(), m_doc.chunks.capacity() * sizeof(PickleChunk), true);
     prefaulter.start();
+    const std::uint64_t stopAt =
+        m_limits.stopAtOffset ? m_limits.stopAtOffset : std::numeric_limits<std::uint64_t>::max();
     for (std::uint32_t ops = 0;; ++ops) {
         if ((ops & 0xffff) == 0) {
             prefaulter.written(nodesSlot, m_doc.nodes.size() * sizeof(PickleNode));
             prefaulter.written(itemsSlot, m_doc.itemNodes.size() * sizeof(std::uint32_t));
             prefaulter.written(chunksSlot, m_doc.chunks.size() * sizeof(PickleChunk));
+            if (m_limits.cancel && m_limits.cancel->load(std::memory_order_relaxed)) {
+                m_cancelled = true;
+                return fail("cancelled");
+            }
         }
         m_opOffset = m_in.offset();
+        if (m_opOffset >= stopAt) {
+            closeAtCut();
+            return std::nullopt;
+        }
         const std::uint8_t* op = m_in.take(1);
         if (!op) {
             if (!m_in.readError().empty()) return fail("damaged gzip data: " + m_in.readError());
@@ -577,8 +648,13 @@ std::optional<PickleError> Machine::run() {
 
 std::optional<PickleError> readPickle(PickleInput& in, PickleDocument& out, const PickleLimits& limits) {
     try {
-        return Machine(in, out, limits).run();
+        Machine machine(in, out, limits);
+        std::optional<PickleError> error = machine.run();
+        if (error && !machine.cancelled()) machine.closeAtCut(); // what was read before the fault
+        return error;
     } catch (const std::bad_alloc&) {
+        out.complete = false;
+        out.root = PickleDocument::noNode;
         return PickleError{in.offset(), "out of memory reading the snapshot"};
     }
 }

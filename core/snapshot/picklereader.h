@@ -15,6 +15,8 @@
 
 #include "model/stringpool.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -95,6 +97,19 @@ class PickleDocument {
     }
     // The value of a dict's key given as an interned id (StringPool::find), or noNode.
     std::uint32_t find(std::uint32_t dict, StringId key) const;
+
+    // A document cut short: the reader stopped at PickleLimits::stopAtOffset (a preview of a large file), or
+    // the data ended or went wrong first. Each container still being filled there was closed with the items
+    // read so far, as the APPENDS, SETITEMS or ADDITEMS to come would have added them (items waiting for a
+    // TUPLE, LIST or DICT not yet read became a list), and `root` is the outermost value. The containers
+    // closed so are listed: the innermost of them was cut in the middle of a value, and a reader of the
+    // document should drop it rather than take a half-read record for a whole one.
+    bool complete = true;
+    std::uint64_t cutAt = 0;              // offset of the first opcode not read
+    std::vector<std::uint32_t> openAtCut; // sorted
+    bool wasOpenAtCut(std::uint32_t node) const {
+        return !openAtCut.empty() && std::binary_search(openAtCut.begin(), openAtCut.end(), node);
+    }
 };
 
 struct PickleError {
@@ -109,9 +124,15 @@ struct PickleLimits {
     // by copying (real snapshots hold about one node per 23 bytes and one item per 5). Pages reserved and
     // never written cost no memory.
     std::uint64_t expectedBytes = 0;
+    // Stop at the first opcode at or past this offset of the (inflated) data, as if the pickle ended there,
+    // and close what is open (PickleDocument::complete); 0 reads to the STOP.
+    std::uint64_t stopAtOffset = 0;
+    // Looked at every 64 Ki opcodes: once set, the reader stops with the error "cancelled".
+    const std::atomic<bool>* cancel = nullptr;
 };
 
-// Reads one pickle from `in` up to its STOP. On failure returns the error and leaves `out` partly filled.
+// Reads one pickle from `in` up to its STOP (or PickleLimits::stopAtOffset). On failure returns the error and
+// leaves in `out` what was read before it, closed as a cut document (unless cancelled or out of memory).
 std::optional<PickleError> readPickle(PickleInput& in, PickleDocument& out, const PickleLimits& limits = {});
 
 } // namespace kinetoscope

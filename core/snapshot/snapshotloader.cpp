@@ -241,6 +241,7 @@ void SnapshotBuilder::readSegment(std::uint32_t seg) {
     const std::uint32_t blocks = m_doc.find(seg, k_blocks);
     if (blocks != PickleDocument::noNode) {
         m_doc.forEachItem(blocks, [&](std::uint32_t b) {
+            if (m_doc.wasOpenAtCut(b)) return;
             if (m_doc.node(b).kind != PickleKind::Dict) {
                 ++m_out.stats.malformedSegments;
                 return;
@@ -385,7 +386,9 @@ std::optional<std::string> SnapshotBuilder::build() {
     } else {
         return std::string("not a CUDA memory snapshot: the pickle holds a ") + kindName(kind);
     }
-    m_doc.forEachItem(segments, [&](std::uint32_t s) { readSegment(s); });
+    m_doc.forEachItem(segments, [&](std::uint32_t s) {
+        if (!m_doc.wasOpenAtCut(s)) readSegment(s); // a segment cut in the middle is left out
+    });
     if (m_out.hasTrace) {
         const std::uint32_t traces = m_doc.find(root, k_traces);
         std::int64_t device = 0;
@@ -398,7 +401,10 @@ std::optional<std::string> SnapshotBuilder::build() {
                     h.forEachColumn(
                         [&](const void* data, std::size_t bytes) { prefaulter.watch(data, bytes); });
                     prefaulter.start();
-                    m_doc.forEachItem(list, [&](std::uint32_t ev) { readEvent(h, ev); });
+                    m_doc.forEachItem(list, [&](std::uint32_t ev) {
+                        if (!m_doc.wasOpenAtCut(ev))
+                            readEvent(h, ev); // an event cut in the middle is left out
+                    });
                 }
                 ++device;
             });
@@ -428,29 +434,41 @@ bool isGzipFile(const std::string& path) {
 }
 
 SnapshotLoadResult load(PickleInput& in, const std::string& name, std::uint64_t fileBytes,
-                        std::uint64_t expectedBytes) {
+                        std::uint64_t expectedBytes, const SnapshotLoadOptions& options) {
     const auto started = std::chrono::steady_clock::now();
     SnapshotLoadResult result;
     PickleDocument doc;
     PickleLimits limits;
-    limits.expectedBytes = expectedBytes;
-    if (auto error = readPickle(in, doc, limits)) {
-        result.error = error->message;
-        result.errorOffset = error->offset;
+    limits.expectedBytes =
+        options.stopAtBytes ? std::min(expectedBytes, options.stopAtBytes + (1u << 20)) : expectedBytes;
+    limits.stopAtOffset = options.stopAtBytes;
+    limits.cancel = options.cancel;
+    const std::optional<PickleError> readError = readPickle(in, doc, limits);
+    if (readError) {
+        result.error = readError->message;
+        result.errorOffset = readError->offset;
         result.errorHasOffset = true;
         if (in.wasGzip()) result.error += " (offset in the inflated data)";
-        return result;
+        // What came before the fault is still worth showing, unless the load was called off.
+        if (doc.root == PickleDocument::noNode || (options.cancel && options.cancel->load())) return result;
     }
     auto snapshot = std::make_shared<MemorySnapshot>();
     try {
         if (auto error = SnapshotBuilder(doc, *snapshot).build()) {
-            result.error = *error;
+            if (!readError) result.error = *error; // else the reader's error says more
             return result;
         }
     } catch (const std::bad_alloc&) {
         result.error = "out of memory building the snapshot's model";
+        result.errorHasOffset = false;
         return result;
     }
+    if (readError && snapshot->segments.empty() &&
+        std::none_of(snapshot->devices.begin(), snapshot->devices.end(),
+                     [](const DeviceHistory& h) { return h.size() > 0; }))
+        return result; // nothing read before the fault to show
+    snapshot->partial = !doc.complete;
+    snapshot->readBytes = doc.complete ? 0 : doc.cutAt;
     // The pickle's graph is dropped here: the model holds what it needs, and the interned strings move over.
     snapshot->strings = std::move(doc.strings);
     snapshot->sourcePath = name;
@@ -462,7 +480,7 @@ SnapshotLoadResult load(PickleInput& in, const std::string& name, std::uint64_t 
 
 } // namespace
 
-SnapshotLoadResult loadSnapshot(const std::string& path) {
+SnapshotLoadResult loadSnapshot(const std::string& path, const SnapshotLoadOptions& options) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
         SnapshotLoadResult r;
@@ -478,12 +496,29 @@ SnapshotLoadResult loadSnapshot(const std::string& path) {
     const auto size = std::filesystem::file_size(path, ec);
     const std::uint64_t bytes = ec ? 0 : std::uint64_t(size);
     // Snapshots compress about tenfold; the estimate only sizes reservations.
-    return load(in, path, bytes, isGzipFile(path) ? bytes * 10 : bytes);
+    return load(in, path, bytes, isGzipFile(path) ? bytes * 10 : bytes, options);
 }
 
-SnapshotLoadResult loadSnapshotBytes(std::string_view bytes, const std::string& name) {
+SnapshotLoadResult loadSnapshotBytes(std::string_view bytes, const std::string& name,
+                                     const SnapshotLoadOptions& options) {
     PickleInput in = PickleInput::fromMemory(bytes);
-    return load(in, name, bytes.size(), bytes.size());
+    return load(in, name, bytes.size(), bytes.size(), options);
+}
+
+std::uint64_t snapshotPickleBytes(const std::string& path) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) return 0;
+    if (!isGzipFile(path) || size < 18) return std::uint64_t(size);
+    std::uint32_t isize = 0;
+    if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+        unsigned char tail[4] = {0, 0, 0, 0};
+        if (std::fseek(f, -4, SEEK_END) == 0 && std::fread(tail, 1, 4, f) == 4)
+            isize = std::uint32_t(tail[0]) | std::uint32_t(tail[1]) << 8 | std::uint32_t(tail[2]) << 16 |
+                    std::uint32_t(tail[3]) << 24;
+        std::fclose(f);
+    }
+    return std::max<std::uint64_t>(isize, std::uint64_t(size));
 }
 
 bool isPickleFile(const std::string& path) {

@@ -13,6 +13,9 @@
 
 namespace kinetoscope {
 
+// A file cut short or damaged after its start opens with what was read before the fault (a partial
+// snapshot, MemorySnapshot::partial): `snapshot` is set and `error` says where and why the read stopped. When
+// nothing usable came before the fault (no segment, no event), only the error is given.
 struct SnapshotLoadResult {
     std::shared_ptr<const MemorySnapshot> snapshot; // null on failure
     std::string error;                              // one line, without the file name
@@ -25,9 +28,22 @@ struct SnapshotLoadResult {
     std::string message(const std::string& path) const;
 };
 
-SnapshotLoadResult loadSnapshot(const std::string& path);
+struct SnapshotLoadOptions {
+    // Read only this many bytes of the (inflated) pickle, the rest as if the file ended there: a preview of a
+    // large file (MemorySnapshot::partial); 0 reads it all.
+    std::uint64_t stopAtBytes = 0;
+    // Once set, the load stops within a few milliseconds with the error "cancelled" and no snapshot.
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+SnapshotLoadResult loadSnapshot(const std::string& path, const SnapshotLoadOptions& options = {});
 // The same from bytes in memory (tests, fuzzing); `name` stands for the file.
-SnapshotLoadResult loadSnapshotBytes(std::string_view bytes, const std::string& name = "<memory>");
+SnapshotLoadResult loadSnapshotBytes(std::string_view bytes, const std::string& name = "<memory>",
+                                     const SnapshotLoadOptions& options = {});
+
+// The pickle's size as far as it can be told without reading it: a plain file's size, a gzip file's from its
+// trailer (exact for one member under 4 GiB; never less than the file). 0 when the file cannot be read.
+std::uint64_t snapshotPickleBytes(const std::string& path);
 
 // Whether the file starts as a pickle of protocol 2 to 5 does (its PROTO opcode), plain or gzip-compressed.
 bool isPickleFile(const std::string& path);

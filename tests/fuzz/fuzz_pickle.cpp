@@ -1,7 +1,8 @@
 // libFuzzer target: the memory-snapshot reader on arbitrary bytes (our own pickle reader, then the snapshot
-// model and every figure over it). Every input must load or stop with a one-line error; nothing may read out
-// of bounds, allocate without bound or run code; a loaded snapshot must satisfy its invariants (every stack,
-// frame and block index in range) and its reports must be written.
+// model and every figure over it), read whole and, as a preview is, cut at half its length. Every input must
+// load or stop with a one-line error; nothing may read out of bounds, allocate without bound or run code; a
+// loaded snapshot must satisfy its invariants (every stack, frame and block index in range) and its reports
+// must be written.
 #include "analysis/memory/allocatorstate.h"
 #include "analysis/memory/memorytimeline.h"
 #include "analysis/memory/snapshotreport.h"
@@ -14,20 +15,37 @@
 using namespace kinetoscope;
 
 namespace {
+
 void check(bool ok) {
     if (!ok) std::abort();
 }
+
+void checkLoad(const SnapshotLoadResult& r, std::size_t size);
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const SnapshotLoadResult r =
-        loadSnapshotBytes(std::string_view(reinterpret_cast<const char*>(data), size));
+    const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+    checkLoad(loadSnapshotBytes(bytes), size);
+    // A preview of the first half: the document cut there, closed as the opcodes to come would have.
+    SnapshotLoadOptions half;
+    half.stopAtBytes = size / 2;
+    if (half.stopAtBytes > 2) checkLoad(loadSnapshotBytes(bytes, "<memory>", half), size);
+    return 0;
+}
+
+namespace {
+
+void checkLoad(const SnapshotLoadResult& r, std::size_t size) {
+    check(r.error.find('\n') == std::string::npos);
+    check(!r.errorHasOffset || r.errorOffset <= size);
     if (!r.ok()) {
-        check(!r.error.empty() && r.error.find('\n') == std::string::npos);
-        check(!r.errorHasOffset || r.errorOffset <= size);
-        return 0;
+        check(!r.error.empty());
+        return;
     }
     const MemorySnapshot& s = *r.snapshot;
+    // Opened despite an error: only with what came before it.
+    check(r.error.empty() || (s.partial && s.readBytes <= size));
     check(s.stackBegin.size() >= 2 && s.stackBegin.back() == s.stackFrames.size());
     for (std::uint32_t f : s.stackFrames)
         check(f < s.frames.size());
@@ -73,5 +91,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const SnapshotReport report = snapshotReport(s, options);
     check(!snapshotReportJson(s, report).empty());
     check(!snapshotReportText(s, report).empty() || report.devices.empty());
-    return 0;
 }
+
+} // namespace

@@ -45,8 +45,10 @@ std::vector<AllocationLifetime> allocationLifetimes(const MemorySnapshot& snapsh
             }
         }
     }
-    // Blocks active at snapshot time that no alloc in the trace accounts for were allocated before it began.
+    // Blocks active at snapshot time that no alloc in the trace accounts for were allocated before it began
+    // (not in a partial snapshot: an alloc in the part not read may account for them).
     for (const SnapshotSegment& s : snapshot.segments) {
+        if (snapshot.partial) break;
         if (s.device != h.device) continue;
         for (std::uint32_t b = s.firstBlock; b < s.firstBlock + s.blockCount; ++b) {
             const SnapshotBlock& block = snapshot.blocks[b];
@@ -166,10 +168,17 @@ std::vector<StackGroup> groupByStack(const MemorySnapshot& snapshot,
 }
 
 std::vector<std::int64_t> activeMemoryCurve(const MemorySnapshot& snapshot, const DeviceHistory& h) {
-    std::int64_t start = allocatedBytes(snapshot, h.device);
-    for (std::size_t i = 0; i < h.size(); ++i) {
-        if (h.actions[i] == AllocatorAction::Alloc) start -= h.sizes[i];
-        if (h.actions[i] == AllocatorAction::FreeCompleted) start += h.sizes[i];
+    std::int64_t start = 0;
+    if (snapshot.partial) {
+        // Only what the events read show was alive before them: the allocations they free unallocated.
+        for (const AllocationLifetime& life : allocationLifetimes(snapshot, h))
+            if (life.begin < 0) start += life.size;
+    } else {
+        start = allocatedBytes(snapshot, h.device);
+        for (std::size_t i = 0; i < h.size(); ++i) {
+            if (h.actions[i] == AllocatorAction::Alloc) start -= h.sizes[i];
+            if (h.actions[i] == AllocatorAction::FreeCompleted) start += h.sizes[i];
+        }
     }
     std::vector<std::int64_t> curve;
     curve.reserve(h.size() + 1);
@@ -252,6 +261,12 @@ std::string snapshotReportJson(const MemorySnapshot& snapshot, const SnapshotRep
     std::string out;
     JsonWriter w(out);
     w.beginObject();
+    if (snapshot.partial) { // only the first bytes were read (a file cut short or damaged): absent otherwise
+        w.key("partial");
+        w.beginObject();
+        w.numField("read_bytes", snapshot.readBytes);
+        w.endObject();
+    }
     w.key("devices");
     w.beginArray({"\n ", ",\n ", "\n"});
     for (const DeviceMemoryReport& d : report.devices) {
@@ -304,6 +319,10 @@ void allocationLines(std::string& out, const MemorySnapshot& s, const LiveAlloca
 std::string snapshotReportText(const MemorySnapshot& snapshot, const SnapshotReport& report) {
     std::string out;
     if (!snapshot.hasTrace) out += "Old snapshot layout (a bare list of segments): no allocator trace.\n";
+    if (snapshot.partial)
+        out += "Partial: read up to byte " + std::to_string(snapshot.readBytes) +
+               " of the pickle. The events after it are missing, and so are the allocations made before the "
+               "trace that no event read frees.\n";
     for (const DeviceMemoryReport& d : report.devices) {
         out += "Device " + std::to_string(d.device) + "\n";
         std::string events;
