@@ -322,8 +322,9 @@ void TestSnapshot::cutShort() {
     const std::string report = snapshotReportText(a, snapshotReport(a));
     QVERIFY(report.rfind("Partial: read up to byte " + std::to_string(a.readBytes), 0) == 0 ||
             report.find("\nPartial: read up to byte ") != std::string::npos);
-    QVERIFY(snapshotReportJson(a, snapshotReport(a)).find("{\"partial\": {\"read_bytes\": " + std::to_string(a.readBytes) + "}, \"devices\": [") !=
-            std::string::npos);
+    QVERIFY(snapshotReportJson(a, snapshotReport(a))
+                .find("{\"partial\": {\"read_bytes\": " + std::to_string(a.readBytes) +
+                      "}, \"devices\": [") != std::string::npos);
 }
 
 // Opened as a trace (the viewer, `kinetoscope-cli info`), a snapshot says what it is, in one line.
