@@ -25,10 +25,10 @@ QThreadPool* backgroundPool() {
     return pool;
 }
 
-void lowerThreadPriority() {
+void lowerThreadPriority(int niceness) {
     // Qt ignores thread priorities under Linux's default scheduler; the per-thread nice value is what counts.
     const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
-    if (::getpriority(PRIO_PROCESS, tid) < 5) ::setpriority(PRIO_PROCESS, tid, 5);
+    if (::getpriority(PRIO_PROCESS, tid) < niceness) ::setpriority(PRIO_PROCESS, tid, niceness);
 }
 
 void startBackground(std::function<void()> job) {

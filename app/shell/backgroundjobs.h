@@ -15,7 +15,8 @@ QThreadPool* backgroundPool();
 // Runs `job` on the background pool at a lower CPU priority than the UI thread, so that on a busy machine the
 // event loop still gets the cores first.
 void startBackground(std::function<void()> job);
-// Lowers the calling thread's priority (Linux: per-thread nice; threads it creates inherit it).
-void lowerThreadPriority();
+// Lowers the calling thread's priority (Linux: per-thread nice; threads it creates inherit it). 5 leaves the
+// UI thread ahead; 19 takes only what the other threads leave.
+void lowerThreadPriority(int niceness = 5);
 
 } // namespace kinetoscope

@@ -90,14 +90,15 @@ void SnapshotLoadJob::start() {
         SnapshotLoadOptions options;
         options.cancel = &shared->cancel;
         SnapshotLoadResult r = loadSnapshot(path, options);
-        shared->previewsDone = true; // a preview still being read is of no use now
-        LoadedSnapshot loaded;
-        if (r.ok()) loaded = withTimelines(r.snapshot, shared->cancel);
-        if (shared->cancel) return;
         // Tests hold the whole snapshot back this long, to look at the previews first.
         const int hold = qEnvironmentVariableIntValue("KINETOSCOPE_PREVIEW_HOLD_MS");
+        if (hold == 0) shared->previewsDone = true; // a preview still being read is of no use now
+        LoadedSnapshot loaded;
+        if (r.ok()) loaded = withTimelines(r.snapshot, shared->cancel);
         for (int waited = 0; waited < hold && !shared->cancel; waited += 10)
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        shared->previewsDone = true;
+        if (shared->cancel) return;
         const QString message = QString::fromStdString(r.message(path));
         if (!loaded.snapshot) {
             deliver([message](SnapshotLoadJob& job) { emit job.failed(message); });
@@ -125,6 +126,9 @@ void SnapshotLoadJob::start() {
             LoadedSnapshot preview = withTimelines(r.snapshot, shared->previewsDone);
             if (!preview.snapshot) return;
             deliver([preview = std::move(preview)](SnapshotLoadJob& job) { emit job.previewed(preview); });
+            // The first screen is up: the longer previews take only what the whole file's read leaves of the
+            // cores, so that they cost it little.
+            lowerThreadPriority(19);
         }
     });
 }

@@ -25,7 +25,8 @@ struct LoadedSnapshot {
 // Loads a memory snapshot on a worker thread, and for a large one shows its first screens meanwhile: a
 // pickle cannot be read from the middle (its memo refers back, and the allocator's state comes first), so a
 // second thread reads the file's first 32 MiB as if it ended there, then 128 and 512, each a preview of the
-// trace's beginning (MemorySnapshot::partial), until the whole file is in. Files whose pickle is under
+// trace's beginning (MemorySnapshot::partial), until the whole file is in; all but the first at the lowest
+// priority. Files whose pickle is under
 // KINETOSCOPE_SNAPSHOT_PREVIEW_MIN_BYTES (default 256 MiB, where the whole load takes about half a second)
 // have none. Cancelling (or deleting the job) stops both reads within milliseconds.
 class SnapshotLoadJob : public QObject {

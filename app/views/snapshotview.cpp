@@ -83,18 +83,6 @@ void SnapshotView::fail(const QString& message) {
 void SnapshotView::onPreview(const LoadedSnapshot& preview) {
     if (m_state != State::Loading || preview.snapshot->devices.empty()) return;
     adopt(preview);
-    std::size_t events = 0;
-    for (const DeviceHistory& h : preview.snapshot->devices)
-        events += h.size();
-    m_partialBanner->setStyleSheet(
-        QStringLiteral("QLabel{background:#fef3c7;color:#92400e;padding:3px 8px}"));
-    m_partialBanner->setText(
-        tr("Preview: the first %1 of %2 read (%3); the rest is being read. Allocations made before the "
-           "trace that no event so far frees, and the allocator's state, come with the whole file.")
-            .arg(bytesText(std::int64_t(preview.snapshot->readBytes)),
-                 bytesText(std::int64_t(snapshotPickleBytes(m_path.toStdString()))),
-                 QString::fromStdString(countText(events, "event"))));
-    m_partialBanner->show();
     emit previewShown();
 }
 
@@ -109,18 +97,37 @@ void SnapshotView::onLoaded(const LoadedSnapshot& loaded) {
         return;
     }
     m_state = State::Ready; // before adopting it: the tables say what a partial one can never show
+    m_warning = loaded.warning;
     adopt(loaded);
-    if (loaded.snapshot->partial) {
+    emit stateChanged(m_state);
+}
+
+void SnapshotView::showPartialBanner() {
+    if (!m_snapshot->partial) {
+        m_partialBanner->hide();
+    } else if (m_state == State::Loading) {
+        std::size_t events = 0;
+        for (const DeviceHistory& h : m_snapshot->devices)
+            events += h.size();
+        m_partialBanner->setStyleSheet(
+            QStringLiteral("QLabel{background:#fef3c7;color:#92400e;padding:3px 8px}"));
+        m_partialBanner->setText(
+            tr("Preview: the first %1 of %2 read (%3); the rest is being read. Allocations made before the "
+               "trace that no event so far frees, and the allocator's state, come with the whole file.")
+                .arg(bytesText(std::int64_t(m_snapshot->readBytes)),
+                     bytesText(std::int64_t(snapshotPickleBytes(m_path.toStdString()))),
+                     QString::fromStdString(countText(events, "event"))));
+        m_partialBanner->show();
+    } else {
         m_partialBanner->setStyleSheet(
             QStringLiteral("QLabel{background:#fee2e2;color:#991b1b;padding:3px 8px}"));
         m_partialBanner->setText(tr("%1. Shown: what came before it. Allocations made before the trace that "
                                     "no event read frees, and the allocator's state, are not known.")
-                                     .arg(loaded.warning));
+                                     .arg(m_warning));
         m_partialBanner->show();
-    } else {
-        m_partialBanner->hide();
     }
-    emit stateChanged(m_state);
+    // Laid out now, so that the timeline is drawn once, at the height it keeps.
+    if (QWidget* content = m_stack->widget(1); content && content->layout()) content->layout()->activate();
 }
 
 namespace {
@@ -177,6 +184,7 @@ void SnapshotView::adopt(const LoadedSnapshot& loaded) {
         m_deviceBox->blockSignals(false);
         m_stack->setCurrentIndex(1);
     }
+    showPartialBanner();
     showDevice();
     if (stream) {
         if (const int i = m_streamBox->findData(qlonglong(*stream)); i >= 0) m_streamBox->setCurrentIndex(i);

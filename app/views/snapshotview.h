@@ -92,6 +92,8 @@ class SnapshotView : public QWidget {
     void onLoaded(const LoadedSnapshot& loaded);
     // Shows `loaded` in place of what is shown, keeping what the user chose.
     void adopt(const LoadedSnapshot& loaded);
+    // Says what a partial snapshot shown leaves out (hidden for a whole one).
+    void showPartialBanner();
     void fail(const QString& message);
     void buildContent();
     void showDevice();
@@ -109,6 +111,7 @@ class SnapshotView : public QWidget {
     QString m_path;
     State m_state = State::Loading;
     QString m_error;
+    QString m_warning; // why a file read in part stopped where it did
     SnapshotLoadJob* m_job = nullptr;
     std::shared_ptr<const MemorySnapshot> m_snapshot;
     std::vector<std::shared_ptr<const MemoryTimeline>> m_timelines; // per device of m_snapshot->devices
