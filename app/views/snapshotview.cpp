@@ -214,9 +214,12 @@ void SnapshotView::buildContent() {
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     bar->addWidget(m_summary, 1);
     m_streamBox = new QComboBox(content);
+    m_streamBox->setSizeAdjustPolicy(
+        QComboBox::AdjustToContents); // "all streams" was clipped beside a long summary
     m_streamBox->setToolTip(tr("Show the allocations of one stream; the others are drawn pale"));
     bar->addWidget(m_streamBox);
     m_sizeBox = new QComboBox(content);
+    m_sizeBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_sizeBox->setToolTip(tr("Show allocations of at least this size; the others are drawn pale"));
     for (const auto& [label, bytes] :
          std::initializer_list<std::pair<const char*, qint64>>{{"any size", 0},
