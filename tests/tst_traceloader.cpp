@@ -1,5 +1,6 @@
 // Every format variant of FORMAT.md as a named row: the JSON in, a compact description of the store out.
 #include "fuzz/fuzz_input.h"
+#include "import/sourcebuffer.h"
 #include "query/args.h"
 #include "testsupport.h"
 
@@ -16,6 +17,8 @@ class TestTraceLoader : public QObject {
     void variants();
     void gzipVariants_data();
     void gzipVariants();
+    void gzipSizeGuesses_data();
+    void gzipSizeGuesses();
     void metadata();
     void argsDecodedOnDemand();
     void gpuWorkOnly_data();
@@ -259,6 +262,38 @@ void TestTraceLoader::gzipVariants() {
     QVERIFY(r.store->stats().gzip);
     QCOMPARE(QString::fromStdString(describe(*r.store)), QString("cpu 1/1: 0:a@0+1 0:b@2+1"));
     QFile::remove(path);
+}
+
+void TestTraceLoader::gzipSizeGuesses_data() {
+    QTest::addColumn<quint64>("text");         // the inflated size
+    QTest::addColumn<quint64>("file");         // the compressed size
+    QTest::addColumn<QList<quint64>>("tries"); // the room libdeflate is given, try by try
+    // The bench's OWLv2 traces gzipped (-6 and -1): one try each; the 5 GB one took three before (1.9, 3.8,
+    // 7.7 GB: the guess was four times the compressed size, then doubled).
+    QTest::newRow("1 GB") << quint64(1030068896) << quint64(98142693) << QList<quint64>{1030068896};
+    QTest::newRow("5 GB, past 4 GiB")
+        << quint64(5036529066) << quint64(479444908) << QList<quint64>{5036529066};
+    // Compressed fiftyfold: the trailer read as under 4 GiB first (a plausible 7x), then the next size it
+    // allows.
+    QTest::newRow("5 GB compressed 50x")
+        << quint64(5036529066) << quint64(100000000) << QList<quint64>{741561770, 5036529066};
+    // A small file compressed badly: four times its size, as before.
+    QTest::newRow("150 MB compressed 1.5x")
+        << quint64(150000000) << quint64(100000000) << QList<quint64>{400000000};
+    QTest::newRow("tiny") << quint64(300) << quint64(200) << QList<quint64>{800};
+}
+
+// libdeflate inflates a member whole, from the start at each try: the trailer's size (modulo 4 GiB) makes the
+// first try, or at most the second, big enough.
+void TestTraceLoader::gzipSizeGuesses() {
+    QFETCH(quint64, text);
+    QFETCH(quint64, file);
+    QFETCH(QList<quint64>, tries);
+    const auto isize = std::uint32_t(text & 0xffffffffu);
+    QList<quint64> made{gzipTextSizeGuess(isize, file)};
+    while (made.back() < text && made.size() < 8)
+        made << gzipTextSizeAfter(isize, made.back() + 4096);
+    QCOMPARE(made, tries);
 }
 
 void TestTraceLoader::metadata() {
