@@ -28,6 +28,7 @@ class TestSnapshot : public QObject {
     void badFiles();
     void cutShort_data();
     void cutShort();
+    void previewBeforeAnyValue();
     void notATrace();
 };
 
@@ -325,6 +326,18 @@ void TestSnapshot::cutShort() {
     QVERIFY(snapshotReportJson(a, snapshotReport(a))
                 .find("{\"partial\": {\"read_bytes\": " + std::to_string(a.readBytes) +
                       "}, \"devices\": [") != std::string::npos);
+}
+
+// A preview cut before the pickle's first value has nothing to show: an error, not a crash (fuzz_pickle found
+// the crash; its input is a seed).
+void TestSnapshot::previewBeforeAnyValue() {
+    SnapshotLoadOptions options;
+    options.stopAtBytes = 8;
+    const SnapshotLoadResult r = loadSnapshotBytes(
+        std::string_view("\x80\x04\x95\x31\x00\x01\x00\x80\x04\x95\x19\x00\x00\x01\x00\x00\x01", 17), "cut",
+        options);
+    QVERIFY(!r.ok());
+    QCOMPARE(r.message("cut"), std::string("cut: no value before byte 11"));
 }
 
 // Opened as a trace (the viewer, `kinetoscope-cli info`), a snapshot says what it is, in one line.

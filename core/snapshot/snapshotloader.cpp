@@ -452,6 +452,10 @@ SnapshotLoadResult load(PickleInput& in, const std::string& name, std::uint64_t 
         // What came before the fault is still worth showing, unless the load was called off.
         if (doc.root == PickleDocument::noNode || (options.cancel && options.cancel->load())) return result;
     }
+    if (doc.root == PickleDocument::noNode) { // a preview cut before the first value (found by fuzz_pickle)
+        result.error = "no value before byte " + std::to_string(doc.cutAt);
+        return result;
+    }
     auto snapshot = std::make_shared<MemorySnapshot>();
     try {
         if (auto error = SnapshotBuilder(doc, *snapshot).build()) {
