@@ -294,6 +294,9 @@ void TestPickle::cutDocuments_data() {
     // Whole but for the APPEND that would put it in its list: kept.
     QTest::newRow("a segment read, its APPEND not")
         << 55 << "{'segments': [{'a': 1, 'b': [1, 2, 3, 4, 5]}]}" << 2;
+    // The key after a whole list of 1 segment (a count no batch of 1000 leaves): a key whose value was not
+    // read.
+    QTest::newRow("a key after a whole list") << 71 << "{'segments': [{'a': 1, 'b': [1, 2, 3, 4, 5]}]}" << 1;
     QTest::newRow("the one device's events list begun")
         << 76 << "{'segments': [{'a': 1, 'b': [1, 2, 3, 4, 5]}], 'device_traces': [[]]}" << 3;
     QTest::newRow("one event read") << 107

@@ -57,11 +57,11 @@ int loaderThreads() {
 } // namespace
 
 void TestSnapshotPreview::init() {
-    // The 3.7 MB snapshot previewed as a large one is: from 256 KiB, then 1 MiB (at the lowest priority:
-    // given time to come even beside other tests); the whole held back 4 s.
+    // The 3.7 MB snapshot previewed as a large one is: from 256 KiB, then 1 MiB; the whole held back until
+    // both are in, and 1.5 s more.
     qputenv("KINETOSCOPE_SNAPSHOT_PREVIEW_MIN_BYTES", "1");
     qputenv("KINETOSCOPE_SNAPSHOT_PREVIEW_BYTES", QByteArray::number(256 * 1024));
-    qputenv("KINETOSCOPE_PREVIEW_HOLD_MS", "4000");
+    qputenv("KINETOSCOPE_PREVIEW_HOLD_MS", "1500");
 }
 
 void TestSnapshotPreview::cleanup() {
@@ -121,6 +121,7 @@ void TestSnapshotPreview::previewsThenWhole() {
     view.selectAllocation(pick);
     const AllocationLifetime picked = allocations[std::size_t(pick)];
     const double from = view.timeline()->viewFrom(), to = view.timeline()->viewTo();
+    QVERIFY(view.snapshot()->partial); // all the above was done on the preview
 
     QVERIFY(QTest::qWaitFor([&] { return view.state() == SnapshotView::State::Ready; }, 20000));
     QVERIFY(!view.snapshot()->partial);

@@ -1,6 +1,6 @@
 // Every format variant of FORMAT.md as a named row: the JSON in, a compact description of the store out.
 #include "fuzz/fuzz_input.h"
-#include "import/sourcebuffer.h"
+#include "model/gzipsize.h"
 #include "query/args.h"
 #include "testsupport.h"
 

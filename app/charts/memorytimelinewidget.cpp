@@ -60,6 +60,9 @@ void MemoryTimelineWidget::setTimeline(std::shared_ptr<const MemoryTimeline> tim
                                        std::vector<std::uint8_t> colors) {
     m_timeline = std::move(timeline);
     m_colors = std::move(colors);
+    // A raster being made is of the last timeline: dropped, even where its request would equal the next.
+    if (m_cancel) m_cancel->store(true);
+    m_pending = false;
     m_dimmed.clear();
     m_selected = -1;
     m_marker.reset();

@@ -2,6 +2,9 @@
 
 #include <QCoreApplication>
 
+#include <mutex>
+#include <vector>
+
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -23,6 +26,30 @@ QThreadPool* backgroundPool() {
         return p;
     }();
     return pool;
+}
+
+void joinAtExit(std::thread thread) {
+    if (!thread.joinable()) return;
+    struct Leftovers {
+        std::mutex mutex;
+        std::vector<std::thread> threads;
+    };
+    static Leftovers* leftovers = [] {
+        auto* l = new Leftovers;
+        // As the pool's jobs: none may run on into the static destructors.
+        qAddPostRoutine([] {
+            std::vector<std::thread> threads;
+            {
+                std::lock_guard lock(leftovers->mutex);
+                threads.swap(leftovers->threads);
+            }
+            for (std::thread& t : threads)
+                t.join();
+        });
+        return l;
+    }();
+    std::lock_guard lock(leftovers->mutex);
+    leftovers->threads.push_back(std::move(thread));
 }
 
 void lowerThreadPriority(int niceness) {

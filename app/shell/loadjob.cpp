@@ -23,8 +23,9 @@ LoadJob::LoadJob(QString path, QObject* parent, bool previews)
 
 LoadJob::~LoadJob() {
     m_shared->cancel = true;
-    // The worker owns a reference to the shared state and delivers through a QPointer, so it can outlive us.
-    if (m_thread.joinable()) m_thread.detach();
+    // The worker owns a reference to the shared state and delivers through a QPointer, so it can outlive us
+    // (not the application: the loader stops between pieces once cancelled).
+    joinAtExit(std::move(m_thread));
 }
 
 void LoadJob::start() {

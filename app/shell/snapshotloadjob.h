@@ -20,6 +20,7 @@ struct LoadedSnapshot {
     // A file cut short or damaged opens with what came before the fault: this says where and why (one line,
     // with the file's name).
     QString warning;
+    std::uint64_t fileTextBytes = 0; // the whole pickle's size, as far as the file tells it
 };
 
 // Loads a memory snapshot on a worker thread, and for a large one shows its first screens meanwhile: a

@@ -17,6 +17,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -89,6 +90,8 @@ void SnapshotView::onPreview(const LoadedSnapshot& preview) {
 void SnapshotView::onLoaded(const LoadedSnapshot& loaded) {
     if (loaded.snapshot->devices.empty()) {
         m_snapshot = loaded.snapshot;
+        m_timelines.clear(); // a preview's go with it
+        m_device = 0;
         m_status->setText(
             tr("%1: the snapshot holds no device with events or segments").arg(QFileInfo(m_path).fileName()));
         m_stack->setCurrentWidget(m_status);
@@ -114,8 +117,7 @@ void SnapshotView::showPartialBanner() {
         m_partialBanner->setText(
             tr("Preview: the first %1 of %2 read (%3); the rest is being read. Allocations made before the "
                "trace that no event so far frees, and the allocator's state, come with the whole file.")
-                .arg(bytesText(std::int64_t(m_snapshot->readBytes)),
-                     bytesText(std::int64_t(snapshotPickleBytes(m_path.toStdString()))),
+                .arg(bytesText(std::int64_t(m_snapshot->readBytes)), bytesText(std::int64_t(m_fileTextBytes)),
                      QString::fromStdString(countText(events, "event"))));
         m_partialBanner->show();
     } else {
@@ -167,25 +169,22 @@ void SnapshotView::adopt(const LoadedSnapshot& loaded) {
         if (m_selected >= 0 && std::size_t(m_selected) < shown.allocations().size())
             selected = shown.allocations()[std::size_t(m_selected)];
     }
+    QWidget* const tab = first ? nullptr : m_tabs->currentWidget();
     m_snapshot = loaded.snapshot;
     m_timelines = loaded.timelines;
+    m_fileTextBytes = loaded.fileTextBytes;
     m_device = 0;
     for (std::size_t d = 0; d < m_snapshot->devices.size(); ++d)
         if (deviceNumber && m_snapshot->devices[d].device == *deviceNumber) m_device = int(d);
     if (first) {
         buildContent();
     } else {
-        m_deviceBox->blockSignals(true);
-        m_deviceBox->clear();
-        for (const DeviceHistory& h : m_snapshot->devices)
-            m_deviceBox->addItem(tr("GPU %1").arg(h.device));
-        m_deviceBox->setCurrentIndex(m_device);
-        m_deviceBox->setVisible(m_snapshot->devices.size() > 1);
-        m_deviceBox->blockSignals(false);
+        fillDeviceBox();
         m_stack->setCurrentIndex(1);
     }
     showPartialBanner();
     showDevice();
+    if (tab && m_tabs->indexOf(tab) >= 0) m_tabs->setCurrentWidget(tab); // the tab the user was reading
     if (stream) {
         if (const int i = m_streamBox->findData(qlonglong(*stream)); i >= 0) m_streamBox->setCurrentIndex(i);
     }
@@ -197,6 +196,15 @@ void SnapshotView::adopt(const LoadedSnapshot& loaded) {
     }
 }
 
+void SnapshotView::fillDeviceBox() {
+    const QSignalBlocker quiet(m_deviceBox);
+    m_deviceBox->clear();
+    for (const DeviceHistory& h : m_snapshot->devices)
+        m_deviceBox->addItem(tr("GPU %1").arg(h.device));
+    m_deviceBox->setCurrentIndex(m_device);
+    m_deviceBox->setVisible(m_snapshot->devices.size() > 1);
+}
+
 void SnapshotView::buildContent() {
     auto* content = new QWidget(m_stack);
     auto* layout = new QVBoxLayout(content);
@@ -205,9 +213,7 @@ void SnapshotView::buildContent() {
 
     auto* bar = new QHBoxLayout;
     m_deviceBox = new QComboBox(content);
-    for (const DeviceHistory& h : m_snapshot->devices)
-        m_deviceBox->addItem(tr("GPU %1").arg(h.device));
-    m_deviceBox->setVisible(m_snapshot->devices.size() > 1);
+    fillDeviceBox();
     connect(m_deviceBox, &QComboBox::currentIndexChanged, this, [this](int i) { setDevice(i); });
     bar->addWidget(m_deviceBox);
     m_summary = new QLabel(content);
@@ -364,6 +370,9 @@ void SnapshotView::setDevice(int index) {
 }
 
 void SnapshotView::showDevice() {
+    // What was selected belonged to another device's (or another load's) allocations.
+    m_selected = -1;
+    if (m_allocationText) m_allocationText->clear();
     const DeviceHistory& h = m_snapshot->devices[std::size_t(m_device)];
     const MemoryTimeline& t = *m_timelines[std::size_t(m_device)];
     std::vector<std::uint8_t> colors(t.allocations().size());
@@ -606,6 +615,7 @@ QString SnapshotView::stackText(std::uint32_t stack) const {
 }
 
 void SnapshotView::selectAllocation(std::int32_t allocation) {
+    if (!m_timeline || m_timelines.empty()) return; // nothing shown
     m_timeline->setSelectedAllocation(allocation);
     showAllocation(allocation);
 }

@@ -96,6 +96,7 @@ class SnapshotView : public QWidget {
     void showPartialBanner();
     void fail(const QString& message);
     void buildContent();
+    void fillDeviceBox();
     void showDevice();
     void refreshMoment();
     void refreshFilters();
@@ -111,7 +112,8 @@ class SnapshotView : public QWidget {
     QString m_path;
     State m_state = State::Loading;
     QString m_error;
-    QString m_warning; // why a file read in part stopped where it did
+    QString m_warning;                 // why a file read in part stopped where it did
+    std::uint64_t m_fileTextBytes = 0; // the whole pickle's size, for the preview's strip
     SnapshotLoadJob* m_job = nullptr;
     std::shared_ptr<const MemorySnapshot> m_snapshot;
     std::vector<std::shared_ptr<const MemoryTimeline>> m_timelines; // per device of m_snapshot->devices

@@ -1,5 +1,7 @@
 #include "sourcebuffer.h"
 
+#include "model/gzipsize.h"
+
 #include <libdeflate.h>
 #include <zlib.h>
 
@@ -71,23 +73,6 @@ void SourceBuffer::release(std::size_t begin, std::size_t end) const {
     const std::uintptr_t from = (std::uintptr_t(m_data) + begin + page - 1) & ~(page - 1);
     const std::uintptr_t to = (std::uintptr_t(m_data) + std::min(end, m_size)) & ~(page - 1);
     if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
-}
-
-std::uint64_t gzipTextSizeGuess(std::uint32_t isize, std::uint64_t fileSize) {
-    constexpr std::uint64_t wrap = std::uint64_t(1) << 32;
-    const std::uint64_t atLeast = std::max<std::uint64_t>(isize, fileSize * 4);
-    std::uint64_t size = isize;
-    while (size < atLeast)
-        size += wrap;
-    return size <= fileSize * 16 ? size : atLeast;
-}
-
-std::uint64_t gzipTextSizeAfter(std::uint32_t isize, std::uint64_t tooSmall) {
-    constexpr std::uint64_t wrap = std::uint64_t(1) << 32;
-    std::uint64_t size = isize;
-    while (size <= tooSmall)
-        size += wrap;
-    return size <= tooSmall * 8 ? size : tooSmall * 2;
 }
 
 std::uint64_t availableMemoryBytes() {
@@ -273,7 +258,10 @@ SourceBuffer::OpenResult SourceBuffer::open(const std::string& path, const std::
         }
         if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
             stopPopulatingNow(); // the mapping may move
-            if (!growTo(gzipTextSizeAfter(isize, out.capacity) + 4096)) break;
+            std::uint64_t want = gzipTextSizeAfter(isize, out.capacity) + 4096;
+            // A jump the trailer suggests that memory cannot hold (several members): double instead.
+            if (want > available && std::uint64_t(out.capacity) * 2 <= available) want = out.capacity * 2;
+            if (!growTo(want)) break;
             if (out.capacity >= (64u << 20)) startPopulating();
             continue;
         }

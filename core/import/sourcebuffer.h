@@ -64,15 +64,6 @@ class SourceBuffer {
     bool m_fileMapped = false;
 };
 
-// The inflated size of a gzip file's text, to reserve for libdeflate, which inflates a member whole into room
-// it must be given: the trailer's ISIZE (the last member's size modulo 2^32), read past 4 GiB as the first
-// ISIZE + k·2^32 at or above four times the compressed size when that is a ratio JSON has (at most 16×), else
-// the larger of ISIZE and four times the compressed size.
-std::uint64_t gzipTextSizeGuess(std::uint32_t isize, std::uint64_t fileSize);
-// After `tooSmall` proved too small: the next size the trailer allows above it (exact for one member), or
-// twice it where that would be a jump of more than eightfold (several members, whose trailers say little).
-std::uint64_t gzipTextSizeAfter(std::uint32_t isize, std::uint64_t tooSmall);
-
 // Bytes of physical memory the kernel says it could give us without swapping (MemAvailable).
 std::uint64_t availableMemoryBytes();
 

@@ -274,11 +274,13 @@ void Machine::closeAtCut() {
     const auto close = [&](std::uint32_t c, std::size_t from) {
         if (m_doc.nodes[c].kind == PickleKind::Dict) {
             // Pairs only. An odd value out is the item that an APPEND would have put into a list just before
-            // it (Python writes a one-item list, or the last item of a batch, so: the one device's events
-            // of `device_traces`, a segment of a one-segment list), else a key whose value was not read.
+            // it (Python writes a one-item list, or the last item after batches of 1000, so: the one device's
+            // events of `device_traces`, a segment of a one-segment list), else a key whose value was not
+            // read (after a whole list, which holds some other count of items).
             while ((m_stack.size() - from) % 2) {
                 const std::size_t top = m_stack.size() - 1;
-                if (top > from && isA(m_stack[top - 1], {PickleKind::List, PickleKind::Set})) {
+                if (top > from && isA(m_stack[top - 1], {PickleKind::List, PickleKind::Set}) &&
+                    m_doc.nodes[m_stack[top - 1]].count % 1000 == 0) {
                     // An empty container was begun, not read; one whose items all came is whole.
                     const std::uint32_t item = m_stack[top];
                     if (isA(item, {PickleKind::Dict, PickleKind::List, PickleKind::Set}) &&

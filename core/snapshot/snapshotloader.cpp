@@ -61,7 +61,8 @@ namespace {
 // twice).
 class SnapshotBuilder {
   public:
-    SnapshotBuilder(PickleDocument& doc, MemorySnapshot& out) : m_doc(doc), m_out(out) {
+    SnapshotBuilder(PickleDocument& doc, MemorySnapshot& out, const std::atomic<bool>* cancel)
+        : m_doc(doc), m_out(out), m_cancel(cancel) {
         auto key = [&](std::string_view k) { return m_doc.strings.find(k); };
         k_action = key("action");
         k_addr = key("addr");
@@ -125,6 +126,12 @@ class SnapshotBuilder {
 
     PickleDocument& m_doc;
     MemorySnapshot& m_out;
+    const std::atomic<bool>* m_cancel;
+    std::uint32_t m_sinceCancelCheck = 0;
+    // Every 64 Ki records read: whether the load was called off.
+    bool cancelled() {
+        return (++m_sinceCancelCheck & 0xffff) == 0 && m_cancel && m_cancel->load(std::memory_order_relaxed);
+    }
     // By node: a memo reference is the same node, so most lookups end here (dense: one slot per node, holding
     // 1 + the frame of a frame dict or 1 + the stack of a frames list; 0 for unseen). A node is either.
     struct FreeDeleter {
@@ -386,8 +393,10 @@ std::optional<std::string> SnapshotBuilder::build() {
     } else {
         return std::string("not a CUDA memory snapshot: the pickle holds a ") + kindName(kind);
     }
+    bool stopped = false;
     m_doc.forEachItem(segments, [&](std::uint32_t s) {
-        if (!m_doc.wasOpenAtCut(s)) readSegment(s); // a segment cut in the middle is left out
+        stopped = stopped || cancelled();
+        if (!stopped && !m_doc.wasOpenAtCut(s)) readSegment(s); // a segment cut in the middle is left out
     });
     if (m_out.hasTrace) {
         const std::uint32_t traces = m_doc.find(root, k_traces);
@@ -402,7 +411,8 @@ std::optional<std::string> SnapshotBuilder::build() {
                         [&](const void* data, std::size_t bytes) { prefaulter.watch(data, bytes); });
                     prefaulter.start();
                     m_doc.forEachItem(list, [&](std::uint32_t ev) {
-                        if (!m_doc.wasOpenAtCut(ev))
+                        stopped = stopped || cancelled();
+                        if (!stopped && !m_doc.wasOpenAtCut(ev))
                             readEvent(h, ev); // an event cut in the middle is left out
                     });
                 }
@@ -419,6 +429,7 @@ std::optional<std::string> SnapshotBuilder::build() {
             });
         }
     }
+    if (stopped) return "cancelled";
     std::sort(m_out.devices.begin(), m_out.devices.end(),
               [](const DeviceHistory& a, const DeviceHistory& b) { return a.device < b.device; });
     return std::nullopt;
@@ -458,7 +469,7 @@ SnapshotLoadResult load(PickleInput& in, const std::string& name, std::uint64_t 
     }
     auto snapshot = std::make_shared<MemorySnapshot>();
     try {
-        if (auto error = SnapshotBuilder(doc, *snapshot).build()) {
+        if (auto error = SnapshotBuilder(doc, *snapshot, options.cancel).build()) {
             if (!readError) result.error = *error; // else the reader's error says more
             return result;
         }
@@ -507,22 +518,6 @@ SnapshotLoadResult loadSnapshotBytes(std::string_view bytes, const std::string& 
                                      const SnapshotLoadOptions& options) {
     PickleInput in = PickleInput::fromMemory(bytes);
     return load(in, name, bytes.size(), bytes.size(), options);
-}
-
-std::uint64_t snapshotPickleBytes(const std::string& path) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) return 0;
-    if (!isGzipFile(path) || size < 18) return std::uint64_t(size);
-    std::uint32_t isize = 0;
-    if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
-        unsigned char tail[4] = {0, 0, 0, 0};
-        if (std::fseek(f, -4, SEEK_END) == 0 && std::fread(tail, 1, 4, f) == 4)
-            isize = std::uint32_t(tail[0]) | std::uint32_t(tail[1]) << 8 | std::uint32_t(tail[2]) << 16 |
-                    std::uint32_t(tail[3]) << 24;
-        std::fclose(f);
-    }
-    return std::max<std::uint64_t>(isize, std::uint64_t(size));
 }
 
 bool isPickleFile(const std::string& path) {

@@ -41,10 +41,6 @@ SnapshotLoadResult loadSnapshot(const std::string& path, const SnapshotLoadOptio
 SnapshotLoadResult loadSnapshotBytes(std::string_view bytes, const std::string& name = "<memory>",
                                      const SnapshotLoadOptions& options = {});
 
-// The pickle's size as far as it can be told without reading it: a plain file's size, a gzip file's from its
-// trailer (exact for one member under 4 GiB; never less than the file). 0 when the file cannot be read.
-std::uint64_t snapshotPickleBytes(const std::string& path);
-
 // Whether the file starts as a pickle of protocol 2 to 5 does (its PROTO opcode), plain or gzip-compressed.
 bool isPickleFile(const std::string& path);
 

@@ -59,7 +59,7 @@ class MemoryTimeline::Stack {
 };
 
 MemoryTimeline::MemoryTimeline(const MemorySnapshot& snapshot, const DeviceHistory& history,
-                               std::size_t checkpointBudgetBytes)
+                               std::size_t checkpointBudgetBytes, const std::atomic<bool>* cancel)
     : m_events(std::int64_t(history.size())) {
     const auto n = std::size_t(m_events);
     // The per-event tables, made ready on the other core while the lifetimes are worked out.
@@ -71,7 +71,9 @@ MemoryTimeline::MemoryTimeline(const MemorySnapshot& snapshot, const DeviceHisto
     prefaulter.watch(m_eventEnds.data(), (n + 1) * sizeof(std::int32_t));
     prefaulter.watch(m_curve.data(), (n + 1) * sizeof(std::int64_t));
     prefaulter.start();
-    m_allocations = allocationLifetimes(snapshot, history);
+    const auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
+    m_allocations = allocationLifetimes(snapshot, history, cancel);
+    if (cancelled()) return;
     // Those alive before the first event at the bottom; the others are already in alloc order. They are few:
     // moved aside and back in front, where a stable partition would take a buffer the size of them all.
     const auto beforeTrace = [](const AllocationLifetime& a) { return a.begin < 0; };
@@ -114,7 +116,7 @@ MemoryTimeline::MemoryTimeline(const MemorySnapshot& snapshot, const DeviceHisto
     if (count == 0) return;
     m_spacing = std::int64_t((n + count) / (count + 1));
     Stack walk(*this, m_initial, -1);
-    for (std::size_t k = 0; k < count; ++k) {
+    for (std::size_t k = 0; k < count && !cancelled(); ++k) {
         walk.advanceTo(std::int64_t(k + 1) * m_spacing - 1);
         m_checkpoints.push_back(walk.tree());
     }

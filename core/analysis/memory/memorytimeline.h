@@ -30,8 +30,11 @@ class MemoryTimeline {
     static bool isMixed(std::int32_t cell) { return cell <= mixedCell; }
     static std::int32_t sampleOf(std::int32_t cell) { return isMixed(cell) ? mixedCell - cell : cell; }
 
+    static constexpr std::size_t defaultCheckpointBudget = std::size_t(64) << 20;
+    // Once `cancel` is set the build stops within a few milliseconds, leaving a timeline only to be dropped.
     MemoryTimeline(const MemorySnapshot& snapshot, const DeviceHistory& history,
-                   std::size_t checkpointBudgetBytes = std::size_t(64) << 20);
+                   std::size_t checkpointBudgetBytes = defaultCheckpointBudget,
+                   const std::atomic<bool>* cancel = nullptr);
 
     // Allocations in stacking order: those alive before the first event at the bottom, then by alloc event.
     const std::vector<AllocationLifetime>& allocations() const { return m_allocations; }

@@ -14,7 +14,8 @@
 
 namespace kinetoscope {
 
-std::vector<AllocationLifetime> allocationLifetimes(const MemorySnapshot& snapshot, const DeviceHistory& h) {
+std::vector<AllocationLifetime> allocationLifetimes(const MemorySnapshot& snapshot, const DeviceHistory& h,
+                                                    const std::atomic<bool>* cancel) {
     std::vector<AllocationLifetime> out;
     AddressMap open; // addr -> its lifetime in `out`
     const auto n = std::int64_t(h.size());
@@ -29,7 +30,10 @@ std::vector<AllocationLifetime> allocationLifetimes(const MemorySnapshot& snapsh
     prefaulter.start();
     for (std::int64_t i = 0; i < n; ++i) {
         const std::size_t k = std::size_t(i);
-        if ((k & 0xffff) == 0) prefaulter.written(slot, out.size() * sizeof(AllocationLifetime));
+        if ((k & 0xffff) == 0) {
+            prefaulter.written(slot, out.size() * sizeof(AllocationLifetime));
+            if (cancel && cancel->load(std::memory_order_relaxed)) return out;
+        }
         if (h.actions[k] == AllocatorAction::Alloc) {
             // An address allocated again without a free in between: the first ends here.
             if (const std::uint32_t* life = open.find(h.addrs[k])) out[*life].end = i;

@@ -6,6 +6,7 @@
 
 #include "snapshot/memorysnapshot.h"
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,8 +26,10 @@ struct AllocationLifetime {
     bool aliveAfter(std::int64_t event) const { return begin <= event && event < end; }
 };
 
+// Stops early (an incomplete list, to be dropped) once `cancel` is set.
 std::vector<AllocationLifetime> allocationLifetimes(const MemorySnapshot& snapshot,
-                                                    const DeviceHistory& history);
+                                                    const DeviceHistory& history,
+                                                    const std::atomic<bool>* cancel = nullptr);
 
 // Active bytes before the first event and after each: starts at allocated − Σ alloc + Σ free_completed, then
 // + size at each alloc, − size at each free_completed. curve[0] is the start, curve[i + 1] after event i.
