@@ -9,6 +9,7 @@
 #include "views/traceview.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
@@ -121,6 +122,12 @@ void TestSnapshotPreview::previewsThenWhole() {
     view.selectAllocation(pick);
     const AllocationLifetime picked = allocations[std::size_t(pick)];
     const double from = view.timeline()->viewFrom(), to = view.timeline()->viewTo();
+    QComboBox* streamBox = nullptr;
+    for (QComboBox* box : view.findChildren<QComboBox*>())
+        if (box->itemText(0) == QStringLiteral("all streams")) streamBox = box;
+    QVERIFY(streamBox && streamBox->count() >= 2);
+    streamBox->setCurrentIndex(1); // one stream's allocations only
+    const QString stream = streamBox->currentText();
     QVERIFY(view.snapshot()->partial); // all the above was done on the preview
 
     QVERIFY(QTest::qWaitFor([&] { return view.state() == SnapshotView::State::Ready; }, 20000));
@@ -130,6 +137,7 @@ void TestSnapshotPreview::previewsThenWhole() {
     QCOMPARE(view.timeline()->viewFrom(), from);
     QCOMPARE(view.timeline()->viewTo(), to);
     QCOMPARE(view.moment(), clicked);
+    QCOMPARE(streamBox->currentText(), stream);
     const std::int32_t selected = view.timeline()->selectedAllocation();
     QVERIFY(selected >= 0);
     const AllocationLifetime& now = view.timeline()->timeline()->allocations()[std::size_t(selected)];

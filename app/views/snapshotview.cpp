@@ -183,13 +183,9 @@ void SnapshotView::adopt(const LoadedSnapshot& loaded) {
         m_stack->setCurrentIndex(1);
     }
     showPartialBanner();
-    showDevice();
+    showDevice(stream, m_momentClicked ? std::optional<std::int64_t>(moment) : std::nullopt);
     if (tab && m_tabs->indexOf(tab) >= 0) m_tabs->setCurrentWidget(tab); // the tab the user was reading
-    if (stream) {
-        if (const int i = m_streamBox->findData(qlonglong(*stream)); i >= 0) m_streamBox->setCurrentIndex(i);
-    }
     if (view) m_timeline->setView(view->first, view->second);
-    if (m_momentClicked) setMoment(std::min(moment, m_timelines[std::size_t(m_device)]->eventCount() - 1));
     if (selected) {
         const std::int32_t a = sameAllocation(*m_timelines[std::size_t(m_device)], *selected);
         if (a >= 0) selectAllocation(a);
@@ -369,7 +365,7 @@ void SnapshotView::setDevice(int index) {
     showDevice();
 }
 
-void SnapshotView::showDevice() {
+void SnapshotView::showDevice(std::optional<std::int64_t> stream, std::optional<std::int64_t> moment) {
     // What was selected belonged to another device's (or another load's) allocations.
     m_selected = -1;
     if (m_allocationText) m_allocationText->clear();
@@ -407,13 +403,14 @@ void SnapshotView::showDevice() {
     m_streamBox->addItem(tr("all streams"));
     for (const auto& [s, _] : streams)
         m_streamBox->addItem(tr("stream %1").arg(s), qlonglong(s));
-    m_streamBox->setCurrentIndex(0);
+    const int kept = stream ? m_streamBox->findData(qlonglong(*stream)) : -1;
+    m_streamBox->setCurrentIndex(std::max(kept, 0));
     m_streamBox->blockSignals(false);
-    m_streamFilter.reset();
+    m_streamFilter = kept > 0 ? stream : std::nullopt;
     fillOom();
     updateLink();
     refreshFilters();
-    setMoment(oomMoment().value_or(peakMoment()));
+    setMoment(moment ? std::min(*moment, t.eventCount() - 1) : oomMoment().value_or(peakMoment()));
 }
 
 std::int64_t SnapshotView::streamOf(const AllocationLifetime& a) const {

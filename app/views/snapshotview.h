@@ -97,7 +97,9 @@ class SnapshotView : public QWidget {
     void fail(const QString& message);
     void buildContent();
     void fillDeviceBox();
-    void showDevice();
+    // Shows device m_device, filtered by `stream` when it has one, at `moment` (else the oom, else the peak).
+    void showDevice(std::optional<std::int64_t> stream = std::nullopt,
+                    std::optional<std::int64_t> moment = std::nullopt);
     void refreshMoment();
     void refreshFilters();
     void showAllocation(std::int32_t allocation);
