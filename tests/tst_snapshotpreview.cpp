@@ -76,12 +76,13 @@ void TestSnapshotPreview::previewsThenWhole() {
     const SnapshotLoadResult whole = loadSnapshot(path.toStdString());
     QVERIFY(whole.ok());
     SnapshotView view(path);
+    // Every preview seen, in order, as it is shown: counted from before the event loop first runs (the first
+    // may come while the window is exposed), and by signal (two may arrive within one turn of the loop).
+    std::vector<std::shared_ptr<const MemorySnapshot>> seen;
+    connect(&view, &SnapshotView::previewShown, this, [&] { seen.push_back(view.snapshot()); });
     view.resize(1400, 900);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    // Every preview seen, in order (as it is shown: two may arrive within one turn of the event loop).
-    std::vector<std::shared_ptr<const MemorySnapshot>> seen;
-    connect(&view, &SnapshotView::previewShown, this, [&] { seen.push_back(view.snapshot()); });
     QVERIFY(QTest::qWaitFor([&] { return seen.size() == 2 || view.state() != SnapshotView::State::Loading; },
                             20000));
     QCOMPARE(view.state(), SnapshotView::State::Loading);
