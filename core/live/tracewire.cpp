@@ -96,10 +96,10 @@ std::string traceAsWireStream(const TraceStore& s) {
             const auto device = u32(number("device", double(std::max<std::int64_t>(0, track.pid))));
             // A sync on no stream (a context or event sync) is -1 in Kineto's traces and 0xFFFFFFFF in
             // CUPTI's records.
-            const bool noStream =
-                kind == CategoryKind::Sync && argNumber(args, "stream").value_or(double(track.tid)) < 0;
+            const double streamArg = argNumber(args, "stream").value_or(double(track.tid)); // read once
+            const bool noStream = kind == CategoryKind::Sync && streamArg < 0;
             const auto stream =
-                noStream ? UINT32_MAX : u32(number("stream", double(std::max<std::int64_t>(0, track.tid))));
+                noStream ? UINT32_MAX : u32(streamArg >= 0 && streamArg < 1.8e19 ? streamArg : 0.0);
             switch (kind) {
             case CategoryKind::Kernel: {
                 wire::Kernel k;
