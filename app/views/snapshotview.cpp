@@ -26,6 +26,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 namespace kinetoscope {
@@ -46,6 +47,24 @@ class SortedItem : public QTreeWidgetItem {
         if (a.isValid() && b.isValid()) return a.toLongLong() < b.toLongLong();
         return text(c) < other.text(c);
     }
+};
+
+// A row whose tooltip is a whole stack: written when it is asked for (on hover), not for each of the 500 rows
+// at every refresh, which took the UI thread 40-140 ms per swap of a large snapshot's preview.
+class StackTipItem : public SortedItem {
+  public:
+    StackTipItem(QTreeWidget* parent, std::function<QString(std::uint32_t)> text, int column,
+                 std::uint32_t stack)
+        : SortedItem(parent), m_text(std::move(text)), m_column(column), m_stack(stack) {}
+    QVariant data(int column, int role) const override {
+        if (role == Qt::ToolTipRole && column == m_column) return m_text(m_stack);
+        return SortedItem::data(column, role);
+    }
+
+  private:
+    std::function<QString(std::uint32_t)> m_text;
+    int m_column;
+    std::uint32_t m_stack;
 };
 
 constexpr int maxRows = 500;
@@ -478,6 +497,7 @@ void SnapshotView::setMoment(std::int64_t moment) {
 
 void SnapshotView::refreshMoment() {
     if (!m_timeline) return;
+    const auto stackTip = [this](std::uint32_t stack) { return stackText(stack); };
     const DeviceHistory& h = m_snapshot->devices[std::size_t(m_device)];
     const MemoryTimeline& t = *m_timelines[std::size_t(m_device)];
     const auto& allocations = t.allocations();
@@ -506,7 +526,7 @@ void SnapshotView::refreshMoment() {
     };
     for (std::size_t i = 0; i < order.size() && i < std::size_t(maxRows); ++i) {
         const AllocationLifetime& a = *alive[order[i]];
-        auto* item = new SortedItem(m_alive);
+        auto* item = new StackTipItem(m_alive, stackTip, 4, a.stack);
         item->setText(0, bytesText(a.size));
         item->setData(0, Qt::UserRole, qlonglong(a.size));
         item->setData(0, allocationRole, aliveIndex[order[i]]);
@@ -516,7 +536,6 @@ void SnapshotView::refreshMoment() {
         item->setText(3, eventText(a.end, true));
         item->setData(3, Qt::UserRole, qlonglong(a.end));
         item->setText(4, QString::fromStdString(allocationSite(*m_snapshot, a.stack)));
-        item->setToolTip(4, stackText(a.stack));
         if (m_link) {
             const std::optional<EventRef> op = operatorOf(a);
             const TraceStore& store = *m_linked->trace()->store;
@@ -535,7 +554,7 @@ void SnapshotView::refreshMoment() {
     const std::vector<StackGroup> groups = groupByStack(*m_snapshot, alive, 3);
     for (std::size_t i = 0; i < groups.size() && i < std::size_t(maxRows); ++i) {
         const StackGroup& g = groups[i];
-        auto* item = new SortedItem(m_stacks);
+        auto* item = new StackTipItem(m_stacks, stackTip, 3, g.exampleStack);
         item->setText(0, bytesText(g.bytes));
         item->setData(0, Qt::UserRole, qlonglong(g.bytes));
         item->setText(1, QString::number(g.count));
@@ -554,7 +573,6 @@ void SnapshotView::refreshMoment() {
                           .arg(frame.line);
         }
         item->setText(3, frames.isEmpty() ? tr("(no stack)") : frames.join(QStringLiteral("  ←  ")));
-        item->setToolTip(3, stackText(g.exampleStack));
     }
     m_stacks->setSortingEnabled(true);
     m_stacks->sortByColumn(0, Qt::DescendingOrder);
