@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 using namespace kinetoscope;
@@ -71,6 +72,28 @@ int main(int argc, char** argv) {
                     firstFrame, store, fullFrame, panels, percentile(frames, 0.5), percentile(frames, 0.99),
                     percentile(ticks, 0.99), frames.size(), double(usage.ru_maxrss) / 1024.0);
     };
+    // While the file loads: a full repaint of what is on screen every 16 ms (the widget `loadingFrame` gives,
+    // none yet when null), and the gaps between those ticks.
+    std::function<QWidget*()> loadingFrame;
+    QTimer frameTimer;
+    frameTimer.setInterval(16);
+    auto lastTick = Clock::now();
+    QObject::connect(&frameTimer, &QTimer::timeout, [&] {
+        const auto now = Clock::now();
+        ticks.push_back(std::chrono::duration<double, std::milli>(now - lastTick).count());
+        lastTick = now;
+        if (QWidget* shown = loadingFrame()) {
+            const auto start = Clock::now();
+            shown->grab();
+            frames.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+        }
+    });
+    // A preview painted: the first is the first frame (later ones, a gzip file's as it inflates, replace it).
+    const auto previewOnScreen = [&] {
+        const double at = since(Clock::now());
+        if (firstFrame < 0) firstFrame = at;
+        std::fprintf(stderr, "preview on screen at %.3f s\n", at);
+    };
     if (isPickleFile(path.toStdString())) {
         auto* view = new SnapshotView(path);
         view->resize(size);
@@ -78,23 +101,9 @@ int main(int argc, char** argv) {
         QObject::connect(view, &SnapshotView::previewShown, [&] {
             view->timeline()->waitForRaster();
             view->timeline()->grab();
-            const double at = since(Clock::now());
-            if (firstFrame < 0) firstFrame = at;
-            std::fprintf(stderr, "preview on screen at %.3f s\n", at);
+            previewOnScreen();
         });
-        QTimer frameTimer;
-        frameTimer.setInterval(16);
-        auto lastTick = Clock::now();
-        QObject::connect(&frameTimer, &QTimer::timeout, [&] {
-            const auto now = Clock::now();
-            ticks.push_back(std::chrono::duration<double, std::milli>(now - lastTick).count());
-            lastTick = now;
-            if (view->snapshot() && view->timeline()) {
-                const auto start = Clock::now();
-                view->timeline()->grab();
-                frames.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-            }
-        });
+        loadingFrame = [view]() -> QWidget* { return view->snapshot() ? view->timeline() : nullptr; };
         if (!idle) frameTimer.start();
         QObject::connect(view, &SnapshotView::stateChanged, [&](SnapshotView::State s) {
             frameTimer.stop();
@@ -122,23 +131,9 @@ int main(int argc, char** argv) {
     // The first frame: painted at once when the preview (or the full trace) is on screen.
     QObject::connect(view, &TraceView::previewShown, [&] {
         view->previewTimeline()->grab();
-        const double at = since(Clock::now());
-        if (firstFrame < 0) firstFrame = at; // later previews (a gzip file's grow as it inflates) replace it
-        std::fprintf(stderr, "preview on screen at %.3f s\n", at);
+        previewOnScreen();
     });
-    QTimer frameTimer;
-    frameTimer.setInterval(16);
-    auto lastTick = Clock::now();
-    QObject::connect(&frameTimer, &QTimer::timeout, [&] {
-        const auto now = Clock::now();
-        ticks.push_back(std::chrono::duration<double, std::milli>(now - lastTick).count());
-        lastTick = now;
-        if (TimelineWidget* preview = view->previewTimeline()) {
-            const auto start = Clock::now();
-            preview->grab();
-            frames.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-        }
-    });
+    loadingFrame = [view]() -> QWidget* { return view->previewTimeline(); };
     if (!idle) frameTimer.start();
     QObject::connect(view, &TraceView::stateChanged, [&](TraceView::State s) {
         if (s != TraceView::State::Ready) {
