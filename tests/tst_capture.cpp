@@ -905,61 +905,6 @@ class TestCapture : public QObject {
         QVERIFY2(out.contains(message), qPrintable(out));
         QVERIFY(!QFileInfo::exists(dir.filePath("x.json")));
     }
-
-    // A real capture beside torch.profiler (tests/data/gpu, an H200): five eager training steps of the same
-    // program, ours marked by its NVTX ranges, the profiler's by ProfilerStep#N. A kernel belongs to a step
-    // when its launch call starts in it. The kernel lists must be the same (names as Kineto demangles them,
-    // calls per step) and the GPU time a step within 5 % (two runs; measured +0.2 %).
-    void realCaptureMatchesProfiler() {
-        const std::string gpu = std::string(KINETOSCOPE_SOURCE_DIR) + "/tests/data/gpu/";
-        const auto perStep = [](const TraceStore& store, std::string_view stepPrefix) {
-            std::vector<std::pair<TimeNs, TimeNs>> steps;
-            std::map<std::string, std::pair<std::uint64_t, TimeNs>> kernels; // name -> calls, GPU time
-            for (const Track& t : store.tracks())
-                for (std::uint32_t r = 0; r < t.sliceCount(); ++r)
-                    if (t.kind == TrackKind::CpuThread &&
-                        store.strings().view(t.names[r]).starts_with(stepPrefix))
-                        steps.emplace_back(t.starts[r], t.endOf(r));
-            for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
-                const Track& t = store.tracks()[ti];
-                for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
-                    if (store.categories()[t.categories[r]].kind != CategoryKind::Kernel) continue;
-                    const auto launch = store.launchOf({TrackId(ti), EventIndex(r)});
-                    if (!launch) continue;
-                    const TimeNs at = store.track(launch->track).starts[launch->index.value];
-                    if (std::none_of(steps.begin(), steps.end(),
-                                     [&](const auto& s) { return s.first <= at && at <= s.second; }))
-                        continue;
-                    auto& k = kernels[std::string(store.strings().view(t.names[r]))];
-                    ++k.first;
-                    k.second += t.durations[r];
-                }
-            }
-            return std::make_pair(steps.size(), kernels);
-        };
-        const LoadResult captured = loadTrace(gpu + "record_eager.json.gz");
-        const LoadResult profiled = loadTrace(gpu + "profiler_eager.pt.trace.json.gz");
-        QVERIFY(captured.ok() && profiled.ok());
-        const auto [ourSteps, ours] = perStep(*captured.store, "train_step_");
-        const auto [theirSteps, theirs] = perStep(*profiled.store, "ProfilerStep#");
-        QCOMPARE(ourSteps, std::size_t(5));
-        QCOMPARE(theirSteps, std::size_t(5));
-        QCOMPARE(ours.size(), std::size_t(40));
-        TimeNs ourTime = 0, theirTime = 0;
-        std::uint64_t ourCalls = 0;
-        for (const auto& [name, figures] : theirs) {
-            const auto mine = ours.find(name);
-            QVERIFY2(mine != ours.end(), name.c_str());
-            QCOMPARE(mine->second.first, figures.first);
-            ourTime += mine->second.second;
-            theirTime += figures.second;
-            ourCalls += mine->second.first;
-        }
-        QCOMPARE(ours.size(), theirs.size());
-        QCOMPARE(ourCalls, std::uint64_t(5 * 141));
-        QVERIFY2(std::abs(double(ourTime) / double(theirTime) - 1) < 0.05,
-                 qPrintable(QStringLiteral("%1 ns against %2 ns").arg(ourTime).arg(theirTime)));
-    }
 };
 
 QTEST_GUILESS_MAIN(TestCapture)

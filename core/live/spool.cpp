@@ -44,7 +44,7 @@ WireLoad decodeAll(std::string_view bytes) {
 }
 } // namespace
 
-LoadResult loadWireStream(std::string_view bytes, const LoadOptions& options) {
+LoadResult loadWireStream(std::string_view bytes, const LoadOptions& options, const ImportStats* read) {
     WireLoad w = decodeAll(bytes);
     // A stream with no whole record at all is not a capture: say why, as for any unreadable file.
     if (w.truncated && w.capture.counts().records == 0) {
@@ -56,6 +56,11 @@ LoadResult loadWireStream(std::string_view bytes, const LoadOptions& options) {
     }
     return w.capture.buildStore(options, [&](ImportStats& stats) {
         stats.fileBytes = stats.jsonBytes = bytes.size();
+        stats.wireStream = true;
+        if (read) {
+            stats.fileBytes = read->fileBytes;
+            stats.gzip = read->gzip;
+        }
         if (const std::uint64_t rejected = w.capture.counts().rejected) {
             stats.malformedEvents += rejected;
             stats.issues.insert(
@@ -71,6 +76,9 @@ LoadResult loadWireStream(std::string_view bytes, const LoadOptions& options) {
             stats.issues.insert(stats.issues.begin(), {w.errorOffset, "capture stream: " + w.error});
             if (stats.issues.size() > ImportStats::maxReportedIssues) stats.issues.pop_back();
         }
+        if (read) // a gzip file cut short: said after what the stream itself reported
+            for (const ImportIssue& issue : read->issues)
+                stats.addIssue(issue.offset, issue.reason);
     });
 }
 

@@ -19,6 +19,8 @@ struct ImportStats {
     std::uint64_t fileBytes = 0; // on disk
     std::uint64_t jsonBytes = 0; // after decompression
     bool gzip = false;
+    bool wireStream =
+        false; // a live capture's wire stream (a spool or raw capture), not JSON: jsonBytes are its bytes
     std::uint64_t eventsSeen = 0;                        // array elements read
     std::map<std::string, std::uint64_t> phaseCounts;    // by `ph` text
     std::map<std::string, std::uint64_t> categoryCounts; // by `cat` text as written

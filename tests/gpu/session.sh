@@ -139,6 +139,20 @@ million() {
     rm -f "$work/million.json"
 }
 
+spools() {
+    # The raw wire streams the agent wrote (`record --spool`) beside the JSON made of them: real CUPTI records for
+    # the wire decoder's tests and fuzzing seeds (the probe's few launches, one eager and one compiled training step).
+    mkdir -p "$work/data/spools"
+    "$cli" record -o "$work/data/spools/probe.json" --spool "$work/data/spools/probe.kwire" --agent "$agent" -- \
+        "$work/capture/probe" 200 2
+    "$cli" record -o "$work/data/spools/eager.json" --spool "$work/data/spools/eager.kwire" --agent "$agent" -- \
+        "$python" "$gpu_dir/transformer.py" --steps 1
+    TORCHINDUCTOR_CACHE_DIR="$work/inductor_spool" "$cli" record -o "$work/data/spools/compiled.json" \
+        --spool "$work/data/spools/compiled.kwire" --agent "$agent" -- \
+        "$python" "$gpu_dir/transformer.py" --compile default --steps 1
+    ls -la "$work/data/spools"
+}
+
 compare_record() {
     # The same eager training steps under `kinetoscope-cli record` and under torch.profiler.
     "$cli" record -o "$work/data/record_eager.json" --agent "$agent" -- "$python" "$gpu_dir/transformer.py" --steps 5
@@ -146,12 +160,14 @@ compare_record() {
 }
 
 # The steps run under timeout, in a shell of their own: they see these functions and variables.
-export -f machine compiled_modules million compare_record keep_code compiled_variant record_compiled
+export -f machine compiled_modules million spools compare_record keep_code compiled_variant record_compiled
 export repo build out work cli agent python gpu_dir
 step machine 60 machine
 # A C++ program brings no CUPTI of its own: when the toolkit has none, the probe is given PyTorch's.
-if [ -z "${KINETOSCOPE_CUPTI_DIR:-}" ] && ! ls /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13 \
-    /usr/local/cuda/lib64/libcupti.so.13 /usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13 >/dev/null 2>&1; then
+# (Any one of the toolkit's three places will do: `ls` of all three fails when one is missing.)
+toolkit_cupti=$(ls /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13 /usr/local/cuda/lib64/libcupti.so.13 \
+    /usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13 2>/dev/null | head -n 1)
+if [ -z "${KINETOSCOPE_CUPTI_DIR:-}" ] && [ -z "$toolkit_cupti" ]; then
     probe_cupti=$(find /opt /usr -name libcupti.so.13 2>/dev/null | head -n 1)
     echo "no CUPTI in /usr/local/cuda; the probe's capture uses ${probe_cupti:-none}"
     [ -n "$probe_cupti" ] && probe_env="KINETOSCOPE_CUPTI_DIR=$(dirname "$probe_cupti")"
@@ -160,6 +176,7 @@ step probe 240 env ${probe_env:-} OUT="$work/capture" NVCC_ARCH=-arch=sm_90 RUNS
 cp "$work/logs/probe.log" "$work/capture/check.txt" 2>/dev/null
 pack_capture
 step probe_summary 60 "$cli" summary "$work/capture/capture1.json"
+step spools 240 env ${probe_env:-} bash -c spools
 export TORCHINDUCTOR_UNIQUE_KERNEL_NAMES=1 TORCHINDUCTOR_BENCHMARK_KERNEL=1
 step compiled 300 env TORCHINDUCTOR_CACHE_DIR="$work/inductor" "$python" "$gpu_dir/transformer.py" --compile default --steps 5 --profile "$work/data/compiled"
 step compiled_modules 300 compiled_modules

@@ -510,10 +510,12 @@ std::string importReport(const TraceStore& store, double loadSeconds) {
             ++cpuTracks;
     }
     line("File:            %s\n", store.sourcePath().c_str());
-    line("Size:            %.1f MB on disk, %.1f MB of JSON%s\n", double(st.fileBytes) / 1e6,
-         double(st.jsonBytes) / 1e6, st.gzip ? " (gzip)" : "");
-    line("Load time:       %.3f s (%.0f MB/s of JSON)\n", loadSeconds,
-         loadSeconds > 0 ? double(st.jsonBytes) / 1e6 / loadSeconds : 0.0);
+    // A spool's bytes are the capture's wire stream, not JSON text.
+    const char* text = st.wireStream ? "capture stream" : "JSON";
+    line("Size:            %.1f MB on disk, %.1f MB of %s%s\n", double(st.fileBytes) / 1e6,
+         double(st.jsonBytes) / 1e6, text, st.gzip ? " (gzip)" : "");
+    line("Load time:       %.3f s (%.0f MB/s of %s)\n", loadSeconds,
+         loadSeconds > 0 ? double(st.jsonBytes) / 1e6 / loadSeconds : 0.0, text);
     line("Events read:     %llu\n", static_cast<unsigned long long>(st.eventsSeen));
     line("Slices:          %zu\n", slices);
     line("Counter samples: %zu\n", store.counterSampleCount());
