@@ -6,6 +6,7 @@
 //
 // Environment: KINETOSCOPE_SOCKET (the viewer's socket), KINETOSCOPE_SPOOL (file), KINETOSCOPE_REPLAY
 // (trace), KINETOSCOPE_REPLAY_SPEED (default 1; 0 = as fast as possible), KINETOSCOPE_FLUSH_MS (default 100).
+// KINETOSCOPE_CUPTI_SKIP and KINETOSCOPE_CUPTI_THREAD_IDS: see cuptisettings.h.
 
 #include "agentwriter.h"
 #include "replaysource.h"

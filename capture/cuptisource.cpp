@@ -4,12 +4,14 @@
 
 #include "activitysource.h"
 #include "cupticonvert.h"
+#include "cuptisettings.h"
 
 #include <cupti.h>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
 #include <new>
 #include <string>
@@ -155,12 +157,20 @@ bool CuptiSource::start(std::string& error) {
     // maps it back to the system id). The system id (gettid) is the thread the user knows, and the main
     // thread's is the process id, as in torch.profiler's traces. A driver that refuses keeps the default and
     // says so.
-    result = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    const CuptiSettings settings = CuptiSettings::from(std::getenv("KINETOSCOPE_CUPTI_SKIP"),
+                                                       std::getenv("KINETOSCOPE_CUPTI_THREAD_IDS"));
+    result =
+        settings.systemThreadIds ? cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) : CUPTI_SUCCESS;
     if (result != CUPTI_SUCCESS)
         m_notices.push_back(cuptiFailure("cuptiSetThreadIdType(SYSTEM)", result) +
                             "; threads are named by pthread_self()");
 
     for (const CollectedKind& collected : collectedKinds) {
+        if (!collected.essential && settings.skips(collected.name)) {
+            m_notices.push_back(std::string("KINETOSCOPE_CUPTI_SKIP: no ") + collected.without +
+                                " in this capture");
+            continue;
+        }
         result = cuptiActivityEnable(collected.kind);
         if (result == CUPTI_SUCCESS) {
             m_enabledKinds.push_back(collected.kind);

@@ -4,6 +4,7 @@
 // wire records compared field by field. Built only where CMake finds CUPTI; the real-GPU check is
 // tests/gpu/run.sh.
 #include "cupticonvert.h"
+#include "cuptisettings.h"
 
 #include <QTest>
 
@@ -65,6 +66,8 @@ class TestCuptiConvert : public QObject {
     void otherKindsAreIgnored();
     void versionSuffix_data();
     void versionSuffix();
+    void settingsFromEnvironment_data();
+    void settingsFromEnvironment();
 };
 
 void TestCuptiConvert::kernel() {
@@ -295,6 +298,45 @@ void TestCuptiConvert::versionSuffix() {
     QFETCH(QString, name);
     QFETCH(QString, plain);
     QCOMPARE(QString::fromStdString(CuptiRecordConverter::withoutVersionSuffix(name.toStdString())), plain);
+}
+
+// The agent's KINETOSCOPE_CUPTI_SKIP and KINETOSCOPE_CUPTI_THREAD_IDS (capture/cuptisettings.h): whole kind
+// names only, spaces ignored.
+void TestCuptiConvert::settingsFromEnvironment_data() {
+    QTest::addColumn<QByteArray>("skip"); // "-": unset
+    QTest::addColumn<QByteArray>("threadIds");
+    QTest::addColumn<QStringList>("skipped");
+    QTest::addColumn<QStringList>("kept");
+    QTest::addColumn<bool>("systemThreadIds");
+    const QStringList all{
+        "CONCURRENT_KERNEL",    "MEMCPY", "MEMSET", "RUNTIME", "DRIVER", "SYNCHRONIZATION", "MARKER",
+        "EXTERNAL_CORRELATION", "DEVICE"};
+    QTest::newRow("unset") << QByteArray("-") << QByteArray("-") << QStringList{} << all << true;
+    QTest::newRow("empty") << QByteArray("") << QByteArray("") << QStringList{} << all << true;
+    QTest::newRow("one") << QByteArray("DRIVER") << QByteArray("-") << QStringList{"DRIVER"}
+                         << QStringList{"RUNTIME", "MEMSET", "DEVICE"} << true;
+    QTest::newRow("three, spaced") << QByteArray("SYNCHRONIZATION, MARKER ,DEVICE") << QByteArray("-")
+                                   << QStringList{"SYNCHRONIZATION", "MARKER", "DEVICE"}
+                                   << QStringList{"DRIVER", "MEMCPY"} << true;
+    QTest::newRow("no part of a name") << QByteArray("MEM,KERNEL") << QByteArray("-") << QStringList{}
+                                       << QStringList{"MEMCPY", "MEMSET", "CONCURRENT_KERNEL", ""} << true;
+    QTest::newRow("pthread ids") << QByteArray("-") << QByteArray("pthread") << QStringList{} << all << false;
+    QTest::newRow("other ids value") << QByteArray("-") << QByteArray("system") << QStringList{} << all
+                                     << true;
+}
+
+void TestCuptiConvert::settingsFromEnvironment() {
+    QFETCH(QByteArray, skip);
+    QFETCH(QByteArray, threadIds);
+    QFETCH(QStringList, skipped);
+    QFETCH(QStringList, kept);
+    const capture::CuptiSettings settings = capture::CuptiSettings::from(
+        skip == "-" ? nullptr : skip.constData(), threadIds == "-" ? nullptr : threadIds.constData());
+    for (const QString& kind : skipped)
+        QVERIFY2(settings.skips(kind.toStdString()), qPrintable(kind));
+    for (const QString& kind : kept)
+        QVERIFY2(!settings.skips(kind.toStdString()), qPrintable(kind));
+    QTEST(settings.systemThreadIds, "systemThreadIds");
 }
 
 QTEST_GUILESS_MAIN(TestCuptiConvert)

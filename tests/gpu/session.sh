@@ -7,7 +7,8 @@
 # tables, snapshots, Inductor's code), gpu-capture.tar.gz (a capture of the probe and its check).
 # Steps, in the issue's order: the machine, the probe's capture check and overhead (tests/gpu/run.sh), a compiled
 # run with its code and compiled-module profile, key_averages() for eager and compiled, a capture beside the
-# profiler on the same training steps, CUDA graphs, FP8, memory snapshots, a million launches.
+# profiler on the same training steps, CUDA graphs, FP8, memory snapshots, a million launches; then the raw spools
+# (test data and fuzzing seeds) and what a capture costs a training step beside torch.profiler, part by part.
 set -u
 repo=$(pwd)
 build=$(cd "${1:-.gpu/build}" && pwd)
@@ -153,6 +154,40 @@ spools() {
     ls -la "$work/data/spools"
 }
 
+overhead() {
+    # A step's cost under our capture beside torch.profiler's (tests/gpu/overhead.py), eager then compiled, three
+    # alternating pairs of runs each: bare with the profiler's two settings in the same process, then under record.
+    export TORCHINDUCTOR_CACHE_DIR="$work/inductor_overhead"
+    for mode in none default; do
+        for i in 1 2 3; do
+            "$python" "$gpu_dir/overhead.py" --compile $mode | tee -a "$work/data/overhead.jsonl"
+            "$cli" record -o "$work/overhead_capture.json" --agent "$agent" -- \
+                "$python" "$gpu_dir/overhead.py" --compile $mode --bare-only | tee -a "$work/data/overhead.jsonl"
+            rm -f "$work/overhead_capture.json"
+        done
+    done
+}
+
+overhead_parts() {
+    # What each part of the capture costs (the agent's KINETOSCOPE_CUPTI_SKIP, _THREAD_IDS, FLUSH_MS): eager
+    # steps (overhead.py) and the probe's launches (50,000 iterations, no GEMMs), bare and under each setting,
+    # three interleaved rounds.
+    local settings=("KINETOSCOPE_NONE=1" "KINETOSCOPE_CUPTI_THREAD_IDS=pthread" "KINETOSCOPE_CUPTI_SKIP=DRIVER"
+        "KINETOSCOPE_CUPTI_SKIP=SYNCHRONIZATION,MARKER,DEVICE" "KINETOSCOPE_FLUSH_MS=2000")
+    "${NVCC:-/usr/local/cuda/bin/nvcc}" -O2 -arch=sm_90 -o "$work/probe_parts" "$gpu_dir/probe.cu" -lcublas || return 1
+    for round in 1 2 3; do
+        "$python" "$gpu_dir/overhead.py" | tee -a "$work/data/overhead_parts.jsonl"
+        echo "{\"probe\": \"bare\", \"result\": $("$work/probe_parts" 50000 0)}" | tee -a "$work/data/probe_parts.jsonl"
+        for setting in "${settings[@]}"; do
+            env "$setting" "$cli" record -o "$work/parts.json" --agent "$agent" -- \
+                "$python" "$gpu_dir/overhead.py" --bare-only | tee -a "$work/data/overhead_parts.jsonl"
+            echo "{\"probe\": \"$setting\", \"result\": $(env "$setting" "$cli" record -o "$work/parts.json" \
+                --agent "$agent" -- "$work/probe_parts" 50000 0)}" | tee -a "$work/data/probe_parts.jsonl"
+        done
+    done
+    rm -f "$work/parts.json"
+}
+
 compare_record() {
     # The same eager training steps under `kinetoscope-cli record` and under torch.profiler.
     "$cli" record -o "$work/data/record_eager.json" --agent "$agent" -- "$python" "$gpu_dir/transformer.py" --steps 5
@@ -160,7 +195,7 @@ compare_record() {
 }
 
 # The steps run under timeout, in a shell of their own: they see these functions and variables.
-export -f machine compiled_modules million spools compare_record keep_code compiled_variant record_compiled
+export -f machine compiled_modules million spools overhead overhead_parts compare_record keep_code compiled_variant record_compiled
 export repo build out work cli agent python gpu_dir
 step machine 60 machine
 # A C++ program brings no CUPTI of its own: when the toolkit has none, the probe is given PyTorch's.
@@ -177,6 +212,8 @@ cp "$work/logs/probe.log" "$work/capture/check.txt" 2>/dev/null
 pack_capture
 step probe_summary 60 "$cli" summary "$work/capture/capture1.json"
 step spools 240 env ${probe_env:-} bash -c spools
+step overhead 300 overhead
+step overhead_parts 230 overhead_parts
 export TORCHINDUCTOR_UNIQUE_KERNEL_NAMES=1 TORCHINDUCTOR_BENCHMARK_KERNEL=1
 step compiled 300 env TORCHINDUCTOR_CACHE_DIR="$work/inductor" "$python" "$gpu_dir/transformer.py" --compile default --steps 5 --profile "$work/data/compiled"
 step compiled_modules 300 compiled_modules
