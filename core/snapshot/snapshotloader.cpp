@@ -3,6 +3,7 @@
 #include "pickleinput.h"
 #include "picklereader.h"
 
+#include "model/gzipsize.h"
 #include "model/prefaulter.h"
 
 #include <algorithm>
@@ -435,15 +436,6 @@ std::optional<std::string> SnapshotBuilder::build() {
     return std::nullopt;
 }
 
-bool isGzipFile(const std::string& path) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) return false;
-    unsigned char magic[2] = {0, 0};
-    const bool gz = std::fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-    std::fclose(f);
-    return gz;
-}
-
 SnapshotLoadResult load(PickleInput& in, const std::string& name, std::uint64_t fileBytes,
                         std::uint64_t expectedBytes, const SnapshotLoadOptions& options) {
     const auto started = std::chrono::steady_clock::now();
@@ -510,8 +502,10 @@ SnapshotLoadResult loadSnapshot(const std::string& path, const SnapshotLoadOptio
     }
     const auto size = std::filesystem::file_size(path, ec);
     const std::uint64_t bytes = ec ? 0 : std::uint64_t(size);
-    // Snapshots compress about tenfold; the estimate only sizes reservations.
-    return load(in, path, bytes, isGzipFile(path) ? bytes * 10 : bytes, options);
+    // The pickle's size (a gzip file's from its trailer, as the trace loader and the preview read it) only
+    // sizes reservations.
+    const std::uint64_t text = fileTextSize(path);
+    return load(in, path, bytes, text ? text : bytes, options);
 }
 
 SnapshotLoadResult loadSnapshotBytes(std::string_view bytes, const std::string& name,
