@@ -45,6 +45,7 @@ class TestTimelineWidget : public QObject {
     void hoverTooltip();
     void paintsSlicesInCategoryColours();
     void gpuUtilisationLanes();
+    void counterLanesAreSteps();
     void criticalPathOverlay();
     void heldKeyAccelerates();
     void areaDragAcrossGapsAndTracks();
@@ -456,6 +457,38 @@ void TestTimelineWidget::paintsSlicesInCategoryColours() {
 // The critical path of Qwen's step, where it passes from aten::mul's launch to the GPU: the path's slices
 // outlined, the launch delay drawn from the CPU thread down to stream 7 with an arrowhead, and the
 // kernel-to-kernel delays along the stream; nothing once it is cleared.
+void TestTimelineWidget::counterLanesAreSteps() {
+    // A capture of one eager training step on an H100 (tests/data/gpu): seconds of idle between bursts, so
+    // the launch queue's samples are far apart and most of its pixels rise and fall again within themselves.
+    // Every counter lane is a step chart, each edge level or upright: a slope from a pixel's peak to the next
+    // sample drew a queue of one held for four idle seconds.
+    m_widget =
+        std::make_unique<TimelineWidget>(load(KINETOSCOPE_SOURCE_DIR "/tests/data/gpu/h100_eager.kwire.gz"));
+    m_widget->resize(1400, 900);
+    m_widget->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_widget.get()));
+    const LaneLayout& layout = m_widget->layout();
+    const TimelineGeometry& g = m_widget->renderer().geometry(m_widget->frame());
+    QVERIFY(g.counters.size() >= 3); // utilisation, SM efficiency, launch queue at least
+    std::size_t queueAreas = 0;
+    for (const auto& area : g.counters) {
+        QVERIFY(area.polygon.size() >= 4);
+        for (qsizetype i = 1; i < area.polygon.size(); ++i) {
+            const QPointF a = area.polygon[i - 1], b = area.polygon[i];
+            QVERIFY2(a.x() == b.x() || a.y() == b.y(), qPrintable(QStringLiteral("%1: (%2, %3) to (%4, %5)")
+                                                                      .arg(area.label)
+                                                                      .arg(a.x())
+                                                                      .arg(a.y())
+                                                                      .arg(b.x())
+                                                                      .arg(b.y())));
+            QVERIFY(b.x() >= a.x());
+        }
+        queueAreas += area.label == QLatin1String("max 2");
+    }
+    QVERIFY(queueAreas >= 1); // the launch queue of stream 7 is on screen
+    QVERIFY(layout.groups().size() >= 2);
+}
+
 void TestTimelineWidget::criticalPathOverlay() {
     m_widget = std::make_unique<TimelineWidget>(m_qwen);
     m_widget->resize(1400, 900);

@@ -189,16 +189,23 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
             if (!m_columns.empty()) {
                 area.polygon.reserve(qsizetype(m_columns.size() * 2 + 4));
                 area.polygon << QPointF(headerWidth + m_columns.front().x, base);
+                const double right = headerWidth + frame.axis.width;
                 double previous = m_columns.front().lastValue;
                 for (const CounterColumn& c : m_columns) {
                     const double x = headerWidth + c.x;
-                    // A step chart: hold the previous value up to this column, then jump (to the column's
-                    // peak, so short spikes stay visible at any zoom).
+                    // A step chart: hold the previous value up to this column, jump to the column's peak (so
+                    // short spikes stay visible at any zoom), and leave the column at its last value. A peak
+                    // the column did not end on is drawn one pixel wide: joined straight to the next sample
+                    // it was a slope, read as a queue or a memory held for as long as the gap between
+                    // samples.
                     area.polygon << QPointF(x, yOf(previous)) << QPointF(x, yOf(c.maxValue));
+                    if (c.lastValue != c.maxValue) {
+                        const double end = std::min(x + 1, right);
+                        area.polygon << QPointF(end, yOf(c.maxValue)) << QPointF(end, yOf(c.lastValue));
+                    }
                     previous = c.lastValue;
                 }
-                area.polygon << QPointF(headerWidth + frame.axis.width, yOf(previous))
-                             << QPointF(headerWidth + frame.axis.width, base);
+                area.polygon << QPointF(right, yOf(previous)) << QPointF(right, base);
             }
             g.counters.push_back(std::move(area));
             continue;
