@@ -8,6 +8,7 @@
 // drain() runs on the agent's writer thread, which converts what is ready into wire records and emits them.
 // Nothing here may block the target: when a source runs out of room it drops and counts.
 
+#include "cuptisettings.h"
 #include "recordsink.h"
 
 #include <cstdint>
@@ -40,6 +41,6 @@ class ActivitySource {
 };
 
 // CUPTI source; null when the agent was built without CUPTI.
-std::unique_ptr<ActivitySource> makeCuptiSource();
+std::unique_ptr<ActivitySource> makeCuptiSource(const CuptiSettings& settings);
 
 } // namespace kinetoscope::capture

@@ -48,7 +48,8 @@ class Agent {
         if (replay && *replay)
             m_source = makeReplaySource(replay, speedText ? std::atof(speedText) : 1.0);
         else
-            m_source = makeCuptiSource();
+            m_source = makeCuptiSource(CuptiSettings::from(std::getenv("KINETOSCOPE_CUPTI_SKIP"),
+                                                           std::getenv("KINETOSCOPE_CUPTI_THREAD_IDS")));
         if (!m_source) error = "built without CUPTI and no KINETOSCOPE_REPLAY trace given";
         if (!m_source || !m_source->start(error)) {
             // The target runs on without capture, and the notice says why.

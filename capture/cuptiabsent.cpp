@@ -2,7 +2,7 @@
 #include "activitysource.h"
 
 namespace kinetoscope::capture {
-std::unique_ptr<ActivitySource> makeCuptiSource() {
+std::unique_ptr<ActivitySource> makeCuptiSource(const CuptiSettings&) {
     return nullptr;
 }
 } // namespace kinetoscope::capture

@@ -1,7 +1,7 @@
 #pragma once
 
-// What the target's environment asks of the CUPTI source, for measuring what each part of a capture costs
-// the program (tests/gpu/session.sh's overhead_parts) or for a smaller capture:
+// What the target's environment asks of the CUPTI source (the agent reads it, agent.cpp), for measuring what
+// each part of a capture costs the program (tests/gpu/session.sh's overhead_parts) or for a smaller capture:
 //   KINETOSCOPE_CUPTI_SKIP=DRIVER,SYNCHRONIZATION   activity kinds left off (by CUPTI's name without
 //                                                    CUPTI_ACTIVITY_KIND_); kernels are always collected
 //   KINETOSCOPE_CUPTI_THREAD_IDS=pthread            CUPTI's own thread ids (pthread_self) rather than the
@@ -10,6 +10,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kinetoscope::capture {
 
@@ -28,6 +29,17 @@ struct CuptiSettings {
         }
         s.systemThreadIds = !threadIds || std::string_view(threadIds) != "pthread";
         return s;
+    }
+    // The names listed, in order (each said back to the user when no kind has it).
+    std::vector<std::string> skippedNames() const {
+        std::vector<std::string> names;
+        std::size_t at = 1;
+        while (at < skippedKinds.size()) {
+            const std::size_t comma = skippedKinds.find(',', at);
+            if (comma > at) names.push_back(skippedKinds.substr(at, comma - at));
+            at = comma + 1;
+        }
+        return names;
     }
     bool skips(std::string_view kindName) const {
         return !kindName.empty() &&

@@ -4,14 +4,13 @@
 
 #include "activitysource.h"
 #include "cupticonvert.h"
-#include "cuptisettings.h"
 
 #include <cupti.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <mutex>
 #include <new>
 #include <string>
@@ -64,6 +63,7 @@ struct PoolDeleter {
 
 class CuptiSource final : public ActivitySource {
   public:
+    explicit CuptiSource(CuptiSettings settings) : m_settings(std::move(settings)) {}
     ~CuptiSource() override;
 
     bool start(std::string& error) override;
@@ -100,6 +100,7 @@ class CuptiSource final : public ActivitySource {
     std::vector<FilledBuffer> m_completedBuffers; // capacity bufferCount, swapped with m_drainingBuffers
     std::vector<FilledBuffer> m_drainingBuffers;
 
+    const CuptiSettings m_settings;
     std::vector<CUpti_ActivityKind> m_enabledKinds;
     std::vector<std::string> m_notices; // from start(), on the agent's thread
     bool m_collecting = false;
@@ -157,16 +158,22 @@ bool CuptiSource::start(std::string& error) {
     // maps it back to the system id). The system id (gettid) is the thread the user knows, and the main
     // thread's is the process id, as in torch.profiler's traces. A driver that refuses keeps the default and
     // says so.
-    const CuptiSettings settings = CuptiSettings::from(std::getenv("KINETOSCOPE_CUPTI_SKIP"),
-                                                       std::getenv("KINETOSCOPE_CUPTI_THREAD_IDS"));
-    result =
-        settings.systemThreadIds ? cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) : CUPTI_SUCCESS;
-    if (result != CUPTI_SUCCESS)
-        m_notices.push_back(cuptiFailure("cuptiSetThreadIdType(SYSTEM)", result) +
-                            "; threads are named by pthread_self()");
+    if (m_settings.systemThreadIds) {
+        result = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+        if (result != CUPTI_SUCCESS)
+            m_notices.push_back(cuptiFailure("cuptiSetThreadIdType(SYSTEM)", result) +
+                                "; threads are named by pthread_self()");
+    } else {
+        m_notices.push_back("KINETOSCOPE_CUPTI_THREAD_IDS=pthread: threads are named by pthread_self()");
+    }
+    for (const std::string& name : m_settings.skippedNames())
+        if (std::none_of(std::begin(collectedKinds), std::end(collectedKinds),
+                         [&](const CollectedKind& k) { return !k.essential && name == k.name; }))
+            m_notices.push_back("KINETOSCOPE_CUPTI_SKIP: " + name +
+                                " is no activity kind this capture can leave off (ignored)");
 
     for (const CollectedKind& collected : collectedKinds) {
-        if (!collected.essential && settings.skips(collected.name)) {
+        if (!collected.essential && m_settings.skips(collected.name)) {
             m_notices.push_back(std::string("KINETOSCOPE_CUPTI_SKIP: no ") + collected.without +
                                 " in this capture");
             continue;
@@ -266,8 +273,8 @@ void CuptiSource::drain(RecordSink& sink) {
 
 } // namespace
 
-std::unique_ptr<ActivitySource> makeCuptiSource() {
-    return std::make_unique<CuptiSource>();
+std::unique_ptr<ActivitySource> makeCuptiSource(const CuptiSettings& settings) {
+    return std::make_unique<CuptiSource>(settings);
 }
 
 } // namespace kinetoscope::capture

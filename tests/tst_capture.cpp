@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <map>
 #include <thread>
 #include <tuple>
 

@@ -337,6 +337,14 @@ void TestCuptiConvert::settingsFromEnvironment() {
     for (const QString& kind : kept)
         QVERIFY2(!settings.skips(kind.toStdString()), qPrintable(kind));
     QTEST(settings.systemThreadIds, "systemThreadIds");
+    // The names as listed, for the notices about names no kind has.
+    QStringList names;
+    for (const std::string& name : settings.skippedNames())
+        names << QString::fromStdString(name);
+    if (skip == "MEM,KERNEL")
+        QCOMPARE(names, (QStringList{"MEM", "KERNEL"}));
+    else
+        QCOMPARE(names, skipped);
 }
 
 QTEST_GUILESS_MAIN(TestCuptiConvert)

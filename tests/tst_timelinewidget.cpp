@@ -463,7 +463,7 @@ void TestTimelineWidget::counterLanesAreSteps() {
     // Every counter lane is a step chart, each edge level or upright: a slope from a pixel's peak to the next
     // sample drew a queue of one held for four idle seconds.
     m_widget =
-        std::make_unique<TimelineWidget>(load(KINETOSCOPE_SOURCE_DIR "/tests/data/gpu/h100_eager.kwire.gz"));
+        std::make_unique<TimelineWidget>(load(KINETOSCOPE_SOURCE_DIR "/tests/data/gpu/h100_eager.kscw.gz"));
     m_widget->resize(1400, 900);
     m_widget->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_widget.get()));

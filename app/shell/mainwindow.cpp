@@ -152,7 +152,8 @@ void MainWindow::setDetailsVisible(bool visible) {
 QString MainWindow::fileDialogFilter() {
     return tr(
         "Trace files (*.json *.json.gz *.pt.trace.json*);;CUDA memory snapshots (*.pickle *.pickle.gz);;"
-        "Capture spools (*.kscw);;TorchInductor generated code, attached to the trace in front (*.py);;"
+        "Capture spools (*.kscw *.kscw.gz);;TorchInductor generated code, attached to the trace in front "
+        "(*.py);;"
         "All files (*)");
 }
 

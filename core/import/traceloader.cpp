@@ -554,6 +554,7 @@ std::optional<TraceText> readTraceFile(const std::string& path, const LoadOption
     file.stats.fileBytes = opened.buffer->fileSize();
     file.stats.jsonBytes = opened.buffer->size();
     file.stats.gzip = opened.buffer->wasGzip();
+    file.stats.gzipCutShort = opened.gzipCutShort;
     if (opened.gzipCutShort)
         file.stats.addIssue(opened.gzipCutAt, "gzip stream is cut short or corrupt at compressed byte " +
                                                   std::to_string(opened.gzipCutAt) +

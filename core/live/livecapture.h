@@ -85,11 +85,11 @@ class CaptureRecords {
 // True when `head` starts with the wire stream's magic: a spool file or a saved raw capture.
 bool isWireStream(std::string_view head);
 
-// Loads a wire stream already in memory (the loader routes spool files here). `read`, when the stream came
-// from a file: what reading it found (its size on disk, gzip, a gzip stream cut short), kept in the store's
-// stats.
+// Loads a wire stream already in memory (the loader routes spool files here). `file`, when the stream was
+// read from a file: what reading it found (its size on disk, gzip, a gzip stream cut short: the capture ends
+// there) and when the read began (the load time counts from it).
 LoadResult loadWireStream(std::string_view bytes, const LoadOptions& options = {},
-                          const ImportStats* read = nullptr);
+                          const TraceText* file = nullptr);
 
 // Reads a spool file (the whole stream the agent wrote). A stream cut short by a crash loads every whole
 // record before the cut: `truncated` says so and `error` names the byte offset.

@@ -3,7 +3,9 @@
 #include "livecapture.h"
 #include "wireingest.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -44,42 +46,58 @@ WireLoad decodeAll(std::string_view bytes) {
 }
 } // namespace
 
-LoadResult loadWireStream(std::string_view bytes, const LoadOptions& options, const ImportStats* read) {
+LoadResult loadWireStream(std::string_view bytes, const LoadOptions& options, const TraceText* file) {
     WireLoad w = decodeAll(bytes);
+    const bool gzipCutShort = file && file->stats.gzipCutShort;
     // A stream with no whole record at all is not a capture: say why, as for any unreadable file.
     if (w.truncated && w.capture.counts().records == 0) {
         LoadResult r;
-        r.error = "not a readable capture stream: " + w.error;
+        r.error = "not a readable capture stream: " + w.error +
+                  (gzipCutShort ? " (its gzip stream is cut short)" : "");
         r.errorOffset = w.errorOffset;
         r.errorHasOffset = true;
         return r;
     }
-    return w.capture.buildStore(options, [&](ImportStats& stats) {
+    LoadResult result = w.capture.buildStore(options, [&](ImportStats& stats) {
         stats.fileBytes = stats.jsonBytes = bytes.size();
         stats.wireStream = true;
-        if (read) {
-            stats.fileBytes = read->fileBytes;
-            stats.gzip = read->gzip;
+        if (file) {
+            stats.fileBytes = file->stats.fileBytes;
+            stats.gzip = file->stats.gzip;
+            stats.gzipCutShort = gzipCutShort;
         }
         if (const std::uint64_t rejected = w.capture.counts().rejected) {
             stats.malformedEvents += rejected;
-            stats.issues.insert(
-                stats.issues.begin(),
+            stats.issues.push_back(
                 {w.firstRejectedAt,
                  std::to_string(rejected) + " record(s) with impossible times skipped (the first here)"});
-            if (stats.issues.size() > ImportStats::maxReportedIssues) stats.issues.pop_back();
         }
         if (w.truncated) {
             // A crashed target or viewer: every whole record before the cut is loaded.
             stats.truncated = true;
             stats.truncatedAt = w.errorOffset;
-            stats.issues.insert(stats.issues.begin(), {w.errorOffset, "capture stream: " + w.error});
-            if (stats.issues.size() > ImportStats::maxReportedIssues) stats.issues.pop_back();
+            stats.issues.push_back({w.errorOffset, "capture stream: " + w.error});
         }
-        if (read) // a gzip file cut short: said after what the stream itself reported
-            for (const ImportIssue& issue : read->issues)
-                stats.addIssue(issue.offset, issue.reason);
+        if (gzipCutShort) {
+            // The capture ends where the inflated bytes end, even when that falls between two records; the
+            // reader's issue names the compressed byte, and is filed at that end of the stream.
+            if (!stats.truncated) {
+                stats.truncated = true;
+                stats.truncatedAt = bytes.size();
+            }
+            for (const ImportIssue& issue : file->stats.issues)
+                stats.issues.push_back({bytes.size(), issue.reason});
+        }
+        // By offset in the stream, the first few kept, as the JSON importer reports them.
+        std::stable_sort(stats.issues.begin(), stats.issues.end(),
+                         [](const ImportIssue& a, const ImportIssue& b) { return a.offset < b.offset; });
+        if (stats.issues.size() > ImportStats::maxReportedIssues)
+            stats.issues.resize(ImportStats::maxReportedIssues);
     });
+    if (file && result.ok()) // from the file's first byte read, as for a JSON trace
+        result.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - file->started).count();
+    return result;
 }
 
 SpoolRead readSpool(const std::string& path) {

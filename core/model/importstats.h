@@ -8,7 +8,7 @@
 namespace kinetoscope {
 
 struct ImportIssue {
-    std::uint64_t offset = 0; // byte offset in the (decompressed) JSON text
+    std::uint64_t offset = 0; // byte offset in the (decompressed) JSON text, or in a capture stream
     std::string reason;
 };
 
@@ -19,8 +19,10 @@ struct ImportStats {
     std::uint64_t fileBytes = 0; // on disk
     std::uint64_t jsonBytes = 0; // after decompression
     bool gzip = false;
-    bool wireStream =
-        false; // a live capture's wire stream (a spool or raw capture), not JSON: jsonBytes are its bytes
+    // A live capture's wire stream (a spool or raw capture), not JSON: jsonBytes are the stream's bytes.
+    bool wireStream = false;
+    // The gzip stream ended early or is corrupt: what inflated is all there is (the issue says where).
+    bool gzipCutShort = false;
     std::uint64_t eventsSeen = 0;                        // array elements read
     std::map<std::string, std::uint64_t> phaseCounts;    // by `ph` text
     std::map<std::string, std::uint64_t> categoryCounts; // by `cat` text as written

@@ -22,9 +22,8 @@ LoadResult loadTrace(const std::string& path, const LoadOptions& options) {
 
 LoadResult loadReadTrace(TraceText file, const LoadOptions& options) {
     // A live-capture spool (or a raw capture) is recovered into the same trace Capture > Save writes.
-    return live::isWireStream(file.source->text())
-               ? live::loadWireStream(file.source->text(), options, &file.stats)
-               : loadJsonTrace(std::move(file), options);
+    return live::isWireStream(file.source->text()) ? live::loadWireStream(file.source->text(), options, &file)
+                                                   : loadJsonTrace(std::move(file), options);
 }
 
 std::string notATraceReason(const std::string& path) {

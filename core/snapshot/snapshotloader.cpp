@@ -504,7 +504,9 @@ SnapshotLoadResult loadSnapshot(const std::string& path, const SnapshotLoadOptio
     const std::uint64_t bytes = ec ? 0 : std::uint64_t(size);
     // The pickle's size (a gzip file's from its trailer, as the trace loader and the preview read it) only
     // sizes reservations.
-    const std::uint64_t text = fileTextSize(path);
+    // A damaged gzip file's trailer can claim anything: no more than 64 times the file is reserved (real
+    // snapshots compress 11 to 26 times; a larger one grows its tables as it reads).
+    const std::uint64_t text = std::min(fileTextSize(path), bytes * 64);
     return load(in, path, bytes, text ? text : bytes, options);
 }
 

@@ -2,8 +2,11 @@
 // Shared by the fuzz targets: arbitrary bytes into the loader, plain text directly or gzip through the file
 // path (an anonymous in-memory file, no disk), and the store's invariants.
 #include "analysis/ops/kernels.h"
+#include "live/livecapture.h"
+#include "live/wireingest.h"
 #include "model/nesting.h"
 #include "open/opentrace.h"
+#include "wire/wire.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -13,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -132,6 +136,31 @@ inline void checkInvariants(const TraceStore& s) {
         std::fprintf(stderr, "invariant broken: fuzz_input.h:%d\n", line);
         std::abort();
     }
+}
+
+// fuzz_wire's checks on one capture stream, for the fuzz target and the normal suite: 0 when it decodes or
+// stops with an error (any split of it alike), its store keeps the invariants, and the trace Capture > Save
+// writes of it loads and keeps them too; else the line here of the failed check (negative: the broken
+// invariant's line).
+inline int brokenWireStream(std::string_view bytes) {
+    std::size_t records = 0;
+    wire::Decoder d([&](const wire::Record&) { ++records; });
+    // The first byte picks the piece size, so splits inside headers and records are exercised too.
+    const std::size_t piece = bytes.empty() ? 1 : 1 + std::uint8_t(bytes[0]) % 17;
+    for (std::size_t i = 0; i < bytes.size(); i += piece)
+        if (!d.feed(bytes.substr(i, piece))) break;
+    if (!d.finish() && d.error().empty()) return __LINE__; // a failure must say why
+    if (d.recordsDecoded() != records) return __LINE__;
+    const LoadResult store = live::loadWireStream(bytes);
+    if (!store.ok()) return store.error.empty() ? __LINE__ : 0;
+    if (const int line = brokenInvariant(*store.store)) return -line;
+    live::CaptureRecords capture;
+    live::WireIngest ingest(capture);
+    (void)(ingest.feed(bytes) && ingest.finish());
+    const LoadResult saved = loadTraceText(capture.toTraceJson());
+    if (!saved.ok()) return __LINE__;
+    if (const int line = brokenInvariant(*saved.store)) return -line;
+    return 0;
 }
 
 } // namespace kinetoscope::fuzz

@@ -21,14 +21,7 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L; then
     echo "run.sh: no NVIDIA GPU here" >&2
     exit 77
 fi
-[ -x "$nvcc" ] || nvcc=$(command -v nvcc)
-if ! "$nvcc" -O2 ${NVCC_ARCH:--arch=native} -o "$out/probe" "$here/probe.cu" -lcublas; then
-    # A toolkit without cuBLAS: PyTorch's pip packages bring one (versioned name only).
-    cublas=$(find /usr/local /opt -name 'libcublas.so.1[0-9]' 2>/dev/null | head -n 1)
-    echo "run.sh: linking the probe against $cublas" >&2
-    "$nvcc" -O2 ${NVCC_ARCH:--arch=native} -o "$out/probe" "$here/probe.cu" -L"$(dirname "$cublas")" \
-        -l:"$(basename "$cublas")" -Xlinker -rpath="$(dirname "$cublas")"
-fi
+NVCC="$nvcc" bash "$here/build_probe.sh" "$out/probe"
 "$out/probe" 10 1 >/dev/null # warm up the driver and the GPU
 
 for ((i = 1; i <= runs; ++i)); do "$out/probe" "$iterations" "$gemms"; done >"$out/bare.jsonl"

@@ -7,8 +7,9 @@
 # tables, snapshots, Inductor's code), gpu-capture.tar.gz (a capture of the probe and its check).
 # Steps, in the issue's order: the machine, the probe's capture check and overhead (tests/gpu/run.sh), a compiled
 # run with its code and compiled-module profile, key_averages() for eager and compiled, a capture beside the
-# profiler on the same training steps, CUDA graphs, FP8, memory snapshots, a million launches; then the raw spools
-# (test data and fuzzing seeds) and what a capture costs a training step beside torch.profiler, part by part.
+# profiler on the same training steps, CUDA graphs, FP8, memory snapshots, a million launches; the raw spools (test
+# data and fuzzing seeds) and what a capture costs a training step beside torch.profiler, part by part, run right
+# after the probe (ONLY names the steps of one call).
 set -u
 repo=$(pwd)
 build=$(cd "${1:-.gpu/build}" && pwd)
@@ -144,12 +145,12 @@ spools() {
     # The raw wire streams the agent wrote (`record --spool`) beside the JSON made of them: real CUPTI records for
     # the wire decoder's tests and fuzzing seeds (the probe's few launches, one eager and one compiled training step).
     mkdir -p "$work/data/spools"
-    "$cli" record -o "$work/data/spools/probe.json" --spool "$work/data/spools/probe.kwire" --agent "$agent" -- \
+    "$cli" record -o "$work/data/spools/probe.json" --spool "$work/data/spools/probe.kscw" --agent "$agent" -- \
         "$work/capture/probe" 200 2
-    "$cli" record -o "$work/data/spools/eager.json" --spool "$work/data/spools/eager.kwire" --agent "$agent" -- \
+    "$cli" record -o "$work/data/spools/eager.json" --spool "$work/data/spools/eager.kscw" --agent "$agent" -- \
         "$python" "$gpu_dir/transformer.py" --steps 1
     TORCHINDUCTOR_CACHE_DIR="$work/inductor_spool" "$cli" record -o "$work/data/spools/compiled.json" \
-        --spool "$work/data/spools/compiled.kwire" --agent "$agent" -- \
+        --spool "$work/data/spools/compiled.kscw" --agent "$agent" -- \
         "$python" "$gpu_dir/transformer.py" --compile default --steps 1
     ls -la "$work/data/spools"
 }
@@ -174,7 +175,7 @@ overhead_parts() {
     # three interleaved rounds.
     local settings=("KINETOSCOPE_NONE=1" "KINETOSCOPE_CUPTI_THREAD_IDS=pthread" "KINETOSCOPE_CUPTI_SKIP=DRIVER"
         "KINETOSCOPE_CUPTI_SKIP=SYNCHRONIZATION,MARKER,DEVICE" "KINETOSCOPE_FLUSH_MS=2000")
-    "${NVCC:-/usr/local/cuda/bin/nvcc}" -O2 -arch=sm_90 -o "$work/probe_parts" "$gpu_dir/probe.cu" -lcublas || return 1
+    NVCC_ARCH=-arch=sm_90 bash "$gpu_dir/build_probe.sh" "$work/probe_parts" || return 1
     for round in 1 2 3; do
         "$python" "$gpu_dir/overhead.py" | tee -a "$work/data/overhead_parts.jsonl"
         echo "{\"probe\": \"bare\", \"result\": $("$work/probe_parts" 50000 0)}" | tee -a "$work/data/probe_parts.jsonl"
@@ -212,8 +213,8 @@ cp "$work/logs/probe.log" "$work/capture/check.txt" 2>/dev/null
 pack_capture
 step probe_summary 60 "$cli" summary "$work/capture/capture1.json"
 step spools 240 env ${probe_env:-} bash -c spools
-step overhead 300 overhead
-step overhead_parts 230 overhead_parts
+step overhead 420 overhead
+step overhead_parts 360 env ${probe_env:-} bash -c overhead_parts
 export TORCHINDUCTOR_UNIQUE_KERNEL_NAMES=1 TORCHINDUCTOR_BENCHMARK_KERNEL=1
 step compiled 300 env TORCHINDUCTOR_CACHE_DIR="$work/inductor" "$python" "$gpu_dir/transformer.py" --compile default --steps 5 --profile "$work/data/compiled"
 step compiled_modules 300 compiled_modules
