@@ -8,6 +8,7 @@
 //                                                    system's, which are the ones the user knows
 // Measured on an H100 (bench/RESULTS.md): none of them changes what a capture costs beyond run-to-run noise.
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,35 +16,27 @@
 namespace kinetoscope::capture {
 
 struct CuptiSettings {
-    std::string skippedKinds; // ",DRIVER,SYNCHRONIZATION,": each name between commas
+    std::vector<std::string> skippedKinds; // as listed, spaces dropped, empty names ignored
     bool systemThreadIds = true;
 
     // From the two variables' values (null when unset).
     static CuptiSettings from(const char* skip, const char* threadIds) {
         CuptiSettings s;
-        if (skip && *skip) {
-            s.skippedKinds = ",";
-            for (const char* c = skip; *c; ++c)
-                if (*c != ' ') s.skippedKinds += *c;
-            s.skippedKinds += ",";
+        std::string name;
+        for (const char* c = skip; c && *c; ++c) {
+            if (*c == ',') {
+                if (!name.empty()) s.skippedKinds.push_back(std::move(name));
+                name.clear();
+            } else if (*c != ' ') {
+                name += *c;
+            }
         }
+        if (!name.empty()) s.skippedKinds.push_back(std::move(name));
         s.systemThreadIds = !threadIds || std::string_view(threadIds) != "pthread";
         return s;
     }
-    // The names listed, in order (each said back to the user when no kind has it).
-    std::vector<std::string> skippedNames() const {
-        std::vector<std::string> names;
-        std::size_t at = 1;
-        while (at < skippedKinds.size()) {
-            const std::size_t comma = skippedKinds.find(',', at);
-            if (comma > at) names.push_back(skippedKinds.substr(at, comma - at));
-            at = comma + 1;
-        }
-        return names;
-    }
     bool skips(std::string_view kindName) const {
-        return !kindName.empty() &&
-               skippedKinds.find(std::string(",").append(kindName).append(",")) != std::string::npos;
+        return std::find(skippedKinds.begin(), skippedKinds.end(), kindName) != skippedKinds.end();
     }
 };
 

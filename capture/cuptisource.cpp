@@ -166,7 +166,7 @@ bool CuptiSource::start(std::string& error) {
     } else {
         m_notices.push_back("KINETOSCOPE_CUPTI_THREAD_IDS=pthread: threads are named by pthread_self()");
     }
-    for (const std::string& name : m_settings.skippedNames())
+    for (const std::string& name : m_settings.skippedKinds)
         if (std::none_of(std::begin(collectedKinds), std::end(collectedKinds),
                          [&](const CollectedKind& k) { return !k.essential && name == k.name; }))
             m_notices.push_back("KINETOSCOPE_CUPTI_SKIP: " + name +

@@ -339,7 +339,7 @@ void TestCuptiConvert::settingsFromEnvironment() {
     QTEST(settings.systemThreadIds, "systemThreadIds");
     // The names as listed, for the notices about names no kind has.
     QStringList names;
-    for (const std::string& name : settings.skippedNames())
+    for (const std::string& name : settings.skippedKinds)
         names << QString::fromStdString(name);
     if (skip == "MEM,KERNEL")
         QCOMPARE(names, (QStringList{"MEM", "KERNEL"}));

@@ -17,10 +17,9 @@ import sys
 import time
 
 import torch
-import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from transformer import BATCH, SEQ, VOCAB, TinyGPT  # noqa: E402
+from transformer import training_step  # noqa: E402
 
 
 def main():
@@ -31,20 +30,7 @@ def main():
     parser.add_argument("--bare-only", action="store_true")
     args = parser.parse_args()
 
-    torch.manual_seed(0)
-    model = TinyGPT().cuda()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    forward = model if args.compile == "none" else torch.compile(model)
-    tokens = torch.randint(0, VOCAB, (BATCH, SEQ), device="cuda")
-    targets = torch.randint(0, VOCAB, (BATCH, SEQ), device="cuda")
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            logits = forward(tokens)
-            loss = F.cross_entropy(logits.float().view(-1, VOCAB), targets.view(-1))
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
+    step = training_step(args.compile)
 
     def ms_per_step():
         rounds = []

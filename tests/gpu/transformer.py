@@ -76,17 +76,13 @@ def key_averages_rows(prof):
     return rows
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--compile", default="none", choices=["none", "default", "reduce-overhead"])
-    parser.add_argument("--steps", type=int, default=6)
-    parser.add_argument("--profile", default="")
-    args = parser.parse_args()
-
+def training_step(compile_mode):
+    """One training step of the model on fixed random tokens (bf16 autocast, AdamW), eager or compiled in
+    `compile_mode`; also what tests/gpu/overhead.py times."""
     torch.manual_seed(0)
     model = TinyGPT().cuda()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    forward = model if args.compile == "none" else torch.compile(model, mode=args.compile)
+    forward = model if compile_mode == "none" else torch.compile(model, mode=compile_mode)
     tokens = torch.randint(0, VOCAB, (BATCH, SEQ), device="cuda")
     targets = torch.randint(0, VOCAB, (BATCH, SEQ), device="cuda")
 
@@ -98,6 +94,18 @@ def main():
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
         return loss
+
+    return step
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--compile", default="none", choices=["none", "default", "reduce-overhead"])
+    parser.add_argument("--steps", type=int, default=6)
+    parser.add_argument("--profile", default="")
+    args = parser.parse_args()
+
+    step = training_step(args.compile)
 
     start = time.perf_counter()
     for _ in range(3):  # compile and warm up outside the profile
