@@ -57,6 +57,11 @@ std::unique_ptr<const TraceStore> load(const std::string& path, double& seconds,
             stderr,
             "kinetoscope-cli: warning: %s: byte %llu: file is truncated; loaded the events before it\n",
             path.c_str(), static_cast<unsigned long long>(st.truncatedAt));
+    if (st.gzipCutShort)
+        std::fprintf(stderr,
+                     "kinetoscope-cli: warning: %s: the gzip stream is cut short or corrupt; loaded the %llu "
+                     "bytes that inflated\n",
+                     path.c_str(), static_cast<unsigned long long>(st.jsonBytes));
     if (st.malformedEvents)
         std::fprintf(stderr,
                      "kinetoscope-cli: warning: %s: %llu malformed events skipped (first at byte %llu)\n",

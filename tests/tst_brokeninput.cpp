@@ -7,6 +7,8 @@
 #include <QFile>
 #include <QTest>
 
+#include <algorithm>
+
 using namespace kinetoscope;
 
 class TestBrokenInput : public QObject {
@@ -176,8 +178,18 @@ void TestBrokenInput::gzipCutShort() {
     f.close();
     const LoadResult r = loadTrace(path.toStdString());
     QVERIFY2(r.ok(), r.error.c_str());
-    QVERIFY(r.store->stats().truncated);
+    const ImportStats& st = r.store->stats();
+    QVERIFY(st.truncated && st.gzipCutShort);
     QVERIFY(r.store->sliceCount() > 100 && r.store->sliceCount() < 2000);
+    // Every issue's offset is in the text: the gzip one where what inflated ends, naming the compressed byte.
+    QVERIFY(!st.issues.empty());
+    QVERIFY(std::is_sorted(st.issues.begin(), st.issues.end(),
+                           [](const ImportIssue& a, const ImportIssue& b) { return a.offset < b.offset; }));
+    QVERIFY(std::any_of(st.issues.begin(), st.issues.end(), [&](const ImportIssue& issue) {
+        return issue.offset == st.jsonBytes &&
+               issue.reason.find("gzip stream is cut short or corrupt at compressed byte ") == 0;
+    }));
+    QVERIFY(st.truncatedAt <= st.jsonBytes);
     QFile::remove(path);
 }
 

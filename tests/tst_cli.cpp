@@ -3,12 +3,16 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace kinetoscope;
 
@@ -21,6 +25,8 @@ class TestCli : public QObject {
     void truncatedWarnsButSucceeds();
     void infoReportsFigures();
     void summaryJsonShape();
+    void summaryJsonSaysWhatLoaded_data();
+    void summaryJsonSaysWhatLoaded();
     void summaryTextIsAligned();
 };
 
@@ -137,6 +143,104 @@ void TestCli::summaryJsonShape() {
     }
     QCOMPARE(sum, path["length_us"].toDouble());
     QVERIFY(path["bound_by_us"].toObject().contains("gpu_compute"));
+}
+
+// The JSON's run header says whether the file loaded whole, where it was cut and what was skipped (a script
+// must not need the warnings on stderr), and names the devices and versions; the same whichever load a
+// report needs (--by kernel reads the GPU's work alone).
+void TestCli::summaryJsonSaysWhatLoaded_data() {
+    QTest::addColumn<QString>("trace"); // in the corpus, gzip
+    QTest::addColumn<QString>("cut");   // "text": inflated and written again without its last third;
+                                        // "gzip": its compressed bytes so cut
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("device"); // the first device's name begins so; empty: none
+    QTest::addColumn<QString>("fact");   // a key of "facts"
+    const QString compiled =
+        QStringLiteral("AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz");
+    const QString qwen = QString::fromUtf8(test::traces::qwenH100);
+    const QStringList json{"--json"}, byKernel{"--json", "--by", "kernel"};
+    QTest::newRow("whole") << compiled << "" << json << "AMD Instinct MI300X"
+                           << "hip_runtime";
+    QTest::newRow("whole, --by kernel") << qwen << "" << byKernel << "NVIDIA H100"
+                                        << "cuda_runtime";
+    // Kineto writes the devices and versions after the event array: a cut file has none.
+    QTest::newRow("text cut") << qwen << "text" << json << ""
+                              << "";
+    QTest::newRow("text cut, --by kernel") << qwen << "text" << byKernel << ""
+                                           << "";
+    QTest::newRow("gzip cut") << qwen << "gzip" << json << ""
+                              << "";
+    QTest::newRow("gzip cut, --by kernel") << qwen << "gzip" << byKernel << ""
+                                           << "";
+}
+
+void TestCli::summaryJsonSaysWhatLoaded() {
+    QFETCH(QString, trace);
+    QFETCH(QString, cut);
+    QFETCH(QStringList, args);
+    QFETCH(QString, device);
+    QFETCH(QString, fact);
+    QString path = QString::fromStdString(test::tracePath(trace.toUtf8().constData()));
+    QTemporaryDir dir;
+    if (!cut.isEmpty()) {
+        QByteArray bytes;
+        if (cut == QStringLiteral("text")) {
+            bytes = QByteArray::fromStdString(test::readText(path.toStdString()));
+        } else {
+            QFile whole(path);
+            QVERIFY(whole.open(QIODevice::ReadOnly));
+            bytes = whole.readAll();
+        }
+        path = dir.filePath(cut == QStringLiteral("text") ? QStringLiteral("cut.json")
+                                                          : QStringLiteral("cut.json.gz"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(bytes.left(bytes.size() * 2 / 3));
+    }
+    const Output o = run(QStringList{"summary", path} + args);
+    QCOMPARE(o.code, 0);
+    const QJsonObject run = QJsonDocument::fromJson(o.out.toUtf8()).object()["run"].toObject();
+    const qint64 textBytes = run["text_bytes"].toInteger();
+    QCOMPARE(run["file_bytes"].toInteger(), QFileInfo(path).size());
+    QCOMPARE(run["gzip"].toBool(), cut != QStringLiteral("text"));
+    QVERIFY(textBytes > run["file_bytes"].toInteger() || cut == QStringLiteral("text"));
+    QCOMPARE(run["format"].toString(), QStringLiteral("json"));
+    QCOMPARE(run["complete"].toBool(), cut.isEmpty());
+    QCOMPARE(run["skipped_events"].toInteger(), 0);
+    const QJsonArray issues = run["issues"].toArray();
+    QString reasons;
+    for (const QJsonValue& issue : issues) {
+        QVERIFY(issue["byte"].toInteger() <= textBytes); // in the text, inflated
+        reasons += issue["reason"].toString() + QLatin1Char('\n');
+    }
+    if (cut.isEmpty()) {
+        QVERIFY(!run.contains("truncated_at_byte"));
+        QVERIFY2(issues.isEmpty(), qPrintable(reasons));
+    } else {
+        // Cut inside the event array: the text ends inside an event, the loader stops before it.
+        const qint64 at = run["truncated_at_byte"].toInteger();
+        QVERIFY2(at > textBytes - 100000 && at <= textBytes, qPrintable(QString::number(at)));
+        QVERIFY2(reasons.contains(QStringLiteral("truncated")), qPrintable(reasons));
+        QVERIFY(o.err.contains(QStringLiteral("byte %1").arg(at))); // the warning says the same
+        const bool gzipIssue = std::any_of(issues.begin(), issues.end(), [&](const QJsonValue& issue) {
+            return issue["byte"].toInteger() == textBytes &&
+                   issue["reason"].toString().startsWith(QStringLiteral("gzip stream is cut short"));
+        });
+        QCOMPARE(gzipIssue, cut == QStringLiteral("gzip"));
+        QCOMPARE(o.err.contains(QStringLiteral("gzip stream is cut short")), cut == QStringLiteral("gzip"));
+    }
+    const QJsonArray devices = run["devices"].toArray();
+    QVERIFY(run["devices"].isArray() && run["facts"].isObject());
+    if (device.isEmpty()) {
+        QVERIFY(devices.isEmpty() && run["facts"].toObject().isEmpty());
+        return;
+    }
+    QVERIFY(!devices.isEmpty());
+    QVERIFY2(devices[0]["name"].toString().startsWith(device), qPrintable(devices[0]["name"].toString()));
+    QVERIFY(devices[0]["memory_bytes"].toInteger() > (qint64(1) << 30));
+    QVERIFY(devices[0]["sms"].toInt() > 0);
+    QVERIFY(devices[0]["compute_capability"].toString().contains('.'));
+    QVERIFY2(!run["facts"].toObject()[fact].toString().isEmpty(), qPrintable(fact));
 }
 
 void TestCli::summaryTextIsAligned() {

@@ -54,7 +54,8 @@ void TestReportSections::eachSectionAlone() {
         ReportSections one;
         one.set(s);
         const QJsonObject part = reportJson(*r.store, one);
-        QSet<QString> expected{QStringLiteral("events"), QStringLiteral("gpu_busy_us")};
+        QSet<QString> expected{QStringLiteral("events"), QStringLiteral("run"),
+                               QStringLiteral("gpu_busy_us")};
         for (std::string_view key : reportSectionKeys(ReportSection(s)))
             if (full.contains(QString::fromLatin1(key.data(), qsizetype(key.size()))))
                 expected.insert(QString::fromLatin1(key.data(), qsizetype(key.size())));

@@ -555,10 +555,12 @@ std::optional<TraceText> readTraceFile(const std::string& path, const LoadOption
     file.stats.jsonBytes = opened.buffer->size();
     file.stats.gzip = opened.buffer->wasGzip();
     file.stats.gzipCutShort = opened.gzipCutShort;
+    // Filed where the text that inflated ends (every issue's offset is in the text); the reason names the
+    // compressed byte.
     if (opened.gzipCutShort)
-        file.stats.addIssue(opened.gzipCutAt, "gzip stream is cut short or corrupt at compressed byte " +
-                                                  std::to_string(opened.gzipCutAt) +
-                                                  "; loading what inflated");
+        file.stats.addIssue(opened.buffer->size(), "gzip stream is cut short or corrupt at compressed byte " +
+                                                       std::to_string(opened.gzipCutAt) +
+                                                       "; loading what inflated");
     file.source = std::move(opened.buffer);
     return file;
 }

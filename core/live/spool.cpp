@@ -80,13 +80,12 @@ LoadResult loadWireStream(std::string_view bytes, const LoadOptions& options, co
         }
         if (gzipCutShort) {
             // The capture ends where the inflated bytes end, even when that falls between two records; the
-            // reader's issue names the compressed byte, and is filed at that end of the stream.
+            // reader's issue (filed at that end) names the compressed byte.
             if (!stats.truncated) {
                 stats.truncated = true;
                 stats.truncatedAt = bytes.size();
             }
-            for (const ImportIssue& issue : file->stats.issues)
-                stats.issues.push_back({bytes.size(), issue.reason});
+            stats.issues.insert(stats.issues.end(), file->stats.issues.begin(), file->stats.issues.end());
         }
         // By offset in the stream, the first few kept, as the JSON importer reports them.
         std::stable_sort(stats.issues.begin(), stats.issues.end(),

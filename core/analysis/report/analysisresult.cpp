@@ -43,6 +43,7 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
             if (wants(ReportSection::Overview) || advice) r->overview = computeOverview(store, from, to);
             if (wants(ReportSection::Kernels)) r->kernels = kernelTable(store, kernels, from, to);
             r->facts = runFacts(store);
+            r->import = store.stats();
             const bool waits = wants(ReportSection::GpuWaits);
             if (waits) r->gpuTime = gpuTimeBreakdown(store, scope);
             if (wants(ReportSection::Sequences)) r->kernelSequences = kernelSequences(store, {}, 3, from, to);

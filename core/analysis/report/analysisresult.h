@@ -37,6 +37,7 @@ struct AnalysisResult {
     MemoryAnalysis memory;
     ModuleTree modules;
     RunFacts facts;
+    ImportStats import;      // what the loader read, skipped and repaired (the JSON's "run" header)
     RankFigures distributed; // this trace as one rank of a job (whole trace only)
     std::vector<StreamIdle> gpuIdle;
     std::vector<DeviceTime> gpuTime;

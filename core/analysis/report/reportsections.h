@@ -2,7 +2,8 @@
 
 // The report's sections: what a reader can ask for alone (`summary --json --sections kernels,roofline`), each
 // with the JSON members it writes, so that a report costs only what it answers: computeAnalysis runs only the
-// analyses the sections asked for need. The header members ("events", "gpu_busy_us") come with every section.
+// analyses the sections asked for need. The header members ("events", "run", "gpu_busy_us") come with every
+// section.
 
 #include <bitset>
 #include <cstdint>

@@ -6,6 +6,7 @@
 #include "query/kernelshortname.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -264,6 +265,58 @@ void writeOverview(JsonWriter<std::string>& w, const AnalysisResult& report);
 void writeMemoryPeaks(JsonWriter<std::string>& w, const AnalysisResult& report);
 void writeGpuWaits(JsonWriter<std::string>& w, const AnalysisResult& report);
 
+// The run header ("run"): whether the file loaded whole and what it skipped (the first issues with their byte
+// in the JSON text, inflated for gzip), and the devices and versions the trace names, keyed as their text
+// labels in snake case. A script reading the JSON sees an incomplete trace without parsing the CLI's
+// warnings.
+void writeRun(JsonWriter<std::string>& w, const AnalysisResult& report) {
+    const ImportStats& in = report.import;
+    w.key("run");
+    w.beginObject();
+    w.numField("file_bytes", in.fileBytes);
+    w.numField("text_bytes", in.jsonBytes);
+    w.strField("format", in.wireStream ? "capture_stream" : "json");
+    w.key("gzip");
+    w.boolean(in.gzip);
+    w.key("complete");
+    w.boolean(!in.truncated && !in.gzipCutShort);
+    if (in.truncated) w.numField("truncated_at_byte", in.truncatedAt);
+    w.numField("skipped_events", in.malformedEvents + in.unknownPhaseEvents);
+    w.key("issues");
+    w.beginArray();
+    for (const ImportIssue& issue : in.issues) {
+        w.beginObject();
+        w.numField("byte", issue.offset);
+        w.strField("reason", issue.reason);
+        w.endObject();
+    }
+    w.endArray();
+    if (!in.trailingProblem.empty()) w.strField("after_events", in.trailingProblem);
+    w.key("devices");
+    w.beginArray();
+    for (const DeviceProperties& d : report.facts.devices) {
+        w.beginObject();
+        w.numField("id", d.id);
+        w.strField("name", d.name);
+        w.numField("memory_bytes", d.totalGlobalMem);
+        w.numField("sms", d.numSms);
+        w.strField("compute_capability",
+                   std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor));
+        w.endObject();
+    }
+    w.endArray();
+    w.key("facts");
+    w.beginObject();
+    for (const auto& [label, value] : report.facts.facts) {
+        std::string key;
+        for (const char c : label)
+            key += c == ' ' ? '_' : char(std::tolower(static_cast<unsigned char>(c)));
+        w.strField(key, value);
+    }
+    w.endObject();
+    w.endObject();
+}
+
 void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
     const Overview& ov = report.overview;
     const auto wants = [&](ReportSection section) { return has(report.sections, section); };
@@ -403,6 +456,7 @@ std::string summaryToJson(const Summary& s, const AnalysisResult* report) {
     JsonWriter w(out);
     w.beginObject(topLevel);
     w.numField("events", s.events);
+    if (report) writeRun(w, *report);
     const ReportSections sections = report ? report->sections : allReportSections();
     if (has(sections, ReportSection::Kernels)) {
         w.key("kernels");
