@@ -19,6 +19,8 @@ class TestBrokenInput : public QObject {
     void truncatedAtEveryOffset();
     void byteFlipsNeverCrash();
     void gzipCutShort();
+    void firstIssuesByOffset_data();
+    void firstIssuesByOffset();
     void fuzzSeedsKeepInvariants_data();
     void fuzzSeedsKeepInvariants();
     void missingFile();
@@ -191,6 +193,59 @@ void TestBrokenInput::gzipCutShort() {
     }));
     QVERIFY(st.truncatedAt <= st.jsonBytes);
     QFile::remove(path);
+}
+
+// Issues come from the reader (a cut gzip stream), the parse of each piece and the builder; the ten kept are
+// the first ten by offset over all of them, whatever piece or thread found them.
+void TestBrokenInput::firstIssuesByOffset_data() {
+    QTest::addColumn<bool>("gzipCut");
+    QTest::addColumn<int>("threads");
+    QTest::newRow("plain, one thread") << false << 1;
+    QTest::newRow("plain, two threads") << false << 2;
+    QTest::newRow("gzip cut, two threads") << true << 2;
+}
+
+void TestBrokenInput::firstIssuesByOffset() {
+    QFETCH(bool, gzipCut);
+    QFETCH(int, threads);
+    std::string json = events(2000);
+    json.resize(json.size() - 2); // reopen the array
+    std::vector<std::uint64_t> skipped;
+    for (int i = 0; i < 30; ++i) { // elements that are not events, spread over many pieces
+        json += ",\n";
+        skipped.push_back(json.size());
+        json += "42,\n" + std::string(R"({"ph":"X","name":"late","pid":1,"tid":2,"ts":)") +
+                std::to_string(i) + R"(,"dur":1})";
+    }
+    json += "]}";
+    const QString path =
+        QDir::temp().filePath(gzipCut ? "kinetoscope-test-issues.json.gz" : "kinetoscope-test-issues.json");
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        if (gzipCut) {
+            const std::string gz = test::gzipText(json);
+            f.write(gz.data(), qint64(gz.size() - 10)); // the trailer and the last bytes of the stream
+        } else {
+            f.write(json.data(), qint64(json.size()));
+        }
+    }
+    LoadOptions options;
+    options.threads = threads;
+    options.chunkBytes = 4096;
+    const LoadResult r = loadTrace(path.toStdString(), options);
+    QFile::remove(path);
+    QVERIFY2(r.ok(), r.error.c_str());
+    const ImportStats& st = r.store->stats();
+    QCOMPARE(st.gzipCutShort, gzipCut);
+    QCOMPARE(st.malformedEvents, std::uint64_t(30));
+    QCOMPARE(st.issues.size(), ImportStats::maxReportedIssues);
+    for (std::size_t i = 0; i < st.issues.size(); ++i)
+        QVERIFY2(st.issues[i].offset == skipped[i],
+                 qPrintable(QStringLiteral("issue %1 at %2: %3")
+                                .arg(i)
+                                .arg(st.issues[i].offset)
+                                .arg(QString::fromStdString(st.issues[i].reason))));
 }
 
 void TestBrokenInput::missingFile() {

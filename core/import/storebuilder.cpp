@@ -123,12 +123,12 @@ void StoreBuild::computeTimeRange() {
     m_store.maxTime = hi;
     std::sort(m_issues.begin(), m_issues.end(),
               [](const ImportIssue& a, const ImportIssue& b) { return a.offset < b.offset; });
-    for (ImportIssue& issue : m_issues)
-        m_store.stats.addIssue(issue.offset, std::move(issue.reason));
-    std::stable_sort(m_store.stats.issues.begin(), m_store.stats.issues.end(),
-                     [](const ImportIssue& a, const ImportIssue& b) { return a.offset < b.offset; });
-    if (m_store.stats.issues.size() > ImportStats::maxReportedIssues)
-        m_store.stats.issues.resize(ImportStats::maxReportedIssues);
+    // All of them before keeping the first: the reader's and the parse's (already up to the cap) may come
+    // after the builder's in the file.
+    std::vector<ImportIssue>& issues = m_store.stats.issues;
+    issues.insert(issues.end(), std::make_move_iterator(m_issues.begin()),
+                  std::make_move_iterator(m_issues.end()));
+    m_store.stats.keepFirstIssues();
 }
 
 } // namespace storebuild

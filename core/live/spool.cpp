@@ -87,11 +87,7 @@ LoadResult loadWireStream(std::string_view bytes, const LoadOptions& options, co
             }
             stats.issues.insert(stats.issues.end(), file->stats.issues.begin(), file->stats.issues.end());
         }
-        // By offset in the stream, the first few kept, as the JSON importer reports them.
-        std::stable_sort(stats.issues.begin(), stats.issues.end(),
-                         [](const ImportIssue& a, const ImportIssue& b) { return a.offset < b.offset; });
-        if (stats.issues.size() > ImportStats::maxReportedIssues)
-            stats.issues.resize(ImportStats::maxReportedIssues);
+        stats.keepFirstIssues(); // by offset in the stream, as the JSON importer reports them
     });
     if (file && result.ok()) // from the file's first byte read, as for a JSON trace
         result.seconds =

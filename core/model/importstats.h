@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -54,6 +55,13 @@ struct ImportStats {
 
     void addIssue(std::uint64_t offset, std::string reason) {
         if (issues.size() < maxReportedIssues) issues.push_back({offset, std::move(reason)});
+    }
+    // After issues were appended from several places (the reader, the parse, the builder, a capture stream's
+    // decoder): by offset, those at one offset in the order they came, the first maxReportedIssues kept.
+    void keepFirstIssues() {
+        std::stable_sort(issues.begin(), issues.end(),
+                         [](const ImportIssue& a, const ImportIssue& b) { return a.offset < b.offset; });
+        if (issues.size() > maxReportedIssues) issues.resize(maxReportedIssues);
     }
 };
 
