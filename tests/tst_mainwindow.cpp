@@ -128,8 +128,13 @@ void TestMainWindow::failedLoadKeepsOtherTabs() {
 void TestMainWindow::bannerForDamagedTrace_data() {
     QTest::addColumn<QString>("damage");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("truncated") << QStringLiteral("truncate") << QStringLiteral("cut off at byte");
+    QTest::newRow("truncated") << QStringLiteral("truncate") << QStringLiteral("The file is cut off at byte");
     QTest::newRow("malformed event") << QStringLiteral("malform") << QStringLiteral("malformed event");
+    // A gzip file: the offset is in the inflated text, which the banner says (not the file's own byte).
+    QTest::newRow("gzip of a cut file")
+        << QStringLiteral("truncate,gzip") << QStringLiteral("The JSON inside is cut off at byte");
+    QTest::newRow("gzip stream cut") << QStringLiteral("gzip,cut")
+                                     << QStringLiteral("The gzip stream ends early or is corrupt");
 }
 
 void TestMainWindow::bannerForDamagedTrace() {
@@ -138,20 +143,33 @@ void TestMainWindow::bannerForDamagedTrace() {
     QFile f(samplePath());
     QVERIFY(f.open(QIODevice::ReadOnly));
     QByteArray text = f.readAll();
-    if (damage == QLatin1String("truncate")) {
-        text.truncate(text.size() * 2 / 3);
-    } else {
-        // Break one event in the middle of the array: an unquoted key.
-        const qsizetype at = text.indexOf("\"ph\": \"X\"", text.size() / 2);
-        QVERIFY(at > 0);
-        text.replace(at, 4, "ph: ");
+    const QStringList steps = damage.split(QLatin1Char(','));
+    for (const QString& step : steps) {
+        if (step == QLatin1String("truncate")) {
+            text.truncate(text.size() * 2 / 3);
+        } else if (step == QLatin1String("malform")) {
+            // Break one event in the middle of the array: an unquoted key.
+            const qsizetype at = text.indexOf("\"ph\": \"X\"", text.size() / 2);
+            QVERIFY(at > 0);
+            text.replace(at, 4, "ph: ");
+        } else if (step == QLatin1String("gzip")) {
+            text = QByteArray::fromStdString(test::gzipText(text.toStdString()));
+        } else if (step == QLatin1String("cut")) {
+            text.truncate(text.size() / 2);
+        }
     }
+    const bool gzip = steps.contains(QLatin1String("gzip"));
     MainWindow w;
-    TraceView* view = openAndWait(w, writeTemp(damage + QStringLiteral(".json"), text));
+    TraceView* view = openAndWait(
+        w, writeTemp(steps.front() + (gzip ? QStringLiteral("-gz.json.gz") : QStringLiteral(".json")), text));
     QVERIFY(view);
     QCOMPARE(view->state(), TraceView::State::Ready);
     QVERIFY2(view->bannerText().contains(expected), qPrintable(view->bannerText()));
     QVERIFY(view->bannerText().contains(QLatin1String("byte ")));
+    if (gzip)
+        QVERIFY2(view->bannerText().contains(QLatin1String(" MB inflated")) ||
+                     view->bannerText().contains(QLatin1String(" MB of JSON that inflated")),
+                 qPrintable(view->bannerText()));
 }
 
 void TestMainWindow::cancelMidLoad() {

@@ -153,16 +153,33 @@ QString TraceView::bannerText() const {
     if (!m_trace) return {};
     const ImportStats& st = m_trace->store->stats();
     QStringList parts;
-    if (st.truncated) {
+    // Offsets are in the text (inflated for gzip), not in the file a user may be looking at: say which.
+    const QString events = countText(m_trace->store->sliceCount() + m_trace->store->counterSampleCount());
+    const QString text = st.wireStream ? tr("capture stream") : tr("JSON");
+    if (st.gzipCutShort) {
+        parts
+            << tr("The gzip stream ends early or is corrupt: showing the %1 events before byte %2 of the %3 "
+                  "of %4 that inflated.")
+                   .arg(events)
+                   .arg(st.truncatedAt)
+                   .arg(mb(st.jsonBytes), text);
+    } else if (st.truncated && st.gzip) {
+        parts << tr("The %1 inside is cut off at byte %2 (of %3 inflated): showing the %4 events before the "
+                    "cut.")
+                     .arg(text)
+                     .arg(st.truncatedAt)
+                     .arg(mb(st.jsonBytes), events);
+    } else if (st.truncated) {
         parts << tr("The file is cut off at byte %1: showing the %2 events before the cut.")
                      .arg(st.truncatedAt)
-                     .arg(m_trace->store->sliceCount() + m_trace->store->counterSampleCount());
+                     .arg(events);
     }
     if (st.malformedEvents > 0) {
         QString first;
         if (!st.issues.empty())
-            first = tr(" (first at byte %1: %2)")
+            first = tr(" (first at byte %1%2: %3)")
                         .arg(st.issues.front().offset)
+                        .arg(st.gzip ? tr(" of the inflated %1").arg(text) : QString())
                         .arg(QString::fromStdString(st.issues.front().reason));
         parts << tr("%1 skipped%2.")
                      .arg(QString::fromStdString(countText(st.malformedEvents, "malformed event")), first);
