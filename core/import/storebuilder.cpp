@@ -5,6 +5,7 @@
 #include "sourcebuffer.h"
 #include "storebuild.h"
 
+#include <iterator>
 #include <numeric>
 
 namespace kinetoscope {
@@ -121,8 +122,6 @@ void StoreBuild::computeTimeRange() {
     }
     m_store.minTime = lo;
     m_store.maxTime = hi;
-    std::sort(m_issues.begin(), m_issues.end(),
-              [](const ImportIssue& a, const ImportIssue& b) { return a.offset < b.offset; });
     // All of them before keeping the first: the reader's and the parse's (already up to the cap) may come
     // after the builder's in the file.
     std::vector<ImportIssue>& issues = m_store.stats.issues;

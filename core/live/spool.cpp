@@ -3,7 +3,6 @@
 #include "livecapture.h"
 #include "wireingest.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
