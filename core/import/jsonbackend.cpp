@@ -135,7 +135,7 @@ bool readTime(od::value v, TimeNs& out) {
         return false;
     }
     const auto ns = parseMicrosecondsText(text);
-    if (!ns) return false;
+    if (!ns || *ns > traceTimeLimitNs || *ns < -traceTimeLimitNs) return false;
     out = *ns;
     return true;
 }
@@ -428,6 +428,7 @@ error_code EventParser::Impl::parseEvent(od::object obj, const char* eventStart,
         if (!haveTs) return fail(badTs ? "ts is not a finite number in range" : "event has no ts");
         if (badDur) return fail("dur is not a finite number in range");
         if (phase == 'X' && haveDur && dur < 0) return fail("negative duration");
+        if (phase == 'X' && haveDur && ts + dur > traceTimeLimitNs) return fail("ends past the time range");
         if ((phase == 'b' || phase == 'e') && !haveId) return fail("async event has no id");
         if (notGpuWork()) {
             // What summarize counts as an event (a complete slice; instants and async spans are not).
