@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
         std::printf("%-22s %8.0f ms  %.2f\n", "computeAnalysis (all)", all, all / load);
         const double json = timeMs([&] { (void)summaryToJson(report->summary, report.get()); });
         std::printf("%-22s %8.0f ms  %.2f\n", "summaryToJson", json, json / load);
-        const double text = timeMs([&] { (void)reportToText(s, *report); });
+        const double text = timeMs([&] { (void)reportToText(*report); });
         std::printf("%-22s %8.0f ms  %.2f\n", "reportToText", text, text / load);
     }
     return 0;

@@ -203,7 +203,7 @@ int runSummary(const SummaryArgs& args) {
     }
     const auto text = summaryToText(report->summary, options, sortError);
     if (!text) return usage(sortError);
-    std::fputs(reportToText(*store, *report).c_str(), stdout);
+    std::fputs(reportToText(*report).c_str(), stdout);
     std::fputs("\n", stdout);
     std::fputs(text->c_str(), stdout);
     return 0;

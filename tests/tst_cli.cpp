@@ -27,6 +27,7 @@ class TestCli : public QObject {
     void summaryJsonShape();
     void summaryJsonSaysWhatLoaded_data();
     void summaryJsonSaysWhatLoaded();
+    void runHeaderOfDamagedTrace();
     void summaryTextIsAligned();
 };
 
@@ -241,6 +242,50 @@ void TestCli::summaryJsonSaysWhatLoaded() {
     QVERIFY(devices[0]["sms"].toInt() > 0);
     QVERIFY(devices[0]["compute_capability"].toString().contains('.'));
     QVERIFY2(!run["facts"].toObject()[fact].toString().isEmpty(), qPrintable(fact));
+}
+
+// A real trace with three broken events and a Windows path for its name: the run header is the same whichever
+// sections a run computes, names the three by byte in order, and reads the name as Kineto wrote it (the
+// metadata's JSON escapes once went out escaped twice).
+void TestCli::runHeaderOfDamagedTrace() {
+    QByteArray text = QByteArray::fromStdString(test::readText(test::tracePath(test::traces::qwenH100)));
+    qsizetype at = 0;
+    for (int quarter = 1; quarter <= 3; ++quarter) {
+        at = text.indexOf("\"ph\": \"X\"", std::max(at + 1, text.size() * quarter / 4));
+        QVERIFY(at > 0);
+        text.replace(at, 4, "ph: "); // an unquoted key
+    }
+    const QByteArray name = "\"traceName\": \"/tmp/tmp8f047i33/file.json\"";
+    QVERIFY(text.contains(name));
+    text.replace(name, "\"traceName\": \"C:\\\\runs\\\\qwen \\\"a\\\" \xc3\xa9.json\"");
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("damaged.json"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(text);
+    f.close();
+
+    const Output all = run({"summary", path, "--json"});
+    const Output kernels = run({"summary", path, "--json", "--by", "kernel"});
+    QCOMPARE(all.code, 0);
+    QCOMPARE(kernels.code, 0);
+    const QJsonObject header = QJsonDocument::fromJson(all.out.toUtf8()).object()["run"].toObject();
+    QCOMPARE(QJsonDocument::fromJson(kernels.out.toUtf8()).object()["run"].toObject(), header);
+    QCOMPARE(header["complete"].toBool(), true);
+    QCOMPARE(header["skipped_events"].toInteger(), 3);
+    const QJsonArray issues = header["issues"].toArray();
+    QCOMPARE(issues.size(), 3);
+    qint64 previous = 0;
+    for (const QJsonValue& issue : issues) {
+        const qint64 byte = issue["byte"].toInteger();
+        QVERIFY(byte > previous && byte < header["text_bytes"].toInteger());
+        QCOMPARE(text.mid(byte, 64).count("ph: "), 1); // the byte is the broken event's own
+        previous = byte;
+    }
+    QCOMPARE(header["facts"].toObject()["trace_name"].toString(),
+             QString::fromUtf8("C:\\runs\\qwen \"a\" \xc3\xa9.json"));
+    QCOMPARE(header["facts"].toObject()["cuda_runtime"].toString(), QStringLiteral("12040"));
+    QVERIFY(all.err.contains(QStringLiteral("3 malformed events skipped")));
 }
 
 void TestCli::summaryTextIsAligned() {

@@ -152,7 +152,7 @@ void TestOverview::goldenReports() {
     const QString mismatch = test::compareGolden(
         QString::fromLatin1(QTest::currentDataTag()) + QStringLiteral(".report.json"), json);
     QVERIFY2(mismatch.isEmpty(), qPrintable(mismatch));
-    const std::string text = reportToText(*store, *report);
+    const std::string text = reportToText(*report);
     QVERIFY(text.find("Step time breakdown:") != std::string::npos);
 }
 

@@ -159,7 +159,7 @@ std::string kernelReport(const TraceStore& store) {
     text.showOperators = false;
     text.top = 1000;
     std::string error;
-    return summaryToJson(r->summary, r.get()) + reportToText(store, *r) +
+    return summaryToJson(r->summary, r.get()) + reportToText(*r) +
            summaryToText(r->summary, text, error).value_or(error);
 }
 } // namespace

@@ -44,8 +44,10 @@ struct TraceView::SearchState {
 };
 
 namespace {
-QString mb(quint64 bytes) {
-    return QString::number(double(bytes) / 1e6, 'f', 1) + QStringLiteral(" MB");
+// Binary units from bytes up ("59.5 KiB", "1.20 GiB"), as everywhere else: a small file must not read "0.0
+// MB".
+QString sizeText(quint64 bytes) {
+    return QString::fromStdString(formatBytes(double(bytes)));
 }
 QString countText(quint64 n) {
     if (n >= 10'000'000) return QString::number(double(n) / 1e6, 'f', 1) + QStringLiteral(" M");
@@ -129,7 +131,7 @@ void TraceView::updateProgress() {
     static const char* stages[] = {"Reading", "Parsing", "Building"};
     const QString stage = inflating ? tr("Inflating") : QLatin1String(stages[std::clamp(p.stage, 0, 2)]);
     const QString amount =
-        p.bytesTotal > 0 ? tr("%1 of %2").arg(mb(p.bytesDone), mb(p.bytesTotal)) : QString();
+        p.bytesTotal > 0 ? tr("%1 of %2").arg(sizeText(p.bytesDone), sizeText(p.bytesTotal)) : QString();
     if (m_cancel->isEnabled()) {
         m_loadingLabel->setText(
             tr("%1 %2 — %3, %4 events")
@@ -156,19 +158,25 @@ QString TraceView::bannerText() const {
     // Offsets are in the text (inflated for gzip), not in the file a user may be looking at: say which.
     const QString events = countText(m_trace->store->sliceCount() + m_trace->store->counterSampleCount());
     const QString text = st.wireStream ? tr("capture stream") : tr("JSON");
-    if (st.gzipCutShort) {
+    if (st.gzipCutShort && !st.truncated) {
+        // Only the stream's end (its trailer, or bytes after the document) is lost or corrupt: every event is
+        // here, and there is no cut byte to name.
+        parts << tr("The gzip stream's end is cut off or corrupt, but the %1 inside is whole (%2 inflated): "
+                    "showing all %3 events.")
+                     .arg(text, sizeText(st.jsonBytes), events);
+    } else if (st.gzipCutShort) {
         parts
             << tr("The gzip stream ends early or is corrupt: showing the %1 events before byte %2 of the %3 "
                   "of %4 that inflated.")
                    .arg(events)
                    .arg(st.truncatedAt)
-                   .arg(mb(st.jsonBytes), text);
+                   .arg(sizeText(st.jsonBytes), text);
     } else if (st.truncated && st.gzip) {
         parts << tr("The %1 inside is cut off at byte %2 (of %3 inflated): showing the %4 events before the "
                     "cut.")
                      .arg(text)
                      .arg(st.truncatedAt)
-                     .arg(mb(st.jsonBytes), events);
+                     .arg(sizeText(st.jsonBytes), events);
     } else if (st.truncated) {
         parts << tr("The file is cut off at byte %1: showing the %2 events before the cut.")
                      .arg(st.truncatedAt)

@@ -27,6 +27,16 @@ std::vector<ArgField> decodeArgsText(std::string_view argsJson) {
     return fields;
 }
 
+std::string jsonValueText(std::string_view json) {
+    simdjson::dom::parser parser;
+    simdjson::padded_string padded(json);
+    simdjson::dom::element value;
+    if (parser.parse(padded).get(value)) return std::string(json);
+    std::string_view s;
+    if (!value.get_string().get(s)) return std::string(s);
+    return simdjson::minify(value);
+}
+
 struct OperatorInputsDecoder::Parser {
     simdjson::ondemand::parser fields;
     simdjson::dom::parser values;

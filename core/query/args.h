@@ -18,6 +18,10 @@ inline std::vector<ArgField> decodeArgs(const TraceStore& store, EventRef ref) {
     return decodeArgsText(store.argsText(ref));
 }
 
+// One JSON value as a person reads it: a string decoded (`"C:\\runs"` reads C:\runs), anything else minified;
+// text that does not parse comes back as it is.
+std::string jsonValueText(std::string_view json);
+
 // What `record_shapes=True` writes of an operator's inputs, one entry per argument: "Input Dims" (a shape, []
 // for what is not a tensor, a list of shapes for a tensor list), "Input type" and "Concrete Inputs" (the
 // value of a scalar or list argument, as text: "[1, 1]", "True", "0.125"; "" for tensors).

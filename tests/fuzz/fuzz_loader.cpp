@@ -32,7 +32,7 @@ void exercise(const TraceStore& s) {
     // above has the whole trace's).
     (void)criticalPathAt(s, s.minTime(), s.maxTime());
     (void)perfModel(s, s.minTime(), s.minTime() + (s.maxTime() - s.minTime()) / 2);
-    (void)reportToText(s, *report);
+    (void)reportToText(*report);
     (void)summarize(s, OperatorGrouping::Name, s.minTime(), s.minTime() + (s.maxTime() - s.minTime()) / 2);
     (void)kernelTable(s, KernelGrouping::NameAndLaunch);
     (void)analyzeMemory(s);

@@ -1,6 +1,7 @@
 #include "analysis/overview/overview.h"
 
 #include "analysis/overview/overviewfacts.h"
+#include "query/args.h"
 
 #include <algorithm>
 #include <cctype>
@@ -35,10 +36,9 @@ RunFacts runFacts(const TraceStore& store) {
     RunFacts f;
     f.devices = store.metadata().devices;
     auto add = [&](const char* label, const std::string* value) {
-        if (!value) return;
-        std::string v = *value;
-        if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
-        f.facts.emplace_back(label, v);
+        // The metadata keeps each value as JSON text: a string's escapes (a Windows path's backslashes) must
+        // not reach a report, which would escape them again.
+        if (value) f.facts.emplace_back(label, jsonValueText(*value));
     };
     add("PyTorch", store.metadata().find("pytorch_version"));
     add("CUDA runtime", store.metadata().find("cuda_runtime_version"));

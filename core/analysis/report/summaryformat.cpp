@@ -654,11 +654,11 @@ static void appendOverviewText(std::string& out, const Overview& ov) {
     }
 }
 
-std::string reportToText(const TraceStore& store, const AnalysisResult& report) {
+std::string reportToText(const AnalysisResult& report) {
     const Overview& ov = report.overview;
     std::string out;
     auto line = [&](const char* fmt, auto... args) { appendFormatted(out, fmt, args...); };
-    const RunFacts facts = runFacts(store);
+    const RunFacts& facts = report.facts;
     if (!facts.devices.empty() || !facts.facts.empty()) {
         out += "Run\n";
         for (const DeviceProperties& d : facts.devices) {

@@ -15,7 +15,7 @@ std::string summaryToJson(const Summary& summary, const AnalysisResult* report =
 // {"critical_path": ...} as summaryToJson writes it, alone.
 std::string criticalPathToJson(const StepCriticalPath& path);
 // The overview, kernel categories and memory summary as text.
-std::string reportToText(const TraceStore& store, const AnalysisResult& report);
+std::string reportToText(const AnalysisResult& report);
 
 struct SummaryTextOptions {
     bool showOperators = true;
