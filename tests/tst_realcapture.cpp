@@ -4,6 +4,7 @@
 // probe's launches with the shape it printed, every figure the CLI printed on the GPU, any split or cut of a
 // real stream, and the kernels a step against the profiler's.
 #include "fuzz/fuzz_input.h"
+#include "import/gzipsample.h"
 #include "import/sourcebuffer.h"
 #include "live/livecapture.h"
 #include "model/argscan.h"
@@ -243,6 +244,34 @@ class TestRealCapture : public QObject {
         QVERIFY2(text.contains(QStringLiteral("MB of capture stream (gzip)")) && !text.contains("JSON") &&
                      text.contains(QStringLiteral("file is truncated")),
                  qPrintable(text));
+    }
+
+    // A gzip spool is a capture stream, not JSON: the sampler that previews a gzip trace while it inflates
+    // gives up at its first byte (it once inflated the whole spool a second time beside the load and handed
+    // its bytes on as JSON), while a real gzip trace of the same GPU is still sampled.
+    void previewSamplerLeavesSpoolsAlone_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<bool>("json");
+        QTest::newRow("spool") << "h100_eager.kscw.gz" << false;
+        QTest::newRow("trace") << "eager.pt.trace.json.gz" << true;
+    }
+    void previewSamplerLeavesSpoolsAlone() {
+        QFETCH(QString, file);
+        QFETCH(bool, json);
+        QFile f(QString::fromStdString(gpuData(file.toUtf8().constData())));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray gzip = f.readAll();
+        int samples = 0;
+        std::string first;
+        GzipSampler sampler(reinterpret_cast<const unsigned char*>(gzip.constData()),
+                            std::size_t(gzip.size()),
+                            [&](std::string text, std::uint64_t, const std::atomic<bool>&) {
+                                if (samples++ == 0) first = std::move(text);
+                            });
+        sampler.finish();
+        QCOMPARE(samples > 0, json);
+        const QByteArray sample = QByteArray::fromStdString(first).trimmed();
+        if (json) QVERIFY(sample.startsWith('{') && sample.endsWith('}'));
     }
 
     // fuzz_wire's checks on each of its seeds (the real streams' beginnings among them), in the normal suite:

@@ -91,6 +91,18 @@ void GzipSampler::run() {
     std::uint64_t blockIndex = 0;
     bool ended = false;
 
+    // A gzip capture spool (or anything but JSON) is no trace text to sample: seeing its first byte, give up
+    // rather than inflate it a second time beside the load.
+    enum class Kind { Unknown, Json, Other } kind = Kind::Unknown;
+    const auto judge = [&] {
+        std::string_view text(block.data(), fill);
+        if (text.starts_with("\xEF\xBB\xBF"))
+            text.remove_prefix(3); // UTF-8 BOM, as the loader skips it
+        else if (std::string_view("\xEF\xBB\xBF").starts_with(text))
+            return; // a BOM's start: wait
+        const std::size_t open = jsonscan::skipSpace(text, 0);
+        if (open < text.size()) kind = text[open] == '{' || text[open] == '[' ? Kind::Json : Kind::Other;
+    };
     const auto take = [&](std::string_view text) {
         const std::uint64_t index = blockIndex++;
         if (index == 0) {
@@ -116,7 +128,7 @@ void GzipSampler::run() {
         }
     };
     const auto sample = [&] {
-        if (stopped() || head.empty()) return;
+        if (stopped() || head.empty() || kind != Kind::Json) return;
         std::string json;
         if (ended && blockIndex == 1) {
             json = whole; // the whole document fitted in the first block
@@ -152,6 +164,8 @@ void GzipSampler::run() {
         const std::size_t produced = blockBytes - fill - zs.avail_out;
         fill += produced;
         inflated += produced;
+        if (kind == Kind::Unknown && blockIndex == 0) judge();
+        if (kind == Kind::Other) break;
         if (fill == blockBytes) {
             take(std::string_view(block.data(), fill));
             fill = 0;
@@ -172,7 +186,7 @@ void GzipSampler::run() {
         if (rc != Z_OK && !(rc == Z_BUF_ERROR && zs.avail_in == 0)) break; // damaged: sample what inflated
     }
     inflateEnd(&zs);
-    if (stopped()) return;
+    if (stopped() || kind != Kind::Json) return; // not JSON, or not a byte of it inflated
     if (fill > 0) take(std::string_view(block.data(), fill));
     sample();
 }

@@ -20,8 +20,9 @@ namespace kinetoscope {
 // doubles). Each time the inflated text has grown fourfold (from 4 MiB: a first screen in a few hundredths of
 // a second, and few swaps of the screen), and when the stream ends, it hands the pieces as one JSON text (the
 // head, the pieces cut at event boundaries, the array and document closed) to `onSample`, on its own thread,
-// with a flag that says when to give up. stop() (and the destructor) ends it and waits; so does `cancel`, the
-// load's.
+// with a flag that says when to give up. A stream that is not JSON (a gzip capture spool: its first byte says
+// so) it leaves at once, handing on nothing. stop() (and the destructor) ends it and waits; so does `cancel`,
+// the load's.
 class GzipSampler {
   public:
     using SampleFn =
