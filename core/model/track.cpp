@@ -31,21 +31,16 @@ std::optional<std::uint32_t> Track::deepestAt(TimeNs t) const {
         const auto first = starts.begin() + laneBegin[d];
         const auto last = starts.begin() + laneBegin[d + 1];
         auto it = std::upper_bound(first, last, t);
-        bool contained = false;
-        // Skip instants: a flow binds to a slice, not to a marker at the same time.
+        // Skip instants: a flow binds to a slice, not to a marker at the same time. No early exit on a lane
+        // without one: a slice displaced by an overlap can sit below a gap.
         while (it != first) {
             const auto row = std::uint32_t(it - starts.begin()) - 1;
             if (!(flags[row] & SliceFlag::Instant)) {
-                if (t < endOf(row) || t == starts[row]) {
-                    found = row;
-                    contained = true;
-                }
+                if (t < endOf(row) || t == starts[row]) found = row;
                 break;
             }
             --it;
         }
-        // No early exit on an empty lane: a slice displaced by an overlap can sit below a gap.
-        (void)contained;
     }
     return found;
 }
