@@ -6,7 +6,9 @@
 # slower than 10 s fails the run and leaves the input in build/fuzz/ (turn it into a regression test).
 #   bash packaging/fuzz.sh [SECONDS [LIBFUZZER OPTION...]]
 # Options after SECONDS go to every target as they are (-runs=10000000 -jobs=2 -workers=2, -seed=N, ...);
-# KINETOSCOPE_FUZZ_TARGETS picks targets (default "loader import wire pickle inductorcode"). A reproducer runs alone:
+# KINETOSCOPE_FUZZ_TARGETS picks targets (default "loader import wire pickle inductorcode"). The targets run side by
+# side, one a core (KINETOSCOPE_FUZZ_JOBS, default nproc; 1 with -jobs=N), each for the whole SECONDS, its log printed
+# when it ends: on CI's 2 cores, five targets take three rounds, not five. A reproducer runs alone:
 #   ./build/fuzz/tests/fuzz/fuzz_import INPUT
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,43 +26,54 @@ cp -f tests/fuzz/seeds/* "$corpus"/
 if [[ -d "$traces" ]]; then
   find "$traces" -type f \( -name '*.json' -o -name '*.json.gz' \) -size -64k -exec cp -f {} "$corpus"/ \;
 fi
-wants loader && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
-  ./build/fuzz/tests/fuzz/fuzz_loader -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
-  -print_final_stats=1 -artifact_prefix=build/fuzz/ "${extra[@]}" "$corpus"
-
-# The importer alone (store invariants checked), on the same corpus: the target of the long run.
-wants import && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
-  ./build/fuzz/tests/fuzz/fuzz_import -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
-  -print_final_stats=1 -artifact_prefix=build/fuzz/ "${extra[@]}" "$corpus"
-
-# The live-capture wire decoder.
+# The live-capture wire decoder's corpus.
 wire=build/fuzz/corpus-wire
 mkdir -p "$wire"
 cp -f tests/fuzz/seeds-wire/* "$wire"/
-wants wire && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
-  ./build/fuzz/tests/fuzz/fuzz_wire -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
-  -print_final_stats=1 -artifact_prefix=build/fuzz/ "${extra[@]}" "$wire"
-
-# The memory-snapshot reader: our own pickle reader and the snapshot model.
+# The memory-snapshot reader (our own pickle reader and the snapshot model): subsets of real snapshots and the
+# first 64 KiB of each real one.
 pickles=build/fuzz/corpus-pickle
 mkdir -p "$pickles"
 cp -f tests/fuzz/seeds-pickle/* "$pickles"/
 if [[ -d "$traces/snapshots" ]]; then
   for f in "$traces"/snapshots/*.pickle; do head -c 65536 "$f" >"$pickles/head-$(basename "$f")"; done
 fi
-wants pickle && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
-  ./build/fuzz/tests/fuzz/fuzz_pickle -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
-  -print_final_stats=1 -artifact_prefix=build/fuzz/ "${extra[@]}" "$pickles"
-# TorchInductor's generated code: compiled modules and kernel files of several PyTorch versions.
+# TorchInductor's generated code: compiled modules and kernel files of several PyTorch versions
+# and the GPU run's debug folder (fx_graph_readable.py beside output_code.py).
 inductor=build/fuzz/corpus-inductorcode
 mkdir -p "$inductor"
 # (head stops reading the larger ones early: gzip's broken pipe is expected, not a failure)
-# and the GPU run's debug folder (fx_graph_readable.py beside output_code.py).
 for f in tests/data/inductor/*.py.gz tests/data/gpu/compiled_3layers/*.py.gz \
     tests/data/gpu/compiled_3layers/*provenance*.json.gz; do
-    (gzip -dc "$f" || true) | head -c 65536 >"$inductor/$(basename "$f" .gz)"
+  (gzip -dc "$f" || true) | head -c 65536 >"$inductor/$(basename "$f" .gz)"
 done
-wants inductorcode && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
-  ./build/fuzz/tests/fuzz/fuzz_inductorcode -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
-  -max_len=65536 -print_final_stats=1 -artifact_prefix=build/fuzz/ "${extra[@]}" "$inductor"
-exit 0 # (a target left out by KINETOSCOPE_FUZZ_TARGETS is not a failure)
+
+jobs=${KINETOSCOPE_FUZZ_JOBS:-$(nproc)}
+declare -A corpus_of=([loader]="$corpus" [import]="$corpus" [wire]="$wire" [pickle]="$pickles"
+  [inductorcode]="$inductor")
+declare -A running=() # pid -> target
+failed=0
+finish_one() { # waits for one target, prints its log, notes a failure
+  local pid rc=0
+  wait -n -p pid "${!running[@]}" || rc=$?
+  local name=${running[$pid]}
+  unset "running[$pid]"
+  echo "fuzz.sh: fuzz_$name ended (rc $rc); its log:" >&2
+  cat "build/fuzz/fuzz_$name.log" >&2
+  if ((rc != 0)); then
+    echo "fuzz.sh: fuzz_$name FAILED (rc $rc): its input is in build/fuzz/" >&2
+    failed=1
+  fi
+}
+for name in loader import wire pickle inductorcode; do
+  wants "$name" || continue # (a target left out by KINETOSCOPE_FUZZ_TARGETS is not a failure)
+  while ((${#running[@]} >= jobs)); do finish_one; done
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+    "./build/fuzz/tests/fuzz/fuzz_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+    -max_len=65536 -print_final_stats=1 -artifact_prefix=build/fuzz/ "${extra[@]}" "${corpus_of[$name]}" \
+    >"build/fuzz/fuzz_$name.log" 2>&1 &
+  running[$!]=$name
+  echo "fuzz.sh: fuzz_$name started for $seconds s" >&2
+done
+while ((${#running[@]} > 0)); do finish_one; done
+exit "$failed"
