@@ -73,6 +73,9 @@ class TestRealCapture : public QObject {
         QTest::addColumn<qulonglong>("apiCalls");
         // "424 kernels, 2 memcpy, 1 memset, 2361 API calls, 0 dropped"
         QTest::newRow("probe") << "h100_probe.kscw.gz" << 424ull << 2ull << 1ull << 2361ull;
+        // The same probe on an H200 with the agent of 2026-11-27 (CUPTI settings read at start): the same
+        // records.
+        QTest::newRow("probe, H200") << "h200_probe.kscw.gz" << 424ull << 2ull << 1ull << 2361ull;
         // "624 kernels, 29 memcpy, 52 memset, 16697 API calls, 0 dropped"
         QTest::newRow("eager step") << "h100_eager.kscw.gz" << 624ull << 29ull << 52ull << 16697ull;
         // A compile worker Inductor started (its own spool, FILE.PID): driver calls, no GPU work.
@@ -98,11 +101,17 @@ class TestRealCapture : public QObject {
         QCOMPARE(st.jsonBytes, std::uint64_t(test::readText(path).size()));
     }
 
-    // tests/gpu/probe.cu's launches as the probe printed them on the H100 (`probe 200 2`): count, grid, block
-    // and shared memory per kernel; the registers CUPTI reports (at least 16 a thread, as on the H200); one
-    // stream; each linked to its cudaLaunchKernel. Four cuBLAS GEMM kernels for two cublasSgemm.
+    // tests/gpu/probe.cu's launches as the probe printed them (`probe 200 2`) on the H100 and the H200:
+    // count, grid, block and shared memory per kernel; the registers CUPTI reports (at least 16 a thread);
+    // one stream; each linked to its cudaLaunchKernel. Four cuBLAS GEMM kernels for two cublasSgemm.
+    void probeLaunchesAsMade_data() {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("H100") << "h100_probe.kscw.gz";
+        QTest::newRow("H200") << "h200_probe.kscw.gz";
+    }
     void probeLaunchesAsMade() {
-        const LoadResult loaded = loadTrace(gpuData("h100_probe.kscw.gz"));
+        QFETCH(QString, file);
+        const LoadResult loaded = loadTrace(gpuData(file.toUtf8().constData()));
         QVERIFY2(loaded.ok(), loaded.error.c_str());
         const TraceStore& s = *loaded.store;
         struct Seen {
