@@ -28,6 +28,8 @@ class TestOverview : public QObject {
     void rules_data();
     void rules();
     void cleanTraceTriggersNothing();
+    void unfusedAttentionNamesItsPath_data();
+    void unfusedAttentionNamesItsPath();
     void noConfidentWrongAdvice_data();
     void noConfidentWrongAdvice();
     void newAdviceOnRealTraces_data();
@@ -104,10 +106,13 @@ const char* const softmaxKernel =
 const char* const bmmKernel = "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_nn";
 
 // `heads` attention heads computed op by op on the host (aten::bmm, aten::_softmax, aten::bmm, each launching
-// its kernel), their GPU work from `gpuAt` on; `secondMatmul` false leaves the values' matmul out.
-void unfusedHeads(TraceBuilder& b, int heads, double hostAt, double gpuAt, bool secondMatmul = true) {
+// its kernel), their GPU work from `gpuAt` on; `secondMatmul` false leaves the values' matmul out. The first
+// `wrapped` heads run inside an operator named `wrapper` (scaled_dot_product_attention's math fallback).
+void unfusedHeads(TraceBuilder& b, int heads, double hostAt, double gpuAt, bool secondMatmul = true,
+                  const char* wrapper = nullptr, int wrapped = 0) {
     for (int h = 0; h < heads; ++h) {
         const double t = hostAt + h * 40, g = gpuAt + h * 280;
+        if (wrapper && h < wrapped) b.slice("cpu_op", wrapper, t - 1, 30);
         b.slice("cpu_op", "aten::bmm", t, 6);
         b.kernel(bmmKernel, t + 1, g, 80);
         b.slice("cpu_op", "aten::_softmax", t + 10, 6);
@@ -345,6 +350,47 @@ void TestOverview::rules() {
         all += QString::fromStdString(id) + QLatin1Char(' ');
     QVERIFY2(std::find(ids.begin(), ids.end(), rule.toStdString()) != ids.end(),
              qPrintable(QStringLiteral("fired: ") + all));
+}
+
+// Attention op by op in the user's own code is told to use scaled_dot_product_attention; the same sequence
+// inside scaled_dot_product_attention is its math fallback, and is told why SDPA fell back, not to use SDPA.
+// The fallback wording needs most sequences inside it.
+void TestOverview::unfusedAttentionNamesItsPath_data() {
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<bool>("fallback");
+    const auto heads = [](const char* wrapper, int wrapped) {
+        TraceBuilder b;
+        b.step(0, 1000);
+        unfusedHeads(b, 3, 10, 100, true, wrapper, wrapped);
+        return QByteArray::fromStdString(b.json());
+    };
+    QTest::newRow("op by op") << heads(nullptr, 0) << false;
+    QTest::newRow("inside scaled_dot_product_attention")
+        << heads("aten::scaled_dot_product_attention", 3) << true;
+    QTest::newRow("inside its math kernel") << heads("aten::_scaled_dot_product_attention_math", 3) << true;
+    QTest::newRow("two of three inside") << heads("aten::scaled_dot_product_attention", 2) << true;
+    QTest::newRow("one of three inside") << heads("aten::scaled_dot_product_attention", 1) << false;
+    QTest::newRow("inside another operator") << heads("aten::linear", 3) << false;
+}
+
+void TestOverview::unfusedAttentionNamesItsPath() {
+    QFETCH(QByteArray, json);
+    QFETCH(bool, fallback);
+    LoadResult r = test::loadText(json.toStdString());
+    QVERIFY2(r.ok(), r.error.c_str());
+    const std::vector<Recommendation> recs = computeOverview(*r.store).recommendations;
+    const auto rec = std::find_if(recs.begin(), recs.end(),
+                                  [](const Recommendation& x) { return x.id == "unfused_attention"; });
+    QVERIFY(rec != recs.end());
+    QCOMPARE(rec->evidence.rfind("3 bmm → softmax → bmm sequences", 0), std::size_t(0));
+    if (fallback) {
+        QVERIFY2(rec->title.find("falls back to its unfused math path") != std::string::npos,
+                 rec->title.c_str());
+        QVERIFY(rec->title.find("sdpa_kernel") != std::string::npos);
+    } else {
+        QVERIFY2(rec->title.rfind("Attention runs unfused", 0) == 0, rec->title.c_str());
+        QVERIFY(rec->title.find("use torch.nn.functional.scaled_dot_product_attention") != std::string::npos);
+    }
 }
 
 // Advice that was confidently wrong on real traces, built here with their kernels' real names: softmax is not
