@@ -1,6 +1,7 @@
 #include "analysis/gpu/kernelsequences.h"
 
 #include "analysis/ops/hosttree.h"
+#include "analysis/ops/threadlaunches.h"
 
 #include <algorithm>
 #include <map>
@@ -9,21 +10,16 @@ namespace kinetoscope {
 
 namespace {
 
-struct Launched {
-    TimeNs callStart;
-    EventRef work;
-};
-
-std::size_t launchedBetween(const std::vector<Launched>& calls, TimeNs from, TimeNs to) {
+std::size_t launchedBetween(const std::vector<ThreadLaunch>& calls, TimeNs from, TimeNs to) {
     auto first = std::lower_bound(calls.begin(), calls.end(), from,
-                                  [](const Launched& l, TimeNs v) { return l.callStart < v; });
-    auto last =
-        std::upper_bound(first, calls.end(), to, [](TimeNs v, const Launched& l) { return v < l.callStart; });
+                                  [](const ThreadLaunch& l, TimeNs v) { return l.callStart < v; });
+    auto last = std::upper_bound(first, calls.end(), to,
+                                 [](TimeNs v, const ThreadLaunch& l) { return v < l.callStart; });
     return std::size_t(last - first);
 }
 
 // Whether the nearest operator enclosing `op` launched just what `op` did (`launched` GPU events).
-bool launchesSameAsParent(const TraceStore& store, EventRef op, const std::vector<Launched>& calls,
+bool launchesSameAsParent(const TraceStore& store, EventRef op, const std::vector<ThreadLaunch>& calls,
                           std::size_t launched) {
     const Track& t = store.track(op.track);
     for (auto parent = t.parentOf(op.index.value); parent; parent = t.parentOf(*parent))
@@ -36,17 +32,8 @@ bool launchesSameAsParent(const TraceStore& store, EventRef op, const std::vecto
 
 std::vector<KernelSequence> kernelSequences(const TraceStore& store, std::string_view operatorName,
                                             std::size_t minLength, TimeNs from, TimeNs to) {
-    // Per CPU thread, every launch call's start and the GPU work it launched, in call order: one pass over
-    // the launch flows, which are sorted by call.
-    std::vector<std::vector<Launched>> launched(store.tracks().size());
-    for (const Flow& f : store.flows())
-        if (f.kind == FlowKind::Launch && isGpuWork(store.categoryOf(f.target).kind) &&
-            store.track(f.source.track).kind == TrackKind::CpuThread)
-            launched[f.source.track.value].push_back(
-                {store.track(f.source.track).starts[f.source.index.value], f.target});
-    auto byCall = [](const Launched& a, const Launched& b) { return a.callStart < b.callStart; };
-    for (auto& l : launched) // (in order already unless a thread's calls sit on several lanes)
-        if (!std::is_sorted(l.begin(), l.end(), byCall)) std::stable_sort(l.begin(), l.end(), byCall);
+    // Per CPU thread, every launch call's start and the GPU work it launched, in call order.
+    const std::vector<std::vector<ThreadLaunch>> launched = launchesByThread(store);
 
     // The operators that qualify, and each name's shallowest depth.
     struct Op {
@@ -88,15 +75,15 @@ std::vector<KernelSequence> kernelSequences(const TraceStore& store, std::string
             if (depth != UINT32_MAX) depth = least;
     }
     std::map<std::pair<std::uint32_t, std::vector<std::uint32_t>>, KernelSequence> bySequence;
-    std::vector<Launched> inside;
+    std::vector<ThreadLaunch> inside;
     for (const Op& op : ops) {
         const Track& t = store.track(op.ref.track);
         const std::uint32_t r = op.ref.index.value;
         if (op.depth != shallowest[t.names[r].value]) continue;
-        const std::vector<Launched>& calls = launched[op.ref.track.value];
+        const std::vector<ThreadLaunch>& calls = launched[op.ref.track.value];
         if (launchedBetween(calls, t.starts[r], t.endOf(r)) < minLength) continue;
         auto first = std::lower_bound(calls.begin(), calls.end(), t.starts[r],
-                                      [](const Launched& l, TimeNs v) { return l.callStart < v; });
+                                      [](const ThreadLaunch& l, TimeNs v) { return l.callStart < v; });
         inside.clear();
         for (auto it = first; it != calls.end() && it->callStart <= t.endOf(r); ++it)
             inside.push_back(*it);
@@ -104,13 +91,13 @@ std::vector<KernelSequence> kernelSequences(const TraceStore& store, std::string
         // Over every operator, one launched from inside another that launched nothing else repeats it
         // (ConvolutionBackward0 around aten::convolution_backward): the outer one stands for both.
         if (operatorName.empty() && launchesSameAsParent(store, op.ref, calls, inside.size())) continue;
-        std::stable_sort(inside.begin(), inside.end(), [&](const Launched& a, const Launched& b) {
+        std::stable_sort(inside.begin(), inside.end(), [&](const ThreadLaunch& a, const ThreadLaunch& b) {
             return store.track(a.work.track).starts[a.work.index.value] <
                    store.track(b.work.track).starts[b.work.index.value];
         });
         std::vector<std::uint32_t> key;
         TimeNs gpu = 0;
-        for (const Launched& l : inside) {
+        for (const ThreadLaunch& l : inside) {
             key.push_back(store.track(l.work.track).names[l.work.index.value].value);
             gpu += store.durationOf(l.work);
         }

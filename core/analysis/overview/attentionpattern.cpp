@@ -2,6 +2,7 @@
 
 #include "analysis/ops/hosttree.h"
 #include "analysis/ops/kernelclass.h"
+#include "analysis/ops/threadlaunches.h"
 #include "query/enclosing.h"
 
 #include <algorithm>
@@ -25,22 +26,10 @@ bool isSoftmaxOp(std::string_view op) {
 UnfusedAttention findUnfusedAttention(const TraceStore& store, TimeNs from, TimeNs to) {
     UnfusedAttention out;
     // The GPU work each CPU thread launched, in the order of the launch calls.
-    struct Launch {
-        TimeNs at;
-        EventRef call, work;
-    };
-    std::vector<std::vector<Launch>> byThread(store.tracks().size());
-    for (const Flow& f : store.flows()) {
-        if (f.kind != FlowKind::Launch || !isGpuWork(store.categoryOf(f.target).kind)) continue;
-        const Track& t = store.track(f.source.track);
-        if (t.kind != TrackKind::CpuThread) continue;
-        const TimeNs start = store.track(f.target.track).starts[f.target.index.value];
-        if (start < from || start > to) continue;
-        byThread[f.source.track.value].push_back({t.starts[f.source.index.value], f.source, f.target});
-    }
+    const std::vector<std::vector<ThreadLaunch>> byThread = launchesByThread(store, from, to);
     // Kernel classes by name, decided once per distinct name.
     std::vector<std::int8_t> classOf(store.strings().size(), -1);
-    const auto tokenOf = [&](const Launch& l) {
+    const auto tokenOf = [&](const ThreadLaunch& l) {
         const Track& g = store.track(l.work.track);
         const StringId name = g.names[l.work.index.value];
         if (classOf[name.value] < 0) {
@@ -69,15 +58,13 @@ UnfusedAttention findUnfusedAttention(const TraceStore& store, TimeNs from, Time
         }
         return false;
     };
-    for (std::vector<Launch>& list : byThread) {
+    for (const std::vector<ThreadLaunch>& list : byThread) {
         if (list.empty()) continue;
-        std::stable_sort(list.begin(), list.end(),
-                         [](const Launch& a, const Launch& b) { return a.at < b.at; });
         // 0: waiting for the scores' matmul; 1: for the softmax; 2: for the values' matmul.
         int state = 0, gap = 0;
         TimeNs run = 0;
         EventRef softmax, softmaxCall;
-        for (const Launch& l : list) {
+        for (const ThreadLaunch& l : list) {
             const Token token = tokenOf(l);
             const TimeNs d = store.durationOf(l.work);
             if (state == 0 || (token == Token::Matmul && state == 1)) {

@@ -2,6 +2,7 @@
 
 #include "analysis/gpu/intervals.h"
 #include "analysis/ops/hosttree.h"
+#include "analysis/ops/threadlaunches.h"
 #include "model/textformat.h"
 #include "query/args.h"
 
@@ -98,15 +99,7 @@ PerfModelReport perfModel(const TraceStore& store, TimeNs from, TimeNs to) {
     report.peaks = findGpuPeaks(report.deviceName);
 
     // The GPU work each CPU thread launched, by launch call.
-    struct Launch {
-        std::uint32_t row;
-        EventRef work;
-    };
-    std::vector<std::vector<Launch>> launches(store.tracks().size());
-    for (const Flow& f : store.flows())
-        if (f.kind == FlowKind::Launch && isGpuWork(store.categoryOf(f.target).kind) &&
-            store.track(f.source.track).kind == TrackKind::CpuThread)
-            launches[f.source.track.value].push_back({f.source.index.value, f.target});
+    const std::vector<std::vector<ThreadLaunch>> launches = launchesByThread(store);
     std::vector<std::vector<bool>> covered(store.tracks().size());
 
     const HostRoles roles(store);
@@ -157,8 +150,8 @@ PerfModelReport perfModel(const TraceStore& store, TimeNs from, TimeNs to) {
         if (calls.empty()) continue;
 
         // Each GPU event counts for every modelled call above the operator that launched it.
-        for (const Launch& l : launches[ti]) {
-            std::int32_t a = tree.ownerOfLaunch(l.row);
+        for (const ThreadLaunch& l : launches[ti]) {
+            std::int32_t a = tree.ownerOfLaunch(l.call.index.value);
             const Track& g = store.track(l.work.track);
             const std::uint32_t w = l.work.index.value;
             bool any = false;
