@@ -132,7 +132,9 @@ def category(name):
     return "other"
 
 
-def tensor_cores(name):
+def tensor_cores(name, template_operands_reduced=False):
+    """`template_operands_reduced`: for a Triton template (triton_tem_*), whether the operator Inductor wraps around
+    its launch (named after the kernel) records BF16, FP16 or FP8 as its first two input types."""
     n = rule_text(name)
     if not n.startswith("triton_") and re.search(r"converttensor|nchwtonhwc|nhwctonchw|nchw2nhwc|nhwc2nchw|transpose|tma_desc|fill_tma", n):
         return False
@@ -146,7 +148,9 @@ def tensor_cores(name):
                  r"mfma|xdl|deep_gemm|_mi\d", n):
         return True
     if category(name) in ("gemm", "conv") and not re.search(r"sgemm|gemv|reduce", n):
-        return bool(re.search(r"bf16|fp16|f16|half|tf32|e4m3|e5m2|e2m1|fp8|mxfp|bfloat16|int8", n))
+        if re.search(r"bf16|fp16|f16|half|tf32|e4m3|e5m2|e2m1|fp8|mxfp|bfloat16|int8", n):
+            return True
+        return n.startswith("triton_tem_") and template_operands_reduced
     return False
 
 
@@ -196,7 +200,8 @@ def reference(events):
             parent = stack[-1] if stack else -1
             nodes.append({"name": e["name"], "role": r, "start": s, "end": end, "parent": parent, "children": 0,
                           "child_sum": 0, "dev_self": 0, "merged": -1, "pid": str(e["pid"]),
-                          "external": (e.get("args") or {}).get("External id")})
+                          "external": (e.get("args") or {}).get("External id"),
+                          "types": (e.get("args") or {}).get("Input type")})
             idx = len(nodes) - 1
             if parent >= 0:
                 nodes[parent]["children"] += 1
@@ -216,6 +221,7 @@ def reference(events):
             n["merged"] = p
             pn["child_sum"] += n["child_sum"] - (n["end"] - n["start"])
             pn["children"] = n["children"]
+    template_tc = {}  # a Triton template GEMM's tensor-core flag, decided on its first kernel (definition 7)
     for s, end, k, name, corr, dev in gpu:
         i = launch_node.get(corr) if corr is not None else None
         if i is None:
@@ -225,6 +231,11 @@ def reference(events):
             owner = nodes[owner]["parent"]
         if owner < 0:
             continue
+        if k == "kernel" and name not in template_tc:
+            types = nodes[owner]["types"] if nodes[owner]["name"] == name else None
+            template_tc[name] = (isinstance(types, list) and len(types) >= 2 and
+                                 all(isinstance(t, str) and (t in ("c10::BFloat16", "c10::Half") or
+                                                             t.startswith("c10::Float8_")) for t in types[:2]))
         # key_averages() follows Kineto's External id: a launch directly inside an annotation that does not push
         # its id (nccl:*, "## Call CompiledFxGraph") belongs to the enclosing operator that carries the launch's id.
         if nodes[owner]["role"] == "annotation" and nodes[i]["external"]:
@@ -331,7 +342,8 @@ def reference(events):
     return {
         "inductor": inductor_reference(gpu),
         "events": len(xs),
-        "kernels": {n: (len(d), sum(d), min(d), max(d), category(n), tensor_cores(n)) for n, d in kernels.items()},
+        "kernels": {n: (len(d), sum(d), min(d), max(d), category(n), tensor_cores(n, template_tc.get(n, False)))
+                    for n, d in kernels.items()},
         "gpu_busy": {dev: interval_union(iv) for dev, iv in busy.items()},
         "operators": {n: tuple(v) for n, v in tables["op"].items()},
         "annotations": {n: tuple(v) for n, v in tables["annotation"].items()},

@@ -116,6 +116,20 @@ void TestCompiledAdvice::corpus_data() {
         // the eager optimizer's share falls under the threshold
         << QStringList{"graph_breaks", "recompilation", "compile_in_trace", "tiny_kernels"}
         << "The GPU waits for the CPU to launch the compiled model's kernels";
+    // The same model with a graph break in its forward (a count read with .item(),
+    // tests/gpu/compiled_cases.py): each step runs frame 0's region, the eager aten::item, then the resume
+    // function's region 1/0.
+    QTest::newRow("h200 graph break")
+        << "gpu/graph_break.pt.trace.json.gz" << QStringList{"graph_breaks", "launch_bound", "max_autotune"}
+        << QStringList{"recompilation", "compile_in_trace", "tiny_kernels", "amp"}
+        << "The GPU waits for the CPU to launch the compiled model's kernels";
+    // mode="max-autotune-no-cudagraphs": 26 GEMMs a step became Triton templates (BF16 under autocast, on
+    // tensor cores), so neither max-autotune nor mixed precision is advised.
+    QTest::newRow("h200 max-autotune")
+        << "gpu/max_autotune.pt.trace.json.gz" << QStringList{"launch_bound"}
+        << QStringList{"max_autotune",     "amp",         "graph_breaks", "recompilation",
+                       "compile_in_trace", "tiny_kernels"}
+        << "The GPU waits for the CPU to launch the compiled model's kernels";
     QTest::newRow("h200 reduce-overhead")
         << "gpu/reduce_overhead.pt.trace.json.gz"
         << QStringList{"launch_bound", "elementwise_fusion", "max_autotune"}
@@ -157,6 +171,14 @@ void TestCompiledAdvice::corpus() {
         QCOMPARE(rec->exampleName, std::string("Torch-Compiled Region: 0/1"));
         QVERIFY(rec->evidence.starts_with("frame 0 runs as 0/1"));
     }
+    if (const Recommendation* rec = find(ov, "graph_breaks")) {
+        // The H200 graph break: two frames a step, the eager code between them starts at aten::item.
+        QCOMPARE(figure(*rec, "frames_in_a_step"), 2.0);
+        QCOMPARE(rec->exampleName, std::string("aten::item"));
+        QVERIFY2(rec->evidence.find("(0/0, 1/0;") != std::string::npos, rec->evidence.c_str());
+        QVERIFY(figure(*rec, "eager_host_us") > 0);
+    }
+    QCOMPARE(m.tritonTemplates, trace.contains("max_autotune"));
     if (const Recommendation* rec = find(ov, "compile_in_trace")) {
         // Flux: Inductor's CUDA graph tree records the graph inside the profiled step.
         QCOMPARE(rec->exampleName, std::string("CUDAGraphNode.record (dynamo_timed)"));

@@ -7,7 +7,8 @@
 # tables, snapshots, Inductor's code), gpu-capture.tar.gz (a capture of the probe and its check).
 # Steps, in the order: the machine, the probe's capture check and overhead (tests/gpu/run.sh), a compiled
 # run with its code and compiled-module profile, key_averages() for eager and compiled, a capture beside the
-# profiler on the same training steps, CUDA graphs, FP8, memory snapshots, a million launches; the raw spools (test
+# profiler on the same training steps, CUDA graphs, FP8, memory snapshots, a graph break, a recompilation and
+# max-autotune (compiled_cases.py), a million launches; the raw spools (test
 # data and fuzzing seeds) and what a capture costs a training step beside torch.profiler, part by part, run right
 # after the probe (ONLY names the steps of one call).
 set -u
@@ -228,6 +229,13 @@ step reduce_overhead_code 60 keep_code "$work/inductor_graphs" reduce_overhead_c
 step fp8 120 "$python" "$gpu_dir/extras.py" fp8 "$work/data"
 step memory 120 "$python" "$gpu_dir/extras.py" memory "$work/data"
 step oom 120 "$python" "$gpu_dir/extras.py" oom "$work/data"
+# The compiled-model advice on real runs (tests/gpu/compiled_cases.py): a graph break, a recompilation inside the
+# profile, max-autotune (with its compiled modules, which say which GEMMs became Triton templates).
+for case in break recompile; do
+    step compiled_$case 150 env TORCHINDUCTOR_CACHE_DIR="$work/inductor_$case" "$python" "$gpu_dir/compiled_cases.py" $case "$work/data"
+done
+step compiled_autotune 330 env TORCHINDUCTOR_CACHE_DIR="$work/inductor_autotune" "$python" "$gpu_dir/compiled_cases.py" autotune "$work/data"
+step compiled_autotune_code 60 keep_code "$work/inductor_autotune" autotune_code
 step million 300 env ${probe_env:-} bash -c million
 pack
 ls -la "$out"

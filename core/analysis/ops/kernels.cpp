@@ -1,6 +1,7 @@
 #include "analysis/ops/kernels.h"
 
 #include "analysis/ops/hosttree.h"
+#include "analysis/ops/tensorcores.h"
 #include "model/argscan.h"
 #include "query/kernelshortname.h"
 
@@ -85,7 +86,8 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
             const std::string_view name = store.strings().view(t.names[r]);
             auto [nit, fresh] = byName.try_emplace(t.names[r].value);
             if (fresh) {
-                nit->second = {kernelCategory(name), usesTensorCores(name), shortKernelName(name)};
+                nit->second = {kernelCategory(name), kernelUsesTensorCores(store, ref),
+                               shortKernelName(name)};
                 const auto e = estimatesOf(ref);
                 nit->second.estimates = e.first || e.second;
             }

@@ -2,6 +2,7 @@
 
 #include "analysis/ops/hosttree.h"
 #include "analysis/ops/kernels.h"
+#include "analysis/ops/tensorcores.h"
 #include "query/args.h"
 
 #include <algorithm>
@@ -100,19 +101,19 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
             if (!isGpuWork(kind)) continue;
             const TimeNs dur = t.durations[r];
             const bool kernel = kind == CategoryKind::Kernel;
+            bool tensorCores = false; // decided once per name, on its first kernel
+            if (kernel) {
+                auto [tc, fresh] = tensorCoreName.try_emplace(t.names[r].value);
+                if (fresh) tc->second = kernelUsesTensorCores(store, {TrackId(ti), EventIndex(r)});
+                tensorCores = tc->second;
+            }
             // Kernels, copies and memsets are device time of the operator that launched them, wherever they
             // run: an operator counted in the range keeps all its GPU work.
-            if (const auto launch = operators ? store.launchOf({TrackId(ti), EventIndex(r)}) : std::nullopt) {
-                bool tensorCores = false;
-                if (kernel) {
-                    auto [tc, fresh] = tensorCoreName.try_emplace(t.names[r].value);
-                    if (fresh) tc->second = usesTensorCores(store.strings().view(t.names[r]));
-                    tensorCores = tc->second;
-                }
+            if (const auto launch = operators ? store.launchOf({TrackId(ti), EventIndex(r)}) : std::nullopt)
                 launchesByTrack[launch->track.value].push_back({launch->index.value, dur, tensorCores});
-            }
             if (!kernel || !inRange) continue;
             KernelRow& k = kernels[store.strings().view(t.names[r])];
+            k.tensorCores = tensorCores;
             if (k.count == 0) {
                 k.min = dur;
                 k.max = dur;

@@ -15,6 +15,7 @@ struct KernelRow {
     TimeNs total = 0;
     TimeNs min = 0;
     TimeNs max = 0;
+    bool tensorCores = false; // kernelUsesTensorCores (tensorcores.h)
     TimeNs mean() const { return count ? total / TimeNs(count) : 0; }
 };
 

@@ -3,6 +3,7 @@
 #include "analysis/overview/overviewfacts.h"
 
 #include "analysis/ops/kernels.h"
+#include "analysis/ops/tensorcores.h"
 #include "model/argscan.h"
 
 #include <algorithm>
@@ -98,7 +99,7 @@ SliceFacts gatherSliceFacts(const TraceStore& store, const StepSpan& span) {
                         EventRef& longest = categoryExample[std::size_t(kc)];
                         store.keepLongest(longest, ref);
                         std::int8_t& tc = tensorCoreName[t.names[r].value];
-                        if (tc < 0) tc = usesTensorCores(store.strings().view(t.names[r])) ? 1 : 0;
+                        if (tc < 0) tc = kernelUsesTensorCores(store, ref) ? 1 : 0;
                         if (tc) tt.first += e - s;
                         ++kernelCount;
                         if (t.durations[r] < 10'000) {

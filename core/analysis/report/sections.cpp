@@ -145,7 +145,7 @@ const Columns<KernelRow>& kernelColumns() {
         {.key = "tensor_cores",
          .title = "Tensor cores",
          .format = F::Bool,
-         .value = [](const R& r) { return Cell::of(usesTensorCores(r.name)); },
+         .value = [](const R& r) { return Cell::of(r.tensorCores); },
          .outputs = InJson},
     };
     return columns;
