@@ -1,4 +1,5 @@
 // Every real trace of ../shared/traces loads cleanly, and the parallel splitter changes nothing.
+#include "analysis/ops/kernels.h"
 #include "analysis/ops/summary.h"
 #include "analysis/report/analysisresult.h"
 #include "analysis/report/summaryformat.h"
@@ -7,7 +8,10 @@
 #include "testsupport.h"
 
 #include <QDirIterator>
+#include <QTemporaryDir>
 #include <QTest>
+
+#include <fstream>
 
 using namespace kinetoscope;
 
@@ -23,6 +27,7 @@ class TestRealTraces : public QObject {
     void gpuWorkOnly_data();
     void gpuWorkOnly();
     void gpuWorkOnlyKeepsEstimates();
+    void gpuWorkOnlyKeepsTemplateOperands();
 };
 
 void TestRealTraces::corpus_data() {
@@ -228,6 +233,34 @@ void TestRealTraces::gpuWorkOnlyKeepsEstimates() {
     };
     QVERIFY(estimated(*kept.store) >= 20);
     QCOMPARE(estimated(*lost.store), 0);
+}
+
+// A Triton template GEMM's tensor cores are read from the operator that launched it
+// (analysis/ops/tensorcores.h): a file with template kernels is loaded whole, also when it carries none of
+// Inductor's estimates (older PyTorch writes none; here they are renamed away from the H200's max-autotune
+// trace), so `summary --by kernel` says what the full report says.
+void TestRealTraces::gpuWorkOnlyKeepsTemplateOperands() {
+    std::string text = test::readText(KINETOSCOPE_SOURCE_DIR "/tests/data/gpu/max_autotune.pt.trace.json.gz");
+    for (const std::string key : {"\"kernel_flop\"", "\"kernel_num_gb\""})
+        for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at))
+            text[at + key.size() - 2] = 'X';
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("templates.json").toStdString();
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << text;
+    }
+    const LoadResult full = loadTrace(path, optionsFor(1, 8u << 20));
+    QVERIFY(full.ok());
+    const LoadResult gpu = loadTrace(path, test::gpuWorkOnlyOptions(2, 8u << 20));
+    QVERIFY(gpu.ok());
+    QVERIFY(!gpu.store->stats().gpuWorkOnly);
+    QCOMPARE(QString::fromStdString(kernelReport(*gpu.store)),
+             QString::fromStdString(kernelReport(*full.store)));
+    int templatesOnTensorCores = 0;
+    for (const KernelTableRow& row : kernelTable(*gpu.store).rows)
+        templatesOnTensorCores += row.name.starts_with("triton_tem_") && row.tensorCores;
+    QCOMPARE(templatesOnTensorCores, 22); // 22 template kernels, 26 launches a step
 }
 
 QTEST_GUILESS_MAIN(TestRealTraces)

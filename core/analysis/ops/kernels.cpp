@@ -33,7 +33,9 @@ constexpr std::string_view estimatedFlopKey = "kernel_flop";
 } // namespace
 
 std::vector<std::string> kernelTableHostKeys() {
-    return {'"' + std::string(estimatedGbKey) + '"', '"' + std::string(estimatedFlopKey) + '"'};
+    // A Triton template's tensor cores come from its launching operator's input types (tensorcores.h).
+    return {'"' + std::string(estimatedGbKey) + '"', '"' + std::string(estimatedFlopKey) + '"',
+            "\"triton_tem_"};
 }
 
 KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs from, TimeNs to) {
