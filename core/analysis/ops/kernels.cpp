@@ -33,9 +33,12 @@ constexpr std::string_view estimatedFlopKey = "kernel_flop";
 } // namespace
 
 std::vector<std::string> kernelTableHostKeys() {
-    // A Triton template's tensor cores come from its launching operator's input types (tensorcores.h).
+    // A Triton template's tensor cores come from its launching operator's input types (tensorcores.h):
+    // Inductor names the kernel in that operator's args. Every key starts with "kernel_, so the loader's
+    // search for them stays one pass for that prefix (a key of another start would make it stop at every
+    // quote).
     return {'"' + std::string(estimatedGbKey) + '"', '"' + std::string(estimatedFlopKey) + '"',
-            "\"triton_tem_"};
+            "\"kernel_name\": \"triton_tem_", "\"kernel_name\":\"triton_tem_"};
 }
 
 KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs from, TimeNs to) {

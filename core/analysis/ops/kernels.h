@@ -45,7 +45,7 @@ struct KernelTable {
 // Grouped by name, it reads only the GPU's work and the metadata, but for Inductor's estimates, which may sit
 // on the operator that launched a kernel, and a Triton template's operand types (tensorcores.h): a store of
 // the GPU's work alone (LoadOptions::gpuWorkOnly) gives the same table when the file holds none of
-// kernelTableHostKeys() (the estimates' args keys and the start of a template's name, quoted as in the text).
+// kernelTableHostKeys() (the estimates' args keys and a template's kernel_name arg, quoted as in the text).
 std::vector<std::string> kernelTableHostKeys();
 KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping = KernelGrouping::Name,
                         TimeNs from = INT64_MIN, TimeNs to = INT64_MAX);
