@@ -19,6 +19,8 @@ class TestCompiledAdvice : public QObject {
     void corpus_data();
     void corpus();
     void graphBreaks();
+    void eagerElementwiseBesideGraphs_data();
+    void eagerElementwiseBesideGraphs();
     void eagerModelUnchanged();
 };
 
@@ -154,9 +156,10 @@ void TestCompiledAdvice::corpus() {
         QVERIFY2(find(ov, id.toStdString()), qPrintable(id));
     for (const QString& id : silent)
         QVERIFY2(!find(ov, id.toStdString()), qPrintable(id));
-    // Nothing tells a compiled model to use torch.compile (below_peak names a mode of it for one kernel).
+    // Nothing tells a compiled model to use torch.compile (below_peak names a mode of it for one kernel; the
+    // optimizer's advice names compiling the optimizer step, which is not the model).
     for (const Recommendation& rec : ov.recommendations)
-        if (rec.id != "below_peak")
+        if (rec.id != "below_peak" && !rec.title.starts_with("The optimizer step runs eagerly"))
             QVERIFY2(rec.title.find("torch.compile") == std::string::npos, rec.title.c_str());
     if (const Recommendation* launch = find(ov, "launch_bound"))
         QVERIFY2(launch->title.starts_with(launchTitle.toStdString()), launch->title.c_str());
@@ -179,6 +182,14 @@ void TestCompiledAdvice::corpus() {
         QVERIFY(figure(*rec, "eager_host_us") > 0);
     }
     QCOMPARE(m.tritonTemplates, trace.contains("max_autotune"));
+    if (const Recommendation* rec = find(ov, "elementwise_fusion"); rec && trace.startsWith("gpu/")) {
+        // Our H200 runs compile the model and leave AdamW's foreach step eager: the advice names the
+        // optimizer.
+        QVERIFY2(rec->title.starts_with("The optimizer step runs eagerly"), rec->title.c_str());
+        QVERIFY(figure(*rec, "optimizer_share_of_elementwise") > 0.9);
+        QVERIFY2(rec->exampleName.find("multi_tensor_apply_kernel") != std::string::npos,
+                 rec->exampleName.c_str());
+    }
     if (const Recommendation* rec = find(ov, "compile_in_trace")) {
         // Flux: Inductor's CUDA graph tree records the graph inside the profiled step.
         QCOMPARE(rec->exampleName, std::string("CUDAGraphNode.record (dynamo_timed)"));
@@ -278,6 +289,71 @@ void TestCompiledAdvice::graphBreaks() {
     const Overview late = computeOverview(*r.store, 1000000, 2000000);
     QVERIFY(!find(late, "graph_breaks"));
     QVERIFY(find(late, "recompilation"));
+}
+
+// Eager elementwise kernels beside a compiled graph: the optimizer's (inside Optimizer.step#, or launched by
+// an aten::_foreach_ operator) are told to use the fused optimizer; others to compile the code that launches
+// them.
+void TestCompiledAdvice::eagerElementwiseBesideGraphs_data() {
+    QTest::addColumn<QString>("range"); // the range around the eager operator, if any
+    QTest::addColumn<QString>("op");    // the eager operator that launches the elementwise kernels
+    QTest::addColumn<bool>("optimizer");
+    QTest::newRow("AdamW step") << "Optimizer.step#AdamW.step"
+                                << "aten::_foreach_mul_" << true;
+    QTest::newRow("foreach, no range") << ""
+                                       << "aten::_foreach_add_" << true;
+    QTest::newRow("plain op in the step") << "Optimizer.step#SGD.step"
+                                          << "aten::add_" << true;
+    QTest::newRow("a module left eager") << "nn.Module: Head"
+                                         << "aten::mul" << false;
+    QTest::newRow("no range") << ""
+                              << "aten::mul" << false;
+}
+
+void TestCompiledAdvice::eagerElementwiseBesideGraphs() {
+    QFETCH(QString, range);
+    QFETCH(QString, op);
+    QFETCH(bool, optimizer);
+    std::string json = R"([
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+ {"ph": "X", "cat": "cpu_op", "name": "Torch-Compiled Region: 0/0", "pid": 1, "tid": 1, "ts": 10, "dur": 100},
+ {"ph": "X", "cat": "user_annotation", "name": "## Call CompiledFxGraph aaa ##", "pid": 1, "tid": 1, "ts": 20,
+  "dur": 80},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 30, "dur": 5,
+  "args": {"correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": "triton_poi_fused_add_0", "pid": 0, "tid": 7, "ts": 40, "dur": 100,
+  "args": {"correlation": 1, "stream": 7, "device": 0}},)";
+    if (!range.isEmpty())
+        json += R"({"ph": "X", "cat": "user_annotation", "name": ")" + range.toStdString() +
+                R"(", "pid": 1, "tid": 1, "ts": 200, "dur": 300},)";
+    for (int i = 0; i < 4; ++i) {
+        const std::string at = std::to_string(210 + i * 60), corr = std::to_string(2 + i);
+        json += R"({"ph": "X", "cat": "cpu_op", "name": ")" + op.toStdString() +
+                R"(", "pid": 1, "tid": 1, "ts": )" + at + R"(, "dur": 50},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": )" +
+                std::to_string(215 + i * 60) + R"(, "dur": 5, "args": {"correlation": )" + corr + R"(}},
+ {"ph": "X", "cat": "kernel", "name": "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor>",
+  "pid": 0, "tid": 7, "ts": )" +
+                std::to_string(300 + i * 150) + R"(, "dur": 100, "args": {"correlation": )" + corr +
+                R"(, "stream": 7, "device": 0}},)";
+    }
+    json.back() = ']';
+    const LoadResult r = test::loadText(json);
+    QVERIFY2(r.ok(), r.error.c_str());
+    const Overview ov = computeOverview(*r.store);
+    QVERIFY(ov.compiledModel);
+    const Recommendation* rec = find(ov, "elementwise_fusion");
+    QVERIFY(rec);
+    QCOMPARE(figure(*rec, "elementwise_share_of_kernel_time"), 0.8); // 400 of 500 us
+    if (optimizer) {
+        QVERIFY2(rec->title.starts_with("The optimizer step runs eagerly"), rec->title.c_str());
+        QVERIFY(rec->title.find("fused=True") != std::string::npos);
+        QCOMPARE(figure(*rec, "optimizer_share_of_elementwise"), 1.0);
+    } else {
+        QVERIFY2(rec->title.starts_with("Eager elementwise kernels outside the compiled graphs"),
+                 rec->title.c_str());
+        QCOMPARE(figure(*rec, "optimizer_share_of_elementwise"), -1.0);
+    }
 }
 
 // An eager trace keeps the eager advice, word for word.

@@ -69,6 +69,10 @@ struct CompiledModelFacts {
     std::vector<KernelTime> topTriton; // the Triton kernels with the most time, at most three
     TimeNs elementwiseOutsideTime = 0; // PyTorch's eager elementwise kernels launched outside compiled graphs
     EventRef elementwiseOutsideExample; // the longest of them
+    // Of them, those the optimizer step launched (inside an Optimizer.step# range, or by an aten::_foreach_
+    // operator): an eager optimizer's multi-tensor kernels, which its fused implementation replaces.
+    TimeNs elementwiseOptimizerTime = 0;
+    EventRef elementwiseOptimizerExample;
 };
 
 // Over the steps (each [start, end)) within [lo, hi].

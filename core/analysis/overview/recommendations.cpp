@@ -271,6 +271,27 @@ void elementwiseRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
     if (c.facts.totalKernelTime <= 0) return;
     if (c.compiled.compiled) {
         // Inductor fused what it compiled: the eager elementwise kernels left are those launched outside it.
+        // Most of them the eager optimizer's (AdamW's foreach kernels beside a compiled model): its fused
+        // implementation, or compiling the step, is the change to make, not a graph break.
+        const TimeNs outside = c.compiled.elementwiseOutsideTime;
+        if (2 * c.compiled.elementwiseOptimizerTime > outside) {
+            const double share = double(outside) / double(c.facts.totalKernelTime);
+            if (share <= rule.threshold) return;
+            const double optimizerShare = double(c.compiled.elementwiseOptimizerTime) / double(outside);
+            c.fire(
+                rule,
+                "The optimizer step runs eagerly beside the compiled model, and its elementwise kernels take "
+                "much GPU time: use the optimizer's fused implementation (for example "
+                "torch.optim.AdamW(..., fused=True)) or compile the step (torch.compile around "
+                "optimizer.step())",
+                "PyTorch elementwise kernels launched outside compiled graphs take " + percent(share) +
+                    " of GPU kernel time, " + percent(optimizerShare) + " of them in the optimizer step (" +
+                    thresholdText(rule.threshold) + ")",
+                {{"elementwise_share_of_kernel_time", share},
+                 {"optimizer_share_of_elementwise", optimizerShare}},
+                c.compiled.elementwiseOptimizerExample);
+            return;
+        }
         fireAbove(
             c, rule, double(c.compiled.elementwiseOutsideTime) / double(c.facts.totalKernelTime),
             "elementwise_share_of_kernel_time", c.compiled.elementwiseOutsideExample,
