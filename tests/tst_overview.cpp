@@ -28,6 +28,8 @@ class TestOverview : public QObject {
     void rules_data();
     void rules();
     void cleanTraceTriggersNothing();
+    void elementwiseOfTheOptimizer_data();
+    void elementwiseOfTheOptimizer();
     void unfusedAttentionNamesItsPath_data();
     void unfusedAttentionNamesItsPath();
     void noConfidentWrongAdvice_data();
@@ -350,6 +352,67 @@ void TestOverview::rules() {
         all += QString::fromStdString(id) + QLatin1Char(' ');
     QVERIFY2(std::find(ids.begin(), ids.end(), rule.toStdString()) != ids.end(),
              qPrintable(QStringLiteral("fired: ") + all));
+}
+
+// Elementwise kernels that are mostly the eager optimizer's (inside Optimizer.step#, or launched by
+// aten::_foreach_ operators) are told to use the fused optimizer; others stay fusion candidates for
+// torch.compile. Real: the H200's eager training (AdamW with foreach beside a two-layer GPT), where the
+// optimizer launched most of them.
+void TestOverview::elementwiseOfTheOptimizer_data() {
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<double>("optimizerShare"); // -1: the model's wording
+    const auto steps = [](const char* range, const char* op, int optimizerKernels) {
+        TraceBuilder b;
+        b.step(0, 2000);
+        if (range) b.slice("user_annotation", range, 500, 1000);
+        for (int i = 0; i < 8; ++i) {
+            const bool optimizer = i < optimizerKernels;
+            const double at = optimizer ? 510 + i * 60 : 10 + i * 50;
+            b.slice("cpu_op", optimizer ? op : "aten::mul", at, 40);
+            b.kernel("void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>>",
+                     at + 5, 100 + i * 200, 150);
+        }
+        return QByteArray::fromStdString(b.json());
+    };
+    QTest::newRow("AdamW step") << steps("Optimizer.step#AdamW.step", "aten::_foreach_mul_", 8) << 1.0;
+    QTest::newRow("foreach without a range") << steps(nullptr, "aten::_foreach_add_", 6) << 0.75;
+    QTest::newRow("half is not most") << steps("Optimizer.step#SGD.step", "aten::add_", 4) << -1.0;
+    QTest::newRow("the model's own") << steps(nullptr, "aten::mul", 8) << -1.0;
+    const std::string eager = std::string(KINETOSCOPE_SOURCE_DIR) + "/tests/data/gpu/eager.pt.trace.json.gz";
+    QTest::newRow("H200 eager training") << QByteArray::fromStdString(test::readText(eager)) << 0.9;
+}
+
+void TestOverview::elementwiseOfTheOptimizer() {
+    QFETCH(QByteArray, json);
+    QFETCH(double, optimizerShare);
+    LoadResult r = test::loadText(json.toStdString());
+    QVERIFY2(r.ok(), r.error.c_str());
+    const std::vector<Recommendation> recs = computeOverview(*r.store).recommendations;
+    const auto rec = std::find_if(recs.begin(), recs.end(),
+                                  [](const Recommendation& x) { return x.id == "elementwise_fusion"; });
+    QVERIFY(rec != recs.end());
+    double share = -1;
+    for (const auto& [name, value] : rec->figures)
+        if (name == "optimizer_share_of_elementwise") share = value;
+    if (optimizerShare < 0) {
+        QCOMPARE(rec->title,
+                 std::string(
+                     "Elementwise kernels dominate GPU time: they are fusion candidates for torch.compile"));
+        QCOMPARE(share, -1.0);
+        return;
+    }
+    QVERIFY2(
+        rec->title.starts_with("Elementwise kernels dominate GPU time, most of them the optimizer step's: "
+                               "use the optimizer's fused implementation"),
+        rec->title.c_str());
+    // Where the rest is a good part of them (10 % or more), it keeps its own advice.
+    QCOMPARE(rec->title.ends_with("; the rest are fusion candidates for torch.compile"),
+             optimizerShare < 0.95);
+    if (optimizerShare == 0.9) // the real trace: most, and the link goes to one of the optimizer's kernels
+        QVERIFY2(share > 0.5 && rec->exampleName.find("multi_tensor_apply_kernel") != std::string::npos,
+                 qPrintable(QString::number(share) + QString::fromStdString(" " + rec->exampleName)));
+    else
+        QCOMPARE(share, optimizerShare);
 }
 
 // Attention op by op in the user's own code is told to use scaled_dot_product_attention; the same sequence

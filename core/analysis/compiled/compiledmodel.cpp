@@ -4,7 +4,6 @@
 
 #include "analysis/ops/hosttree.h"
 #include "analysis/ops/kernelclass.h"
-#include "query/enclosing.h"
 
 #include <algorithm>
 #include <charconv>
@@ -138,19 +137,6 @@ CompiledModelFacts compiledModelFacts(const TraceStore& store,
         return it != callsOnTrack.end() && within(it->second, startOf(*launch));
     };
 
-    // Whether the optimizer step launched a kernel: its launch call inside an Optimizer.step# range or an
-    // aten::_foreach_ operator (an optimizer with foreach=True outside such a range).
-    const auto launchedByOptimizer = [&](EventRef gpuSlice) {
-        const auto launch = store.launchOf(gpuSlice);
-        if (!launch) return false;
-        const Track& t = store.track(launch->track);
-        for (const std::uint32_t row : enclosingRows(t, launch->index.value)) {
-            const std::string_view name = store.strings().view(t.names[row]);
-            if (name.starts_with("Optimizer.step#") || name.starts_with("aten::_foreach_")) return true;
-        }
-        return false;
-    };
-
     // The GPU side: kernels by where they were launched.
     std::unordered_map<std::uint32_t, KernelTime> triton;
     for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
@@ -189,7 +175,7 @@ CompiledModelFacts compiledModelFacts(const TraceStore& store,
             if (!inGraph && category == KernelCategory::Elementwise) {
                 f.elementwiseOutsideTime += d;
                 store.keepLongest(f.elementwiseOutsideExample, ref);
-                if (launchedByOptimizer(ref)) {
+                if (launchedByOptimizerStep(store, ref)) {
                     f.elementwiseOptimizerTime += d;
                     store.keepLongest(f.elementwiseOptimizerExample, ref);
                 }

@@ -192,6 +192,17 @@ std::int32_t HostTree::ownerOfLaunch(std::uint32_t row) const {
     return it != launches.end() && it->row == row ? it->owner : -1;
 }
 
+bool launchedByOptimizerStep(const TraceStore& store, EventRef gpuWork) {
+    const auto launch = store.launchOf(gpuWork);
+    if (!launch) return false;
+    const Track& t = store.track(launch->track);
+    for (auto p = t.parentOf(launch->index.value); p; p = t.parentOf(*p)) {
+        const std::string_view name = store.strings().view(t.names[*p]);
+        if (name.starts_with("Optimizer.step#") || name.starts_with("aten::_foreach_")) return true;
+    }
+    return false;
+}
+
 std::optional<EventRef> launchingOperator(const TraceStore& store, EventRef launch) {
     const Track& t = store.track(launch.track);
     for (auto p = t.parentOf(launch.index.value); p; p = t.parentOf(*p)) {

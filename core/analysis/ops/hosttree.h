@@ -91,6 +91,10 @@ HostTree hostTree(const HostRoles& roles, const Track& track, TimeNs from = INT6
 // The operator or annotation that owns a launch call (its innermost enclosing host event that is not itself a
 // launch), the one whose device time the call's GPU work is; none for a launch outside any.
 std::optional<EventRef> launchingOperator(const TraceStore& store, EventRef launch);
+// Whether the optimizer step launched a piece of GPU work: its launch call inside an Optimizer.step# range or
+// an aten::_foreach_ operator (an optimizer with foreach=True outside such a range). An eager optimizer's
+// multi-tensor kernels, which its fused implementation (AdamW(fused=True)) replaces.
+bool launchedByOptimizerStep(const TraceStore& store, EventRef gpuWork);
 // How long GPU work waited after its launch call returned: max(0, its start − the call's end), as HTA defines
 // it.
 TimeNs launchDelay(const TraceStore& store, EventRef gpuWork, EventRef launch);

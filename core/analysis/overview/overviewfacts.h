@@ -49,6 +49,9 @@ struct SliceFacts {
     std::map<std::int64_t, bool> smData;
     std::array<TimeNs, kernelCategoryCount> categoryTime{};
     std::array<EventRef, kernelCategoryCount> categoryExample{};
+    TimeNs elementwiseOptimizerTime =
+        0; // elementwise kernels the optimizer step launched (launchedByOptimizerStep)
+    EventRef elementwiseOptimizerExample;
     TimeNs totalKernelTime = 0;
     std::uint64_t kernelCount = 0, tinyKernels = 0;
     EventRef tinyExample, longestDataLoader, longestComm, longestSync, longestCopy;

@@ -2,6 +2,7 @@
 // need.
 #include "analysis/overview/overviewfacts.h"
 
+#include "analysis/ops/hosttree.h"
 #include "analysis/ops/kernels.h"
 #include "analysis/ops/tensorcores.h"
 #include "model/argscan.h"
@@ -98,6 +99,11 @@ SliceFacts gatherSliceFacts(const TraceStore& store, const StepSpan& span) {
                         totalKernelTime += t.durations[r];
                         EventRef& longest = categoryExample[std::size_t(kc)];
                         store.keepLongest(longest, ref);
+                        if (kc == std::int8_t(KernelCategory::Elementwise) &&
+                            launchedByOptimizerStep(store, ref)) {
+                            f.elementwiseOptimizerTime += t.durations[r];
+                            store.keepLongest(f.elementwiseOptimizerExample, ref);
+                        }
                         std::int8_t& tc = tensorCoreName[t.names[r].value];
                         if (tc < 0) tc = kernelUsesTensorCores(store, ref) ? 1 : 0;
                         if (tc) tt.first += e - s;

@@ -269,43 +269,52 @@ void copyTrafficRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
 
 void elementwiseRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
     if (c.facts.totalKernelTime <= 0) return;
-    if (c.compiled.compiled) {
-        // Inductor fused what it compiled: the eager elementwise kernels left are those launched outside it.
-        // Most of them the eager optimizer's (AdamW's foreach kernels beside a compiled model): its fused
-        // implementation, or compiling the step, is the change to make, not a graph break.
-        const TimeNs outside = c.compiled.elementwiseOutsideTime;
-        if (2 * c.compiled.elementwiseOptimizerTime > outside) {
-            const double share = double(outside) / double(c.facts.totalKernelTime);
-            if (share <= rule.threshold) return;
-            const double optimizerShare = double(c.compiled.elementwiseOptimizerTime) / double(outside);
-            c.fire(
-                rule,
-                "The optimizer step runs eagerly beside the compiled model, and its elementwise kernels take "
-                "much GPU time: use the optimizer's fused implementation (for example "
-                "torch.optim.AdamW(..., fused=True)) or compile the step (torch.compile around "
-                "optimizer.step())",
-                "PyTorch elementwise kernels launched outside compiled graphs take " + percent(share) +
-                    " of GPU kernel time, " + percent(optimizerShare) + " of them in the optimizer step (" +
-                    thresholdText(rule.threshold) + ")",
-                {{"elementwise_share_of_kernel_time", share},
-                 {"optimizer_share_of_elementwise", optimizerShare}},
-                c.compiled.elementwiseOptimizerExample);
-            return;
-        }
-        fireAbove(
-            c, rule, double(c.compiled.elementwiseOutsideTime) / double(c.facts.totalKernelTime),
-            "elementwise_share_of_kernel_time", c.compiled.elementwiseOutsideExample,
-            "Eager elementwise kernels outside the compiled graphs take much GPU time: compile the code "
-            "that launches them (a graph break, or a module left uncompiled)",
-            "PyTorch elementwise kernels launched outside compiled graphs take ", " of GPU kernel time");
+    // Beside a compiled model, Inductor fused what it compiled: the eager elementwise kernels left are those
+    // launched outside it.
+    const bool compiled = c.compiled.compiled;
+    const TimeNs elementwise = compiled ? c.compiled.elementwiseOutsideTime
+                                        : c.facts.categoryTime[std::size_t(KernelCategory::Elementwise)];
+    const TimeNs optimizer =
+        compiled ? c.compiled.elementwiseOptimizerTime : c.facts.elementwiseOptimizerTime;
+    const double share = double(elementwise) / double(c.facts.totalKernelTime);
+    if (share <= rule.threshold) return;
+    const std::string evidence =
+        (compiled ? "PyTorch elementwise kernels launched outside compiled graphs take "
+                  : "PyTorch elementwise kernels take ") +
+        percent(share) + " of GPU kernel time";
+    if (2 * optimizer > elementwise) {
+        // Most of them the eager optimizer's multi-tensor kernels (AdamW with foreach): its fused
+        // implementation, or compiling the step, is the change to make, not compiling the model.
+        const double optimizerShare = double(optimizer) / double(elementwise);
+        // Where the rest is a good part of them, it keeps its own advice.
+        const std::string rest = optimizerShare >= 0.9 ? ""
+                                 : compiled ? "; the rest are launched outside the compiled graphs (a graph "
+                                              "break, or a module left uncompiled)"
+                                            : "; the rest are fusion candidates for torch.compile";
+        c.fire(
+            rule,
+            std::string(compiled
+                            ? "The optimizer step runs eagerly beside the compiled model, and its "
+                              "elementwise kernels take much GPU time"
+                            : "Elementwise kernels dominate GPU time, most of them the optimizer step's") +
+                ": use the optimizer's fused implementation (for example torch.optim.AdamW(..., fused=True)) "
+                "or compile the step (torch.compile around optimizer.step())" +
+                rest,
+            evidence + ", " + percent(optimizerShare) + " of them in the optimizer step (" +
+                thresholdText(rule.threshold) + ")",
+            {{"elementwise_share_of_kernel_time", share}, {"optimizer_share_of_elementwise", optimizerShare}},
+            compiled ? c.compiled.elementwiseOptimizerExample : c.facts.elementwiseOptimizerExample);
         return;
     }
-    const TimeNs elementwise = c.facts.categoryTime[std::size_t(KernelCategory::Elementwise)];
-    fireAbove(c, rule, double(elementwise) / double(c.facts.totalKernelTime),
-              "elementwise_share_of_kernel_time",
-              c.facts.categoryExample[std::size_t(KernelCategory::Elementwise)],
-              "Elementwise kernels dominate GPU time: they are fusion candidates for torch.compile",
-              "PyTorch elementwise kernels take ", " of GPU kernel time");
+    c.fire(rule,
+           compiled
+               ? "Eager elementwise kernels outside the compiled graphs take much GPU time: compile the code "
+                 "that launches them (a graph break, or a module left uncompiled)"
+               : "Elementwise kernels dominate GPU time: they are fusion candidates for torch.compile",
+           evidence + " (" + thresholdText(rule.threshold) + ")",
+           {{"elementwise_share_of_kernel_time", share}},
+           compiled ? c.compiled.elementwiseOutsideExample
+                    : c.facts.categoryExample[std::size_t(KernelCategory::Elementwise)]);
 }
 
 // Attention computed op by op (bmm -> softmax -> bmm per head) writes the scores to memory and reads them
