@@ -29,22 +29,10 @@ bool kernelUsesTensorCores(const TraceStore& store, EventRef kernel) {
     if (!launch) return false;
     const auto op = launchingOperator(store, *launch);
     if (!op || store.nameOf(*op) != name) return false; // Inductor names its range after the kernel
-    for (const ArgField& field : decodeArgs(store, *op)) {
-        if (field.key != "Input type") continue;
-        // A minified JSON array of plain strings: ["c10::BFloat16","c10::BFloat16","float","Scalar"].
-        const std::string& types = field.value;
-        int operands = 0;
-        for (std::size_t open = types.find('"'); open != std::string::npos && operands < 2;
-             open = types.find('"', open + 1)) {
-            const std::size_t close = types.find('"', open + 1);
-            if (close == std::string::npos) break;
-            if (!reducedPrecision(std::string_view(types).substr(open + 1, close - open - 1))) return false;
-            ++operands;
-            open = close;
-        }
-        return operands == 2;
-    }
-    return false;
+    // record_shapes' inputs, read as the roofline reads them (a template is decided once per name).
+    OperatorInputs inputs;
+    if (!OperatorInputsDecoder().decode(store.argsText(*op), inputs) || inputs.types.size() < 2) return false;
+    return reducedPrecision(inputs.types[0]) && reducedPrecision(inputs.types[1]);
 }
 
 } // namespace kinetoscope
