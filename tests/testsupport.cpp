@@ -1,6 +1,7 @@
 #include "testsupport.h"
 
 #include "analysis/ops/kernels.h"
+#include "analysis/overview/overview.h"
 
 #include <QDir>
 #include <QFile>
@@ -111,6 +112,18 @@ LoadOptions gpuWorkOnlyOptions(unsigned threads, std::size_t chunkBytes) {
     options.gpuWorkOnly = true;
     options.gpuWorkOnlyUnlessTextHas = kernelTableHostKeys();
     return options;
+}
+
+const Recommendation* recommendation(const Overview& overview, std::string_view id) {
+    for (const Recommendation& r : overview.recommendations)
+        if (r.id == id) return &r;
+    return nullptr;
+}
+
+double figure(const Recommendation& recommendation, std::string_view name) {
+    for (const auto& [n, v] : recommendation.figures)
+        if (n == name) return v;
+    return -1;
 }
 
 std::optional<std::int64_t> writeTraceShiftedOntoSnapshot(const std::string& tracePath,

@@ -6,6 +6,12 @@
 #include <QString>
 #include <optional>
 #include <string>
+#include <string_view>
+
+namespace kinetoscope {
+struct Overview;
+struct Recommendation;
+} // namespace kinetoscope
 
 namespace kinetoscope::test {
 
@@ -60,6 +66,10 @@ LoadResult loadText(const std::string& json, std::size_t chunkBytes = 8u << 20, 
 // What `summary --by kernel` loads with: the GPU's work alone, unless the text holds what the kernel table
 // reads from other events.
 LoadOptions gpuWorkOnlyOptions(unsigned threads, std::size_t chunkBytes);
+// The overview's recommendation of that id (analysis/overview/overview.h), or null.
+const Recommendation* recommendation(const Overview& overview, std::string_view id);
+// A recommendation's figure of that name, or -1 when it has none.
+double figure(const Recommendation& recommendation, std::string_view name);
 
 // ALTERS a real trace on purpose, for tests of a snapshot linked to a trace (no real snapshot has a trace of
 // the same run): writes the trace to `outPath` with its baseTimeNanoseconds rewritten so that the snapshot's

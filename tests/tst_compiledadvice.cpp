@@ -26,18 +26,6 @@ class TestCompiledAdvice : public QObject {
 
 namespace {
 
-const Recommendation* find(const Overview& ov, std::string_view id) {
-    for (const Recommendation& r : ov.recommendations)
-        if (r.id == id) return &r;
-    return nullptr;
-}
-
-double figure(const Recommendation& r, std::string_view name) {
-    for (const auto& [n, v] : r.figures)
-        if (n == name) return v;
-    return -1;
-}
-
 std::vector<std::pair<TimeNs, TimeNs>> stepsOf(const Overview& ov) {
     std::vector<std::pair<TimeNs, TimeNs>> steps;
     for (const StepRange& s : ov.steps)
@@ -153,20 +141,20 @@ void TestCompiledAdvice::corpus() {
     const Overview ov = computeOverview(*r.store);
     QVERIFY(ov.compiledModel);
     for (const QString& id : fires)
-        QVERIFY2(find(ov, id.toStdString()), qPrintable(id));
+        QVERIFY2(test::recommendation(ov, id.toStdString()), qPrintable(id));
     for (const QString& id : silent)
-        QVERIFY2(!find(ov, id.toStdString()), qPrintable(id));
+        QVERIFY2(!test::recommendation(ov, id.toStdString()), qPrintable(id));
     // Nothing tells a compiled model to use torch.compile (below_peak names a mode of it for one kernel; the
     // optimizer's advice names compiling the optimizer step, which is not the model).
     for (const Recommendation& rec : ov.recommendations)
         if (rec.id != "below_peak" && !rec.title.starts_with("The optimizer step runs eagerly"))
             QVERIFY2(rec.title.find("torch.compile") == std::string::npos, rec.title.c_str());
-    if (const Recommendation* launch = find(ov, "launch_bound"))
+    if (const Recommendation* launch = test::recommendation(ov, "launch_bound"))
         QVERIFY2(launch->title.starts_with(launchTitle.toStdString()), launch->title.c_str());
 
     const CompiledModelFacts m =
         compiledModelFacts(*r.store, stepsOf(ov), r.store->minTime(), r.store->maxTime());
-    if (const Recommendation* rec = find(ov, "recompilation")) {
+    if (const Recommendation* rec = test::recommendation(ov, "recompilation")) {
         // b200: one region, 0/1; the link goes to it.
         QCOMPARE(int(m.regions.size()), 1);
         QCOMPARE(m.regions[0].frame, 0);
@@ -174,44 +162,47 @@ void TestCompiledAdvice::corpus() {
         QCOMPARE(rec->exampleName, std::string("Torch-Compiled Region: 0/1"));
         QVERIFY(rec->evidence.starts_with("frame 0 runs as 0/1"));
     }
-    if (const Recommendation* rec = find(ov, "graph_breaks")) {
+    if (const Recommendation* rec = test::recommendation(ov, "graph_breaks")) {
         // The H200 graph break: two frames a step, the eager code between them starts at aten::item.
-        QCOMPARE(figure(*rec, "frames_in_a_step"), 2.0);
+        QCOMPARE(test::figure(*rec, "frames_in_a_step"), 2.0);
         QCOMPARE(rec->exampleName, std::string("aten::item"));
         QVERIFY2(rec->evidence.find("(0/0, 1/0;") != std::string::npos, rec->evidence.c_str());
-        QVERIFY(figure(*rec, "eager_host_us") > 0);
+        QVERIFY(test::figure(*rec, "eager_host_us") > 0);
     }
     QCOMPARE(m.tritonTemplates, trace.contains("max_autotune"));
-    if (const Recommendation* rec = find(ov, "elementwise_fusion"); rec && trace.startsWith("gpu/")) {
+    if (const Recommendation* rec = test::recommendation(ov, "elementwise_fusion");
+        rec && trace.startsWith("gpu/")) {
         // Our H200 runs compile the model and leave AdamW's foreach step eager: the advice names the
         // optimizer.
         QVERIFY2(rec->title.starts_with("The optimizer step runs eagerly"), rec->title.c_str());
-        QVERIFY(figure(*rec, "optimizer_share_of_elementwise") > 0.9);
+        QVERIFY(test::figure(*rec, "optimizer_share_of_elementwise") > 0.9);
         QVERIFY2(rec->exampleName.find("multi_tensor_apply_kernel") != std::string::npos,
                  rec->exampleName.c_str());
     }
-    if (const Recommendation* rec = find(ov, "compile_in_trace")) {
+    if (const Recommendation* rec = test::recommendation(ov, "compile_in_trace")) {
         // Flux: Inductor's CUDA graph tree records the graph inside the profiled step.
         QCOMPARE(rec->exampleName, std::string("CUDAGraphNode.record (dynamo_timed)"));
         QVERIFY(m.cudaGraphs);
-        QVERIFY(figure(*rec, "compile_share") > 0.5);
+        QVERIFY(test::figure(*rec, "compile_share") > 0.5);
     }
-    if (const Recommendation* rec = find(ov, "max_autotune")) {
+    if (const Recommendation* rec = test::recommendation(ov, "max_autotune")) {
         QVERIFY(!m.tritonTemplates);
         QVERIFY(!m.topTriton.empty());
         QCOMPARE(rec->exampleName, std::string(r.store->strings().view(m.topTriton.front().name)));
-        QVERIFY(figure(*rec, "triton_share_of_kernel_time") +
-                    figure(*rec, "compiled_gemm_share_of_kernel_time") >
+        QVERIFY(test::figure(*rec, "triton_share_of_kernel_time") +
+                    test::figure(*rec, "compiled_gemm_share_of_kernel_time") >
                 0.3);
     }
-    if (const Recommendation* rec = find(ov, "tiny_kernels")) {
+    if (const Recommendation* rec = test::recommendation(ov, "tiny_kernels")) {
         // The HTA trace: the tiny kernels come from eager code, so the advice says compile it, not CUDA
         // graphs.
         QVERIFY(
             rec->title.starts_with("Many tiny kernels, most of them launched outside the compiled graphs"));
-        QVERIFY(figure(*rec, "tiny_outside_compiled_graphs") > figure(*rec, "tiny_in_compiled_graphs"));
-        QCOMPARE(figure(*rec, "tiny_outside_compiled_graphs") + figure(*rec, "tiny_in_compiled_graphs"),
-                 figure(*rec, "tiny_kernels"));
+        QVERIFY(test::figure(*rec, "tiny_outside_compiled_graphs") >
+                test::figure(*rec, "tiny_in_compiled_graphs"));
+        QCOMPARE(test::figure(*rec, "tiny_outside_compiled_graphs") +
+                     test::figure(*rec, "tiny_in_compiled_graphs"),
+                 test::figure(*rec, "tiny_kernels"));
     }
     // Every kernel of the range is counted once, inside or outside the compiled graphs.
     QVERIFY(m.kernelsInGraphs > 0 && m.kernelsInGraphs <= m.kernels);
@@ -258,24 +249,24 @@ void TestCompiledAdvice::graphBreaks() {
     const Overview ov = computeOverview(*r.store);
     QVERIFY(ov.compiledModel);
     QVERIFY(!ov.cudaGraphs);
-    const Recommendation* breaks = find(ov, "graph_breaks");
+    const Recommendation* breaks = test::recommendation(ov, "graph_breaks");
     QVERIFY(breaks);
-    QCOMPARE(figure(*breaks, "frames_in_a_step"), 2.0);
+    QCOMPARE(test::figure(*breaks, "frames_in_a_step"), 2.0);
     // The eager operator between the regions is aten::nonzero alone (aten::empty is inside it; the Cache
     // Lookup is Dynamo's own), 150 us on the host launching 40 us of GPU work; the link goes to it.
-    QCOMPARE(figure(*breaks, "eager_ops_between_regions"), 1.0);
-    QCOMPARE(figure(*breaks, "eager_host_us"), 150.0);
-    QCOMPARE(figure(*breaks, "eager_gpu_us"), 40.0);
+    QCOMPARE(test::figure(*breaks, "eager_ops_between_regions"), 1.0);
+    QCOMPARE(test::figure(*breaks, "eager_host_us"), 150.0);
+    QCOMPARE(test::figure(*breaks, "eager_gpu_us"), 40.0);
     QCOMPARE(breaks->exampleName, std::string("aten::nonzero"));
     QVERIFY2(breaks->evidence.find("(0/0, 1/0;") != std::string::npos, breaks->evidence.c_str());
     // Step 2 runs frame 0's second compilation, and compiles inside the trace (the outermost phase only).
-    const Recommendation* recompiled = find(ov, "recompilation");
+    const Recommendation* recompiled = test::recommendation(ov, "recompilation");
     QVERIFY(recompiled);
     QVERIFY2(recompiled->evidence.starts_with("frame 0 runs as 0/0, 0/1"), recompiled->evidence.c_str());
     QCOMPARE(recompiled->exampleName, std::string("Torch-Compiled Region: 0/1"));
-    const Recommendation* compiling = find(ov, "compile_in_trace");
+    const Recommendation* compiling = test::recommendation(ov, "compile_in_trace");
     QVERIFY(compiling);
-    QCOMPARE(figure(*compiling, "compile_us"), 250.0);
+    QCOMPARE(test::figure(*compiling, "compile_us"), 250.0);
     QCOMPARE(compiling->exampleName, std::string("_compile.compile_inner (dynamo_timed)"));
     // Kernels by where they were launched: two from graph calls, the eager one outside.
     const CompiledModelFacts m =
@@ -287,8 +278,8 @@ void TestCompiledAdvice::graphBreaks() {
     QCOMPARE(int(m.regions.size()), 3);
     // A range over step 2 alone sees one frame: no graph break there.
     const Overview late = computeOverview(*r.store, 1000000, 2000000);
-    QVERIFY(!find(late, "graph_breaks"));
-    QVERIFY(find(late, "recompilation"));
+    QVERIFY(!test::recommendation(late, "graph_breaks"));
+    QVERIFY(test::recommendation(late, "recompilation"));
 }
 
 // Eager elementwise kernels beside a compiled graph: the optimizer's (inside Optimizer.step#, or launched by
@@ -342,17 +333,17 @@ void TestCompiledAdvice::eagerElementwiseBesideGraphs() {
     QVERIFY2(r.ok(), r.error.c_str());
     const Overview ov = computeOverview(*r.store);
     QVERIFY(ov.compiledModel);
-    const Recommendation* rec = find(ov, "elementwise_fusion");
+    const Recommendation* rec = test::recommendation(ov, "elementwise_fusion");
     QVERIFY(rec);
-    QCOMPARE(figure(*rec, "elementwise_share_of_kernel_time"), 0.8); // 400 of 500 us
+    QCOMPARE(test::figure(*rec, "elementwise_share_of_kernel_time"), 0.8); // 400 of 500 us
     if (optimizer) {
         QVERIFY2(rec->title.starts_with("The optimizer step runs eagerly"), rec->title.c_str());
         QVERIFY(rec->title.find("fused=True") != std::string::npos);
-        QCOMPARE(figure(*rec, "optimizer_share_of_elementwise"), 1.0);
+        QCOMPARE(test::figure(*rec, "optimizer_share_of_elementwise"), 1.0);
     } else {
         QVERIFY2(rec->title.starts_with("Eager elementwise kernels outside the compiled graphs"),
                  rec->title.c_str());
-        QCOMPARE(figure(*rec, "optimizer_share_of_elementwise"), -1.0);
+        QCOMPARE(test::figure(*rec, "optimizer_share_of_elementwise"), -1.0);
     }
 }
 
@@ -364,7 +355,7 @@ void TestCompiledAdvice::eagerModelUnchanged() {
     const Overview ov = computeOverview(*r.store);
     QVERIFY(!ov.compiledModel);
     for (const char* id : {"graph_breaks", "recompilation", "compile_in_trace", "max_autotune"})
-        QVERIFY(!find(ov, id));
+        QVERIFY(!test::recommendation(ov, id));
     const CompiledModelFacts m =
         compiledModelFacts(*r.store, stepsOf(ov), r.store->minTime(), r.store->maxTime());
     QVERIFY(!m.compiled);

@@ -387,13 +387,10 @@ void TestOverview::elementwiseOfTheOptimizer() {
     QFETCH(double, optimizerShare);
     LoadResult r = test::loadText(json.toStdString());
     QVERIFY2(r.ok(), r.error.c_str());
-    const std::vector<Recommendation> recs = computeOverview(*r.store).recommendations;
-    const auto rec = std::find_if(recs.begin(), recs.end(),
-                                  [](const Recommendation& x) { return x.id == "elementwise_fusion"; });
-    QVERIFY(rec != recs.end());
-    double share = -1;
-    for (const auto& [name, value] : rec->figures)
-        if (name == "optimizer_share_of_elementwise") share = value;
+    const Overview ov = computeOverview(*r.store);
+    const Recommendation* rec = test::recommendation(ov, "elementwise_fusion");
+    QVERIFY(rec);
+    const double share = test::figure(*rec, "optimizer_share_of_elementwise");
     if (optimizerShare < 0) {
         QCOMPARE(rec->title,
                  std::string(
@@ -441,10 +438,9 @@ void TestOverview::unfusedAttentionNamesItsPath() {
     QFETCH(bool, fallback);
     LoadResult r = test::loadText(json.toStdString());
     QVERIFY2(r.ok(), r.error.c_str());
-    const std::vector<Recommendation> recs = computeOverview(*r.store).recommendations;
-    const auto rec = std::find_if(recs.begin(), recs.end(),
-                                  [](const Recommendation& x) { return x.id == "unfused_attention"; });
-    QVERIFY(rec != recs.end());
+    const Overview ov = computeOverview(*r.store);
+    const Recommendation* rec = test::recommendation(ov, "unfused_attention");
+    QVERIFY(rec);
     QCOMPARE(rec->evidence.rfind("3 bmm → softmax → bmm sequences", 0), std::size_t(0));
     if (fallback) {
         QVERIFY2(rec->title.find("falls back to its unfused math path") != std::string::npos,
@@ -590,9 +586,8 @@ void TestOverview::newAdviceOnRealTraces() {
     QFETCH(double, value);
     const auto store = loadReal(trace);
     const Overview ov = computeOverview(*store);
-    const auto r = std::find_if(ov.recommendations.begin(), ov.recommendations.end(),
-                                [&](const Recommendation& x) { return x.id == rule.toStdString(); });
-    QVERIFY(r != ov.recommendations.end());
+    const Recommendation* r = test::recommendation(ov, rule.toStdString());
+    QVERIFY(r);
     const auto f = std::find_if(r->figures.begin(), r->figures.end(),
                                 [&](const auto& x) { return x.first == figure.toStdString(); });
     QVERIFY(f != r->figures.end());
