@@ -45,8 +45,22 @@ def events_of(text):
 
 
 # ---- categories -------------------------------------------------------------------------------------------------
+def legacy(e):
+    """An event of the legacy autograd profiler (no Kineto): no category, pid "CPU functions"."""
+    return "cat" not in e and e.get("pid") == "CPU functions" and e.get("ph") == "X"
+
+
+def legacy_kind(name):
+    """docs/DEFINITIONS.md, "Traces without categories": an operator by its name, else an annotation."""
+    if "::" in name or name == "detach" or re.fullmatch(r"[A-Z][A-Za-z0-9_]*Backward\d*", name):
+        return "op"
+    return "annotation"
+
+
 def kind(e):
     c = str(e.get("cat", "")).lower()
+    if legacy(e):
+        return legacy_kind(str(e["name"]))
     if c in ("cpu_op", "operator"):
         return "op"
     if c == "user_annotation":
@@ -138,8 +152,8 @@ def tensor_cores(name, template_operands_reduced=False):
     n = rule_text(name)
     if not n.startswith("triton_") and re.search(r"converttensor|nchwtonhwc|nhwctonchw|nchw2nhwc|nhwc2nchw|transpose|tma_desc|fill_tma", n):
         return False
-    if re.search(r"sm(90|100|120)_xmma", n):
-        return bool(re.search(r"f16|tf32|e4m3|e5m2|e2m1|fp8|s8|i8", n))
+    if re.search(r"sm\d+_xmma", n):
+        return "ffma" not in n and bool(re.search(r"f16|tf32|e4m3|e5m2|e2m1|fp8|s8|i8", n))
     if re.search(r"h884|s884|h1688|s1688|hmma|i8816|16816|dgrad_1x1_stride_2x2|first_layer_wgrad_kernel|conv1x1|"
                  r"conv2d_c1_k1|direct_group|xmma_implicit_gemm|xmma_sparse_conv|xmma_warp_specialized_implicit_gemm|"
                  r"xmma_gemm|xmma_sparse_gemm|c1688", n):
@@ -193,13 +207,22 @@ def reference(events):
     launch_node = {}  # correlation -> node index
     for key, lst in threads.items():
         lst.sort(key=lambda t: (t[0], -(t[1] - t[0]), t[2]))
+        # The legacy profiler's whole microseconds: a child may end 1 us after its parent when it starts at least
+        # 2 us before that end (docs/DEFINITIONS.md, "Nesting: one rule"); its files are already deduplicated.
+        legacy_thread = any(legacy(e) for *_, e in lst)
+        rounded = legacy_thread and all(s % 1000 == 0 and end % 1000 == 0 for s, end, *_ in lst)
+        slack = 1000 if rounded else 0
+
+        def within(pend, s, end):
+            return end <= pend or (slack and end <= pend + slack and pend - s >= 1000 + slack)
+
         stack = []
         for s, end, _, r, e in lst:
-            while stack and not (s < nodes[stack[-1]]["end"] and end <= nodes[stack[-1]]["end"]):
+            while stack and not (s < nodes[stack[-1]]["end"] and within(nodes[stack[-1]]["end"], s, end)):
                 stack.pop()
             parent = stack[-1] if stack else -1
             nodes.append({"name": e["name"], "role": r, "start": s, "end": end, "parent": parent, "children": 0,
-                          "child_sum": 0, "dev_self": 0, "merged": -1, "pid": str(e["pid"]),
+                          "child_sum": 0, "dev_self": 0, "merged": -1, "pid": str(e["pid"]), "deduplicated": legacy_thread,
                           "external": (e.get("args") or {}).get("External id"),
                           "types": (e.get("args") or {}).get("Input type")})
             idx = len(nodes) - 1
@@ -213,7 +236,7 @@ def reference(events):
             stack.append(idx)
     # key_averages' _remove_dup_nodes.
     for i, n in enumerate(nodes):
-        if n["parent"] < 0 or n["role"] != "op":
+        if n["parent"] < 0 or n["role"] != "op" or n["deduplicated"]:
             continue
         p = n["parent"] if nodes[n["parent"]]["merged"] < 0 else nodes[n["parent"]]["merged"]
         pn = nodes[p]

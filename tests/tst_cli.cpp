@@ -1,4 +1,5 @@
 // kinetoscope-cli as a user runs it: exit codes, one-line errors, text and JSON output.
+#include "model/textformat.h"
 #include "testsupport.h"
 
 #include <QDir>
@@ -13,6 +14,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <map>
 
 using namespace kinetoscope;
 
@@ -24,6 +26,7 @@ class TestCli : public QObject {
     void loadErrorNamesFileAndByte();
     void truncatedWarnsButSucceeds();
     void infoReportsFigures();
+    void legacyTraceHasOperators();
     void summaryJsonShape();
     void summaryJsonSaysWhatLoaded_data();
     void summaryJsonSaysWhatLoaded();
@@ -110,6 +113,44 @@ void TestCli::infoReportsFigures() {
          {"Events read:     246", "Slices:", "Tracks:", "Flows:", "Time span:", "Load time:", "MB/s",
           "bytes per event", "Phases:", "Categories:", "Flows unmatched: 1 start-only, 46 finish-only"})
         QVERIFY2(o.out.contains(key), key);
+    // Sizes in binary units of three digits: a 34 KB file read "Size: 0.0 MB". This one is 5.84 KiB of gzip
+    // holding 64,512 bytes of JSON.
+    const QString disk = QString::fromStdString(formatBytes(double(QFileInfo(sample).size())));
+    QVERIFY2(o.out.contains("Size:            " + disk + " on disk, 63.0 KiB of JSON (gzip)\n"),
+             qPrintable(o.out));
+    QVERIFY2(QRegularExpression("Store memory:    [0-9.]+ KiB \\(").match(o.out).hasMatch(),
+             qPrintable(o.out));
+}
+
+// A trace of a PyTorch without Kineto (the legacy autograd profiler: no categories, whole µs) has its
+// operator and annotation tables, as key_averages() of the same run listed them (tests/data/legacy), and info
+// says how its events were classified.
+void TestCli::legacyTraceHasOperators() {
+    const QString dir = QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/data/legacy/");
+    const Output info = run({"info", dir + "mlp.json.gz"});
+    QCOMPARE(info.code, 0);
+    QVERIFY2(
+        info.out.contains("Legacy format:   no categories (autograd profiler without Kineto): 384 operators "
+                          "and 15 annotations told apart by name"),
+        qPrintable(info.out));
+    const Output o = run({"summary", dir + "mlp.json.gz", "--json", "--top", "1000"});
+    QCOMPARE(o.code, 0);
+    const QJsonObject root = QJsonDocument::fromJson(o.out.toUtf8()).object();
+    std::map<QString, std::pair<qint64, double>> ours;
+    for (const char* table : {"operators", "annotations"})
+        for (const QJsonValue& v : root[table].toArray())
+            ours[v["name"].toString()] = {v["count"].toInteger(), v["host_total_us"].toDouble()};
+    std::map<QString, std::pair<qint64, double>> theirs;
+    const QJsonDocument reference = QJsonDocument::fromJson(
+        QByteArray::fromStdString(test::readText((dir + "mlp.key_averages.json.gz").toStdString())));
+    for (const QJsonValue& v : reference.object()["rows"].toArray()) {
+        QString key = v["key"].toString();
+        key.replace(QRegularExpression("#[0-9]+$"), "#*"); // train_step#0..2: one row of ours
+        theirs[key].first += v["count"].toInteger();
+        theirs[key].second += v["cpu_time_total_us"].toDouble();
+    }
+    QVERIFY(theirs.size() >= 40);
+    QCOMPARE(ours, theirs);
 }
 
 void TestCli::summaryJsonShape() {

@@ -91,7 +91,7 @@ void TestHostView::partsCoverTheThread() {
             for (std::uint32_t d = 0; d < part->laneCount(); ++d)
                 for (std::uint32_t k = part->laneBegin[d] + 1; k < part->laneBegin[d + 1]; ++k) {
                     QVERIFY(part->starts[k] >= part->starts[k - 1]);
-                    QVERIFY(part->endOf(k - 1) < part->starts[k] + nestingJitterTolerance);
+                    QVERIFY(part->endOf(k - 1) < part->starts[k] + laneOverlapTolerance(part->nestingSlack));
                 }
         }
         // A host slice below the top lane is enclosed by a host slice on the lane above it, or overlaps one.

@@ -49,6 +49,19 @@ void TestKernelClass::classify_data() {
     row("cublas sm90 fp32 operands",
         "sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1", "gemm", false);
     row("cublas sm90 tf32", "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32", "gemm", true);
+    // A GH200 transformer's FP32 GEMMs: Ampere-built xmma kernels whose inner loop is SIMT FMA (ffma).
+    row("cublas sm80 fp32 ffma",
+        "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_"
+        "execute_"
+        "kernel__5x_cublas",
+        "gemm", false);
+    row("cublas sm80 fp32 operands", "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x16_stage4",
+        "gemm", false);
+    row("cublas sm80 tf32", "sm80_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x16_stage4_warpsize2x2x1",
+        "gemm", true);
+    row("cublas sm75 fp16", "sm75_xmma_gemm_f16f16_f16f32_f32_nn_n_tilesize128x128x32", "gemm", true);
+    row("cublas sm86 bf16 implicit gemm conv",
+        "sm86_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x32", "conv", true);
     row("cublas nvjet", "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NNT", "gemm", true);
     row("cublaslt split-k reduce",
         "void cublasLt::splitKreduce_kernel<32, 16, int, float, __nv_bfloat16, float, __nv_bfloat16, true, "

@@ -24,6 +24,7 @@ class TestMemoryTimeline : public QObject {
     void raster();
     void allocatorState_data();
     void allocatorState();
+    void idleSegmentsAreNotFragmentation();
     void groupsByStack();
     void peakAsMemoryViz_data();
     void peakAsMemoryViz();
@@ -247,8 +248,36 @@ void TestMemoryTimeline::allocatorState() {
                      qPrintable(QString("%1 vs %2").arg(s.activeBytes).arg(curve[std::size_t(m + 1)])));
             QVERIFY(s.fragmentation >= 0 && s.fragmentation < 1);
             QVERIFY(s.largestFree <= s.freeBytes);
+            // Free memory is idle cached segments plus the gaps inside segments in use, nothing else.
+            QCOMPARE(s.cachedIdleBytes + s.freeInUseBytes, s.freeBytes);
+            QVERIFY(s.largestFreeInUse <= s.freeInUseBytes);
+            std::uint64_t idle = 0;
+            for (const StateSegment& seg : s.segments)
+                idle += seg.blocks.empty();
+            QCOMPARE(s.cachedIdleSegments, idle);
         }
     }
+}
+
+// GPT-2 medium training (Wedsonlin's snapshot) at snapshot time: over every segment, 1 − largest free block /
+// free reads 98.5 %, but 63 % of the free memory (11.6 of 18.3 GB) is 71 whole cached segments holding
+// nothing, which any request that fits reuses and empty_cache() releases. They are said apart; fragmentation
+// is the free space inside segments in use. The figures were also taken from the file's own segments with
+// Python's pickle.
+void TestMemoryTimeline::idleSegmentsAreNotFragmentation() {
+    const auto snapshot = load(snapshots[1]);
+    const DeviceHistory& h = snapshot->devices.front();
+    const AllocatorState s = allocatorStateAfter(*snapshot, h, std::int64_t(h.size()) - 1);
+    QCOMPARE(s.freeBytes, std::int64_t(18303925760));
+    QCOMPARE(s.cachedIdleBytes, std::int64_t(11582570496));
+    QCOMPARE(s.cachedIdleSegments, std::uint64_t(71));
+    QCOMPARE(s.freeInUseBytes, std::int64_t(6721355264));
+    QCOMPARE(s.largestFree, std::int64_t(268435456)); // an idle segment's
+    QCOMPARE(s.largestFreeInUse, std::int64_t(264241152));
+    const double everySegment = 1.0 - double(s.largestFree) / double(s.freeBytes);
+    QVERIFY2(std::abs(everySegment - 0.9853) < 0.0001, qPrintable(QString::number(everySegment)));
+    QVERIFY2(std::abs(s.fragmentation - (1.0 - 264241152.0 / 6721355264.0)) < 1e-12,
+             qPrintable(QString::number(s.fragmentation)));
 }
 
 void TestMemoryTimeline::groupsByStack() {

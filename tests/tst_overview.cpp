@@ -30,6 +30,8 @@ class TestOverview : public QObject {
     void cleanTraceTriggersNothing();
     void elementwiseOfTheOptimizer_data();
     void elementwiseOfTheOptimizer();
+    void ampOnCudaCoreGemms_data();
+    void ampOnCudaCoreGemms();
     void unfusedAttentionNamesItsPath_data();
     void unfusedAttentionNamesItsPath();
     void noConfidentWrongAdvice_data();
@@ -532,6 +534,55 @@ void TestOverview::noConfidentWrongAdvice_data() {
         QTest::newRow("transposes without convolutions")
             << "channels_last" << QByteArray::fromStdString(b.json()) << "layout" << 0.5;
     }
+}
+
+// A GH200 transformer ran every GEMM as cuBLAS's Ampere-built FP32 xmma kernel with SIMT FMA (ffma): the
+// plugin's "xmma_gemm" rule called them tensor-core work (87.9 %) and the amp advice stayed silent. The
+// advice names the switch that moves FP32 matmuls to tensor cores, and gives the share of kernel time they
+// hold.
+void TestOverview::ampOnCudaCoreGemms_data() {
+    QTest::addColumn<QString>("gemmKernel");
+    QTest::addColumn<int>("computeMajor");
+    QTest::addColumn<bool>("fires");
+    QTest::addColumn<QString>("advice");
+    QTest::newRow("GH200, FP32 ffma xmma")
+        << "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_"
+           "execute_kernel__5x_cublas"
+        << 9 << true << "torch.set_float32_matmul_precision(\"high\")";
+    QTest::newRow("A100, sgemm") << "ampere_sgemm_128x64_nn" << 8 << true
+                                 << "torch.set_float32_matmul_precision(\"high\")";
+    QTest::newRow("V100, sgemm: no TF32 before Ampere") << "volta_sgemm_128x64_nt" << 7 << true << "FP16";
+    QTest::newRow("GH200, TF32 xmma")
+        << "sm80_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x16_stage4" << 9 << false << "";
+}
+
+void TestOverview::ampOnCudaCoreGemms() {
+    QFETCH(QString, gemmKernel);
+    QFETCH(int, computeMajor);
+    QFETCH(bool, fires);
+    QFETCH(QString, advice);
+    TraceBuilder b;
+    b.devices = QStringLiteral(R"([{"id": 0, "name": "NVIDIA GH200 480GB", "totalGlobalMem": 100000000000, )"
+                               R"("computeMajor": %1, "computeMinor": 0, "numSms": 132}])")
+                    .arg(computeMajor)
+                    .toStdString();
+    b.step(0, 1000);
+    for (int i = 0; i < 8; ++i)
+        b.kernel(gemmKernel.toStdString(), 2 + i * 3, 20 + i * 105, 100);
+    b.kernel("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>", 40, 900, 50);
+    LoadResult r = test::loadText(b.json());
+    QVERIFY(r.ok());
+    const Overview ov = computeOverview(*r.store);
+    const Recommendation* amp = test::recommendation(ov, "amp");
+    QCOMPARE(amp != nullptr, fires);
+    if (!amp) return;
+    QVERIFY2(amp->title.find(advice.toStdString()) != std::string::npos, amp->title.c_str());
+    // 800 of 850 µs of kernel time are the GEMMs, none on tensor cores.
+    QCOMPARE(test::figure(*amp, "gemm_conv_share_of_kernel_time"), 800.0 / 850.0);
+    QCOMPARE(test::figure(*amp, "tensor_core_share"), 0.0);
+    QVERIFY2(amp->evidence.find("94.1% of GPU kernel time, tensor-core kernels 0.0% of it") !=
+                 std::string::npos,
+             amp->evidence.c_str());
 }
 
 void TestOverview::noConfidentWrongAdvice() {

@@ -250,7 +250,7 @@ class TestRealCapture : public QObject {
         info.start(QStringLiteral(KINETOSCOPE_CLI), {QStringLiteral("info"), cut});
         QVERIFY(info.waitForFinished(30000));
         const QString text = QString::fromUtf8(info.readAll());
-        QVERIFY2(text.contains(QStringLiteral("MB of capture stream (gzip)")) && !text.contains("JSON") &&
+        QVERIFY2(text.contains(QStringLiteral("KiB of capture stream (gzip)")) && !text.contains("JSON") &&
                      text.contains(QStringLiteral("file is truncated")),
                  qPrintable(text));
     }

@@ -69,7 +69,7 @@ void TestRealTraces::corpus() {
             for (std::uint32_t r = t.laneBegin[d] + 1; r < t.laneBegin[d + 1]; ++r) {
                 QVERIFY(t.starts[r] >= t.starts[r - 1]);
                 QVERIFY(t.endOf(r) >= t.endOf(r - 1));
-                QVERIFY(t.endOf(r - 1) - t.starts[r] < nestingJitterTolerance);
+                QVERIFY(t.endOf(r - 1) - t.starts[r] < laneOverlapTolerance(t.nestingSlack));
             }
     // A slice that overlaps its enclosing one sits on an overflow lane, after every regular lane; the regular
     // lanes hold none.

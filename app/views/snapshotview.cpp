@@ -591,18 +591,24 @@ void SnapshotView::refreshMoment() {
         return;
     }
     const AllocatorState state = allocatorStateAfter(*m_snapshot, h, m_moment);
-    m_stateFigures->setText(tr("<b>%1</b>: %2 reserved in %3 · %4 active (%5 freed, waiting for their "
-                               "streams) · %6 free, the largest "
-                               "free block %7 · fragmentation %8 % (1 − largest free block / free)%9")
-                                .arg(when, bytesText(state.reservedBytes),
-                                     QString::fromStdString(countText(state.segments.size(), "segment")),
-                                     bytesText(state.activeBytes), bytesText(state.pendingBytes),
-                                     bytesText(state.freeBytes), bytesText(state.largestFree))
-                                .arg(state.fragmentation * 100, 0, 'f', 1)
-                                .arg(state.unplacedBlocks ? tr(" · %1 in no known segment")
-                                                                .arg(QString::fromStdString(
-                                                                    countText(state.unplacedBlocks, "block")))
-                                                          : QString()));
+    // Idle cached segments apart from the gaps inside segments in use: only the gaps are fragmentation.
+    m_stateFigures->setText(
+        tr("<b>%1</b>: %2 reserved in %3 · %4 active (%5 freed, waiting for their streams) · %6 free: %7 "
+           "cached in %8 holding nothing (releasable by <tt>empty_cache()</tt>), %9 inside segments in use, "
+           "the largest free block there %10 · fragmentation %11 % (1 − largest free block / free, inside "
+           "segments in use)%12")
+            .arg(when, bytesText(state.reservedBytes),
+                 QString::fromStdString(countText(state.segments.size(), "segment")),
+                 bytesText(state.activeBytes), bytesText(state.pendingBytes), bytesText(state.freeBytes),
+                 bytesText(state.cachedIdleBytes),
+                 QString::fromStdString(countText(state.cachedIdleSegments, "segment")),
+                 bytesText(state.freeInUseBytes))
+            .arg(bytesText(state.largestFreeInUse))
+            .arg(state.fragmentation * 100, 0, 'f', 1)
+            .arg(state.unplacedBlocks
+                     ? tr(" · %1 in no known segment")
+                           .arg(QString::fromStdString(countText(state.unplacedBlocks, "block")))
+                     : QString()));
     m_segments->setState(state, [this](std::uint32_t stack) { return colorOfStack(stack); });
 }
 
@@ -758,11 +764,11 @@ void SnapshotView::fillOom() {
                            .arg(bytesText(h.sizes[e]), bytesText(std::int64_t(h.addrs[e])));
     if (!m_snapshot->partial) { // else the allocator's state is not known (refreshMoment)
         const AllocatorState state = allocatorStateAfter(*m_snapshot, h, *oom);
-        headline += tr(" The allocator held %1 active and %2 reserved, %3 of it free in its segments (the "
-                       "largest free block %4).")
+        headline += tr(" The allocator held %1 active and %2 reserved, %3 of it free in its segments (%4 "
+                       "of that in cached segments holding nothing; the largest free block %5).")
                         .arg(bytesText(m_timelines[std::size_t(m_device)]->curve()[e]),
                              bytesText(state.reservedBytes), bytesText(state.freeBytes),
-                             bytesText(state.largestFree));
+                             bytesText(state.cachedIdleBytes), bytesText(state.largestFree));
     }
     m_oomBanner->setText(headline + tr(" The tables below show that moment."));
     m_oomBanner->show();

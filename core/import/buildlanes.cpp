@@ -92,7 +92,7 @@ void StoreBuild::finalizeTracks() {
         std::vector<std::uint16_t> depth = nestingLanes(
             order, n, [&](std::uint32_t r) { return track.starts[r]; },
             [&](std::uint32_t r) { return track.endOf(r); }, counts,
-            [&](std::uint32_t r) { track.flags[r] |= SliceFlag::Overlapping; });
+            [&](std::uint32_t r) { track.flags[r] |= SliceFlag::Overlapping; }, track.nestingSlack);
         m_store.stats.overlappingSlices += counts.overlapping;
         m_store.stats.jitterOverlaps += counts.jitter;
         track.overflowLane = counts.overflowLane;

@@ -148,6 +148,11 @@ class StoreBuild {
 
     void applyMetadata();
 
+    // The legacy autograd profiler's traces (PyTorch without Kineto, use_kineto=False) write every
+    // RecordFunction with no category on pid "CPU functions", in whole microseconds: gives each the operator
+    // or annotation category its name says (legacyRecordFunctionKind) and the thread its rounding slack.
+    void classifyLegacyRecordFunctions();
+
     // Sorts each track's rows by (start, longer first, file order), assigns lanes, and reorders the
     // columns by (lane, start).
     void finalizeTracks();

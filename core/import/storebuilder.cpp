@@ -23,6 +23,7 @@ void StoreBuild::run() {
     buildAsyncTracks();
     buildCounterTracks();
     applyMetadata();
+    classifyLegacyRecordFunctions();
     clock.lap("build: pairs+meta");
     // Small traces (most files, and every fuzz input) do each part in turn: starting threads would cost more.
     const bool big = m_sliceCount >= parallelThreshold;

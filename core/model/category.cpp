@@ -55,6 +55,22 @@ CategoryKind classifyCategory(std::string_view cat) {
     return CategoryKind::Other;
 }
 
+CategoryKind legacyRecordFunctionKind(std::string_view name) {
+    if (name.find("::") != std::string_view::npos || name == "detach") return CategoryKind::CpuOp;
+    // Autograd nodes: a class name ending in "Backward" and a version number (AddmmBackward0,
+    // CudnnConvolutionBackward).
+    std::string_view stem = name;
+    while (!stem.empty() && std::isdigit(static_cast<unsigned char>(stem.back())))
+        stem.remove_suffix(1);
+    if (stem.size() > 8 && stem.ends_with("Backward") && std::isupper(static_cast<unsigned char>(stem[0]))) {
+        bool identifier = true;
+        for (char c : stem)
+            identifier = identifier && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+        if (identifier) return CategoryKind::CpuOp;
+    }
+    return CategoryKind::UserAnnotation;
+}
+
 std::string_view categoryKindName(CategoryKind kind) {
     switch (kind) {
     case CategoryKind::Other:

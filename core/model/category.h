@@ -27,6 +27,12 @@ enum class CategoryKind : std::uint8_t {
 };
 
 CategoryKind classifyCategory(std::string_view cat);
+
+// The kind of a RecordFunction the legacy autograd profiler wrote without a category, by its name
+// (docs/DEFINITIONS.md, "Traces without categories"): CpuOp for an operator (a namespaced name such as
+// aten::mm, an autograd node such as AddmmBackward0, detach), UserAnnotation for the rest (record_function
+// ranges, ProfilerStep#N, Optimizer.step#..., TorchScript functions).
+CategoryKind legacyRecordFunctionKind(std::string_view name);
 std::string_view categoryKindName(CategoryKind kind);
 
 // GPU work: what occupies a stream (kernels, copies, memsets); not syncs or GPU annotations.

@@ -31,8 +31,11 @@ struct ImportStats {
     std::uint64_t unknownPhaseEvents = 0;                // skipped: phase we do not know
     std::uint64_t overlappingSlices = 0; // partially overlap their enclosing slice: kept on another lane
     std::uint64_t jitterOverlaps = 0;    // overlap a sibling by under 1 µs (clock jitter): kept on its lane
-    std::uint64_t endWithoutBegin = 0;   // `E` with no open `B`: dropped
-    std::uint64_t beginWithoutEnd = 0;   // `B` never closed: kept, ending at the track's last time
+    // The legacy autograd profiler's events without a category, given one by name (buildlegacy.cpp).
+    std::uint64_t legacyOperators = 0;
+    std::uint64_t legacyAnnotations = 0;
+    std::uint64_t endWithoutBegin = 0;     // `E` with no open `B`: dropped
+    std::uint64_t beginWithoutEnd = 0;     // `B` never closed: kept, ending at the track's last time
     std::uint64_t flowStartsUnmatched = 0; // `s` whose `f` never came (or whose slice is missing)
     std::uint64_t flowEndsUnmatched = 0;   // `f` whose `s` never came (or whose slice is missing)
     std::uint64_t flowsUnbound = 0;        // a flow end with no slice to bind to

@@ -18,6 +18,17 @@ namespace kinetoscope {
 // Overlaps between siblings shorter than this are clock jitter, not concurrency: the later slice stays on the
 // earlier one's lane instead of starting a staircase of lanes. Durations are never changed.
 constexpr TimeNs nestingJitterTolerance = 1000;
+// The sibling overlap a track's lanes allow: the tolerance above, plus its slack (Track::nestingSlack).
+inline TimeNs laneOverlapTolerance(TimeNs slack) {
+    return nestingJitterTolerance + slack;
+}
+// Whether a slice [start, end) that starts inside one ending at `outerEnd` ends within it (the nesting rule
+// of docs/DEFINITIONS.md): also by up to `slack` (Track::nestingSlack) past that end when it starts at least
+// the lane tolerance before it; a later start is a sibling overlapping by rounding, as the lanes place it.
+inline bool endsWithin(TimeNs outerEnd, TimeNs start, TimeNs end, TimeNs slack) {
+    return end <= outerEnd ||
+           (slack > 0 && end <= outerEnd + slack && outerEnd - start >= laneOverlapTolerance(slack));
+}
 
 struct NestingCounts {
     std::uint64_t overlapping = 0;  // partially overlap their enclosing slice: moved to the overflow lanes
@@ -39,7 +50,8 @@ struct Open {
 template <typename Keep, typename StartOf, typename EndOf, typename OnPlaced>
 std::uint32_t placeLanes(const std::vector<std::uint32_t>& order, Keep keep, StartOf startOf, EndOf endOf,
                          std::uint32_t firstLane, std::vector<std::uint16_t>& depth, std::uint64_t& jitter,
-                         OnPlaced onPlaced) {
+                         TimeNs slack, OnPlaced onPlaced) {
+    const TimeNs tolerance = laneOverlapTolerance(slack);
     std::vector<TimeNs> laneEnd;
     std::vector<Open> stack;
     for (const std::uint32_t r : order) {
@@ -51,19 +63,19 @@ std::uint32_t placeLanes(const std::vector<std::uint32_t>& order, Keep keep, Sta
         // A sibling that ends less than the tolerance into this slice, and before it ends, is clock jitter
         // (two timestamps from different clocks, rounding): it has ended, and this slice stays on its lane
         // (three ProfilerSteps are not drawn ever deeper).
-        while (!stack.empty() && stack.back().end - s < nestingJitterTolerance && stack.back().end < e) {
+        while (!stack.empty() && stack.back().end - s < tolerance && stack.back().end < e) {
             stack.pop_back();
             ++jitter;
         }
         std::size_t d = 0;
         const Open* parent = stack.empty() ? nullptr : &stack.back();
         if (parent) d = std::size_t(parent->depth) + 1;
-        onPlaced(r, parent, parent && parent->end < e);
+        onPlaced(r, parent, parent && !endsWithin(parent->end, s, e, slack));
         // (A lane whose last slice ends within the tolerance is free: that slice was let go above. But not
         // for a slice that ends before it: lying inside that slice, it would break the lane's order by end,
         // which one binary search relies on. A slice let go as jitter, then a short one inside it, after its
         // sibling has ended: a fuzzed trace, ../shared/fuzz/import-invariant-1.json.gz.)
-        while (d < laneEnd.size() && (laneEnd[d] >= s + nestingJitterTolerance || laneEnd[d] > e))
+        while (d < laneEnd.size() && (laneEnd[d] >= s + tolerance || laneEnd[d] > e))
             ++d;
         if (d + firstLane >= 0xffff) d = 0xfffe - firstLane; // pathological nesting: pile onto the last lane
         if (d >= laneEnd.size()) laneEnd.resize(d + 1, std::numeric_limits<TimeNs>::min());
@@ -83,15 +95,18 @@ std::uint32_t placeLanes(const std::vector<std::uint32_t>& order, Keep keep, Sta
 // A slice that partially overlaps its enclosing one (by 1 µs or more) cannot nest. It and every slice nested
 // in it go to overflow lanes after the track's regular ones, laid out by the same rule among themselves, as
 // Perfetto does: the regular lanes stay a clean call tree, and no slice is hidden or shortened.
+//
+// `slack` is the track's Track::nestingSlack: a child ending up to that late still nests, and siblings may
+// overlap by the jitter tolerance plus it (whole-microsecond times round both ways).
 template <typename StartOf, typename EndOf, typename OnOverlap>
 std::vector<std::uint16_t> nestingLanes(const std::vector<std::uint32_t>& order, std::size_t rowCount,
                                         StartOf startOf, EndOf endOf, NestingCounts& counts,
-                                        OnOverlap onOverlap) {
+                                        OnOverlap onOverlap, TimeNs slack = 0) {
     using nesting_detail::placeLanes;
     std::vector<std::uint16_t> depth(rowCount);
     std::vector<std::uint8_t> overflow; // sized at the first overlap: 1 for a row of the overflow lanes
     auto all = [](std::uint32_t) { return true; };
-    placeLanes(order, all, startOf, endOf, 0, depth, counts.jitter,
+    placeLanes(order, all, startOf, endOf, 0, depth, counts.jitter, slack,
                [&](std::uint32_t r, const nesting_detail::Open* parent, bool overlapsParent) {
                    if (overlapsParent) {
                        ++counts.overlapping;
@@ -107,10 +122,10 @@ std::vector<std::uint16_t> nestingLanes(const std::vector<std::uint32_t>& order,
     std::uint64_t ignored = 0;
     auto none = [](std::uint32_t, const nesting_detail::Open*, bool) {};
     const std::uint32_t regular = placeLanes(
-        order, [&](std::uint32_t r) { return !overflow[r]; }, startOf, endOf, 0, depth, ignored, none);
+        order, [&](std::uint32_t r) { return !overflow[r]; }, startOf, endOf, 0, depth, ignored, slack, none);
     placeLanes(
         order, [&](std::uint32_t r) { return overflow[r] != 0; }, startOf, endOf, regular, depth, ignored,
-        none);
+        slack, none);
     counts.overflowLane = regular;
     return depth;
 }

@@ -1,5 +1,7 @@
 #include "track.h"
 
+#include "nesting.h"
+
 #include <algorithm>
 
 namespace kinetoscope {
@@ -48,7 +50,7 @@ std::optional<std::uint32_t> Track::deepestAt(TimeNs t) const {
 bool Track::encloses(std::uint32_t outer, std::uint32_t row) const {
     if (outer == row) return false;
     const TimeNs ps = starts[outer], pe = endOf(outer), s = starts[row], e = endOf(row);
-    if (!(ps <= s && s < pe && e <= pe)) return false;
+    if (!(ps <= s && s < pe && endsWithin(pe, s, e, nestingSlack))) return false;
     return !(ps == s && pe == e) || depthOf(outer) < depthOf(row);
 }
 

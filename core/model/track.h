@@ -56,6 +56,14 @@ class Track {
     // Lanes from this one on hold the slices that overlap their enclosing slice, with what they enclose
     // (model/nesting.h); 0 when the track has none.
     std::uint32_t overflowLane = 0;
+    // How late a child may end after its parent and still be nested in it: 0, except on the threads of the
+    // legacy autograd profiler's traces, whose times are whole microseconds, so that a child rounded to end
+    // 1 µs after its parent is still its child (docs/DEFINITIONS.md, "Nesting: one rule").
+    TimeNs nestingSlack = 0;
+    // The profiler already merged each operator into its same-named parent where that was its only child
+    // (key_averages()' _remove_dup_nodes) before writing the file: the legacy autograd profiler exports its
+    // deduplicated events, so merging again would take away calls its own tree kept.
+    bool duplicatesMerged = false;
 
     // Counter columns (kind == Counter).
     std::vector<TimeNs> counterTimes;
@@ -70,8 +78,8 @@ class Track {
     // The deepest row whose [start, end] contains `t`; invalid when none.
     std::optional<std::uint32_t> deepestAt(TimeNs t) const;
     // Whether `outer` encloses `row` by the one nesting rule of docs/DEFINITIONS.md: outer.start <= row.start
-    // < outer.end and row.end <= outer.end; of two with the same start and duration, the shallower lane
-    // encloses.
+    // < outer.end and row.end <= outer.end + nestingSlack; of two with the same start and duration, the
+    // shallower lane encloses.
     bool encloses(std::uint32_t outer, std::uint32_t row) const;
     // The innermost row enclosing `row`, if any: usually on the lane above, but not always (a slice displaced
     // by an overlap, or a lane above that holds only frames that ended before `row` began).

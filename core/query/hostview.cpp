@@ -21,6 +21,8 @@ Track subTrack(const Track& thread, const std::vector<std::uint32_t>& rows) {
     t.name = thread.name;
     t.sortIndex = thread.sortIndex;
     t.hasSortIndex = thread.hasSortIndex;
+    t.nestingSlack = thread.nestingSlack;
+    t.duplicatesMerged = thread.duplicatesMerged;
     t.starts.reserve(rows.size());
     t.durations.reserve(rows.size());
     t.names.reserve(rows.size());
@@ -81,8 +83,8 @@ HostViews buildHostViews(const TraceStore& store) {
         auto startOf = [&](std::uint32_t r) { return t.starts[r]; };
         auto endOf = [&](std::uint32_t r) { return t.endOf(r); };
         NestingCounts ignored;
-        const std::vector<std::uint16_t> pythonDepth =
-            nestingLanes(pythonOrder, n, startOf, endOf, ignored, [](std::uint32_t) {});
+        const std::vector<std::uint16_t> pythonDepth = nestingLanes(
+            pythonOrder, n, startOf, endOf, ignored, [](std::uint32_t) {}, t.nestingSlack);
         for (std::uint32_t r : pythonOrder) {
             v.pythonLanes = std::max<std::uint32_t>(v.pythonLanes, pythonDepth[r] + 1u);
             if (pythonDepth[r] == 0) v.pythonRows.push_back(r);
@@ -93,7 +95,8 @@ HostViews buildHostViews(const TraceStore& store) {
         std::vector<std::uint32_t> overlapping;
         NestingCounts counts;
         const std::vector<std::uint16_t> hostDepth = nestingLanes(
-            hostOrder, n, startOf, endOf, counts, [&](std::uint32_t r) { overlapping.push_back(r); });
+            hostOrder, n, startOf, endOf, counts, [&](std::uint32_t r) { overlapping.push_back(r); },
+            t.nestingSlack);
         std::vector<std::uint32_t> laneBegin;
         v.hostRows = rowsByLane(hostOrder, hostDepth, laneBegin);
         v.host = subTrack(t, v.hostRows);

@@ -80,7 +80,8 @@ inline int brokenInvariant(const TraceStore& s) {
                 if (r > track.laneBegin[lane]) {
                     if (track.starts[r - 1] > track.starts[r] || track.endOf(r - 1) > track.endOf(r))
                         return __LINE__;
-                    if (track.endOf(r - 1) - track.starts[r] >= nestingJitterTolerance) return __LINE__;
+                    if (track.endOf(r - 1) - track.starts[r] >= laneOverlapTolerance(track.nestingSlack))
+                        return __LINE__;
                 }
             }
         }

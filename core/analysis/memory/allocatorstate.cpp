@@ -106,11 +106,12 @@ AllocatorState allocatorStateAfter(const MemorySnapshot& snapshot, const DeviceH
         std::sort(s.blocks.begin(), s.blocks.end(),
                   [](const StateBlock& a, const StateBlock& b) { return a.address < b.address; });
         std::uint64_t at = s.address;
+        std::int64_t segmentFree = 0;
         // Free bytes are the gaps themselves, so that the largest never exceeds them, even where a damaged
         // file's blocks overlap or run past their segment (found by fuzz_pickle).
         auto gap = [&](std::uint64_t from, std::uint64_t to) {
             s.largestFree = std::max(s.largestFree, std::int64_t(to - from));
-            state.freeBytes += std::int64_t(to - from);
+            segmentFree += std::int64_t(to - from);
         };
         for (const StateBlock& b : s.blocks) {
             if (b.address > at) gap(at, b.address);
@@ -120,12 +121,21 @@ AllocatorState allocatorStateAfter(const MemorySnapshot& snapshot, const DeviceH
         }
         const std::uint64_t end = s.address + std::uint64_t(s.size);
         if (end > at) gap(at, end);
+        state.freeBytes += segmentFree;
         state.reservedBytes += s.size;
         state.activeBytes += s.activeBytes;
         state.pendingBytes += s.pendingBytes;
         state.largestFree = std::max(state.largestFree, s.largestFree);
+        if (s.blocks.empty()) {
+            ++state.cachedIdleSegments;
+            state.cachedIdleBytes += segmentFree;
+        } else {
+            state.freeInUseBytes += segmentFree;
+            state.largestFreeInUse = std::max(state.largestFreeInUse, s.largestFree);
+        }
     }
-    if (state.freeBytes > 0) state.fragmentation = 1.0 - double(state.largestFree) / double(state.freeBytes);
+    if (state.freeInUseBytes > 0)
+        state.fragmentation = 1.0 - double(state.largestFreeInUse) / double(state.freeInUseBytes);
     return state;
 }
 

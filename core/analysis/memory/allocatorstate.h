@@ -39,8 +39,17 @@ struct AllocatorState {
     std::int64_t pendingBytes = 0;
     std::int64_t freeBytes = 0;   // the segments' bytes outside their blocks: reserved − active
     std::int64_t largestFree = 0; // the largest free block of any segment
-    // 1 − largest free block / free bytes: 0 when all free memory is one block, near 1 when it is in crumbs
-    // no large request can use.
+    // Free memory is of two kinds. Whole segments that hold no block are cached: the allocator reuses them
+    // for any request that fits, and empty_cache() gives them back to the driver. The gaps between the blocks
+    // of segments in use are what users mean by fragmentation (Wedsonlin's training snapshot: 82 % of its
+    // free memory is idle segments, which the earlier figure over every segment read as 98.6 %
+    // fragmentation).
+    std::int64_t cachedIdleBytes = 0; // segments without a block
+    std::uint64_t cachedIdleSegments = 0;
+    std::int64_t freeInUseBytes = 0; // gaps inside segments that hold a block: freeBytes − cachedIdleBytes
+    std::int64_t largestFreeInUse = 0; // the largest of those gaps
+    // 1 − largest free block / free bytes, inside segments in use: 0 when that free memory is one block, near
+    // 1 when it is in crumbs no large request can use.
     double fragmentation = 0;
     std::uint64_t unplacedBlocks = 0; // blocks whose address lies in no segment (a trace that began late)
     std::int64_t unplacedBytes = 0;   // counted in activeBytes

@@ -1,6 +1,7 @@
 #include "analysis/ops/hosttree.h"
 
 #include "model/argscan.h"
+#include "model/nesting.h"
 #include "model/radixsort.h"
 #include "model/runmerge.h"
 
@@ -155,7 +156,8 @@ HostTree hostTree(const HostRoles& roles, const Track& track, TimeNs from, TimeN
     std::vector<Open> open;
     for (const Item& item : items) {
         const TimeNs s = item.start, e = s - item.negDuration;
-        while (!open.empty() && !(s < open.back().end && e <= open.back().end))
+        while (!open.empty() &&
+               !(s < open.back().end && endsWithin(open.back().end, s, e, track.nestingSlack)))
             open.pop_back();
         const Open* top = open.empty() ? nullptr : &open.back();
         if (top && !top->launch) {

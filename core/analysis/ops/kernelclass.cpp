@@ -173,12 +173,28 @@ std::string_view kernelCategoryName(KernelCategory c) {
     return "other";
 }
 
+namespace {
+// "sm<digits>_xmma": cuBLAS's generated xmma kernels, named with the architecture they were built for.
+bool hasSmXmma(std::string_view l) {
+    for (std::size_t at = l.find("_xmma"); at != std::string_view::npos; at = l.find("_xmma", at + 1)) {
+        std::size_t digits = at;
+        while (digits > 0 && std::isdigit(static_cast<unsigned char>(l[digits - 1])))
+            --digits;
+        if (digits < at && digits >= 2 && l.substr(digits - 2, 2) == "sm") return true;
+    }
+    return false;
+}
+} // namespace
+
 bool usesTensorCores(std::string_view name) {
     const std::string l = classificationText(name);
     if (!l.starts_with("triton_") && (hasAny(l, layoutFragments) || hasAny(l, helperFragments))) return false;
-    // cuBLAS's Hopper/Blackwell kernels say their operand types: FP32 operands run on the CUDA cores.
-    if (hasAny(l, {"sm90_xmma", "sm100_xmma", "sm120_xmma"}))
-        return hasAny(l, {"f16", "tf32", "e4m3", "e5m2", "e2m1", "fp8", "s8", "i8"});
+    // cuBLAS's xmma kernels (sm70_xmma ... sm120_xmma) say their operand types, and `ffma` marks one whose
+    // inner loop is SIMT FP32 fused multiply-adds: FP32 operands and ffma run on the CUDA cores (a GH200's
+    // sm80_xmma_gemm_f32f32_f32f32_f32_..._ffma_... kernels, which the plugin's "xmma_gemm" would call
+    // tensor-core work).
+    if (hasSmXmma(l))
+        return !has(l, "ffma") && hasAny(l, {"f16", "tf32", "e4m3", "e5m2", "e2m1", "fp8", "s8", "i8"});
     // The TensorBoard plugin's allow-list (from NVIDIA PyProf), compared case-insensitively.
     if (hasAny(l, {"h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2",
                    "first_layer_wgrad_kernel", "conv1x1", "conv2d_c1_k1", "direct_group",

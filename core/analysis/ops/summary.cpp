@@ -164,6 +164,7 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
         // child (EventList._remove_dup_nodes): the pair is one call, and the parent takes over the child's
         // children.
         for (HostNode& n : nodes) {
+            if (t.duplicatesMerged) break;
             if (n.parent < 0 || n.role != HostRole::Operator) continue;
             const std::int32_t p = nodes[std::size_t(n.parent)].mergedInto >= 0
                                        ? nodes[std::size_t(n.parent)].mergedInto

@@ -102,13 +102,13 @@ void tensorCoreRule(const RuleContext& c, const Rule& rule, const GpuMetrics* g)
     const std::string dev = "GPU " + std::to_string(g->device);
     // TF32 exists from Ampere (compute capability 8) on.
     c.fire(rule,
-           dev + " (" + props->name +
-               ") has tensor cores, but its GEMMs and convolutions do not use them: enable " +
-               (props->computeMajor >= 8 ? "mixed precision (torch.autocast) or TF32 "
-                                           "(torch.backends.cuda.matmul.allow_tf32)"
-                                         : "mixed precision (torch.autocast)"),
-           "GEMM/conv kernels take " + percent(matmulShare) + " of GPU kernel time; tensor-core kernels " +
-               percent(g->tensorCoreShare) + " (" + thresholdText(rule.threshold) + ")",
+           dev + " (" + props->name + ") has tensor cores, but its GEMMs and convolutions do not use them: " +
+               (props->computeMajor >= 8
+                    ? "let FP32 matmuls use TF32 (torch.set_float32_matmul_precision(\"high\")) or run "
+                      "them in BF16 (torch.autocast)"
+                    : "run them in FP16 (torch.autocast)"),
+           "GEMM/conv kernels take " + percent(matmulShare) + " of GPU kernel time, tensor-core kernels " +
+               percent(g->tensorCoreShare) + " of it (" + thresholdText(rule.threshold) + ")",
            {{"device", double(g->device)},
             {"gemm_conv_share_of_kernel_time", matmulShare},
             {"tensor_core_share", g->tensorCoreShare}},

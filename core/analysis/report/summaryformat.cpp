@@ -3,6 +3,7 @@
 #include "analysis/report/rooflineformat.h"
 #include "analysis/report/sections.h"
 
+#include "model/textformat.h"
 #include "query/kernelshortname.h"
 
 #include <algorithm>
@@ -566,8 +567,9 @@ std::string importReport(const TraceStore& store, double loadSeconds) {
     line("File:            %s\n", store.sourcePath().c_str());
     // A spool's bytes are the capture's wire stream, not JSON text.
     const char* text = st.wireStream ? "capture stream" : "JSON";
-    line("Size:            %.1f MB on disk, %.1f MB of %s%s\n", double(st.fileBytes) / 1e6,
-         double(st.jsonBytes) / 1e6, text, st.gzip ? " (gzip)" : "");
+    // Binary units of three digits: a 34 KB file read "0.0 MB".
+    line("Size:            %s on disk, %s of %s%s\n", formatBytes(double(st.fileBytes)).c_str(),
+         formatBytes(double(st.jsonBytes)).c_str(), text, st.gzip ? " (gzip)" : "");
     line("Load time:       %.3f s (%.0f MB/s of %s)\n", loadSeconds,
          loadSeconds > 0 ? double(st.jsonBytes) / 1e6 / loadSeconds : 0.0, text);
     line("Events read:     %llu\n", static_cast<unsigned long long>(st.eventsSeen));
@@ -587,7 +589,7 @@ std::string importReport(const TraceStore& store, double loadSeconds) {
     line("Time span:       %s (%s .. %s us)\n", formatDuration(store.maxTime() - store.minTime()).c_str(),
          formatMicros(store.minTime()).c_str(), formatMicros(store.maxTime()).c_str());
     const std::size_t held = store.bytesHeld();
-    line("Store memory:    %.1f MB (%.1f bytes per event)\n", double(held) / 1e6,
+    line("Store memory:    %s (%.1f bytes per event)\n", formatBytes(double(held)).c_str(),
          st.eventsSeen ? double(held) / double(st.eventsSeen) : 0.0);
     out += "Phases:         ";
     for (const auto& [ph, n] : st.phaseCounts)
@@ -596,11 +598,16 @@ std::string importReport(const TraceStore& store, double loadSeconds) {
     for (const auto& [cat, n] : st.categoryCounts)
         out += " " + (cat.empty() ? std::string("(none)") : cat) + "=" + std::to_string(n);
     out += "\n";
+    if (st.legacyOperators + st.legacyAnnotations)
+        line("Legacy format:   no categories (autograd profiler without Kineto): %llu operators and %llu "
+             "annotations told apart by name\n",
+             static_cast<unsigned long long>(st.legacyOperators),
+             static_cast<unsigned long long>(st.legacyAnnotations));
     line("Malformed:       %llu skipped\n", static_cast<unsigned long long>(st.malformedEvents));
     line("Unknown phase:   %llu skipped\n", static_cast<unsigned long long>(st.unknownPhaseEvents));
     line("Overlapping:     %llu slices moved to overflow lanes\n",
          static_cast<unsigned long long>(st.overlappingSlices));
-    line("Clock jitter:    %llu sub-microsecond overlaps between siblings, kept on their lane\n",
+    line("Clock jitter:    %llu overlaps between siblings within the clocks' rounding, kept on their lane\n",
          static_cast<unsigned long long>(st.jitterOverlaps));
     line("B/E unmatched:   %llu E without B, %llu B without E\n",
          static_cast<unsigned long long>(st.endWithoutBegin),
