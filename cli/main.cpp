@@ -189,8 +189,9 @@ int runSummary(const SummaryArgs& args) {
         KernelGrouping::Name, sections);
     std::string stepError;
     if (has(sections, ReportSection::CriticalPath)) {
-        report->criticalPath = stepCriticalPath(*store, args.step, stepError);
-        if (!report->criticalPath) return usage("summary: --step: " + stepError);
+        auto path = stepCriticalPath(*store, args.step, stepError);
+        if (!path) return usage("summary: --step: " + stepError);
+        attachCriticalPath(*report, std::move(*path));
     }
     if (report->inductor.hasTriton && (args.nruns > 0 || args.wallMs > 0))
         report->inductor.trace = inductorPerRun(

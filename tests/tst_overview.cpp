@@ -1,12 +1,14 @@
 // The overview, kernel and memory analyses (core/analysis): golden reports on real traces, invariants checked
 // against independent computations, every recommendation rule triggered by a trace made to show it and by no
 // rule on a clean one, and scoping to a time range.
+#include "analysis/gpu/criticalpath.h"
 #include "analysis/gpu/intervals.h"
 #include "analysis/memory/memory.h"
 #include "analysis/ops/kernels.h"
 #include "analysis/ops/modules.h"
 #include "analysis/ops/summary.h"
 #include "analysis/overview/overview.h"
+#include "analysis/report/analysisresult.h"
 #include "analysis/report/summaryformat.h"
 #include "testsupport.h"
 
@@ -30,6 +32,9 @@ class TestOverview : public QObject {
     void cleanTraceTriggersNothing();
     void elementwiseOfTheOptimizer_data();
     void elementwiseOfTheOptimizer();
+    void communicationOverlappedIsSaid();
+    void communicationOnCriticalPath();
+    void waitInsideCopyIsSync();
     void ampOnCudaCoreGemms_data();
     void ampOnCudaCoreGemms();
     void unfusedAttentionNamesItsPath_data();
@@ -534,6 +539,99 @@ void TestOverview::noConfidentWrongAdvice_data() {
         QTest::newRow("transposes without convolutions")
             << "channels_last" << QByteArray::fromStdString(b.json()) << "layout" << 0.5;
     }
+}
+
+// DeepSeek's training profile: the breakdown's communication 3.2 %, the Kernels tab's communication category
+// 46.3 %, because compute hid 108.9 of its 113.0 ms. The breakdown keeps what is exposed and says the hidden
+// part beside it.
+void TestOverview::communicationOverlappedIsSaid() {
+    TraceBuilder b;
+    b.step(0, 1000);
+    b.kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", 1, 0, 600);
+    b.slice("kernel", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 100, 600, 0, 13,
+            R"({"device":0,"stream":13})");
+    LoadResult r = test::loadText(b.json());
+    QVERIFY(r.ok());
+    const Overview ov = computeOverview(*r.store);
+    QCOMPARE(ov.breakdownTotal[std::size_t(BreakdownCategory::Communication)], TimeNs(100'000));
+    QCOMPARE(ov.communicationOverlappedTotal, TimeNs(500'000));
+    QCOMPARE(ov.breakdown.front().communicationOverlapped, TimeNs(500'000));
+    const auto report = computeAnalysis(*r.store, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name);
+    const std::string text = reportToText(*report);
+    QVERIFY2(text.find(
+                 "communication not overlapped by compute 100.000 us (10.0%) [500.000 us more overlapped]") !=
+                 std::string::npos,
+             text.c_str());
+    const std::string json = summaryToJson(report->summary, report.get());
+    QVERIFY2(json.find("\"communication_overlapped_us\": 500.000") != std::string::npos, json.c_str());
+}
+
+// The same profile's critical path is 86 % GPU communication and nothing was recommended: a step whose path
+// waits on collectives is told so, with the longest collective on the path as the example.
+void TestOverview::communicationOnCriticalPath() {
+    TraceBuilder b;
+    b.step(0, 1000);
+    b.slice("cpu_op", "aten::mm", 2, 10);
+    b.kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", 4, 10, 100);
+    b.slice("cpu_op", "nccl:all_reduce", 20, 10);
+    b.kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 22, 120, 780);
+    b.slice("cpu_op", "aten::item", 40, 870);
+    b.slice("cuda_runtime", "cudaStreamSynchronize", 42, 866);
+    LoadResult r = test::loadText(b.json());
+    QVERIFY(r.ok());
+    const StepCriticalPath path = criticalPathAt(*r.store, 0, 1000'000);
+    const auto advice = criticalPathRecommendation(path);
+    QVERIFY2(advice.has_value(),
+             qPrintable(QString::number(path.path.bound[std::size_t(BoundBy::GpuCommunication)])));
+    QCOMPARE(advice->id, std::string("communication_on_critical_path"));
+    QVERIFY(test::figure(*advice, "communication_share_of_critical_path") > 0.8);
+    QVERIFY2(advice->exampleName.find("ncclDevKernel_AllReduce") != std::string::npos,
+             advice->exampleName.c_str());
+    // The CLI's report lists it once the path is attached.
+    auto report = computeAnalysis(*r.store, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name);
+    attachCriticalPath(*report, path);
+    QVERIFY(test::recommendation(report->overview, "communication_on_critical_path"));
+    // A path bound by compute gives no such advice.
+    TraceBuilder c;
+    c.step(0, 1000);
+    c.slice("cpu_op", "aten::mm", 2, 10);
+    c.kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", 4, 10, 800);
+    c.slice("cpu_op", "aten::item", 40, 775);
+    c.slice("cuda_runtime", "cudaStreamSynchronize", 42, 771);
+    LoadResult rc = test::loadText(c.json());
+    QVERIFY(!criticalPathRecommendation(criticalPathAt(*rc.store, 0, 1000'000)));
+}
+
+// An H100 inference run: aten::to of the output (73.3 ms) waiting in cudaStreamSynchronize (73.3 ms) was told
+// both "heavy copy traffic" and "avoid synchronisation". The wait is one: the sync advice has it, naming the
+// blocking copy, and the copy advice counts copying without it.
+void TestOverview::waitInsideCopyIsSync() {
+    TraceBuilder b;
+    b.step(0, 1000);
+    b.kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", 2, 10, 640);
+    b.slice("cpu_op", "aten::to", 200, 500);
+    b.slice("cpu_op", "aten::_to_copy", 205, 490);
+    b.slice("cpu_op", "aten::copy_", 210, 480);
+    b.kernel("Memcpy DtoH (Device -> Pageable)", 220, 650, 30, "gpu_memcpy");
+    b.slice("cuda_runtime", "cudaStreamSynchronize", 250, 430);
+    LoadResult r = test::loadText(b.json());
+    QVERIFY(r.ok());
+    const Overview ov = computeOverview(*r.store);
+    QVERIFY(!test::recommendation(ov, "copy_traffic"));
+    const Recommendation* sync = test::recommendation(ov, "sync_bound");
+    QVERIFY(sync);
+    QVERIFY2(sync->title.find("blocking copies to the host") != std::string::npos, sync->title.c_str());
+    QCOMPARE(test::figure(*sync, "sync_in_copies_share"), 1.0);
+    QCOMPARE(r.store->nameOf(sync->example), std::string_view("aten::to"));
+    // A sync outside any copy keeps the general advice.
+    TraceBuilder c;
+    c.step(0, 1000);
+    c.kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", 2, 10, 640);
+    c.slice("cuda_runtime", "cudaDeviceSynchronize", 250, 430);
+    LoadResult rc = test::loadText(c.json());
+    const Overview oc = computeOverview(*rc.store);
+    const Recommendation* plain = test::recommendation(oc, "sync_bound");
+    QVERIFY(plain && plain->title.find("avoid .item()") != std::string::npos);
 }
 
 // A GH200 transformer ran every GEMM as cuBLAS's Ampere-built FP32 xmma kernel with SIMT FMA (ffma): the

@@ -571,7 +571,7 @@ void TestTimelineWidget::gpuUtilisationLanes() {
         return std::abs(a.rowRect.top() - (y - laneRow.height / 2)) < 1;
     });
     QVERIFY(area != g.counters.end());
-    QVERIFY2(area->label.endsWith(QLatin1String("% in view")), qPrintable(area->label));
+    QVERIFY2(area->label.endsWith(QLatin1String("% (mean over the view)")), qPrintable(area->label));
     QVERIFY(area->polygon.size() > 100);
     // A bandwidth lane is scaled to its columns in view (each the mean over its pixel), not to the peak of a
     // 2 µs memset, which would flatten them. (Over the whole trace: the step shown above has no memset.)

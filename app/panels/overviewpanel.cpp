@@ -67,12 +67,13 @@ QString gpuWaitsHtml(const TraceStore& store, const AnalysisResult& r) {
     QString html;
     for (const DeviceTime& t : r.gpuTime) {
         const double span = double(std::max<TimeNs>(1, t.span));
-        html += QObject::tr("<p><b>GPU %1</b> over %2: idle %3 · compute %4 · communication %5 · memory %6 · "
-                            "compute overlapping the others %7</p>")
-                    .arg(t.device)
-                    .arg(durationText(t.span), percentText(double(t.idle) / span),
-                         percentText(double(t.compute) / span), percentText(double(t.communication) / span),
-                         percentText(double(t.memory) / span), percentText(double(t.overlap) / span));
+        html +=
+            QObject::tr("<p><b>GPU %1</b> over %2 (its first GPU event to its last): idle %3 · compute %4 · "
+                        "communication %5 · memory %6 · compute overlapping the others %7</p>")
+                .arg(t.device)
+                .arg(durationText(t.span), percentText(double(t.idle) / span),
+                     percentText(double(t.compute) / span), percentText(double(t.communication) / span),
+                     percentText(double(t.memory) / span), percentText(double(t.overlap) / span));
     }
     for (const StreamIdle& g : r.gpuIdle) {
         const double idle = double(std::max<TimeNs>(1, g.idle()));
@@ -161,8 +162,10 @@ OverviewPanel::OverviewPanel(const TraceStore& store, QWidget* parent)
     m_chart = new StackedColumnChart(body);
     m_breakdown = makeTable(body, {});
     m_breakdown->setMinimumHeight(120);
-    m_gpus = makeTable(body, {tr("GPU"), tr("Utilization"), tr("Busy of wall time"), tr("Est. SM efficiency"),
-                              tr("Est. achieved occupancy"), tr("Tensor-core share")});
+    // Each figure's span in its header: four GPU-busy figures over different spans read as contradictions.
+    m_gpus = makeTable(body, {tr("GPU"), tr("Utilization (of the steps)"),
+                              tr("Busy (of the trace's wall time)"), tr("Est. SM efficiency (of the steps)"),
+                              tr("Est. achieved occupancy"), tr("Tensor-core share (of kernel time)")});
     const char* gpuTips[] = {
         "Device index (Kineto writes it as the pid)",
         "Union of kernel intervals from the first step's start to the last step's end, divided by that span "
@@ -264,7 +267,11 @@ void OverviewPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
     QStringList series;
     QVector<QColor> colors;
     for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
-        series << QString::fromLatin1(breakdownCategoryName(BreakdownCategory(c)).data());
+        // What compute hid is not in the breakdown's communication: the name says so (the Kernels tab's
+        // communication category counts both).
+        series << (BreakdownCategory(c) == BreakdownCategory::Communication
+                       ? tr("communication not overlapped")
+                       : QString::fromLatin1(breakdownCategoryName(BreakdownCategory(c)).data()));
         colors << breakdownColors[c];
     }
     QStringList columns;
@@ -289,8 +296,11 @@ void OverviewPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
         "GPU kernels that are not communication (highest priority)",
         "GPU memcpy not already under a kernel",
         "GPU memset not already claimed",
-        "Collective kernels (NCCL/RCCL, DeepEP, custom all-reduce) and, on the CPU, nccl:*/gloo:*/c10d:: "
-        "ranges",
+        "Collective kernels (NCCL/RCCL, DeepEP, custom all-reduce) while no kernel, copy or memset of a "
+        "higher "
+        "priority runs, and, on the CPU, nccl:*/gloo:*/c10d:: ranges: the communication compute did not "
+        "hide. "
+        "The part it hid is given beside it (\"overlapped\")",
         "Runtime and driver calls (cudaLaunchKernel, cuLaunchKernel, synchronisation, ...)",
         "enumerate(DataLoader) ranges",
         "Operators and annotations on the CPU, other than the steps",
@@ -322,11 +332,13 @@ void OverviewPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
                                                         : QString::fromStdString(result->stepNames[i])));
         m_breakdown->setItem(int(i), 1, numberItem(durationText(span), double(span)));
         for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
-            m_breakdown->setItem(int(i), int(c) + 2,
-                                 numberItem(QStringLiteral("%1 (%2)").arg(
-                                                durationText(times[c]),
-                                                percentText(span ? double(times[c]) / double(span) : 0)),
-                                            double(times[c])));
+            QString text = QStringLiteral("%1 (%2)").arg(
+                durationText(times[c]), percentText(span ? double(times[c]) / double(span) : 0));
+            const TimeNs hidden =
+                total ? ov.communicationOverlappedTotal : ov.breakdown[i].communicationOverlapped;
+            if (BreakdownCategory(c) == BreakdownCategory::Communication && hidden > 0)
+                text += tr(" · %1 overlapped").arg(durationText(hidden));
+            m_breakdown->setItem(int(i), int(c) + 2, numberItem(text, double(times[c])));
         }
     }
     m_breakdown->resizeColumnsToContents();

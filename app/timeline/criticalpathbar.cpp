@@ -2,6 +2,7 @@
 
 #include "timeline/criticalpathoverlay.h"
 
+#include "analysis/overview/overview.h"
 #include "model/timeconv.h"
 
 #include <QHBoxLayout>
@@ -107,6 +108,12 @@ void CriticalPathBar::setPath(std::shared_ptr<const StepCriticalPath> path) {
         counts + (p.inferredSyncs ? tr(" (waits inferred: no cuda_sync events)") : QString());
     html += tail.toHtmlEscaped();
     m_text += tail;
+    // The advice the path gives, as the CLI's report lists it (criticalPathRecommendation).
+    if (const auto advice = criticalPathRecommendation(*m_path)) {
+        html += QStringLiteral("<br/><b>%1</b>").arg(QString::fromStdString(advice->title).toHtmlEscaped());
+        m_text += QStringLiteral("\n") + QString::fromStdString(advice->title);
+        m_label->setWordWrap(true);
+    }
     if (p.edges.empty()) {
         m_text = tr("Critical path of %1: the step has no CPU ops").arg(QString::fromStdString(m_path->step));
         html = m_text.toHtmlEscaped();

@@ -177,8 +177,8 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
                 // A busy share reads best as its mean over what the user is looking at.
                 const TimeNs from = std::max(frame.axis.start, track.counterTimes.front());
                 const TimeNs to = std::min(frame.axis.end, track.counterTimes.back());
-                area.label =
-                    formatCounterValue(derived->meanBetween(from, to), unit) + QStringLiteral(" in view");
+                area.label = formatCounterValue(derived->meanBetween(from, to), unit) +
+                             QStringLiteral(" (mean over the view)");
             } else {
                 area.label = QStringLiteral("max ") + formatCounterValue(maxValue, unit) +
                              (scaledToView ? QStringLiteral(" in view") : QString());

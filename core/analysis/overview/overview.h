@@ -5,6 +5,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ std::string_view breakdownCategoryName(BreakdownCategory c); // "kernel", "memcp
 struct StepBreakdown {
     StepRange step;
     std::array<TimeNs, breakdownCategoryCount> time{};
+    // Communication kernels running while kernels, copies or memsets of a higher priority ran: hidden, so not
+    // in time[Communication], which is what is left exposed. Shown beside it (the Kernels tab's communication
+    // category is both).
+    TimeNs communicationOverlapped = 0;
 };
 
 struct GpuMetrics {
@@ -76,6 +81,7 @@ struct Overview {
     double stepsPerSecond = 0;
     std::vector<StepBreakdown> breakdown;
     std::array<TimeNs, breakdownCategoryCount> breakdownTotal{};
+    TimeNs communicationOverlappedTotal = 0;
     std::vector<GpuMetrics> gpus;
     std::vector<Recommendation> recommendations;
     bool compiledModel = false; // the range runs compiled code (torch.compile): the advice speaks to it
@@ -90,6 +96,12 @@ struct StreamQueue;
 void addQueueRecommendations(Overview& ov, const std::vector<StreamQueue>& queues);
 
 Overview computeOverview(const TraceStore& store, TimeNs from = INT64_MIN, TimeNs to = INT64_MAX);
+
+struct StepCriticalPath;
+// The advice a step's critical path gives (docs/DEFINITIONS.md, "Recommendations"): when GPU communication
+// bounds more than a third of it ("communication_on_critical_path"), what the step waits for is the
+// collectives, however much of them compute hides elsewhere.
+std::optional<Recommendation> criticalPathRecommendation(const StepCriticalPath& path);
 
 // Whether an op or kernel name is a collective communication (NCCL/RCCL/gloo kernels and their host calls).
 bool isCommunicationName(std::string_view name);

@@ -55,7 +55,11 @@ struct SliceFacts {
     TimeNs totalKernelTime = 0;
     std::uint64_t kernelCount = 0, tinyKernels = 0;
     EventRef tinyExample, longestDataLoader, longestComm, longestSync, longestCopy;
+    // Host waits for the GPU (outermost sync calls and ops), and copy and layout ops without the waits inside
+    // them: a blocking .to()/.cpu() of a result is a wait, given to sync_bound alone.
     TimeNs syncTime = 0, copyTime = 0;
+    TimeNs syncInCopyTime = 0;  // the part of syncTime inside copy ops (aten::to waiting for the GPU)
+    EventRef longestSyncInCopy; // the copy op around the longest such wait
 };
 
 SliceFacts gatherSliceFacts(const TraceStore& store, const StepSpan& span);

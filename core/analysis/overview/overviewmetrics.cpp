@@ -11,10 +11,12 @@ void computeBreakdown(Overview& ov, const SliceFacts& facts, const StepSpan& spa
     const IntervalSet& stepSet = span.set;
     // Priority subtraction, then per-step sums.
     std::array<IntervalSet, breakdownCategoryCount> exclusive;
-    IntervalSet claimed;
+    IntervalSet claimed, communicationHidden;
     for (std::size_t c = 0; c + 1 < breakdownCategoryCount; ++c) {
         IntervalSet u = intersect(unionOfRuns(runs[c]), stepSet);
         exclusive[c] = subtract(u, claimed);
+        if (BreakdownCategory(c) == BreakdownCategory::Communication)
+            communicationHidden = intersect(u, claimed);
         claimed = unionOf(std::move(claimed), u);
     }
     for (const StepRange& s : ov.steps) {
@@ -26,6 +28,8 @@ void computeBreakdown(Overview& ov, const SliceFacts& facts, const StepSpan& spa
             used += b.time[c];
         }
         b.time[std::size_t(BreakdownCategory::Other)] = std::max<TimeNs>(0, (s.end - s.start) - used);
+        b.communicationOverlapped = lengthWithin(communicationHidden, s.start, s.end);
+        ov.communicationOverlappedTotal += b.communicationOverlapped;
         for (std::size_t c = 0; c < breakdownCategoryCount; ++c)
             ov.breakdownTotal[c] += b.time[c];
         ov.breakdown.push_back(b);

@@ -8,6 +8,7 @@
 #include "model/argscan.h"
 
 #include <algorithm>
+#include <optional>
 #include <tuple>
 
 namespace kinetoscope::overview {
@@ -118,12 +119,33 @@ SliceFacts gatherSliceFacts(const TraceStore& store, const StepSpan& span) {
                         cat = int(BreakdownCategory::Memset);
                     if (cat >= 0) laneGpuWork.emplace_back(s, e);
                 } else {
-                    if (isLaunchCategory(kind) || kind == CategoryKind::Sync) {
-                        cat = int(BreakdownCategory::Runtime);
-                        if (cls & NameClass::Sync) {
+                    // A wait counts once, at its outermost sync (aten::item holds _local_scalar_dense and a
+                    // cudaStreamSynchronize), and is the sync's, also inside a copy op (a blocking .to() of a
+                    // result): copyTime leaves it out.
+                    const bool isSync =
+                        (cls & NameClass::Sync) &&
+                        (isLaunchCategory(kind) || kind == CategoryKind::Sync || kind == CategoryKind::CpuOp);
+                    if (isSync) {
+                        bool nestedSync = false;
+                        std::optional<std::uint32_t> copyAround;
+                        int levels = 0;
+                        for (auto p = t.parentOf(r); p && levels < 6; p = t.parentOf(*p), ++levels) {
+                            const std::uint8_t pc = nameClass[t.names[*p].value];
+                            if (pc & NameClass::Sync) nestedSync = true;
+                            if (pc & NameClass::Copy) copyAround = *p; // the outermost: what the user called
+                        }
+                        if (!nestedSync) {
                             syncTime += e - s;
                             store.keepLongest(longestSync, ref);
+                            if (copyAround) {
+                                f.syncInCopyTime += e - s;
+                                store.keepLongest(f.longestSyncInCopy,
+                                                  {TrackId(ti), EventIndex(*copyAround)});
+                            }
                         }
+                    }
+                    if (isLaunchCategory(kind) || kind == CategoryKind::Sync) {
+                        cat = int(BreakdownCategory::Runtime);
                     } else if (cls & NameClass::DataLoader) {
                         cat = int(BreakdownCategory::DataLoader);
                         store.keepLongest(longestDataLoader, ref);
@@ -135,10 +157,6 @@ SliceFacts gatherSliceFacts(const TraceStore& store, const StepSpan& span) {
                     } else if ((kind == CategoryKind::CpuOp || kind == CategoryKind::UserAnnotation) &&
                                !(cls & NameClass::Step)) {
                         cat = int(BreakdownCategory::CpuExec);
-                    }
-                    if (kind == CategoryKind::CpuOp && (cls & NameClass::Sync)) {
-                        syncTime += e - s;
-                        store.keepLongest(longestSync, ref);
                     }
                     if (kind == CategoryKind::CpuOp && (cls & NameClass::Copy)) {
                         // Count only the outermost of nested copy ops (aten::to calls aten::copy_).

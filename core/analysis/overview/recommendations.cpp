@@ -2,6 +2,7 @@
 // fires it and the evidence it shows (the figure, the threshold, and where to look).
 #include "analysis/overview/rules.h"
 
+#include "analysis/gpu/criticalpath.h"
 #include "analysis/gpu/gpuqueue.h"
 #include "analysis/memory/memory.h"
 #include "analysis/overview/attentionpattern.h"
@@ -218,11 +219,28 @@ void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
 }
 
 void syncBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
-    fireAbove(
-        c, rule, c.shareOfSteps(c.facts.syncTime), "sync_share", c.facts.longestSync,
-        "Host time is dominated by synchronisation: avoid .item(), .cpu() and explicit synchronize calls "
-        "inside the step",
-        "cudaStreamSynchronize/cudaDeviceSynchronize/aten::item take ", " of the step time");
+    const double share = c.shareOfSteps(c.facts.syncTime);
+    if (share <= rule.threshold) return;
+    const std::string evidence = "cudaStreamSynchronize/cudaDeviceSynchronize/aten::item take " +
+                                 percent(share) + " of the step time (" + thresholdText(rule.threshold) + ")";
+    // Most of the waiting inside a copy op: a blocking copy of a result to the host (an H100 inference run's
+    // aten::to of its output, 73.3 ms, all of it cudaStreamSynchronize). The fix is about that copy.
+    if (2 * c.facts.syncInCopyTime > c.facts.syncTime) {
+        const double inCopies = double(c.facts.syncInCopyTime) / double(c.facts.syncTime);
+        c.fire(
+            rule,
+            "The host waits for the GPU in blocking copies to the host (.to(\"cpu\"), .cpu(), .tolist()): "
+            "copy "
+            "results once the step's work is queued, or with non_blocking=True into pinned memory, and keep "
+            "the rest on the device",
+            evidence + ", " + percent(inCopies) + " of it inside copy ops",
+            {{"sync_share", share}, {"sync_in_copies_share", inCopies}}, c.facts.longestSyncInCopy);
+        return;
+    }
+    c.fire(rule,
+           "Host time is dominated by synchronisation: avoid .item(), .cpu() and explicit synchronize calls "
+           "inside the step",
+           evidence, {{"sync_share", share}}, c.facts.longestSync);
 }
 
 // Fires when more than the threshold of at least this many kernels run under 10 µs.
@@ -261,10 +279,12 @@ void tinyKernelsRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
 }
 
 void copyTrafficRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
-    fireAbove(c, rule, c.shareOfSteps(c.facts.copyTime), "copy_share", c.facts.longestCopy,
+    // Without the waits inside the copies: those are sync_bound's (one cause for one wait).
+    const TimeNs copying = std::max<TimeNs>(0, c.facts.copyTime - c.facts.syncInCopyTime);
+    fireAbove(c, rule, c.shareOfSteps(copying), "copy_share", c.facts.longestCopy,
               "Heavy copy and layout traffic (aten::copy_/to/repeat/permute/contiguous): keep tensors on the "
               "device and in the layout the next op wants",
-              "these ops take ", " of the step time on the host");
+              "these ops take ", " of the step time on the host, waits for the GPU left out");
 }
 
 void elementwiseRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
@@ -423,6 +443,47 @@ void addRecommendations(const TraceStore& store, Overview& ov, const SliceFacts&
 } // namespace kinetoscope::overview
 
 namespace kinetoscope {
+
+std::optional<Recommendation> criticalPathRecommendation(const StepCriticalPath& step) {
+    constexpr double threshold = 1.0 / 3;
+    const CriticalPath& path = step.path;
+    if (path.length <= 0) return std::nullopt;
+    const TimeNs communication = path.bound[std::size_t(BoundBy::GpuCommunication)];
+    const double share = double(communication) / double(path.length);
+    if (share <= threshold) return std::nullopt;
+    Recommendation r;
+    r.id = "communication_on_critical_path";
+    r.title =
+        "Collectives bound the step: its critical path waits on GPU communication; overlap it with compute "
+        "(DDP bucket_cap_mb and gradient_as_bucket_view, FSDP forward/backward prefetch), send less "
+        "(gradient compression, a smaller data-parallel group), and check the job view for a rank the "
+        "others wait for";
+    r.evidence = "GPU communication is " + overview::percent(share) + " of the critical path of " +
+                 step.step + " (" + formatDuration(communication) + " of " + formatDuration(path.length) +
+                 "; threshold " + overview::percent(threshold) + ")";
+    r.figures = {{"communication_share_of_critical_path", share}, {"threshold", threshold}};
+    // The longest communication kernel on the path is where to look.
+    TimeNs longest = -1;
+    for (const CriticalPathEdge& e : path.edges)
+        if (e.bound == BoundBy::GpuCommunication && e.weight > longest) {
+            longest = e.weight;
+            r.example = e.attributed.isValid() ? e.attributed : e.to;
+        }
+    for (const PathEventRow& row : step.events)
+        if (row.ref == r.example) {
+            r.exampleName = row.name;
+            r.exampleStart = row.start;
+            r.exampleDuration = row.duration;
+            r.exampleOnGpu = row.gpu;
+            r.from = row.start;
+            r.to = row.start + row.duration;
+        }
+    if (!r.example.isValid()) {
+        r.from = step.stepStart;
+        r.to = step.stepEnd;
+    }
+    return r;
+}
 
 void addQueueRecommendations(Overview& ov, const std::vector<StreamQueue>& queues) {
     // Thresholds: full a tenth of the time; empty three quarters of it with less than one launch waiting on

@@ -68,4 +68,10 @@ std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,
     return r;
 }
 
+void attachCriticalPath(AnalysisResult& report, StepCriticalPath path) {
+    if (auto advice = criticalPathRecommendation(path))
+        report.overview.recommendations.push_back(std::move(*advice));
+    report.criticalPath = std::move(path);
+}
+
 } // namespace kinetoscope

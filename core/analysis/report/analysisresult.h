@@ -51,6 +51,9 @@ struct AnalysisResult {
     double seconds = 0;
 };
 
+// Gives the report one step's critical path, and the advice that path gives (criticalPathRecommendation).
+void attachCriticalPath(AnalysisResult& report, StepCriticalPath path);
+
 // Only the analyses `sections` need (the viewer asks for all of them; the module tree, which only it shows,
 // comes with all of them only).
 std::shared_ptr<AnalysisResult> computeAnalysis(const TraceStore& store,

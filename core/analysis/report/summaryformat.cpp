@@ -384,6 +384,8 @@ void writeOverview(JsonWriter<std::string>& w, const AnalysisResult& report) {
         w.microsField(breakdownCategoryName(BreakdownCategory(c)), ov.breakdownTotal[c]);
     }
     w.endObject();
+    // Beside the breakdown, not in it: its "communication" is what compute left exposed.
+    w.microsField("communication_overlapped_us", ov.communicationOverlappedTotal);
 }
 
 // Each device's memory peaks.
@@ -644,16 +646,25 @@ static void appendOverviewText(std::string& out, const Overview& ov) {
         span += t;
     out += "Step time breakdown:";
     for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
-        line(" %s %s (%.1f%%)%s", std::string(breakdownCategoryName(BreakdownCategory(c))).c_str(),
+        // Communication the kernels hid is not in the breakdown: say so, and how much it was.
+        const bool communication = BreakdownCategory(c) == BreakdownCategory::Communication;
+        line(" %s %s (%.1f%%)%s%s",
+             communication ? "communication not overlapped by compute"
+                           : std::string(breakdownCategoryName(BreakdownCategory(c))).c_str(),
              formatDuration(ov.breakdownTotal[c]).c_str(),
              span ? 100.0 * double(ov.breakdownTotal[c]) / double(span) : 0.0,
+             communication && ov.communicationOverlappedTotal > 0
+                 ? (" [" + formatDuration(ov.communicationOverlappedTotal) + " more overlapped]").c_str()
+                 : "",
              c + 1 < breakdownCategoryCount ? "," : "\n");
     }
     for (const GpuMetrics& g : ov.gpus) {
         char sm[32] = "n/a", occ[32] = "n/a";
         if (g.hasSmData) std::snprintf(sm, sizeof sm, "%.1f%%", g.smEfficiency * 100);
         if (g.hasOccupancyData) std::snprintf(occ, sizeof occ, "%.1f%%", g.achievedOccupancy);
-        line("GPU %lld: utilization %.1f%%, busy %.1f%% of wall time, est. SM efficiency %s, est. achieved "
+        line("GPU %lld: utilization %.1f%% of the steps' span, busy %.1f%% of wall time, est. SM efficiency "
+             "%s, "
+             "est. achieved "
              "occupancy %s, "
              "tensor cores %.1f%% of kernel time\n",
              static_cast<long long>(g.device), g.utilization * 100, g.busyOfWall * 100, sm, occ,
