@@ -19,6 +19,7 @@ class TestCompiledAdvice : public QObject {
     void corpus_data();
     void corpus();
     void graphBreaks();
+    void functionsCompiledApart();
     void eagerElementwiseBesideGraphs_data();
     void eagerElementwiseBesideGraphs();
     void eagerModelUnchanged();
@@ -167,6 +168,9 @@ void TestCompiledAdvice::corpus() {
         QCOMPARE(test::figure(*rec, "frames_in_a_step"), 2.0);
         QCOMPARE(rec->exampleName, std::string("aten::item"));
         QVERIFY2(rec->evidence.find("(0/0, 1/0;") != std::string::npos, rec->evidence.c_str());
+        // Its resume function's region runs inside frame 0's, as Dynamo runs a graph break.
+        QCOMPARE(test::figure(*rec, "regions_nested"), 1.0);
+        QCOMPARE(test::figure(*rec, "regions_side_by_side"), 0.0);
         QVERIFY(test::figure(*rec, "eager_host_us") > 0);
     }
     QCOMPARE(m.tritonTemplates, trace.contains("max_autotune"));
@@ -259,6 +263,10 @@ void TestCompiledAdvice::graphBreaks() {
     QCOMPARE(test::figure(*breaks, "eager_gpu_us"), 40.0);
     QCOMPARE(breaks->exampleName, std::string("aten::nonzero"));
     QVERIFY2(breaks->evidence.find("(0/0, 1/0;") != std::string::npos, breaks->evidence.c_str());
+    // 1/0 runs inside 0/0: a resume function, so a graph break, not functions compiled apart.
+    QCOMPARE(test::figure(*breaks, "regions_nested"), 1.0);
+    QCOMPARE(test::figure(*breaks, "regions_side_by_side"), 0.0);
+    QVERIFY2(breaks->title.starts_with("Graph breaks split the compiled model"), breaks->title.c_str());
     // Step 2 runs frame 0's second compilation, and compiles inside the trace (the outermost phase only).
     const Recommendation* recompiled = test::recommendation(ov, "recompilation");
     QVERIFY(recompiled);
@@ -280,6 +288,59 @@ void TestCompiledAdvice::graphBreaks() {
     const Overview late = computeOverview(*r.store, 1000000, 2000000);
     QVERIFY(!test::recommendation(late, "graph_breaks"));
     QVERIFY(test::recommendation(late, "recompilation"));
+}
+
+// Two functions compiled one after the other inside one profiled "step" (a warm-up function, then the model),
+// each compiling on its first call: regions 0/0 and 1/0 side by side, each after its own compile_inner under
+// its own user range. Told "graph breaks split the compiled model … 583 eager operators" before, 581 of them
+// compile work, and "reduce-overhead" for an idle GPU that was compiling. Now: functions compiled apart, one
+// eager operator between them, and no idle advice, since outside the compile phases the GPU is busy.
+void TestCompiledAdvice::functionsCompiledApart() {
+    std::string events = R"json(
+ {"ph": "X", "cat": "user_annotation", "name": "warmup", "pid": 1, "tid": 1, "ts": 10, "dur": 990},
+ {"ph": "X", "cat": "user_annotation", "name": "_compile.compile_inner (dynamo_timed)", "pid": 1, "tid": 1,
+  "ts": 20, "dur": 680},
+ {"ph": "X", "cat": "cpu_op", "name": "Torch-Compiled Region: 0/0", "pid": 1, "tid": 1, "ts": 710, "dur": 280},
+ {"ph": "X", "cat": "user_annotation", "name": "## Call CompiledFxGraph aaa ##", "pid": 1, "tid": 1, "ts": 720,
+  "dur": 100},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 730, "dur": 5,
+  "args": {"correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": "triton_poi_fused_add_0", "pid": 0, "tid": 7, "ts": 740, "dur": 200,
+  "args": {"correlation": 1, "stream": 7, "device": 0}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": 1, "tid": 1, "ts": 1020, "dur": 30},
+ {"ph": "X", "cat": "user_annotation", "name": "model", "pid": 1, "tid": 1, "ts": 1100, "dur": 7900},
+ {"ph": "X", "cat": "user_annotation", "name": "_compile.compile_inner (dynamo_timed)", "pid": 1, "tid": 1,
+  "ts": 1110, "dur": 6890},
+ {"ph": "X", "cat": "cpu_op", "name": "Torch-Compiled Region: 1/0", "pid": 1, "tid": 1, "ts": 8010, "dur": 980},
+ {"ph": "X", "cat": "user_annotation", "name": "## Call CompiledFxGraph bbb ##", "pid": 1, "tid": 1, "ts": 8020,
+  "dur": 900},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 8030, "dur": 5,
+  "args": {"correlation": 2}},
+ {"ph": "X", "cat": "kernel", "name": "triton_red_fused_sum_1", "pid": 0, "tid": 7, "ts": 8040, "dur": 1500,
+  "args": {"correlation": 2, "stream": 7, "device": 0}})json";
+    // Dynamo's tracing runs the model's operators while it compiles: 40 of them inside the second compile.
+    for (int i = 0; i < 40; ++i)
+        events += R"(,
+ {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": )" +
+                  std::to_string(1200 + i * 100) + R"(, "dur": 50})";
+    const LoadResult r = test::loadText("[" + events + "]");
+    QVERIFY2(r.ok(), r.error.c_str());
+    const Overview ov = computeOverview(*r.store);
+    const Recommendation* apart = test::recommendation(ov, "graph_breaks");
+    QVERIFY(apart);
+    QVERIFY2(apart->title.starts_with("Several functions are compiled apart"), apart->title.c_str());
+    QCOMPARE(test::figure(*apart, "regions_nested"), 0.0);
+    QCOMPARE(test::figure(*apart, "regions_side_by_side"), 1.0);
+    QCOMPARE(test::figure(*apart, "eager_ops_between_regions"),
+             1.0); // aten::copy_, not the 40 inside compiling
+    QCOMPARE(apart->exampleName, std::string("aten::copy_"));
+    QVERIFY(test::recommendation(ov, "compile_in_trace"));
+    // The activity step starts at the first operator (region 0/0, 710 µs): it holds the second compile phase
+    // (6.89 ms) and 1.7 ms of kernels in the 1.94 ms outside it: neither idle nor launch-bound (over the
+    // whole step, 19 % utilisation).
+    QCOMPARE(ov.compilePhases.size(), std::size_t(1));
+    QVERIFY(!test::recommendation(ov, "low_utilization"));
+    QVERIFY(!test::recommendation(ov, "launch_bound"));
 }
 
 // Eager elementwise kernels beside a compiled graph: the optimizer's (inside Optimizer.step#, or launched by

@@ -74,6 +74,8 @@ void TestCompiledPanel::treeIsTheReport() {
     QTreeWidget* tree = panel->tree();
     QCOMPARE(tree->headerItem()->text(0), QStringLiteral("Kernel"));
     QCOMPARE(tree->headerItem()->text(3), QStringLiteral("% of wall"));
+    // Beside it the share of the GPU's work, which a wall of compilation cannot shrink to nothing.
+    QCOMPARE(tree->headerItem()->text(4), QStringLiteral("% of GPU time"));
     QCOMPARE(tree->topLevelItemCount(), int(report.trace.categories.size()));
     for (int c = 0; c < tree->topLevelItemCount(); ++c) {
         const InductorCategoryRow& row = report.trace.categories[std::size_t(c)];
@@ -81,6 +83,8 @@ void TestCompiledPanel::treeIsTheReport() {
         QCOMPARE(category->text(0), QString::fromLatin1(inductorCategoryName(row.category).data()));
         QCOMPARE(category->text(2), durationText(row.total));
         QCOMPARE(category->text(3), QString::number(report.trace.percentOf(row.total), 'f', 2) + "%");
+        QCOMPARE(category->text(4),
+                 QString::number(100.0 * double(row.total) / double(report.trace.busy), 'f', 2) + "%");
         QCOMPARE(category->childCount(), int(row.kernels.size()));
         for (int k = 0; k < category->childCount(); ++k) {
             const InductorKernel& kernel = row.kernels[std::size_t(k)];

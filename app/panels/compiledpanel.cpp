@@ -101,6 +101,9 @@ CompiledPanel::CompiledPanel(QWidget* parent) : AnalysisPanel(parent) {
     m_tree->headerItem()->setToolTip(
         3, tr("Self device time over the wall time (docs/DEFINITIONS.md: the trace's "
               "span, or each call's start to the end of the GPU work it launched)"));
+    m_tree->headerItem()->setToolTip(
+        4, tr("Self device time over all the GPU work shown here: what the kernel costs where the wall is "
+              "mostly compilation or the host"));
     layout->addWidget(m_tree, 1);
 
     connect(m_choice, &QComboBox::currentIndexChanged, this, [this] {

@@ -121,11 +121,22 @@ CompiledModelFacts compiledModelFacts(const TraceStore& store,
             if ((c & Name::DynamoTimed) && outermost(Name::DynamoTimed)) {
                 f.compileTime += t.durations[r];
                 store.keepLongest(f.longestCompile, ref);
+                f.compilePhases.emplace_back(t.starts[r], t.endOf(r));
             }
         }
     }
     for (auto& [ti, calls] : callsOnTrack)
         std::sort(calls.begin(), calls.end());
+    // Compile phases of several threads may overlap: merged, so their length is the time something compiled.
+    std::sort(f.compilePhases.begin(), f.compilePhases.end());
+    std::vector<std::pair<TimeNs, TimeNs>> merged;
+    for (const auto& p : f.compilePhases) {
+        if (!merged.empty() && p.first <= merged.back().second)
+            merged.back().second = std::max(merged.back().second, p.second);
+        else
+            merged.push_back(p);
+    }
+    f.compilePhases = std::move(merged);
     const auto startOf = [&](EventRef e) { return store.track(e.track).starts[e.index.value]; };
     std::sort(f.regions.begin(), f.regions.end(), [&](const CompiledRegion& a, const CompiledRegion& b) {
         return startOf(a.event) < startOf(b.event);
@@ -211,8 +222,16 @@ CompiledModelFacts compiledModelFacts(const TraceStore& store,
         std::set<std::pair<int, int>> frames;
         std::map<std::uint32_t, std::pair<TimeNs, TimeNs>> windowOnTrack;
         std::map<std::uint32_t, int> regionsOnTrack;
+        bool regionInRegion = false, regionsApart = false;
         for (auto it = first; it != f.regions.end() && startOf(it->event) < to; ++it) {
             if (it->frame >= 0) frames.insert({it->frame, it->compile});
+            if (it != first) {
+                const Track& t = store.track(it->event.track);
+                bool inRegion = false;
+                for (auto p = t.parentOf(it->event.index.value); p && !inRegion; p = t.parentOf(*p))
+                    inRegion = classOf(t, *p) & Name::Region;
+                (inRegion ? regionInRegion : regionsApart) = true;
+            }
             const TimeNs s = startOf(it->event), e = s + store.durationOf(it->event);
             auto [w, fresh] = windowOnTrack.try_emplace(it->event.track.value, s, e);
             if (!fresh) w->second = {std::min(w->second.first, s), std::max(w->second.second, e)};
@@ -229,6 +248,8 @@ CompiledModelFacts compiledModelFacts(const TraceStore& store,
                     (f.framesOfThatStep.empty() ? "" : ", ") + regionLabel({EventRef{}, frame, compile});
             f.stepFrom = from;
             f.stepTo = to;
+            f.nestedRegions = regionInRegion;
+            f.separateRegions = regionsApart;
         }
         for (const auto& [ti, window] : windowOnTrack) {
             if (regionsOnTrack[ti] < 2) continue;
@@ -245,8 +266,8 @@ CompiledModelFacts compiledModelFacts(const TraceStore& store,
                     bool nested = false;
                     for (auto p = t.parentOf(r); p && !nested; p = t.parentOf(*p)) {
                         const bool op = store.categories()[t.categories[*p]].kind == CategoryKind::CpuOp;
-                        nested =
-                            (op && !(classOf(t, *p) & Name::Region)) || (classOf(t, *p) & Name::Bookkeeping);
+                        nested = (op && !(classOf(t, *p) & Name::Region)) ||
+                                 (classOf(t, *p) & (Name::Bookkeeping | Name::DynamoTimed));
                     }
                     const EventRef ref{TrackId(ti), EventIndex(r)};
                     if (nested || !countedEager.insert(ref).second) continue;

@@ -44,6 +44,11 @@ struct CompiledModelFacts {
     std::size_t mostFramesInAStep = 0;
     std::string framesOfThatStep; // "0/0, 1/0, 2/0"
     TimeNs stepFrom = 0, stepTo = 0;
+    // How that step's regions lie: a region inside another's is a resume function's after a graph break
+    // (Dynamo runs it from the compiled code of its caller); regions side by side are functions compiled
+    // apart (a warm-up function, then the model), which no graph break split.
+    bool nestedRegions = false, separateRegions = false;
+    // Operators between the regions, outside compile phases: work inside `... (dynamo_timed)` is compiling.
     std::uint64_t eagerOps = 0;
     TimeNs eagerHostTime = 0, eagerGpuTime = 0;
     EventRef longestEagerOp; // by the GPU work it launched, then by its own duration
@@ -55,6 +60,7 @@ struct CompiledModelFacts {
     // compile phases, CUDA graph recording).
     TimeNs compileTime = 0;
     EventRef longestCompile;
+    std::vector<std::pair<TimeNs, TimeNs>> compilePhases; // those ranges, sorted and merged
     bool cudaGraphs =
         false; // replays CUDA graphs: cudaGraphLaunch/hipGraphLaunch, or Inductor's CUDAGraphNode
 

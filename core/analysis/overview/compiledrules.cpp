@@ -24,16 +24,37 @@ void graphBreaksRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
     std::string evidence = "A step runs " + std::to_string(m.mostFramesInAStep) + " compiled frames (" +
                            m.framesOfThatStep + "; threshold: more than 1)";
     if (m.eagerOps > 0)
-        evidence += "; " + count(m.eagerOps, "eager operator runs", "eager operators run") +
-                    " between the compiled regions: " + formatDuration(m.eagerHostTime) + " on the host, " +
-                    formatDuration(m.eagerGpuTime) + " of GPU work";
+        evidence +=
+            "; " + count(m.eagerOps, "eager operator runs", "eager operators run") +
+            " between the compiled regions (compile phases left out): " + formatDuration(m.eagerHostTime) +
+            " on the host, " + formatDuration(m.eagerGpuTime) + " of GPU work";
     const bool example = m.longestEagerOp.isValid();
-    c.fire(rule,
-           "Graph breaks split the compiled model: find them with TORCH_LOGS=graph_breaks (or "
-           "torch._dynamo.explain) and remove them, so the code between the regions is compiled too; "
-           "fullgraph=True makes any that remain an error",
-           evidence,
+    // How the regions lie tells a graph break (the resume function's region inside its caller's) from
+    // functions compiled apart (regions side by side); a step can hold both.
+    std::string title;
+    if (m.nestedRegions && !m.separateRegions) {
+        title = "Graph breaks split the compiled model: find them with TORCH_LOGS=graph_breaks (or "
+                "torch._dynamo.explain) and remove them, so the code between the regions is compiled too; "
+                "fullgraph=True makes any that remain an error";
+        evidence += "; a region runs inside another (a resume function after a graph break)";
+    } else if (!m.nestedRegions) {
+        title =
+            "Several functions are compiled apart: their regions run one after another, none inside another, "
+            "so no graph break splits them (a graph break would show its resume function's region inside "
+            "its caller's); the code between them runs eagerly: if it runs every step, compile the function "
+            "that calls them all";
+        evidence += "; the regions run side by side";
+    } else {
+        title = "Graph breaks split the compiled model, and other functions are compiled apart: TORCH_LOGS="
+                "graph_breaks names the breaks (a region inside another is a resume function); the regions "
+                "side by side are separate compiled functions, whose callers run eagerly";
+        evidence += "; some regions run inside others (graph breaks), some side by side (functions compiled "
+                    "apart)";
+    }
+    c.fire(rule, title, evidence,
            {{"frames_in_a_step", double(m.mostFramesInAStep)},
+            {"regions_nested", m.nestedRegions ? 1.0 : 0.0},
+            {"regions_side_by_side", m.separateRegions ? 1.0 : 0.0},
             {"eager_ops_between_regions", double(m.eagerOps)},
             {"eager_host_us", double(m.eagerHostTime) / 1000.0},
             {"eager_gpu_us", double(m.eagerGpuTime) / 1000.0}},

@@ -86,6 +86,9 @@ struct Overview {
     std::vector<Recommendation> recommendations;
     bool compiledModel = false; // the range runs compiled code (torch.compile): the advice speaks to it
     bool cudaGraphs = false;    // and replays CUDA graphs
+    // Compile phases (outermost "... (dynamo_timed)" ranges) within the steps: the idle-based advice leaves
+    // them out.
+    std::vector<std::pair<TimeNs, TimeNs>> compilePhases;
 };
 
 // Everything the overview shows for the part of the trace in [from, to] (the whole trace by default).

@@ -78,6 +78,15 @@ void communicationRule(const RuleContext& c, const Rule& rule, const GpuMetrics*
 
 void lowUtilizationRule(const RuleContext& c, const Rule& rule, const GpuMetrics* g) {
     if (g->kernelTime <= 0 || g->utilization >= rule.threshold) return;
+    // Outside compile phases: a GPU idle while the host compiles is told so by compile_in_trace.
+    if (c.compileTimeInSteps > 0) {
+        const auto runs = c.facts.kernelRuns.find(g->device);
+        const IntervalSet kernels = runs == c.facts.kernelRuns.end()
+                                        ? IntervalSet{}
+                                        : intersect(unionOfRuns(runs->second), c.span.set);
+        const TimeNs busy = totalLength(subtract(kernels, c.compileInSteps));
+        if (c.shareOfStepsOutsideCompile(busy) >= rule.threshold) return;
+    }
     const std::string dev = "GPU " + std::to_string(g->device);
     c.fire(
         rule,
@@ -144,8 +153,10 @@ void memoryCapacityRule(const RuleContext& c, const Rule& rule, const GpuMetrics
 void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
     const TraceStore& store = c.store;
     const TimeNs spanLo = c.span.lo, spanHi = c.span.hi;
-    const IntervalSet hostBusyElsewhere =
-        unionOf(unionOfRuns(c.facts.runs[std::size_t(BreakdownCategory::DataLoader)]), [&] {
+    // A gap while the host compiles, loads data or waits in a sync is not a launch the host was late with.
+    const IntervalSet hostBusyElsewhere = unionOf(
+        unionOf(c.compileInSteps, unionOfRuns(c.facts.runs[std::size_t(BreakdownCategory::DataLoader)])),
+        [&] {
             IntervalSet sync;
             for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
                 const Track& t = store.tracks()[ti];
@@ -198,7 +209,7 @@ void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
             busyUntil = std::max(busyUntil, w.end);
         }
     }
-    const double share = c.shareOfSteps(waiting);
+    const double share = c.shareOfStepsOutsideCompile(waiting);
     if (share <= rule.threshold) return;
     // A compiled model is told what its compiler can do: replay its graphs as CUDA graphs, or, where it
     // already does, cover what they leave out.
@@ -212,7 +223,8 @@ void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
             : "The GPU waits for launches the CUDA graphs do not cover: look for graphs Inductor did not "
               "capture (TORCH_LOGS=perf_hints says why) and for eager code between the compiled regions";
     c.fire(rule, title,
-           "GPUs sit idle until the host issues the next launch " + percent(share) + " of the step time (" +
+           "GPUs sit idle until the host issues the next launch " + percent(share) + " of the step time" +
+               (c.compileTimeInSteps > 0 ? " outside compile phases (" : " (") +
                thresholdText(rule.threshold) + ")",
            {{"launch_wait_share", share}, {"launch_wait_us", double(waiting) / 1000.0}}, {}, worst.first,
            worst.second);
@@ -422,7 +434,11 @@ void addRecommendations(const TraceStore& store, Overview& ov, const SliceFacts&
     const CompiledModelFacts compiled = compiledModelFacts(store, span.set, span.rangeLo, span.rangeHi);
     ov.compiledModel = compiled.compiled;
     ov.cudaGraphs = compiled.cudaGraphs;
-    const RuleContext context{store, ov, facts, span, compiled};
+    RuleContext context{store, ov, facts, span, compiled};
+    IntervalSet phases(compiled.compilePhases.begin(), compiled.compilePhases.end());
+    context.compileInSteps = intersect(phases, span.set);
+    context.compileTimeInSteps = totalLength(context.compileInSteps);
+    ov.compilePhases = context.compileInSteps;
     const std::size_t count = std::size(rules);
     for (std::size_t i = 0; i < count;) {
         if (!rules[i].perDevice) {
@@ -495,7 +511,11 @@ void addQueueRecommendations(Overview& ov, const std::vector<StreamQueue>& queue
     if (busiest == queues.end() || busiest->launches < fewestLaunches || busiest->span <= 0) return;
     const StreamQueue& q = *busiest;
     const double full = double(q.fullTime) / double(q.span);
-    const double empty = double(q.emptyTime) / double(q.span);
+    // The queue is empty while the host compiles (nothing is launched then): those phases are left out.
+    const TimeNs compiling = lengthWithin(ov.compilePhases, q.first, q.first + q.span);
+    const TimeNs outside = q.span - compiling;
+    const double empty =
+        outside > 0 ? double(std::max<TimeNs>(0, q.emptyTime - compiling)) / double(outside) : 0;
     const std::string where = "GPU " + std::to_string(q.device) + " stream " + std::to_string(q.stream);
     char mean[32];
     std::snprintf(mean, sizeof mean, "%.2f", q.meanLength);

@@ -27,6 +27,15 @@ struct RuleContext {
     const CompiledModelFacts& compiled; // compiled.compiled is false for an eager model
 
     double shareOfSteps(TimeNs t) const { return span.total ? double(t) / double(span.total) : 0; }
+    // The compile phases within the steps (compiled.compilePhases ∩ the steps), and shares of the step time
+    // outside them: advice about an idle GPU or host leaves compilation out (a step that compiled is idle
+    // while it compiles, which no launch setting changes).
+    IntervalSet compileInSteps;
+    TimeNs compileTimeInSteps = 0;
+    double shareOfStepsOutsideCompile(TimeNs t) const {
+        const TimeNs rest = span.total - compileTimeInSteps;
+        return rest > 0 ? double(t) / double(rest) : 0;
+    }
     double breakdownShare(BreakdownCategory c) const {
         return shareOfSteps(ov.breakdownTotal[std::size_t(c)]);
     }

@@ -713,6 +713,11 @@ const Columns<InductorKernelEntry>& inductorKernelColumns() {
          .format = CellFormat::Percent,
          .value = [](const R& r) { return real(r.of->percentOf(r.kernel->self)); },
          .decimals = 2},
+        {.key = "pct_of_gpu",
+         .title = "% of GPU time",
+         .format = CellFormat::Percent,
+         .value = [](const R& r) { return real(r.of->percentOfBusy(r.kernel->self)); },
+         .decimals = 2},
     };
     return columns;
 }
@@ -731,6 +736,11 @@ const Columns<InductorCategoryEntry>& inductorCategoryColumns() {
          .title = "% of wall",
          .format = CellFormat::Percent,
          .value = [](const R& r) { return real(r.of->percentOf(r.row->total)); },
+         .decimals = 2},
+        {.key = "pct_of_gpu",
+         .title = "% of GPU time",
+         .format = CellFormat::Percent,
+         .value = [](const R& r) { return real(r.of->percentOfBusy(r.row->total)); },
          .decimals = 2},
         {.key = "kernels",
          .title = "Kernels",
