@@ -481,6 +481,11 @@ void TestDistributed::thousandRanks() {
     QCOMPARE(stragglers->rowCount(), 2);
     QCOMPARE(stragglers->item(0, 0)->text(), QStringLiteral("rank 613"));
     QCOMPARE(stragglers->item(1, 0)->text(), QStringLiteral("rank 17"));
+    // How late it arrives and why, in the view as in the CLI: the planted rank computes 40 ms more.
+    QCOMPARE(stragglers->horizontalHeaderItem(4)->text(), QStringLiteral("Last to arrive"));
+    QCOMPARE(stragglers->horizontalHeaderItem(10)->text(), QStringLiteral("Cause"));
+    QVERIFY2(stragglers->item(0, 10)->text().startsWith(QStringLiteral("more computation")),
+             qPrintable(stragglers->item(0, 10)->text()));
     RankHeatMap* map = view.figures()->heatMap();
     QTest::qWait(50);
     QVERIFY2(map->rows().perRow > 1, qPrintable(QString::number(map->height())));

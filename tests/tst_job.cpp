@@ -80,6 +80,9 @@ class TestJob : public QObject {
     void problemsAreSaid();
     void processGroupsAreNotCompared();
     void thousandRanksWithPlantedStragglers();
+    void rankTheOthersWaitFor_data();
+    void rankTheOthersWaitFor();
+    void messageSizeFromShapes();
     void commands();
 };
 
@@ -158,6 +161,34 @@ void TestJob::rankFileRoundTrip() {
         QCOMPARE(back->instances[i].issue, f.instances[i].issue);
         QCOMPARE(back->instances[i].start, f.instances[i].start);
         QCOMPARE(back->instances[i].end, f.instances[i].end);
+        // Version 2 keeps each run's launch, which tells late launches from a late GPU.
+        QVERIFY(f.instances[i].issuedKnown && back->instances[i].issuedKnown);
+        QCOMPARE(back->instances[i].issued, f.instances[i].issued);
+    }
+    // A version 1 file (five columns) still reads, its launches unknown.
+    std::string v1 = json;
+    const auto columns = v1.find(", \"issued_us\"]");
+    QVERIFY(columns != std::string::npos);
+    v1.erase(columns, std::string(", \"issued_us\"").size());
+    v1.replace(v1.find("\"version\": 2"), 12, "\"version\": 1");
+    if (!f.instances.empty()) {
+        std::string rows;
+        for (const CollectiveInstance& c : f.instances)
+            rows += (rows.empty() ? "" : ",") + QStringLiteral("[%1,%2,%3,%4,%5]")
+                                                    .arg(c.step)
+                                                    .arg(c.collective)
+                                                    .arg(c.issue)
+                                                    .arg(double(c.start) / 1000, 0, 'f', 3)
+                                                    .arg(double(c.end) / 1000, 0, 'f', 3)
+                                                    .toStdString();
+        const auto open = v1.find("\"rows\": [", v1.find("collective_instances"));
+        const auto close = v1.find("]]}", open);
+        QVERIFY(open != std::string::npos && close != std::string::npos);
+        v1.replace(open, close + 3 - open, "\"rows\": [" + rows + "]}");
+        const auto old = readRankFigures(v1, &error);
+        QVERIFY2(old, (error + "\n" + v1.substr(0, 2000)).c_str());
+        QCOMPARE(old->instances.size(), f.instances.size());
+        QVERIFY(!old->instances.front().issuedKnown);
     }
 }
 
@@ -470,6 +501,106 @@ void TestJob::thousandRanksWithPlantedStragglers() {
     QVERIFY2(text.starts_with("Job: 1000 ranks of a world of 1000, 2 steps\n"), text.substr(0, 80).c_str());
     QVERIFY(text.find("rank 613") < text.find("rank 17 "));
     QVERIFY(text.find("… and 980 more ranks") != std::string::npos);
+}
+
+// A Megatron TP=8 job on A100s, one step of 84 all-reduces: no rank computes 5% more than the median, yet
+// rank 6 arrives last at all 84 and never waits while the others wait 241-449 ms. It is a straggler whatever
+// its computation, named first, with the cause the trace shows.
+void TestJob::rankTheOthersWaitFor_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("cause");
+    QTest::newRow("late launches") << "launch"
+                                   << "late launches on its host";
+    QTest::newRow("GPU idle") << "idle"
+                              << "its GPU idle";
+    QTest::newRow("more computation") << "compute"
+                                      << "more computation";
+    QTest::newRow("nothing the trace shows") << "none"
+                                             << "look at its host";
+}
+
+void TestJob::rankTheOthersWaitFor() {
+    QFETCH(QString, kind);
+    QFETCH(QString, cause);
+    std::vector<RankFigures> ranks(8);
+    for (int r = 0; r < 8; ++r) {
+        RankFigures& f = ranks[std::size_t(r)];
+        f.rank = r;
+        f.worldSize = 8;
+        f.source = "rank" + std::to_string(r) + ".json";
+        RankStep step{.name = "ProfilerStep#2", .start = 0, .end = 2'000'000'000};
+        step.computation = 1'000'000'000 + r * 1'000'000; // within 1% of each other
+        step.other = 100'000'000;
+        if (r == 6 && kind == "idle") step.other = 600'000'000;
+        if (r == 6 && kind == "compute") step.computation = 1'200'000'000;
+        f.steps.push_back(step);
+        f.collectives.push_back({.name = "AllReduce", .messageBytes = 67108864, .group = "0-7", .calls = 84});
+        for (std::uint32_t k = 0; k < 84; ++k) {
+            // Rank 6 reaches every all-reduce 4 ms after the others, which then wait for it (3-5 ms each).
+            const TimeNs base = 10'000'000 + TimeNs(k) * 20'000'000;
+            const TimeNs arrival = base + (r == 6 ? 4'000'000 : TimeNs(r % 3) * 500'000);
+            // Every rank launches 50 us before its kernel starts, except a rank 6 whose host is not late: it
+            // launched on time, and its GPU started the all-reduce late.
+            const TimeNs issued = r == 6 && kind != "launch" ? base - 50'000 : arrival - 50'000;
+            f.instances.push_back({0, 0, k, arrival, base + 5'000'000, issued, true});
+            f.collectives[0].total += base + 5'000'000 - arrival;
+        }
+    }
+    const JobReport job = analyseJob(std::move(ranks));
+    QVERIFY(!job.stragglers.empty());
+    const StragglerRow& s = job.stragglers.front();
+    QCOMPARE(job.ranks[s.rank].rank, std::int64_t(6));
+    QVERIFY(s.arrivesLast);
+    QCOMPARE(s.lastArrivals, std::uint64_t(84));
+    QCOMPARE(s.operations, std::uint64_t(84));
+    QCOMPARE(s.waited, TimeNs(0));
+    QVERIFY(s.othersWaited >= 84 * 3'000'000);
+    QVERIFY2(!s.causes.empty() && QString::fromStdString(s.causes.front()).contains(cause),
+             s.causes.empty() ? "no cause" : s.causes.front().c_str());
+    // The CLI's text and JSON name it first, with its cause.
+    const std::string text = jobReportText(job, 20);
+    const auto at = text.find("rank 6       ProfilerStep#2       last at 84 of 84 collectives, waited 0 ns");
+    QVERIFY2(at != std::string::npos, text.c_str());
+    QVERIFY(text.find("cause: " + s.causes.front()) != std::string::npos);
+    const QJsonObject root = QJsonDocument::fromJson(QByteArray::fromStdString(jobReportJson(job))).object();
+    const QJsonObject first = root["stragglers"].toArray().first().toObject();
+    QCOMPARE(first["rank"].toInteger(), 6);
+    QCOMPARE(first["arrives_last"].toBool(), true);
+    QCOMPARE(first["last_arrivals"].toInteger(), 84);
+    QVERIFY(first["causes"].toArray().first().toString().contains(cause));
+}
+
+// PyTorch before 2.1 writes no "In msg nelems": the size comes from record_param_comms' "Input Dims" and the
+// type from its "Input type", else from the NCCL kernel's name (a Megatron job: [[4, 2048, 4096]], f16).
+void TestJob::messageSizeFromShapes() {
+    const auto sizeOf = [](const std::string& opArgs, const std::string& kernel) {
+        const LoadResult r =
+            test::loadText(R"({"distributedInfo": {"rank": 0, "world_size": 8}, "traceEvents": [
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+ {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1, "tid": 1, "ts": 10, "dur": 20, "args": )" +
+                           opArgs + R"(},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 12, "dur": 5,
+  "args": {"correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": ")" +
+                           kernel +
+                           R"(", "pid": 0, "tid": 13, "ts": 40, "dur": 300,
+  "args": {"correlation": 1, "device": 0, "stream": 13}}]})");
+        if (!r.ok()) qFatal("%s", r.error.c_str());
+        const RankFigures f = rankFigures(*r.store);
+        return f.collectives.empty() ? -1.0 : f.collectives.front().messageBytes;
+    };
+    QCOMPARE(sizeOf(R"({"Input Dims": [[4, 2048, 4096]], "Input type": ["c10::Half"]})",
+                    "ncclKernel_AllReduce_RING_LL_Sum_half(ncclWorkElem)"),
+             67108864.0);
+    QCOMPARE(sizeOf(R"({"Input Dims": [[4, 2048, 4096]]})", "ncclDevKernel_AllReduce_Sum_f16_RING_LL"),
+             67108864.0);
+    QCOMPARE(sizeOf(R"({"Input Dims": [[1024]]})", "ncclDevKernel_AllReduce_Sum_f32_RING_LL128"), 4096.0);
+    // The newer field wins where it is written.
+    QCOMPARE(sizeOf(R"({"In msg nelems": 10, "dtype": "Float", "Input Dims": [[4, 2048, 4096]]})",
+                    "ncclDevKernel_AllReduce_Sum_f32_RING_LL"),
+             40.0);
+    // Without a type anywhere: unknown, not guessed.
+    QCOMPARE(sizeOf(R"({"Input Dims": [[1024]]})", "ncclDevKernel_AllReduce_Sum_RING_LL"), 0.0);
 }
 
 // `rank TRACE -o FILE` on each rank where it lives, then `job` over the rank files (and a bad one).

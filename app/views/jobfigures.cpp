@@ -113,16 +113,19 @@ JobFigures::JobFigures(const JobReport& job, QWidget* parent) : QWidget(parent),
         job.stragglers.empty()
             ? tr("<b>Stragglers</b>: none (in every step, every rank computes within 5% of the step's median "
                  "rank)")
-            : tr("<b>Stragglers</b>: %1 (rank, step) whose computation exceeds the step's median rank's by "
-                 "more "
-                 "than 5%; the other ranks wait about the excess in the step's collectives. Double-click a "
-                 "row "
-                 "to see that rank beside the median rank.")
+            : tr("<b>Stragglers</b>: %1 (rank, step) the others wait for. First those that arrive last at "
+                 "most "
+                 "of a step's collectives while waiting less than the median rank, whatever their "
+                 "computation; "
+                 "then those whose computation exceeds the step's median rank's by more than 5%. The Cause "
+                 "column says what the trace shows. Double-click a row to see that rank beside the median "
+                 "rank.")
                   .arg(job.stragglers.size()));
     sl->addWidget(m_stragglerLabel);
     m_stragglers =
-        makeReadOnlyTable(strBox, {tr("Rank"), tr("Host"), tr("Step"), tr("Excess"), tr("Computation"),
-                                   tr("Step median"), tr("Ranks waiting"), tr("Waiting longest")});
+        makeReadOnlyTable(strBox, {tr("Rank"), tr("Host"), tr("Step"), tr("Others waited"),
+                                   tr("Last to arrive"), tr("Excess"), tr("Computation"), tr("Step median"),
+                                   tr("Ranks waiting"), tr("Waiting longest"), tr("Cause")});
     m_stragglers->setRowCount(int(job.stragglers.size()));
     for (std::size_t i = 0; i < job.stragglers.size(); ++i) {
         const StragglerRow& s = job.stragglers[i];
@@ -133,6 +136,11 @@ JobFigures::JobFigures(const JobReport& job, QWidget* parent) : QWidget(parent),
         m_stragglers->setItem(int(i), c++, rankItem);
         m_stragglers->setItem(int(i), c++, new QTableWidgetItem(QString::fromStdString(r.host)));
         m_stragglers->setItem(int(i), c++, new QTableWidgetItem(QString::fromStdString(s.step)));
+        setDuration(m_stragglers, int(i), c++, s.othersWaited);
+        m_stragglers->setItem(
+            int(i), c++,
+            new NumberItem(s.operations ? tr("%1 of %2").arg(s.lastArrivals).arg(s.operations) : QString(),
+                           double(s.lastArrivals)));
         setDuration(m_stragglers, int(i), c++, s.excess);
         setDuration(m_stragglers, int(i), c++, s.computation);
         setDuration(m_stragglers, int(i), c++, s.medianComputation);
@@ -142,6 +150,12 @@ JobFigures::JobFigures(const JobReport& job, QWidget* parent) : QWidget(parent),
         for (const Victim& v : s.victims)
             victims << tr("%1 %2").arg(rankText(job.ranks[v.rank]), durationText(v.waited));
         m_stragglers->setItem(int(i), c++, new QTableWidgetItem(victims.join(QStringLiteral(", "))));
+        QStringList causes;
+        for (const std::string& cause : s.causes)
+            causes << QString::fromStdString(cause);
+        auto* cause = new QTableWidgetItem(causes.join(QStringLiteral("; ")));
+        cause->setToolTip(causes.join(QLatin1Char('\n')));
+        m_stragglers->setItem(int(i), c++, cause);
     }
     finish(m_stragglers, 3, Qt::DescendingOrder);
     connect(m_stragglers, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {

@@ -6,6 +6,7 @@
 #include "analysis/report/summaryformat.h"
 #include "model/argscan.h"
 #include "model/textformat.h"
+#include "query/args.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -61,6 +62,47 @@ std::optional<double> messageBytesInArgs(std::string_view args, bool allGather) 
     const auto n = argNumber(args, allGather ? "Out msg nelems" : "In msg nelems");
     if (!n) return std::nullopt;
     return *n * elementSize(argString(args, "dtype").value_or("float"));
+}
+
+// The element size NCCL's kernel name gives (ncclDevKernel_AllReduce_Sum_f16_RING_LL,
+// ncclKernel_AllReduce_RING_LL_Sum_half), from its type token alone (its other tokens hold digits too:
+// LL128).
+std::optional<double> elementSizeInKernelName(std::string_view kernel) {
+    static const std::pair<std::string_view, double> types[] = {
+        {"f16", 2},   {"bf16", 2}, {"half", 2},   {"fp16", 2},   {"f32", 4}, {"float", 4},
+        {"fp32", 4},  {"f64", 8},  {"double", 8}, {"i8", 1},     {"u8", 1},  {"int8", 1},
+        {"uint8", 1}, {"fp8", 1},  {"f8e4m3", 1}, {"f8e5m2", 1}, {"i32", 4}, {"u32", 4},
+        {"int32", 4}, {"i64", 8},  {"u64", 8},    {"int64", 8}};
+    const std::string lower = asciiLower(kernel.substr(0, kernel.find('(')));
+    std::size_t at = 0;
+    while (at <= lower.size()) {
+        const std::size_t end = std::min(lower.find('_', at), lower.size());
+        const std::string_view token = std::string_view(lower).substr(at, end - at);
+        for (const auto& [name, size] : types)
+            if (token == name) return size;
+        at = end + 1;
+    }
+    return std::nullopt;
+}
+
+// A collective's size where the trace writes no "In msg nelems" (PyTorch before 2.1: a Megatron job's
+// record_param_comms carries only "Input Dims": [[4, 2048, 4096]]): the first input's elements, times the
+// element size of its "Input type", else of the kernel's name. Not for an all-gather, whose input is one
+// rank's part of the message.
+std::optional<double> messageBytesFromShape(std::string_view args, std::string_view kernel,
+                                            OperatorInputsDecoder& decoder) {
+    OperatorInputs inputs;
+    if (!decoder.decode(args, inputs) || inputs.dims.empty() || inputs.dims[0].list ||
+        !inputs.dims[0].valid || inputs.dims[0].shape.empty())
+        return std::nullopt;
+    double elements = 1;
+    for (const std::int64_t d : inputs.dims[0].shape) {
+        if (d < 0) return std::nullopt;
+        elements *= double(d);
+    }
+    if (!inputs.types.empty() && !inputs.types[0].empty()) return elements * elementSize(inputs.types[0]);
+    if (const auto size = elementSizeInKernelName(kernel)) return elements * *size;
+    return std::nullopt;
 }
 
 // A process group as the job compares it: its ranks as ranges ("0-7", "0, 8, 16, 24"), from
@@ -171,6 +213,7 @@ RankFigures rankFigures(const TraceStore& store) {
         f.notes.push_back("the trace is truncated at byte " + std::to_string(st.truncatedAt) +
                           ": these figures cover the events before it");
     std::vector<IntervalSet> computeRuns, commRuns;
+    OperatorInputsDecoder shapes;
     // Each collective kernel: its key (name, size), when it was issued, and where it ran.
     struct Run {
         std::size_t collective;
@@ -191,12 +234,16 @@ RankFigures rankFigures(const TraceStore& store) {
                     const EventRef ref{TrackId(ti), EventIndex(r)};
                     const std::string name =
                         collectiveName(store.strings().view(t.names[r]), store.argsText(ref));
-                    const double bytes =
-                        inKernelOrLauncher(store, ref,
-                                           [allGather = isAllGather(name)](std::string_view args) {
-                                               return messageBytesInArgs(args, allGather);
-                                           })
-                            .value_or(0);
+                    const bool allGather = isAllGather(name);
+                    std::optional<double> found =
+                        inKernelOrLauncher(store, ref, [allGather](std::string_view args) {
+                            return messageBytesInArgs(args, allGather);
+                        });
+                    if (!found && !allGather)
+                        found = inKernelOrLauncher(store, ref, [&](std::string_view args) {
+                            return messageBytesFromShape(args, store.strings().view(t.names[r]), shapes);
+                        });
+                    const double bytes = found.value_or(0);
                     std::string group = inKernelOrLauncher(store, ref, groupInArgs).value_or(std::string());
                     const auto [it, added] =
                         collectiveIndex.try_emplace({name, bytes, group}, collectives.size());
@@ -276,7 +323,8 @@ RankFigures rankFigures(const TraceStore& store) {
         }
         const RankStep& step = *std::prev(next);
         f.instances.push_back({std::uint32_t(std::prev(next) - f.steps.begin()), position[run.collective],
-                               std::uint32_t(i), run.start - step.start, run.end - step.start});
+                               std::uint32_t(i), run.start - step.start, run.end - step.start,
+                               run.issued - step.start, true});
     }
     if (f.instancesDropped)
         f.notes.push_back(std::to_string(f.instancesDropped) + " collective runs fall outside every step");

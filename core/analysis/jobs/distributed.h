@@ -45,6 +45,10 @@ struct CollectiveInstance {
     std::uint32_t collective = 0; // index into RankFigures::collectives
     std::uint32_t issue = 0;      // issue order on this rank (launch order), from 0 over the whole trace
     TimeNs start = 0, end = 0;    // within its step: relative to the step's start
+    // When the host launched it, relative to the step's start; unknown (a version 1 rank file) when
+    // issuedKnown is false.
+    TimeNs issued = 0;
+    bool issuedKnown = false;
 };
 
 struct RankFigures {
@@ -78,7 +82,7 @@ std::string hostFromTraceFileName(std::string_view path);
 // the format.
 enum class RankJson { File, SummaryBlock };
 inline constexpr std::size_t rankFileBudget = 64 * 1024;
-inline constexpr int rankFileVersion = 1;
+inline constexpr int rankFileVersion = 2; // 2: each instance's launch time
 void writeRankFigures(JsonWriter<std::string>& w, const RankFigures& r, RankJson as = RankJson::SummaryBlock);
 std::string rankFileJson(const RankFigures& r);
 

@@ -1,5 +1,7 @@
 #include "analysis/jobs/job.h"
 
+#include "model/timeconv.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -136,7 +138,8 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
         }
     const std::size_t stepCount = job.steps.size();
     std::vector<std::vector<std::pair<std::size_t, TimeNs>>> computationByStep(
-        stepCount); // (rank, computation)
+        stepCount);                                                                 // (rank, computation)
+    std::vector<std::vector<std::pair<std::size_t, TimeNs>>> idleByStep(stepCount); // (rank, GPU idle: other)
     {
         std::vector<std::vector<TimeNs>> time(stepCount), computation(stepCount), communication(stepCount);
         for (std::size_t r = 0; r < n; ++r)
@@ -147,6 +150,7 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
                 computation[id].push_back(s.computation);
                 communication[id].push_back(s.communication);
                 computationByStep[id].emplace_back(r, s.computation);
+                idleByStep[id].emplace_back(r, s.other);
             }
         for (std::size_t id = 0; id < stepCount; ++id) {
             job.steps[id].ranks = time[id].size();
@@ -178,7 +182,8 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
         TimeNs latest = INT64_MIN;
         std::size_t lastRank = 0;
         std::uint32_t ranks = 0;
-        bool tied = false; // two ranks or more arrived last together: nobody was last
+        std::uint32_t step = 0; // the job's step id
+        bool tied = false;      // two ranks or more arrived last together: nobody was last
     };
     std::unordered_map<std::uint64_t, std::uint32_t> pairIds;      // (step, collective) -> a dense id
     std::unordered_map<std::uint64_t, std::uint32_t> operationIds; // (pair id, run) -> operation
@@ -197,7 +202,7 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
                 pairIds.try_emplace(pair, std::uint32_t(pairIds.size())).first->second;
             const std::uint64_t key = dense << 32 | (k & 0xFFFFFFFF);
             const auto [it, added] = operationIds.try_emplace(key, std::uint32_t(operations.size()));
-            if (added) operations.emplace_back();
+            if (added) operations.emplace_back().step = std::uint32_t(step);
             Operation& op = operations[it->second];
             ++op.ranks;
             if (c.start > op.latest) {
@@ -269,7 +274,18 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
         job.collectives.begin(), job.collectives.end(),
         [](const CollectiveSpread& a, const CollectiveSpread& b) { return a.total.median > b.total.median; });
 
-    // Stragglers: every (rank, step) over the step's median computation by more than 5%.
+    // Last arrivals per (rank, step), and the operations compared in each step.
+    std::unordered_map<std::uint64_t, std::uint64_t>
+        lastInStep; // rank << 32 | step -> operations reached last
+    std::vector<std::uint64_t> comparedInStep(stepCount, 0);
+    for (const Operation& op : operations) {
+        if (op.ranks < 2 || op.tied) continue;
+        ++comparedInStep[op.step];
+        ++lastInStep[std::uint64_t(op.lastRank) << 32 | op.step];
+    }
+
+    // Stragglers: every (rank, step) over the step's median computation by more than 5%, and every one the
+    // others wait for.
     for (std::size_t id = 0; id < stepCount; ++id) {
         std::vector<TimeNs> values;
         for (const auto& [r, computation] : computationByStep[id])
@@ -287,24 +303,128 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
         std::sort(waiting.begin(), waiting.end(), [](const Victim& a, const Victim& b) {
             return a.waited != b.waited ? a.waited > b.waited : a.rank < b.rank;
         });
+        std::vector<TimeNs> waits;
+        for (const auto& [r, computation] : computationByStep[id])
+            waits.push_back(waitedInStep[r][id]);
+        const TimeNs medianWait = spreadOf(waits).median;
         for (const auto& [r, computation] : computationByStep[id]) {
-            if (double(computation) <= 1.05 * double(median)) continue;
+            const bool computes = double(computation) > 1.05 * double(median);
+            const auto last = lastInStep.find(std::uint64_t(r) << 32 | id);
+            const std::uint64_t lastCount = last == lastInStep.end() ? 0 : last->second;
+            // Last at most of the step's collectives, and waiting less than the median rank: the one the
+            // others wait for, whatever its computation.
+            const bool arrivesLast = lastCount > 0 && 2 * lastCount >= comparedInStep[id] && medianWait > 0 &&
+                                     waitedInStep[r][id] <= medianWait;
+            if (!computes && !arrivesLast) continue;
             StragglerRow row;
             row.rank = r;
             row.step = job.steps[id].name;
             row.computation = computation;
             row.medianComputation = median;
-            row.excess = computation - median;
+            row.excess = std::max<TimeNs>(0, computation - median);
             row.waitingRanks = waiting.size() - (waitedInStep[r][id] > 0 ? 1 : 0);
             for (const Victim& v : waiting) {
                 if (row.victims.size() == 3) break;
                 if (v.rank != r) row.victims.push_back(v);
             }
+            row.arrivesLast = arrivesLast;
+            row.lastArrivals = lastCount;
+            row.operations = comparedInStep[id];
+            row.waited = waitedInStep[r][id];
+            std::vector<TimeNs> others;
+            for (const auto& [o, computationOfOther] : computationByStep[id])
+                if (o != r) others.push_back(waitedInStep[o][id]);
+            row.othersWaited = spreadOf(others).median;
             job.stragglers.push_back(std::move(row));
         }
     }
+    // What the trace shows as each straggler's cause. For one that arrives last: by how much it arrives after
+    // the others, and whether its launches were that late too (the median over the collectives it reached
+    // last, against the median of the other ranks in each).
+    {
+        std::map<std::pair<std::size_t, std::uint32_t>, std::size_t> rowOf; // (rank, step id) -> row
+        for (std::size_t k = 0; k < job.stragglers.size(); ++k)
+            rowOf[{job.stragglers[k].rank, stepIds.at(job.stragglers[k].step)}] = k;
+        std::unordered_map<std::uint32_t, std::size_t> rowOfOperation;
+        for (std::uint32_t o = 0; o < operations.size(); ++o) {
+            const Operation& op = operations[o];
+            if (op.ranks < 2 || op.tied) continue;
+            const auto it = rowOf.find({op.lastRank, op.step});
+            if (it != rowOf.end() && job.stragglers[it->second].arrivesLast) rowOfOperation[o] = it->second;
+        }
+        struct Arrival {
+            TimeNs start = 0, issued = 0;
+            bool issuedKnown = false;
+        };
+        std::unordered_map<std::uint32_t, std::vector<Arrival>> others;
+        std::unordered_map<std::uint32_t, Arrival> lastOne;
+        if (!rowOfOperation.empty())
+            for (std::size_t r = 0; r < n; ++r)
+                for (std::size_t i = 0; i < job.ranks[r].instances.size(); ++i) {
+                    const std::uint32_t o = operationOf[r][i];
+                    if (!rowOfOperation.contains(o)) continue;
+                    const CollectiveInstance& c = job.ranks[r].instances[i];
+                    const Arrival a{c.start, c.issued, c.issuedKnown};
+                    if (r == operations[o].lastRank)
+                        lastOne[o] = a;
+                    else
+                        others[o].push_back(a);
+                }
+        std::vector<std::vector<TimeNs>> lateness(job.stragglers.size()),
+            launchLateness(job.stragglers.size());
+        for (const auto& [o, k] : rowOfOperation) {
+            std::vector<TimeNs> starts, launches;
+            bool known = lastOne[o].issuedKnown;
+            for (const Arrival& a : others[o]) {
+                starts.push_back(a.start);
+                launches.push_back(a.issued);
+                known = known && a.issuedKnown;
+            }
+            lateness[k].push_back(lastOne[o].start - spreadOf(starts).median);
+            if (known) launchLateness[k].push_back(lastOne[o].issued - spreadOf(launches).median);
+        }
+        for (std::size_t k = 0; k < job.stragglers.size(); ++k) {
+            StragglerRow& row = job.stragglers[k];
+            const std::uint32_t id = stepIds.at(row.step);
+            if (double(row.computation) > 1.05 * double(row.medianComputation))
+                row.causes.push_back("more computation: " + formatDuration(row.excess) +
+                                     " over the step's median rank");
+            std::vector<TimeNs> idle;
+            TimeNs own = 0;
+            for (const auto& [r, other] : idleByStep[id]) {
+                idle.push_back(other);
+                if (r == row.rank) own = other;
+            }
+            const TimeNs late = spreadOf(lateness[k]).median;
+            const TimeNs moreIdle = own - spreadOf(idle).median;
+            // GPU idle that accounts for a good part of its lateness (or, for a computation straggler, any
+            // beyond 5% of the step's computation).
+            if (moreIdle > 0 && (row.arrivesLast ? 2 * moreIdle >= late
+                                                 : double(moreIdle) > 0.05 * double(row.medianComputation)))
+                row.causes.push_back("its GPU idle " + formatDuration(moreIdle) +
+                                     " more than the median rank's in the step");
+            if (!launchLateness[k].empty()) {
+                const TimeNs launchLate = spreadOf(launchLateness[k]).median;
+                if (launchLate > 0 && 2 * launchLate >= late)
+                    row.causes.push_back("late launches on its host: its collectives launched " +
+                                         formatDuration(launchLate) + " after the other ranks' (median)");
+            }
+            if (row.arrivesLast && row.causes.empty())
+                row.causes.push_back(
+                    "it arrives " + formatDuration(late) +
+                    " after the others (median) with no more computation, GPU idle or later "
+                    "launch in the trace: look at its host (CPU contention, data loading) and "
+                    "its GPU's clocks");
+        }
+    }
+    // The ranks the others wait for first, by the median wait they cost; then the rest by their excess.
     std::stable_sort(job.stragglers.begin(), job.stragglers.end(),
-                     [](const StragglerRow& a, const StragglerRow& b) { return a.excess > b.excess; });
+                     [](const StragglerRow& a, const StragglerRow& b) {
+                         if (a.arrivesLast != b.arrivesLast) return a.arrivesLast;
+                         if (a.arrivesLast && a.othersWaited != b.othersWaited)
+                             return a.othersWaited > b.othersWaited;
+                         return a.excess > b.excess;
+                     });
 
     std::map<std::string, std::vector<std::size_t>> hosts;
     for (std::size_t r = 0; r < n; ++r)

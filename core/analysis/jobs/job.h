@@ -35,14 +35,25 @@ struct Victim {
     TimeNs waited = 0;    // synchronising in the step's collectives
 };
 
-// A (rank, step) whose computation exceeds the step's median rank's by more than 5%: the others wait about
-// `excess` for it in the next collective.
+// A (rank, step) the others wait for. Either its computation exceeds the step's median rank's by more than
+// 5% (the others wait about `excess` for it in the next collective), or it arrives last at most of the step's
+// collectives while waiting less than the median rank itself (a Megatron TP=8 job's rank 6: last at all 84
+// all-reduces, 0 ms waiting, the others 241-449 ms), whatever its computation. Those the others wait for are
+// listed first, by the median wait they cost.
 struct StragglerRow {
     std::size_t rank = 0; // index into JobReport::ranks
     std::string step;
     TimeNs computation = 0, medianComputation = 0, excess = 0;
     std::vector<Victim> victims;  // the ranks that waited longest in this step's collectives, longest first
     std::size_t waitingRanks = 0; // all the other ranks that waited in this step's collectives
+    // Arrivals: how many of the step's collectives (those two ranks or more ran, no tie for last) it reached
+    // last, the median wait of the others in the step, and its own.
+    bool arrivesLast = false;
+    std::uint64_t lastArrivals = 0, operations = 0;
+    TimeNs othersWaited = 0, waited = 0;
+    // What the trace shows as the cause, said plainly: more computation, its GPU idle before the collectives,
+    // late launches on its host (docs/DEFINITIONS.md, "Stragglers").
+    std::vector<std::string> causes;
 };
 
 struct LastArrival {

@@ -16,7 +16,8 @@ namespace kinetoscope {
 
 namespace {
 constexpr std::string_view rankFileFormat = "kinetoscope-rank";
-constexpr std::string_view instanceColumns[] = {"step", "collective", "issue", "start_us", "end_us"};
+constexpr std::string_view instanceColumns[] = {"step",     "collective", "issue",
+                                                "start_us", "end_us",     "issued_us"};
 
 void writeInstance(JsonWriter<std::string>& w, const CollectiveInstance& c) {
     w.beginArray();
@@ -25,6 +26,10 @@ void writeInstance(JsonWriter<std::string>& w, const CollectiveInstance& c) {
     w.num(c.issue);
     w.micros(c.start);
     w.micros(c.end);
+    if (c.issuedKnown)
+        w.micros(c.issued);
+    else
+        w.null();
     w.endArray();
 }
 
@@ -274,12 +279,13 @@ std::optional<RankFigures> readRankFigures(std::string_view json, std::string* e
             f.collectives.push_back(std::move(cs));
         }
     }
-    // Instances: [step, collective, issue, start_us, end_us], checked against the tables they point into.
+    // Instances: [step, collective, issue, start_us, end_us] and, from version 2, issued_us (the launch; null
+    // when unknown), checked against the tables they point into.
     if (!d["collective_instances"]["rows"].get_array().get(array)) {
         for (simdjson::dom::element row : array) {
             simdjson::dom::array cells;
-            if (row.get_array().get(cells) || cells.size() != 5)
-                return fail("a collective instance is not 5 numbers");
+            if (row.get_array().get(cells) || (cells.size() != 5 && cells.size() != 6))
+                return fail("a collective instance is not 5 or 6 numbers");
             std::uint64_t step = 0, collective = 0, issue = 0;
             if (cells.at(0).get_uint64().get(step) || cells.at(1).get_uint64().get(collective) ||
                 cells.at(2).get_uint64().get(issue) || step >= f.steps.size() ||
@@ -293,8 +299,14 @@ std::optional<RankFigures> readRankFigures(std::string_view json, std::string* e
             // Within a step: from 0 to well under 2^53 ns (104 days), and not ending before it starts.
             if (!(start >= 0 && start <= end && end < 9e12) || issue > UINT32_MAX)
                 return fail("a collective instance's times or number are out of range");
+            double issued = 0;
+            const bool issuedKnown = cells.size() == 6 && !cells.at(5).get_double().get(issued);
+            // A launch precedes its kernel, and may precede the step's start by as much as a step.
+            if (issuedKnown && !(issued > -9e12 && issued < 9e12))
+                return fail("a collective instance's launch time is out of range");
             f.instances.push_back({std::uint32_t(step), std::uint32_t(collective), std::uint32_t(issue),
-                                   TimeNs(std::llround(start * 1000)), TimeNs(std::llround(end * 1000))});
+                                   TimeNs(std::llround(start * 1000)), TimeNs(std::llround(end * 1000)),
+                                   issuedKnown ? TimeNs(std::llround(issued * 1000)) : 0, issuedKnown});
         }
     }
     std::uint64_t dropped = 0;

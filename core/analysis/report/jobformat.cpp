@@ -111,6 +111,17 @@ std::string jobReportJson(const JobReport& job) {
         w.microsField("computation_us", s.computation);
         w.microsField("median_computation_us", s.medianComputation);
         w.numField("waiting_ranks", s.waitingRanks);
+        w.key("arrives_last");
+        w.boolean(s.arrivesLast);
+        w.numField("last_arrivals", s.lastArrivals);
+        w.numField("operations", s.operations);
+        w.microsField("waited_us", s.waited);
+        w.microsField("others_waited_us", s.othersWaited);
+        w.key("causes");
+        w.beginArray();
+        for (const std::string& c : s.causes)
+            w.str(c);
+        w.endArray();
         w.strField("file", r.source);
         w.key("victims");
         w.beginArray();
@@ -210,9 +221,11 @@ std::string jobReportText(const JobReport& job, std::size_t top) {
     }
     if (job.steps.size() > top) line(out, "  … and %zu more steps\n", job.steps.size() - top);
 
-    out +=
-        "\nStragglers: a rank whose computation in a step exceeds the step's median rank's by more than 5%;\n"
-        "the others wait about the excess for it in the next collective.\n";
+    out += "\nStragglers: a rank the others wait for. One that arrives last at most of a step's collectives "
+           "while\n"
+           "waiting less than the median rank comes first, whatever its computation; then a rank whose "
+           "computation\n"
+           "in a step exceeds the step's median rank's by more than 5% (the others wait about the excess).\n";
     if (job.stragglers.empty()) out += "  none\n";
     for (std::size_t i = 0; i < job.stragglers.size() && i < top; ++i) {
         const StragglerRow& s = job.stragglers[i];
@@ -223,9 +236,18 @@ std::string jobReportText(const JobReport& job, std::size_t top) {
         const std::string waiting =
             victims.empty() ? std::string()
                             : "  " + countText(s.waitingRanks, "rank") + " waited, longest: " + victims;
-        line(out, "  %-12s %-20s +%-10s (%s, median %s)%s\n", rankLabel(job.ranks[s.rank]).c_str(),
-             s.step.c_str(), formatDuration(s.excess).c_str(), formatDuration(s.computation).c_str(),
-             formatDuration(s.medianComputation).c_str(), waiting.c_str());
+        if (s.arrivesLast)
+            line(out, "  %-12s %-20s last at %llu of %llu collectives, waited %s; the others %s (median)%s\n",
+                 rankLabel(job.ranks[s.rank]).c_str(), s.step.c_str(),
+                 static_cast<unsigned long long>(s.lastArrivals),
+                 static_cast<unsigned long long>(s.operations), formatDuration(s.waited).c_str(),
+                 formatDuration(s.othersWaited).c_str(), waiting.c_str());
+        else
+            line(out, "  %-12s %-20s +%-10s (%s, median %s)%s\n", rankLabel(job.ranks[s.rank]).c_str(),
+                 s.step.c_str(), formatDuration(s.excess).c_str(), formatDuration(s.computation).c_str(),
+                 formatDuration(s.medianComputation).c_str(), waiting.c_str());
+        for (const std::string& cause : s.causes)
+            line(out, "      cause: %s\n", cause.c_str());
     }
     if (job.stragglers.size() > top)
         line(out, "  … and %zu more (--json lists all)\n", job.stragglers.size() - top);
