@@ -10,6 +10,7 @@
 // GPU-side copies of annotations (gpu_user_annotation), which have no table of ours.
 #include "analysis/ops/hosttree.h"
 #include "analysis/ops/summary.h"
+#include "analysis/overview/overview.h"
 #include "model/tracestore.h"
 #include "testsupport.h"
 
@@ -212,6 +213,14 @@ void TestKeyAverages::legacyTracesEqualKeyAverages() {
     const TraceStore& store = *loaded.store;
     const Summary ours = summarize(store);
     QVERIFY(!ours.operators.empty());
+    // The step's breakdown counts the operators as CPU execution (it read 100 % "other").
+    const Overview ov = computeOverview(store);
+    TimeNs span = 0;
+    for (TimeNs t : ov.breakdownTotal)
+        span += t;
+    QVERIFY2(ov.breakdownTotal[std::size_t(BreakdownCategory::CpuExec)] > span * 9 / 10,
+             qPrintable(QString::number(double(ov.breakdownTotal[std::size_t(BreakdownCategory::CpuExec)]) /
+                                        double(span))));
 
     // key_averages() as it would be on our tree: each child that ends after its parent moved to the first
     // ancestor that ends at or after it.
