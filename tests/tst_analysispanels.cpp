@@ -59,6 +59,7 @@ class TestAnalysisPanels : public QObject {
     void stepDoubleClickShowsStep();
     void outOfMemoryAlert();
     void snapshots();
+    void viewKeysWhateverHasFocus();
 
   private:
     TraceView* open(const char* relative);
@@ -578,6 +579,36 @@ void TestAnalysisPanels::outOfMemoryAlert() {
     const QString text = view->memoryPanel()->summary()->text();
     QVERIFY2(text.contains(QLatin1String("out-of-memory")), qPrintable(text));
     QCOMPARE(view->memoryPanel()->blocks()->rowCount(), 1);
+}
+
+// The timeline's keys did nothing until the timeline was clicked: with focus in a table of the view they
+// zoom, pan and fit it; in a text field they type.
+void TestAnalysisPanels::viewKeysWhateverHasFocus() {
+    TraceView* view = open(resnet);
+    QVERIFY(view);
+    m_window->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(m_window));
+    view->bottomTabs()->setCurrentWidget(view->operatorPanel());
+    QTableView* table = view->operatorPanel()->view();
+    table->setFocus();
+    QTRY_VERIFY(table->hasFocus());
+    TimelineWidget* timeline = view->timeline();
+    const TimeNs span = timeline->axis().end - timeline->axis().start;
+    QTest::keyClick(table, Qt::Key_W);
+    QVERIFY2(timeline->axis().end - timeline->axis().start < span, "W did not zoom");
+    const TimeNs start = timeline->axis().start;
+    QTest::keyClick(table, Qt::Key_D);
+    QVERIFY(timeline->axis().start > start);
+    QTest::keyClick(table, Qt::Key_0);
+    QCOMPARE(timeline->axis().end - timeline->axis().start, span);
+    // In the track filter (a text field) the keys type.
+    QLineEdit* filter = timeline->trackFilterField();
+    filter->setFocus();
+    QTRY_VERIFY(filter->hasFocus());
+    QTest::keyClick(filter, Qt::Key_W);
+    QCOMPARE(filter->text(), QStringLiteral("w"));
+    QCOMPARE(timeline->axis().end - timeline->axis().start, span);
+    filter->clear();
 }
 
 void TestAnalysisPanels::snapshots() {

@@ -41,6 +41,7 @@ class TestSnapshotView : public QObject {
     void outOfMemory();
     void badFileKeepsOtherTabs();
     void linksToTraceOfTheSameRun();
+    void zoomKeysAfterATableClick();
 
   private:
     SnapshotView* openReady(MainWindow& w, const QString& path);
@@ -90,8 +91,11 @@ void TestSnapshotView::opensAsSnapshot() {
     QCOMPARE(view->peakMoment(), std::int64_t(3737));
     QVERIFY(!view->oomMoment());
     QCOMPARE(view->tabs()->indexOf(view->oomPage()), -1);
-    // File > Open lists snapshots.
-    QVERIFY(MainWindow::fileDialogFilter().contains(QStringLiteral("*.pickle")));
+    // File > Open lists snapshots, in the filter it starts with (a trace-only first filter hid them).
+    const QString first = MainWindow::fileDialogFilter().section(QStringLiteral(";;"), 0, 0);
+    QVERIFY2(first.startsWith(QStringLiteral("All supported files (")), qPrintable(first));
+    for (const char* pattern : {"*.json.gz", "*.pickle", "*.pickle.gz", "*.kscw.gz"})
+        QVERIFY2(first.contains(QLatin1String(pattern)), pattern);
 }
 
 void TestSnapshotView::timelineAtZooms_data() {
@@ -418,6 +422,28 @@ void TestSnapshotView::linksToTraceOfTheSameRun() {
         return;
     }
     QFAIL("no allocation made inside an annotation");
+}
+
+// After a click on the Alive table, W zoomed the table's selection instead of the timeline: the view keys go
+// to the timeline whatever has focus in the view, except a text field, where they type.
+void TestSnapshotView::zoomKeysAfterATableClick() {
+    MainWindow w;
+    SnapshotView* view = openReady(w, trainingPath());
+    QVERIFY(view);
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QTreeWidget* table = view->aliveTable();
+    for (int i = 0; i < view->tabs()->count(); ++i)
+        if (view->tabs()->widget(i) == table || view->tabs()->widget(i)->isAncestorOf(table))
+            view->tabs()->setCurrentIndex(i);
+    table->setFocus();
+    QTRY_VERIFY(table->hasFocus());
+    const double span = view->timeline()->viewTo() - view->timeline()->viewFrom();
+    QTest::keyClick(table, Qt::Key_W);
+    const double zoomed = view->timeline()->viewTo() - view->timeline()->viewFrom();
+    QVERIFY2(zoomed < span, qPrintable(QStringLiteral("%1 -> %2").arg(span).arg(zoomed)));
+    QTest::keyClick(table, Qt::Key_0);
+    QCOMPARE(view->timeline()->viewTo() - view->timeline()->viewFrom(), span);
 }
 
 QTEST_MAIN(TestSnapshotView)

@@ -8,6 +8,7 @@
 #include "shell/snapshotloadjob.h"
 #include "snapshot/snapshotloader.h"
 #include "timeline/timelinewidget.h"
+#include "timeline/viewkeyforwarder.h"
 #include "views/traceview.h"
 
 #include <QComboBox>
@@ -286,6 +287,7 @@ void SnapshotView::buildContent() {
 
     auto* split = new QSplitter(Qt::Vertical, content);
     m_timeline = new MemoryTimelineWidget(split);
+    new ViewKeyForwarder(this, m_timeline); // the zoom keys after a click on a table too
     split->addWidget(m_timeline);
     m_tabs = new QTabWidget(split);
     split->addWidget(m_tabs);

@@ -14,6 +14,7 @@
 #include "timeline/criticalpathbar.h"
 #include "timeline/searchbar.h"
 #include "timeline/timelinewidget.h"
+#include "timeline/viewkeyforwarder.h"
 
 #include <array>
 
@@ -227,6 +228,7 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
 
     auto* splitter = new QSplitter(Qt::Vertical, content);
     m_timeline = new TimelineWidget(trace, splitter);
+    new ViewKeyForwarder(this, m_timeline); // W/A/S/D/0 whatever has focus in the view
     m_bottomTabs = new QTabWidget(splitter);
     m_details = new DetailsPanel(store, m_bottomTabs);
     m_areaPanel = new AreaSummaryPanel(store, m_bottomTabs);
