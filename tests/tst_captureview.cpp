@@ -11,7 +11,11 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -141,6 +145,37 @@ class TestCaptureView : public QObject {
         QVERIFY2(capture->statusText().contains(QStringLiteral("cannot run")),
                  qPrintable(capture->statusText()));
         QVERIFY(!capture->save(QDir::temp().filePath("never.json"), nullptr));
+    }
+
+    // The dialog's labels showed "&Program:" with its ampersand (a label beside a layout has no buddy), and
+    // Start took an empty program. Each label has its field as buddy; Start waits for a program or a replay.
+    void launchDialogLabelsAndStart() {
+        LaunchDialog dialog;
+        dialog.setSpec({});
+        auto* buttons = dialog.findChild<QDialogButtonBox*>();
+        QVERIFY(buttons);
+        QPushButton* start = buttons->button(QDialogButtonBox::Ok);
+        QVERIFY(!start->isEnabled());
+        int labelled = 0;
+        for (QLabel* label : dialog.findChildren<QLabel*>()) {
+            if (!label->text().contains(QLatin1Char('&'))) continue;
+            QVERIFY2(label->buddy(), qPrintable(label->text()));
+            ++labelled;
+        }
+        QCOMPARE(labelled, 6); // program, arguments, working directory, environment, replay, speed
+        QLineEdit* program = nullptr;
+        for (QLabel* label : dialog.findChildren<QLabel*>())
+            if (label->text() == QStringLiteral("&Program:"))
+                program = qobject_cast<QLineEdit*>(label->buddy());
+        QVERIFY(program);
+        program->setText(QStringLiteral("python3"));
+        QVERIFY(start->isEnabled());
+        program->setText(QStringLiteral("  "));
+        QVERIFY(!start->isEnabled());
+        live::LaunchSpec replay;
+        replay.replayTrace = "trace.json";
+        dialog.setSpec(replay);
+        QVERIFY(start->isEnabled());
     }
 };
 

@@ -503,6 +503,7 @@ void TestDistributed::thousandRanks() {
     // Every rank in the Per rank table (a model: no widget per cell), its split and file.
     auto* perRank = view.findChild<QTableView*>(QStringLiteral("perRankTable"));
     QVERIFY(perRank);
+    QCOMPARE(perRank->textElideMode(), Qt::ElideLeft); // the file names, not "/tmp/...ata/..." on every row
     QCOMPARE(perRank->model()->rowCount(), 1000);
     QCOMPARE(perRank->model()->headerData(10, Qt::Horizontal).toString(), QStringLiteral("Synchronising"));
     // Its trace is not on this machine: where it is expected is said.

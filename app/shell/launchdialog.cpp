@@ -19,14 +19,21 @@ namespace kinetoscope {
 LaunchDialog::LaunchDialog(QWidget* parent) : QDialog(parent) {
     setWindowTitle(tr("Launch and Capture"));
     auto* form = new QFormLayout;
-    auto browseRow = [this, form](const QString& label, QLineEdit* edit, bool directory,
-                                  const QString& filter) {
+    // A label given as text beside a layout has no buddy, and shows its "&" as it is: each label is made with
+    // its field as buddy, so Alt+letter reaches it.
+    auto labelFor = [this](const QString& text, QWidget* field) {
+        auto* label = new QLabel(text, this);
+        label->setBuddy(field);
+        return label;
+    };
+    auto browseRow = [this, form, labelFor](const QString& label, QLineEdit* edit, bool directory,
+                                            const QString& filter) {
         auto* row = new QHBoxLayout;
         auto* browse = new QToolButton(this);
         browse->setText(QStringLiteral("…"));
         row->addWidget(edit, 1);
         row->addWidget(browse);
-        form->addRow(label, row);
+        form->addRow(labelFor(label, edit), row);
         connect(browse, &QToolButton::clicked, this, [this, edit, directory, filter] {
             const QString chosen =
                 directory ? QFileDialog::getExistingDirectory(this, tr("Working Directory"), edit->text())
@@ -39,13 +46,13 @@ LaunchDialog::LaunchDialog(QWidget* parent) : QDialog(parent) {
     browseRow(tr("&Program:"), m_program, false, {});
     m_arguments = new QLineEdit(this);
     m_arguments->setPlaceholderText(tr("train.py --epochs 1   (quotes group words)"));
-    form->addRow(tr("&Arguments:"), m_arguments);
+    form->addRow(labelFor(tr("&Arguments:"), m_arguments), m_arguments);
     m_directory = new QLineEdit(this);
     browseRow(tr("&Working directory:"), m_directory, true, {});
     m_environment = new QPlainTextEdit(this);
     m_environment->setPlaceholderText(tr("NAME=VALUE, one per line"));
     m_environment->setMaximumHeight(80);
-    form->addRow(tr("&Environment:"), m_environment);
+    form->addRow(labelFor(tr("&Environment:"), m_environment), m_environment);
     m_replay = new QLineEdit(this);
     m_replay->setPlaceholderText(tr("empty: capture the GPU with CUPTI"));
     browseRow(tr("&Replay trace:"), m_replay, false,
@@ -53,7 +60,7 @@ LaunchDialog::LaunchDialog(QWidget* parent) : QDialog(parent) {
     m_speed = new QLineEdit(QStringLiteral("1"), this);
     m_speed->setToolTip(
         tr("Replay speed: 1 keeps the trace's timing, 2 plays twice as fast, 0 as fast as possible"));
-    form->addRow(tr("Replay &speed:"), m_speed);
+    form->addRow(labelFor(tr("Replay &speed:"), m_speed), m_speed);
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("&Start"));
@@ -68,6 +75,14 @@ LaunchDialog::LaunchDialog(QWidget* parent) : QDialog(parent) {
         accept();
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    // Nothing to start without a program or a trace to replay.
+    QPushButton* start = buttons->button(QDialogButtonBox::Ok);
+    auto updateStart = [this, start] {
+        start->setEnabled(!m_program->text().trimmed().isEmpty() || !m_replay->text().trimmed().isEmpty());
+    };
+    connect(m_program, &QLineEdit::textChanged, this, updateStart);
+    connect(m_replay, &QLineEdit::textChanged, this, updateStart);
+    updateStart();
     auto* layout = new QVBoxLayout(this);
     auto* note =
         new QLabel(tr("The program runs with Kinetoscope's CUPTI agent injected (CUDA_INJECTION64_PATH); "

@@ -150,7 +150,10 @@ void MainWindow::setDetailsVisible(bool visible) {
 }
 
 QString MainWindow::fileDialogFilter() {
+    // Everything the viewer opens first: the dialog shows its first filter, and a trace-only one hid
+    // memory snapshots.
     return tr(
+        "All supported files (*.json *.json.gz *.pt.trace.json* *.pickle *.pickle.gz *.kscw *.kscw.gz *.py);;"
         "Trace files (*.json *.json.gz *.pt.trace.json*);;CUDA memory snapshots (*.pickle *.pickle.gz);;"
         "Capture spools (*.kscw *.kscw.gz);;TorchInductor generated code, attached to the trace in front "
         "(*.py);;"

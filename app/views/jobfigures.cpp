@@ -270,6 +270,9 @@ QWidget* makePerRankTable(const JobReport& job, QWidget* parent) {
     proxy->setFilterRole(Qt::DisplayRole);
     QTableView* view = panel::makeView(box, proxy);
     view->setObjectName(QStringLiteral("perRankTable"));
+    // Paths differ at their end (rank3.json, rank4.json): elided on the left, the file name shows, where the
+    // default showed "/tmp/...ata/..." on every row.
+    view->setTextElideMode(Qt::ElideLeft);
     view->sortByColumn(0, Qt::AscendingOrder);
     view->horizontalHeader()->resizeSection(0, 80);
     QObject::connect(filter, &QLineEdit::textChanged, proxy, &QSortFilterProxyModel::setFilterFixedString);
