@@ -22,6 +22,7 @@ class TestSingleInstance : public QObject {
     void noRunningInstance();
     void takesOverStaleSocket();
     void secondProcessExitsAndFirstKeepsRunning();
+    void onePerDisplay();
 
   private:
     static QString uniqueName(const char* tag) {
@@ -111,6 +112,37 @@ void TestSingleInstance::secondProcessExitsAndFirstKeepsRunning() {
     third.waitForFinished();
     first.kill();
     first.waitForFinished();
+}
+
+// A file opened on one X display went to the window of the same user on another: the name is per display.
+void TestSingleInstance::onePerDisplay() {
+    const QByteArray instance = qgetenv("KINETOSCOPE_INSTANCE"), x = qgetenv("DISPLAY"),
+                     wayland = qgetenv("WAYLAND_DISPLAY");
+    qunsetenv("KINETOSCOPE_INSTANCE");
+    qunsetenv("WAYLAND_DISPLAY");
+    qputenv("DISPLAY", ":7");
+    const QString seven = SingleInstance::defaultName();
+    qputenv("DISPLAY", ":8");
+    const QString eight = SingleInstance::defaultName();
+    qputenv("DISPLAY", "localhost:10.0");
+    const QString remote = SingleInstance::defaultName();
+    qputenv("WAYLAND_DISPLAY", "wayland-0");
+    const QString onWayland = SingleInstance::defaultName();
+    for (const auto& [name, value] : {std::pair{"KINETOSCOPE_INSTANCE", instance}, std::pair{"DISPLAY", x},
+                                      std::pair{"WAYLAND_DISPLAY", wayland}})
+        value.isNull() ? qunsetenv(name) : qputenv(name, value);
+    QVERIFY(seven != eight);
+    QVERIFY(seven.startsWith(QStringLiteral("kinetoscope-")));
+    for (const QString& name : {seven, eight, remote, onWayland})
+        QVERIFY2(!name.contains(QLatin1Char('/')) && !name.contains(QLatin1Char(':')), qPrintable(name));
+    QVERIFY(onWayland != remote && onWayland.contains(QStringLiteral("wayland")));
+    // Two servers on two displays listen side by side.
+    SingleInstance a(seven), b(eight);
+    QVERIFY(a.listen());
+    QVERIFY(b.listen());
+    QVERIFY(
+        !SingleInstance(QStringLiteral("kinetoscope-test-nobody-%1").arg(QCoreApplication::applicationPid()))
+             .sendToRunning({}, 200));
 }
 
 QTEST_MAIN(TestSingleInstance)

@@ -16,7 +16,17 @@ constexpr QDataStream::Version streamVersion = QDataStream::Qt_6_0;
 QString SingleInstance::defaultName() {
     const QString override = qEnvironmentVariable("KINETOSCOPE_INSTANCE");
     if (!override.isEmpty()) return override;
-    return QStringLiteral("kinetoscope-%1").arg(::getuid());
+    // One instance per user and display: a file opened on one X display (or Wayland session) went to the
+    // window of the same user on another, printing nothing.
+    QString display = qEnvironmentVariable("WAYLAND_DISPLAY");
+    if (!display.isEmpty())
+        display.prepend(QStringLiteral("wayland-"));
+    else
+        display = qEnvironmentVariable("DISPLAY");
+    if (display.isEmpty()) display = QStringLiteral("none");
+    for (QChar& c : display) // a socket name: no path separators or colons
+        if (!(c.isLetterOrNumber() || c == QLatin1Char('.') || c == QLatin1Char('-'))) c = QLatin1Char('_');
+    return QStringLiteral("kinetoscope-%1-%2").arg(::getuid()).arg(display);
 }
 
 SingleInstance::SingleInstance(QString name, QObject* parent) : QObject(parent), m_name(std::move(name)) {}

@@ -12,7 +12,8 @@ namespace kinetoscope {
 class SingleInstance : public QObject {
     Q_OBJECT
   public:
-    // The per-user socket name (overridable with KINETOSCOPE_INSTANCE for tests).
+    // The socket name, one per user and display ($WAYLAND_DISPLAY, else $DISPLAY); KINETOSCOPE_INSTANCE
+    // overrides it (tests).
     static QString defaultName();
 
     explicit SingleInstance(QString name = defaultName(), QObject* parent = nullptr);
