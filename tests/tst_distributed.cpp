@@ -6,6 +6,7 @@
 #include "charts/rankheatmap.h"
 #include "panels/detailspanel.h"
 #include "shell/mainwindow.h"
+#include "tables/tablecells.h"
 #include "testsupport.h"
 #include "timeline/timelinerenderer.h"
 #include "timeline/timelinewidget.h"
@@ -500,6 +501,22 @@ void TestDistributed::thousandRanks() {
     QCOMPARE(steps->rowCount(), int(view.job().steps.size()));
     QCOMPARE(steps->item(0, 1)->text(), QStringLiteral("1000"));
     QVERIFY(steps->item(0, 5)->text().startsWith(QStringLiteral("rank ")));
+    // The slowest rank named, and its time a column of its own to sort on.
+    QCOMPARE(steps->horizontalHeaderItem(6)->text(), QStringLiteral("Slowest step"));
+    QCOMPARE(steps->horizontalHeaderItem(7)->text(), QStringLiteral("Slowest rank"));
+    for (int row = 0; row < steps->rowCount(); ++row) {
+        const StepDistribution* d = nullptr;
+        for (const StepDistribution& s : view.job().steps)
+            if (QString::fromStdString(s.name) == steps->item(row, 0)->text()) d = &s;
+        QVERIFY(d);
+        QCOMPARE(steps->item(row, 7)->text(),
+                 QStringLiteral("rank %1").arg(view.ranks()[d->slowestRank].rank));
+    }
+    steps->sortByColumn(6, Qt::DescendingOrder);
+    TimeNs longest = 0;
+    for (const StepDistribution& s : view.job().steps)
+        longest = std::max(longest, s.stepTime.max);
+    QCOMPARE(steps->item(0, 6)->text(), durationText(longest));
     // Every rank in the Per rank table (a model: no widget per cell), its split and file.
     auto* perRank = view.findChild<QTableView*>(QStringLiteral("perRankTable"));
     QVERIFY(perRank);

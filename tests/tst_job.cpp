@@ -528,7 +528,8 @@ void TestJob::rankTheOthersWaitFor() {
         f.rank = r;
         f.worldSize = 8;
         f.source = "rank" + std::to_string(r) + ".json";
-        RankStep step{.name = "ProfilerStep#2", .start = 0, .end = 2'000'000'000};
+        // Rank 3's step runs longest (its last kernel ends later): the step's slowest rank.
+        RankStep step{.name = "ProfilerStep#2", .start = 0, .end = r == 3 ? 2'100'000'000 : 2'000'000'000};
         step.computation = 1'000'000'000 + r * 1'000'000; // within 1% of each other
         step.other = 100'000'000;
         if (r == 6 && kind == "idle") step.other = 600'000'000;
@@ -566,6 +567,10 @@ void TestJob::rankTheOthersWaitFor() {
     const QJsonObject first = root["stragglers"].toArray().first().toObject();
     QCOMPARE(first["rank"].toInteger(), 6);
     QCOMPARE(first["arrives_last"].toBool(), true);
+    // The step names its slowest rank (its longest step time), in the JSON and the text.
+    QCOMPARE(job.ranks[job.steps[0].slowestRank].rank, std::int64_t(3));
+    QCOMPARE(root["steps"].toArray()[0].toObject()["slowest_rank"].toInteger(), 3);
+    QVERIFY2(text.find("  rank 3\n") != std::string::npos, text.c_str());
     QCOMPARE(first["last_arrivals"].toInteger(), 84);
     QVERIFY(first["causes"].toArray().first().toString().contains(cause));
 }

@@ -288,7 +288,8 @@ QTableWidget* makeStepDistributionTable(const JobReport& job, QWidget* parent) {
     QTableWidget* t = makeReadOnlyTable(parent, {QObject::tr("Step"), QObject::tr("Ranks"),
                                                  QObject::tr("Step time (min / median / p90 / max)"),
                                                  QObject::tr("Computation"), QObject::tr("Communication"),
-                                                 QObject::tr("Median rank")});
+                                                 QObject::tr("Median rank"), QObject::tr("Slowest step"),
+                                                 QObject::tr("Slowest rank")});
     const QString spread =
         QObject::tr("Across the ranks that have this step: the shortest, the median rank's "
                     "(nearest rank), the 90th percentile and the longest");
@@ -311,6 +312,10 @@ QTableWidget* makeStepDistributionTable(const JobReport& job, QWidget* parent) {
             t->setItem(int(i), c++, new NumberItem(spreadText(*spread), double(spread->median)));
         t->setItem(int(i), c++,
                    new QTableWidgetItem(job.ranks.empty() ? QString() : rankText(job.ranks[s.medianRank])));
+        // The slowest rank's time in a column of its own, to sort on (the spread sorts by its median).
+        setDuration(t, int(i), c++, s.stepTime.max);
+        t->setItem(int(i), c++,
+                   new QTableWidgetItem(job.ranks.empty() ? QString() : rankText(job.ranks[s.slowestRank])));
     }
     finish(t, 0, Qt::AscendingOrder);
     return t;

@@ -142,10 +142,16 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
     std::vector<std::vector<std::pair<std::size_t, TimeNs>>> idleByStep(stepCount); // (rank, GPU idle: other)
     {
         std::vector<std::vector<TimeNs>> time(stepCount), computation(stepCount), communication(stepCount);
+        std::vector<TimeNs> slowest(stepCount, 0);
         for (std::size_t r = 0; r < n; ++r)
             for (std::size_t i = 0; i < job.ranks[r].steps.size(); ++i) {
                 const RankStep& s = job.ranks[r].steps[i];
                 const std::uint32_t id = stepOf[r][i];
+                // The slowest rank of the step, the first of equals.
+                if (time[id].empty() || s.end - s.start > slowest[id]) {
+                    slowest[id] = s.end - s.start;
+                    job.steps[id].slowestRank = r;
+                }
                 time[id].push_back(s.end - s.start);
                 computation[id].push_back(s.computation);
                 communication[id].push_back(s.communication);

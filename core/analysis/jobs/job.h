@@ -27,7 +27,8 @@ struct StepDistribution {
     std::string name;
     std::size_t ranks = 0; // ranks that have this step
     Spread stepTime, computation, communication;
-    std::size_t medianRank = 0; // index into JobReport::ranks: the rank whose computation is the median
+    std::size_t medianRank = 0;  // index into JobReport::ranks: the rank whose computation is the median
+    std::size_t slowestRank = 0; // index into JobReport::ranks: the rank whose step time is stepTime.max
 };
 
 struct Victim {

@@ -95,6 +95,11 @@ std::string jobReportJson(const JobReport& job) {
         w.strField("name", s.name);
         w.numField("ranks", s.ranks);
         writeSpread(w, "step_us", s.stepTime);
+        w.key("slowest_rank");
+        if (s.slowestRank < job.ranks.size() && job.ranks[s.slowestRank].rank >= 0)
+            w.num(job.ranks[s.slowestRank].rank);
+        else
+            w.null();
         writeSpread(w, "computation_us", s.computation);
         writeSpread(w, "communication_us", s.communication);
         w.endObject();
@@ -212,12 +217,15 @@ std::string jobReportText(const JobReport& job, std::size_t top) {
              static_cast<unsigned long long>(job.instancesDropped));
 
     out += "\nSteps across ranks (min / median / p90 / max):\n";
-    line(out, "  %-22s %6s  %-34s  %-34s  %s\n", "Step", "Ranks", "Step time", "Computation",
-         "Communication");
+    line(out, "  %-22s %6s  %-34s  %-34s  %-34s  %s\n", "Step", "Ranks", "Step time", "Computation",
+         "Communication", "Slowest");
     for (std::size_t i = 0; i < job.steps.size() && i < top; ++i) {
         const StepDistribution& s = job.steps[i];
-        line(out, "  %-22s %6zu  %-34s  %-34s  %s\n", s.name.c_str(), s.ranks, spreadText(s.stepTime).c_str(),
-             spreadText(s.computation).c_str(), spreadText(s.communication).c_str());
+        const std::string slowest =
+            s.slowestRank < job.ranks.size() ? rankLabel(job.ranks[s.slowestRank]) : "-";
+        line(out, "  %-22s %6zu  %-34s  %-34s  %-34s  %s\n", s.name.c_str(), s.ranks,
+             spreadText(s.stepTime).c_str(), spreadText(s.computation).c_str(),
+             spreadText(s.communication).c_str(), slowest.c_str());
     }
     if (job.steps.size() > top) line(out, "  … and %zu more steps\n", job.steps.size() - top);
 
