@@ -58,6 +58,9 @@ void TestCompare::comparesRealPair() {
     const TraceDiff* d = view->diff();
     QCOMPARE(view->operatorTable()->rowCount(), int(d->operators.size()));
     QCOMPARE(view->kernelTable()->rowCount(), int(d->kernels.size()));
+    // Each kernel's time per call on both sides and its change per call, beside the totals.
+    QCOMPARE(view->kernelTable()->horizontalHeaderItem(7)->text(), QStringLiteral("Per call A"));
+    QCOMPARE(view->kernelTable()->horizontalHeaderItem(9)->text(), QStringLiteral("Per call Δ"));
     // Sorted by device self Δ, largest first; the known regression leads (torch.compile's backward, only in
     // B).
     QCOMPARE(view->operatorTable()->item(0, 0)->text(), QStringLiteral("CompiledFunctionBackward"));

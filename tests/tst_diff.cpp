@@ -28,6 +28,7 @@ class TestDiff : public QObject {
     void deltasAddUp_data();
     void deltasAddUp();
     void selfDiffIsZero();
+    void perCallWhenWorkDiffers();
     void cliPrintsTheSame();
     void cliErrors_data();
     void cliErrors();
@@ -114,6 +115,59 @@ void TestDiff::deltasAddUp() {
     // Sorted by the size of the change.
     for (std::size_t i = 1; i < d.kernels.size(); ++i)
         QVERIFY(std::llabs(d.kernels[i - 1].deviceDelta()) >= std::llabs(d.kernels[i].deviceDelta()));
+}
+
+// A compiled run with 3 steps in A and 1 in B: the Kernels Δ read "two thirds faster" for a kernel 5 % slower
+// per call. Each row has its time per call on both sides and the change per call, and the report says the two
+// traces hold different amounts of work.
+void TestDiff::perCallWhenWorkDiffers() {
+    auto trace = [](int steps, double kernelUs) {
+        std::string events;
+        for (int s = 0; s < steps; ++s) {
+            const double t = s * 1000.0;
+            events +=
+                (events.empty() ? "" : ",\n") +
+                QStringLiteral(R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%1", "pid": 1,
+ "tid": 1, "ts": %2, "dur": 900},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": %3, "dur": 5,
+  "args": {"correlation": %4}},
+ {"ph": "X", "cat": "kernel", "name": "triton_poi_fused_sum_41", "pid": 0, "tid": 7, "ts": %5, "dur": %6,
+  "args": {"correlation": %4, "device": 0, "stream": 7}})")
+                    .arg(s)
+                    .arg(t)
+                    .arg(t + 10)
+                    .arg(s + 1)
+                    .arg(t + 20)
+                    .arg(kernelUs)
+                    .toStdString();
+        }
+        LoadResult r = test::loadText("[" + events + "]");
+        if (!r.ok()) qFatal("%s", r.error.c_str());
+        return std::move(r.store);
+    };
+    const auto a = trace(3, 100), b = trace(1, 105);
+    const TraceDiff d = diffTraces(*a, *b);
+    QCOMPARE(d.kernels.size(), std::size_t(1));
+    const DiffRow& k = d.kernels[0];
+    QCOMPARE(k.deviceDelta(), TimeNs(-195'000)); // in total "faster"
+    QCOMPARE(k.perCallA(), TimeNs(100'000));
+    QCOMPARE(k.perCallB(), TimeNs(105'000));
+    QCOMPARE(k.perCallChange(), 5.0); // slower per call
+    QCOMPARE(d.kernelsA, std::uint64_t(3));
+    QCOMPARE(d.kernelsB, std::uint64_t(1));
+    const std::string work = workDifference(d);
+    QVERIFY2(work.find("A 3 steps and 3 kernel runs, B 1 step and 1 kernel run") != std::string::npos,
+             work.c_str());
+    const std::string text = diffToText(d, 10);
+    QVERIFY2(text.find(work) != std::string::npos && text.find("+5.0%") != std::string::npos, text.c_str());
+    const QJsonObject json = QJsonDocument::fromJson(QByteArray::fromStdString(diffToJson(d))).object();
+    const QJsonObject row = json["kernels"].toArray()[0].toObject();
+    QCOMPARE(row["per_call_us_a"].toDouble(), 100.0);
+    QCOMPARE(row["per_call_us_b"].toDouble(), 105.0);
+    QCOMPARE(row["per_call_change_pct"].toDouble(), 5.0);
+    QCOMPARE(json["work"].toObject()["note"].toString().toStdString(), work);
+    // The same amounts of work: nothing to say.
+    QVERIFY(workDifference(diffTraces(*a, *a)).empty());
 }
 
 void TestDiff::selfDiffIsZero() {

@@ -76,6 +76,23 @@ void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
                 ? QObject::tr("new time")
                 : QStringLiteral("%1%2%").arg(pct > 0 ? QStringLiteral("+") : QString()).arg(pct, 0, 'f', 1);
         table->setItem(int(i), c++, new NumberItem(change, std::isnan(pct) ? 1e9 : pct));
+        if (!host) { // per call: what each run costs, whatever the amounts of work on the two sides
+            table->setItem(
+                int(i), c++,
+                new NumberItem(r.countA ? durationText(r.perCallA()) : QString(), double(r.perCallA())));
+            table->setItem(
+                int(i), c++,
+                new NumberItem(r.countB ? durationText(r.perCallB()) : QString(), double(r.perCallB())));
+            const double perCall = r.perCallChange();
+            table->setItem(int(i), c++,
+                           new NumberItem(std::isnan(perCall)
+                                              ? QString()
+                                              : QStringLiteral("%1 (%2%3%)")
+                                                    .arg(signedDuration(r.perCallDelta()))
+                                                    .arg(perCall > 0 ? QStringLiteral("+") : QString())
+                                                    .arg(perCall, 0, 'f', 1),
+                                          std::isnan(perCall) ? 0.0 : perCall));
+        }
         if (!host) // Inductor's estimates on each side (profile_analysis --diff's columns), hidden without
                    // them
             for (const double v : {r.gbpsA, r.gbpsB, r.tflopsA, r.tflopsB})
@@ -191,9 +208,10 @@ void CompareView::build() {
     m_operators = makeTable(tabs, {tr("Operator"), tr("Calls A"), tr("Calls B"), tr("Host self A"),
                                    tr("Host self B"), tr("Host self Δ"), tr("Device self A"),
                                    tr("Device self B"), tr("Device self Δ"), tr("Change")});
-    m_kernels = makeTable(tabs, {tr("Kernel"), tr("Calls A"), tr("Calls B"), tr("Total A"), tr("Total B"),
-                                 tr("Total Δ"), tr("Change"), tr("GB/s A"), tr("GB/s B"), tr("TFLOP/s A"),
-                                 tr("TFLOP/s B")});
+    m_kernels =
+        makeTable(tabs, {tr("Kernel"), tr("Calls A"), tr("Calls B"), tr("Total A"), tr("Total B"),
+                         tr("Total Δ"), tr("Change"), tr("Per call A"), tr("Per call B"), tr("Per call Δ"),
+                         tr("GB/s A"), tr("GB/s B"), tr("TFLOP/s A"), tr("TFLOP/s B")});
     fill(m_operators, m_diff->operators, true);
     fill(m_kernels, m_diff->kernels, false);
     m_operators->sortByColumn(8, Qt::DescendingOrder);
@@ -240,17 +258,20 @@ void CompareView::build() {
     m_summary->setContentsMargins(6, 6, 6, 6);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setText(tr("<b>Step time</b>: A %1, mean %2 · B %3, mean %4 "
-                          "(<b>%5</b>)<br/><b>Per-step breakdown Δ</b>: %6<br/>%7<br/>"
-                          "Timelines aligned at the first step (B − A = %8) and zoomed together. "
-                          "<span style=\"color:#b91c1c\">Red</span>: only in A; <span "
-                          "style=\"color:#047857\">green</span>: only in B.")
-                           .arg(QString::fromStdString(countText(oa.steps.size(), "step")))
-                           .arg(durationText(oa.stepMean))
-                           .arg(QString::fromStdString(countText(ob.steps.size(), "step")))
-                           .arg(durationText(ob.stepMean), signedDuration(ob.stepMean - oa.stepMean),
-                                breakdown.join(QStringLiteral(", ")), gpus.join(QStringLiteral("<br/>")),
-                                signedDuration(m_offset)));
+    const QString work = QString::fromStdString(workDifference(*m_diff));
+    m_summary->setText(
+        (work.isEmpty() ? QString() : QStringLiteral("<b>%1</b><br/>").arg(work.toHtmlEscaped())) +
+        tr("<b>Step time</b>: A %1, mean %2 · B %3, mean %4 "
+           "(<b>%5</b>)<br/><b>Per-step breakdown Δ</b>: %6<br/>%7<br/>"
+           "Timelines aligned at the first step (B − A = %8) and zoomed together. "
+           "<span style=\"color:#b91c1c\">Red</span>: only in A; <span "
+           "style=\"color:#047857\">green</span>: only in B.")
+            .arg(QString::fromStdString(countText(oa.steps.size(), "step")))
+            .arg(durationText(oa.stepMean))
+            .arg(QString::fromStdString(countText(ob.steps.size(), "step")))
+            .arg(durationText(ob.stepMean), signedDuration(ob.stepMean - oa.stepMean),
+                 breakdown.join(QStringLiteral(", ")), gpus.join(QStringLiteral("<br/>")),
+                 signedDuration(m_offset)));
     tabs->addTab(m_summary, tr("Summary"));
     tabs->addTab(m_operators, tr("Operators Δ"));
     tabs->addTab(m_kernels, tr("Kernels Δ"));

@@ -11,10 +11,32 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <tuple>
 
 namespace kinetoscope {
+
+double DiffRow::perCallChange() const {
+    if (!countA || !countB || perCallA() == 0) return std::numeric_limits<double>::quiet_NaN();
+    return 100.0 * double(perCallDelta()) / double(perCallA());
+}
+
+std::string workDifference(const TraceDiff& d) {
+    const std::size_t stepsA = d.overviewA.syntheticStep ? 0 : d.overviewA.steps.size();
+    const std::size_t stepsB = d.overviewB.syntheticStep ? 0 : d.overviewB.steps.size();
+    const double ka = double(d.kernelsA), kb = double(d.kernelsB);
+    const bool kernelsDiffer = std::abs(ka - kb) > 0.1 * std::max(ka, kb);
+    if (stepsA == stepsB && !kernelsDiffer) return {};
+    auto side = [](std::size_t steps, std::uint64_t kernels) {
+        return (steps ? countText(steps, "step") : std::string("no ProfilerStep")) + " and " +
+               countText(kernels, "kernel run");
+    };
+    return "The traces hold different amounts of work: A " + side(stepsA, d.kernelsA) + ", B " +
+           side(stepsB, d.kernelsB) +
+           ". Totals compare the two amounts; compare per call (the per-call columns)" +
+           (stepsA && stepsB ? " or per step (the step time and breakdown, per mean step)." : ".");
+}
 
 double DiffRow::percentChange() const {
     const bool device = deviceA != 0 || deviceB != 0;
@@ -139,8 +161,11 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
         if (const auto it = estimatesB.find(name); it != estimatesB.end() && row.countB > 0)
             std::tie(row.gbpsB, row.tflopsB) = it->second;
     }
-    for (auto& [name, row] : kernels)
+    for (auto& [name, row] : kernels) {
         d.kernels.push_back(row);
+        d.kernelsA += row.countA;
+        d.kernelsB += row.countB;
+    }
     sortByDelta(d.kernels);
     d.overviewA = computeOverview(a);
     d.overviewB = computeOverview(b);
@@ -174,6 +199,12 @@ std::string diffToJson(const TraceDiff& d) {
     w.beginObject({"", ",\n ", ""});
     writeDiffRows(w, "operators", d.operators, true);
     writeDiffRows(w, "kernels", d.kernels, false);
+    w.key("work");
+    w.beginObject();
+    w.numField("kernel_runs_a", d.kernelsA);
+    w.numField("kernel_runs_b", d.kernelsB);
+    w.strField("note", workDifference(d));
+    w.endObject();
     w.key("step_time");
     w.beginObject();
     w.key("a");
@@ -236,6 +267,7 @@ std::string diffToText(const TraceDiff& d, std::size_t top) {
         d.overviewB.stepMean >= d.overviewA.stepMean ? "+" : "-",
         formatDuration(std::llabs(d.overviewB.stepMean - d.overviewA.stepMean)).c_str());
     out += buf;
+    if (const std::string work = workDifference(d); !work.empty()) out += work + "\n";
     auto table = [&](const char* title, const std::vector<DiffRow>& rows, bool host) {
         std::snprintf(buf, sizeof buf, "\n%s (top %zu by change of %s time)\n", title,
                       std::min(top, rows.size()), host ? "device self" : "total");

@@ -30,6 +30,13 @@ struct DiffRow {
     TimeNs deviceDelta() const { return deviceB - deviceA; }
     // Relative change of the device time, or of the host time for host-only rows; NaN when A is zero.
     double percentChange() const;
+    // Per call (device time / calls): what a kernel costs each time, whatever the two traces' amounts of
+    // work. 3 steps in A against 1 in B read "two thirds faster" in total for a kernel 5 % slower per call.
+    TimeNs perCallA() const { return countA ? deviceA / TimeNs(countA) : 0; }
+    TimeNs perCallB() const { return countB ? deviceB / TimeNs(countB) : 0; }
+    TimeNs perCallDelta() const { return perCallB() - perCallA(); }
+    // NaN unless both sides ran it.
+    double perCallChange() const;
 };
 
 struct TraceDiff {
@@ -37,7 +44,12 @@ struct TraceDiff {
     std::vector<DiffRow> kernels;   // by |total delta|, descending
     Overview overviewA, overviewB;
     std::array<TimeNs, kernelCategoryCount> categoriesA{}, categoriesB{};
+    std::uint64_t kernelsA = 0, kernelsB = 0; // kernel runs on each side
 };
+
+// When the two traces hold different amounts of work (other numbers of steps, or of kernel runs by more than
+// a tenth), a sentence that says so and how to compare them (per call, per step); empty when they match.
+std::string workDifference(const TraceDiff& diff);
 
 TraceDiff diffTraces(const TraceStore& a, const TraceStore& b);
 

@@ -224,6 +224,31 @@ const Columns<DiffRow>& diffColumns(bool host) {
             rate("achieved_tflops_b", "TFLOP/s B", &R::tflopsB, 2);
             delta("Total Δ", [](const R& r) { return r.deviceDelta(); });
             delta("", nullptr); // the host column, empty: kernels have no host time
+            // Per call: a kernel's cost each time it runs, whatever the amounts of work on the two sides.
+            micros("per_call_us_a", "Per call A", [](const R& r) { return r.perCallA(); });
+            micros("per_call_us_b", "Per call B", [](const R& r) { return r.perCallB(); });
+            c.push_back({.key = "per_call_change_pct",
+                         .title = "Per call Δ %",
+                         .format = F::Fixed,
+                         .value =
+                             [](const R& r) {
+                                 const double pct = r.perCallChange();
+                                 return std::isnan(pct) ? Cell::null() : real(pct);
+                             },
+                         .outputs = InJson | InTable,
+                         .decimals = 3});
+            c.push_back({.key = {},
+                         .title = "Per call",
+                         .value =
+                             [](const R& r) {
+                                 const double pct = r.perCallChange();
+                                 if (std::isnan(pct)) return text("-");
+                                 char change[32];
+                                 std::snprintf(change, sizeof change, "%+.1f%%", pct);
+                                 return text(change);
+                             },
+                         .outputs = InText,
+                         .fieldWidth = 9});
         }
         c.push_back({.key = "change_pct",
                      .title = "Change",
