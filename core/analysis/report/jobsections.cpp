@@ -142,6 +142,12 @@ namespace {
 std::string signedMicrosText(TimeNs ns) {
     return (ns >= 0 ? "+" : "-") + formatMicros(std::llabs(ns)) + " us";
 }
+// "+5.0%": a relative change, signed.
+std::string signedPercentText(double pct) {
+    char change[32];
+    std::snprintf(change, sizeof change, "%+.1f%%", pct);
+    return change;
+}
 } // namespace
 
 const Columns<DiffRow>& diffColumns(bool host) {
@@ -242,10 +248,7 @@ const Columns<DiffRow>& diffColumns(bool host) {
                          .value =
                              [](const R& r) {
                                  const double pct = r.perCallChange();
-                                 if (std::isnan(pct)) return text("-");
-                                 char change[32];
-                                 std::snprintf(change, sizeof change, "%+.1f%%", pct);
-                                 return text(change);
+                                 return text(std::isnan(pct) ? "-" : signedPercentText(pct));
                              },
                          .outputs = InText,
                          .fieldWidth = 9});
@@ -263,10 +266,7 @@ const Columns<DiffRow>& diffColumns(bool host) {
                              if (r.onlyA()) return text("only A");
                              if (r.onlyB()) return text("only B");
                              const double pct = r.percentChange();
-                             if (std::isnan(pct)) return text("new time");
-                             char change[32];
-                             std::snprintf(change, sizeof change, "%+.1f%%", pct);
-                             return text(change);
+                             return text(std::isnan(pct) ? "new time" : signedPercentText(pct));
                          },
                      .outputs = InText,
                      .fieldWidth = 9});
