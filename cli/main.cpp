@@ -4,6 +4,8 @@
 #include "analysis/jobs/diff.h"
 #include "analysis/memory/snapshotreport.h"
 #include "analysis/ops/summary.h"
+#include "analysis/report/diffformat.h"
+#include "analysis/report/snapshotformat.h"
 #include "analysis/report/summaryformat.h"
 #include "live/capturesession.h"
 #include "open/opentrace.h"

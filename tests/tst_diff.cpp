@@ -4,6 +4,7 @@
 #include "analysis/jobs/diff.h"
 #include "analysis/ops/hosttree.h"
 #include "analysis/ops/kernels.h"
+#include "analysis/report/diffformat.h"
 #include "analysis/report/summaryformat.h"
 #include "model/argscan.h"
 #include "testsupport.h"

@@ -5,6 +5,7 @@
 #include "testsupport.h"
 
 #include "analysis/memory/snapshotreport.h"
+#include "analysis/report/snapshotformat.h"
 #include "snapshot/snapshotloader.h"
 
 #include <map>

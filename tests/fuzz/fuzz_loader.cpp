@@ -5,6 +5,7 @@
 #include "analysis/gpu/criticalpath.h"
 #include "analysis/jobs/diff.h"
 #include "analysis/report/analysisresult.h"
+#include "analysis/report/diffformat.h"
 #include "analysis/report/summaryformat.h"
 #include "analysis/roofline/roofline.h"
 #include "fuzz_input.h"

@@ -6,6 +6,7 @@
 #include "analysis/memory/allocatorstate.h"
 #include "analysis/memory/memorytimeline.h"
 #include "analysis/memory/snapshotreport.h"
+#include "analysis/report/snapshotformat.h"
 #include "snapshot/snapshotloader.h"
 
 #include <algorithm>

@@ -53,7 +53,4 @@ std::string workDifference(const TraceDiff& diff);
 
 TraceDiff diffTraces(const TraceStore& a, const TraceStore& b);
 
-std::string diffToJson(const TraceDiff& diff);
-std::string diffToText(const TraceDiff& diff, std::size_t top);
-
 } // namespace kinetoscope

@@ -3,7 +3,6 @@
 #include "analysis/gpu/intervals.h"
 #include "analysis/ops/steps.h"
 #include "analysis/overview/overview.h"
-#include "analysis/report/summaryformat.h"
 #include "model/argscan.h"
 #include "model/textformat.h"
 #include "query/args.h"

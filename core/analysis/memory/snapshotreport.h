@@ -85,8 +85,4 @@ std::vector<std::string_view> openAnnotations(const MemorySnapshot& snapshot, st
 
 SnapshotReport snapshotReport(const MemorySnapshot& snapshot, const SnapshotReportOptions& options = {});
 
-// The report as the CLI's JSON (the keys the memory-snapshot issue fixes) and as readable text.
-std::string snapshotReportJson(const MemorySnapshot& snapshot, const SnapshotReport& report);
-std::string snapshotReportText(const MemorySnapshot& snapshot, const SnapshotReport& report);
-
 } // namespace kinetoscope
