@@ -15,6 +15,7 @@
 #include "views/traceview.h"
 
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QHeaderView>
@@ -47,6 +48,7 @@ class TestAnalysisPanels : public QObject {
     void panelsMatchCli();
     void overviewBreakdownAndThroughput();
     void operatorSelectionHighlightsAndJumps();
+    void selectionBringsAMatchIntoView();
     void operatorFilterAndGrouping();
     void kernelSelectionShowsOrigin();
     void kernelTableReadsWell();
@@ -264,6 +266,57 @@ void TestAnalysisPanels::operatorSelectionHighlightsAndJumps() {
     QCOMPARE(view->timeline()->selected(), first.data(EventRole).value<EventRef>());
     QVERIFY(!panel->chart()->bars().isEmpty());
     QVERIFY(!panel->callStack()->toPlainText().isEmpty());
+}
+
+// Issue 52 item 2: a row selected while the view holds none of its slices moves the view to one, and the
+// query the user types next is a substring search again (the whole-name mode the selection set ends).
+void TestAnalysisPanels::selectionBringsAMatchIntoView() {
+    TraceView* view = open(resnet);
+    QVERIFY(view);
+    OperatorPanel* panel = view->operatorPanel();
+    const QModelIndex first = panel->proxy()->index(0, 0);
+    const std::string name = first.data(NameRole).toString().toStdString();
+    const TraceStore& s = *view->trace()->store;
+    // The widest gap between two of its slices: zoom into its middle, where none is.
+    std::vector<std::pair<TimeNs, TimeNs>> spans;
+    for (const Track& t : s.tracks()) {
+        for (std::size_t i = 0; i < t.names.size(); ++i)
+            if (s.strings().view(t.names[i]) == name)
+                spans.emplace_back(t.starts[i], t.endOf(std::uint32_t(i)));
+    }
+    std::sort(spans.begin(), spans.end());
+    QVERIFY(spans.size() > 2);
+    TimeNs gapFrom = 0, gapTo = 0, reach = spans[0].second;
+    for (std::size_t i = 1; i < spans.size(); ++i) {
+        if (spans[i].first - reach > gapTo - gapFrom) gapFrom = reach, gapTo = spans[i].first;
+        reach = std::max(reach, spans[i].second);
+    }
+    QVERIFY(gapTo - gapFrom > 1000);
+    const TimeNs middle = gapFrom + (gapTo - gapFrom) / 2;
+    view->timeline()->setVisibleRange(middle - (gapTo - gapFrom) / 4, middle + (gapTo - gapFrom) / 4);
+    QSignalSpy searched(view, &TraceView::searchFinished);
+    panel->view()->setCurrentIndex(first);
+    QVERIFY(searched.wait(10000));
+    const EventRef shown = view->timeline()->selected();
+    QVERIFY(shown.isValid());
+    QCOMPARE(std::string(s.nameOf(shown)), name);
+    const TimeAxis& axis = view->timeline()->axis();
+    QVERIFY(s.track(shown.track).starts[shown.index.value] < axis.end &&
+            s.track(shown.track).endOf(shown.index.value) > axis.start);
+    // Ctrl+F and a part of a name: found as a substring.
+    view->showSearch();
+    auto* edit = view->searchBar()->findChild<QLineEdit*>();
+    QVERIFY(edit);
+    QTest::keyClicks(edit, QStringLiteral("conv"));
+    QVERIFY(!view->searchBar()->isWholeName());
+    QVERIFY(searched.wait(10000));
+    QVERIFY2(view->matchCount() > 0, qPrintable(view->searchBar()->text()));
+    // A whole name the user ticked by hand stays ticked while they type.
+    for (QCheckBox* box : view->searchBar()->findChildren<QCheckBox*>())
+        if (box->text() == QLatin1String("Whole name")) box->click();
+    QVERIFY(view->searchBar()->isWholeName());
+    QTest::keyClicks(edit, QStringLiteral("x"));
+    QVERIFY(view->searchBar()->isWholeName());
 }
 
 void TestAnalysisPanels::operatorFilterAndGrouping() {

@@ -47,6 +47,12 @@ SearchBar::SearchBar(QWidget* parent) : QWidget(parent) {
     debounce->setInterval(200);
     connect(debounce, &QTimer::timeout, this, &SearchBar::queryChanged);
     connect(m_edit, &QLineEdit::textChanged, debounce, qOverload<>(&QTimer::start));
+    // Only what the user types (not showName's text) ends the whole-name mode a selection set.
+    connect(m_edit, &QLineEdit::textEdited, this, [this] {
+        if (m_wholeFromSelection) m_whole->setChecked(false);
+        m_wholeFromSelection = false;
+    });
+    connect(m_whole, &QCheckBox::clicked, this, [this] { m_wholeFromSelection = false; });
     connect(m_regex, &QCheckBox::toggled, this, &SearchBar::queryChanged);
     connect(m_case, &QCheckBox::toggled, this, &SearchBar::queryChanged);
     connect(m_whole, &QCheckBox::toggled, this, &SearchBar::queryChanged);
@@ -82,6 +88,12 @@ bool SearchBar::isWholeName() const {
 }
 void SearchBar::setWholeName(bool on) {
     m_whole->setChecked(on);
+}
+void SearchBar::showName(const QString& name) {
+    setRegex(false);
+    setWholeName(true);
+    m_wholeFromSelection = true;
+    m_edit->setText(name);
 }
 void SearchBar::setText(const QString& text) {
     m_edit->setText(text);

@@ -24,6 +24,9 @@ class SearchBar : public QWidget {
     void setText(const QString& text);
     void setRegex(bool on);
     void setWholeName(bool on);
+    // A table row's name, matched whole until the user types a query of their own: typing is a substring
+    // search again (a whole-name mode left over from a selection made "layer_norm" find nothing).
+    void showName(const QString& name);
     void setStatus(const QString& text, bool error = false);
     void focusQuery();
 
@@ -42,6 +45,7 @@ class SearchBar : public QWidget {
     QCheckBox* m_case;
     QCheckBox* m_whole;
     QLabel* m_status;
+    bool m_wholeFromSelection = false;
 };
 
 } // namespace kinetoscope

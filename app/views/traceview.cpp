@@ -429,9 +429,10 @@ void TraceView::fillPanel(std::shared_ptr<const AnalysisResult> result, std::uin
 void TraceView::highlightName(const QString& name) {
     if (!m_searchBar) return;
     m_searchBar->show();
-    // The name as the table shows it, matched whole (not an escaped regex of a template name).
-    m_searchBar->setWholeName(true);
-    m_searchBar->setText(name);
+    // The name as the table shows it, matched whole (not an escaped regex of a template name); when its
+    // search ends, a match is brought into view if none is in it.
+    m_searchBar->showName(name);
+    m_revealAfterSearch = true;
     runSearch();
 }
 
@@ -456,6 +457,7 @@ void TraceView::runSearch() {
     SearchQuery query{m_searchBar->text().toStdString(), m_searchBar->isRegex(),
                       m_searchBar->isCaseSensitive(), m_searchBar->isWholeName()};
     m_currentMatch = -1;
+    const bool reveal = std::exchange(m_revealAfterSearch, false);
     if (query.text.empty()) {
         m_search.reset();
         m_searchRunning = false;
@@ -472,13 +474,13 @@ void TraceView::runSearch() {
     QPointer<TraceView> self(this);
     // Off the UI thread: a search touches every slice. A newer query cancels this one; stale answers are
     // dropped.
-    startBackground([trace, query, cancel, self, generation] {
+    startBackground([trace, query, cancel, self, generation, reveal] {
         auto state = std::make_shared<SearchState>();
         state->result = searchSlices(*trace->store, query, cancel.get());
         state->names = std::make_shared<const std::vector<bool>>(std::move(state->result.nameMatches));
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),
-            [self, state, generation] {
+            [self, state, generation, reveal] {
                 if (!self || generation != self->m_searchGeneration) return;
                 self->m_searchRunning = false;
                 if (state->result.cancelled) return;
@@ -491,6 +493,7 @@ void TraceView::runSearch() {
                     self->m_searchBar->setStatus(state->result.matches.empty()
                                                      ? tr("no matches")
                                                      : tr("%1 matches").arg(state->result.matches.size()));
+                    if (reveal) self->revealNearestMatch();
                 }
                 emit self->searchFinished();
             },
@@ -510,6 +513,22 @@ void TraceView::goToMatch(int index) {
     m_timeline->setSearchHighlight(m_search->names, ref);
     m_timeline->revealEvent(ref);
     m_searchBar->setStatus(tr("%1 of %2").arg(m_currentMatch + 1).arg(n));
+}
+
+void TraceView::revealNearestMatch() {
+    const auto& matches = m_search->result.matches;
+    if (matches.empty()) return;
+    const TimeAxis& axis = m_timeline->axis();
+    const std::size_t first = firstMatchAtOrAfter(*m_trace->store, matches, axis.start);
+    const auto startOf = [&](std::size_t i) {
+        return m_trace->store->track(matches[i].track).starts[matches[i].index.value];
+    };
+    if (first < matches.size() && startOf(first) < axis.end) return; // one is already in view
+    if (first > 0 &&
+        m_trace->store->track(matches[first - 1].track).endOf(matches[first - 1].index.value) > axis.start)
+        return; // one began before the view and reaches into it
+    // Otherwise the match nearest the view: the next one after it, or the last one before it.
+    goToMatch(int(first < matches.size() ? first : matches.size() - 1));
 }
 
 void TraceView::nextMatch() {

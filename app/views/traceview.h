@@ -120,6 +120,8 @@ class TraceView : public QWidget {
     void kernelSourcesReady();
 
   private:
+    // After a table's selection: when no match lies in the visible range, go to the nearest one.
+    void revealNearestMatch();
     QString kernelFolderKey() const;
     QString compiledModulesKey() const;
     void buildPages();
@@ -170,6 +172,7 @@ class TraceView : public QWidget {
     std::shared_ptr<std::atomic<bool>> m_searchCancel;
     bool m_searchRunning = false;
     int m_currentMatch = -1;
+    bool m_revealAfterSearch = false;
     std::uint64_t m_areaGeneration = 0;
     std::optional<std::pair<qint64, qint64>> m_scope;
     std::shared_ptr<const AnalysisResult> m_analysis;
