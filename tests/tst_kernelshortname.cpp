@@ -9,6 +9,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -21,6 +22,8 @@ class TestKernelShortName : public QObject {
     void rules();
     void signaturesOnly();
     void realTraces();
+    void distinctNames_data();
+    void distinctNames();
     void tablesAndReports();
 };
 
@@ -196,14 +199,93 @@ void TestKernelShortName::realTraces() {
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
 }
 
+// Rows whose short names would read alike show what tells them apart (issue 52 item 3: three "GemmKernel" of
+// DeepSeek's trace in different namespaces, two "vectorized_elementwise_kernel<...> (mul)" of different
+// figures).
+void TestKernelShortName::distinctNames_data() {
+    QTest::addColumn<QStringList>("full");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("namespaces")
+        << QStringList{"void deep_gemm::GemmKernel<128, 64>(deep_gemm::Params)",
+                       "void cutlass::gemm::kernel::GemmKernel<128, 64>(cutlass::Params)",
+                       "void flashinfer::GemmKernel<128, 64>(flashinfer::Params)", "triton_poi_fused_add_0"}
+        << QStringList{"deep_gemm::GemmKernel<...>", "kernel::GemmKernel<...>", "flashinfer::GemmKernel<...>",
+                       "triton_poi_fused_add_0"};
+    const QString mulUnary =
+        "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, float, float, "
+        "at::native::binary_internal::MulFunctor<float> >, at::detail::Array<char*, 2> >(int, "
+        "at::native::AUnaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> >, "
+        "at::detail::Array<char*, 2>)";
+    QString mulBinary = mulUnary;
+    mulBinary.replace("AUnaryFunctor", "BinaryFunctor").replace("Array<char*, 2>", "Array<char*, 3>");
+    QString mulHalf = mulUnary;
+    mulHalf.replace("AUnaryFunctor<float, float, float", "AUnaryFunctor<c10::Half, c10::Half, c10::Half");
+    QString mulWide = mulUnary;
+    mulWide.replace("vectorized_elementwise_kernel<4", "vectorized_elementwise_kernel<2");
+    QTest::newRow("functor, dtype, vector width")
+        << QStringList{mulUnary, mulBinary, mulHalf, mulWide}
+        << QStringList{"vectorized_elementwise_kernel<4, AUnaryFunctor<float, ...>, ...> (mul)",
+                       "vectorized_elementwise_kernel<4, BinaryFunctor<...>, ...> (mul)",
+                       "vectorized_elementwise_kernel<4, AUnaryFunctor<Half, ...>, ...> (mul)",
+                       "vectorized_elementwise_kernel<2, AUnaryFunctor<float, ...>, ...> (mul)"};
+    QTest::newRow("lambdas of one function")
+        << QStringList{"void at::native::vectorized_elementwise_kernel<4, "
+                       "at::native::neg_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() "
+                       "const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, int)",
+                       "void at::native::vectorized_elementwise_kernel<4, "
+                       "at::native::neg_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() "
+                       "const::{lambda(double)#1}, at::detail::Array<char*, 2> >(int, int)"}
+        << QStringList{
+               "vectorized_elementwise_kernel<4, neg_kernel_cuda(...)::{lambda(float)#1}, ...> (neg)",
+               "vectorized_elementwise_kernel<4, neg_kernel_cuda(...)::{lambda(double)#1}, ...> (neg)"};
+    const QString tensile =
+        "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x192x64_MI16x16x1_SN_LDSB1_AFC1_"
+        "GRVWA8_LBSPPA1024_ULSGRO0_WG32_8_1";
+    QString tensileOther = tensile;
+    tensileOther.replace("ULSGRO0", "ULSGRO1");
+    QTest::newRow("long names cut alike")
+        << QStringList{tensile, tensileOther}
+        << QStringList{
+               "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x192x64_MI16x16x1_SN\u2026ULSGRO0\u2026",
+               "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x192x64_MI16x16x1_SN\u2026ULSGRO1\u2026"};
+    QTest::newRow("the same kernel twice")
+        << QStringList{"void a::k<1>(int)", "void a::k<1>(int)", "void a::k<2>(int)"}
+        << QStringList{"k<1>", "k<1>", "k<2>"};
+    QTest::newRow("only the parameters differ")
+        << QStringList{"void a::k<1>(int)", "void a::k<1>(float)"} << QStringList{"k<...>", "k<...> #2"};
+}
+
+void TestKernelShortName::distinctNames() {
+    QFETCH(QStringList, full);
+    QFETCH(QStringList, expected);
+    std::vector<std::string> owned;
+    for (const QString& f : full)
+        owned.push_back(f.toStdString());
+    std::vector<std::string_view> names(owned.begin(), owned.end());
+    const std::vector<std::string> shown = distinctShortKernelNames(names);
+    QCOMPARE(int(shown.size()), expected.size());
+    for (int i = 0; i < expected.size(); ++i)
+        QCOMPARE(QString::fromStdString(shown[std::size_t(i)]), expected[i]);
+}
+
 void TestKernelShortName::tablesAndReports() {
     LoadResult r = loadTrace(test::tracePath(realTraceFiles[0]));
     QVERIFY2(r.ok(), r.error.c_str());
     const TraceStore& store = *r.store;
     const KernelTable table = kernelTable(store, KernelGrouping::Name, store.minTime(), store.maxTime());
     QVERIFY(!table.rows.empty());
+    // Each row its short name, unless another row's reads the same: then distinct (issue 52 item 3).
+    std::map<std::string, std::set<std::string>> namesShown;
     for (const KernelTableRow& row : table.rows)
-        QCOMPARE(row.displayName, shortKernelName(row.name));
+        namesShown[row.displayName].insert(row.name);
+    for (const auto& [shown, names] : namesShown)
+        QVERIFY2(names.size() == 1, shown.c_str());
+    for (const KernelTableRow& row : table.rows) {
+        const bool shared = std::count_if(table.rows.begin(), table.rows.end(), [&](const KernelTableRow& o) {
+                                return shortKernelName(o.name) == shortKernelName(row.name);
+                            }) > 1;
+        if (!shared) QCOMPARE(row.displayName, shortKernelName(row.name));
+    }
     // The JSON keeps the full name and adds the short one; the text table shows the short one.
     const Summary summary = summarize(store, OperatorGrouping::Name);
     const std::string json = summaryToJson(summary);

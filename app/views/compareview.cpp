@@ -2,7 +2,6 @@
 
 #include "model/textformat.h"
 
-#include "query/kernelshortname.h"
 #include "query/search.h"
 
 #include "panels/detailspanel.h"
@@ -44,7 +43,7 @@ void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
         const DiffRow& r = rows[i];
         int c = 0;
         // Kernels by their short name, the full one in the tooltip; operators as they are.
-        auto* name = new QTableWidgetItem(QString::fromStdString(host ? r.name : shortKernelName(r.name)));
+        auto* name = new QTableWidgetItem(QString::fromStdString(host ? r.name : r.displayName));
         name->setToolTip(r.nameA.empty()
                              ? QString::fromStdString(r.name)
                              : QObject::tr("%1\nin A: %2 (the same fused kernel, numbered apart by "

@@ -164,6 +164,7 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
         d.kernelsB += row.countB;
     }
     sortByDelta(d.kernels);
+    setDisplayNames(d.kernels);
     d.overviewA = computeOverview(a);
     d.overviewB = computeOverview(b);
     for (const KernelRow& k : sa.kernels)

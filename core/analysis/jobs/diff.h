@@ -13,6 +13,7 @@ namespace kinetoscope {
 // present in only one trace, and the step-time, breakdown and GPU-metric deltas. A is the baseline.
 struct DiffRow {
     std::string name;
+    std::string displayName; // kernels: distinctShortKernelNames over the table's rows; operators: the name
     // A TorchInductor kernel of B matched to one of A under another name: A's name (its numeric suffix moved
     // between the two compiles; the fused ops, which the rest of the name spells, are the same), or A's names
     // ("triton_poi_fused__to_copy_6, triton_poi_fused__to_copy_7") when the row holds kernels of A that had

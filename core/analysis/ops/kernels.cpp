@@ -59,7 +59,6 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
     struct NameFacts {
         KernelCategory category = KernelCategory::Other;
         bool tensorCores = false;
-        std::string displayName;
         bool estimates = false; // its first call carries Inductor's kernel_num_gb or kernel_flop
     };
     // Where Inductor's estimates of a call are: the kernel's own args (a trace augmented by
@@ -91,8 +90,7 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
             const std::string_view name = store.strings().view(t.names[r]);
             auto [nit, fresh] = byName.try_emplace(t.names[r].value);
             if (fresh) {
-                nit->second = {kernelCategory(name), kernelUsesTensorCores(store, ref),
-                               shortKernelName(name)};
+                nit->second = {kernelCategory(name), kernelUsesTensorCores(store, ref)};
                 const auto e = estimatesOf(ref);
                 nit->second.estimates = e.first || e.second;
             }
@@ -121,7 +119,6 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
             if (inserted) {
                 accs.emplace_back();
                 accs.back().row.name = std::string(name);
-                accs.back().row.displayName = nit->second.displayName;
                 accs.back().row.launch = launch;
                 accs.back().row.category = nit->second.category;
                 accs.back().row.tensorCores = nit->second.tensorCores;
@@ -173,6 +170,7 @@ KernelTable kernelTable(const TraceStore& store, KernelGrouping grouping, TimeNs
         if (a.total != b.total) return a.total > b.total;
         return std::tie(a.name, a.launch) < std::tie(b.name, b.launch);
     });
+    setDisplayNames(table.rows); // rows of one name (by launch) read alike: their launch column differs
     return table;
 }
 

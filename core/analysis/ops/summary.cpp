@@ -4,6 +4,7 @@
 #include "analysis/ops/kernels.h"
 #include "analysis/ops/tensorcores.h"
 #include "query/args.h"
+#include "query/kernelshortname.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -134,6 +135,7 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
     std::sort(s.kernels.begin(), s.kernels.end(), [](const KernelRow& a, const KernelRow& b) {
         return a.total != b.total ? a.total > b.total : a.name < b.name;
     });
+    setDisplayNames(s.kernels);
     for (auto& [device, intervals] : busy) {
         std::sort(intervals.begin(), intervals.end());
         TimeNs total = 0, curStart = intervals.front().first, curEnd = intervals.front().second;

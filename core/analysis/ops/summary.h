@@ -11,6 +11,7 @@ namespace kinetoscope {
 
 struct KernelRow {
     std::string name;
+    std::string displayName; // distinctShortKernelNames over the table's rows
     std::uint64_t count = 0;
     TimeNs total = 0;
     TimeNs min = 0;

@@ -1,8 +1,6 @@
 // The columns of the tables over more than one trace: a job's ranks (the distributed block) and a diff.
 #include "analysis/report/sections.h"
 
-#include "query/kernelshortname.h"
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -165,7 +163,7 @@ const Columns<DiffRow>& diffColumns(bool host) {
         if (!host) {
             c.push_back({.key = "display_name",
                          .title = "Name",
-                         .value = [](const R& r) { return text(shortKernelName(r.name)); },
+                         .value = [](const R& r) { return text(r.displayName); },
                          .textWidth = 58,
                          .fieldWidth = -60});
             // A Triton kernel matched across two compiles: A's own name.

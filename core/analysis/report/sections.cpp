@@ -1,7 +1,5 @@
 #include "analysis/report/sections.h"
 
-#include "query/kernelshortname.h"
-
 #include <algorithm>
 
 namespace kinetoscope {
@@ -108,7 +106,7 @@ const Columns<KernelRow>& kernelColumns() {
         {.key = "name", .title = "Name", .value = [](const R& r) { return text(r.name); }, .outputs = InJson},
         {.key = "display_name",
          .title = "Name",
-         .value = [](const R& r) { return text(shortKernelName(r.name)); },
+         .value = [](const R& r) { return text(r.displayName); },
          .outputs = InJson | InText,
          .textWidth = 80},
         {.key = "count",
