@@ -161,7 +161,6 @@ OverviewPanel::OverviewPanel(const TraceStore& store, QWidget* parent)
     connect(m_batch, &QSpinBox::valueChanged, this, &OverviewPanel::updateThroughput);
     m_chart = new StackedColumnChart(body);
     m_breakdown = makeTable(body, {});
-    m_breakdown->setMinimumHeight(120);
     // Each figure's span in its header: four GPU-busy figures over different spans read as contradictions.
     m_gpus = makeTable(body, {tr("GPU"), tr("Utilization (of the steps)"),
                               tr("Busy (of the trace's wall time)"), tr("Est. SM efficiency (of the steps)"),
@@ -182,13 +181,14 @@ OverviewPanel::OverviewPanel(const TraceStore& store, QWidget* parent)
     };
     for (int c = 0; c < 6; ++c)
         m_gpus->horizontalHeaderItem(c)->setToolTip(QString::fromUtf8(gpuTips[c]));
-    m_gpus->setMaximumHeight(110);
     m_recommendations = new QTextBrowser(body);
     m_recommendations->setOpenLinks(false);
-    m_recommendations->setMinimumHeight(140);
     m_gpuWaits = new QTextBrowser(body);
     m_gpuWaits->setOpenLinks(false);
-    m_gpuWaits->setMinimumHeight(160);
+    // One scroll for the page: each section as tall as its content (they were fixed-height boxes scrolling
+    // inside the page, the wheel moving one or the other by where the pointer was).
+    growWithContent(m_recommendations);
+    growWithContent(m_gpuWaits);
     for (QTextBrowser* browser : {m_recommendations, m_gpuWaits})
         connect(browser, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
             if (url.scheme() == QLatin1String("range")) {
@@ -220,6 +220,7 @@ OverviewPanel::OverviewPanel(const TraceStore& store, QWidget* parent)
                       "timeline)"),
                    body));
     layout->addWidget(m_gpuWaits);
+    layout->addStretch(1);
 }
 
 QString OverviewPanel::throughputText() const {
@@ -342,6 +343,7 @@ void OverviewPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
         }
     }
     m_breakdown->resizeColumnsToContents();
+    fitHeightToRows(m_breakdown);
 
     m_gpus->setRowCount(int(ov.gpus.size()));
     for (std::size_t i = 0; i < ov.gpus.size(); ++i) {
@@ -359,6 +361,7 @@ void OverviewPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
         m_gpus->setItem(int(i), 5, numberItem(percentText(g.tensorCoreShare), g.tensorCoreShare));
     }
     m_gpus->resizeColumnsToContents();
+    fitHeightToRows(m_gpus);
 
     QString html;
     if (ov.recommendations.empty()) html = tr("<p>Nothing stands out: no rule fired for this scope.</p>");

@@ -4,18 +4,24 @@
 #include "tables/tablemodels.h"
 
 #include <algorithm>
+#include <cmath>
 
+#include <QAbstractTextDocumentLayout>
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStyle>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTextBrowser>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 namespace kinetoscope::panel {
@@ -33,6 +39,46 @@ QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
     // No stretched last column: its right-aligned numbers would sit a window's width from their header.
     t->horizontalHeader()->setStretchLastSection(false);
     return t;
+}
+
+void growWithContent(QTextBrowser* browser) {
+    browser->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    browser->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    // The document lays out again at each width; its height then is the section's.
+    QObject::connect(browser->document()->documentLayout(), &QAbstractTextDocumentLayout::documentSizeChanged,
+                     browser, [browser](const QSizeF& size) {
+                         const int margins = 2 * browser->frameWidth() + browser->contentsMargins().top() +
+                                             browser->contentsMargins().bottom();
+                         browser->setFixedHeight(int(std::ceil(size.height())) + margins);
+                     });
+}
+
+namespace {
+// Fits a table's height again when its width changes: the horizontal bar comes and goes with it.
+class RowsHeightKeeper : public QObject {
+  public:
+    using QObject::QObject;
+    bool eventFilter(QObject* watched, QEvent* e) override {
+        if (e->type() == QEvent::Resize) fitHeightToRows(static_cast<QTableWidget*>(watched));
+        return false;
+    }
+};
+} // namespace
+
+void fitHeightToRows(QTableWidget* table) {
+    table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    table->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    if (!table->property("kinetoscopeFitsRows").toBool()) {
+        table->setProperty("kinetoscopeFitsRows", true);
+        table->installEventFilter(new RowsHeightKeeper(table));
+    }
+    int height = 2 * table->frameWidth() + table->horizontalHeader()->height();
+    for (int r = 0; r < table->rowCount(); ++r)
+        height += table->rowHeight(r);
+    // Room for the horizontal bar when the columns are wider than the table.
+    if (table->horizontalHeader()->length() > table->viewport()->width())
+        height += table->horizontalScrollBar()->sizeHint().height();
+    table->setFixedHeight(height);
 }
 
 QTableView* makeView(QWidget* parent, QSortFilterProxyModel* proxy) {

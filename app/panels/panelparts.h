@@ -20,6 +20,7 @@ class QSortFilterProxyModel;
 class QTableView;
 class QTableWidget;
 class QTableWidgetItem;
+class QTextBrowser;
 
 namespace kinetoscope::panel {
 
@@ -32,6 +33,12 @@ QSortFilterProxyModel* makeProxy(QObject* parent, QAbstractItemModel* model);
 // column (0) kept between a readable minimum and a share of the view's width, so that long names neither hide
 // the figures nor get cut to nothing. No column stretches: a number stays next to its header.
 void fitColumns(QTableView* view);
+
+// A section of a page that scrolls as a whole (the Overview): as tall as its content, with no scroll bar of
+// its own, so that the page has one scroll and the wheel moves it wherever the pointer is.
+void growWithContent(QTextBrowser* browser);
+// The same for a table, once its rows are set (again after each change of them).
+void fitHeightToRows(QTableWidget* table);
 
 // The layout the operator and kernel panels share: a grouping box and a filter above a sortable, filterable
 // table, and beside it a column with a title, a bar chart and the panel's own detail widget. Selecting a row
