@@ -14,8 +14,10 @@
 #include <QMouseEvent>
 #include <QSignalSpy>
 #include <QTest>
+
 #include <QToolTip>
 #include <QWheelEvent>
+#include <set>
 
 using namespace kinetoscope;
 
@@ -44,6 +46,7 @@ class TestTimelineWidget : public QObject {
     void detailsPanelLinks();
     void hoverTooltip();
     void paintsSlicesInCategoryColours();
+    void uncategorisedSlicesByName();
     void gpuUtilisationLanes();
     void counterLanesAreSteps();
     void criticalPathOverlay();
@@ -452,6 +455,39 @@ void TestTimelineWidget::paintsSlicesInCategoryColours() {
     }
     QVERIFY(kernelPixels > 500);
     QVERIFY(opPixels > 500);
+}
+
+// Issue 52 item 6: slices with no category (a Chrome trace without "cat") are coloured by name, not one grey.
+void TestTimelineWidget::uncategorisedSlicesByName() {
+    std::string json = "{\"traceEvents\": [";
+    const char* names[] = {"forward", "loss", "backward", "optimizer", "data"};
+    for (int i = 0; i < 40; ++i)
+        json += std::string(i ? "," : "") + "{\"ph\": \"X\", \"name\": \"" + names[i % 5] +
+                "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(i * 100) + ", \"dur\": 90}";
+    json += "]}";
+    LoadResult r = test::loadText(json);
+    QVERIFY2(r.ok(), r.error.c_str());
+    m_widget = std::make_unique<TimelineWidget>(prepareLoadedTrace(std::move(r.store), r.seconds));
+    m_widget->resize(1000, 300);
+    m_widget->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_widget.get()));
+    const QImage image = m_widget->grab().toImage().convertToFormat(QImage::Format_RGB32);
+    const TimelinePalette palette;
+    const QRgb grey = palette.color(TimelinePalette::indexOf(CategoryKind::Other)).rgb() & 0xffffff;
+    std::set<QRgb> nameColours;
+    for (const char* n : names)
+        nameColours.insert(palette.color(TimelinePalette::indexOfName(n)).rgb() & 0xffffff);
+    QVERIFY(nameColours.size() >= 3);
+    std::set<QRgb> seen;
+    int greyPixels = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = int(TimelineRenderer::headerWidth); x < image.width(); ++x) {
+            const QRgb p = image.pixel(x, y) & 0xffffff;
+            greyPixels += p == grey;
+            if (nameColours.count(p)) seen.insert(p);
+        }
+    QCOMPARE(seen, nameColours);
+    QCOMPARE(greyPixels, 0);
 }
 
 // The critical path of Qwen's step, where it passes from aten::mul's launch to the GPU: the path's slices

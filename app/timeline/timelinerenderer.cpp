@@ -77,7 +77,9 @@ const QString& TimelineRenderer::nameText(StringId id) {
 }
 
 int TimelineRenderer::colorOf(const Track& track, std::uint32_t row, ColorMode mode) {
-    if (mode == ColorMode::Name) {
+    // A slice of no known category (a trace without "cat", a category we do not know) by its name: one grey
+    // for all of them hid every structure (issue 52 item 6).
+    if (mode == ColorMode::Name || store().categories()[track.categories[row]].kind == CategoryKind::Other) {
         const StringId name = track.names[row];
         std::int16_t& c = m_nameColor[name.value];
         if (c < 0) c = std::int16_t(TimelinePalette::indexOfName(store().strings().view(name)));
