@@ -26,6 +26,7 @@ class TestTraceViewPreview : public QObject {
     void initTestCase();
     void swapKeepsTheView();
     void growingPreviewsKeepTheView();
+    void untouchedPreviewsKeepNothing();
     void cancelFromThePreview();
     void derivedLaneAtTheTop();
     void smallFileHasNone();
@@ -177,6 +178,52 @@ void TestTraceViewPreview::growingPreviewsKeepTheView() {
     QCOMPARE(view->timeline()->axis().start, from);
     QCOMPARE(view->timeline()->axis().end, to);
     QVERIFY(!view->timeline()->selected().isValid());
+}
+
+// Issue 52 item 13: previews nobody touched hand on no range (the fit of the first sample, its first 1.2 s of
+// a 38.7 s trace, was kept as if chosen); the strip never reads "0 B of" while a gzip member inflates (the
+// fast inflater says nothing until it ends); a sample's counter lanes give no figure for the trace.
+void TestTraceViewPreview::untouchedPreviewsKeepNothing() {
+    qputenv("KINETOSCOPE_GZIP_SAMPLE_TO_END", "1");
+    qputenv("KINETOSCOPE_PREVIEW_HOLD_MS", "400");
+    const auto restore = qScopeGuard([] {
+        qunsetenv("KINETOSCOPE_GZIP_SAMPLE_TO_END");
+        qputenv("KINETOSCOPE_PREVIEW_HOLD_MS", "1500");
+    });
+    TraceView* view = m_window->openTrace(QString::fromStdString(test::tracePath(
+        "AMD-AGI__TraceLens/tests__traces__mi300__google_owlv2-large-patch14-ensemble__1016001.json.gz")));
+    QSignalSpy shown(view, &TraceView::previewShown);
+    QVERIFY(shown.wait(30000));
+    const auto stripText = [&] {
+        QString all;
+        for (QLabel* l : view->findChildren<QLabel*>())
+            if (l->isVisible()) all += l->text() + QLatin1Char('\n');
+        return all;
+    };
+    bool sawSample = false;
+    while (view->state() == TraceView::State::Loading) {
+        const QString text = stripText();
+        QVERIFY2(!text.contains(QStringLiteral(" 0 B of ")), qPrintable(text));
+        if (TimelineWidget* p = view->previewTimeline()) {
+            QVERIFY(!p->viewChosen());
+            const TimelineGeometry& g = p->renderer().geometry(p->frame());
+            for (const auto& area : g.counters) {
+                QVERIFY2(!area.label.contains(QLatin1Char('%')) ||
+                             area.label.contains(QLatin1String("sample")),
+                         qPrintable(area.label));
+                sawSample = true;
+            }
+        }
+        QTest::qWait(50);
+    }
+    QVERIFY(sawSample);
+    QCOMPARE(view->state(), TraceView::State::Ready);
+    QVERIFY(shown.size() >= 2);
+    // The full trace opens on all of itself.
+    TimelineWidget* full = view->timeline();
+    QVERIFY(!full->viewChosen());
+    QVERIFY(full->axis().start <= full->store().minTime());
+    QVERIFY(full->axis().end >= full->store().maxTime());
 }
 
 void TestTraceViewPreview::cancelFromThePreview() {

@@ -174,8 +174,14 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
             TimelineGeometry::CounterArea area;
             area.rowRect = QRectF(headerWidth, top, frame.axis.width, row.height);
             area.maxValue = maxValue;
-            if (derived && derived->fold() == CounterFold::Mean && unit == CounterUnit::Ratio &&
-                !track.counterTimes.empty()) {
+            if (store().stats().preview) {
+                // A sample's figures are not the trace's (its GPU utilisation read 1.4 % for a trace of
+                // 42.2 %): none until the whole trace is here.
+                area.label = derived ? QStringLiteral("figures after the full load (this is a sample)")
+                                     : QStringLiteral("max ") + formatCounterValue(maxValue, unit) +
+                                           QStringLiteral(" in the sample");
+            } else if (derived && derived->fold() == CounterFold::Mean && unit == CounterUnit::Ratio &&
+                       !track.counterTimes.empty()) {
                 // A busy share reads best as its mean over what the user is looking at.
                 const TimeNs from = std::max(frame.axis.start, track.counterTimes.front());
                 const TimeNs to = std::min(frame.axis.end, track.counterTimes.back());

@@ -120,6 +120,7 @@ void TimelineWidget::applyAxis(TimeAxis axis, bool recordHistory) {
     if (axis == m_frame.axis) return;
     if (recordHistory) pushHistory();
     m_frame.axis = axis;
+    m_viewChosen = true; // fitAll says otherwise
     update();
     emit viewChanged();
 }
@@ -142,6 +143,7 @@ void TimelineWidget::fitAll() {
     const TimeNs span = std::max<TimeNs>(bounds.to - bounds.from, TimeAxis::minSpan);
     const TimeNs pad = span / 100;
     setVisibleRange(bounds.from - pad, bounds.from + span + pad);
+    m_viewChosen = false;
 }
 
 void TimelineWidget::zoomToSelection() {

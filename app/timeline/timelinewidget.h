@@ -49,6 +49,9 @@ class TimelineWidget : public QWidget {
     // clock, so that no timeline clamps a range another sent it and drifts off the alignment.
     void setTimeBounds(std::optional<TimeRange> bounds);
     TimeRange timeBounds() const;
+    // Whether the visible range is one the user (or a caller on their behalf) chose, not the fit of the whole
+    // trace the widget opens with and 0 returns to: only a chosen range is carried from a preview onward.
+    bool viewChosen() const { return m_viewChosen; }
     void zoomToSelection();
     void zoomBy(double factor, std::optional<double> atX = std::nullopt);
     void panBy(double fractionOfWidth);
@@ -182,6 +185,7 @@ class TimelineWidget : public QWidget {
     std::uint64_t m_hintGeneration = 0; // the latest hint's timeout is the one that counts
     bool m_userInput = false;
     std::optional<TimeRange> m_timeBounds;
+    bool m_viewChosen = false;
 };
 
 } // namespace kinetoscope

@@ -101,6 +101,7 @@ TraceView::TraceView(QString path, QWidget* parent) : QWidget(parent), m_path(st
     connect(m_job, &LoadJob::loaded, this, &TraceView::onLoaded);
     connect(m_job, &LoadJob::failed, this, &TraceView::onFailed);
     m_job->start();
+    m_loadClock.start();
     m_progressTimer->start();
 }
 
@@ -131,14 +132,23 @@ void TraceView::updateProgress() {
     const bool inflating = p.stage == 0 && m_path.endsWith(QLatin1String(".gz"));
     static const char* stages[] = {"Reading", "Parsing", "Building"};
     const QString stage = inflating ? tr("Inflating") : QLatin1String(stages[std::clamp(p.stage, 0, 2)]);
+    // The fast inflater takes a gzip member whole and says nothing until it ends: no "0 B of 104 MiB"
+    // throughout, but what is known, and a busy bar.
+    const bool silentInflate = inflating && p.bytesDone == 0 && p.bytesTotal > 0;
+    m_progress->setRange(0, silentInflate ? 0 : 1000);
     const QString amount =
-        p.bytesTotal > 0 ? tr("%1 of %2").arg(sizeText(p.bytesDone), sizeText(p.bytesTotal)) : QString();
+        silentInflate ? tr("%1 compressed, %2 s so far (one gzip member: its progress shows when it ends)")
+                            .arg(sizeText(p.bytesTotal))
+                            .arg(m_loadClock.elapsed() / 1000)
+        : p.bytesTotal > 0 ? tr("%1 of %2").arg(sizeText(p.bytesDone), sizeText(p.bytesTotal))
+                           : QString();
     if (m_cancel->isEnabled()) {
         m_loadingLabel->setText(
             tr("%1 %2 — %3, %4 events")
                 .arg(stage, QFileInfo(m_path).fileName(), amount, countText(p.eventsDone)));
     }
-    updatePreviewStrip(QStringLiteral("%1 %2").arg(stage.toLower(), amount).trimmed(), m_progress->value());
+    updatePreviewStrip(QStringLiteral("%1 %2").arg(stage.toLower(), amount).trimmed(),
+                       silentInflate ? -1 : m_progress->value());
 }
 
 void TraceView::onFailed(const QString& message, bool cancelled) {

@@ -3,6 +3,7 @@
 #include "shell/loadedtrace.h"
 #include "timeline/timelineframe.h"
 
+#include <QElapsedTimer>
 #include <QWidget>
 
 #include <atomic>
@@ -154,6 +155,7 @@ class TraceView : public QWidget {
     QPushButton* m_cancel;
     QLabel* m_errorLabel;
     QTimer* m_progressTimer;
+    QElapsedTimer m_loadClock;
     QLabel* m_banner = nullptr;
     TimelineWidget* m_timeline = nullptr;
     DetailsPanel* m_details = nullptr;
