@@ -12,10 +12,12 @@
 #include <QAction>
 #include <QApplication>
 #include <QDialogButtonBox>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -111,7 +113,23 @@ class TestCaptureView : public QObject {
         const QString saved = dir.filePath("capture.pt.trace.json");
         QString error;
         QVERIFY2(capture->save(saved, &error), qPrintable(error));
+        // Saving says what it wrote (issue 52 item 14).
+        QVERIFY2(capture->lastSaveText().startsWith(QStringLiteral("Saved ")) &&
+                     capture->lastSaveText().contains(saved),
+                 qPrintable(capture->lastSaveText()));
+        // The program ended after Stop: the tab says when and how, and it is reaped, not a zombie until the
+        // viewer quits (it read "running (pid N)" forever).
+        QVERIFY(capture->status().targetRunning);
+        const QString pidText = capture->statusText().section(QStringLiteral("(pid "), 1).section(')', 0, 0);
+        QVERIFY2(!pidText.isEmpty(), qPrintable(capture->statusText()));
         capture->terminateTarget();
+        QTRY_VERIFY_WITH_TIMEOUT(capture->statusText().contains(QStringLiteral("program ended by signal 15")),
+                                 10000);
+        QVERIFY(!capture->statusText().contains(QStringLiteral("running (pid")));
+        QVERIFY(QRegularExpression(QStringLiteral(" at \\d\\d:\\d\\d:\\d\\d"))
+                    .match(capture->statusText())
+                    .hasMatch());
+        QVERIFY(!QFileInfo::exists(QStringLiteral("/proc/") + pidText));
 
         TraceView* reopened = window.openTrace(saved);
         QTRY_COMPARE_WITH_TIMEOUT(reopened->state(), TraceView::State::Ready, 30000);
@@ -131,7 +149,37 @@ class TestCaptureView : public QObject {
         QVERIFY(capture->traceView());
         QCOMPARE(kernelSlices(*capture->traceView()->trace()->store), kernelSlices(*original.store));
         QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(capture)), capture->title());
-        QVERIFY(capture->statusText().contains(QStringLiteral("program exited (0)")));
+        QVERIFY2(capture->statusText().contains(QStringLiteral("program exited with code 0 at ")),
+                 qPrintable(capture->statusText()));
+    }
+
+    // A capture that ends before any record arrives says so in its tab and refuses to save (it saved an empty
+    // trace that reopened as a blank timeline without a word).
+    void noRecordsNothingToSave() {
+        MainWindow window;
+        window.show();
+        live::LaunchSpec spec;
+        spec.program = "/bin/sleep";
+        spec.arguments = {"0.3"};
+        spec.agentPath = KINETOSCOPE_AGENT_LIB;
+        CaptureView* capture = window.startCapture(spec);
+        QVERIFY(capture);
+        QSignalSpy ended(capture, &CaptureView::captureEnded);
+        capture->stop();
+        QTRY_VERIFY_WITH_TIMEOUT(ended.count() == 1, 10000);
+        QCOMPARE(capture->status().counts.records, std::uint64_t(0));
+        bool said = false;
+        for (QLabel* l : capture->findChildren<QLabel*>())
+            said = said || (l->isVisible() && l->text().contains(QStringLiteral("nothing to show or save")));
+        QVERIFY(said);
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY(!capture->save(dir.filePath("empty.json"), &error));
+        QVERIFY(error.contains(QStringLiteral("no record")));
+        QVERIFY(!QFileInfo::exists(dir.filePath("empty.json")));
+        // sleep ends by itself: exited with code 0, reaped though nothing reads the socket any more.
+        QTRY_VERIFY_WITH_TIMEOUT(capture->statusText().contains(QStringLiteral("program exited with code 0")),
+                                 10000);
     }
 
     // A program that cannot start says so in its tab; other tabs are untouched.

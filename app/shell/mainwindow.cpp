@@ -207,12 +207,22 @@ void MainWindow::buildMenus() {
         tr("S&ave Capture…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
             CaptureView* c = currentCapture();
             if (!c) return;
+            if (c->status().counts.records == 0) {
+                // Nothing to save: say so before asking where (the shortcut works with the menu closed).
+                QString error;
+                c->save(QString(), &error);
+                QMessageBox::information(this, tr("Save Capture"), error);
+                return;
+            }
             const QString path = QFileDialog::getSaveFileName(this, tr("Save Capture"),
                                                               QStringLiteral("capture.pt.trace.json"),
                                                               tr("Kineto trace (*.json)"));
             QString error;
-            if (!path.isEmpty() && !c->save(path, &error))
+            if (path.isEmpty()) return;
+            if (!c->save(path, &error))
                 QMessageBox::warning(this, tr("Save Capture"), error);
+            else
+                statusBar()->showMessage(c->lastSaveText(), 15000);
         });
     connect(capture, &QMenu::aboutToShow, this, [this, stopCapture, terminate, saveCapture] {
         CaptureView* c = currentCapture();

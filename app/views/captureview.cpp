@@ -9,6 +9,7 @@
 #include "views/traceview.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QFileDialog>
@@ -29,6 +30,8 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <cstring>
 
 namespace kinetoscope {
 
@@ -119,6 +122,7 @@ void CaptureView::setFollow(bool follow) {
 
 void CaptureView::poll() {
     if (!m_session) return;
+    m_session->pollTarget(); // after Stop Capture no reader thread watches the program: reap it here
     const live::SessionStatus st = m_session->status();
     const QLocale locale;
     QString text = tr("%1 records · %2 kernels · %3 dropped · %4 MB")
@@ -131,7 +135,7 @@ void CaptureView::poll() {
                     .arg(QFileInfo(QString::fromStdString(m_spec.program)).fileName())
                     .arg(m_session->targetPid());
     else if (st.targetExited)
-        text += tr(" · program exited (%1)").arg(st.exitStatus);
+        text += exitText(st);
     if (st.capturing)
         text += m_follow ? tr(" · live") : tr(" · view paused");
     else
@@ -163,6 +167,16 @@ void CaptureView::poll() {
         rebuild();
     if (!st.capturing && !m_ended && !m_building && m_session->generation() == m_shownGeneration) {
         m_ended = true;
+        // Nothing arrived: say so where the timeline would be (it was saved as an empty trace, silently).
+        if (st.counts.records == 0) {
+            m_waiting->setText(
+                tr("The capture ended before any record arrived: there is nothing to show or "
+                   "save.%1")
+                    .arg(st.notices.empty()
+                             ? QString()
+                             : tr(" The agent said: %1").arg(QString::fromStdString(st.notices.back()))));
+            m_waiting->setStyleSheet(QStringLiteral("QLabel{color:#92400e;padding:24px}"));
+        }
         m_poll->setInterval(1000);
         emit captureEnded();
     }
@@ -229,18 +243,32 @@ void CaptureView::show(std::shared_ptr<LoadedTrace> trace, std::uint64_t generat
 }
 
 bool CaptureView::save(const QString& path, QString* error) {
-    if (!m_session) {
-        if (error) *error = tr("nothing was captured");
+    if (!m_session || m_session->status().counts.records == 0) {
+        if (error) *error = tr("Nothing was captured: no record arrived, so there is no trace to save.");
         return false;
     }
-    const std::string json = m_session->snapshot().toTraceJson();
+    const live::CaptureRecords records = m_session->snapshot();
+    const std::string json = records.toTraceJson();
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) ||
         file.write(json.data(), qint64(json.size())) != qint64(json.size()) || !file.commit()) {
         if (error) *error = tr("%1: %2").arg(path, file.errorString());
         return false;
     }
+    m_savedText = tr("Saved %1 (%2 kernels) to %3")
+                      .arg(QString::fromStdString(countText(records.counts().records, "record")))
+                      .arg(QLocale().toString(qulonglong(records.counts().kernels)))
+                      .arg(path);
     return true;
+}
+
+QString CaptureView::exitText(const live::SessionStatus& st) {
+    const QString when = QDateTime::fromMSecsSinceEpoch(st.exitedAtMs).toString(QStringLiteral("HH:mm:ss"));
+    if (st.exitSignal != 0)
+        return tr(" · program ended by signal %1 (%2) at %3")
+            .arg(st.exitSignal)
+            .arg(QString::fromLocal8Bit(::strsignal(st.exitSignal)), when);
+    return tr(" · program exited with code %1 at %2").arg(st.exitStatus).arg(when);
 }
 
 } // namespace kinetoscope

@@ -35,7 +35,10 @@ class CaptureView : public QWidget {
     // Stops receiving; the target runs on (its agent counts what it can no longer send).
     void stop();
     void terminateTarget();
+    // Refuses (with `error`) a capture that received no record: it would open as a blank timeline.
     bool save(const QString& path, QString* error);
+    // What the last save wrote, for the window to confirm it: "Saved 1,234 records (56 kernels) to PATH".
+    QString lastSaveText() const { return m_savedText; }
 
     bool capturing() const;
     bool follow() const { return m_follow; }
@@ -57,6 +60,8 @@ class CaptureView : public QWidget {
     void poll();
     void rebuild();
     void show(std::shared_ptr<LoadedTrace> trace, std::uint64_t generation);
+    // " · program exited with code 0 at 21:40:02", or ended by which signal.
+    static QString exitText(const live::SessionStatus& st);
 
     live::LaunchSpec m_spec;
     std::unique_ptr<live::CaptureSession> m_session;
@@ -68,6 +73,7 @@ class CaptureView : public QWidget {
     QTimer* m_poll;
     TraceView* m_view = nullptr;
     QString m_statusText;
+    QString m_savedText;
     bool m_follow = true;
     bool m_building = false;
     bool m_ended = false;

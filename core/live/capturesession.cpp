@@ -305,7 +305,7 @@ CaptureRecords CaptureSession::snapshot() const {
     return m_records;
 }
 
-void CaptureSession::reapTarget() {
+void CaptureSession::pollTarget() {
     if (m_pid <= 0) return;
     int raw = 0;
     const pid_t r = ::waitpid(m_pid, &raw, WNOHANG);
@@ -313,7 +313,11 @@ void CaptureSession::reapTarget() {
     std::lock_guard lock(m_mutex);
     m_status.targetRunning = false;
     m_status.targetExited = true;
+    m_status.exitSignal = WIFSIGNALED(raw) ? WTERMSIG(raw) : 0;
     m_status.exitStatus = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+    m_status.exitedAtMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
 }
 
 void CaptureSession::accept() {
@@ -388,7 +392,7 @@ void CaptureSession::run() {
             // `record` under load, when an agent connected and finished within one round).
             if (i + 2 < fds.size()) fds.erase(fds.begin() + std::ptrdiff_t(i) + 2);
         }
-        reapTarget();
+        pollTarget();
         // Done once the target has exited and every stream (including any still waiting to be accepted) has
         // ended.
         if (m_pid > 0 && status().targetExited && m_connections.empty()) {

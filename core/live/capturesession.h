@@ -41,6 +41,8 @@ struct SessionStatus {
     bool targetRunning = false;
     bool targetExited = false;
     int exitStatus = 0;               // exit code, or 128 + signal
+    int exitSignal = 0;               // the signal that ended it, 0 when it exited by itself
+    std::int64_t exitedAtMs = 0;      // when it was found ended: ms since the Unix epoch
     bool capturing = false;           // false after stop() or once the target exited and every stream ended
     std::string streamError;          // a corrupt stream (the connection is dropped, the rest kept)
     std::vector<std::string> notices; // what the agent said (CaptureRecords::notices)
@@ -71,6 +73,9 @@ class CaptureSession {
     bool waitFinished(int timeoutMs);
 
     SessionStatus status() const;
+    // Notes whether the target has ended (and reaps it), without blocking: the reader thread does so while it
+    // runs; after stop() the caller polls with this, or the program stays a zombie said to be running.
+    void pollTarget();
     // A copy of everything received so far, taken under a short lock.
     CaptureRecords snapshot() const;
     // Records received since the last call (for the live refresh to know whether anything changed).
@@ -88,7 +93,6 @@ class CaptureSession {
     void run();
     void accept();
     bool readConnection(std::size_t index);
-    void reapTarget();
     void useCuptiFor(const std::string& program, std::vector<std::string>& env);
 
     std::string m_socketPath;
