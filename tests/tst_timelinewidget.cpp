@@ -53,6 +53,7 @@ class TestTimelineWidget : public QObject {
     void heldKeyAccelerates();
     void areaDragAcrossGapsAndTracks();
     void pythonFramesFoldFromTheHeader();
+    void firstScreenShowsEveryGpuStream();
     void trackFilterField();
 
   private:
@@ -737,6 +738,61 @@ void TestTimelineWidget::pythonFramesFoldFromTheHeader() {
     w.revealEvent(source);
     QCOMPARE(w.selected(), source);
     QCOMPARE(layout.rowOf(source), hostRow);
+}
+
+// Issue 52 item 1: a compiled run's deep CPU stacks (compile annotations, autograd) pushed the GPU stream off
+// the window's timeline. The first screen caps the threads' lanes so that every stream shows; the thread's
+// "+N lanes" opens them, the rest of its title still folds its Python frames, and a capped slice revealed
+// opens its thread.
+void TestTimelineWidget::firstScreenShowsEveryGpuStream() {
+    TimelineWidget w(load(KINETOSCOPE_SOURCE_DIR "/tests/data/gpu/compiled.pt.trace.json.gz"));
+    w.resize(1400, 380); // the timeline's share of a 1400x900 window under the default split
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const LaneLayout& layout = w.layout();
+    const double page = w.height() - TimelineRenderer::rulerHeight;
+    std::size_t streams = 0;
+    for (const LaneRow& r : layout.rows())
+        if (r.track.isValid() && r.track.value < w.store().tracks().size() &&
+            w.store().track(r.track).kind == TrackKind::GpuStream) {
+            ++streams;
+            QVERIFY2(r.y + r.height <= page, qPrintable(QString::number(r.y + r.height)));
+        }
+    QVERIFY(streams > 0);
+    QVERIFY(layout.depthCap() > 0);
+    // The deepest compact thread folds lanes; its "+N lanes" opens them.
+    TrackId thread;
+    for (std::uint32_t t = 0; t < w.store().tracks().size(); ++t)
+        if (layout.cappedLanes(TrackId(t)) > 0 &&
+            (!thread.isValid() || layout.cappedLanes(TrackId(t)) > layout.cappedLanes(thread)))
+            thread = TrackId(t);
+    QVERIFY(thread.isValid());
+    QVERIFY(layout.hostViewOf(thread));
+    const double capped = layout.contentHeight();
+    const double y =
+        TimelineRenderer::rulerHeight + layout.rows()[std::size_t(layout.firstRowOf(thread))].y + 5;
+    QTest::mouseClick(&w, Qt::LeftButton, Qt::NoModifier,
+                      QPoint(int(TimelineRenderer::headerWidth) - 12, int(y)));
+    QVERIFY(layout.isUncapped(thread));
+    QVERIFY(!layout.pythonExpanded(thread));
+    QVERIFY(layout.contentHeight() > capped);
+    QTest::mouseClick(&w, Qt::LeftButton, Qt::NoModifier,
+                      QPoint(int(TimelineRenderer::headerWidth) - 12, int(y)));
+    QVERIFY(!layout.isUncapped(thread));
+    QCOMPARE(layout.contentHeight(), capped);
+    // The title's left part still unfolds the Python frames.
+    QTest::mouseClick(&w, Qt::LeftButton, Qt::NoModifier, QPoint(40, int(y)));
+    QVERIFY(layout.pythonExpanded(thread));
+    QTest::mouseClick(&w, Qt::LeftButton, Qt::NoModifier, QPoint(40, int(y)));
+    QVERIFY(!layout.pythonExpanded(thread));
+    // A slice in a folded lane, revealed (Find, a table's row), opens its thread.
+    EventRef deep;
+    for (std::uint32_t r = 0; r < w.store().track(thread).sliceCount() && !deep.isValid(); ++r)
+        if (layout.foldedByCap(EventRef{thread, EventIndex(r)})) deep = EventRef{thread, EventIndex(r)};
+    QVERIFY(deep.isValid());
+    w.revealEvent(deep);
+    QVERIFY(layout.isUncapped(thread));
+    QVERIFY(!layout.foldedByCap(deep));
 }
 
 void TestTimelineWidget::trackFilterField() {

@@ -61,6 +61,18 @@ void TimelineRenderer::setPalette(const QPalette& palette) {
     m_cacheValid = false;
 }
 
+QString TimelineRenderer::lanesFoldText(TrackId source) const {
+    if (const std::uint32_t capped = m_layout->cappedLanes(source); capped > 0)
+        return QStringLiteral("▸ +%1 lanes").arg(capped);
+    if (m_layout->isUncapped(source)) return QStringLiteral("▾ lanes");
+    return {};
+}
+
+double TimelineRenderer::lanesFoldWidth(TrackId source) const {
+    const QString text = lanesFoldText(source);
+    return text.isEmpty() ? 0 : m_metrics.horizontalAdvance(text) + 6;
+}
+
 const QString& TimelineRenderer::nameText(StringId id) {
     QString& text = m_nameText[id.value];
     if (text.isNull()) {
@@ -690,10 +702,8 @@ void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
             folds = QStringLiteral("%1 Python ×%2")
                         .arg(m_layout->pythonExpanded(source) ? QStringLiteral("▾") : QStringLiteral("▸"))
                         .arg(view->pythonLanes);
-        else if (const std::uint32_t capped = m_layout->cappedLanes(source); capped > 0)
-            folds = QStringLiteral("▸ +%1 lanes").arg(capped);
-        else if (m_layout->isUncapped(source))
-            folds = QStringLiteral("▾");
+        const QString lanes = lanesFoldText(source);
+        if (!lanes.isEmpty()) folds += (folds.isEmpty() ? QString() : QStringLiteral("  ")) + lanes;
         if (!folds.isEmpty()) {
             const double foldsWidth = m_metrics.horizontalAdvance(folds) + 6;
             const double h = std::min(row.height, 18.0);

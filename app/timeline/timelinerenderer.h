@@ -77,6 +77,10 @@ QString formatCounterValue(double value, CounterUnit unit);
 
 class TimelineRenderer {
   public:
+    // What a thread's title says folds away under a depth cap ("▸ +6 lanes", "▾ lanes" once opened; empty
+    // when nothing does), drawn rightmost in its header; its width, for the click that opens or closes it.
+    QString lanesFoldText(TrackId source) const;
+    double lanesFoldWidth(TrackId source) const;
     static constexpr double headerWidth = 260;
     static constexpr double rulerHeight = 42;
     static constexpr double stepBandHeight = 16;

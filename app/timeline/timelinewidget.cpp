@@ -211,10 +211,7 @@ void TimelineWidget::revealEvent(EventRef ref) {
     // An event of a track the filter leaves out: show every track again rather than nothing.
     if (m_layout.firstRowOf(ref.track) < 0 && !m_layout.trackFilter().empty()) setTrackFilter({});
     // A slice on a lane the depth cap folds away: open its thread.
-    if (const std::uint32_t capped = m_layout.cappedLanes(ref.track); capped > 0) {
-        const Track& t = store().track(ref.track);
-        if (t.depthOf(ref.index.value) >= t.laneCount() - capped) setThreadOpened(ref.track, true);
-    }
+    if (m_layout.foldedByCap(ref)) setThreadOpened(ref.track, true);
     // A Python frame folded inside the summary lane: unfold the thread's frames to show it.
     if (const HostView* v = m_layout.hostViewOf(ref.track);
         v && !m_layout.pythonExpanded(ref.track) && v->shownRowOf[ref.index.value] == HostView::noRow)
@@ -292,6 +289,7 @@ std::vector<TrackId> TimelineWidget::tracksOf(const AreaSelection& area) const {
 }
 
 void TimelineWidget::setPythonExpanded(TrackId thread, bool expanded) {
+    m_fitFirstScreen = false;
     m_layout.setPythonExpanded(thread, expanded);
     rowsMoved();
 }
@@ -300,6 +298,7 @@ void TimelineWidget::addDerivedTrack(DerivedTrack track) {
     m_derived.push_back(std::move(track));
     m_layout = LaneLayout(*m_trace->store, &m_derived, &m_trace->hostViews, m_layout.metrics());
     m_layout.collapseIdleProcesses();
+    if (m_fitFirstScreen) fitFirstScreen();
     if (!m_trackFilter->text().isEmpty()) m_trackFilter->clear();
     m_renderer.invalidate();
     rowsMoved();
@@ -313,12 +312,14 @@ void TimelineWidget::rowsMoved() {
 }
 
 void TimelineWidget::setDepthCap(std::uint32_t lanes) {
+    m_fitFirstScreen = false;
     m_layout.setDepthCap(lanes);
     updateScrollBar();
     update();
 }
 
 void TimelineWidget::stackedLayout() {
+    m_fitFirstScreen = false;
     m_layout.setDepthCap(stackedDepthCap);
     for (std::uint32_t t = 0; t < store().tracks().size(); ++t)
         if (store().tracks()[t].kind == TrackKind::GpuStream) m_layout.setPinned(TrackId(t), true);
@@ -327,11 +328,13 @@ void TimelineWidget::stackedLayout() {
 }
 
 void TimelineWidget::setThreadOpened(TrackId thread, bool opened) {
+    m_fitFirstScreen = false;
     m_layout.setUncapped(thread, opened);
     rowsMoved();
 }
 
 void TimelineWidget::setTrackPinned(TrackId track, bool pinned) {
+    m_fitFirstScreen = false;
     m_layout.setPinned(track, pinned);
     rowsMoved();
 }
@@ -341,11 +344,13 @@ void TimelineWidget::setTrackFilter(const QString& text) {
 }
 
 void TimelineWidget::setGroupCollapsed(std::uint32_t group, bool collapsed) {
+    m_fitFirstScreen = false;
     m_layout.setCollapsed(group, collapsed);
     rowsMoved();
 }
 
 void TimelineWidget::setTrackHidden(TrackId track, bool hidden) {
+    m_fitFirstScreen = false;
     m_layout.setHidden(track, hidden);
     rowsMoved();
 }
@@ -399,8 +404,17 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
 
 void TimelineWidget::resizeEvent(QResizeEvent*) {
     // Keep the same time range across resizes (the zoom level follows the width).
+    if (m_fitFirstScreen) fitFirstScreen();
     updateFrameGeometry();
     m_renderer.invalidate();
+}
+
+void TimelineWidget::fitFirstScreen() {
+    const double page = height() - TimelineRenderer::rulerHeight;
+    if (page < 3 * m_layout.metrics().sliceHeight) return; // not laid out yet
+    const std::uint64_t before = m_layout.generation();
+    m_layout.fitGpuStreamsWithin(page);
+    if (m_layout.generation() != before) rowsMoved();
 }
 
 void TimelineWidget::wheelEvent(QWheelEvent* e) {
@@ -523,9 +537,13 @@ void TimelineWidget::mousePressEvent(QMouseEvent* e) {
         if (row >= 0) {
             const TrackId source = m_layout.sourceTrackOf(m_layout.rows()[std::size_t(row)].track);
             if (m_layout.firstRowOf(source) == row) {
-                if (m_layout.hostViewOf(source))
+                // Its "+N lanes" (rightmost) opens or closes the capped lanes; the rest of a compact
+                // thread's title folds or unfolds its Python frames.
+                const double lanes = m_renderer.lanesFoldWidth(source);
+                const bool onLanes = lanes > 0 && pos.x() >= TimelineRenderer::headerWidth - 6 - lanes;
+                if (m_layout.hostViewOf(source) && !onLanes)
                     setPythonExpanded(source, !m_layout.pythonExpanded(source));
-                else if (m_layout.cappedLanes(source) > 0 || m_layout.isUncapped(source))
+                else if (lanes > 0)
                     setThreadOpened(source, !m_layout.isUncapped(source));
             }
         }

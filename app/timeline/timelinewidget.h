@@ -186,6 +186,10 @@ class TimelineWidget : public QWidget {
     bool m_userInput = false;
     std::optional<TimeRange> m_timeBounds;
     bool m_viewChosen = false;
+    // Until the user changes the rows (opens a thread, folds a group, ...), each resize picks the depth cap
+    // that shows every GPU stream (LaneLayout::fitGpuStreamsWithin).
+    bool m_fitFirstScreen = true;
+    void fitFirstScreen();
 };
 
 } // namespace kinetoscope

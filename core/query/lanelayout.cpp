@@ -370,7 +370,8 @@ void LaneLayout::layTrack(std::uint32_t g, TrackId id, double& y) {
         y += m_metrics.sliceHeight;
         // A thread of nothing but Python frames has no host lane: its one row is the summary.
         if (v->host.laneCount() > 0) m_firstRowOfTrack[hostIdOf(view).value] = int(m_rows.size());
-        for (std::uint32_t d = 0; d < v->host.laneCount(); ++d) {
+        const std::uint32_t hostLanes = std::uint32_t(v->host.laneCount()) - cappedLanes(id);
+        for (std::uint32_t d = 0; d < hostLanes; ++d) {
             m_rows.push_back({LaneRow::Kind::Slices, g, hostIdOf(view), d, y, m_metrics.sliceHeight});
             y += m_metrics.sliceHeight;
         }
@@ -438,8 +439,47 @@ void LaneLayout::setDepthCap(std::uint32_t lanes) {
 std::uint32_t LaneLayout::cappedLanes(TrackId source) const {
     if (m_depthCap == 0 || source.value >= m_store->tracks().size() || isUncapped(source)) return 0;
     const Track& t = m_store->track(source);
-    if (t.kind != TrackKind::CpuThread || hostViewOf(source)) return 0;
+    if (t.kind != TrackKind::CpuThread) return 0;
+    // A compact thread: its summary lane, then at most cap - 1 lanes of its other slices (Dynamo's compile
+    // stack runs 17 deep there). Its Python frames shown in full: all lanes, as the user asked.
+    if (const HostView* v = hostViewOf(source)) {
+        if (pythonExpanded(source)) return 0;
+        const std::uint32_t keep = std::max<std::uint32_t>(1, m_depthCap - 1);
+        return v->host.laneCount() > keep ? std::uint32_t(v->host.laneCount()) - keep : 0;
+    }
     return t.laneCount() > m_depthCap ? std::uint32_t(t.laneCount()) - m_depthCap : 0;
+}
+
+bool LaneLayout::foldedByCap(EventRef ref) const {
+    ref = sourceOf(ref);
+    const std::uint32_t capped = cappedLanes(ref.track);
+    if (capped == 0) return false;
+    if (const HostView* v = hostViewOf(ref.track)) {
+        const std::uint32_t shown = v->shownRowOf[ref.index.value];
+        if (shown == HostView::noRow || (shown & HostView::pythonBit)) return false;
+        return v->host.depthOf(shown) >= v->host.laneCount() - capped;
+    }
+    const Track& t = m_store->track(ref.track);
+    return t.depthOf(ref.index.value) >= t.laneCount() - capped;
+}
+
+std::uint32_t LaneLayout::fitGpuStreamsWithin(double page) {
+    // The bottom of the last GPU stream's lanes (or of its group's header when folded) under a cap.
+    const auto gpuBottom = [&] {
+        double bottom = 0;
+        for (const LaneRow& r : m_rows)
+            if (r.track.isValid() && r.track.value < m_store->tracks().size() &&
+                m_store->track(r.track).kind == TrackKind::GpuStream)
+                bottom = std::max(bottom, r.y + r.height);
+        return bottom;
+    };
+    for (const std::uint32_t cap : {0u, 12u, 10u, 8u, 6u, 5u, 4u, 3u}) {
+        m_depthCap = cap;
+        relayout();
+        if (gpuBottom() <= page) return cap;
+    }
+    // Not even three lanes a thread make room (many streams): three, and the rest scrolls.
+    return m_depthCap;
 }
 
 bool LaneLayout::isUncapped(TrackId source) const {
@@ -524,7 +564,9 @@ int LaneLayout::rowOf(EventRef ref) const {
         // Compact: a Python frame is drawn in the summary lane (the outermost there, the rest under it).
         const std::uint32_t shown = v->shownRowOf[ref.index.value];
         if (shown == HostView::noRow || (shown & HostView::pythonBit)) return first;
-        return first + 1 + int(v->host.depthOf(shown));
+        // Under a depth cap, a deeper slice is drawn on the last lane shown.
+        const int hostLanes = int(v->host.laneCount()) - int(cappedLanes(ref.track));
+        return first + 1 + std::min(int(v->host.depthOf(shown)), std::max(0, hostLanes - 1));
     }
     const Track& t = track(ref.track);
     if (t.kind == TrackKind::Counter) return first;

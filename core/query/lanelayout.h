@@ -71,12 +71,19 @@ class LaneLayout {
     bool isPythonSummary(TrackId shown) const;
     // Views that stack several timelines (compare, distributed) show at most `lanes` lanes of each CPU thread
     // (0: all); the deeper lanes fold away until the thread is opened (its title opens and closes it), and a
-    // deeper slice's place (rowOf) is the last lane shown.
+    // deeper slice's place (rowOf) is the last lane shown. A compact thread keeps its summary lane and
+    // `lanes` - 1 of its other slices.
     void setDepthCap(std::uint32_t lanes);
     std::uint32_t depthCap() const { return m_depthCap; }
     // Lanes of a thread the cap folds away (0 when it shows them all, or is opened).
     std::uint32_t cappedLanes(TrackId source) const;
     bool isUncapped(TrackId source) const;
+    // Whether a store event lies in lanes the cap folds away.
+    bool foldedByCap(EventRef ref) const;
+    // The first screen (issue 52 item 1): the deepest cap (none, 12, 10, ... 3 lanes) under which every GPU
+    // stream's lanes end within `page` pixels of the top, else 3; set and returned. Deep CPU stacks (Dynamo's
+    // compile annotations, uncompacted threads) pushed the streams off a 1400x900 window.
+    std::uint32_t fitGpuStreamsWithin(double page);
     void setUncapped(TrackId source, bool uncapped);
     std::size_t trackCount() const { return m_groupOfTrack.size(); }
     // How a counter lane's values read: bytes for the trace's memory series, a ratio for utilisation.
