@@ -541,7 +541,9 @@ void TestDistributed::stragglerOpensBesideTheMedianRank() {
     QSignalSpy ready(view, &DistributedView::ready);
     QVERIFY(view->isReady() || ready.wait(60000));
     QVERIFY(!view->stragglers().empty());
-    const StragglerRow& s = view->stragglers().front();
+    // The straggler on the table's first row (sorted by how long the others waited).
+    const StragglerRow& s =
+        view->stragglers()[view->figures()->stragglerTable()->item(0, 0)->data(Qt::UserRole).toULongLong()];
     std::size_t step = 0;
     while (view->job().steps[step].name != s.step)
         ++step;
@@ -554,6 +556,24 @@ void TestDistributed::stragglerOpensBesideTheMedianRank() {
     QCOMPARE(pair[1],
              QFileInfo(QString::fromStdString(view->ranks()[view->job().steps[step].medianRank].source))
                  .absoluteFilePath());
+    // The window opens the two on their timelines, each zoomed to that step (issue 52 item 10: it opened
+    // on the Ranks tab of a "2 ranks" job).
+    QCOMPARE(opened.front().at(1).toString(), QString::fromStdString(s.step));
+    auto* pairView = qobject_cast<DistributedView*>(window.tabs()->currentWidget());
+    QVERIFY(pairView && pairView != view);
+    QVERIFY(pairView->isReady() || QSignalSpy(pairView, &DistributedView::ready).wait(60000));
+    QTRY_VERIFY_WITH_TIMEOUT(pairView->isReady(), 60000);
+    QCOMPARE(pairView->tabs()->tabText(pairView->tabs()->currentIndex()), QStringLiteral("Timelines"));
+    QCOMPARE(pairView->timelines().size(), std::size_t(2));
+    for (std::size_t i = 0; i < 2; ++i) {
+        const RankStep* own = nullptr;
+        for (const RankStep& r : pairView->ranks()[i].steps)
+            if (r.name == s.step) own = &r;
+        QVERIFY(own);
+        const TimeAxis& axis = pairView->timelines()[i]->axis();
+        QVERIFY(axis.start <= own->start && axis.end >= own->end);
+        QVERIFY(axis.span() < (own->end - own->start) * 2);
+    }
 }
 
 QTEST_MAIN(TestDistributed)

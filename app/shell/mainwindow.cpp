@@ -474,7 +474,9 @@ void MainWindow::watchFolder(const QString& dir) {
 DistributedView* MainWindow::openDistributed(const QStringList& files) {
     auto* view = new DistributedView(files, m_tabs);
     connect(view, &DistributedView::openRanksRequested, this,
-            [this](const QStringList& pair) { openDistributed(pair); });
+            [this](const QStringList& pair, const QString& step) {
+                openDistributed(pair)->showStep(step.toStdString());
+            });
     const int index =
         m_tabs->addTab(view, QString::fromStdString(countText(std::uint64_t(files.size()), "rank")));
     m_tabs->setTabToolTip(index, files.join(QLatin1Char('\n')));

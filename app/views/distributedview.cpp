@@ -115,6 +115,7 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
     m_clockShift = loaded->clockShift;
     m_stepShift = loaded->stepShift;
     auto* tabs = new QTabWidget(m_stack);
+    m_tabs = tabs;
 
     // The job: what was read, the heat map, stragglers; the chart and rank table for small jobs.
     m_figures = new JobFigures(m_job, tabs);
@@ -228,12 +229,14 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
         outer->setSizes({3 * panellayout::panelsMinimumHeight * 2, panellayout::panelsMinimumHeight * 2});
         bl->addWidget(outer, 1);
         tabs->addTab(box, tr("Timelines"));
+        m_timelinesPage = box;
         connect(m_alignment, &QComboBox::currentIndexChanged, this, &DistributedView::applyAlignment);
         applyAlignment();
     }
     m_stack->addWidget(tabs);
     m_stack->setCurrentWidget(tabs);
     m_ready = true;
+    if (!m_pendingStep.empty()) showStep(std::exchange(m_pendingStep, {}));
     emit ready();
 }
 
@@ -291,7 +294,7 @@ void DistributedView::openBesideMedian(std::size_t rank, std::size_t step) {
     m_figures->say(tr("Opened %1 beside %2, the median rank of %3.")
                        .arg(QString::fromStdString(rankLabel(m_ranks[rank])),
                             QString::fromStdString(rankLabel(m_ranks[median])), name));
-    emit openRanksRequested(files);
+    emit openRanksRequested(files, name);
 }
 
 DetailsPanel* DistributedView::details() const {
@@ -311,6 +314,25 @@ void DistributedView::showDetails(std::size_t rank, EventRef ref) {
     m_detailsStack->setCurrentWidget(panel);
     m_detailsTitle->setText(
         tr("Details · rank %1").arg(qint64(rank < m_ranks.size() ? m_ranks[rank].rank : std::int64_t(rank))));
+}
+
+void DistributedView::showStep(const std::string& step) {
+    if (!m_ready) {
+        m_pendingStep = step;
+        return;
+    }
+    if (!m_timelinesPage) return;
+    m_tabs->setCurrentWidget(m_timelinesPage);
+    // Each rank on its own range of the step (the ranks' steps need not line up under either alignment);
+    // a later zoom on any rank moves the others with it again.
+    m_syncing = true;
+    for (std::size_t i = 0; i < m_timelines.size() && i < m_ranks.size(); ++i)
+        for (const RankStep& s : m_ranks[i].steps)
+            if (s.name == step) {
+                const TimeNs pad = std::max<TimeNs>((s.end - s.start) / 20, 1000);
+                m_timelines[i]->setVisibleRange(s.start - pad, s.end + pad);
+            }
+    m_syncing = false;
 }
 
 void DistributedView::syncFrom(std::size_t source) {

@@ -54,12 +54,16 @@ class DistributedView : public QWidget {
     // A rank in a step beside the step's median rank, in a view of their own: asks for it when both traces
     // are reachable, else says where the missing one is expected.
     void openBesideMedian(std::size_t rank, std::size_t step);
+    // Shows the Timelines tab with each rank zoomed to its own range of the step so named (once loaded, if
+    // asked before): a straggler opened beside its median rank lands on the step it was found in.
+    void showStep(const std::string& step);
+    QTabWidget* tabs() const { return m_tabs; }
 
   signals:
     void ready();
     void failed(const QString& message);
     // The traces to open as a job of their own (a straggler beside its step's median rank).
-    void openRanksRequested(const QStringList& files);
+    void openRanksRequested(const QStringList& files, const QString& step);
 
   private:
     struct Loaded;
@@ -77,6 +81,9 @@ class DistributedView : public QWidget {
     std::vector<TimeNs> m_clockShift, m_stepShift, m_shifts;
     std::vector<TimelineWidget*> m_timelines;
     bool m_syncing = false;
+    QTabWidget* m_tabs = nullptr;
+    QWidget* m_timelinesPage = nullptr;
+    std::string m_pendingStep;
     QStackedWidget* m_stack;
     QLabel* m_status;
     QTableWidget* m_rankTable = nullptr;
