@@ -30,6 +30,7 @@ class TestDiff : public QObject {
     void deltasAddUp();
     void selfDiffIsZero();
     void perCallWhenWorkDiffers();
+    void compileWorkApart();
     void cliPrintsTheSame();
     void cliErrors_data();
     void cliErrors();
@@ -169,6 +170,52 @@ void TestDiff::perCallWhenWorkDiffers() {
     QCOMPARE(json["work"].toObject()["note"].toString().toStdString(), work);
     // The same amounts of work: nothing to say.
     QVERIFY(workDifference(diffTraces(*a, *a)).empty());
+}
+
+// Issue 52 item 8: without ProfilerSteps, B's "step" is all of its activity, its compilation included, and
+// the report says so; the operators run inside the compile phases (prims::* of Dynamo tracing) are one row,
+// not a flood of "only in B".
+void TestDiff::compileWorkApart() {
+    const std::string eager = R"json([
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 50},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 110, "dur": 5,
+  "args": {"correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16bf16_bf16f32", "pid": 0, "tid": 7, "ts": 120,
+  "dur": 40, "args": {"correlation": 1, "stream": 7, "device": 0}}
+])json";
+    const std::string compiled = R"json([
+ {"ph": "X", "cat": "cpu_op", "name": "Torch-Compiled Region: 0/0", "pid": 1, "tid": 1, "ts": 10, "dur": 5000},
+ {"ph": "X", "cat": "user_annotation", "name": "_compile.compile_inner (dynamo_timed)", "pid": 1, "tid": 1,
+  "ts": 20, "dur": 4000},
+ {"ph": "X", "cat": "cpu_op", "name": "prims::add", "pid": 1, "tid": 1, "ts": 100, "dur": 10},
+ {"ph": "X", "cat": "cpu_op", "name": "prims::mul", "pid": 1, "tid": 1, "ts": 200, "dur": 10},
+ {"ph": "X", "cat": "cpu_op", "name": "prims::mul", "pid": 1, "tid": 1, "ts": 300, "dur": 10},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 4100, "dur": 50},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 4110, "dur": 5,
+  "args": {"correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16bf16_bf16f32", "pid": 0, "tid": 7, "ts": 4120,
+  "dur": 40, "args": {"correlation": 1, "stream": 7, "device": 0}}
+])json";
+    LoadResult a = test::loadText(eager), b = test::loadText(compiled);
+    QVERIFY(a.ok() && b.ok());
+    const TraceDiff d = diffTraces(*a.store, *b.store);
+    QVERIFY(!d.overviewB.compilePhases.empty());
+    const DiffRow* compile = nullptr;
+    for (const DiffRow& r : d.operators) {
+        QVERIFY2(!r.name.starts_with("prims::"), r.name.c_str());
+        if (r.name == compileWorkRow) compile = &r;
+        if (r.name == "aten::mm") QVERIFY(r.countA == 1 && r.countB == 1);
+    }
+    QVERIFY(compile);
+    QCOMPARE(compile->countA, std::uint64_t(0));
+    QCOMPARE(compile->countB, std::uint64_t(3));
+    QCOMPARE(compile->hostB, TimeNs(30'000));
+    const std::string work = workDifference(d);
+    QVERIFY2(
+        work.find("B has no ProfilerStep: its one step is all of its activity, 4.000 ms of torch.compile "
+                  "compilation included") != std::string::npos,
+        work.c_str());
+    QVERIFY2(work.find("A has no ProfilerStep") != std::string::npos, work.c_str());
 }
 
 void TestDiff::selfDiffIsZero() {

@@ -24,7 +24,22 @@ std::string workDifference(const TraceDiff& d) {
     const std::size_t stepsB = d.overviewB.syntheticStep ? 0 : d.overviewB.steps.size();
     const double ka = double(d.kernelsA), kb = double(d.kernelsB);
     const bool kernelsDiffer = std::abs(ka - kb) > 0.1 * std::max(ka, kb);
-    if (stepsA == stepsB && !kernelsDiffer) return {};
+    // A side without ProfilerStep has one "step", all of its activity: its compilation counted as step time
+    // (1.725 s, utilisation 0.2 %) with nothing to say so.
+    std::string noSteps;
+    for (const auto& [label, ov] : {std::pair<const char*, const Overview*>{"A", &d.overviewA},
+                                    std::pair<const char*, const Overview*>{"B", &d.overviewB}}) {
+        if (!ov->syntheticStep) continue;
+        TimeNs compile = 0;
+        for (const auto& [from, to] : ov->compilePhases)
+            compile += to - from;
+        noSteps +=
+            std::string(" ") + label + " has no ProfilerStep: its one step is all of its activity" +
+            (compile > 0 ? ", " + formatDuration(compile) + " of torch.compile compilation included" : "") +
+            ", so its step time and utilisation are not a training step's (profile with a schedule: "
+            "wait, warmup, active).";
+    }
+    if (stepsA == stepsB && !kernelsDiffer) return noSteps.empty() ? std::string() : noSteps.substr(1);
     auto side = [](std::size_t steps, std::uint64_t kernels) {
         return (steps ? countText(steps, "step") : std::string("no ProfilerStep")) + " and " +
                countText(kernels, "kernel run");
@@ -32,7 +47,7 @@ std::string workDifference(const TraceDiff& d) {
     return "The traces hold different amounts of work: A " + side(stepsA, d.kernelsA) + ", B " +
            side(stepsB, d.kernelsB) +
            ". Totals compare the two amounts; compare per call (the per-call columns)" +
-           (stepsA && stepsB ? " or per step (the step time and breakdown, per mean step)." : ".");
+           (stepsA && stepsB ? " or per step (the step time and breakdown, per mean step)." : ".") + noSteps;
 }
 
 double DiffRow::percentChange() const {
@@ -58,21 +73,45 @@ void sortByDelta(std::vector<DiffRow>& rows) {
 TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
     TraceDiff d;
     const Summary sa = summarize(a), sb = summarize(b);
+    d.overviewA = computeOverview(a);
+    d.overviewB = computeOverview(b);
     std::map<std::string, DiffRow> ops;
-    for (const OperatorRow& o : sa.operators) {
-        DiffRow& r = ops[o.name];
-        r.name = o.name;
-        r.countA += o.count;
-        r.hostA += o.hostSelf;
-        r.deviceA += o.deviceSelf;
-    }
-    for (const OperatorRow& o : sb.operators) {
-        DiffRow& r = ops[o.name];
-        r.name = o.name;
-        r.countB += o.count;
-        r.hostB += o.hostSelf;
-        r.deviceB += o.deviceSelf;
-    }
+    // Each side's operators, those that start inside a compile phase (Dynamo tracing, Inductor lowering: the
+    // prims::* of a first call) moved to one row of their own: they flooded the table as "only in B".
+    const auto addOperators = [&](const TraceStore& store, const Summary& s, const Overview& ov, bool sideA) {
+        std::map<std::string, OperatorRow> compileWork;
+        for (const auto& [from, to] : ov.compilePhases)
+            for (const OperatorRow& o : summarize(store, OperatorGrouping::Name, from, to).operators) {
+                OperatorRow& c = compileWork[o.name];
+                c.count += o.count;
+                c.hostSelf += o.hostSelf;
+                c.deviceSelf += o.deviceSelf;
+            }
+        const auto add = [&](const std::string& name, std::uint64_t count, TimeNs host, TimeNs device) {
+            if (count == 0) return;
+            DiffRow& r = ops[name];
+            r.name = name;
+            (sideA ? r.countA : r.countB) += count;
+            (sideA ? r.hostA : r.hostB) += host;
+            (sideA ? r.deviceA : r.deviceB) += device;
+        };
+        std::uint64_t compileCalls = 0;
+        TimeNs compileHost = 0, compileDevice = 0;
+        for (const OperatorRow& o : s.operators) {
+            const auto c = compileWork.find(o.name);
+            const OperatorRow none;
+            const OperatorRow& in = c == compileWork.end() ? none : c->second;
+            const std::uint64_t calls = std::min(in.count, o.count);
+            add(o.name, o.count - calls, o.hostSelf - std::min(in.hostSelf, o.hostSelf),
+                o.deviceSelf - std::min(in.deviceSelf, o.deviceSelf));
+            compileCalls += calls;
+            compileHost += std::min(in.hostSelf, o.hostSelf);
+            compileDevice += std::min(in.deviceSelf, o.deviceSelf);
+        }
+        add(std::string(compileWorkRow), compileCalls, compileHost, compileDevice);
+    };
+    addOperators(a, sa, d.overviewA, true);
+    addOperators(b, sb, d.overviewB, false);
     for (auto& [name, row] : ops)
         d.operators.push_back(row);
     sortByDelta(d.operators);
@@ -165,8 +204,6 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
     }
     sortByDelta(d.kernels);
     setDisplayNames(d.kernels);
-    d.overviewA = computeOverview(a);
-    d.overviewB = computeOverview(b);
     for (const KernelRow& k : sa.kernels)
         d.categoriesA[std::size_t(kernelCategory(k.name))] += k.total;
     for (const KernelRow& k : sb.kernels)

@@ -5,6 +5,7 @@
 #include "analysis/overview/overview.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kinetoscope {
@@ -39,6 +40,11 @@ struct DiffRow {
     // NaN unless both sides ran it.
     double perCallChange() const;
 };
+
+// The operators row that holds, on each side, the operators run inside torch.compile's compile phases (not
+// the model's work: Dynamo tracing and Inductor lowering a first call).
+inline constexpr std::string_view compileWorkRow =
+    "[compilation: operators inside torch.compile's compile phases]";
 
 struct TraceDiff {
     std::vector<DiffRow> operators; // by |device delta| then |host delta|, descending
