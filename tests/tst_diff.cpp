@@ -167,6 +167,12 @@ void TestDiff::perCallWhenWorkDiffers() {
     QCOMPARE(row["per_call_us_a"].toDouble(), 100.0);
     QCOMPARE(row["per_call_us_b"].toDouble(), 105.0);
     QCOMPARE(row["per_call_change_pct"].toDouble(), 5.0);
+    // Per step, both sides having ProfilerSteps: 100 us in each of A's steps, 105 us in B's one.
+    QVERIFY(k.hasPerStep());
+    QCOMPARE(k.perStepA(), TimeNs(100'000));
+    QCOMPARE(k.perStepB(), TimeNs(105'000));
+    QCOMPARE(row["per_step_us_a"].toDouble(), 100.0);
+    QCOMPARE(row["per_step_us_b"].toDouble(), 105.0);
     QCOMPARE(json["work"].toObject()["note"].toString().toStdString(), work);
     // The same amounts of work: nothing to say.
     QVERIFY(workDifference(diffTraces(*a, *a)).empty());

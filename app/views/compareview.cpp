@@ -91,6 +91,13 @@ void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
                                                     .arg(perCall > 0 ? QStringLiteral("+") : QString())
                                                     .arg(perCall, 0, 'f', 1),
                                           std::isnan(perCall) ? 0.0 : perCall));
+            // Per step, when both traces have ProfilerSteps (the columns hide otherwise).
+            table->setItem(int(i), c++,
+                           new NumberItem(r.hasPerStep() ? durationText(r.perStepA()) : QString(),
+                                          double(r.perStepA())));
+            table->setItem(int(i), c++,
+                           new NumberItem(r.hasPerStep() ? durationText(r.perStepB()) : QString(),
+                                          double(r.perStepB())));
         }
         if (!host) // Inductor's estimates on each side (profile_analysis --diff's columns), hidden without
                    // them
@@ -110,6 +117,10 @@ void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
                                                  : r.tflopsB) > 0;
             table->setColumnHidden(col, !any);
         }
+        const bool perStep =
+            std::any_of(rows.begin(), rows.end(), [](const DiffRow& r) { return r.hasPerStep(); });
+        table->setColumnHidden(first - 2, !perStep);
+        table->setColumnHidden(first - 1, !perStep);
     }
 }
 
@@ -207,10 +218,10 @@ void CompareView::build() {
     m_operators = makeTable(tabs, {tr("Operator"), tr("Calls A"), tr("Calls B"), tr("Host self A"),
                                    tr("Host self B"), tr("Host self Δ"), tr("Device self A"),
                                    tr("Device self B"), tr("Device self Δ"), tr("Change")});
-    m_kernels =
-        makeTable(tabs, {tr("Kernel"), tr("Calls A"), tr("Calls B"), tr("Total A"), tr("Total B"),
-                         tr("Total Δ"), tr("Change"), tr("Per call A"), tr("Per call B"), tr("Per call Δ"),
-                         tr("GB/s A"), tr("GB/s B"), tr("TFLOP/s A"), tr("TFLOP/s B")});
+    m_kernels = makeTable(tabs, {tr("Kernel"), tr("Calls A"), tr("Calls B"), tr("Total A"), tr("Total B"),
+                                 tr("Total Δ"), tr("Change"), tr("Per call A"), tr("Per call B"),
+                                 tr("Per call Δ"), tr("Per step A"), tr("Per step B"), tr("GB/s A"),
+                                 tr("GB/s B"), tr("TFLOP/s A"), tr("TFLOP/s B")});
     fill(m_operators, m_diff->operators, true);
     fill(m_kernels, m_diff->kernels, false);
     m_operators->sortByColumn(8, Qt::DescendingOrder);

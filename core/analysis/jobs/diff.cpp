@@ -197,7 +197,10 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
         if (const auto it = estimatesB.find(name); it != estimatesB.end() && row.countB > 0)
             std::tie(row.gbpsB, row.tflopsB) = it->second;
     }
+    const std::size_t stepsA = d.overviewA.syntheticStep ? 0 : d.overviewA.steps.size();
+    const std::size_t stepsB = d.overviewB.syntheticStep ? 0 : d.overviewB.steps.size();
     for (auto& [name, row] : kernels) {
+        if (stepsA && stepsB) row.stepsA = std::uint32_t(stepsA), row.stepsB = std::uint32_t(stepsB);
         d.kernels.push_back(row);
         d.kernelsA += row.countA;
         d.kernelsB += row.countB;

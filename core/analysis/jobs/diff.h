@@ -39,6 +39,12 @@ struct DiffRow {
     TimeNs perCallDelta() const { return perCallB() - perCallA(); }
     // NaN unless both sides ran it.
     double perCallChange() const;
+    // Per step, when both traces have ProfilerSteps (kernels only; 0 steps otherwise): a kernel's time in a
+    // mean step, the figure to compare when the two ran different numbers of steps.
+    std::uint32_t stepsA = 0, stepsB = 0;
+    bool hasPerStep() const { return stepsA > 0 && stepsB > 0; }
+    TimeNs perStepA() const { return stepsA ? deviceA / TimeNs(stepsA) : 0; }
+    TimeNs perStepB() const { return stepsB ? deviceB / TimeNs(stepsB) : 0; }
 };
 
 // The operators row that holds, on each side, the operators run inside torch.compile's compile phases (not

@@ -229,6 +229,19 @@ const Columns<DiffRow>& diffColumns(bool host) {
             delta("Total Δ", [](const R& r) { return r.deviceDelta(); });
             delta("", nullptr); // the host column, empty: kernels have no host time
             // Per call: a kernel's cost each time it runs, whatever the amounts of work on the two sides.
+            // Per step, where both sides have ProfilerSteps (JSON only; null otherwise).
+            for (const auto& [key, title, side] :
+                 {std::tuple<std::string_view, std::string_view, bool>{"per_step_us_a", "Per step A", true},
+                  std::tuple<std::string_view, std::string_view, bool>{"per_step_us_b", "Per step B", false}})
+                c.push_back({.key = key,
+                             .title = title,
+                             .format = F::Micros,
+                             .value =
+                                 [side](const R& r) {
+                                     if (!r.hasPerStep()) return Cell::null();
+                                     return integer(side ? r.perStepA() : r.perStepB());
+                                 },
+                             .outputs = InJson});
             micros("per_call_us_a", "Per call A", [](const R& r) { return r.perCallA(); });
             micros("per_call_us_b", "Per call B", [](const R& r) { return r.perCallB(); });
             c.push_back({.key = "per_call_change_pct",
