@@ -2,6 +2,7 @@
 // aligned by their first step while either is zoomed or panned.
 #include "panels/detailspanel.h"
 #include "query/kernelshortname.h"
+#include "query/search.h"
 #include "shell/mainwindow.h"
 #include "tables/tablemodels.h"
 #include "testsupport.h"
@@ -23,6 +24,7 @@ class TestCompare : public QObject {
   private slots:
     void comparesRealPair();
     void zoomIsSynchronised();
+    void doubleClickAlignsOnTheSameCall();
     void failedSideReportsError();
     void doubleClickMarksBothSides_data();
     void doubleClickMarksBothSides();
@@ -92,6 +94,51 @@ void TestCompare::zoomIsSynchronised() {
     QCOMPARE(a->axis().start, b->axis().start - offset);
     // The offset aligns the first steps.
     QCOMPARE(b->trace().steps.front().start - a->trace().steps.front().start, offset);
+}
+
+// Issue 52 item 9: double-clicking a kernel aligns the other timeline on the same call of it (its k-th),
+// which is selected and shown, instead of the same offset from the first step (empty without ProfilerSteps);
+// the first-step alignment comes back on request.
+void TestCompare::doubleClickAlignsOnTheSameCall() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    CompareView* view = openPair(w);
+    QVERIFY(view);
+    TimelineWidget* a = view->timelineA();
+    TimelineWidget* b = view->timelineB();
+    const TimeNs firstStep = view->alignmentOffset();
+    // A kernel with several calls on both sides: its third call in A.
+    const TraceStore& sa = a->store();
+    const TraceStore& sb = b->store();
+    const DiffRow* row = nullptr;
+    for (const DiffRow& r : view->diff()->kernels)
+        if (r.countA >= 3 && r.countB >= 3 && r.nameA.empty()) {
+            row = &r;
+            break;
+        }
+    QVERIFY(row);
+    const SearchQuery exact{row->name, false, true, true};
+    const SearchResult inA = searchSlices(sa, exact), inB = searchSlices(sb, exact);
+    QVERIFY(inA.matches.size() >= 3 && inB.matches.size() >= 3);
+    const EventRef third = inA.matches[2];
+    a->revealEvent(third);
+    QTest::qWait(20);
+    const QPoint at = a->renderer().sliceRect(a->frame(), third).center().toPoint();
+    QTest::mouseDClick(a, Qt::LeftButton, Qt::NoModifier, at);
+    // B shows and selects its own third call of that kernel.
+    QCOMPARE(b->selected(), inB.matches[2]);
+    const TimeNs startB = sb.track(inB.matches[2].track).starts[inB.matches[2].index.value];
+    const TimeNs startA = sa.track(third.track).starts[third.index.value];
+    QCOMPARE(view->alignmentOffset(), startB - startA);
+    QVERIFY(b->axis().start <= startB && b->axis().end > startB);
+    QVERIFY2(view->alignmentLabel()->text().contains(QStringLiteral("call 3 of")),
+             qPrintable(view->alignmentLabel()->text()));
+    // Zooms stay together on the new alignment.
+    a->zoomBy(0.5);
+    QCOMPARE(b->axis().start, a->axis().start + view->alignmentOffset());
+    view->alignAtFirstStep();
+    QCOMPARE(view->alignmentOffset(), firstStep);
 }
 
 void TestCompare::failedSideReportsError() {

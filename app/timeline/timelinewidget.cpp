@@ -651,6 +651,7 @@ void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* e) {
     const EventRef hit = m_renderer.eventAt(m_frame, e->position());
     if (!hit.isValid()) return;
     setSelected(hit);
+    emit sliceDoubleClicked(hit);
     zoomToSelection();
 }
 

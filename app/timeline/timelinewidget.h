@@ -115,6 +115,8 @@ class TimelineWidget : public QWidget {
 
   signals:
     void selectionChanged(kinetoscope::EventRef ref);
+    // A slice double-clicked, before the view zooms to it (the compare view aligns the other trace on it).
+    void sliceDoubleClicked(kinetoscope::EventRef ref);
     void areaSelectionChanged();
     void viewChanged();
     void firstUsed();

@@ -2,6 +2,7 @@
 
 #include "model/textformat.h"
 
+#include "query/kernelshortname.h"
 #include "query/search.h"
 
 #include "panels/detailspanel.h"
@@ -14,9 +15,11 @@
 
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPointer>
+#include <QPushButton>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -24,6 +27,7 @@
 #include <QThreadPool>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace kinetoscope {
@@ -211,6 +215,22 @@ void CompareView::build() {
     // that both GPUs' streams are on the first screen; a thread's title opens the rest.
     for (TimelineWidget* t : {m_timelineA, m_timelineB})
         t->stackedLayout();
+    // How the two line up, and the way back to the first steps.
+    auto* timelinesPage = new QWidget(content);
+    auto* tl = new QVBoxLayout(timelinesPage);
+    tl->setContentsMargins(0, 0, 0, 0);
+    tl->setSpacing(0);
+    auto* alignBar = new QWidget(timelinesPage);
+    auto* al = new QHBoxLayout(alignBar);
+    al->setContentsMargins(6, 2, 6, 2);
+    m_alignment = new QLabel(alignBar);
+    auto* reset = new QPushButton(tr("Align at the first step"), alignBar);
+    reset->setFlat(true);
+    connect(reset, &QPushButton::clicked, this, &CompareView::alignAtFirstStep);
+    al->addWidget(m_alignment, 1);
+    al->addWidget(reset);
+    tl->addWidget(alignBar);
+    tl->addWidget(timelines, 1);
     timelines->addWidget(titled(tr("A (baseline): %1").arg(QFileInfo(m_paths[0]).fileName()), m_timelineA));
     timelines->addWidget(titled(tr("B: %1").arg(QFileInfo(m_paths[1]).fileName()), m_timelineB));
     auto* tabs = new QTabWidget(content);
@@ -273,15 +293,14 @@ void CompareView::build() {
         (work.isEmpty() ? QString() : QStringLiteral("<b>%1</b><br/>").arg(work.toHtmlEscaped())) +
         tr("<b>Step time</b>: A %1, mean %2 · B %3, mean %4 "
            "(<b>%5</b>)<br/><b>Per-step breakdown Δ</b>: %6<br/>%7<br/>"
-           "Timelines aligned at the first step (B − A = %8) and zoomed together. "
+           "Timelines zoomed together (their alignment is said above them). "
            "<span style=\"color:#b91c1c\">Red</span>: only in A; <span "
            "style=\"color:#047857\">green</span>: only in B.")
             .arg(QString::fromStdString(countText(oa.steps.size(), "step")))
             .arg(durationText(oa.stepMean))
             .arg(QString::fromStdString(countText(ob.steps.size(), "step")))
             .arg(durationText(ob.stepMean), signedDuration(ob.stepMean - oa.stepMean),
-                 breakdown.join(QStringLiteral(", ")), gpus.join(QStringLiteral("<br/>")),
-                 signedDuration(m_offset)));
+                 breakdown.join(QStringLiteral(", ")), gpus.join(QStringLiteral("<br/>"))));
     tabs->addTab(m_summary, tr("Summary"));
     tabs->addTab(m_operators, tr("Operators Δ"));
     tabs->addTab(m_kernels, tr("Kernels Δ"));
@@ -303,7 +322,7 @@ void CompareView::build() {
             if (const QTableWidgetItem* item = table->item(row, 0)) markName(item->data(NameRole).toString());
         });
     }
-    content->addWidget(timelines);
+    content->addWidget(timelinesPage);
     content->addWidget(tabs);
     // The tables get room for a dozen rows; the timelines keep theirs (as in a trace's tab).
     for (int i = 0; i < timelines->count(); ++i)
@@ -317,14 +336,11 @@ void CompareView::build() {
     m_stack->setCurrentWidget(content);
     connect(m_timelineA, &TimelineWidget::viewChanged, this, [this] { syncFrom(m_timelineA); });
     connect(m_timelineB, &TimelineWidget::viewChanged, this, [this] { syncFrom(m_timelineB); });
-    // Both keep within, and fit, the union of the two traces (in A's clock, shifted into B's), so that a zoom
-    // or a fit on the longer one never clamps the other off the alignment.
-    const TraceStore& a = *m_traces[0]->store;
-    const TraceStore& b = *m_traces[1]->store;
-    const TimeNs lo = std::min(a.minTime(), b.minTime() - m_offset);
-    const TimeNs hi = std::max(a.maxTime(), b.maxTime() - m_offset);
-    m_timelineA->setTimeBounds(TimeRange{lo, hi});
-    m_timelineB->setTimeBounds(TimeRange{lo + m_offset, hi + m_offset});
+    connect(m_timelineA, &TimelineWidget::sliceDoubleClicked, this,
+            [this](EventRef ref) { alignOn(0, ref); });
+    connect(m_timelineB, &TimelineWidget::sliceDoubleClicked, this,
+            [this](EventRef ref) { alignOn(1, ref); });
+    applyOffset(m_offset, firstStepAlignment());
     // Start with both showing A's first step (or all of A).
     m_timelineA->fitAll();
     if (!m_traces[0]->steps.empty())
@@ -368,6 +384,65 @@ void CompareView::markName(const QString& name) {
     for (int side : {1 - lead, lead})
         if (chosen[side].isValid()) (side ? m_timelineB : m_timelineA)->revealEvent(chosen[side]);
     m_marking = false;
+}
+
+QString CompareView::firstStepAlignment() const {
+    return m_traces[0]->steps.empty() || m_traces[1]->steps.empty()
+               ? tr("Aligned at the traces' first events (no ProfilerStep on both sides)")
+               : tr("Aligned at the first step");
+}
+
+void CompareView::applyOffset(TimeNs offset, const QString& how) {
+    m_offset = offset;
+    // Both keep within, and fit, the union of the two traces (in A's clock, shifted into B's), so that a zoom
+    // or a fit on the longer one never clamps the other off the alignment.
+    const TraceStore& a = *m_traces[0]->store;
+    const TraceStore& b = *m_traces[1]->store;
+    const TimeNs lo = std::min(a.minTime(), b.minTime() - m_offset);
+    const TimeNs hi = std::max(a.maxTime(), b.maxTime() - m_offset);
+    m_timelineA->setTimeBounds(TimeRange{lo, hi});
+    m_timelineB->setTimeBounds(TimeRange{lo + m_offset, hi + m_offset});
+    m_alignment->setText(
+        tr("%1 (B − A = %2). Double-click a slice to align it with the same call in the other "
+           "trace.")
+            .arg(how, signedDuration(m_offset)));
+}
+
+void CompareView::alignAtFirstStep() {
+    applyOffset(anchorOf(*m_traces[1]) - anchorOf(*m_traces[0]), firstStepAlignment());
+    syncFrom(m_timelineA);
+}
+
+bool CompareView::alignOn(int side, EventRef ref) {
+    if (!m_timelineA || !ref.isValid() || side < 0 || side > 1) return false;
+    const TraceStore& own = *m_traces[side]->store;
+    const TraceStore& other = *m_traces[1 - side]->store;
+    const std::string name(own.nameOf(ref));
+    const SearchQuery exact{name, false, true, true};
+    const SearchResult mine = searchSlices(own, exact), theirs = searchSlices(other, exact);
+    if (theirs.matches.empty()) {
+        m_alignment->setText(tr("%1 is not in %2: the alignment stays (B − A = %3).")
+                                 .arg(QString::fromStdString(name).toHtmlEscaped(), side ? tr("A") : tr("B"),
+                                      signedDuration(m_offset)));
+        return false;
+    }
+    // Its call number among the slices of its name (in start order), and the same call on the other side.
+    const std::size_t k =
+        std::size_t(std::find(mine.matches.begin(), mine.matches.end(), ref) - mine.matches.begin());
+    const EventRef counterpart = theirs.matches[std::min(k, theirs.matches.size() - 1)];
+    const auto startOf = [](const TraceStore& s, EventRef e) {
+        return s.track(e.track).starts[e.index.value];
+    };
+    const TimeNs offset = side == 0 ? startOf(other, counterpart) - startOf(own, ref)
+                                    : startOf(own, ref) - startOf(other, counterpart);
+    applyOffset(offset, tr("Aligned at call %1 of %2")
+                            .arg(k + 1)
+                            .arg(QString::fromStdString(shortKernelName(name)).toHtmlEscaped()));
+    m_syncing = true; // the selection is the counterpart's; the view follows below
+    (side ? m_timelineA : m_timelineB)->setSelected(counterpart);
+    m_syncing = false;
+    syncFrom(side ? m_timelineB : m_timelineA);
+    return true;
 }
 
 void CompareView::syncFrom(TimelineWidget* source) {

@@ -44,6 +44,15 @@ class CompareView : public QWidget {
     // B's time minus A's time at the same point of the run (first step starts, or trace starts without
     // steps).
     TimeNs alignmentOffset() const { return m_offset; }
+    // Aligns the two timelines on a slice of one side (0: A, 1: B) and its counterpart in the other: the
+    // slice of the same name, the same call of it (its k-th by start, else the other's last), which is
+    // selected. A slice double-clicked on either timeline does this before its side zooms, so the other shows
+    // the counterpart, not the same offset (without ProfilerSteps, only the traces' starts line up). False
+    // when the other side has no slice of that name.
+    bool alignOn(int side, EventRef ref);
+    // Back to the first steps (or the traces' starts).
+    void alignAtFirstStep();
+    QLabel* alignmentLabel() const { return m_alignment; }
 
   signals:
     void ready();
@@ -54,6 +63,8 @@ class CompareView : public QWidget {
     void onFailed(const QString& message);
     void build();
     void syncFrom(TimelineWidget* source);
+    void applyOffset(TimeNs offset, const QString& how);
+    QString firstStepAlignment() const;
 
     QString m_paths[2];
     LoadJob* m_jobs[2] = {nullptr, nullptr};
@@ -65,6 +76,7 @@ class CompareView : public QWidget {
     QStackedWidget* m_stack;
     QLabel* m_status;
     QLabel* m_summary = nullptr;
+    QLabel* m_alignment = nullptr;
     TimelineWidget* m_timelineA = nullptr;
     TimelineWidget* m_timelineB = nullptr;
     QTableWidget* m_operators = nullptr;
