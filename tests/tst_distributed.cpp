@@ -28,6 +28,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QWheelEvent>
 
 using namespace kinetoscope;
 
@@ -359,6 +360,37 @@ void TestDistributed::eightRanksDoNotGrowTheWindow() {
     QVERIFY2(window.minimumSizeHint().height() <= 900 && window.minimumHeight() <= 900,
              qPrintable(QStringLiteral("minimum height %1").arg(window.minimumSizeHint().height())));
     QCOMPARE(window.size(), QSize(1400, 900));
+    // Issue 52 item 11: compact panes, each as tall as what it shows (nothing scrolls inside a pane), the
+    // GPU streams pinned first and every one shown, a lane a CPU thread, the GPUs' derived lanes folded; the
+    // plain wheel is the list's wherever the pointer is (a pane leaves it), Ctrl+wheel still zooms.
+    for (TimelineWidget* t : view->timelines()) {
+        QCOMPARE(t->height(), t->contentHeightPx());
+        QCOMPARE(t->layout().depthCap(), 1u);
+        std::size_t streams = 0, shown = 0;
+        for (std::uint32_t k = 0; k < t->store().tracks().size(); ++k)
+            streams += t->store().tracks()[k].kind == TrackKind::GpuStream;
+        for (const LaneRow& r : t->layout().rows())
+            shown += r.track.isValid() && r.track.value < t->store().tracks().size() &&
+                     t->store().track(r.track).kind == TrackKind::GpuStream;
+        QCOMPARE(shown, streams);
+        for (const LaneGroup& g : t->layout().groups())
+            if (g.kind == LaneGroup::Kind::Gpu) QVERIFY(g.collapsed);
+        // HTA's ranks: all of five streams, two threads and the folded groups in 180 px (a 160 px pane
+        // scrolled to show them; now 4½ ranks of this kind fit a 1920x1080 screen, 3½ did).
+        QVERIFY2(t->height() <= 185, qPrintable(QString::number(t->height())));
+        const QPointF at(TimelineRenderer::headerWidth + 100, t->height() / 2.0);
+        QWheelEvent plain(at, t->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(t, &plain);
+        QVERIFY(!plain.isAccepted());
+    }
+    TimelineWidget* first = view->timelines().front();
+    const TimeNs span = first->axis().span();
+    const QPointF at(TimelineRenderer::headerWidth + 100, first->height() / 2.0);
+    QWheelEvent zoom(at, first->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::ControlModifier,
+                     Qt::NoScrollPhase, false);
+    QApplication::sendEvent(first, &zoom);
+    QVERIFY(first->axis().span() < span);
 }
 
 // The distributed timelines have a Details panel: a slice clicked on any rank shows there, its links lead on

@@ -2,6 +2,7 @@
 
 // Qt first: moc (Qt 6.4) cannot parse <concepts>, pulled in by <compare>, unless Qt headers came before.
 #include <QSize>
+#include <QString>
 
 #include "model/ids.h"
 #include "query/timeaxis.h"
@@ -34,9 +35,17 @@ struct AreaSelection {
 // Everything that decides what one frame shows. The widget, `--render` and the frame benchmark fill it in and
 // hand it to TimelineRenderer, so all three draw the same picture.
 struct TimelineFrame {
-    QSize size;         // of the whole timeline, header column and ruler included
-    TimeAxis axis;      // its width is the width of the lanes area
-    double scrollY = 0; // content y at the top of the lanes area
+    static constexpr double defaultRulerHeight = 42;
+    static constexpr double defaultStepBandHeight = 16;
+    QSize size; // of the whole timeline, header column and ruler included
+    // The ruler at the top: the steps' band, then the ticks and their labels. A compact one (a job's rank
+    // panes, eight to a screen) is lower and leaves out the "View:" span and the track filter beside it.
+    double rulerHeight = defaultRulerHeight;
+    double stepBandHeight = defaultStepBandHeight;
+    bool compactRuler = false;
+    QString cornerTitle; // shown in the ruler's corner instead of "View: <span>" when set
+    TimeAxis axis;       // its width is the width of the lanes area
+    double scrollY = 0;  // content y at the top of the lanes area
     FlowMode flows = FlowMode::Selected;
     ColorMode colors = ColorMode::Category;
     EventRef selected;

@@ -113,8 +113,8 @@ double TimelineRenderer::counterMax(TrackId id) {
 }
 
 QRectF TimelineRenderer::lanesRect(const TimelineFrame& frame) const {
-    return QRectF(headerWidth, rulerHeight, frame.axis.width,
-                  std::max(0.0, frame.size.height() - rulerHeight));
+    return QRectF(headerWidth, frame.rulerHeight, frame.axis.width,
+                  std::max(0.0, frame.size.height() - frame.rulerHeight));
 }
 
 const TimelineGeometry& TimelineRenderer::geometry(const TimelineFrame& frame) {
@@ -145,7 +145,7 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
     g.counters.clear();
     g.boxCount = 0;
     g.foldedSlices = 0;
-    const double lanesHeight = frame.size.height() - rulerHeight;
+    const double lanesHeight = frame.size.height() - frame.rulerHeight;
     const auto [firstRow, lastRow] = m_layout->rowsBetween(frame.scrollY, frame.scrollY + lanesHeight);
     const auto& rows = m_layout->rows();
     const std::vector<bool>* search = frame.searchNames;
@@ -271,7 +271,7 @@ void TimelineRenderer::paint(QPainter& p, const TimelineFrame& frame) {
 
 void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
     const TimelineGeometry& g = geometry(frame);
-    const double lanesHeight = frame.size.height() - rulerHeight;
+    const double lanesHeight = frame.size.height() - frame.rulerHeight;
     const auto [firstRow, lastRow] = m_layout->rowsBetween(frame.scrollY, frame.scrollY + lanesHeight);
     const auto& rows = m_layout->rows();
     // Alternate the background per track, and shade group header rows, so lanes of one thread read as one.
@@ -293,7 +293,7 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
     for (const RulerTick& tick : rulerTicks(frame.axis, store().minTime(), step)) {
         if (!tick.major) continue;
         const double x = std::round(headerWidth + frame.axis.xOf(tick.time)) + 0.5;
-        p.drawLine(QPointF(x, rulerHeight), QPointF(x, frame.size.height()));
+        p.drawLine(QPointF(x, frame.rulerHeight), QPointF(x, frame.size.height()));
     }
     p.setPen(Qt::NoPen);
     for (int c = 0; c < TimelinePalette::size; ++c) {
@@ -583,8 +583,8 @@ void TimelineRenderer::paintFlows(QPainter& p, const TimelineFrame& frame) {
 }
 
 void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& frame) {
-    const QRectF ruler(headerWidth, 0, frame.axis.width, rulerHeight);
-    p.fillRect(QRectF(0, 0, frame.size.width(), rulerHeight), m_theme.headerBackground);
+    const QRectF ruler(headerWidth, 0, frame.axis.width, frame.rulerHeight);
+    p.fillRect(QRectF(0, 0, frame.size.width(), frame.rulerHeight), m_theme.headerBackground);
     // ProfilerStep ranges along the top.
     const auto& steps = trace().steps;
     p.save();
@@ -596,7 +596,7 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& frame) {
          ++it, ++drawn) {
         const double x0 = headerWidth + frame.axis.xOf(it->start);
         const double x1 = headerWidth + frame.axis.xOf(it->end);
-        const QRectF r(x0, 1, std::max(1.0, x1 - x0 - 1), stepBandHeight - 2);
+        const QRectF r(x0, 1, std::max(1.0, x1 - x0 - 1), frame.stepBandHeight - 2);
         const bool odd = (it - steps.begin()) % 2;
         p.fillRect(r, odd ? QColor(0xc7, 0xd2, 0xfe) : QColor(0xa5, 0xb4, 0xfc));
         if (r.width() > 40) {
@@ -611,16 +611,17 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& frame) {
     for (const RulerTick& tick : rulerTicks(frame.axis, origin, niceTickStep(frame.axis, 18))) {
         const double x = std::round(headerWidth + frame.axis.xOf(tick.time)) + 0.5;
         p.setPen(QPen(m_theme.mutedText, 1));
-        p.drawLine(QPointF(x, rulerHeight - 4), QPointF(x, rulerHeight));
+        p.drawLine(QPointF(x, frame.rulerHeight - 4), QPointF(x, frame.rulerHeight));
     }
     const std::vector<RulerTick> labelled = rulerTicks(frame.axis, origin, step);
     const std::vector<std::string> labels = rulerLabels(labelled, origin, step);
     for (std::size_t i = 0; i < labelled.size(); ++i) {
         const double x = std::round(headerWidth + frame.axis.xOf(labelled[i].time)) + 0.5;
         p.setPen(QPen(m_theme.mutedText, 1));
-        p.drawLine(QPointF(x, rulerHeight - 10), QPointF(x, rulerHeight));
+        p.drawLine(QPointF(x, frame.rulerHeight - 10), QPointF(x, frame.rulerHeight));
         p.setPen(m_theme.text);
-        p.drawText(QRectF(x + 3, stepBandHeight, 120, rulerHeight - stepBandHeight - 6),
+        p.drawText(QRectF(x + 3, frame.stepBandHeight, 120,
+                          frame.rulerHeight - frame.stepBandHeight - (frame.compactRuler ? 2 : 6)),
                    Qt::AlignLeft | Qt::AlignVCenter, QString::fromStdString(labels[i]));
     }
     if (frame.cursor) {
@@ -629,25 +630,30 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& frame) {
             formatTimeOffset(*frame.cursor - origin, TimeNs(std::max(1.0, frame.axis.nsPerPixel()))));
         const double w = m_metrics.horizontalAdvance(text) + 10;
         const QRectF tag(std::clamp(x - w / 2, headerWidth, headerWidth + frame.axis.width - w),
-                         stepBandHeight + 1, w, 15);
+                         frame.stepBandHeight + 1, w, 15);
         p.fillRect(tag, QColor(0x11, 0x18, 0x27));
         p.setPen(Qt::white);
         p.drawText(tag, Qt::AlignCenter, text);
     }
     p.restore();
     p.setPen(QPen(m_theme.border, 1));
-    p.drawLine(QPointF(0, rulerHeight - 0.5), QPointF(frame.size.width(), rulerHeight - 0.5));
+    p.drawLine(QPointF(0, frame.rulerHeight - 0.5), QPointF(frame.size.width(), frame.rulerHeight - 0.5));
     // The top-left corner: the visible span.
     p.setPen(m_theme.text);
     p.setFont(m_boldFont);
-    // (The upper half: the timeline widget puts its track filter in the lower.)
-    p.drawText(QRectF(8, 0, headerWidth - 16, rulerHeight / 2), Qt::AlignLeft | Qt::AlignVCenter,
-               QStringLiteral("View: %1").arg(QString::fromStdString(formatDuration(frame.axis.span()))));
+    // (The upper half: the timeline widget puts its track filter in the lower; a compact ruler has the span
+    // alone.)
+    p.drawText(
+        QRectF(8, 0, headerWidth - 16, frame.compactRuler ? frame.rulerHeight : frame.rulerHeight / 2),
+        Qt::AlignLeft | Qt::AlignVCenter,
+        !frame.cornerTitle.isEmpty()
+            ? m_metrics.elidedText(frame.cornerTitle, Qt::ElideMiddle, int(headerWidth - 16))
+            : QStringLiteral("View: %1").arg(QString::fromStdString(formatDuration(frame.axis.span()))));
     p.setFont(m_font);
 }
 
 void TimelineRenderer::paintHeaders(QPainter& p, const TimelineFrame& frame) {
-    const QRectF column(0, rulerHeight, headerWidth, frame.size.height() - rulerHeight);
+    const QRectF column(0, frame.rulerHeight, headerWidth, frame.size.height() - frame.rulerHeight);
     p.save();
     p.setClipRect(column);
     p.fillRect(column, m_theme.headerBackground);
@@ -738,12 +744,12 @@ bool TimelineRenderer::isFirstOverflowLane(const LaneRow& row) const {
 }
 
 int TimelineRenderer::rowAtY(const TimelineFrame& frame, double y) const {
-    if (y < rulerHeight) return -1;
-    return m_layout->rowAt(y - rulerHeight + frame.scrollY);
+    if (y < frame.rulerHeight) return -1;
+    return m_layout->rowAt(y - frame.rulerHeight + frame.scrollY);
 }
 
 int TimelineRenderer::rowNearY(const TimelineFrame& frame, double y) const {
-    return m_layout->rowNear(std::max(y, double(rulerHeight)) - rulerHeight + frame.scrollY);
+    return m_layout->rowNear(std::max(y, double(frame.rulerHeight)) - frame.rulerHeight + frame.scrollY);
 }
 
 EventRef TimelineRenderer::eventAt(const TimelineFrame& frame, QPointF pos) const {

@@ -82,8 +82,9 @@ class TimelineRenderer {
     QString lanesFoldText(TrackId source) const;
     double lanesFoldWidth(TrackId source) const;
     static constexpr double headerWidth = 260;
-    static constexpr double rulerHeight = 42;
-    static constexpr double stepBandHeight = 16;
+    // A frame's default ruler (TimelineFrame::rulerHeight: a compact one is lower).
+    static constexpr double rulerHeight = TimelineFrame::defaultRulerHeight;
+    static constexpr double stepBandHeight = TimelineFrame::defaultStepBandHeight;
     static constexpr double foldPx = 1.0;
     static constexpr std::size_t maxArrows = 800;
 
@@ -106,7 +107,7 @@ class TimelineRenderer {
 
     // Widget y of a content y, and the lanes area rectangle.
     double viewY(const TimelineFrame& frame, double contentY) const {
-        return contentY - frame.scrollY + rulerHeight;
+        return contentY - frame.scrollY + frame.rulerHeight;
     }
     QRectF lanesRect(const TimelineFrame& frame) const;
     // The slice under a widget position (with a few pixels of slack for thin slices), invalid when none.

@@ -55,9 +55,8 @@ TimelineWidget::TimelineWidget(std::shared_ptr<const LoadedTrace> trace, QWidget
     m_trackFilter->setFrame(false);
     m_trackFilter->setToolTip(
         tr("Show only the tracks whose name (or whose process or GPU) contains this text"));
-    m_trackFilter->setGeometry(6, int(TimelineRenderer::rulerHeight / 2),
-                               int(TimelineRenderer::headerWidth) - 12,
-                               int(TimelineRenderer::rulerHeight / 2) - 3);
+    m_trackFilter->setGeometry(6, int(m_frame.rulerHeight / 2), int(TimelineRenderer::headerWidth) - 12,
+                               int(m_frame.rulerHeight / 2) - 3);
     connect(m_trackFilter, &QLineEdit::textChanged, this, [this](const QString& text) {
         m_layout.setTrackFilter(text.toStdString());
         rowsMoved();
@@ -73,16 +72,17 @@ TimelineWidget::TimelineWidget(std::shared_ptr<const LoadedTrace> trace, QWidget
 TimelineWidget::~TimelineWidget() = default;
 
 void TimelineWidget::updateFrameGeometry() {
-    const int bar = m_scrollBar->sizeHint().width();
-    m_scrollBar->setGeometry(width() - bar, int(TimelineRenderer::rulerHeight), bar,
-                             std::max(0, height() - int(TimelineRenderer::rulerHeight)));
+    // A pane as tall as its content (compactPane) has nothing to scroll: no bar, the lanes take its width.
+    const int bar = m_wheelScrollsPage ? 0 : m_scrollBar->sizeHint().width();
+    m_scrollBar->setGeometry(width() - bar, int(m_frame.rulerHeight), bar,
+                             std::max(0, height() - int(m_frame.rulerHeight)));
     m_frame.size = QSize(std::max(1, width() - bar), height());
     m_frame.axis.width = std::max(1.0, m_frame.size.width() - TimelineRenderer::headerWidth);
     updateScrollBar();
 }
 
 void TimelineWidget::updateScrollBar() {
-    const double page = std::max(0.0, height() - TimelineRenderer::rulerHeight);
+    const double page = std::max(0.0, height() - m_frame.rulerHeight);
     const int maximum = std::max(0, int(std::ceil(m_layout.contentHeight() - page)));
     m_scrollBar->setRange(0, maximum);
     m_scrollBar->setPageStep(int(page));
@@ -235,7 +235,7 @@ void TimelineWidget::revealEvent(EventRef ref) {
     const int row = m_layout.rowOf(ref);
     if (row >= 0) {
         const LaneRow& r = m_layout.rows()[std::size_t(row)];
-        const double page = height() - TimelineRenderer::rulerHeight;
+        const double page = height() - m_frame.rulerHeight;
         if (r.y < m_frame.scrollY || r.y + r.height > m_frame.scrollY + page) setScrollY(r.y - page / 3);
     }
     update();
@@ -309,6 +309,40 @@ void TimelineWidget::rowsMoved() {
     m_frame.area.reset();
     updateScrollBar();
     update();
+    emit rowsChanged();
+}
+
+void TimelineWidget::setCornerTitle(const QString& title) {
+    m_frame.cornerTitle = title;
+    update();
+}
+
+void TimelineWidget::compactPane() {
+    m_fitFirstScreen = false;
+    m_wheelScrollsPage = true;
+    m_frame.rulerHeight = 28;
+    m_frame.stepBandHeight = 12;
+    m_frame.compactRuler = true;
+    m_trackFilter->hide();
+    m_scrollBar->hide();
+    LaneMetrics thin;
+    thin.headerHeight = 13;
+    thin.sliceHeight = 12;
+    thin.counterHeight = 24;
+    thin.trackGap = 2;
+    m_layout = LaneLayout(*m_trace->store, &m_derived, &m_trace->hostViews, thin);
+    m_layout.collapseIdleProcesses();
+    m_layout.setDepthCap(1);
+    for (std::uint32_t t = 0; t < store().tracks().size(); ++t)
+        if (store().tracks()[t].kind == TrackKind::GpuStream) m_layout.setPinned(TrackId(t), true);
+    // The GPUs' derived lanes (utilisation, queues, bandwidths) and the counters fold to their headers: the
+    // streams, pinned, stay.
+    for (std::uint32_t g = 0; g < m_layout.groups().size(); ++g)
+        if (m_layout.groups()[g].kind != LaneGroup::Kind::Process) m_layout.setCollapsed(g, true);
+    setMinimumSize(400, int(m_frame.rulerHeight) + 30);
+    m_renderer.invalidate();
+    updateFrameGeometry();
+    rowsMoved();
 }
 
 void TimelineWidget::setDepthCap(std::uint32_t lanes) {
@@ -397,9 +431,8 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
         p.drawText(r, Qt::AlignCenter, fm.elidedText(hint, Qt::ElideRight, w - 12));
     }
     // The strip under the scroll bar's column, beside the ruler.
-    p.fillRect(
-        QRect(m_frame.size.width(), 0, width() - m_frame.size.width(), int(TimelineRenderer::rulerHeight)),
-        QColor(0xee, 0xf0, 0xf3));
+    p.fillRect(QRect(m_frame.size.width(), 0, width() - m_frame.size.width(), int(m_frame.rulerHeight)),
+               QColor(0xee, 0xf0, 0xf3));
 }
 
 void TimelineWidget::resizeEvent(QResizeEvent*) {
@@ -410,7 +443,7 @@ void TimelineWidget::resizeEvent(QResizeEvent*) {
 }
 
 void TimelineWidget::fitFirstScreen() {
-    const double page = height() - TimelineRenderer::rulerHeight;
+    const double page = height() - m_frame.rulerHeight;
     if (page < 3 * m_layout.metrics().sliceHeight) return; // not laid out yet
     const std::uint64_t before = m_layout.generation();
     m_layout.fitGpuStreamsWithin(page);
@@ -420,6 +453,12 @@ void TimelineWidget::fitFirstScreen() {
 void TimelineWidget::wheelEvent(QWheelEvent* e) {
     const UserInput input(this);
     const QPoint angle = e->angleDelta();
+    // In a list of panes the plain wheel scrolls the list, wherever the pointer is (one wheel rule).
+    if (m_wheelScrollsPage && !(e->modifiers() & (Qt::ControlModifier | Qt::ShiftModifier)) &&
+        angle.x() == 0) {
+        e->ignore();
+        return;
+    }
     const double notches = angle.y() / 120.0;
     if (e->modifiers() & Qt::ControlModifier) {
         if (notches != 0) zoomBy(std::pow(zoomStep, notches), e->position().x());
@@ -549,7 +588,7 @@ void TimelineWidget::mousePressEvent(QMouseEvent* e) {
         }
         return;
     }
-    if (pos.y() < TimelineRenderer::rulerHeight || m_zoomTool)
+    if (pos.y() < m_frame.rulerHeight || m_zoomTool)
         m_drag = Drag::ZoomRange;
     else if (e->modifiers() & Qt::ShiftModifier)
         m_drag = Drag::Measure;
@@ -588,7 +627,7 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* e) {
         constexpr double edge = 24;
         if (pos.y() > height() - edge)
             setScrollY(m_frame.scrollY + edge);
-        else if (pos.y() < TimelineRenderer::rulerHeight + edge)
+        else if (pos.y() < m_frame.rulerHeight + edge)
             setScrollY(m_frame.scrollY - edge);
         // Every row between the press and the pointer, gaps between tracks included: a pointer over the
         // spacing between two tracks selects up to the one above, not nothing.

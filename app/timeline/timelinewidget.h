@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QWidget>
 
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -97,6 +98,14 @@ class TimelineWidget : public QWidget {
     // stackedDepthCap lanes and the GPU streams pinned at the top, so every GPU's work is on the first
     // screen.
     void stackedLayout();
+    // A job's rank pane (issue 52 item 11: 3½ ranks fitted a 1920x1080 screen): a low ruler, thin lanes, the
+    // GPU streams pinned first, one lane a CPU thread (its title opens the rest), and the plain wheel left to
+    // the list of panes (Ctrl+wheel zooms, Shift+wheel pans, as everywhere). contentHeightPx() is the height
+    // that shows all of it; rowsChanged() says when it changes.
+    void compactPane();
+    // The text in the ruler's corner instead of the visible span (a rank pane's name: no title row above it).
+    void setCornerTitle(const QString& title);
+    int contentHeightPx() const { return int(std::ceil(m_frame.rulerHeight + m_layout.contentHeight())) + 1; }
     void setThreadOpened(TrackId thread, bool opened);
     // Pins a track to the top, or back to its group.
     void setTrackPinned(TrackId track, bool pinned);
@@ -119,6 +128,8 @@ class TimelineWidget : public QWidget {
     void sliceDoubleClicked(kinetoscope::EventRef ref);
     void areaSelectionChanged();
     void viewChanged();
+    // Rows were added, removed or moved (a thread opened, a group folded).
+    void rowsChanged();
     void firstUsed();
     void measurementChanged();
     // The context menu asked for the critical path of the step at this time.
@@ -191,6 +202,7 @@ class TimelineWidget : public QWidget {
     // Until the user changes the rows (opens a thread, folds a group, ...), each resize picks the depth cap
     // that shows every GPU stream (LaneLayout::fitGpuStreamsWithin).
     bool m_fitFirstScreen = true;
+    bool m_wheelScrollsPage = false; // compactPane
     void fitFirstScreen();
 };
 

@@ -174,36 +174,39 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
         m_alignment = new QComboBox(box);
         m_alignment->addItems({tr("Align by first step"), tr("Align by clock (baseTimeNanoseconds)")});
         bl->addWidget(m_alignment);
-        // The ranks' panes scroll: eight ranks of 160 px each must not make the window taller than the
-        // screen.
+        // The ranks' panes, each as tall as what it shows (compact: GPU streams first, a lane a thread), in
+        // one list that scrolls: eight fit a 1920x1080 screen, and the wheel scrolls the list wherever the
+        // pointer is.
         auto* outer = new QSplitter(Qt::Vertical, box);
         auto* scroll = new QScrollArea(outer);
         scroll->setWidgetResizable(true);
         scroll->setFrameShape(QFrame::NoFrame);
-        auto* split = new QSplitter(Qt::Vertical);
+        auto* split = new QWidget;
+        auto* list = new QVBoxLayout(split);
+        list->setContentsMargins(0, 0, 0, 0);
+        list->setSpacing(2);
         for (std::size_t i = 0; i < m_traces.size(); ++i) {
             auto* w = new QWidget(split);
             auto* l = new QVBoxLayout(w);
             l->setContentsMargins(0, 0, 0, 0);
             l->setSpacing(0);
-            auto* title =
-                new QLabel(tr("rank %1 · %2")
-                               .arg(m_ranks[i].rank)
-                               .arg(QFileInfo(QString::fromStdString(m_ranks[i].source)).fileName()),
-                           w);
-            title->setStyleSheet(
-                QStringLiteral("QLabel{background:#e5e7eb;padding:2px 6px;font-weight:bold}"));
             auto* t = new TimelineWidget(m_traces[i], w);
-            t->stackedLayout(); // (as the compare view: every rank's GPU on the first screen)
-            t->setMinimumHeight(160);
-            l->addWidget(title);
-            l->addWidget(t, 1);
-            split->addWidget(w);
+            t->compactPane();
+            // The rank's name in its ruler's corner: no title row (eight panes to a screen).
+            t->setCornerTitle(tr("rank %1 · %2")
+                                  .arg(m_ranks[i].rank)
+                                  .arg(QFileInfo(QString::fromStdString(m_ranks[i].source)).fileName()));
+            const auto fit = [t] { t->setFixedHeight(t->contentHeightPx()); };
+            fit();
+            connect(t, &TimelineWidget::rowsChanged, t, fit);
+            l->addWidget(t);
+            list->addWidget(w);
             m_timelines.push_back(t);
             connect(t, &TimelineWidget::viewChanged, this, [this, i] { syncFrom(i); });
             connect(t, &TimelineWidget::selectionChanged, this,
                     [this, i](EventRef ref) { showDetails(i, ref); });
         }
+        list->addStretch(1);
         scroll->setWidget(split);
         // Below the timelines, the Details of the slice last clicked on any rank.
         auto* detailsBox = new QWidget(outer);
@@ -226,7 +229,7 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
         outer->setStretchFactor(1, 1);
         // Sizes set, not left to the size hints: the ranks' panes would take all but the Details title.
         detailsBox->setMinimumHeight(panellayout::panelsMinimumHeight);
-        outer->setSizes({3 * panellayout::panelsMinimumHeight * 2, panellayout::panelsMinimumHeight * 2});
+        outer->setSizes({6 * panellayout::panelsMinimumHeight, panellayout::panelsMinimumHeight});
         bl->addWidget(outer, 1);
         tabs->addTab(box, tr("Timelines"));
         m_timelinesPage = box;
