@@ -320,21 +320,22 @@ void TimelineWidget::setCornerTitle(const QString& title) {
 void TimelineWidget::compactPane() {
     m_fitFirstScreen = false;
     m_wheelScrollsPage = true;
-    m_frame.rulerHeight = 28;
-    m_frame.stepBandHeight = 12;
+    m_frame.rulerHeight = 24;
+    m_frame.stepBandHeight = 11;
     m_frame.compactRuler = true;
     m_trackFilter->hide();
     m_scrollBar->hide();
     LaneMetrics thin;
-    thin.headerHeight = 13;
-    thin.sliceHeight = 12;
-    thin.counterHeight = 24;
-    thin.trackGap = 2;
+    thin.headerHeight = 11;
+    thin.sliceHeight = 10;
+    thin.counterHeight = 20;
+    thin.trackGap = 1;
     m_layout = LaneLayout(*m_trace->store, &m_derived, &m_trace->hostViews, thin);
     m_layout.collapseIdleProcesses();
     m_layout.setDepthCap(1);
     for (std::uint32_t t = 0; t < store().tracks().size(); ++t)
         if (store().tracks()[t].kind == TrackKind::GpuStream) m_layout.setPinned(TrackId(t), true);
+    m_layout.setPinnedHeader(false);
     // The GPUs' derived lanes (utilisation, queues, bandwidths) and the counters fold to their headers: the
     // streams, pinned, stay.
     for (std::uint32_t g = 0; g < m_layout.groups().size(); ++g)

@@ -229,7 +229,7 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
         outer->setStretchFactor(1, 1);
         // Sizes set, not left to the size hints: the ranks' panes would take all but the Details title.
         detailsBox->setMinimumHeight(panellayout::panelsMinimumHeight);
-        outer->setSizes({6 * panellayout::panelsMinimumHeight, panellayout::panelsMinimumHeight});
+        outer->setSizes({8 * panellayout::panelsMinimumHeight, panellayout::panelsMinimumHeight});
         bl->addWidget(outer, 1);
         tabs->addTab(box, tr("Timelines"));
         m_timelinesPage = box;

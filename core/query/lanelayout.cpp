@@ -401,10 +401,13 @@ void LaneLayout::layGroup(std::uint32_t g, bool pinnedSection, double& y) {
     }
     // A group the filter empties, or whose tracks are all pinned, has nothing to show: no header either.
     if (shown.empty() && (!m_filter.empty() || (allPinned && !pinnedSection))) return;
-    m_headerRowOfGroup[g] = int(m_rows.size());
-    m_rows.push_back({LaneRow::Kind::GroupHeader, g, TrackId(), 0, y, m_metrics.headerHeight});
-    y += m_metrics.headerHeight;
-    if (group.collapsed) return;
+    // The Pinned group without its header row where the pane says whose streams they are (compact panes).
+    if (!pinnedSection || m_pinnedHeader) {
+        m_headerRowOfGroup[g] = int(m_rows.size());
+        m_rows.push_back({LaneRow::Kind::GroupHeader, g, TrackId(), 0, y, m_metrics.headerHeight});
+        y += m_metrics.headerHeight;
+        if (group.collapsed) return;
+    }
     for (TrackId id : shown)
         layTrack(g, id, y);
 }
@@ -428,6 +431,12 @@ void LaneLayout::relayout() {
         if (g != m_pinnedGroup) layGroup(g, false, y);
     m_contentHeight = y;
     ++m_generation;
+}
+
+void LaneLayout::setPinnedHeader(bool shown) {
+    if (shown == m_pinnedHeader) return;
+    m_pinnedHeader = shown;
+    relayout();
 }
 
 void LaneLayout::setDepthCap(std::uint32_t lanes) {

@@ -119,6 +119,8 @@ class LaneLayout {
     const std::string& trackFilter() const { return m_filter; }
     // Pinned tracks are shown first, in a "Pinned" group, in the order pinned (and not in their own group).
     void setPinned(TrackId track, bool pinned);
+    // Whether the Pinned group has its header row (a compact rank pane leaves it out; the group cannot fold).
+    void setPinnedHeader(bool shown);
     bool isPinned(TrackId track) const;
 
     // The name shown for a track: thread name and id, "GPU 0 · NVIDIA H100 · stream 7", a counter's series.
@@ -165,6 +167,7 @@ class LaneLayout {
     std::string m_filter;              // lower case
     std::uint32_t m_pinnedGroup = ~0u; // index in m_groups once something is pinned
     std::uint32_t m_depthCap = 0;
+    bool m_pinnedHeader = true;
     std::vector<bool> m_uncapped; // by store track
     std::vector<LaneRow> m_rows;
     std::vector<int> m_firstRowOfTrack; // -1 when hidden or collapsed
