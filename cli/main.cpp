@@ -1,4 +1,5 @@
 // kinetoscope-cli: the store and the analyses without a GUI, for servers and CI.
+#include "attachcommand.h"
 #include "jobcommands.h"
 
 #include "analysis/jobs/diff.h"
@@ -398,6 +399,9 @@ int main(int argc, char** argv) {
         ->type_name("TIME_US");
     memoryCommand->add_option("--top", memory.top, "allocations listed (default 10)")->check(positiveCount);
 
+    cli::AttachArgs attach;
+    CLI::App* attachCommand = cli::addAttachCommand(app, attach);
+
     RecordArgs record;
     CLI::App* recordCommand = app.add_subcommand(
         "record", "Run PROGRAM under the capture agent and save its GPU activity as a trace");
@@ -454,6 +458,7 @@ int main(int argc, char** argv) {
     if (memoryCommand->parsed()) return runMemory(memory);
     if (rankCommand->parsed()) return cli::runRank(rank);
     if (jobCommand->parsed()) return cli::runJob(job);
+    if (attachCommand->parsed()) return cli::runAttach(attach);
     if (recordCommand->parsed()) {
         if (record.command.empty()) record.command = recordCommand->remaining(); // PROGRAM without "--"
         return runRecord(record);

@@ -6,7 +6,8 @@
 # slower than 10 s fails the run and leaves the input in build/fuzz/ (turn it into a regression test).
 #   bash packaging/fuzz.sh [SECONDS [LIBFUZZER OPTION...]]
 # Options after SECONDS go to every target as they are (-runs=10000000 -jobs=2 -workers=2, -seed=N, ...);
-# KINETOSCOPE_FUZZ_TARGETS picks targets (default "loader import wire pickle inductorcode"). The targets run side by
+# KINETOSCOPE_FUZZ_TARGETS picks targets (default "loader import wire pickle inductorcode ondemand": the last, the
+# on-demand daemon's datagram decoders). The targets run side by
 # side, one a core (KINETOSCOPE_FUZZ_JOBS, default nproc; 1 with -jobs=N), each for the whole SECONDS, its log printed
 # when it ends: on CI's 2 cores, five targets take three rounds, not five. A reproducer runs alone:
 #   ./build/fuzz/tests/fuzz/fuzz_import INPUT
@@ -15,11 +16,11 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 extra=("$@")
-targets=" ${KINETOSCOPE_FUZZ_TARGETS:-loader import wire pickle inductorcode} "
+targets=" ${KINETOSCOPE_FUZZ_TARGETS:-loader import wire pickle inductorcode ondemand} "
 wants() { [[ "$targets" == *" $1 "* ]]; }
 traces=${KINETOSCOPE_TRACES_DIR:-$(realpath -m ../shared/traces)}
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target fuzz_loader fuzz_import fuzz_wire fuzz_pickle fuzz_inductorcode
+cmake --build --preset fuzz --target fuzz_loader fuzz_import fuzz_wire fuzz_pickle fuzz_inductorcode fuzz_ondemand
 corpus=build/fuzz/corpus-loader
 mkdir -p "$corpus"
 cp -f tests/fuzz/seeds/* "$corpus"/
@@ -48,9 +49,20 @@ for f in tests/data/inductor/*.py.gz tests/data/gpu/compiled_3layers/*.py.gz \
   (gzip -dc "$f" || true) | head -c 65536 >"$inductor/$(basename "$f" .gz)"
 done
 
+# The on-demand daemon's datagrams: a poll, a registration and a config, as Kineto and the daemon send them.
+ondemand=build/fuzz/corpus-ondemand
+mkdir -p "$ondemand"
+python3 - "$ondemand" <<'PY'
+import struct, sys
+def msg(t, p): return struct.pack('<Q', len(p)) + t.encode().ljust(32, b'\0') + p
+open(sys.argv[1] + '/poll', 'wb').write(msg('req', struct.pack('<iiq', 2, 2, 0) + struct.pack('<ii', 4242, 1)))
+open(sys.argv[1] + '/ctxt', 'wb').write(msg('ctxt', struct.pack('<iiq', 0, 4242, 0)))
+open(sys.argv[1] + '/config', 'wb').write(msg('req', b'ACTIVITIES_LOG_FILE=/tmp/a.json\n'))
+PY
+
 jobs=${KINETOSCOPE_FUZZ_JOBS:-$(nproc)}
 declare -A corpus_of=([loader]="$corpus" [import]="$corpus" [wire]="$wire" [pickle]="$pickles"
-  [inductorcode]="$inductor")
+  [inductorcode]="$inductor" [ondemand]="$ondemand")
 declare -A running=() # pid -> target
 failed=0
 finish_one() { # waits for one target, prints its log, notes a failure
@@ -65,7 +77,7 @@ finish_one() { # waits for one target, prints its log, notes a failure
     failed=1
   fi
 }
-for name in loader import wire pickle inductorcode; do
+for name in loader import wire pickle inductorcode ondemand; do
   wants "$name" || continue # (a target left out by KINETOSCOPE_FUZZ_TARGETS is not a failure)
   while ((${#running[@]} >= jobs)); do finish_one; done
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \

@@ -320,10 +320,13 @@ std::vector<std::string> differingArguments(const std::vector<std::string>& list
         for (std::size_t m = 0; m < parts.size(); ++m)
             byName[at[m].first].push_back(m);
         std::vector<std::string> text(parts.size());
-        for (const auto& [name, members] : byName) {
-            const bool differ = std::any_of(members.begin(), members.end(), [&](std::size_t m) {
-                return at[m].second != at[members[0]].second;
-            });
+        for (const auto& entry : byName) {
+            // (Named, not bound: clang 14 cannot capture a structured binding.)
+            const std::string& name = entry.first;
+            const std::vector<std::size_t>& members = entry.second;
+            const std::optional<std::string>& firstInner = at[members[0]].second;
+            const bool differ = std::any_of(members.begin(), members.end(),
+                                            [&](std::size_t m) { return at[m].second != firstInner; });
             const bool allTemplates = std::all_of(members.begin(), members.end(),
                                                   [&](std::size_t m) { return at[m].second.has_value(); });
             if (differ && allTemplates && depth < 4) {
@@ -398,9 +401,11 @@ std::vector<std::vector<std::size_t>> collisions(const std::vector<std::string>&
     for (std::size_t i = 0; i < shown.size(); ++i)
         byShown[shown[i]].push_back(i);
     std::vector<std::vector<std::size_t>> out;
-    for (auto& [text, members] : byShown) {
-        const bool differ = std::any_of(members.begin(), members.end(),
-                                        [&](std::size_t m) { return fullNames[m] != fullNames[members[0]]; });
+    for (auto& entry : byShown) {
+        std::vector<std::size_t>& members = entry.second;
+        const std::string_view first = fullNames[members[0]];
+        const bool differ =
+            std::any_of(members.begin(), members.end(), [&](std::size_t m) { return fullNames[m] != first; });
         if (differ) out.push_back(std::move(members));
     }
     return out;

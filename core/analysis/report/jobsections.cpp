@@ -230,16 +230,14 @@ const Columns<DiffRow>& diffColumns(bool host) {
             delta("", nullptr); // the host column, empty: kernels have no host time
             // Per call: a kernel's cost each time it runs, whatever the amounts of work on the two sides.
             // Per step, where both sides have ProfilerSteps (JSON only; null otherwise).
-            for (const auto& [key, title, side] :
-                 {std::tuple<std::string_view, std::string_view, bool>{"per_step_us_a", "Per step A", true},
-                  std::tuple<std::string_view, std::string_view, bool>{"per_step_us_b", "Per step B", false}})
-                c.push_back({.key = key,
-                             .title = title,
+            for (const bool sideA : {true, false})
+                c.push_back({.key = sideA ? "per_step_us_a" : "per_step_us_b",
+                             .title = sideA ? "Per step A" : "Per step B",
                              .format = F::Micros,
                              .value =
-                                 [side](const R& r) {
+                                 [sideA](const R& r) {
                                      if (!r.hasPerStep()) return Cell::null();
-                                     return integer(side ? r.perStepA() : r.perStepB());
+                                     return integer(sideA ? r.perStepA() : r.perStepB());
                                  },
                              .outputs = InJson});
             micros("per_call_us_a", "Per call A", [](const R& r) { return r.perCallA(); });

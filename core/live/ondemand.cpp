@@ -1,0 +1,255 @@
+#include "ondemand.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace kinetoscope::live {
+
+namespace {
+
+constexpr std::size_t maxPids = 1024;
+constexpr std::size_t maxDatagram = 64 * 1024;
+
+template <class T> T readAt(std::string_view bytes, std::size_t at) {
+    T v;
+    std::memcpy(&v, bytes.data() + at, sizeof v);
+    return v;
+}
+template <class T> void append(std::string& out, T v) {
+    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+} // namespace
+
+std::optional<FabricMessage> decodeFabricMessage(std::string_view datagram) {
+    if (datagram.size() < fabricHeaderBytes) return std::nullopt;
+    const auto size = readAt<std::uint64_t>(datagram, 0);
+    if (size != datagram.size() - fabricHeaderBytes) return std::nullopt; // lying or cut
+    const std::string_view typeField = datagram.substr(8, fabricTypeBytes);
+    const std::size_t nul = typeField.find('\0');
+    if (nul == std::string_view::npos || nul == 0) return std::nullopt;
+    for (std::size_t i = 0; i < nul; ++i)
+        if (typeField[i] < 0x21 || typeField[i] > 0x7e) return std::nullopt;
+    return FabricMessage{std::string(typeField.substr(0, nul)), datagram.substr(fabricHeaderBytes)};
+}
+
+std::string encodeFabricMessage(std::string_view type, std::string_view payload) {
+    std::string out;
+    append<std::uint64_t>(out, payload.size());
+    char typeField[fabricTypeBytes] = {};
+    std::memcpy(typeField, type.data(), std::min(type.size(), fabricTypeBytes - 1));
+    out.append(typeField, fabricTypeBytes);
+    out.append(payload);
+    return out;
+}
+
+std::optional<KinetoPoll> decodeKinetoPoll(std::string_view payload) {
+    // {i32 type, i32 n, i64 job id} then n i32 pids: 16 bytes of header as the C struct lays them out.
+    if (payload.size() < 16) return std::nullopt;
+    KinetoPoll poll;
+    poll.type = readAt<std::int32_t>(payload, 0);
+    const auto n = readAt<std::int32_t>(payload, 4);
+    poll.jobId = readAt<std::int64_t>(payload, 8);
+    if (n < 0 || std::size_t(n) > maxPids || payload.size() != 16 + 4 * std::size_t(n)) return std::nullopt;
+    for (std::int32_t i = 0; i < n; ++i)
+        poll.pids.push_back(readAt<std::int32_t>(payload, 16 + 4 * std::size_t(i)));
+    return poll;
+}
+
+std::string encodeKinetoPoll(const KinetoPoll& poll) {
+    std::string out;
+    append<std::int32_t>(out, poll.type);
+    append<std::int32_t>(out, std::int32_t(poll.pids.size()));
+    append<std::int64_t>(out, poll.jobId);
+    for (std::int32_t p : poll.pids)
+        append<std::int32_t>(out, p);
+    return out;
+}
+
+std::string onDemandConfig(const TraceRequest& r) {
+    std::string c = "ACTIVITIES_LOG_FILE=" + r.logFile + "\n";
+    if (r.iterations > 0) {
+        // Counted by the optimizer step hook; the next iteration boundary starts it.
+        c += "PROFILE_START_ITERATION=0\nPROFILE_START_ITERATION_ROUNDUP=1\nACTIVITIES_ITERATIONS=" +
+             std::to_string(r.iterations) + "\n";
+    } else {
+        c += "PROFILE_START_TIME=0\nACTIVITIES_DURATION_MSECS=" + std::to_string(std::max(1, r.durationMs)) +
+             "\n";
+    }
+    const auto flag = [&](const char* key, bool on) {
+        c += std::string(key) + (on ? "=true\n" : "=false\n");
+    };
+    flag("PROFILE_REPORT_INPUT_SHAPES", r.shapes);
+    flag("PROFILE_WITH_STACK", r.stack);
+    flag("PROFILE_PROFILE_MEMORY", r.memory); // (PROFILE_MEMORY would ask for a memory snapshot instead)
+    flag("PROFILE_WITH_MODULES", r.modules);
+    return c;
+}
+
+std::string kinetoLogFileFor(const std::string& logFile, pid_t pid) {
+    const std::size_t at = logFile.find(".json");
+    if (at == std::string::npos) return logFile;
+    return logFile.substr(0, at) + "_" + std::to_string(pid) + logFile.substr(at);
+}
+
+OnDemandDaemon::~OnDemandDaemon() {
+    if (m_fd >= 0) ::close(m_fd);
+    if (!m_path.empty()) ::unlink(m_path.c_str());
+}
+
+bool OnDemandDaemon::bind(std::string& error) {
+    m_fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (m_fd < 0) {
+        error = std::string("socket: ") + std::strerror(errno);
+        return false;
+    }
+    const int on = 1;
+    ::setsockopt(m_fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); // the sender's pid and uid, from the kernel
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    socklen_t length = 0;
+    const char* dir = std::getenv("KINETO_IPC_SOCKET_DIR");
+    if (dir && *dir) {
+        m_path = std::string(dir) + "/dynolog";
+        if (m_path.size() >= sizeof addr.sun_path) {
+            error = "KINETO_IPC_SOCKET_DIR is too long for a socket path";
+            return false;
+        }
+        std::memcpy(addr.sun_path, m_path.c_str(), m_path.size() + 1);
+        length = socklen_t(offsetof(sockaddr_un, sun_path) + m_path.size() + 1);
+        m_where = m_path;
+    } else {
+        // "\0dynolog\0": the trailing NUL is part of the name Kineto sends to.
+        std::memcpy(addr.sun_path, "\0dynolog\0", 9);
+        length = socklen_t(offsetof(sockaddr_un, sun_path) + 9);
+        m_where = "the abstract socket \"dynolog\"";
+    }
+    int bound = ::bind(m_fd, reinterpret_cast<sockaddr*>(&addr), length);
+    if (bound != 0 && errno == EADDRINUSE && !m_path.empty()) {
+        // A socket file nobody listens on any more (a daemon that crashed): connecting is refused. Take it.
+        const int probe = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        const bool stale =
+            ::connect(probe, reinterpret_cast<sockaddr*>(&addr), length) != 0 && errno == ECONNREFUSED;
+        ::close(probe);
+        if (stale && ::unlink(m_path.c_str()) == 0)
+            bound = ::bind(m_fd, reinterpret_cast<sockaddr*>(&addr), length);
+        else
+            errno = EADDRINUSE;
+    }
+    if (bound != 0) {
+        const int e = errno;
+        error = "cannot bind " + m_where + ": " + std::strerror(e) +
+                (e == EADDRINUSE ? " (another daemon, such as dynolog, holds it)" : "");
+        if (e == EADDRINUSE) m_path.clear(); // not ours to remove
+        return false;
+    }
+    return true;
+}
+
+void OnDemandDaemon::pump(int timeoutMs) {
+    if (m_fd < 0) return;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    std::vector<char> buffer(maxDatagram + 1);
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        pollfd p{m_fd, POLLIN, 0};
+        if (::poll(&p, 1, int(std::max<std::int64_t>(0, left.count()))) <= 0) {
+            if (left.count() <= 0) return;
+            continue;
+        }
+        // Drain what is there, never blocking: one sender's flood does not stall the loop past its deadline.
+        for (int i = 0; i < 256; ++i) {
+            sockaddr_un from{};
+            iovec iov{buffer.data(), buffer.size()};
+            alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))];
+            msghdr msg{};
+            msg.msg_name = &from;
+            msg.msg_namelen = sizeof from;
+            msg.msg_iov = &iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = control;
+            msg.msg_controllen = sizeof control;
+            const ssize_t n = ::recvmsg(m_fd, &msg, MSG_DONTWAIT);
+            if (n < 0) break;
+            pid_t pid = 0;
+            uid_t uid = uid_t(-1);
+            for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+                    ucred cred;
+                    std::memcpy(&cred, CMSG_DATA(c), sizeof cred);
+                    pid = cred.pid;
+                    uid = cred.uid;
+                }
+            if ((msg.msg_flags & MSG_TRUNC) || pid <= 0) {
+                ++m_rejected;
+                continue;
+            }
+            handle(std::string_view(buffer.data(), std::size_t(n)), pid, uid, &from, msg.msg_namelen);
+        }
+        if (std::chrono::steady_clock::now() >= deadline) return;
+    }
+}
+
+void OnDemandDaemon::handle(std::string_view datagram, pid_t pid, uid_t uid, const void* from,
+                            unsigned fromLength) {
+    const std::optional<FabricMessage> message = decodeFabricMessage(datagram);
+    if (!message) {
+        ++m_rejected;
+        return;
+    }
+    std::string reply;
+    if (message->type == "req") {
+        const std::optional<KinetoPoll> poll = decodeKinetoPoll(message->payload);
+        if (!poll) {
+            ++m_rejected;
+            return;
+        }
+        PolledProcess& p = m_processes[pid];
+        p.pid = pid;
+        p.uid = uid;
+        p.jobId = poll->jobId;
+        p.idle = poll->idle();
+        p.lastPoll = std::chrono::steady_clock::now();
+        ++p.polls;
+        std::string config;
+        // A busy profiler drops what it is sent: the request waits for an idle poll. A process of another
+        // user is out of reach (it could not write where we read, nor we read what it writes): never asked.
+        if (const auto it = m_pending.find(pid);
+            it != m_pending.end() && poll->idle() && uid == ::geteuid()) {
+            config = std::move(it->second);
+            m_pending.erase(it);
+            m_delivered[pid] = true;
+        }
+        reply = encodeFabricMessage("req", config);
+    } else if (message->type == "ctxt") {
+        const std::int32_t instances = 1;
+        reply = encodeFabricMessage("ctxt", std::string_view(reinterpret_cast<const char*>(&instances), 4));
+    } else {
+        ++m_rejected;
+        return;
+    }
+    // Unnamed senders cannot be answered.
+    if (fromLength > offsetof(sockaddr_un, sun_path))
+        (void)::sendto(m_fd, reply.data(), reply.size(), MSG_DONTWAIT, static_cast<const sockaddr*>(from),
+                       socklen_t(fromLength));
+}
+
+void OnDemandDaemon::request(pid_t pid, std::string config) {
+    m_pending[pid] = std::move(config);
+    m_delivered[pid] = false;
+}
+
+bool OnDemandDaemon::delivered(pid_t pid) const {
+    const auto it = m_delivered.find(pid);
+    return it != m_delivered.end() && it->second;
+}
+
+} // namespace kinetoscope::live
