@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 namespace kinetoscope::live {
 
@@ -250,6 +252,44 @@ void OnDemandDaemon::request(pid_t pid, std::string config) {
 bool OnDemandDaemon::delivered(pid_t pid) const {
     const auto it = m_delivered.find(pid);
     return it != m_delivered.end() && it->second;
+}
+
+namespace {
+std::string readFile(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+} // namespace
+
+std::string processCommandLine(pid_t pid) {
+    std::string text = readFile("/proc/" + std::to_string(pid) + "/cmdline");
+    std::replace(text.begin(), text.end(), '\0', ' ');
+    while (!text.empty() && text.back() == ' ')
+        text.pop_back();
+    return text;
+}
+
+// RANK, LOCAL_RANK, WORLD_SIZE, CUDA_VISIBLE_DEVICES where the environment is readable (the same user).
+std::map<std::string, std::string> processJobEnvironment(pid_t pid) {
+    std::map<std::string, std::string> out;
+    const std::string env = readFile("/proc/" + std::to_string(pid) + "/environ");
+    std::size_t at = 0;
+    while (at < env.size()) {
+        const std::size_t end = env.find('\0', at);
+        const std::string entry = env.substr(at, end == std::string::npos ? std::string::npos : end - at);
+        const std::size_t eq = entry.find('=');
+        if (eq != std::string::npos) {
+            const std::string key = entry.substr(0, eq);
+            if (key == "RANK" || key == "LOCAL_RANK" || key == "WORLD_SIZE" || key == "CUDA_VISIBLE_DEVICES")
+                out[key] = entry.substr(eq + 1);
+        }
+        if (end == std::string::npos) break;
+        at = end + 1;
+    }
+    return out;
 }
 
 } // namespace kinetoscope::live

@@ -73,6 +73,11 @@ struct PolledProcess {
     std::uint64_t polls = 0;
 };
 
+// What a polling process is, from /proc: its command line, and RANK, LOCAL_RANK, WORLD_SIZE and
+// CUDA_VISIBLE_DEVICES where its environment is readable (the same user).
+std::string processCommandLine(pid_t pid);
+std::map<std::string, std::string> processJobEnvironment(pid_t pid);
+
 class OnDemandDaemon {
   public:
     OnDemandDaemon() = default;

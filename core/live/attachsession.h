@@ -1,0 +1,63 @@
+#pragma once
+
+// One attach: trace requests to running PyTorch processes through the on-demand daemon (ondemand.h), and the
+// wait for each trace Kineto writes, until it is whole and moved where the user wants it. One path for the
+// CLI's `attach` and the viewer's Attach dialog: they pump the daemon and call step(), and read the targets'
+// states.
+
+#include "ondemand.h"
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace kinetoscope::live {
+
+struct AttachTarget {
+    enum class State { WaitingForPoll, Recording, Writing, Done, Failed };
+    pid_t pid = 0;
+    State state = State::WaitingForPoll;
+    std::string path; // Done: where the trace is now
+    std::string why;  // Failed: one line
+    // (watching the file)
+    std::chrono::steady_clock::time_point askedAt, sizeSince;
+    std::uintmax_t size = 0;
+    bool fallbackSeen = false;
+};
+
+// "waiting for its poll", "recording", "writing", "done", "failed: <why>".
+std::string stateText(const AttachTarget& t);
+
+class AttachSession {
+  public:
+    // Targets must poll within `pollWait`; each trace may then take Kineto's warm-up, the recording (an
+    // iteration counted generously) and a minute of writing.
+    AttachSession(OnDemandDaemon& daemon, TraceRequest request, std::string outDir,
+                  std::chrono::milliseconds pollWait);
+    ~AttachSession(); // removes its folder under /tmp
+    AttachSession(const AttachSession&) = delete;
+    AttachSession& operator=(const AttachSession&) = delete;
+
+    // Makes the private folder Kineto writes in (under /tmp: Kineto takes no other) and asks each target.
+    bool start(const std::vector<pid_t>& pids, std::string& error);
+    // Advances every target: its poll, its file, its timeouts. Call after pumping the daemon.
+    void step();
+    // The targets not yet done or failed fail with this reason.
+    void cancel(const std::string& why);
+    bool finished() const;
+    const std::vector<AttachTarget>& targets() const { return m_targets; }
+
+  private:
+    void fail(AttachTarget& t, std::string why);
+    bool whole(const std::string& path, uid_t owner, AttachTarget& t, std::string& refused);
+
+    OnDemandDaemon& m_daemon;
+    TraceRequest m_request;
+    std::string m_outDir;
+    std::string m_folder;
+    std::chrono::milliseconds m_pollWait;
+    std::chrono::steady_clock::time_point m_started;
+    std::vector<AttachTarget> m_targets;
+};
+
+} // namespace kinetoscope::live
