@@ -3,6 +3,7 @@
 #include "model/textformat.h"
 
 #include "import/jsonbackend.h"
+#include "shell/attachdialog.h"
 #include "shell/folderwatcher.h"
 #include "shell/launchdialog.h"
 #include "shell/loadedtrace.h"
@@ -179,6 +180,18 @@ void MainWindow::buildMenus() {
         const QString b = QFileDialog::getOpenFileName(this, tr("Trace to Compare (B)"),
                                                        QFileInfo(a).absolutePath(), fileDialogFilter());
         if (!b.isEmpty()) openComparison(a, b);
+    });
+    // Trace a running PyTorch job with its own profiler (Kineto's on-demand daemon): its traces open here.
+    file->addAction(tr("&Attach to a Running PyTorch Process…"), this, [this] {
+        auto* dialog = new AttachDialog(this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &AttachDialog::tracesReady, this, [this](const QStringList& paths) {
+            if (paths.size() == 1)
+                openFile(paths.front());
+            else
+                openDistributed(paths);
+        });
+        dialog->show();
     });
     rebuildRecentMenu();
     file->addSeparator();
