@@ -1,6 +1,7 @@
 #include "attachcommand.h"
 
 #include "live/attachsession.h"
+#include "live/dynologrelay.h"
 #include "model/jsonwriter.h"
 
 #include <algorithm>
@@ -81,6 +82,9 @@ CLI::App* addAttachCommand(CLI::App& app, AttachArgs& a) {
     c->add_flag("--stack", a.stack, "record Python stacks");
     c->add_flag("--memory", a.memory, "record memory events");
     c->add_flag("--modules", a.modules, "record the module hierarchy");
+    c->add_option("--dynolog-port", a.dynologPort,
+                  "where dynolog holds the name: its RPC port (default 1778)")
+        ->check(CLI::Range(1, 65535));
     c->add_option("-o,--output", a.out, "the folder the traces go to (default: here)")->type_name("DIR");
     c->footer(
         "Each trace is written by the target's own Kineto: it polls every 5 s, waits its warm-up, records, "
@@ -91,13 +95,23 @@ CLI::App* addAttachCommand(CLI::App& app, AttachArgs& a) {
 int runAttach(const AttachArgs& a) {
     live::OnDemandDaemon daemon;
     std::string error;
-    if (!daemon.bind(error)) {
+    // Where dynolog holds the name, the requests go through its RPC; it cannot list.
+    const bool viaDynolog = !daemon.bind(error) && daemon.nameHeld();
+    if (!error.empty() && !viaDynolog) {
         std::fprintf(stderr, "kinetoscope-cli: attach: %s\n", error.c_str());
+        return 1;
+    }
+    if (viaDynolog && a.list) {
+        std::fprintf(
+            stderr,
+            "kinetoscope-cli: attach: %s; dynolog has no call that lists the processes it sees: name them "
+            "(PID...), or --all [--job-id N] to trace through it\n",
+            error.c_str());
         return 1;
     }
     if (a.list) return listProcesses(daemon, a);
     std::vector<pid_t> targets(a.pids.begin(), a.pids.end());
-    if (a.all) {
+    if (a.all && !viaDynolog) {
         daemon.pump(int(a.waitSeconds * 1000));
         for (const auto& [pid, p] : daemon.processes())
             if (a.jobId < 0 || p.jobId == a.jobId) targets.push_back(pid);
@@ -106,7 +120,7 @@ int runAttach(const AttachArgs& a) {
             return 1;
         }
     }
-    if (targets.empty()) {
+    if (targets.empty() && !(viaDynolog && a.all)) {
         std::fprintf(stderr, "kinetoscope-cli: attach: name the processes (PID...), or --all, or --list\n");
         return 2;
     }
@@ -123,8 +137,24 @@ int runAttach(const AttachArgs& a) {
         std::fprintf(stderr, "kinetoscope-cli: attach: %s\n", error.c_str());
         return 1;
     }
+    if (viaDynolog) {
+        const live::DynologReply reply =
+            live::askDynolog(a.dynologPort, session.config(), std::max<long long>(0, a.jobId), targets,
+                             targets.empty() ? 1000 : int(targets.size()));
+        if (!reply.error.empty()) {
+            std::fprintf(stderr, "kinetoscope-cli: attach: %s\n", reply.error.c_str());
+            return 1;
+        }
+        std::fprintf(stderr, "kinetoscope-cli: attach: through dynolog: %zu process(es) matched\n",
+                     reply.matched.size());
+        session.deliveredElsewhere(reply.matched, "dynolog");
+        if (session.targets().empty()) {
+            std::fprintf(stderr, "kinetoscope-cli: attach: dynolog matched no process\n");
+            return 1;
+        }
+    }
     // Each target's path, or its failure, once, as it comes.
-    std::vector<bool> said(session.targets().size(), false);
+    std::vector<bool> said(session.targets().size(), false); // (fixed from here on)
     int failures = 0;
     while (true) {
         daemon.pump(200);

@@ -21,6 +21,7 @@ struct AttachArgs {
     int iterations = 0;
     bool shapes = false, stack = false, memory = false, modules = false;
     std::string out = "."; // where the traces go
+    int dynologPort = 1778;
 };
 
 CLI::App* addAttachCommand(CLI::App& app, AttachArgs& args);

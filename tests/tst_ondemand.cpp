@@ -6,6 +6,8 @@
 #include "live/ondemand.h"
 #include "testsupport.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -22,8 +24,11 @@
 #include <QTest>
 #include <QTimer>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 using namespace kinetoscope;
 using namespace kinetoscope::live;
@@ -42,6 +47,7 @@ class TestOnDemand : public QObject {
     void attachesSeveralAtOnce();
     void failuresNameTheirPid();
     void refusedPathFallsBackToKinetosOwn();
+    void throughDynologWhenItHoldsTheName();
 
   private:
     QProcess* startClient(const QStringList& args = {}, const QStringList& env = {});
@@ -257,7 +263,7 @@ void TestOnDemand::attachesSeveralAtOnce() {
     const QStringList before =
         QDir(QStringLiteral("/tmp")).entryList({QStringLiteral("kinetoscope-attach-*")}, QDir::Dirs);
     std::vector<QProcess*> clients;
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 8; ++i) // the eight ranks of a job on one host
         clients.push_back(startClient());
     QTemporaryDir out;
     QStringList args{QStringLiteral("--duration-ms"), QStringLiteral("100"), QStringLiteral("--shapes"),
@@ -267,7 +273,7 @@ void TestOnDemand::attachesSeveralAtOnce() {
     QString printed, err;
     QCOMPARE(runCli(args, &printed, &err), 0);
     const QStringList paths = printed.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-    QVERIFY2(paths.size() == 4, qPrintable(printed + err));
+    QVERIFY2(paths.size() == 8, qPrintable(printed + err));
     for (QProcess* c : clients) {
         const QString path = out.filePath(QStringLiteral("kineto_%1.pt.trace.json").arg(c->processId()));
         QVERIFY2(paths.contains(path), qPrintable(path));
@@ -320,6 +326,124 @@ void TestOnDemand::refusedPathFallsBackToKinetosOwn() {
     QCOMPARE(printed.trimmed(), path);
     QVERIFY(loadTrace(path.toStdString()).ok());
     QVERIFY(!QFile::exists(QStringLiteral("/tmp/libkineto_activities_%1.json").arg(c->processId())));
+}
+
+namespace {
+// dynolog as far as attach can tell: it holds the name (an OnDemandDaemon answers the clients' polls) and
+// serves its RPC on a port of its own: setKinetOnDemandRequest hands the config to the pids asked for that
+// polled.
+class FakeDynolog {
+  public:
+    bool start() {
+        std::string error;
+        if (!m_daemon.bind(error)) return false;
+        m_listen = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof addr;
+        if (::bind(m_listen, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+            ::listen(m_listen, 4) != 0 ||
+            ::getsockname(m_listen, reinterpret_cast<sockaddr*>(&addr), &length) != 0)
+            return false;
+        m_port = ntohs(addr.sin_port);
+        m_thread = std::thread([this] { run(); });
+        return true;
+    }
+    ~FakeDynolog() {
+        m_stop = true;
+        if (m_thread.joinable()) m_thread.join();
+        if (m_listen >= 0) ::close(m_listen);
+    }
+    int port() const { return m_port; }
+    QJsonObject lastRequest() {
+        std::lock_guard lock(m_mutex);
+        return m_request;
+    }
+
+  private:
+    void run() {
+        while (!m_stop) {
+            m_daemon.pump(20);
+            const int fd = ::accept4(m_listen, nullptr, nullptr, SOCK_CLOEXEC);
+            if (fd < 0) continue;
+            std::int32_t length = 0;
+            std::string body;
+            if (::recv(fd, &length, 4, MSG_WAITALL) == 4 && length > 0 && length < (1 << 20)) {
+                body.resize(std::size_t(length));
+                (void)::recv(fd, body.data(), body.size(), MSG_WAITALL);
+            }
+            const QJsonObject request = QJsonDocument::fromJson(QByteArray::fromStdString(body)).object();
+            QJsonArray matched;
+            for (const QJsonValue& v : request[QStringLiteral("pids")].toArray()) {
+                const pid_t pid = pid_t(v.toInteger());
+                if (m_daemon.processes().count(pid)) {
+                    m_daemon.request(pid, request[QStringLiteral("config")].toString().toStdString());
+                    matched.append(qint64(pid));
+                }
+            }
+            {
+                std::lock_guard lock(m_mutex);
+                m_request = request;
+            }
+            const QByteArray answer =
+                QJsonDocument(QJsonObject{{QStringLiteral("processesMatched"), matched}})
+                    .toJson(QJsonDocument::Compact);
+            const std::int32_t answerLength = std::int32_t(answer.size());
+            (void)::send(fd, &answerLength, 4, MSG_NOSIGNAL);
+            (void)::send(fd, answer.constData(), std::size_t(answer.size()), MSG_NOSIGNAL);
+            ::close(fd);
+        }
+    }
+
+    OnDemandDaemon m_daemon;
+    int m_listen = -1;
+    int m_port = 0;
+    std::thread m_thread;
+    std::atomic<bool> m_stop{false};
+    std::mutex m_mutex;
+    QJsonObject m_request;
+};
+} // namespace
+
+// Where dynolog holds the name Kineto polls, attach asks dynolog (its RPC, as `dyno gputrace` does) and still
+// collects the traces; it says it cannot list; a dynolog whose RPC does not answer is said so.
+void TestOnDemand::throughDynologWhenItHoldsTheName() {
+    qputenv("KINETO_IPC_SOCKET_DIR",
+            m_socketDir->path().toLocal8Bit()); // (the fake reads it in this process)
+    auto dynolog = std::make_unique<FakeDynolog>();
+    QVERIFY(dynolog->start());
+    QProcess* a = startClient();
+    QProcess* b = startClient();
+    QTest::qWait(500); // both polled once
+    QTemporaryDir out;
+    QString printed, err;
+    QCOMPARE(runCli({QStringLiteral("--duration-ms"), QStringLiteral("50"), QStringLiteral("--dynolog-port"),
+                     QString::number(dynolog->port()), QStringLiteral("-o"), out.path(),
+                     QString::number(a->processId()), QString::number(b->processId())},
+                    &printed, &err),
+             0);
+    QVERIFY2(err.contains(QStringLiteral("through dynolog: 2 process(es) matched")), qPrintable(err));
+    QCOMPARE(printed.split(QLatin1Char('\n'), Qt::SkipEmptyParts).size(), 2);
+    const QJsonObject request = dynolog->lastRequest();
+    QCOMPARE(request[QStringLiteral("fn")].toString(), QStringLiteral("setKinetOnDemandRequest"));
+    QVERIFY(request[QStringLiteral("config")].toString().contains(
+        QStringLiteral("ACTIVITIES_DURATION_MSECS=50")));
+    QCOMPARE(request[QStringLiteral("process_limit")].toInt(), 2);
+    QCOMPARE(
+        runCli({QStringLiteral("--list"), QStringLiteral("--dynolog-port"), QString::number(dynolog->port())},
+               &printed, &err),
+        1);
+    QVERIFY2(err.contains(QStringLiteral("no call that lists")), qPrintable(err));
+    const int port = dynolog->port();
+    // Its RPC gone (the name still held by a socket nobody reads: not stale, so not taken).
+    QCOMPARE(runCli({QStringLiteral("--dynolog-port"), QString::number(port == 1 ? 2 : 1),
+                     QString::number(a->processId())},
+                    &printed, &err),
+             1);
+    QVERIFY2(err.contains(QStringLiteral("answers nothing")), qPrintable(err));
+    dynolog.reset();
+    qunsetenv("KINETO_IPC_SOCKET_DIR");
 }
 
 QTEST_MAIN(TestOnDemand)

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -72,15 +73,30 @@ bool AttachSession::start(const std::vector<pid_t>& pids, std::string& error) {
         return false;
     }
     m_request.logFile = m_folder + "/trace.json";
-    const std::string config = onDemandConfig(m_request);
+    m_config = onDemandConfig(m_request);
     m_started = Clock::now();
     for (pid_t pid : pids) {
-        m_daemon.request(pid, config);
+        m_daemon.request(pid, m_config);
         AttachTarget t;
         t.pid = pid;
         m_targets.push_back(t);
     }
     return true;
+}
+
+void AttachSession::deliveredElsewhere(const std::vector<pid_t>& matched, const std::string& who) {
+    for (AttachTarget& t : m_targets)
+        if (std::find(matched.begin(), matched.end(), t.pid) == matched.end())
+            fail(t, who + " did not find it among the processes it sees");
+    for (pid_t pid : matched) {
+        if (std::none_of(m_targets.begin(), m_targets.end(),
+                         [&](const AttachTarget& t) { return t.pid == pid; })) {
+            AttachTarget t;
+            t.pid = pid;
+            m_targets.push_back(t);
+        }
+        m_daemon.markDelivered(pid);
+    }
 }
 
 void AttachSession::fail(AttachTarget& t, std::string why) {

@@ -45,6 +45,11 @@ class AttachSession {
     // The targets not yet done or failed fail with this reason.
     void cancel(const std::string& why);
     bool finished() const;
+    // The config the targets are asked with (after start()).
+    const std::string& config() const { return m_config; }
+    // Another daemon (dynolog) handed the config to `matched`: they record now; the targets it did not match
+    // fail, saying so, and matched processes not named become targets (attach --all through dynolog).
+    void deliveredElsewhere(const std::vector<pid_t>& matched, const std::string& who);
     const std::vector<AttachTarget>& targets() const { return m_targets; }
 
   private:
@@ -55,6 +60,7 @@ class AttachSession {
     TraceRequest m_request;
     std::string m_outDir;
     std::string m_folder;
+    std::string m_config;
     std::chrono::milliseconds m_pollWait;
     std::chrono::steady_clock::time_point m_started;
     std::vector<AttachTarget> m_targets;

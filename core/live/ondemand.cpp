@@ -149,7 +149,10 @@ bool OnDemandDaemon::bind(std::string& error) {
         const int e = errno;
         error = "cannot bind " + m_where + ": " + std::strerror(e) +
                 (e == EADDRINUSE ? " (another daemon, such as dynolog, holds it)" : "");
-        if (e == EADDRINUSE) m_path.clear(); // not ours to remove
+        if (e == EADDRINUSE) {
+            m_path.clear(); // not ours to remove
+            m_nameHeld = true;
+        }
         return false;
     }
     return true;
@@ -247,6 +250,17 @@ void OnDemandDaemon::handle(std::string_view datagram, pid_t pid, uid_t uid, con
 void OnDemandDaemon::request(pid_t pid, std::string config) {
     m_pending[pid] = std::move(config);
     m_delivered[pid] = false;
+}
+
+void OnDemandDaemon::markDelivered(pid_t pid) {
+    m_pending.erase(pid);
+    m_delivered[pid] = true;
+    PolledProcess& p = m_processes[pid];
+    if (p.pid == 0) {
+        p.pid = pid;
+        p.uid = ::geteuid();
+        p.lastPoll = std::chrono::steady_clock::now();
+    }
 }
 
 bool OnDemandDaemon::delivered(pid_t pid) const {

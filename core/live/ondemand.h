@@ -93,6 +93,11 @@ class OnDemandDaemon {
     // Answered at `pid`'s next poll while it is idle.
     void request(pid_t pid, std::string config);
     bool delivered(pid_t pid) const;
+    // A request handed over by another daemon (dynolog, ondemand's relay): `pid` is now recording, as if it
+    // had polled (its user taken as ours: its file must be ours to be taken).
+    void markDelivered(pid_t pid);
+    // bind() failed because another program holds the name (dynolog): requests then go through it.
+    bool nameHeld() const { return m_nameHeld; }
     const std::map<pid_t, PolledProcess>& processes() const { return m_processes; }
     std::uint64_t rejected() const { return m_rejected; }
     // The name bound, for messages ("abstract dynolog" or the socket's path).
@@ -108,6 +113,7 @@ class OnDemandDaemon {
     std::map<pid_t, std::string> m_pending;
     std::map<pid_t, bool> m_delivered;
     std::uint64_t m_rejected = 0;
+    bool m_nameHeld = false;
 };
 
 } // namespace kinetoscope::live
