@@ -237,6 +237,10 @@ done
 step compiled_autotune 330 env TORCHINDUCTOR_CACHE_DIR="$work/inductor_autotune" "$python" "$gpu_dir/compiled_cases.py" autotune "$work/data"
 step compiled_autotune_code 60 keep_code "$work/inductor_autotune" autotune_code
 step million 300 env ${probe_env:-} bash -c million
+# Attach on a real PyTorch (issue 53): a KINETO_USE_DAEMON=1 loop listed and traced by `attach`, beside
+# torch.profiler's trace of the same loop; two processes at once (tests/gpu/attach_check.py). Alone:
+#   ONLY=attach bash tests/gpu/session.sh
+step attach 420 env OUT="$work/data" "$python" "$gpu_dir/attach_check.py" "$build"
 pack
 ls -la "$out"
 echo "session done at $(date +%T)"
