@@ -8,6 +8,7 @@
 // /tmp/libkineto_activities_<pid>.json.
 //   --lifetime-ms N    exit after this long (default 20000)
 //   --die-mid-trace    exit after the first piece of the trace
+//   --stall-mid-trace  write the first piece of the trace, then never the rest (and keep running)
 //   --busy             report a busy profiler on every poll
 //   --once             exit once a trace is written
 #include <poll.h>
@@ -63,7 +64,7 @@ void sleepMs(long ms) {
 
 int main(int argc, char** argv) {
     long interval = 100, lifetime = 20000, warmup = 0;
-    bool dieMidTrace = false, busy = false, once = false;
+    bool dieMidTrace = false, stallMidTrace = false, busy = false, once = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--interval-ms" && i + 1 < argc)
@@ -74,6 +75,8 @@ int main(int argc, char** argv) {
             warmup = std::atol(argv[++i]);
         else if (a == "--die-mid-trace")
             dieMidTrace = true;
+        else if (a == "--stall-mid-trace")
+            stallMidTrace = true;
         else if (a == "--busy")
             busy = true;
         else if (a == "--once")
@@ -141,6 +144,10 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 3; ++i) {
             out << pieces[i] << std::flush;
             if (dieMidTrace) return 1;
+            if (stallMidTrace) {
+                sleepMs(lifetime);
+                return 0;
+            }
             sleepMs(150);
         }
         out.close();

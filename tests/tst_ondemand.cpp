@@ -48,6 +48,7 @@ class TestOnDemand : public QObject {
     void failuresNameTheirPid();
     void refusedPathFallsBackToKinetosOwn();
     void throughDynologWhenItHoldsTheName();
+    void aTraceThatNeverCompletes();
 
   private:
     QProcess* startClient(const QStringList& args = {}, const QStringList& env = {});
@@ -444,6 +445,24 @@ void TestOnDemand::throughDynologWhenItHoldsTheName() {
     QVERIFY2(err.contains(QStringLiteral("answers nothing")), qPrintable(err));
     dynolog.reset();
     qunsetenv("KINETO_IPC_SOCKET_DIR");
+}
+
+// A target that starts its trace and never finishes it (alive all along) fails by its pid once the allowance
+// for warm-up and writing has passed (KINETOSCOPE_ATTACH_PATIENCE_MS shortens the minute it is otherwise).
+void TestOnDemand::aTraceThatNeverCompletes() {
+    QProcess* stalled = startClient({QStringLiteral("--stall-mid-trace")});
+    qputenv("KINETOSCOPE_ATTACH_PATIENCE_MS", "1500");
+    QTemporaryDir out;
+    QString printed, err;
+    const int rc = runCli({QStringLiteral("--duration-ms"), QStringLiteral("50"), QStringLiteral("-o"),
+                           out.path(), QString::number(stalled->processId())},
+                          &printed, &err);
+    qunsetenv("KINETOSCOPE_ATTACH_PATIENCE_MS");
+    QCOMPARE(rc, 1);
+    QVERIFY(printed.trimmed().isEmpty());
+    QVERIFY2(
+        err.contains(QStringLiteral("pid %1: its trace did not complete in time").arg(stalled->processId())),
+        qPrintable(err));
 }
 
 QTEST_MAIN(TestOnDemand)
