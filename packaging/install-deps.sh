@@ -11,6 +11,8 @@ packages=(
   clang-format graphviz
   xvfb xauth imagemagick fonts-dejavu-core
   python3
+  # the Python module (import kinetoscope) and its tests: Debian's /usr/bin/python3 and its packages
+  pybind11-dev python3-dev python3-pandas python3-numpy python3-pytest python3-tqdm
   # packaging and desktop-integration checks
   dpkg-dev file desktop-file-utils appstream shared-mime-info xdg-utils libfile-mimeinfo-perl
   # fuzzing

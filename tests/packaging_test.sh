@@ -95,6 +95,14 @@ dpkg-deb -x "$deb" "$work/root"
 "$work/root/usr/bin/kinetoscope" --render "$work/shot.png" --size 800x400 "$sample"
 file "$work/shot.png" | grep -q "800 x 400" || fail "rendered image has the wrong size"
 "$work/root/usr/bin/kinetoscope" --version | grep -q "$version" || fail "--version does not say $version"
+# import kinetoscope from the package, with Debian's python3.
+if [[ -d "$work/root/usr/lib/python3/dist-packages/kinetoscope" ]]; then
+  PYTHONPATH="$work/root/usr/lib/python3/dist-packages" /usr/bin/python3 -c \
+    "import kinetoscope, sys; t = kinetoscope.load(sys.argv[1], progress=False); assert len(t.kernels()) > 0" \
+    "$sample" || fail "import kinetoscope from the package failed"
+else
+  fail "the Python module is missing from the package"
+fi
 # Live capture from the package: the CLI finds the installed agent, which replays into the installed fake CUDA.
 [[ -n $(find "$work/root/usr" -path "*/kinetoscope/libkinetoscope-agent.so") ]] || fail "agent missing from the package"
 PATH="$work/root/usr/bin:$PATH" "$work/root/usr/bin/kinetoscope-cli" record -o "$work/capture.json" --replay "$sample" \

@@ -1,0 +1,67 @@
+"""`import kinetoscope` (issue 55): every table equals the CLI's JSON on real traces, bad files raise with the CLI's
+one-line message, and a GPU-only load gives the same kernel table."""
+import json
+import os
+import subprocess
+
+import pandas as pd
+import pytest
+
+import kinetoscope
+
+CLI = os.environ["KINETOSCOPE_CLI"]
+TRACES = os.environ["KINETOSCOPE_TRACES_DIR"]
+CORPUS = [
+    "pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.pt.trace.json.gz",
+    "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+    "AMD-AGI__TraceLens/tests__traces__torch_compile_triton__trace.json.gz",
+]
+
+
+def cli_json(path):
+    out = subprocess.run([CLI, "summary", path, "--json"], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("relative", CORPUS)
+def test_tables_equal_the_cli(relative):
+    path = os.path.join(TRACES, relative)
+    cli = cli_json(path)
+    trace = kinetoscope.load(path, progress=False)
+    for table, key in [(trace.kernels, "kernels"), (trace.operators, "operators"),
+                       (trace.annotations, "annotations"), (trace.steps, "steps"),
+                       (trace.gpu_idle, "gpu_idle"), (trace.kernel_sequences, "kernel_sequences")]:
+        frame = table()
+        expected = pd.DataFrame(cli.get(key) or [])
+        assert list(frame.columns) == list(expected.columns), key
+        pd.testing.assert_frame_equal(frame, expected, check_exact=True, obj=key)
+    # The whole object, too (the run's facts included).
+    assert trace.summary() == cli
+
+
+def test_gpu_only_kernels():
+    path = os.path.join(TRACES, CORPUS[1])
+    full = kinetoscope.load(path, progress=False).kernels()
+    gpu = kinetoscope.load(path, gpu_only=True, progress=False).kernels()
+    pd.testing.assert_frame_equal(gpu, full, check_exact=True)
+
+
+def test_bad_files_raise_with_the_cli_message(tmp_path):
+    missing = tmp_path / "missing.json"
+    with pytest.raises(RuntimeError, match="missing.json"):
+        kinetoscope.load(missing, progress=False)
+    broken = tmp_path / "broken.json"
+    broken.write_text("not JSON at all")
+    with pytest.raises(RuntimeError) as error:
+        kinetoscope.load(broken, progress=False)
+    cli = subprocess.run([CLI, "info", str(broken)], capture_output=True, text=True)
+    assert cli.returncode == 1
+    assert str(error.value) in cli.stderr
+
+
+def test_sections_and_repr():
+    path = os.path.join(TRACES, CORPUS[0])
+    trace = kinetoscope.load(path, progress=False)
+    only = trace.summary(sections="kernels")
+    assert "kernels" in only and "operators" not in only
+    assert "slices" in repr(trace) and trace.load_seconds >= 0
