@@ -29,7 +29,7 @@ struct Trace {
 
 // Loads on a worker thread while the calling thread, holding the GIL only to check for signals, waits: Ctrl+C
 // cancels the load (the loader stops at its next chunk and keeps nothing), and `progress(done, total)` is called
-// every tenth of a second with the bytes read so far.
+// every 20 ms with the bytes read so far.
 Trace load(const std::string& path, bool gpuOnly, const std::function<void(double, double)>& progress) {
     std::atomic<bool> cancel{false};
     std::atomic<std::uint64_t> done{0}, total{0};
@@ -53,7 +53,7 @@ Trace load(const std::string& path, bool gpuOnly, const std::function<void(doubl
     {
         py::gil_scoped_release released;
         while (!finished) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
             py::gil_scoped_acquire held;
             if (PyErr_CheckSignals() != 0) {
                 cancel = true;

@@ -59,6 +59,30 @@ def test_bad_files_raise_with_the_cli_message(tmp_path):
     assert str(error.value) in cli.stderr
 
 
+def test_ctrl_c_cancels_the_load(tmp_path):
+    import signal
+    big = tmp_path / "big.json"
+    event = '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": %d, "dur": 5}'
+    with open(big, "w") as f:
+        f.write('{"traceEvents": [\n')
+        f.write(",\n".join(event % (i * 10) for i in range(1_500_000)))
+        f.write("\n]}\n")
+
+    def interrupt(*_):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.005)
+        with pytest.raises(KeyboardInterrupt):
+            kinetoscope.load(big, progress=False)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    # Nothing left half-done: the same file loads whole afterwards.
+    assert kinetoscope.load(big, progress=False)._handle.slices == 1_500_000
+
+
 def test_sections_and_repr():
     path = os.path.join(TRACES, CORPUS[0])
     trace = kinetoscope.load(path, progress=False)
