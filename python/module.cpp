@@ -1,5 +1,5 @@
-// The C++ half of `import kinetoscope` (python/kinetoscope/__init__.py is the other): load a trace without the GIL,
-// cancellable from Python (Ctrl+C), and hand the report as the CLI's JSON, so that a notebook and
+// The C++ half of `import kinetoscope` (python/kinetoscope/__init__.py is the other): load a trace without
+// the GIL, cancellable from Python (Ctrl+C), and hand the report as the CLI's JSON, so that a notebook and
 // `kinetoscope-cli summary --json` never disagree (one JSON writer, core/analysis/report).
 #include "analysis/gpu/criticalpath.h"
 #include "analysis/report/analysisresult.h"
@@ -28,8 +28,8 @@ struct Trace {
 };
 
 // Loads on a worker thread while the calling thread, holding the GIL only to check for signals, waits: Ctrl+C
-// cancels the load (the loader stops at its next chunk and keeps nothing), and `progress(done, total)` is called
-// every 20 ms with the bytes read so far.
+// cancels the load (the loader stops at its next chunk and keeps nothing), and `progress(done, total)` is
+// called every 20 ms with the bytes read so far.
 Trace load(const std::string& path, bool gpuOnly, const std::function<void(double, double)>& progress) {
     std::atomic<bool> cancel{false};
     std::atomic<std::uint64_t> done{0}, total{0};
@@ -96,12 +96,14 @@ std::string summaryJson(const Trace& t, const std::string& sections, bool byShap
 } // namespace
 
 PYBIND11_MODULE(_kinetoscope, m) {
-    m.doc() = "Kinetoscope's loader and reports (use the kinetoscope package, which wraps them as DataFrames)";
+    m.doc() =
+        "Kinetoscope's loader and reports (use the kinetoscope package, which wraps them as DataFrames)";
     py::class_<Trace>(m, "TraceHandle")
         .def_readonly("path", &Trace::path)
         .def_readonly("seconds", &Trace::seconds)
         .def_property_readonly("slices", [](const Trace& t) { return t.store->sliceCount(); })
         .def_property_readonly("gpu_only", [](const Trace& t) { return t.store->stats().gpuWorkOnly; });
     m.def("load", &load, py::arg("path"), py::arg("gpu_only") = false, py::arg("progress") = nullptr);
-    m.def("summary_json", &summaryJson, py::arg("trace"), py::arg("sections") = "", py::arg("by_shape") = false);
+    m.def("summary_json", &summaryJson, py::arg("trace"), py::arg("sections") = "",
+          py::arg("by_shape") = false);
 }
