@@ -95,8 +95,10 @@ dpkg-deb -x "$deb" "$work/root"
 "$work/root/usr/bin/kinetoscope" --render "$work/shot.png" --size 800x400 "$sample"
 file "$work/shot.png" | grep -q "800 x 400" || fail "rendered image has the wrong size"
 "$work/root/usr/bin/kinetoscope" --version | grep -q "$version" || fail "--version does not say $version"
-# import kinetoscope from the package, with Debian's python3.
-if [[ -d "$work/root/usr/lib/python3/dist-packages/kinetoscope" ]]; then
+# import kinetoscope from the package, with Debian's python3 (a sanitizer build has no module: python/CMakeLists.txt).
+if ! compgen -G "$build/python/kinetoscope/_kinetoscope*.so" >/dev/null; then
+  echo "  (this build has no Python module: not checked)"
+elif [[ -d "$work/root/usr/lib/python3/dist-packages/kinetoscope" ]]; then
   PYTHONPATH="$work/root/usr/lib/python3/dist-packages" /usr/bin/python3 -c \
     "import kinetoscope, sys; t = kinetoscope.load(sys.argv[1], progress=False); assert len(t.kernels()) > 0" \
     "$sample" || fail "import kinetoscope from the package failed"
