@@ -5,8 +5,10 @@
 #include "analysis/report/analysisresult.h"
 #include "analysis/report/summaryformat.h"
 #include "open/opentrace.h"
+#include "query/lanelayout.h"
 
 #include <pybind11/functional.h>
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -15,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <unordered_map>
 
 namespace py = pybind11;
 using namespace kinetoscope;
@@ -93,6 +96,59 @@ std::string summaryJson(const Trace& t, const std::string& sections, bool byShap
     return summaryToJson(report->summary, report.get());
 }
 
+// The store's slices as columns (numpy arrays: no Python object per slice), names and categories as codes
+// into their dictionaries, filtered by exact name, exact category, track index and a time range (µs from the
+// trace's start, as the ruler reads); args are not decoded.
+py::dict slices(const Trace& t, std::optional<std::string> name, std::optional<std::string> category,
+                std::optional<std::uint32_t> track, std::optional<double> startUs,
+                std::optional<double> endUs) {
+    const TraceStore& s = *t.store;
+    const TimeNs origin = s.minTime();
+    const TimeNs from = startUs ? origin + TimeNs(*startUs * 1000) : INT64_MIN;
+    const TimeNs to = endUs ? origin + TimeNs(*endUs * 1000) : INT64_MAX;
+    std::vector<std::int32_t> tracks, nameCodes, categoryCodes;
+    std::vector<double> starts, durations;
+    std::unordered_map<std::uint32_t, std::int32_t> nameCode;
+    std::vector<std::string> names, categories, titles;
+    for (const Category& c : s.categories())
+        categories.emplace_back(s.strings().view(c.name));
+    {
+        py::gil_scoped_release released;
+        for (std::uint32_t ti = 0; ti < s.tracks().size(); ++ti) {
+            titles.push_back(trackTitle(s, TrackId(ti)));
+            if (track && *track != ti) continue;
+            const Track& tr = s.tracks()[ti];
+            for (std::uint32_t r = 0; r < tr.sliceCount(); ++r) {
+                if (tr.starts[r] < from || tr.starts[r] > to) continue;
+                if (category && categories[tr.categories[r]] != *category) continue;
+                const std::string_view n = s.strings().view(tr.names[r]);
+                if (name && n != *name) continue;
+                auto [it, fresh] = nameCode.try_emplace(tr.names[r].value, std::int32_t(names.size()));
+                if (fresh) names.emplace_back(n);
+                tracks.push_back(std::int32_t(ti));
+                starts.push_back(double(tr.starts[r] - origin) / 1000.0);
+                durations.push_back(double(tr.durations[r]) / 1000.0);
+                nameCodes.push_back(it->second);
+                categoryCodes.push_back(std::int32_t(tr.categories[r]));
+            }
+        }
+    }
+    const auto array = [](auto& v) {
+        using T = typename std::decay_t<decltype(v)>::value_type;
+        return py::array_t<T>(py::ssize_t(v.size()), v.data());
+    };
+    py::dict out;
+    out["track"] = array(tracks);
+    out["start_us"] = array(starts);
+    out["dur_us"] = array(durations);
+    out["name_code"] = array(nameCodes);
+    out["category_code"] = array(categoryCodes);
+    out["names"] = names;
+    out["categories"] = categories;
+    out["track_titles"] = titles;
+    return out;
+}
+
 } // namespace
 
 PYBIND11_MODULE(_kinetoscope, m) {
@@ -104,6 +160,9 @@ PYBIND11_MODULE(_kinetoscope, m) {
         .def_property_readonly("slices", [](const Trace& t) { return t.store->sliceCount(); })
         .def_property_readonly("gpu_only", [](const Trace& t) { return t.store->stats().gpuWorkOnly; });
     m.def("load", &load, py::arg("path"), py::arg("gpu_only") = false, py::arg("progress") = nullptr);
+    m.def("slices", &slices, py::arg("trace"), py::arg("name") = std::nullopt,
+          py::arg("category") = std::nullopt, py::arg("track") = std::nullopt,
+          py::arg("start_us") = std::nullopt, py::arg("end_us") = std::nullopt);
     m.def("summary_json", &summaryJson, py::arg("trace"), py::arg("sections") = "",
           py::arg("by_shape") = false);
 }

@@ -13,6 +13,7 @@ CLI's one-line message (file, byte, reason).
 import json
 import sys
 
+import numpy as np
 import pandas as pd
 
 from . import _kinetoscope
@@ -83,6 +84,26 @@ class Trace:
     def _table(self, key):
         rows = self.summary().get(key) or []
         return pd.DataFrame(rows)
+
+    def slices(self, name=None, category=None, track=None, start_us=None, end_us=None):
+        """The slices as a DataFrame built from the store's columns: track (index into track_titles), track_title,
+        name and category (categoricals), start_us (from the trace's first event, as the ruler reads) and dur_us.
+        Filters: an exact name, an exact category as the trace writes it ("kernel", "cpu_op", ...; "Kernel" in older
+        Kineto), a track index, a time range."""
+        cols = _kinetoscope.slices(self._handle, name, category, track, start_us, end_us)
+
+        def labels(codes, dictionary):
+            # (take, not from_codes: two tracks may share a title)
+            return pd.Categorical(np.asarray(dictionary, dtype=object)[codes]) if len(codes) else pd.Categorical([])
+
+        return pd.DataFrame({
+            "track": cols["track"],
+            "track_title": labels(cols["track"], cols["track_titles"]),
+            "name": labels(cols["name_code"], cols["names"]),
+            "category": labels(cols["category_code"], cols["categories"]),
+            "start_us": cols["start_us"],
+            "dur_us": cols["dur_us"],
+        })
 
     def kernels(self):
         """One row a kernel name: calls, total, min, max, mean (µs), category, tensor cores."""

@@ -83,6 +83,31 @@ def test_ctrl_c_cancels_the_load(tmp_path):
     assert kinetoscope.load(big, progress=False)._handle.slices == 1_500_000
 
 
+@pytest.mark.parametrize("relative", CORPUS[:2])
+def test_slices_are_the_store(relative):
+    path = os.path.join(TRACES, relative)
+    trace = kinetoscope.load(path, progress=False)
+    every = trace.slices()
+    assert len(every) == trace._handle.slices
+    # The category as the trace writes it ("kernel", or "Kernel" in older Kineto).
+    (kernel_category,) = [c for c in every["category"].unique() if str(c).lower() == "kernel"]
+    kernels = trace.slices(category=kernel_category)
+    table = trace.kernels()
+    assert len(kernels) == table["count"].sum()
+    # Per name, the same calls and total time as the kernel table (µs, to the table's three decimals).
+    by_name = kernels.groupby("name", observed=True)["dur_us"].agg(["count", "sum"])
+    for row in table.itertuples():
+        assert by_name.loc[row.name, "count"] == row.count
+        assert abs(by_name.loc[row.name, "sum"] - row.total_us) < 0.002
+    # Filters: one name, one track, a time range.
+    first = table.iloc[0]["name"]
+    assert (trace.slices(name=first)["name"] == first).all()
+    one_track = every["track"].iloc[0]
+    assert (trace.slices(track=int(one_track))["track"] == one_track).all()
+    early = trace.slices(end_us=1000.0)
+    assert (early["start_us"] <= 1000.0).all() and len(early) < len(every)
+
+
 def test_sections_and_repr():
     path = os.path.join(TRACES, CORPUS[0])
     trace = kinetoscope.load(path, progress=False)
