@@ -161,7 +161,9 @@ bool OnDemandDaemon::bind(std::string& error) {
 void OnDemandDaemon::pump(int timeoutMs) {
     if (m_fd < 0) return;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
-    std::vector<char> buffer(maxDatagram + 1);
+    // One buffer for the daemon's life: the dialog pumps five times a second.
+    std::vector<char>& buffer = m_buffer;
+    buffer.resize(maxDatagram + 1);
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());

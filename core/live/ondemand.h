@@ -114,6 +114,7 @@ class OnDemandDaemon {
     std::map<pid_t, bool> m_delivered;
     std::uint64_t m_rejected = 0;
     bool m_nameHeld = false;
+    std::vector<char> m_buffer; // what a datagram is received into
 };
 
 } // namespace kinetoscope::live
