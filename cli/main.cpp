@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -142,6 +143,7 @@ struct SummaryArgs {
     std::string sort;
     std::size_t top = 20;
     bool json = false;
+    bool allRows = false; // --json: every kernel sequence and unmodelled operator, not the largest 20
     std::optional<std::int64_t> step;    // ProfilerStep#N for the critical path; the median step without
     std::string inductorDir;             // where to look for the Triton kernels' generated code
     std::vector<std::string> outputCode; // compiled modules (output_code.py) of this run
@@ -202,7 +204,8 @@ int runSummary(const SummaryArgs& args) {
     if (report->inductor.hasTriton && (!args.inductorDir.empty() || !args.outputCode.empty()))
         report->inductor.sources = findKernelSources(*store, args.inductorDir, args.outputCode);
     if (json) {
-        std::fputs(summaryToJson(report->summary, report.get()).c_str(), stdout);
+        const std::size_t longTableRows = args.allRows ? SIZE_MAX : summaryJsonLongTableRows;
+        std::fputs(summaryToJson(report->summary, report.get(), longTableRows).c_str(), stdout);
         return 0;
     }
     const auto text = summaryToText(report->summary, options, sortError);
@@ -347,6 +350,9 @@ int main(int argc, char** argv) {
     summaryCommand->add_option("--sort", summary.sort, "sort the tables by FIELD")->type_name("FIELD");
     summaryCommand->add_option("--top", summary.top, "rows per table (default 20)")->check(positiveCount);
     summaryCommand->add_flag("--json", summary.json, "the whole report as JSON");
+    summaryCommand->add_flag("--all-rows", summary.allRows,
+                             "with --json: every kernel sequence and unmodelled operator (default: the 20 "
+                             "that take the most GPU time); the other tables are always whole");
     summaryCommand
         ->add_option("--step", summary.step,
                      "the critical path of ProfilerStep#N (default: the step of median length)")

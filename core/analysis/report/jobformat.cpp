@@ -17,24 +17,6 @@ namespace {
 constexpr JsonLayout topLevel{"\n", ",\n", "\n"};
 constexpr JsonLayout rowPerLine{"\n  ", ",\n  ", "\n"};
 
-void writeSpread(JsonWriter<std::string>& w, std::string_view key, const Spread& s) {
-    w.key(key);
-    w.beginObject();
-    w.microsField("min", s.min);
-    w.microsField("median", s.median);
-    w.microsField("p90", s.p90);
-    w.microsField("max", s.max);
-    w.endObject();
-}
-
-void writeRank(JsonWriter<std::string>& w, const RankFigures& r) {
-    w.key("rank");
-    if (r.rank >= 0)
-        w.num(r.rank);
-    else
-        w.null();
-}
-
 // "607.3 / 607.3 / 607.9 / 612.0 ms": the four in one unit, the largest's.
 std::string spreadText(const Spread& s) {
     const TimeNs largest = std::max({std::llabs(s.min), std::llabs(s.max)});
@@ -74,14 +56,7 @@ std::string jobReportJson(const JobReport& job) {
     else
         w.null();
     w.key("unreadable");
-    w.beginArray(rowPerLine);
-    for (const UnreadableFile& u : job.unreadable) {
-        w.beginObject();
-        w.strField("file", u.path);
-        w.strField("error", u.error);
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, unreadableColumns(), job.unreadable, rowPerLine);
     w.key("problems");
     w.beginArray(rowPerLine);
     for (const std::string& p : job.problems)
@@ -89,103 +64,15 @@ std::string jobReportJson(const JobReport& job) {
     w.endArray();
     w.numField("instances_dropped", job.instancesDropped);
     w.key("steps");
-    w.beginArray(rowPerLine);
-    for (const StepDistribution& s : job.steps) {
-        w.beginObject();
-        w.strField("name", s.name);
-        w.numField("ranks", s.ranks);
-        writeSpread(w, "step_us", s.stepTime);
-        w.key("slowest_rank");
-        if (s.slowestRank < job.ranks.size() && job.ranks[s.slowestRank].rank >= 0)
-            w.num(job.ranks[s.slowestRank].rank);
-        else
-            w.null();
-        writeSpread(w, "computation_us", s.computation);
-        writeSpread(w, "communication_us", s.communication);
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, jobStepColumns(), jobEntries<JobStepEntry>(job.steps, job), rowPerLine);
     w.key("stragglers");
-    w.beginArray(rowPerLine);
-    for (const StragglerRow& s : job.stragglers) {
-        const RankFigures& r = job.ranks[s.rank];
-        w.beginObject();
-        writeRank(w, r);
-        w.strField("step", s.step);
-        w.microsField("excess_us", s.excess);
-        w.microsField("computation_us", s.computation);
-        w.microsField("median_computation_us", s.medianComputation);
-        w.numField("waiting_ranks", s.waitingRanks);
-        w.key("arrives_last");
-        w.boolean(s.arrivesLast);
-        w.numField("last_arrivals", s.lastArrivals);
-        w.numField("operations", s.operations);
-        w.microsField("waited_us", s.waited);
-        w.microsField("others_waited_us", s.othersWaited);
-        w.key("causes");
-        w.beginArray();
-        for (const std::string& c : s.causes)
-            w.str(c);
-        w.endArray();
-        w.strField("file", r.source);
-        w.key("victims");
-        w.beginArray();
-        for (const Victim& v : s.victims) {
-            w.beginObject();
-            writeRank(w, job.ranks[v.rank]);
-            w.microsField("waited_us", v.waited);
-            w.endObject();
-        }
-        w.endArray();
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, jobStragglerColumns(), jobEntries<JobStragglerEntry>(job.stragglers, job), rowPerLine);
     w.key("collectives");
-    w.beginArray(rowPerLine);
-    for (const CollectiveSpread& c : job.collectives) {
-        w.beginObject();
-        w.strField("name", c.name);
-        w.key("group");
-        if (c.group.empty())
-            w.null();
-        else
-            w.str(c.group);
-        w.fixedField("message_bytes", c.messageBytes, 0);
-        w.numField("ranks", c.ranks);
-        w.numField("calls_per_rank", c.callsPerRank);
-        writeSpread(w, "total_us", c.total);
-        writeSpread(w, "synchronization_us", c.synchronization);
-        w.numField("compared", c.compared);
-        w.key("last_to_arrive");
-        w.beginArray();
-        for (const LastArrival& l : c.lastToArrive) {
-            w.beginObject();
-            writeRank(w, job.ranks[l.rank]);
-            w.numField("times", l.times);
-            w.endObject();
-        }
-        w.endArray();
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, jobCollectiveColumns(), jobEntries<JobCollectiveEntry>(job.collectives, job), rowPerLine);
     w.key("per_rank");
     writeRows(w, jobRankColumns(), jobRankRows(job), rowPerLine);
     w.key("hosts");
-    w.beginArray(rowPerLine);
-    for (const HostGroup& h : job.hosts) {
-        w.beginObject();
-        w.strField("host", h.host);
-        w.key("ranks");
-        w.beginArray();
-        for (std::size_t r : h.ranks)
-            if (job.ranks[r].rank >= 0)
-                w.num(job.ranks[r].rank);
-            else
-                w.null();
-        w.endArray();
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, jobHostColumns(), jobEntries<JobHostEntry>(job.hosts, job), rowPerLine);
     w.endObject();
     out += '\n';
     return out;

@@ -291,4 +291,202 @@ const Columns<DiffRow>& diffColumns(bool host) {
     static const Columns<R> hostColumns = make(true), kernelColumns = make(false);
     return host ? hostColumns : kernelColumns;
 }
+namespace {
+// {"min", "median", "p90", "max"} in µs: a spread over the ranks, as one nested cell.
+Cell spreadCell(const Spread& s) {
+    return nested([&](JsonWriter<std::string>& w) {
+        w.beginObject();
+        w.microsField("min", s.min);
+        w.microsField("median", s.median);
+        w.microsField("p90", s.p90);
+        w.microsField("max", s.max);
+        w.endObject();
+    });
+}
+// A rank's number, or null where its trace does not say.
+Cell rankCell(const JobReport& job, std::size_t index) {
+    return index < job.ranks.size() && job.ranks[index].rank >= 0 ? integer(job.ranks[index].rank)
+                                                                  : Cell::null();
+}
+template <typename R>
+Column<R> spreadColumn(std::string_view key, std::string_view title, Spread (*of)(const R&)) {
+    return {.key = key,
+            .title = title,
+            .format = CellFormat::Json,
+            .value = [of](const R& r) { return spreadCell(of(r)); },
+            .outputs = InJson};
+}
+} // namespace
+
+const Columns<UnreadableFile>& unreadableColumns() {
+    using R = UnreadableFile;
+    static const Columns<R> columns = {
+        {.key = "file", .title = "File", .value = [](const R& u) { return text(u.path); }},
+        {.key = "error", .title = "Error", .value = [](const R& u) { return text(u.error); }},
+    };
+    return columns;
+}
+
+const Columns<JobStepEntry>& jobStepColumns() {
+    using R = JobStepEntry;
+    static const Columns<R> columns = {
+        {.key = "name", .title = "Step", .value = [](const R& r) { return text(r.step->name); }},
+        {.key = "ranks",
+         .title = "Ranks",
+         .format = CellFormat::Count,
+         .value = [](const R& r) { return count(r.step->ranks); }},
+        spreadColumn<R>("step_us", "Step time", [](const R& r) { return r.step->stepTime; }),
+        {.key = "slowest_rank",
+         .title = "Slowest rank",
+         .format = CellFormat::Integer,
+         .value = [](const R& r) { return rankCell(*r.job, r.step->slowestRank); }},
+        spreadColumn<R>("computation_us", "Computation", [](const R& r) { return r.step->computation; }),
+        spreadColumn<R>("communication_us", "Communication",
+                        [](const R& r) { return r.step->communication; }),
+    };
+    return columns;
+}
+
+const Columns<JobStragglerEntry>& jobStragglerColumns() {
+    using R = JobStragglerEntry;
+    const auto micros = [](std::string_view key, std::string_view title, TimeNs StragglerRow::*member) {
+        return Column<R>{.key = key,
+                         .title = title,
+                         .format = CellFormat::Micros,
+                         .value = [member](const R& r) { return integer(r.straggler->*member); }};
+    };
+    const auto counted = [](std::string_view key, std::string_view title, std::size_t StragglerRow::*member) {
+        return Column<R>{.key = key,
+                         .title = title,
+                         .format = CellFormat::Count,
+                         .value = [member](const R& r) { return count(r.straggler->*member); }};
+    };
+    static const Columns<R> columns = {
+        {.key = "rank",
+         .title = "Rank",
+         .format = CellFormat::Integer,
+         .value = [](const R& r) { return rankCell(*r.job, r.straggler->rank); }},
+        {.key = "step", .title = "Step", .value = [](const R& r) { return text(r.straggler->step); }},
+        micros("excess_us", "Excess", &StragglerRow::excess),
+        micros("computation_us", "Computation", &StragglerRow::computation),
+        micros("median_computation_us", "Median computation", &StragglerRow::medianComputation),
+        counted("waiting_ranks", "Waiting ranks", &StragglerRow::waitingRanks),
+        {.key = "arrives_last",
+         .title = "Arrives last",
+         .format = CellFormat::Bool,
+         .value = [](const R& r) { return Cell::of(r.straggler->arrivesLast); }},
+        counted("last_arrivals", "Last arrivals", &StragglerRow::lastArrivals),
+        counted("operations", "Collectives", &StragglerRow::operations),
+        micros("waited_us", "Waited", &StragglerRow::waited),
+        micros("others_waited_us", "Others waited", &StragglerRow::othersWaited),
+        {.key = "causes",
+         .title = "Causes",
+         .format = CellFormat::Json,
+         .value =
+             [](const R& r) {
+                 return nested([&](JsonWriter<std::string>& w) {
+                     w.beginArray();
+                     for (const std::string& c : r.straggler->causes)
+                         w.str(c);
+                     w.endArray();
+                 });
+             },
+         .outputs = InJson},
+        {.key = "file",
+         .title = "File",
+         .value = [](const R& r) { return text(r.job->ranks[r.straggler->rank].source); }},
+        {.key = "victims",
+         .title = "Victims",
+         .format = CellFormat::Json,
+         .value =
+             [](const R& r) {
+                 return nested([&](JsonWriter<std::string>& w) {
+                     w.beginArray();
+                     for (const Victim& v : r.straggler->victims) {
+                         w.beginObject();
+                         w.key("rank");
+                         writeCell(w, CellFormat::Integer, 0, rankCell(*r.job, v.rank));
+                         w.microsField("waited_us", v.waited);
+                         w.endObject();
+                     }
+                     w.endArray();
+                 });
+             },
+         .outputs = InJson},
+    };
+    return columns;
+}
+
+const Columns<JobCollectiveEntry>& jobCollectiveColumns() {
+    using R = JobCollectiveEntry;
+    static const Columns<R> columns = {
+        {.key = "name", .title = "Collective", .value = [](const R& r) { return text(r.collective->name); }},
+        {.key = "group",
+         .title = "Group",
+         .value =
+             [](const R& r) {
+                 return r.collective->group.empty() ? Cell::null() : text(r.collective->group);
+             }},
+        {.key = "message_bytes",
+         .title = "Message bytes",
+         .format = CellFormat::Fixed,
+         .value = [](const R& r) { return real(r.collective->messageBytes); }},
+        {.key = "ranks",
+         .title = "Ranks",
+         .format = CellFormat::Count,
+         .value = [](const R& r) { return count(r.collective->ranks); }},
+        {.key = "calls_per_rank",
+         .title = "Calls per rank",
+         .format = CellFormat::Count,
+         .value = [](const R& r) { return count(r.collective->callsPerRank); }},
+        spreadColumn<R>("total_us", "Total", [](const R& r) { return r.collective->total; }),
+        spreadColumn<R>("synchronization_us", "Synchronising",
+                        [](const R& r) { return r.collective->synchronization; }),
+        {.key = "compared",
+         .title = "Compared",
+         .format = CellFormat::Count,
+         .value = [](const R& r) { return count(r.collective->compared); }},
+        {.key = "last_to_arrive",
+         .title = "Last to arrive",
+         .format = CellFormat::Json,
+         .value =
+             [](const R& r) {
+                 return nested([&](JsonWriter<std::string>& w) {
+                     w.beginArray();
+                     for (const LastArrival& l : r.collective->lastToArrive) {
+                         w.beginObject();
+                         w.key("rank");
+                         writeCell(w, CellFormat::Integer, 0, rankCell(*r.job, l.rank));
+                         w.numField("times", l.times);
+                         w.endObject();
+                     }
+                     w.endArray();
+                 });
+             },
+         .outputs = InJson},
+    };
+    return columns;
+}
+
+const Columns<JobHostEntry>& jobHostColumns() {
+    using R = JobHostEntry;
+    static const Columns<R> columns = {
+        {.key = "host", .title = "Host", .value = [](const R& r) { return text(r.host->host); }},
+        {.key = "ranks",
+         .title = "Ranks",
+         .format = CellFormat::Json,
+         .value =
+             [](const R& r) {
+                 return nested([&](JsonWriter<std::string>& w) {
+                     w.beginArray();
+                     for (std::size_t index : r.host->ranks)
+                         writeCell(w, CellFormat::Integer, 0, rankCell(*r.job, index));
+                     w.endArray();
+                 });
+             },
+         .outputs = InJson},
+    };
+    return columns;
+}
+
 } // namespace kinetoscope

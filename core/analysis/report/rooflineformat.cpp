@@ -23,7 +23,7 @@ std::vector<const PerfModelRow*> rated(const PerfModelReport& r) {
 
 } // namespace
 
-void writePerfModel(JsonWriter<std::string>& w, const PerfModelReport& r) {
+void writePerfModel(JsonWriter<std::string>& w, const PerfModelReport& r, std::size_t notModelledRows) {
     w.key("perf_model_gpu");
     w.beginObject();
     w.strField("device", r.deviceName);
@@ -42,7 +42,7 @@ void writePerfModel(JsonWriter<std::string>& w, const PerfModelReport& r) {
     writeRows(w, perfModelColumns(), r.rows, rowPerLine);
     w.fixedField("perf_model_coverage", r.coverage(), 4);
     w.key("perf_model_not_modelled");
-    writeRows(w, notModelledColumns(), r.notModelled, rowPerLine, 20);
+    writeRows(w, notModelledColumns(), r.notModelled, rowPerLine, notModelledRows);
 }
 
 std::string perfModelText(const PerfModelReport& r) {

@@ -12,8 +12,9 @@
 namespace kinetoscope {
 
 // "perf_model_gpu", "perf_model" (one entry per op + input shapes + dtypes), "perf_model_coverage" and
-// "perf_model_not_modelled", as members of the object being written.
-void writePerfModel(JsonWriter<std::string>& w, const PerfModelReport& report);
+// "perf_model_not_modelled" (its first `notModelledRows`), as members of the object being written.
+void writePerfModel(JsonWriter<std::string>& w, const PerfModelReport& report,
+                    std::size_t notModelledRows = 20);
 // "Closest to peak" and "farthest from peak" (by the GPU time it would save), a few lines each.
 std::string perfModelText(const PerfModelReport& report);
 

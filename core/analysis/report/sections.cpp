@@ -756,4 +756,38 @@ const Columns<InductorCategoryEntry>& inductorCategoryColumns() {
     return columns;
 }
 
+const Columns<CompiledGraph>& compiledGraphColumns() {
+    using R = CompiledGraph;
+    static const Columns<R> columns = {
+        {.key = "name", .title = "Graph", .value = [](const R& g) { return text(g.name); }},
+        {.key = "calls",
+         .title = "Calls",
+         .format = CellFormat::Count,
+         .value = [](const R& g) { return count(g.calls); }},
+        {.key = "wall_us",
+         .title = "Wall",
+         .format = CellFormat::Micros,
+         .value = [](const R& g) { return integer(g.breakdown.wall); }},
+        {.key = "device_busy_pct",
+         .title = "Device busy",
+         .format = CellFormat::Percent,
+         .value = [](const R& g) { return real(g.breakdown.busyPercent()); },
+         .decimals = 2},
+        {.key = "categories",
+         .title = "Categories",
+         .format = CellFormat::Json,
+         .value =
+             [](const R& g) {
+                 std::vector<InductorCategoryEntry> categories;
+                 for (const InductorCategoryRow& row : g.breakdown.categories)
+                     categories.push_back({&row, &g.breakdown});
+                 return nested([&](JsonWriter<std::string>& w) {
+                     writeRows(w, inductorCategoryColumns(), categories, {});
+                 });
+             },
+         .outputs = InJson},
+    };
+    return columns;
+}
+
 } // namespace kinetoscope

@@ -84,6 +84,40 @@ struct InductorKernelEntry {
 };
 const Columns<InductorCategoryEntry>& inductorCategoryColumns();
 const Columns<InductorKernelEntry>& inductorKernelColumns();
+// A compiled graph (CompiledFxGraph): its calls and its breakdown, categories nested.
+const Columns<CompiledGraph>& compiledGraphColumns();
+
+// The job report's tables, each row with the report whose ranks its indices point into.
+struct JobStepEntry {
+    const StepDistribution* step = nullptr;
+    const JobReport* job = nullptr;
+};
+struct JobStragglerEntry {
+    const StragglerRow* straggler = nullptr;
+    const JobReport* job = nullptr;
+};
+struct JobCollectiveEntry {
+    const CollectiveSpread* collective = nullptr;
+    const JobReport* job = nullptr;
+};
+struct JobHostEntry {
+    const HostGroup* host = nullptr;
+    const JobReport* job = nullptr;
+};
+const Columns<UnreadableFile>& unreadableColumns();
+const Columns<JobStepEntry>& jobStepColumns();
+const Columns<JobStragglerEntry>& jobStragglerColumns();
+const Columns<JobCollectiveEntry>& jobCollectiveColumns();
+const Columns<JobHostEntry>& jobHostColumns();
+// The entries of each of `job`'s tables, in its order.
+template <typename Entry, typename Row>
+std::vector<Entry> jobEntries(const std::vector<Row>& rows, const JobReport& job) {
+    std::vector<Entry> entries;
+    entries.reserve(rows.size());
+    for (const Row& row : rows)
+        entries.push_back({&row, &job});
+    return entries;
+}
 
 // Two traces' operators (host) or kernels compared.
 const Columns<DiffRow>& diffColumns(bool host);

@@ -90,15 +90,7 @@ void writeInductor(JsonWriter<std::string>& w, const InductorReport& r) {
     writeInductorBreakdown(w, r.trace, {"\n   ", ",\n   ", "\n  "});
     w.endObject();
     w.key("graphs");
-    w.beginArray({"\n   ", ",\n   ", "\n  "});
-    for (const CompiledGraph& g : r.graphs) {
-        w.beginObject();
-        w.strField("name", g.name);
-        w.numField("calls", g.calls);
-        writeInductorBreakdown(w, g.breakdown, {});
-        w.endObject();
-    }
-    w.endArray();
+    writeRows(w, compiledGraphColumns(), r.graphs, {"\n   ", ",\n   ", "\n  "});
     if (r.sources) {
         // Each kernel found with the file it was found in, its lines there, and what it fused.
         const auto strings = [&](const char* key, const std::vector<std::string>& items) {
@@ -318,7 +310,7 @@ void writeRun(JsonWriter<std::string>& w, const AnalysisResult& report) {
     w.endObject();
 }
 
-void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
+void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report, std::size_t longTableRows) {
     const Overview& ov = report.overview;
     const auto wants = [&](ReportSection section) { return has(report.sections, section); };
     if (wants(ReportSection::Overview)) writeOverview(w, report);
@@ -342,11 +334,11 @@ void writeReport(JsonWriter<std::string>& w, const AnalysisResult& report) {
     }
     if (wants(ReportSection::GpuWaits)) writeGpuWaits(w, report);
     if (wants(ReportSection::Sequences)) {
-        // The sequences of GPU work operators launch, the 20 that take the most GPU time.
+        // The sequences of GPU work operators launch, those that take the most GPU time first.
         w.key("kernel_sequences");
-        writeRows(w, kernelSequenceColumns(), report.kernelSequences, rowPerLine, 20);
+        writeRows(w, kernelSequenceColumns(), report.kernelSequences, rowPerLine, longTableRows);
     }
-    if (wants(ReportSection::Roofline)) writePerfModel(w, report.perfModel);
+    if (wants(ReportSection::Roofline)) writePerfModel(w, report.perfModel, longTableRows);
     if (wants(ReportSection::Inductor) && report.inductor.hasTriton) writeInductor(w, report.inductor);
     if (wants(ReportSection::CriticalPath) && report.criticalPath) writeCriticalPath(w, *report.criticalPath);
 }
@@ -454,7 +446,7 @@ std::string criticalPathToJson(const StepCriticalPath& path) {
     return out;
 }
 
-std::string summaryToJson(const Summary& s, const AnalysisResult* report) {
+std::string summaryToJson(const Summary& s, const AnalysisResult* report, std::size_t longTableRows) {
     std::string out;
     JsonWriter w(out);
     w.beginObject(topLevel);
@@ -475,7 +467,7 @@ std::string summaryToJson(const Summary& s, const AnalysisResult* report) {
         w.microsField(std::to_string(device), busy);
     }
     w.endObject();
-    if (report) writeReport(w, *report);
+    if (report) writeReport(w, *report, longTableRows);
     w.endObject();
     out += '\n';
     return out;

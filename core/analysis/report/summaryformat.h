@@ -9,9 +9,14 @@
 
 namespace kinetoscope {
 
+// How many rows the JSON gives of its two long tables (the kernel sequences and the operators no perf model
+// covers), largest first; every other table is whole. The Python module asks for every row.
+inline constexpr std::size_t summaryJsonLongTableRows = 20;
+
 // The `--json` document of `kinetoscope-cli summary` (with `report`: steps, utilisation, breakdown,
 // categories, memory).
-std::string summaryToJson(const Summary& summary, const AnalysisResult* report = nullptr);
+std::string summaryToJson(const Summary& summary, const AnalysisResult* report = nullptr,
+                          std::size_t longTableRows = summaryJsonLongTableRows);
 // {"critical_path": ...} as summaryToJson writes it, alone.
 std::string criticalPathToJson(const StepCriticalPath& path);
 // The overview, kernel categories and memory summary as text.
