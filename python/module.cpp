@@ -4,6 +4,7 @@
 #include "analysis/gpu/criticalpath.h"
 #include "analysis/report/analysisresult.h"
 #include "analysis/report/summaryformat.h"
+#include "bindings.h"
 #include "open/opentrace.h"
 #include "query/lanelayout.h"
 
@@ -13,6 +14,7 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -93,15 +95,17 @@ std::string summaryJson(const Trace& t, const std::string& sections, bool byShap
             if (auto path = stepCriticalPath(*t.store, std::nullopt, error))
                 attachCriticalPath(*report, std::move(*path));
     }
-    return summaryToJson(report->summary, report.get());
+    // Every row of every table: a notebook slices them itself.
+    return summaryToJson(report->summary, report.get(), std::numeric_limits<std::size_t>::max());
 }
 
 // The store's slices as columns (numpy arrays: no Python object per slice), names and categories as codes
 // into their dictionaries, filtered by exact name, exact category, track index and a time range (µs from the
-// trace's start, as the ruler reads); args are not decoded.
+// trace's start, as the ruler reads); with `args`, each slice's args as the trace wrote them (JSON text,
+// which the Python side decodes), and only then.
 py::dict slices(const Trace& t, std::optional<std::string> name, std::optional<std::string> category,
                 std::optional<std::uint32_t> track, std::optional<double> startUs,
-                std::optional<double> endUs) {
+                std::optional<double> endUs, bool args) {
     const TraceStore& s = *t.store;
     const TimeNs origin = s.minTime();
     const TimeNs from = startUs ? origin + TimeNs(*startUs * 1000) : INT64_MIN;
@@ -110,6 +114,7 @@ py::dict slices(const Trace& t, std::optional<std::string> name, std::optional<s
     std::vector<double> starts, durations;
     std::unordered_map<std::uint32_t, std::int32_t> nameCode;
     std::vector<std::string> names, categories, titles;
+    std::vector<std::string_view> argsTexts;
     for (const Category& c : s.categories())
         categories.emplace_back(s.strings().view(c.name));
     {
@@ -130,6 +135,7 @@ py::dict slices(const Trace& t, std::optional<std::string> name, std::optional<s
                 durations.push_back(double(tr.durations[r]) / 1000.0);
                 nameCodes.push_back(it->second);
                 categoryCodes.push_back(std::int32_t(tr.categories[r]));
+                if (args) argsTexts.push_back(s.argsText(EventRef{TrackId(ti), EventIndex(r)}));
             }
         }
     }
@@ -146,6 +152,12 @@ py::dict slices(const Trace& t, std::optional<std::string> name, std::optional<s
     out["names"] = names;
     out["categories"] = categories;
     out["track_titles"] = titles;
+    if (args) {
+        py::list texts(argsTexts.size());
+        for (std::size_t i = 0; i < argsTexts.size(); ++i)
+            texts[i] = py::str(argsTexts[i].data(), argsTexts[i].size());
+        out["args"] = texts;
+    }
     return out;
 }
 
@@ -158,11 +170,15 @@ PYBIND11_MODULE(_kinetoscope, m) {
         .def_readonly("path", &Trace::path)
         .def_readonly("seconds", &Trace::seconds)
         .def_property_readonly("slices", [](const Trace& t) { return t.store->sliceCount(); })
-        .def_property_readonly("gpu_only", [](const Trace& t) { return t.store->stats().gpuWorkOnly; });
+        .def_property_readonly("gpu_only", [](const Trace& t) { return t.store->stats().gpuWorkOnly; })
+        .def_property_readonly("span_us", [](const Trace& t) {
+            return double(t.store->maxTime() - t.store->minTime()) / 1000.0;
+        });
     m.def("load", &load, py::arg("path"), py::arg("gpu_only") = false, py::arg("progress") = nullptr);
     m.def("slices", &slices, py::arg("trace"), py::arg("name") = std::nullopt,
           py::arg("category") = std::nullopt, py::arg("track") = std::nullopt,
-          py::arg("start_us") = std::nullopt, py::arg("end_us") = std::nullopt);
+          py::arg("start_us") = std::nullopt, py::arg("end_us") = std::nullopt, py::arg("args") = false);
     m.def("summary_json", &summaryJson, py::arg("trace"), py::arg("sections") = "",
           py::arg("by_shape") = false);
+    kinetoscope::python::addJobAndSnapshot(m);
 }

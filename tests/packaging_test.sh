@@ -102,6 +102,12 @@ elif [[ -d "$work/root/usr/lib/python3/dist-packages/kinetoscope" ]]; then
   PYTHONPATH="$work/root/usr/lib/python3/dist-packages" /usr/bin/python3 -c \
     "import kinetoscope, sys; t = kinetoscope.load(sys.argv[1], progress=False); assert len(t.kernels()) > 0" \
     "$sample" || fail "import kinetoscope from the package failed"
+  # render() finds the viewer installed beside it (usr/bin of wherever the package is unpacked), not the build's.
+  PYTHONPATH="$work/root/usr/lib/python3/dist-packages" /usr/bin/python3 -c "if True:
+    import kinetoscope, sys
+    assert kinetoscope._viewer() == sys.argv[2], kinetoscope._viewer()
+    assert kinetoscope.load(sys.argv[1], progress=False).render(size=(400, 200)).size == (400, 200)" \
+    "$sample" "$work/root/usr/bin/kinetoscope" || fail "render() from the package failed"
 else
   fail "the Python module is missing from the package"
 fi

@@ -4,21 +4,30 @@
     import kinetoscope
     t = kinetoscope.load("run.pt.trace.json.gz")   # the load runs without the GIL; Ctrl+C cancels it
     t.kernels().sort_values("total_us", ascending=False).head()
-    t.operators(); t.annotations(); t.steps(); t.gpu_idle(); t.kernel_sequences(); t.recommendations()
+    t.operators(); t.annotations(); t.steps(); t.gpu_idle(); t.roofline(); t.compiled_graphs() ...
+    t.slices(category="kernel")                     # the raw events, from the store's columns
     t.summary()                                     # the whole `summary --json` object as a dict
+    t.render(0, 5000)                               # the timeline as a PNG (a notebook shows it)
+    kinetoscope.job(["ranks/"]).stragglers()        # the job report of `kinetoscope-cli job`
+    kinetoscope.memory_snapshot("snap.pickle").segments()
 
-Each table's columns are the JSON keys of `kinetoscope-cli summary --json`. Errors are exceptions carrying the
-CLI's one-line message (file, byte, reason).
+Each table's columns are the JSON keys of `kinetoscope-cli summary --json` (`job --json`, `memory --json`), with
+every row (the CLI's JSON lists the 20 largest kernel sequences and unmodelled operators unless `--all-rows`).
+Errors are exceptions carrying the CLI's one-line message (file, byte, reason). docs/PYTHON.md walks through it.
 """
 import json
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pandas as pd
 
 from . import _kinetoscope
 
-__all__ = ["load", "Trace"]
+__all__ = ["load", "job", "memory_snapshot", "Trace", "Job", "MemorySnapshot", "Png"]
 
 
 def _progress_bar(total_hint):
@@ -81,16 +90,24 @@ class Trace:
             self._summary = json.loads(_kinetoscope.summary_json(self._handle))
         return self._summary
 
-    def _table(self, key):
-        rows = self.summary().get(key) or []
-        return pd.DataFrame(rows)
+    def _table(self, key, within=None):
+        found = self.summary()
+        if within is not None:
+            found = found.get(within) or {}
+        return pd.DataFrame(found.get(key) or [])
 
-    def slices(self, name=None, category=None, track=None, start_us=None, end_us=None):
+    @property
+    def span_us(self):
+        """From the trace's first event to its last, µs."""
+        return self._handle.span_us
+
+    def slices(self, name=None, category=None, track=None, start_us=None, end_us=None, args=False):
         """The slices as a DataFrame built from the store's columns: track (index into track_titles), track_title,
         name and category (categoricals), start_us (from the trace's first event, as the ruler reads) and dur_us.
         Filters: an exact name, an exact category as the trace writes it ("kernel", "cpu_op", ...; "Kernel" in older
-        Kineto), a track index, a time range."""
-        cols = _kinetoscope.slices(self._handle, name, category, track, start_us, end_us)
+        Kineto), a track index, a time range. `args=True` adds an "args" column: each slice's args as a dict, decoded
+        only then (a second or so per million slices)."""
+        cols = _kinetoscope.slices(self._handle, name, category, track, start_us, end_us, bool(args))
 
         def labels(codes, dictionary):
             # (take, not from_codes: two tracks may share a title)
@@ -103,6 +120,7 @@ class Trace:
             "category": labels(cols["category_code"], cols["categories"]),
             "start_us": cols["start_us"],
             "dur_us": cols["dur_us"],
+            **({"args": [json.loads(text) if text else {} for text in cols["args"]]} if args else {}),
         })
 
     def kernels(self):
@@ -129,3 +147,224 @@ class Trace:
 
     def recommendations(self):
         return self._table("recommendations")
+
+    def roofline(self):
+        """TraceLens' perf model: one row an operator + input shapes + dtypes, with its FLOPs, bytes, achieved
+        TFLOP/s and GB/s and the share of the peak (`perf_model` of the JSON)."""
+        return self._table("perf_model")
+
+    def roofline_not_modelled(self):
+        """The GPU time no perf model covers, by operator, every one (`perf_model_not_modelled`)."""
+        return self._table("perf_model_not_modelled")
+
+    def temporal_breakdown(self):
+        """HTA's temporal breakdown per device: idle, compute, communication and memory time."""
+        return self._table("temporal_breakdown")
+
+    def gpu_queue(self):
+        """HTA's queue length per stream: launches waiting, how long the queue was full or empty."""
+        return self._table("gpu_queue")
+
+    def compiled_graphs(self):
+        """TorchInductor's compiled graphs (CompiledFxGraph): calls, wall time, device busy, and their kernel
+        categories (a list of dicts per graph). Empty for an eager run."""
+        return self._table("graphs", within="inductor")
+
+    def critical_path(self):
+        """The events on the median step's critical path (HTA's), each with its thread or stream; the edges are in
+        `summary()["critical_path"]["edges"]`."""
+        return self._table("events", within="critical_path")
+
+    def devices(self):
+        """The GPUs the trace names: id, name, memory, SMs, compute capability."""
+        return self._table("devices", within="run")
+
+    def render(self, start_us=None, end_us=None, size=(1400, 600), flows=False, critical_path=False):
+        """The timeline from `start_us` to `end_us` (µs from the trace's first event; the whole trace by default)
+        as the viewer draws it, in a PNG of `size` pixels (a notebook displays it; `.save(path)` writes it).
+        The viewer (`kinetoscope`) renders it without a display."""
+        return _render(self.path, start_us, end_us, size, flows, critical_path, self.span_us)
+
+
+class Png:
+    """A PNG image: a notebook displays it, `data` holds its bytes, `save(path)` writes them."""
+
+    def __init__(self, data):
+        self.data = data
+
+    @property
+    def size(self):
+        """(width, height) from the PNG's header."""
+        return int.from_bytes(self.data[16:20], "big"), int.from_bytes(self.data[20:24], "big")
+
+    def _repr_png_(self):
+        return self.data
+
+    def save(self, path):
+        with open(path, "wb") as f:
+            f.write(self.data)
+
+    def __repr__(self):
+        return "<kinetoscope.Png %dx%d, %d bytes>" % (*self.size, len(self.data))
+
+
+def _viewer():
+    """The viewer that renders: $KINETOSCOPE_VIEWER, the one this package was built or installed with, or the
+    first `kinetoscope` on PATH."""
+    from . import _paths
+    for candidate in (os.environ.get("KINETOSCOPE_VIEWER"), _paths.VIEWER, shutil.which("kinetoscope")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    raise RuntimeError("render needs the viewer (kinetoscope), which is not installed beside this module")
+
+
+def _render(path, start_us, end_us, size, flows, critical_path, span_us):
+    width, height = (int(v) for v in size)
+    command = [_viewer(), "--size", "%dx%d" % (width, height), "--flows", "all" if flows else "none"]
+    if start_us is not None or end_us is not None:
+        start = float(start_us) if start_us is not None else 0.0
+        end = float(end_us) if end_us is not None else span_us
+        if not end > start:
+            raise ValueError("render: end_us (%g) must be after start_us (%g)" % (end, start))
+        command += ["--range", "%.3f:%.3f" % (start, end)]
+    if critical_path:
+        command.append("--critical-path")
+    with tempfile.TemporaryDirectory(prefix="kinetoscope-render-") as folder:
+        out = os.path.join(folder, "timeline.png")
+        done = subprocess.run(command + ["--render", out, str(path)], capture_output=True, text=True)
+        if done.returncode != 0 or not os.path.exists(out):
+            raise RuntimeError((done.stderr.strip() or "the viewer failed (exit %d)" % done.returncode))
+        with open(out, "rb") as f:
+            return Png(f.read())
+
+
+def job(paths, *, threads=0):
+    """The job report of a distributed run (`kinetoscope-cli job --json`) from its ranks: rank files, traces,
+    summaries or folders of them. `threads`: readers (0: one per core)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    return Job(json.loads(_kinetoscope.job_json([str(p) for p in paths], int(threads))))
+
+
+class Job:
+    """A distributed job's report. Its spreads over the ranks (step_us, total_us, ...) are dicts of min, median,
+    p90 and max: `job.steps()["step_us"].str["median"]` takes one."""
+
+    def __init__(self, report):
+        self._report = report
+
+    def report(self):
+        """The `kinetoscope-cli job --json` object as a dict."""
+        return self._report
+
+    def _table(self, key):
+        return pd.DataFrame(self._report.get(key) or [])
+
+    @property
+    def ranks(self):
+        return self._report["ranks"]
+
+    @property
+    def world_size(self):
+        return self._report["world_size"]
+
+    @property
+    def problems(self):
+        """Ranks claimed twice, world sizes that disagree, ranks missing: one sentence each."""
+        return list(self._report["problems"])
+
+    def steps(self):
+        """Each step across the ranks: its time, computation and communication spreads, the slowest rank."""
+        return self._table("steps")
+
+    def stragglers(self):
+        """The ranks that made the others wait, worst first, with why and who waited."""
+        return self._table("stragglers")
+
+    def collectives(self):
+        """Each collective across the ranks, by median time: message size, total and synchronising spreads, the
+        ranks most often last to arrive."""
+        return self._table("collectives")
+
+    def per_rank(self):
+        """One row a rank: mean step, computation, communication, overlap, collective time split."""
+        return self._table("per_rank")
+
+    def hosts(self):
+        return self._table("hosts")
+
+    def unreadable(self):
+        """The files that could not be read, with the CLI's one-line error."""
+        return self._table("unreadable")
+
+    def __repr__(self):
+        return "<kinetoscope.Job %d ranks of a world of %s, %d steps>" % (
+            self.ranks, self.world_size, len(self._report["steps"]))
+
+
+def memory_snapshot(path):
+    """A CUDA memory snapshot (torch.cuda.memory._dump_snapshot: .pickle, .pickle.gz), read by Kinetoscope's own
+    pickle reader, which refuses anything that would run code."""
+    handle = _kinetoscope.memory_snapshot(str(path))
+    if handle.warning:
+        import warnings
+        warnings.warn(handle.warning + "; read what came before it", stacklevel=2)
+    return MemorySnapshot(handle)
+
+
+class MemorySnapshot:
+    """A memory snapshot's tables: per device figures, the allocations alive at the peak, the allocator's events
+    and segments."""
+
+    def __init__(self, handle):
+        self._handle = handle
+        self._report = None
+
+    @property
+    def path(self):
+        return self._handle.path
+
+    def report(self, top=0, at_us=None):
+        """The `kinetoscope-cli memory --json` object as a dict: `top` allocations at the peak (0: all of them),
+        and with `at_us` (epoch µs, as the file's time_us) also those alive then."""
+        if top == 0 and at_us is None:
+            if self._report is None:
+                self._report = json.loads(_kinetoscope.snapshot_json(self._handle, 0, None))
+            return self._report
+        return json.loads(_kinetoscope.snapshot_json(self._handle, int(top), at_us))
+
+    def devices(self):
+        """One row a device: events by action, segments, reserved, allocated and peak active bytes."""
+        rows = [{k: v for k, v in d.items() if k not in ("largest_at_peak", "live_at")}
+                for d in self.report()["devices"]]
+        return pd.DataFrame(rows)
+
+    def largest_at_peak(self):
+        """Every allocation alive at each device's peak, largest first: size, address, its stack's frames."""
+        rows = [dict(device=d["device"], **a) for d in self.report()["devices"] for a in d.get("largest_at_peak", [])]
+        return pd.DataFrame(rows)
+
+    def events(self):
+        """The allocator's events (alloc, free_requested, free_completed, segment_alloc, ...) in file order, every
+        device's, from the snapshot's columns: device, action (categorical), addr, size, stream, time_us (epoch µs;
+        NaN where the file has none)."""
+        cols = _kinetoscope.snapshot_events(self._handle)
+        times = cols["time_us"].astype("float64")
+        times[cols["time_us"] == np.iinfo(np.int64).min] = np.nan
+        actions = np.asarray(cols["actions"], dtype=object)
+        return pd.DataFrame({
+            "device": cols["device"],
+            "action": pd.Categorical(actions[cols["action_code"]]) if len(cols["action_code"]) else pd.Categorical([]),
+            "addr": cols["addr"],
+            "size": cols["size"],
+            "stream": cols["stream"],
+            "time_us": times,
+        })
+
+    def segments(self):
+        """The segments the allocator held when the snapshot was taken: device, address, total, allocated, active
+        and requested bytes, stream, blocks, type, and where it was allocated."""
+        return pd.DataFrame(_kinetoscope.snapshot_segments(self._handle))
+
+    def __repr__(self):
+        return "<kinetoscope.MemorySnapshot %r>" % self.path

@@ -19,8 +19,19 @@ CORPUS = [
 
 
 def cli_json(path):
-    out = subprocess.run([CLI, "summary", path, "--json"], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run([CLI, "summary", path, "--json", "--all-rows"], check=True, capture_output=True,
+                         text=True).stdout
     return json.loads(out)
+
+
+TABLES = [  # (method, the JSON table it equals: a key, or (block, key))
+    ("kernels", "kernels"), ("operators", "operators"), ("annotations", "annotations"), ("steps", "steps"),
+    ("gpu_idle", "gpu_idle"), ("kernel_sequences", "kernel_sequences"), ("recommendations", "recommendations"),
+    ("roofline", "perf_model"), ("roofline_not_modelled", "perf_model_not_modelled"),
+    ("temporal_breakdown", "temporal_breakdown"), ("gpu_queue", "gpu_queue"),
+    ("compiled_graphs", ("inductor", "graphs")), ("critical_path", ("critical_path", "events")),
+    ("devices", ("run", "devices")),
+]
 
 
 @pytest.mark.parametrize("relative", CORPUS)
@@ -28,15 +39,34 @@ def test_tables_equal_the_cli(relative):
     path = os.path.join(TRACES, relative)
     cli = cli_json(path)
     trace = kinetoscope.load(path, progress=False)
-    for table, key in [(trace.kernels, "kernels"), (trace.operators, "operators"),
-                       (trace.annotations, "annotations"), (trace.steps, "steps"),
-                       (trace.gpu_idle, "gpu_idle"), (trace.kernel_sequences, "kernel_sequences")]:
-        frame = table()
-        expected = pd.DataFrame(cli.get(key) or [])
-        assert list(frame.columns) == list(expected.columns), key
-        pd.testing.assert_frame_equal(frame, expected, check_exact=True, obj=key)
+    for method, key in TABLES:
+        frame = getattr(trace, method)()
+        block, name = key if isinstance(key, tuple) else (None, key)
+        rows = (cli.get(block) or {}).get(name) if block else cli.get(name)
+        expected = pd.DataFrame(rows or [])
+        assert list(frame.columns) == list(expected.columns), method
+        pd.testing.assert_frame_equal(frame, expected, check_exact=True, obj=method)
     # The whole object, too (the run's facts included).
     assert trace.summary() == cli
+
+
+def test_every_row():
+    # The CLI's JSON lists 20 kernel sequences and unmodelled operators; the module every one.
+    path = os.path.join(TRACES, CORPUS[0])
+    trace = kinetoscope.load(path, progress=False)
+    capped = json.loads(subprocess.run([CLI, "summary", path, "--json"], check=True, capture_output=True,
+                                       text=True).stdout)
+    assert len(capped["kernel_sequences"]) == 20 and len(trace.kernel_sequences()) == 25
+    assert len(capped["perf_model_not_modelled"]) == 20 and len(trace.roofline_not_modelled()) == 24
+    assert trace.kernel_sequences().head(20).to_dict("records") == capped["kernel_sequences"]
+
+
+def test_compiled_run_tables():
+    trace = kinetoscope.load(os.path.join(TRACES, CORPUS[2]), progress=False)
+    graphs = trace.compiled_graphs()
+    assert len(graphs) == 1 and graphs.iloc[0]["name"].startswith("CompiledFxGraph")
+    assert {c["category"] for c in graphs.iloc[0]["categories"]} >= {"triton_pointwise"}
+    assert len(trace.roofline()) > 0 and trace.devices().iloc[0]["name"] == "AMD Instinct MI300X"
 
 
 def test_gpu_only_kernels():
@@ -106,6 +136,28 @@ def test_slices_are_the_store(relative):
     assert (trace.slices(track=int(one_track))["track"] == one_track).all()
     early = trace.slices(end_us=1000.0)
     assert (early["start_us"] <= 1000.0).all() and len(early) < len(every)
+    # Args only when asked, as the trace wrote them: a kernel's correlation id and launch shape.
+    assert "args" not in kernels.columns
+    with_args = trace.slices(category=kernel_category, args=True)
+    assert len(with_args) == len(kernels)
+    assert all("correlation" in a and "grid" in a for a in with_args["args"])
+
+
+def test_render(tmp_path):
+    trace = kinetoscope.load(os.path.join(TRACES, CORPUS[1]), progress=False)
+    try:
+        kinetoscope._viewer()
+    except RuntimeError:
+        pytest.skip("no viewer in this build (Qt missing)")
+    png = trace.render(0, 5000, size=(900, 320))
+    assert png.data[:8] == b"\x89PNG\r\n\x1a\n" and png.size == (900, 320)
+    assert png._repr_png_() is png.data
+    png.save(tmp_path / "t.png")
+    assert (tmp_path / "t.png").read_bytes() == png.data
+    # Distinct ranges draw distinct pictures; a backwards range is refused before the viewer runs.
+    assert trace.render(5000, 20000, size=(900, 320)).data != png.data
+    with pytest.raises(ValueError):
+        trace.render(10, 5)
 
 
 def test_sections_and_repr():

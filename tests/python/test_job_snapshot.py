@@ -1,0 +1,96 @@
+"""`kinetoscope.job` and `kinetoscope.memory_snapshot` (issue 55): their tables equal the CLI's JSON (`job --json`,
+`memory --json`) on generated ranks and real snapshots, and bad input raises with the CLI's message."""
+import glob
+import json
+import os
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import kinetoscope
+
+CLI = os.environ["KINETOSCOPE_CLI"]
+TRACES = os.environ["KINETOSCOPE_TRACES_DIR"]
+SOURCE = os.path.join(os.path.dirname(__file__), "..", "..")
+SNAPSHOTS = sorted(glob.glob(os.path.join(TRACES, "snapshots", "*.pickle*")))
+
+
+def run_cli(*args):
+    return json.loads(subprocess.run([CLI, *args], check=True, capture_output=True, text=True).stdout)
+
+
+@pytest.fixture(scope="module")
+def ranks(tmp_path_factory):
+    """20 generated rank traces, two stragglers planted, one trace truncated and one not a trace."""
+    folder = tmp_path_factory.mktemp("ranks")
+    subprocess.run(["/usr/bin/python3", os.path.join(SOURCE, "bench", "make_ranks.py"), "traces", str(folder),
+                    "--ranks", "20", "--straggler", "7:1:25", "--straggler", "16:2:10"], check=True,
+                   capture_output=True)
+    names = sorted(os.listdir(folder))
+    (folder / names[3]).write_text("not a trace")
+    truncated = folder / names[11]
+    truncated.write_bytes(truncated.read_bytes()[:1500])
+    return folder, names[3]
+
+
+def test_job_tables_equal_the_cli(ranks):
+    folder, broken = ranks
+    job = kinetoscope.job(folder, threads=2)
+    cli = run_cli("job", str(folder), "--json")
+    assert job.report() == cli
+    for method in ["steps", "stragglers", "collectives", "per_rank", "hosts", "unreadable"]:
+        pd.testing.assert_frame_equal(getattr(job, method)(), pd.DataFrame(cli[method]), check_exact=True,
+                                      obj=method)
+    # The planted stragglers first, the bad files named.
+    stragglers = job.stragglers()
+    assert list(zip(stragglers["rank"][:2], stragglers["step"][:2])) == [(7, "ProfilerStep#1"),
+                                                                           (16, "ProfilerStep#2")]
+    assert abs(stragglers["excess_us"].iloc[0] - 25000) < 100
+    computation = job.steps()["computation_us"]  # a spread: min, median, p90, max
+    assert computation.str["max"].iloc[1] - computation.str["median"].iloc[1] > 24000
+    assert list(job.unreadable()["file"].map(os.path.basename)) == [broken]
+    assert job.ranks == 19 and job.world_size == 20 and any("not here" in p for p in job.problems)
+    truncated = [n for n in job.per_rank()["notes"] if any("truncated at byte" in x for x in n)]
+    assert len(truncated) == 1
+
+
+def test_job_bad_input(tmp_path):
+    with pytest.raises(RuntimeError, match="no rank files"):
+        kinetoscope.job(tmp_path)
+    (tmp_path / "x.json").write_text("not JSON")
+    with pytest.raises(RuntimeError, match="none of the 1 files could be read: .*x.json: byte 0"):
+        kinetoscope.job([tmp_path / "x.json"])
+
+
+@pytest.mark.parametrize("path", SNAPSHOTS, ids=os.path.basename)
+def test_snapshot_tables_equal_the_cli(path):
+    snapshot = kinetoscope.memory_snapshot(path)
+    cli = run_cli("memory", path, "--json", "--top", "1000000000")
+    assert snapshot.report() == cli
+    assert snapshot.report(top=3) == run_cli("memory", path, "--json", "--top", "3")
+    devices = snapshot.devices()
+    assert list(devices["device"]) == [d["device"] for d in cli["devices"]]
+    assert list(devices["reserved_bytes"]) == [d["reserved_bytes"] for d in cli["devices"]]
+    largest = snapshot.largest_at_peak()
+    assert len(largest) == sum(len(d["largest_at_peak"]) for d in cli["devices"])
+    # The events, by action, are the counts the report gives; the segments' sizes its reserved bytes.
+    events = snapshot.events()
+    for d in cli["devices"]:
+        counts = events[events["device"] == d["device"]]["action"].value_counts()
+        assert {k: int(v) for k, v in counts.items() if v} == d["events"]
+    segments = snapshot.segments()
+    assert len(segments) == sum(d["segments"] for d in cli["devices"])
+    for d in cli["devices"]:
+        assert segments[segments["device"] == d["device"]]["total_size"].sum() == d["reserved_bytes"]
+    assert events["time_us"].dtype == np.float64
+
+
+def test_snapshot_bad_input(tmp_path):
+    bad = tmp_path / "bad.pickle"
+    bad.write_bytes(b"\x80\x04\x95not a pickle at all")
+    with pytest.raises(RuntimeError) as error:
+        kinetoscope.memory_snapshot(bad)
+    cli = subprocess.run([CLI, "memory", str(bad)], capture_output=True, text=True)
+    assert cli.returncode == 1 and str(error.value) in cli.stderr
