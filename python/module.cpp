@@ -171,6 +171,8 @@ PYBIND11_MODULE(_kinetoscope, m) {
         .def_readonly("seconds", &Trace::seconds)
         .def_property_readonly("slices", [](const Trace& t) { return t.store->sliceCount(); })
         .def_property_readonly("gpu_only", [](const Trace& t) { return t.store->stats().gpuWorkOnly; })
+        .def_property_readonly("origin_us",
+                               [](const Trace& t) { return double(t.store->minTime()) / 1000.0; })
         .def_property_readonly("span_us", [](const Trace& t) {
             return double(t.store->maxTime() - t.store->minTime()) / 1000.0;
         });

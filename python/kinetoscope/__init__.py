@@ -97,13 +97,20 @@ class Trace:
         return pd.DataFrame(found.get(key) or [])
 
     @property
+    def origin_us(self):
+        """The trace's first event on the trace's own clock (µs, as its "ts" and the tables' start_us): slices' and
+        render()'s times count from it."""
+        return self._handle.origin_us
+
+    @property
     def span_us(self):
         """From the trace's first event to its last, µs."""
         return self._handle.span_us
 
     def slices(self, name=None, category=None, track=None, start_us=None, end_us=None, args=False):
         """The slices as a DataFrame built from the store's columns: track (index into track_titles), track_title,
-        name and category (categoricals), start_us (from the trace's first event, as the ruler reads) and dur_us.
+        name and category (categoricals), start_us (from the trace's first event, as the ruler reads), ts_us (the
+        trace's own clock, as steps() and critical_path() give times: start_us + origin_us) and dur_us.
         Filters: an exact name, an exact category as the trace writes it ("kernel", "cpu_op", ...; "Kernel" in older
         Kineto), a track index, a time range. `args=True` adds an "args" column: each slice's args as a dict, decoded
         only then (a second or so per million slices)."""
@@ -119,6 +126,7 @@ class Trace:
             "name": labels(cols["name_code"], cols["names"]),
             "category": labels(cols["category_code"], cols["categories"]),
             "start_us": cols["start_us"],
+            "ts_us": cols["start_us"] + self.origin_us,
             "dur_us": cols["dur_us"],
             **({"args": [json.loads(text) if text else {} for text in cols["args"]]} if args else {}),
         })

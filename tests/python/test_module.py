@@ -136,6 +136,12 @@ def test_slices_are_the_store(relative):
     assert (trace.slices(track=int(one_track))["track"] == one_track).all()
     early = trace.slices(end_us=1000.0)
     assert (early["start_us"] <= 1000.0).all() and len(early) < len(every)
+    # ts_us is the trace's clock, which the tables use: each event on the critical path is a slice there.
+    path = trace.critical_path()
+    assert len(path) > 0
+    for event in path.head(20).itertuples():
+        same = every[(every["name"] == event.name) & ((every["ts_us"] - event.ts_us).abs() < 0.5)]
+        assert len(same) >= 1, event
     # Args only when asked, as the trace wrote them: a kernel's correlation id and launch shape.
     assert "args" not in kernels.columns
     with_args = trace.slices(category=kernel_category, args=True)
