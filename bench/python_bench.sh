@@ -36,7 +36,7 @@ start = time.perf_counter()
 result = $statement
 seconds = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print("%s: %.2f s, %d KB peak above the imports (%d rows)" % (sys.argv[1], seconds, peak - before, len(result)))
+print("%s: %.3f s, %d KB peak above the imports (%d rows)" % (sys.argv[1], seconds, peak - before, len(result)))
 PY
 }
 

@@ -63,11 +63,13 @@ def load(path, *, gpu_only=False, progress=True):
 
 
 class Trace:
-    """A loaded trace. Its tables are computed once, on first use, all from one report."""
+    """A loaded trace. Each table is computed on first use, with only the analyses its report section needs (as
+    `summary --json --sections NAME`), and kept."""
 
     def __init__(self, handle):
         self._handle = handle
         self._summary = None
+        self._sections = {}  # section name -> the report of that section alone
 
     @property
     def path(self):
@@ -90,8 +92,13 @@ class Trace:
             self._summary = json.loads(_kinetoscope.summary_json(self._handle))
         return self._summary
 
-    def _table(self, key, within=None):
-        found = self.summary()
+    def _table(self, key, section, within=None):
+        if self._summary is not None:
+            found = self._summary
+        else:
+            if section not in self._sections:
+                self._sections[section] = json.loads(_kinetoscope.summary_json(self._handle, section))
+            found = self._sections[section]
         if within is not None:
             found = found.get(within) or {}
         return pd.DataFrame(found.get(key) or [])
@@ -133,59 +140,59 @@ class Trace:
 
     def kernels(self):
         """One row a kernel name: calls, total, min, max, mean (µs), category, tensor cores."""
-        return self._table("kernels")
+        return self._table("kernels", "kernels")
 
     def operators(self):
         """One row an operator, as torch's key_averages(): calls, host and device total and self time (µs)."""
-        return self._table("operators")
+        return self._table("operators", "ops")
 
     def annotations(self):
         """record_function ranges and ProfilerStep#N, as the operators."""
-        return self._table("annotations")
+        return self._table("annotations", "ops")
 
     def steps(self):
-        return self._table("steps")
+        return self._table("steps", "overview")
 
     def gpu_idle(self):
         """HTA's idle time per stream: waiting for the host, for the previous kernel, other."""
-        return self._table("gpu_idle")
+        return self._table("gpu_idle", "gpu_waits")
 
     def kernel_sequences(self):
-        return self._table("kernel_sequences")
+        return self._table("kernel_sequences", "sequences")
 
     def recommendations(self):
-        return self._table("recommendations")
+        return self._table("recommendations", "recommendations")
 
     def roofline(self):
         """TraceLens' perf model: one row an operator + input shapes + dtypes, with its FLOPs, bytes, achieved
         TFLOP/s and GB/s and the share of the peak (`perf_model` of the JSON)."""
-        return self._table("perf_model")
+        return self._table("perf_model", "roofline")
 
     def roofline_not_modelled(self):
         """The GPU time no perf model covers, by operator, every one (`perf_model_not_modelled`)."""
-        return self._table("perf_model_not_modelled")
+        return self._table("perf_model_not_modelled", "roofline")
 
     def temporal_breakdown(self):
         """HTA's temporal breakdown per device: idle, compute, communication and memory time."""
-        return self._table("temporal_breakdown")
+        return self._table("temporal_breakdown", "gpu_waits")
 
     def gpu_queue(self):
         """HTA's queue length per stream: launches waiting, how long the queue was full or empty."""
-        return self._table("gpu_queue")
+        return self._table("gpu_queue", "gpu_waits")
 
     def compiled_graphs(self):
         """TorchInductor's compiled graphs (CompiledFxGraph): calls, wall time, device busy, and their kernel
         categories (a list of dicts per graph). Empty for an eager run."""
-        return self._table("graphs", within="inductor")
+        return self._table("graphs", "inductor", within="inductor")
 
     def critical_path(self):
         """The events on the median step's critical path (HTA's), each with its thread or stream; the edges are in
         `summary()["critical_path"]["edges"]`."""
-        return self._table("events", within="critical_path")
+        return self._table("events", "critical_path", within="critical_path")
 
     def devices(self):
         """The GPUs the trace names: id, name, memory, SMs, compute capability."""
-        return self._table("devices", within="run")
+        return self._table("devices", "kernels", within="run")
 
     def render(self, start_us=None, end_us=None, size=(1400, 600), flows=False, critical_path=False):
         """The timeline from `start_us` to `end_us` (µs from the trace's first event; the whole trace by default)
