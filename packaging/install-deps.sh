@@ -13,6 +13,8 @@ packages=(
   python3
   # the Python module (import kinetoscope) and its tests: Debian's /usr/bin/python3 and its packages
   pybind11-dev python3-dev python3-pandas python3-numpy python3-pytest python3-tqdm
+  # the job recipe on a one-node Slurm cluster (tests/slurm_recipe.sh)
+  slurm-wlm munge
   # packaging and desktop-integration checks
   dpkg-dev file desktop-file-utils appstream shared-mime-info xdg-utils libfile-mimeinfo-perl
   # fuzzing
