@@ -4,6 +4,7 @@
 // that called half of its allocations never freed. Expected figures were counted from the JSON with Python
 // (the running sum of "Bytes" per device, in time order).
 #include "analysis/memory/memory.h"
+#include "model/memoryseries.h"
 #include "testsupport.h"
 
 #include <QTest>
@@ -72,6 +73,44 @@ void TestMemory::forms() {
         memoryTracks += t.kind == TrackKind::Counter && !t.counterTimes.empty() &&
                         r.store->strings().view(t.name).starts_with("Memory ");
     QCOMPARE(memoryTracks, counterTracks);
+
+    // The parser reads the [memory] events' args while their bytes are at hand, and the build looks them up
+    // by offset: the tracks must be what reading the args text again gives, with one chunk or 300 (a 64 KiB
+    // piece).
+    for (const std::size_t chunkBytes : {std::size_t(0), std::size_t(64 << 10)}) {
+        LoadOptions options;
+        options.threads = 2;
+        if (chunkBytes) options.chunkBytes = chunkBytes;
+        LoadResult loaded = loadTrace(test::tracePath(trace.toUtf8().constData()), options);
+        QVERIFY(loaded.ok());
+        const TraceStore& store = *loaded.store;
+        std::vector<const Track*> counters;
+        for (const Track& t : store.tracks())
+            if (t.kind == TrackKind::Counter && store.strings().view(t.name).starts_with("Memory "))
+                counters.push_back(&t);
+        std::size_t next = 0, samples = 0;
+        for (const auto& [key, series] : allocatedSeries(store)) {
+            const bool reserved =
+                std::any_of(series.samples.begin(), series.samples.end(),
+                            [](const AllocatedSample& x) { return x.reserved.has_value(); });
+            for (int which = 0; which < (reserved ? 2 : 1); ++which) {
+                QVERIFY(next < counters.size());
+                const Track& t = *counters[next++];
+                std::size_t i = 0;
+                for (const AllocatedSample& x : series.samples) {
+                    if (which == 1 && !x.reserved) continue;
+                    QVERIFY(i < t.counterTimes.size());
+                    QCOMPARE(t.counterTimes[i], x.t);
+                    QCOMPARE(t.counterValues[i], which == 0 ? x.allocated : *x.reserved);
+                    ++i;
+                }
+                QCOMPARE(i, t.counterTimes.size());
+                samples += i;
+            }
+        }
+        QCOMPARE(next, counters.size());
+        QVERIFY(samples > 1000);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestMemory)

@@ -8,19 +8,13 @@ std::uint64_t ParsedChunk::nextUid() {
 }
 
 ParsedChunk::Mark ParsedChunk::mark() const {
-    Mark m{events.size(),
-           ids.size(),
-           asyncIds.size(),
-           flows.size(),
-           counters.size(),
-           metas.size(),
-           issues.size(),
-           eventsSeen,
-           malformed,
-           unknownPhase,
-           otherPhaseCount,
-           slicesNotKept,
-           std::vector<std::uint64_t>(std::begin(phaseCounts), std::end(phaseCounts)),
+    Mark m{events.size(),     ids.size(),
+           asyncIds.size(),   flows.size(),
+           counters.size(),   metas.size(),
+           memoryArgs.size(), issues.size(),
+           eventsSeen,        malformed,
+           unknownPhase,      otherPhaseCount,
+           slicesNotKept,     std::vector<std::uint64_t>(std::begin(phaseCounts), std::end(phaseCounts)),
            categoryCounts};
     return m;
 }
@@ -32,6 +26,7 @@ void ParsedChunk::rollback(const Mark& m) {
     flows.resize(m.flows);
     counters.resize(m.counters);
     metas.resize(m.metas);
+    memoryArgs.resize(m.memoryArgs);
     issues.resize(m.issues);
     eventsSeen = m.eventsSeen;
     malformed = m.malformed;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/importstats.h"
+#include "model/memoryseries.h"
 #include "model/stringpool.h"
 #include "model/timeconv.h"
 
@@ -151,6 +152,7 @@ struct ParsedChunk {
     std::vector<ParsedFlow> flows;
     std::vector<ParsedCounter> counters;
     std::vector<ParsedMeta> metas;
+    std::vector<ParsedMemoryArgs> memoryArgs; // [memory] events' args, read while their bytes are at hand
 
     // Per local thread: slices (X and i events) and whether any B appears; filled by tallyThreads() on the
     // parsing thread so that the store builder can place slices without another pass over every event.
@@ -208,7 +210,7 @@ struct ParsedChunk {
     }
     // A snapshot of the sizes, so that a run that fails half-way can be undone.
     struct Mark {
-        std::size_t events, ids, asyncIds, flows, counters, metas, issues;
+        std::size_t events, ids, asyncIds, flows, counters, metas, memoryArgs, issues;
         std::uint64_t eventsSeen, malformed, unknownPhase, otherPhaseCount, slicesNotKept;
         std::vector<std::uint64_t> phaseCounts, categoryCounts;
     };

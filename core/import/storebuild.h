@@ -185,6 +185,7 @@ class StoreBuild {
     void linkLaunchesByCorrelation();
 
     void computeTimeRange();
+    void sortMemoryArgs(); // m_memoryArgs in source order, as the memory counters' lookup needs
 
     TraceStoreParts& m_store;
     std::vector<ParsedChunk>& m_chunks;
@@ -206,6 +207,7 @@ class StoreBuild {
     std::vector<CounterSeries> m_counters;
     std::vector<std::pair<ParsedMeta, GlobalThread>> m_metas;
     std::vector<ImportIssue> m_issues;
+    std::vector<std::vector<ParsedMemoryArgs>> m_memoryArgs; // each chunk's, in source order
 };
 
 } // namespace kinetoscope::storebuild

@@ -5,6 +5,7 @@
 #include "sourcebuffer.h"
 #include "storebuild.h"
 
+#include <algorithm>
 #include <iterator>
 #include <numeric>
 
@@ -32,13 +33,21 @@ void StoreBuild::run() {
         big, [this] { pairFlows(); }, [this] { finalizeTracks(); });
     clock.lap("build: sort+lanes");
     orderTracks();
-    // The correlation index does not depend on the flows.
+    sortMemoryArgs();
+    // The correlation index and the memory counters' series do not depend on the flows, nor on each other;
+    // all three only read the tracks.
+    MemorySeriesByDevice memorySeries;
     parallelInvoke(
-        big, [this] { buildCorrelationIndex(); }, [this] { resolveFlows(); });
-    clock.lap("build: flows+index");
+        big, [&] { memorySeries = memoryCounterSeries(m_store, m_memoryArgs); },
+        [this] {
+            buildCorrelationIndex();
+            resolveFlows();
+        });
+    m_memoryArgs = {};
+    clock.lap("build: flows+index+memory");
     linkLaunchesByCorrelation();
     clock.lap("build: correlation");
-    appendMemoryCounterTracks(m_store);
+    appendMemoryCounterTracks(m_store, memorySeries);
     clock.lap("build: memory counters");
     computeTimeRange();
     if (m_freeing.joinable()) m_freeing.join();
@@ -69,6 +78,7 @@ void StoreBuild::remapChunks() {
     // Category 0 of every chunk is "no category"; keep the same in the store.
     category(StringId(0));
     m_remaps.resize(m_chunks.size());
+    m_memoryArgs.reserve(m_chunks.size());
     for (std::size_t c = 0; c < m_chunks.size(); ++c) {
         ParsedChunk& chunk = m_chunks[c];
         ChunkRemap& remap = m_remaps[c];
@@ -97,8 +107,27 @@ void StoreBuild::remapChunks() {
         if (chunk.otherPhaseCount) stats.phaseCounts["(other)"] += chunk.otherPhaseCount;
         for (ImportIssue& issue : chunk.issues)
             m_issues.push_back(std::move(issue));
+        if (!chunk.memoryArgs.empty()) m_memoryArgs.push_back(std::move(chunk.memoryArgs));
         chunk.strings.pool = StringPool();
     }
+}
+
+void StoreBuild::sortMemoryArgs() {
+    // Chunks come in source order and their events in it; only a repair could break the order (a piece parsed
+    // again past the next chunk's start): then the pieces are merged into one sorted one.
+    const auto byOffset = [](const ParsedMemoryArgs& a, const ParsedMemoryArgs& b) {
+        return a.argsOffset < b.argsOffset;
+    };
+    bool sorted = true;
+    for (std::size_t i = 0; i < m_memoryArgs.size() && sorted; ++i)
+        sorted = std::is_sorted(m_memoryArgs[i].begin(), m_memoryArgs[i].end(), byOffset) &&
+                 (i == 0 || m_memoryArgs[i - 1].back().argsOffset < m_memoryArgs[i].front().argsOffset);
+    if (sorted) return;
+    std::vector<ParsedMemoryArgs> all;
+    for (const auto& piece : m_memoryArgs)
+        all.insert(all.end(), piece.begin(), piece.end());
+    std::sort(all.begin(), all.end(), byOffset);
+    m_memoryArgs.assign(1, std::move(all));
 }
 
 void StoreBuild::computeTimeRange() {

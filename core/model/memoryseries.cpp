@@ -3,6 +3,7 @@
 #include "argscan.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace kinetoscope {
 
@@ -16,9 +17,9 @@ std::string deviceLabel(std::int64_t type, std::int64_t id) {
 
 using SeriesByDevice = std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries>;
 
-// Over a store being built or a built one: its strings, its tracks and a slice's args text.
-template <typename ArgsText>
-SeriesByDevice seriesOf(const StringPool& strings, const std::vector<Track>& tracks, ArgsText argsText) {
+// Over a store being built or a built one: its strings, its tracks and a [memory] slice's args.
+template <typename ArgsOf>
+SeriesByDevice seriesOf(const StringPool& strings, const std::vector<Track>& tracks, ArgsOf argsOf) {
     SeriesByDevice series;
     const StringId memoryName = strings.find("[memory]");
     if (!memoryName.isValid()) return series;
@@ -27,19 +28,15 @@ SeriesByDevice seriesOf(const StringPool& strings, const std::vector<Track>& tra
         if (t.kind == TrackKind::Counter) continue;
         for (std::uint32_t r = 0; r < t.names.size(); ++r) {
             if (t.names[r] != memoryName) continue;
-            const std::string_view args = argsText(EventRef{TrackId(ti), EventIndex(r)});
-            const std::int64_t type = argInteger(args, "Device Type").value_or(-1);
-            const std::int64_t id = argInteger(args, "Device Id").value_or(-1);
-            AllocatedSeries& s = series[{t.pid, type, id}];
-            if (const auto allocated = argNumber(args, "Total Allocated")) {
-                s.samples.push_back({t.starts[r],
-                                     *allocated,
-                                     argNumber(args, "Total Reserved"),
-                                     {TrackId(ti), EventIndex(r)}});
-            } else if (const auto bytes = argNumber(args, "Bytes")) {
+            const MemoryEventArgs args = argsOf(EventRef{TrackId(ti), EventIndex(r)});
+            AllocatedSeries& s = series[{t.pid, args.deviceType, args.deviceId}];
+            if (args.allocated) {
+                s.samples.push_back(
+                    {t.starts[r], *args.allocated, args.reserved, {TrackId(ti), EventIndex(r)}});
+            } else if (args.bytes) {
                 s.relative = true;
                 s.samples.push_back(
-                    {t.starts[r], *bytes, std::nullopt, {TrackId(ti), EventIndex(r)}}); // summed below
+                    {t.starts[r], *args.bytes, std::nullopt, {TrackId(ti), EventIndex(r)}}); // summed below
             }
         }
     }
@@ -58,17 +55,116 @@ SeriesByDevice seriesOf(const StringPool& strings, const std::vector<Track>& tra
 }
 } // namespace
 
+MemoryEventArgs readMemoryEventArgs(std::string_view args) {
+    MemoryEventArgs a;
+    a.deviceType = argInteger(args, "Device Type").value_or(-1);
+    a.deviceId = argInteger(args, "Device Id").value_or(-1);
+    a.allocated = argNumber(args, "Total Allocated");
+    if (a.allocated)
+        a.reserved = argNumber(args, "Total Reserved");
+    else
+        a.bytes = argNumber(args, "Bytes");
+    return a;
+}
+
+std::optional<ParsedMemoryArgs> ParsedMemoryArgs::of(std::uint64_t argsOffset, const MemoryEventArgs& args) {
+    const auto fits = [](std::int64_t v) { return v >= INT16_MIN && v <= INT16_MAX; };
+    if (!fits(args.deviceType) || !fits(args.deviceId)) return std::nullopt;
+    ParsedMemoryArgs p;
+    p.argsOffset = argsOffset;
+    p.deviceType = std::int16_t(args.deviceType);
+    p.deviceId = std::int16_t(args.deviceId);
+    if (args.allocated) {
+        p.value = *args.allocated;
+        p.kind = args.reserved ? Kind::AllocatedAndReserved : Kind::Allocated;
+        p.reserved = args.reserved.value_or(0);
+    } else if (args.bytes) {
+        p.value = *args.bytes;
+        p.kind = Kind::Bytes;
+    }
+    return p;
+}
+
+MemoryEventArgs ParsedMemoryArgs::args() const {
+    MemoryEventArgs a;
+    a.deviceType = deviceType;
+    a.deviceId = deviceId;
+    if (kind == Kind::Allocated || kind == Kind::AllocatedAndReserved) a.allocated = value;
+    if (kind == Kind::AllocatedAndReserved) a.reserved = reserved;
+    if (kind == Kind::Bytes) a.bytes = value;
+    return a;
+}
+
 SeriesByDevice allocatedSeries(const TraceStoreParts& store) {
-    return seriesOf(store.strings, store.tracks, [&](EventRef ref) { return store.argsText(ref); });
+    return seriesOf(store.strings, store.tracks,
+                    [&](EventRef ref) { return readMemoryEventArgs(store.argsText(ref)); });
 }
 
 SeriesByDevice allocatedSeries(const TraceStore& store) {
-    return seriesOf(store.strings(), store.tracks(), [&](EventRef ref) { return store.argsText(ref); });
+    return seriesOf(store.strings(), store.tracks(),
+                    [&](EventRef ref) { return readMemoryEventArgs(store.argsText(ref)); });
 }
 
-std::size_t appendMemoryCounterTracks(TraceStoreParts& store) {
+MemorySeriesByDevice memoryCounterSeries(const TraceStoreParts& store,
+                                         const std::vector<std::vector<ParsedMemoryArgs>>& pieces) {
+    // The pieces as one sequence: element i is in the piece whose first index is the last one at or before i.
+    std::vector<std::size_t> firsts;
+    std::size_t count = 0;
+    for (const auto& piece : pieces) {
+        firsts.push_back(count);
+        count += piece.size();
+    }
+    std::size_t piece = 0; // the piece of the last element asked for: the next is most often in it too
+    const auto at = [&](std::size_t i) -> const ParsedMemoryArgs& {
+        if (i < firsts[piece] || i - firsts[piece] >= pieces[piece].size())
+            piece = std::size_t(std::upper_bound(firsts.begin(), firsts.end(), i) - firsts.begin()) - 1;
+        return pieces[piece][i - firsts[piece]];
+    };
+    // Rows come track by track in time order, and a thread's [memory] events are mostly next to each other in
+    // the source: each lookup starts from the last one found and widens its steps (a galloping search).
+    std::size_t last = 0;
+    const auto argsOf = [&](EventRef ref) {
+        const ArgsRange range = store.argsRange(ref);
+        if (range.length && count) {
+            const auto before = [&](std::size_t i) { return at(i).argsOffset < range.offset; };
+            std::size_t lo = 0, hi = count;
+            if (before(last)) {
+                std::size_t step = 1;
+                lo = last + 1;
+                while (lo + step < count && before(lo + step - 1)) {
+                    lo += step;
+                    step *= 2;
+                }
+                hi = std::min(count, lo + step);
+            } else {
+                std::size_t step = 1;
+                hi = last;
+                while (hi >= step && !before(hi - step)) {
+                    hi -= step;
+                    step *= 2;
+                }
+                lo = hi >= step ? hi - step : 0;
+            }
+            while (lo < hi) { // the first not before, in [lo, hi]
+                const std::size_t mid = lo + (hi - lo) / 2;
+                if (before(mid))
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < count && at(lo).argsOffset == range.offset) {
+                last = lo;
+                return at(lo).args();
+            }
+        }
+        return readMemoryEventArgs(store.argsText(ref));
+    };
+    return seriesOf(store.strings, store.tracks, argsOf);
+}
+
+std::size_t appendMemoryCounterTracks(TraceStoreParts& store, const MemorySeriesByDevice& series) {
     std::size_t added = 0;
-    for (auto& [key, s] : allocatedSeries(store)) {
+    for (const auto& [key, s] : series) {
         const std::vector<AllocatedSample>& samples = s.samples;
         const auto [pid, type, id] = key;
         const std::string device = deviceLabel(type, id);
