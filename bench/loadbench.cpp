@@ -1,7 +1,9 @@
 // kinetoscope-bench-load TRACE.json [TRACE.json.gz]
-// Runs, each in a child process of its own (so that peak RSS is per run): the ceiling program, the
-// Kinetoscope loader on the plain file, and on the gzip file when given. Prints MB/s, the ratio to the
-// ceiling, peak RSS and the store's bytes per event. Figures, not assertions: see bench/RESULTS.md.
+// Runs, each in a child process of its own (so that peak RSS is per run): the ceiling program (simdjson's
+// parse alone on one core, bench/ceiling.cpp), the Kinetoscope loader on the plain file on one core and on
+// every core, and on the gzip file when given. Prints each run's wall, user and system time, its parse and
+// build phases, MB/s, the ratio to the ceiling, peak RSS and the store's bytes per event. Figures, not
+// assertions: see bench/RESULTS.md.
 #include "open/opentrace.h"
 
 #include <chrono>
@@ -19,6 +21,8 @@ namespace {
 
 struct Run {
     double seconds = 0;
+    double userSeconds = 0, systemSeconds = 0; // the whole child process
+    double parseMs = 0, buildMs = 0;           // the loader's phases
     long peakRssKb = 0;
     double bytesPerEvent = 0;
     unsigned long long events = 0;
@@ -46,16 +50,27 @@ template <typename Fn> Run inChild(Fn fn) {
     wait4(pid, &status, 0, &usage);
     Run r;
     if (got > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-        std::sscanf(buf, "%lf %llu %lf", &r.seconds, &r.events, &r.bytesPerEvent) == 3)
+        std::sscanf(buf, "%lf %llu %lf %lf %lf", &r.seconds, &r.events, &r.bytesPerEvent, &r.parseMs,
+                    &r.buildMs) >= 3)
         r.ok = true;
     r.peakRssKb = usage.ru_maxrss;
+    r.userSeconds = double(usage.ru_utime.tv_sec) + double(usage.ru_utime.tv_usec) / 1e6;
+    r.systemSeconds = double(usage.ru_stime.tv_sec) + double(usage.ru_stime.tv_usec) / 1e6;
     return r;
 }
 
-Run runLoader(const std::string& path) {
+// threads 0: one per core.
+Run runLoader(const std::string& path, unsigned threads = 0) {
     return inChild([&](char* line, std::size_t size) {
+        double parseMs = 0, buildMs = 0;
+        LoadOptions options;
+        options.threads = threads;
+        options.phaseTiming = [&](std::string_view phase, double ms) {
+            if (phase == "read+parse") parseMs += ms;
+            if (phase == "build") buildMs += ms;
+        };
         const auto t0 = std::chrono::steady_clock::now();
-        LoadResult r = loadTrace(path);
+        LoadResult r = loadTrace(path, options);
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (!r.ok()) {
             std::fprintf(stderr, "%s\n", r.message(path).c_str());
@@ -63,8 +78,9 @@ Run runLoader(const std::string& path) {
         }
         const double perEvent =
             double(r.store->bytesHeld()) / double(std::max<std::uint64_t>(1, r.store->stats().eventsSeen));
-        return std::snprintf(line, size, "%.6f %llu %.2f", s,
-                             static_cast<unsigned long long>(r.store->stats().eventsSeen), perEvent);
+        return std::snprintf(line, size, "%.6f %llu %.2f %.1f %.1f", s,
+                             static_cast<unsigned long long>(r.store->stats().eventsSeen), perEvent, parseMs,
+                             buildMs);
     });
 }
 
@@ -76,10 +92,13 @@ Run runCeiling(const std::string& exe, const std::string& path) {
         char out[256] = {};
         const bool read = std::fgets(out, sizeof out, p) != nullptr;
         pclose(p);
-        double s;
+        double s, user, system;
         unsigned long long events;
-        if (!read || std::sscanf(out, "ceiling_seconds=%lf events=%llu", &s, &events) != 2) return 0;
-        return std::snprintf(line, size, "%.6f %llu 0", s, events);
+        if (!read || std::sscanf(out, "ceiling_seconds=%lf user_s=%lf sys_s=%lf events=%llu", &s, &user,
+                                 &system, &events) != 4)
+            return 0;
+        // The parse's own user and system time, in the two phase fields.
+        return std::snprintf(line, size, "%.6f %llu 0 %.1f %.1f", s, events, user * 1000, system * 1000);
     });
 }
 
@@ -103,15 +122,24 @@ int main(int argc, char** argv) {
     (void)runCeiling(ceilingExe, plain);
 
     const Run ceiling = runCeiling(ceilingExe, plain);
+    const Run oneCore = runLoader(plain, 1);
     const Run ours = runLoader(plain);
     std::printf("file=%s size_mb=%.1f events=%llu\n", plain.c_str(), mb, ours.events);
-    std::printf("ceiling: %.3f s  %.0f MB/s  peak_rss=%.0f MB (%.2fx file)\n", ceiling.seconds,
-                mb / ceiling.seconds, ceiling.peakRssKb / 1024.0, ceiling.peakRssKb / 1024.0 * 1.048576 / mb);
     std::printf(
-        "plain:   %.3f s  %.0f MB/s  peak_rss=%.0f MB  budget(file+64B/event)=%.0f MB  store=%.1f B/event\n",
-        ours.seconds, mb / ours.seconds, ours.peakRssKb / 1024.0,
-        (mb * 1e6 + 64.0 * double(ours.events)) / 1048576.0, ours.bytesPerEvent);
-    std::printf("ratio_to_ceiling=%.2f (>= 1.0 is the goal)\n", ceiling.seconds / ours.seconds);
+        "ceiling (simdjson's parse alone, one core, the file in memory): %.3f s  %.0f MB/s  user %.3f s  "
+        "system %.3f s\n",
+        ceiling.seconds, mb / ceiling.seconds, ceiling.parseMs / 1000, ceiling.buildMs / 1000);
+    const auto print = [&](const char* label, const Run& r) {
+        std::printf(
+            "%s %.3f s  %.0f MB/s  user %.2f s  system %.2f s (the process)  parse %.0f ms  build %.0f ms  "
+            "peak_rss=%.0f MB  store=%.1f B/event  %.2fx the ceiling\n",
+            label, r.seconds, mb / r.seconds, r.userSeconds, r.systemSeconds, r.parseMs, r.buildMs,
+            r.peakRssKb / 1024.0, r.bytesPerEvent, r.seconds / ceiling.seconds);
+    };
+    print("load, one core: ", oneCore);
+    print("load, all cores:", ours);
+    std::printf("budget(file+64B/event)=%.0f MB; the goal: the load on all cores <= 1.0x the ceiling\n",
+                (mb * 1e6 + 64.0 * double(ours.events)) / 1048576.0);
     if (argc == 3) {
         const Run gz = runLoader(argv[2]);
         std::printf(

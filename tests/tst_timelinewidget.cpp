@@ -2,6 +2,7 @@
 // hit testing, measuring, area selection, flow arrow geometry, collapsing, and the details panel's links.
 #include "panels/detailspanel.h"
 #include "query/args.h"
+#include "query/flowindex.h"
 #include "shell/loadedtrace.h"
 #include "testsupport.h"
 
@@ -12,6 +13,7 @@
 #include <QApplication>
 #include <QLineEdit>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -380,6 +382,29 @@ void TestTimelineWidget::allFlowsOnScreen() {
     QVERIFY(!arrows.empty());
     QVERIFY(arrows.size() <= TimelineRenderer::maxArrows);
     QVERIFY(total >= arrows.size());
+    // The whole trace: the count is every arrow that crosses the view, and the sample drawn spreads over the
+    // view's launches (walked in time order, a larger sample filled the cap from their first part alone).
+    std::size_t crossing = 0;
+    TimeNs firstLaunch = INT64_MAX, lastLaunch = INT64_MIN;
+    const FlowIndex index(s);
+    index.forEachInRange(w->axis().start, w->axis().end, [&](std::uint32_t f) {
+        ++crossing;
+        firstLaunch = std::min(firstLaunch, FlowIndex::arrowStart(s, s.flows()[f]));
+        lastLaunch = std::max(lastLaunch, FlowIndex::arrowStart(s, s.flows()[f]));
+        return true;
+    });
+    QVERIFY(total <= crossing);
+    if (crossing >= 2 * TimelineRenderer::maxArrows) {
+        QCOMPARE(total, crossing);
+        double left = 1e9, right = -1e9;
+        for (const FlowArrow& a : arrows) {
+            left = std::min(left, a.from.x());
+            right = std::max(right, a.from.x());
+        }
+        const double spanPx = w->axis().xOf(lastLaunch) - w->axis().xOf(firstLaunch);
+        QVERIFY2(right - left >= 0.9 * spanPx,
+                 qPrintable(QStringLiteral("%1 of %2 px").arg(right - left).arg(spanPx)));
+    }
     // Zoomed to a window, every flow whose arrow crosses it and has an end on screen is there (up to the
     // pixel dedupe).
     const TimeNs mid = s.minTime() + (s.maxTime() - s.minTime()) / 2;
@@ -521,6 +546,41 @@ void TestTimelineWidget::counterLanesAreSteps() {
             QVERIFY(b.x() >= a.x());
         }
         queueAreas += area.label == QLatin1String("max 2");
+        // The fill is drawn as rectangles (Qt fills a polygon of thousands of upright edges in tens of ms):
+        // they must cover what the closed step line would, up to the rounding of its edges to whole pixels.
+        const QRect bounds = area.rowRect.toAlignedRect().adjusted(-2, -2, 2, 2);
+        QImage polygon(bounds.size(), QImage::Format_RGB32), rects(bounds.size(), QImage::Format_RGB32);
+        for (QImage* image : {&polygon, &rects}) {
+            image->fill(Qt::white);
+            QPainter p(image);
+            p.translate(-bounds.topLeft());
+            p.setPen(Qt::NoPen);
+            p.setBrush(Qt::black);
+            if (image == &polygon)
+                p.drawPolygon(area.polygon);
+            else
+                p.drawRects(area.fill.data(), int(area.fill.size()));
+        }
+        qsizetype filled = 0, differ = 0;
+        for (int y = 0; y < bounds.height(); ++y)
+            for (int x = 0; x < bounds.width(); ++x) {
+                const bool inPolygon = polygon.pixel(x, y) != QColor(Qt::white).rgb();
+                filled += inPolygon;
+                // Off by one pixel at most: a pixel set in one is set in the other or beside it.
+                if (inPolygon != (rects.pixel(x, y) != QColor(Qt::white).rgb())) {
+                    const QImage& other = inPolygon ? rects : polygon;
+                    bool near = false;
+                    for (int dx = -1; dx <= 1 && !near; ++dx)
+                        for (int dy = -1; dy <= 1 && !near; ++dy) {
+                            const int nx = x + dx, ny = y + dy;
+                            near = nx >= 0 && ny >= 0 && nx < bounds.width() && ny < bounds.height() &&
+                                   (other.pixel(nx, ny) != QColor(Qt::white).rgb()) == inPolygon;
+                        }
+                    differ += !near;
+                }
+            }
+        QVERIFY2(differ == 0,
+                 qPrintable(QStringLiteral("%1: %2 of %3 pixels").arg(area.label).arg(differ).arg(filled)));
     }
     QVERIFY(queueAreas >= 1); // the launch queue of stream 7 is on screen
     QVERIFY(layout.groups().size() >= 2);

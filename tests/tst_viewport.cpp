@@ -235,6 +235,20 @@ void TestViewport::flowCulling() {
             return true;
         });
         QCOMPARE(got, expected);
+        // The zoomed-out timeline's sample: the exact count, and one flow in every `stride` of those
+        // crossing.
+        for (const std::size_t stride : {std::size_t(1), std::size_t(3), std::size_t(17)}) {
+            std::set<std::uint32_t> sampled;
+            std::size_t visits = 0;
+            const std::size_t count = index.sampleInRange(axis.start, axis.end, stride, [&](std::uint32_t i) {
+                sampled.insert(i);
+                ++visits;
+            });
+            QCOMPARE(count, expected.size());
+            QCOMPARE(visits, (expected.size() + stride - 1) / stride);
+            QCOMPARE(sampled.size(), visits);
+            QVERIFY(std::includes(expected.begin(), expected.end(), sampled.begin(), sampled.end()));
+        }
     }
 }
 

@@ -211,6 +211,23 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
                 area.polygon << QPointF(headerWidth + m_columns.front().x, base);
                 const double right = headerWidth + frame.axis.width;
                 double previous = m_columns.front().lastValue;
+                // Runs on whole pixels, a run that continues the previous one at the same height joining it.
+                const auto fillRun = [&](double x0, double x1, double value) {
+                    const double left = std::round(x0), right = std::round(x1), y = std::round(yOf(value));
+                    if (right <= left || y >= base) return;
+                    if (!area.fill.empty() && area.fill.back().right() == left && area.fill.back().top() == y)
+                        area.fill.back().setRight(right);
+                    else
+                        area.fill.emplace_back(QPointF(left, y), QPointF(right, base));
+                };
+                struct Held {
+                    double from = 0, value = 0;
+                    bool any = false;
+                } held;
+                const auto holdUntil = [&](double x) {
+                    if (held.any) fillRun(held.from, x, held.value);
+                    held.any = false;
+                };
                 for (const CounterColumn& c : m_columns) {
                     const double x = headerWidth + c.x;
                     // A step chart: hold the previous value up to this column, jump to the column's peak (so
@@ -219,13 +236,20 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
                     // it was a slope, read as a queue or a memory held for as long as the gap between
                     // samples.
                     area.polygon << QPointF(x, yOf(previous)) << QPointF(x, yOf(c.maxValue));
+                    // What the previous column kept, up to here; then this one's peak, from here.
+                    holdUntil(x);
+                    double heldFrom = x;
                     if (c.lastValue != c.maxValue) {
                         const double end = std::min(x + 1, right);
                         area.polygon << QPointF(end, yOf(c.maxValue)) << QPointF(end, yOf(c.lastValue));
+                        fillRun(x, end, c.maxValue);
+                        heldFrom = end;
                     }
                     previous = c.lastValue;
+                    held = {heldFrom, previous, true};
                 }
                 area.polygon << QPointF(right, yOf(previous)) << QPointF(right, base);
+                holdUntil(right);
             }
             g.counters.push_back(std::move(area));
             continue;
@@ -319,7 +343,7 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
     for (const auto& area : g.counters) {
         p.setPen(Qt::NoPen);
         p.setBrush(QColor(0x3b, 0x82, 0xf6, 90));
-        p.drawPolygon(area.polygon);
+        p.drawRects(area.fill.data(), int(area.fill.size()));
         p.setPen(QPen(QColor(0x25, 0x63, 0xeb), 1));
         p.setBrush(Qt::NoBrush);
         if (area.polygon.size() > 2)
@@ -444,10 +468,8 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
         const TimeNs time = atEnd ? t.endOf(ref.index.value) : t.starts[ref.index.value];
         return QPointF(headerWidth + frame.axis.xOf(time), viewY(frame, row.y + row.height / 2));
     };
-    auto add = [&](std::uint32_t index, bool always) {
+    auto add = [&](std::uint32_t index, bool always, QPointF a, QPointF b) {
         const Flow& f = s.flows()[index];
-        const QPointF a = anchor(f.source, true);
-        const QPointF b = anchor(f.target, false);
         // Entirely above or below the lanes on screen: cannot cross the view.
         if ((a.y() < lanes.top() && b.y() < lanes.top()) ||
             (a.y() > lanes.bottom() && b.y() > lanes.bottom()))
@@ -458,28 +480,26 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
     if (frame.flows == FlowMode::All) {
         // Zoomed out, hundreds of thousands of arrows cross the view and share pixels. Anchoring each costs a
         // few binary searches, so past `sampleLimit` an evenly strided sample stands for the rest; then
-        // arrows whose ends fall within 3 px of an arrow already taken are dropped.
-        constexpr double sampleLimit = 6000;
+        // arrows whose ends fall within 3 px of an arrow already taken are dropped. As many as the cap: a
+        // larger sample would fill the cap from the view's left part alone (it is walked in time order) and
+        // cost 2-3 ms a frame on a 1 GB trace.
+        constexpr double sampleLimit = double(maxArrows);
         const double traceSpan = double(std::max<TimeNs>(1, s.maxTime() - s.minTime()));
         const double expected =
             double(s.flows().size()) * std::min(1.0, double(frame.axis.span()) / traceSpan);
         const std::size_t stride = std::max<std::size_t>(1, std::size_t(expected / sampleLimit));
-        std::size_t inRange = 0;
-        std::size_t seenCount = 0;
         std::unordered_set<std::uint64_t> seen;
-        trace().flowIndex.forEachInRange(frame.axis.start, frame.axis.end, [&](std::uint32_t index) {
-            ++inRange;
-            if (seenCount++ % stride != 0) return true;
-            const Flow& f = s.flows()[index];
-            const QPointF a = anchor(f.source, true);
-            const QPointF b = anchor(f.target, false);
-            const std::uint64_t key = (std::uint64_t(std::clamp(int(a.x() / 3), -1, 16383)) << 50) ^
-                                      (std::uint64_t(std::clamp(int(b.x() / 3), -1, 16383)) << 36) ^
-                                      (std::uint64_t(std::clamp(int(a.y()), -1, 65535)) << 18) ^
-                                      std::uint64_t(std::clamp(int(b.y()), -1, 65535));
-            if (seen.insert(key).second) add(index, false);
-            return true;
-        });
+        const std::size_t inRange = trace().flowIndex.sampleInRange(
+            frame.axis.start, frame.axis.end, stride, [&](std::uint32_t index) {
+                const Flow& f = s.flows()[index];
+                const QPointF a = anchor(f.source, true);
+                const QPointF b = anchor(f.target, false);
+                const std::uint64_t key = (std::uint64_t(std::clamp(int(a.x() / 3), -1, 16383)) << 50) ^
+                                          (std::uint64_t(std::clamp(int(b.x() / 3), -1, 16383)) << 36) ^
+                                          (std::uint64_t(std::clamp(int(a.y()), -1, 65535)) << 18) ^
+                                          std::uint64_t(std::clamp(int(b.y()), -1, 65535));
+                if (seen.insert(key).second) add(index, false, a, b);
+            });
         // Report what crossed the view, not what the sample saw.
         if (stride > 1) count = std::max(count, inRange);
     }
@@ -492,7 +512,7 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
             const auto index = std::uint32_t(f - s.flows().data());
             const bool drawn = std::any_of(arrows.begin(), arrows.end(),
                                            [&](const FlowArrow& a) { return a.flow == index; });
-            if (!drawn) add(index, true);
+            if (!drawn) add(index, true, anchor(f->source, true), anchor(f->target, false));
         }
     }
     if (total) *total = count;
@@ -524,7 +544,9 @@ void TimelineRenderer::paintFlows(QPainter& p, const TimelineFrame& frame) {
         const double dx = std::max(24.0, std::abs(a.to.x() - a.from.x()) / 2);
         const QPointF c1 = a.from + QPointF(dx, 0), c2 = a.to - QPointF(dx, 0);
         const double length = std::abs(a.to.x() - a.from.x()) + std::abs(a.to.y() - a.from.y());
-        const int segments = std::clamp(int(length / 40), 3, 12);
+        // Dense arrows are thin and faded: a few segments each draw the same picture at a third of the cost.
+        const int segments =
+            dense ? std::clamp(int(length / 100), 2, 4) : std::clamp(int(length / 40), 3, 12);
         QPointF prev = a.from;
         for (int i = 1; i <= segments; ++i) {
             const double t = double(i) / segments, u = 1 - t;
@@ -533,8 +555,15 @@ void TimelineRenderer::paintFlows(QPainter& p, const TimelineFrame& frame) {
             lines[std::size_t(k)].append(QLineF(prev, pt));
             prev = pt;
         }
-        if (lanes.contains(a.to))
+        if (!lanes.contains(a.to)) continue;
+        if (dense) {
+            // An open head, two strokes in the same drawLines call: hundreds of filled triangles are as many
+            // polygon calls (2 ms a frame when zoomed out).
+            lines[std::size_t(k)].append(QLineF(a.to, a.to + QPointF(-6, -3.5)));
+            lines[std::size_t(k)].append(QLineF(a.to, a.to + QPointF(-6, 3.5)));
+        } else {
             heads[std::size_t(k)] << a.to << a.to + QPointF(-6, -3.5) << a.to + QPointF(-6, 3.5);
+        }
     }
     const QColor colors[3] = {TimelinePalette::launchFlow(), TimelinePalette::forwardBackwardFlow(),
                               TimelinePalette::otherFlow()};

@@ -2,6 +2,7 @@
 
 #include "model/tracestore.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -18,6 +19,11 @@ class FlowIndex {
     // Calls `visit(flowIndex)` for every flow whose arrow intersects [from, to]; stops early when it returns
     // false.
     template <typename Visit> void forEachInRange(TimeNs from, TimeNs to, Visit&& visit) const;
+    // Returns how many flows intersect [from, to] and calls `visit(flowIndex)` for every `stride`-th of them
+    // (in the index's order) without walking the rest: a zoomed-out view's arrows are hundreds of thousands,
+    // of which the timeline draws a sample.
+    template <typename Visit>
+    std::size_t sampleInRange(TimeNs from, TimeNs to, std::size_t stride, Visit&& visit) const;
 
     static TimeNs arrowStart(const TraceStore& store, const Flow& f) {
         const Track& t = store.track(f.source.track);
@@ -49,6 +55,37 @@ template <typename Visit> void FlowIndex::forEachInRange(TimeNs from, TimeNs to,
             if (!visit(it->flow)) return;
         }
     }
+}
+
+template <typename Visit>
+std::size_t FlowIndex::sampleInRange(TimeNs from, TimeNs to, std::size_t stride, Visit&& visit) const {
+    stride = std::max<std::size_t>(stride, 1);
+    std::size_t count = 0, untilNext = 0; // untilNext: in-range flows to pass before the next visit
+    const auto byLo = [](const Entry& e, TimeNs v) { return e.lo < v; };
+    for (const Bucket& b : m_buckets) {
+        const auto first = std::lower_bound(b.entries.begin(), b.entries.end(), from - b.maxLength, byLo);
+        const auto starting = std::lower_bound(first, b.entries.end(), from, byLo);
+        const auto last = std::upper_bound(starting, b.entries.end(), to,
+                                           [](TimeNs v, const Entry& e) { return v < e.lo; });
+        // Those that start before the view cross it only when they end in it or after.
+        for (auto it = first; it != starting; ++it) {
+            if (it->hi < from) continue;
+            ++count;
+            if (untilNext == 0) {
+                visit(it->flow);
+                untilNext = stride;
+            }
+            --untilNext;
+        }
+        // Those that start in it all cross it: counted at once, visited by stride.
+        const auto n = std::size_t(last - starting);
+        count += n;
+        std::size_t i = untilNext;
+        for (; i < n; i += stride)
+            visit(starting[std::ptrdiff_t(i)].flow);
+        untilNext = i - n;
+    }
+    return count;
 }
 
 } // namespace kinetoscope
