@@ -461,12 +461,24 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
     std::size_t count = 0;
     const TraceStore& s = store();
     const QRectF lanes = lanesRect(frame);
-    auto anchor = [&](EventRef ref, bool atEnd) {
+    auto rowMiddle = [&](EventRef ref) {
         const int ri = m_layout->rowOf(ref);
         const LaneRow& row = m_layout->rows()[std::size_t(std::max(ri, 0))];
-        const Track& t = s.track(ref.track);
-        const TimeNs time = atEnd ? t.endOf(ref.index.value) : t.starts[ref.index.value];
-        return QPointF(headerWidth + frame.axis.xOf(time), viewY(frame, row.y + row.height / 2));
+        return float(row.y + row.height / 2);
+    };
+    if (m_flowEndsGeneration != m_layout->generation() || m_flowEnds.size() != s.flows().size()) {
+        m_flowEnds.assign(s.flows().size(), FlowEnds{});
+        m_flowEndsGeneration = m_layout->generation();
+    }
+    auto anchors = [&](std::uint32_t index) {
+        FlowEnds& e = m_flowEnds[index];
+        if (!e.known) {
+            const Flow& f = s.flows()[index];
+            e = {FlowIndex::arrowStart(s, f), FlowIndex::arrowEnd(s, f), rowMiddle(f.source),
+                 rowMiddle(f.target), true};
+        }
+        return std::pair{QPointF(headerWidth + frame.axis.xOf(e.from), viewY(frame, e.fromY)),
+                         QPointF(headerWidth + frame.axis.xOf(e.to), viewY(frame, e.toY))};
     };
     auto add = [&](std::uint32_t index, bool always, QPointF a, QPointF b) {
         const Flow& f = s.flows()[index];
@@ -491,9 +503,7 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
         std::unordered_set<std::uint64_t> seen;
         const std::size_t inRange = trace().flowIndex.sampleInRange(
             frame.axis.start, frame.axis.end, stride, [&](std::uint32_t index) {
-                const Flow& f = s.flows()[index];
-                const QPointF a = anchor(f.source, true);
-                const QPointF b = anchor(f.target, false);
+                const auto [a, b] = anchors(index);
                 const std::uint64_t key = (std::uint64_t(std::clamp(int(a.x() / 3), -1, 16383)) << 50) ^
                                           (std::uint64_t(std::clamp(int(b.x() / 3), -1, 16383)) << 36) ^
                                           (std::uint64_t(std::clamp(int(a.y()), -1, 65535)) << 18) ^
@@ -512,7 +522,10 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
             const auto index = std::uint32_t(f - s.flows().data());
             const bool drawn = std::any_of(arrows.begin(), arrows.end(),
                                            [&](const FlowArrow& a) { return a.flow == index; });
-            if (!drawn) add(index, true, anchor(f->source, true), anchor(f->target, false));
+            if (!drawn) {
+                const auto [a, b] = anchors(index);
+                add(index, true, a, b);
+            }
         }
     }
     if (total) *total = count;

@@ -167,6 +167,16 @@ class TimelineRenderer {
     ColorMode m_cacheColors = ColorMode::Category;
     const std::vector<bool>* m_cacheSearch = nullptr;
     std::uint64_t m_cacheLayoutGeneration = 0;
+    // Each flow's ends as the view needs them (times, and the content y of their rows' middles), filled as
+    // arrows are first drawn and dropped when rows move: anchoring a flow is a few lookups in columns of
+    // millions of rows, most of them cache misses, and a zoomed-out frame samples hundreds of flows.
+    struct FlowEnds {
+        TimeNs from = 0, to = 0;
+        float fromY = 0, toY = 0;
+        bool known = false;
+    };
+    mutable std::vector<FlowEnds> m_flowEnds;
+    mutable std::uint64_t m_flowEndsGeneration = ~std::uint64_t(0);
 };
 
 } // namespace kinetoscope
