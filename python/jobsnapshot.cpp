@@ -68,10 +68,6 @@ std::string snapshotJson(const Snapshot& s, std::size_t top, std::optional<std::
     return snapshotReportJson(*s.snapshot, snapshotReport(*s.snapshot, options));
 }
 
-template <typename T> py::array_t<T> array(const std::vector<T>& v) {
-    return py::array_t<T>(py::ssize_t(v.size()), v.data());
-}
-
 // The allocator's events, every device's in file order, as columns.
 py::dict snapshotEvents(const Snapshot& s) {
     const MemorySnapshot& m = *s.snapshot;
@@ -95,13 +91,13 @@ py::dict snapshotEvents(const Snapshot& s) {
             times.push_back(d.timesUs[i]);
         }
     py::dict out;
-    out["device"] = array(devices);
-    out["action_code"] = array(actions);
+    out["device"] = numpyColumn(devices);
+    out["action_code"] = numpyColumn(actions);
     out["actions"] = actionNames;
-    out["addr"] = array(addrs);
-    out["size"] = array(sizes);
-    out["stream"] = array(streams);
-    out["time_us"] = array(times); // INT64_MIN where the file has no time
+    out["addr"] = numpyColumn(addrs);
+    out["size"] = numpyColumn(sizes);
+    out["stream"] = numpyColumn(streams);
+    out["time_us"] = numpyColumn(times); // INT64_MIN where the file has no time
     return out;
 }
 
@@ -124,14 +120,14 @@ py::dict snapshotSegments(const Snapshot& s) {
         sites.push_back(g.stack ? allocationSite(m, g.stack) : std::string());
     }
     py::dict out;
-    out["device"] = array(devices);
-    out["address"] = array(addresses);
-    out["total_size"] = array(total);
-    out["allocated_size"] = array(allocated);
-    out["active_size"] = array(active);
-    out["requested_size"] = array(requested);
-    out["stream"] = array(streams);
-    out["blocks"] = array(blocks);
+    out["device"] = numpyColumn(devices);
+    out["address"] = numpyColumn(addresses);
+    out["total_size"] = numpyColumn(total);
+    out["allocated_size"] = numpyColumn(allocated);
+    out["active_size"] = numpyColumn(active);
+    out["requested_size"] = numpyColumn(requested);
+    out["stream"] = numpyColumn(streams);
+    out["blocks"] = numpyColumn(blocks);
     out["segment_type"] = types;
     out["site"] = sites;
     return out;

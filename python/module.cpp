@@ -139,16 +139,13 @@ py::dict slices(const Trace& t, std::optional<std::string> name, std::optional<s
             }
         }
     }
-    const auto array = [](auto& v) {
-        using T = typename std::decay_t<decltype(v)>::value_type;
-        return py::array_t<T>(py::ssize_t(v.size()), v.data());
-    };
+    using kinetoscope::python::numpyColumn;
     py::dict out;
-    out["track"] = array(tracks);
-    out["start_us"] = array(starts);
-    out["dur_us"] = array(durations);
-    out["name_code"] = array(nameCodes);
-    out["category_code"] = array(categoryCodes);
+    out["track"] = numpyColumn(tracks);
+    out["start_us"] = numpyColumn(starts);
+    out["dur_us"] = numpyColumn(durations);
+    out["name_code"] = numpyColumn(nameCodes);
+    out["category_code"] = numpyColumn(categoryCodes);
     out["names"] = names;
     out["categories"] = categories;
     out["track_titles"] = titles;

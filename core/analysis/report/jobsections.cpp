@@ -308,6 +308,21 @@ Cell rankCell(const JobReport& job, std::size_t index) {
     return index < job.ranks.size() && job.ranks[index].rank >= 0 ? integer(job.ranks[index].rank)
                                                                   : Cell::null();
 }
+// [{"rank": 3, ...}, ...]: ranks each with a figure (`writeFigure(w, item)` writes the rest of its object).
+template <typename Item, typename WriteFigure>
+Cell rankObjects(const JobReport& job, const std::vector<Item>& items, WriteFigure writeFigure) {
+    return nested([&](JsonWriter<std::string>& w) {
+        w.beginArray();
+        for (const Item& item : items) {
+            w.beginObject();
+            w.key("rank");
+            writeCell(w, CellFormat::Integer, 0, rankCell(job, item.rank));
+            writeFigure(w, item);
+            w.endObject();
+        }
+        w.endArray();
+    });
+}
 template <typename R>
 Column<R> spreadColumn(std::string_view key, std::string_view title, Spread (*of)(const R&)) {
     return {.key = key,
@@ -400,17 +415,10 @@ const Columns<JobStragglerEntry>& jobStragglerColumns() {
          .format = CellFormat::Json,
          .value =
              [](const R& r) {
-                 return nested([&](JsonWriter<std::string>& w) {
-                     w.beginArray();
-                     for (const Victim& v : r.straggler->victims) {
-                         w.beginObject();
-                         w.key("rank");
-                         writeCell(w, CellFormat::Integer, 0, rankCell(*r.job, v.rank));
-                         w.microsField("waited_us", v.waited);
-                         w.endObject();
-                     }
-                     w.endArray();
-                 });
+                 return rankObjects(*r.job, r.straggler->victims,
+                                    [](JsonWriter<std::string>& w, const Victim& v) {
+                                        w.microsField("waited_us", v.waited);
+                                    });
              },
          .outputs = InJson},
     };
@@ -451,17 +459,9 @@ const Columns<JobCollectiveEntry>& jobCollectiveColumns() {
          .format = CellFormat::Json,
          .value =
              [](const R& r) {
-                 return nested([&](JsonWriter<std::string>& w) {
-                     w.beginArray();
-                     for (const LastArrival& l : r.collective->lastToArrive) {
-                         w.beginObject();
-                         w.key("rank");
-                         writeCell(w, CellFormat::Integer, 0, rankCell(*r.job, l.rank));
-                         w.numField("times", l.times);
-                         w.endObject();
-                     }
-                     w.endArray();
-                 });
+                 return rankObjects(
+                     *r.job, r.collective->lastToArrive,
+                     [](JsonWriter<std::string>& w, const LastArrival& l) { w.numField("times", l.times); });
              },
          .outputs = InJson},
     };
