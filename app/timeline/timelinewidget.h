@@ -202,6 +202,12 @@ class TimelineWidget : public QWidget {
     // Until the user changes the rows (opens a thread, folds a group, ...), each resize picks the depth cap
     // that shows every GPU stream (LaneLayout::fitGpuStreamsWithin).
     bool m_fitFirstScreen = true;
+    // The rows, to be changed as the user chooses: from then on the first screen's fit (which caps threads so
+    // that every GPU stream shows) leaves them as they are.
+    LaneLayout& userRows() {
+        m_fitFirstScreen = false;
+        return m_layout;
+    }
     bool m_wheelScrollsPage = false; // compactPane
     void fitFirstScreen();
 };

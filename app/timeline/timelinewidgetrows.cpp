@@ -9,8 +9,7 @@
 namespace kinetoscope {
 
 void TimelineWidget::setPythonExpanded(TrackId thread, bool expanded) {
-    m_fitFirstScreen = false;
-    m_layout.setPythonExpanded(thread, expanded);
+    userRows().setPythonExpanded(thread, expanded);
     rowsMoved();
 }
 
@@ -67,15 +66,13 @@ void TimelineWidget::compactPane() {
 }
 
 void TimelineWidget::setDepthCap(std::uint32_t lanes) {
-    m_fitFirstScreen = false;
-    m_layout.setDepthCap(lanes);
+    userRows().setDepthCap(lanes);
     updateScrollBar();
     update();
 }
 
 void TimelineWidget::stackedLayout() {
-    m_fitFirstScreen = false;
-    m_layout.setDepthCap(stackedDepthCap);
+    userRows().setDepthCap(stackedDepthCap);
     for (std::uint32_t t = 0; t < store().tracks().size(); ++t)
         if (store().tracks()[t].kind == TrackKind::GpuStream) m_layout.setPinned(TrackId(t), true);
     updateScrollBar();
@@ -83,14 +80,12 @@ void TimelineWidget::stackedLayout() {
 }
 
 void TimelineWidget::setThreadOpened(TrackId thread, bool opened) {
-    m_fitFirstScreen = false;
-    m_layout.setUncapped(thread, opened);
+    userRows().setUncapped(thread, opened);
     rowsMoved();
 }
 
 void TimelineWidget::setTrackPinned(TrackId track, bool pinned) {
-    m_fitFirstScreen = false;
-    m_layout.setPinned(track, pinned);
+    userRows().setPinned(track, pinned);
     rowsMoved();
 }
 
@@ -99,14 +94,12 @@ void TimelineWidget::setTrackFilter(const QString& text) {
 }
 
 void TimelineWidget::setGroupCollapsed(std::uint32_t group, bool collapsed) {
-    m_fitFirstScreen = false;
-    m_layout.setCollapsed(group, collapsed);
+    userRows().setCollapsed(group, collapsed);
     rowsMoved();
 }
 
 void TimelineWidget::setTrackHidden(TrackId track, bool hidden) {
-    m_fitFirstScreen = false;
-    m_layout.setHidden(track, hidden);
+    userRows().setHidden(track, hidden);
     rowsMoved();
 }
 
