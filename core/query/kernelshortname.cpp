@@ -411,10 +411,8 @@ std::vector<std::vector<std::size_t>> collisions(const std::vector<std::string>&
     return out;
 }
 
-} // namespace
-
-std::optional<std::string> shortSignatureName(std::string_view fullName) {
-    const std::optional<Signature> sig = parseSignature(fullName);
+// The short name of a parsed signature; nullopt where its name does not fold.
+std::optional<std::string> shortNameOf(const Signature* sig) {
     if (!sig) return std::nullopt;
     std::string_view args;
     const std::optional<std::string> base = foldedBaseName(sig->qualified(), &args);
@@ -435,18 +433,31 @@ std::optional<std::string> shortSignatureName(std::string_view fullName) {
     return *base;
 }
 
-std::string shortKernelName(std::string_view fullName) {
-    if (std::optional<std::string> shortName = shortSignatureName(fullName)) return std::move(*shortName);
+// shortKernelName with the name's signature parsed already (or nullopt: not a signature).
+std::string shortKernelNameOf(std::string_view fullName, const std::optional<Signature>& sig) {
+    if (std::optional<std::string> shortName = shortNameOf(sig ? &*sig : nullptr))
+        return std::move(*shortName);
     const std::optional<std::string> plain = demangled(fullName);
     return capped(plain ? std::string_view(*plain) : fullName);
+}
+
+} // namespace
+
+std::optional<std::string> shortSignatureName(std::string_view fullName) {
+    const std::optional<Signature> sig = parseSignature(fullName);
+    return shortNameOf(sig ? &*sig : nullptr);
+}
+
+std::string shortKernelName(std::string_view fullName) {
+    return shortKernelNameOf(fullName, parseSignature(fullName));
 }
 
 std::vector<std::string> distinctShortKernelNames(const std::vector<std::string_view>& fullNames) {
     std::vector<std::string> shown;
     std::vector<std::optional<Signature>> signatures;
     for (std::string_view n : fullNames) {
-        shown.push_back(shortKernelName(n));
         signatures.push_back(parseSignature(n));
+        shown.push_back(shortKernelNameOf(n, signatures.back()));
     }
     const auto scopeOf = [&](std::size_t i) -> std::string {
         if (!signatures[i]) return {};
