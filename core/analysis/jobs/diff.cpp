@@ -81,7 +81,8 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
     const auto addOperators = [&](const TraceStore& store, const Summary& s, const Overview& ov, bool sideA) {
         std::map<std::string, OperatorRow> compileWork;
         for (const auto& [from, to] : ov.compilePhases)
-            for (const OperatorRow& o : summarize(store, OperatorGrouping::Name, from, to).operators) {
+            for (const OperatorRow& o :
+                 summarize(store, OperatorGrouping::Name, from, to, true, false).operators) {
                 OperatorRow& c = compileWork[o.name];
                 c.count += o.count;
                 c.hostSelf += o.hostSelf;

@@ -75,8 +75,8 @@ bool OperatorRow::tensorCoreEligible() const {
     return false;
 }
 
-Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs from, TimeNs to,
-                  bool operators) {
+Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs from, TimeNs to, bool operators,
+                  bool kernelRows) {
     Summary s;
 
     // Kernels, and device time attributed to the launching operator.
@@ -112,7 +112,7 @@ Summary summarize(const TraceStore& store, OperatorGrouping grouping, TimeNs fro
             // run: an operator counted in the range keeps all its GPU work.
             if (const auto launch = operators ? store.launchOf({TrackId(ti), EventIndex(r)}) : std::nullopt)
                 launchesByTrack[launch->track.value].push_back({launch->index.value, dur, tensorCores});
-            if (!kernel || !inRange) continue;
+            if (!kernel || !inRange || !kernelRows) continue;
             KernelRow& k = kernels[store.strings().view(t.names[r])];
             k.tensorCores = tensorCores;
             if (k.count == 0) {

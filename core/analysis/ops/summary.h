@@ -52,9 +52,10 @@ struct Summary {
 // A pure function of the store: the GUI tables, the CLI and the tests all use it.
 // Only slices starting in [from, to] count (the whole trace by default).
 // Without `operators`, the kernel rows, events and GPU busy time only: no host tree is built (a kernel-only
-// report).
+// report). Without `kernels`, no kernel rows and no GPU busy time (an operator-only look, as a diff's of the
+// operators inside torch.compile's compile phases).
 Summary summarize(const TraceStore& store, OperatorGrouping grouping = OperatorGrouping::Name,
-                  TimeNs from = INT64_MIN, TimeNs to = INT64_MAX, bool operators = true);
+                  TimeNs from = INT64_MIN, TimeNs to = INT64_MAX, bool operators = true, bool kernels = true);
 
 // Every call of a row of the operator table (`annotation` false) or of the annotation table, as summarize
 // grouped them: by name (annotations by their group name, "ProfilerStep#*"), and by input shapes when the row
