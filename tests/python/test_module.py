@@ -101,6 +101,7 @@ def test_ctrl_c_cancels_the_load(tmp_path):
     def interrupt(*_):
         raise KeyboardInterrupt
 
+    threads_before = len(os.listdir("/proc/self/task"))
     previous = signal.signal(signal.SIGALRM, interrupt)
     try:
         signal.setitimer(signal.ITIMER_REAL, 0.005)
@@ -109,7 +110,8 @@ def test_ctrl_c_cancels_the_load(tmp_path):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    # Nothing left half-done: the same file loads whole afterwards.
+    # Nothing left running (the loader's threads joined) and nothing half-done: the same file loads whole.
+    assert len(os.listdir("/proc/self/task")) == threads_before
     assert kinetoscope.load(big, progress=False)._handle.slices == 1_500_000
 
 
