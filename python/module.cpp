@@ -14,6 +14,7 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -55,6 +56,7 @@ Trace load(const std::string& path, bool gpuOnly, const std::function<void(doubl
         finished = true;
     });
     bool interrupted = false;
+    std::exception_ptr raised; // by the progress callback (a Ctrl+C that lands while it runs raises there)
     {
         py::gil_scoped_release released;
         while (!finished) {
@@ -65,10 +67,17 @@ Trace load(const std::string& path, bool gpuOnly, const std::function<void(doubl
                 interrupted = true;
                 break;
             }
-            if (progress) progress(double(done.load()), double(total.load()));
+            try {
+                if (progress) progress(double(done.load()), double(total.load()));
+            } catch (...) {
+                cancel = true;
+                raised = std::current_exception();
+                break;
+            }
         }
     }
-    worker.join();
+    worker.join(); // on every path: a thread destroyed unjoined would end the process
+    if (raised) std::rethrow_exception(raised);
     if (interrupted) throw py::error_already_set(); // KeyboardInterrupt, the load left nothing behind
     if (!result.ok()) throw std::runtime_error(result.message(path)); // file, byte, reason: the CLI's line
     return Trace{std::shared_ptr<const TraceStore>(std::move(result.store)), path, result.seconds};

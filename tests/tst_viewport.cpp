@@ -245,6 +245,7 @@ void TestViewport::flowCulling() {
                 ++visits;
             });
             QCOMPARE(count, expected.size());
+            QCOMPARE(index.countInRange(axis.start, axis.end), expected.size());
             QCOMPARE(visits, (expected.size() + stride - 1) / stride);
             QCOMPARE(sampled.size(), visits);
             QVERIFY(std::includes(expected.begin(), expected.end(), sampled.begin(), sampled.end()));

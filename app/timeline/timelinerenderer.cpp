@@ -466,16 +466,17 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
         const LaneRow& row = m_layout->rows()[std::size_t(std::max(ri, 0))];
         return float(row.y + row.height / 2);
     };
-    if (m_flowEndsGeneration != m_layout->generation() || m_flowEnds.size() != s.flows().size()) {
-        m_flowEnds.assign(s.flows().size(), FlowEnds{});
+    if (m_flowEnds.size() != s.flows().size()) m_flowEnds.assign(s.flows().size(), FlowEnds{});
+    if (m_flowEndsGeneration != m_layout->generation()) {
+        dropFlowEnds();
         m_flowEndsGeneration = m_layout->generation();
     }
     auto anchors = [&](std::uint32_t index) {
         FlowEnds& e = m_flowEnds[index];
-        if (!e.known) {
+        if (e.epoch != m_flowEpoch) {
             const Flow& f = s.flows()[index];
             e = {FlowIndex::arrowStart(s, f), FlowIndex::arrowEnd(s, f), rowMiddle(f.source),
-                 rowMiddle(f.target), true};
+                 rowMiddle(f.target), m_flowEpoch};
         }
         return std::pair{QPointF(headerWidth + frame.axis.xOf(e.from), viewY(frame, e.fromY)),
                          QPointF(headerWidth + frame.axis.xOf(e.to), viewY(frame, e.toY))};
@@ -496,10 +497,10 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
         // larger sample would fill the cap from the view's left part alone (it is walked in time order) and
         // cost 2-3 ms a frame on a 1 GB trace.
         constexpr double sampleLimit = double(maxArrows);
-        const double traceSpan = double(std::max<TimeNs>(1, s.maxTime() - s.minTime()));
-        const double expected =
-            double(s.flows().size()) * std::min(1.0, double(frame.axis.span()) / traceSpan);
-        const std::size_t stride = std::max<std::size_t>(1, std::size_t(expected / sampleLimit));
+        // The stride from the exact count (binary searches), not from the trace's mean density: flows
+        // clustered in the view would otherwise be sampled several times over the cap.
+        const std::size_t crossing = trace().flowIndex.countInRange(frame.axis.start, frame.axis.end);
+        const std::size_t stride = std::max<std::size_t>(1, std::size_t(double(crossing) / sampleLimit));
         std::unordered_set<std::uint64_t> seen;
         const std::size_t inRange = trace().flowIndex.sampleInRange(
             frame.axis.start, frame.axis.end, stride, [&](std::uint32_t index) {

@@ -108,7 +108,11 @@ class TimelineRenderer {
     // Geometry of the lanes for a frame (cached); exposed for tests and the benchmark.
     const TimelineGeometry& geometry(const TimelineFrame& frame);
     // Forgets the cached geometry (after the layout or the colours change).
-    void invalidate() { m_cacheValid = false; }
+    // Drops what was drawn and anchored: the layout was rebuilt (its rows' generation may start over).
+    void invalidate() {
+        m_cacheValid = false;
+        dropFlowEnds();
+    }
 
     // Widget y of a content y, and the lanes area rectangle.
     double viewY(const TimelineFrame& frame, double contentY) const {
@@ -170,13 +174,22 @@ class TimelineRenderer {
     // Each flow's ends as the view needs them (times, and the content y of their rows' middles), filled as
     // arrows are first drawn and dropped when rows move: anchoring a flow is a few lookups in columns of
     // millions of rows, most of them cache misses, and a zoomed-out frame samples hundreds of flows.
+    // An entry holds only while its epoch is the current one, so dropping them all (a fold, a pin, a
+    // keystroke in the track filter) costs nothing, whatever the number of flows.
     struct FlowEnds {
         TimeNs from = 0, to = 0;
         float fromY = 0, toY = 0;
-        bool known = false;
+        std::uint32_t epoch = 0; // 0: never anchored
     };
     mutable std::vector<FlowEnds> m_flowEnds;
+    mutable std::uint32_t m_flowEpoch = 1;
     mutable std::uint64_t m_flowEndsGeneration = ~std::uint64_t(0);
+    void dropFlowEnds() const {
+        if (++m_flowEpoch == 0) { // wrapped: entries of an old epoch 0 would read as current
+            m_flowEnds.assign(m_flowEnds.size(), FlowEnds{});
+            m_flowEpoch = 1;
+        }
+    }
 };
 
 } // namespace kinetoscope

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace kinetoscope {
@@ -24,6 +25,11 @@ class FlowIndex {
     // of which the timeline draws a sample.
     template <typename Visit>
     std::size_t sampleInRange(TimeNs from, TimeNs to, std::size_t stride, Visit&& visit) const;
+    // How many flows intersect [from, to] (what forEachInRange would visit): binary searches, and a look at
+    // those that start before the window only.
+    std::size_t countInRange(TimeNs from, TimeNs to) const {
+        return sampleInRange(from, to, std::numeric_limits<std::size_t>::max(), [](std::uint32_t) {});
+    }
 
     static TimeNs arrowStart(const TraceStore& store, const Flow& f) {
         const Track& t = store.track(f.source.track);
@@ -80,10 +86,20 @@ std::size_t FlowIndex::sampleInRange(TimeNs from, TimeNs to, std::size_t stride,
         // Those that start in it all cross it: counted at once, visited by stride.
         const auto n = std::size_t(last - starting);
         count += n;
+        // (Stepping by what is left before the end, so that a stride near SIZE_MAX cannot wrap around.)
+        if (untilNext >= n) {
+            untilNext -= n;
+            continue;
+        }
         std::size_t i = untilNext;
-        for (; i < n; i += stride)
+        while (true) {
             visit(starting[std::ptrdiff_t(i)].flow);
-        untilNext = i - n;
+            if (n - i <= stride) {
+                untilNext = stride - (n - i);
+                break;
+            }
+            i += stride;
+        }
     }
     return count;
 }

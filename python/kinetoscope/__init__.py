@@ -198,6 +198,10 @@ class Trace:
         """The timeline from `start_us` to `end_us` (µs from the trace's first event; the whole trace by default)
         as the viewer draws it, in a PNG of `size` pixels (a notebook displays it; `.save(path)` writes it).
         The viewer (`kinetoscope`) renders it without a display."""
+        if self._handle.gpu_only and (start_us is not None or end_us is not None):
+            # The viewer loads the whole file, whose first event may be a CPU one this trace did not keep: the
+            # same numbers would be another window.
+            raise ValueError("render: a range needs the whole trace; load(path) without gpu_only=True")
         return _render(self.path, start_us, end_us, size, flows, critical_path, self.span_us)
 
 
@@ -346,7 +350,8 @@ class MemorySnapshot:
             if self._report is None:
                 self._report = json.loads(_kinetoscope.snapshot_json(self._handle, 0, None))
             return self._report
-        return json.loads(_kinetoscope.snapshot_json(self._handle, int(top), at_us))
+        # (events() gives times as floats, NaN where the file has none)
+        return json.loads(_kinetoscope.snapshot_json(self._handle, int(top), None if at_us is None else int(at_us)))
 
     def devices(self):
         """One row a device: events by action, segments, reserved, allocated and peak active bytes."""

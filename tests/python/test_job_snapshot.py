@@ -85,6 +85,11 @@ def test_snapshot_tables_equal_the_cli(path):
     for d in cli["devices"]:
         assert segments[segments["device"] == d["device"]]["total_size"].sum() == d["reserved_bytes"]
     assert events["time_us"].dtype == np.float64
+    # A time read from events() (a float) asks what was alive then.
+    timed = events["time_us"].dropna()
+    if len(timed):
+        at = timed.iloc[len(timed) // 2]
+        assert snapshot.report(top=5, at_us=at) == run_cli("memory", path, "--json", "--top", "5", "--at", str(int(at)))
 
 
 def test_snapshot_bad_input(tmp_path):

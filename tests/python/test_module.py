@@ -122,6 +122,16 @@ def test_ctrl_c_cancels_the_load(tmp_path):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+    # A Ctrl+C that lands in the progress callback (tqdm's, by default) cancels the same way.
+    calls = []
+
+    def progress_interrupted(done, total):
+        calls.append(done)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        kinetoscope._kinetoscope.load(str(big), False, progress_interrupted)
+    assert calls
     # Nothing left running (the loader's threads joined) and nothing half-done: the same file loads whole.
     assert len(os.listdir("/proc/self/task")) == threads_before
     assert kinetoscope.load(big, progress=False)._handle.slices == 1_500_000
@@ -178,6 +188,9 @@ def test_render(tmp_path):
     assert trace.render(5000, 20000, size=(900, 320)).data != png.data
     with pytest.raises(ValueError):
         trace.render(10, 5)
+    # A GPU-only load's times count from its first GPU event, the viewer's from the file's first event.
+    with pytest.raises(ValueError, match="whole trace"):
+        kinetoscope.load(os.path.join(TRACES, CORPUS[1]), gpu_only=True, progress=False).render(0, 100)
 
 
 def test_sections_and_repr():
