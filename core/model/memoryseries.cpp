@@ -15,12 +15,10 @@ std::string deviceLabel(std::int64_t type, std::int64_t id) {
     return "device type " + std::to_string(type) + " #" + std::to_string(id);
 }
 
-using SeriesByDevice = std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries>;
-
 // Over a store being built or a built one: its strings, its tracks and a [memory] slice's args.
 template <typename ArgsOf>
-SeriesByDevice seriesOf(const StringPool& strings, const std::vector<Track>& tracks, ArgsOf argsOf) {
-    SeriesByDevice series;
+MemorySeriesByDevice seriesOf(const StringPool& strings, const std::vector<Track>& tracks, ArgsOf argsOf) {
+    MemorySeriesByDevice series;
     const StringId memoryName = strings.find("[memory]");
     if (!memoryName.isValid()) return series;
     for (std::uint32_t ti = 0; ti < tracks.size(); ++ti) {
@@ -95,12 +93,7 @@ MemoryEventArgs ParsedMemoryArgs::args() const {
     return a;
 }
 
-SeriesByDevice allocatedSeries(const TraceStoreParts& store) {
-    return seriesOf(store.strings, store.tracks,
-                    [&](EventRef ref) { return readMemoryEventArgs(store.argsText(ref)); });
-}
-
-SeriesByDevice allocatedSeries(const TraceStore& store) {
+MemorySeriesByDevice allocatedSeries(const TraceStore& store) {
     return seriesOf(store.strings(), store.tracks(),
                     [&](EventRef ref) { return readMemoryEventArgs(store.argsText(ref)); });
 }

@@ -32,11 +32,8 @@ struct AllocatedSeries {
 // allocation, negative for a free), from which the total is a running sum that starts at 0 at the trace's
 // start: the memory held before the profiler started is not in the trace. Args are read here, for the memory
 // events only.
-std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries>
-allocatedSeries(const TraceStore& store);
-// The same, over a store still being built.
-std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries>
-allocatedSeries(const TraceStoreParts& store);
+using MemorySeriesByDevice = std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries>;
+MemorySeriesByDevice allocatedSeries(const TraceStore& store);
 
 // What a `[memory]` event's args say, as the series read them.
 struct MemoryEventArgs {
@@ -64,7 +61,6 @@ struct ParsedMemoryArgs {
 // the parser read, in pieces (one a parsed chunk, in source order; a [memory] event not among them is read
 // from its text), kept in the parser's pieces: one vector of them all would be a second copy at the load's
 // peak.
-using MemorySeriesByDevice = std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, AllocatedSeries>;
 MemorySeriesByDevice memoryCounterSeries(const TraceStoreParts& store,
                                          const std::vector<std::vector<ParsedMemoryArgs>>& parsed);
 // The store build's last step: appends a counter track per series (and one for reserved memory when the trace
