@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -36,12 +37,23 @@ int usage(const std::string& problem) {
     return badArguments;
 }
 
-// KINETOSCOPE_TIMING=1: where a load's time goes, phase by phase, on stderr.
+// The process's CPU time (user + system, all threads) so far, in ms.
+double processCpuMs() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    const auto ms = [](const timeval& t) { return double(t.tv_sec) * 1e3 + double(t.tv_usec) / 1e3; };
+    return ms(usage.ru_utime) + ms(usage.ru_stime);
+}
+
+// KINETOSCOPE_TIMING=1: where a load's time goes, phase by phase, on stderr: each phase's wall time and the
+// process's CPU time at its end (the difference between two lines is what a phase cost on both cores; a
+// phase's CPU over its wall time is how many cores it kept busy).
 LoadOptions loadOptions() {
     LoadOptions options;
     if (std::getenv("KINETOSCOPE_TIMING"))
         options.phaseTiming = [](std::string_view phase, double ms) {
-            std::fprintf(stderr, "timing: %-24.*s %7.0f ms\n", int(phase.size()), phase.data(), ms);
+            std::fprintf(stderr, "timing: %-26.*s %7.0f ms   (CPU so far %6.0f ms)\n", int(phase.size()),
+                         phase.data(), ms, processCpuMs());
         };
     return options;
 }
