@@ -6,6 +6,8 @@
 
 #include <QTest>
 
+#include <random>
+
 using namespace kinetoscope;
 
 class TestDerivedTracks : public QObject {
@@ -14,6 +16,9 @@ class TestDerivedTracks : public QObject {
     void meanPerColumn_data();
     void meanPerColumn();
     void peakFoldIsTheStoreFold();
+    void denseColumnsKeepEveryPeak_data();
+    void denseColumnsKeepEveryPeak();
+    void meanColumnsOnALongSeries();
     void meanBetween();
     void layoutPlacesDerivedLanes();
     void layoutValuesAndHiding();
@@ -87,6 +92,81 @@ void TestDerivedTracks::peakFoldIsTheStoreFold() {
         QCOMPARE(derived[i].maxValue, store[i].maxValue);
     }
     QCOMPARE(derived.front().maxValue, 1.0); // a spike inside a column is kept
+}
+
+// A column of a zoomed-out view holds thousands of samples: its peak is the greatest of them all, wherever it
+// sits (the columns once read a column's first 64 samples and its last), with the blocks or without.
+void TestDerivedTracks::denseColumnsKeepEveryPeak_data() {
+    QTest::addColumn<int>("spikeAt");
+    QTest::addColumn<bool>("withBlocks");
+    for (const int at : {0, 1, 31, 32, 64, 65, 700, 4999, 5000, 6143, 9998, 9999})
+        for (const bool blocks : {false, true})
+            QTest::addRow("spike at %d%s", at, blocks ? ", blocks" : "") << at << blocks;
+}
+
+void TestDerivedTracks::denseColumnsKeepEveryPeak() {
+    QFETCH(int, spikeAt);
+    QFETCH(bool, withBlocks);
+    // 10,000 samples 1 ns apart, values 1 but for a spike of 100 and a dip of -5 beside it.
+    Track t;
+    t.kind = TrackKind::Counter;
+    for (int i = 0; i < 10000; ++i) {
+        t.counterTimes.push_back(i);
+        t.counterValues.push_back(i == spikeAt ? 100.0 : i == (spikeAt + 1) % 10000 ? -5.0 : 1.0);
+    }
+    const CounterBlocks blocks = CounterBlocks::of(t);
+    for (const double width : {1.0, 3.0, 7.0, 100.0, 2000.0}) {
+        const TimeAxis axis{0, 10000, width};
+        std::vector<CounterColumn> columns;
+        collectCounterColumns(t, axis, columns, withBlocks ? &blocks : nullptr);
+        QVERIFY(!columns.empty());
+        double peak = -1e9, dip = 1e9;
+        for (const CounterColumn& c : columns) {
+            peak = std::max(peak, c.maxValue);
+            dip = std::min(dip, c.minValue);
+            QVERIFY(c.minValue <= c.lastValue && c.lastValue <= c.maxValue);
+        }
+        QCOMPARE(peak, 100.0);
+        QCOMPARE(dip, -5.0);
+        // The spike's own column holds it.
+        const auto column = std::find_if(columns.begin(), columns.end(), [&](const CounterColumn& c) {
+            return int(c.x) == std::min(int(double(spikeAt) * width / 10000.0), int(std::ceil(width)));
+        });
+        QVERIFY(column != columns.end());
+        QCOMPARE(column->maxValue, 100.0);
+    }
+}
+
+// The mean per column walks a long series edge to edge (galloping from the previous edge): the same values as
+// the mean over each column's time computed alone, at every zoom.
+void TestDerivedTracks::meanColumnsOnALongSeries() {
+    std::mt19937_64 rng(7);
+    StepSeries series;
+    TimeNs t = 1000;
+    for (int i = 0; i < 200000; ++i) {
+        series.times.push_back(t);
+        series.values.push_back(double(rng() % 2));
+        t += TimeNs(1 + rng() % 5000);
+    }
+    const TimeNs end = t;
+    const DerivedTrack track("busy", std::move(series), CounterUnit::Ratio, CounterFold::Mean);
+    const auto& times = track.track().counterTimes;
+    for (int k = 0; k < 40; ++k) {
+        const TimeNs a = TimeNs(rng() % std::uint64_t(end + 2000)) - 1000;
+        const TimeNs span = std::max<TimeNs>(1, TimeNs(rng() % std::uint64_t(end >> (k % 20))));
+        const TimeAxis axis{a, a + span, double(200 + rng() % 1800)};
+        std::vector<CounterColumn> columns;
+        track.collectColumns(axis, columns);
+        for (const CounterColumn& c : columns) {
+            const int col = int(c.x);
+            const TimeNs from = std::max(times.front(), axis.timeAt(col));
+            const TimeNs to = std::min(times.back(), axis.timeAt(col + 1));
+            const double expected = track.meanBetween(from, to);
+            QVERIFY2(std::abs(c.maxValue - expected) <= 1e-9 * std::max(1.0, std::abs(expected)),
+                     qPrintable(
+                         QStringLiteral("column %1: %2 against %3").arg(col).arg(c.maxValue).arg(expected)));
+        }
+    }
 }
 
 void TestDerivedTracks::meanBetween() {

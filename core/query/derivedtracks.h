@@ -56,6 +56,7 @@ class DerivedTrack {
     CounterUnit m_unit;
     CounterFold m_fold;
     std::vector<double> m_integral; // ∫ value dt from the first sample to each sample
+    CounterBlocks m_blocks;         // a Peak lane's, for its zoomed-out columns
 };
 
 // The derived tracks of one view, in the order they were added (their ids follow the store's in that order).

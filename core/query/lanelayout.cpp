@@ -44,8 +44,10 @@ LaneLayout::LaneLayout(const TraceStore& store, const DerivedTracks* derived, co
     m_pythonExpanded.assign(viewCount, false);
     m_groupOfTrack.assign(m_firstViewId + 2 * viewCount, 0);
     m_hidden.assign(m_firstViewId + 2 * viewCount, false);
+    m_counterBlocks.resize(store.tracks().size());
     for (std::uint32_t i = 0; i < store.tracks().size(); ++i) {
         const Track& t = store.tracks()[i];
+        if (t.kind == TrackKind::Counter) m_counterBlocks[i] = CounterBlocks::of(t);
         const LaneGroup::Kind kind = groupKindOf(t);
         bool startNew = m_groups.empty() || m_groups.back().kind != kind;
         if (!startNew) {
@@ -186,7 +188,8 @@ void LaneLayout::collectColumns(TrackId id, const TimeAxis& axis, std::vector<Co
     if (const DerivedTrack* d = derived(id))
         d->collectColumns(axis, out);
     else
-        collectCounterColumns(m_store->track(id), axis, out);
+        collectCounterColumns(m_store->track(id), axis, out,
+                              id.value < m_counterBlocks.size() ? &m_counterBlocks[id.value] : nullptr);
 }
 
 std::optional<double> LaneLayout::counterValueAt(TrackId id, const TimeAxis& axis, TimeNs t) const {

@@ -164,8 +164,9 @@ class LaneLayout {
     std::vector<LaneGroup> m_groups;
     std::vector<std::uint32_t> m_groupOfTrack;
     std::vector<bool> m_hidden;
-    std::string m_filter;              // lower case
-    std::uint32_t m_pinnedGroup = ~0u; // index in m_groups once something is pinned
+    std::vector<CounterBlocks> m_counterBlocks; // by store track (empty but for counters)
+    std::string m_filter;                       // lower case
+    std::uint32_t m_pinnedGroup = ~0u;          // index in m_groups once something is pinned
     std::uint32_t m_depthCap = 0;
     bool m_pinnedHeader = true;
     std::vector<bool> m_uncapped; // by store track

@@ -77,38 +77,87 @@ void collectLaneBoxes(const Track& track, std::uint32_t depth, const TimeAxis& a
     }
 }
 
-void collectCounterColumns(const Track& track, const TimeAxis& axis, std::vector<CounterColumn>& out) {
+CounterBlocks CounterBlocks::of(const Track& track) {
+    CounterBlocks b;
+    const std::vector<double>& values = track.counterValues;
+    const std::size_t count = (values.size() + size - 1) / size;
+    b.firstTime.resize(count);
+    b.min.resize(count);
+    b.max.resize(count);
+    for (std::size_t k = 0; k < count; ++k) {
+        b.firstTime[k] = track.counterTimes[k * size];
+        const auto first = values.begin() + std::ptrdiff_t(k * size);
+        const auto last = values.begin() + std::ptrdiff_t(std::min(values.size(), (k + 1) * size));
+        const auto [lo, hi] = std::minmax_element(first, last);
+        b.min[k] = *lo;
+        b.max[k] = *hi;
+    }
+    return b;
+}
+
+namespace {
+// The range of values[from, to): the partial blocks at both ends read, the whole ones between taken from
+// `blocks`.
+void rangeOf(const std::vector<double>& values, const CounterBlocks* blocks, std::size_t from, std::size_t to,
+             double& lo, double& hi) {
+    constexpr std::size_t size = CounterBlocks::size;
+    if (blocks && to - from >= 2 * size) {
+        const std::size_t firstWhole = (from + size - 1) / size, lastWhole = to / size;
+        rangeOf(values, nullptr, from, firstWhole * size, lo, hi);
+        for (std::size_t k = firstWhole; k < lastWhole; ++k) {
+            lo = std::min(lo, blocks->min[k]);
+            hi = std::max(hi, blocks->max[k]);
+        }
+        rangeOf(values, nullptr, lastWhole * size, to, lo, hi);
+        return;
+    }
+    for (std::size_t j = from; j < to; ++j) {
+        lo = std::min(lo, values[j]);
+        hi = std::max(hi, values[j]);
+    }
+}
+} // namespace
+
+void collectCounterColumns(const Track& track, const TimeAxis& axis, std::vector<CounterColumn>& out,
+                           const CounterBlocks* blocks) {
     const auto& times = track.counterTimes;
     const auto& values = track.counterValues;
     if (times.empty() || axis.width <= 0) return;
+    if (blocks && (blocks->max.size() * CounterBlocks::size < values.size() || blocks->firstTime.empty()))
+        blocks = nullptr; // not this track's
     const double scale = axis.width / double(axis.span());
     // Start from the sample in force at the left edge.
     std::size_t i = std::size_t(std::upper_bound(times.begin(), times.end(), axis.start) - times.begin());
     if (i > 0) --i;
     const int columns = int(std::ceil(axis.width));
+    const TimeNs* t = times.data();
     while (i < times.size() && times[i] <= axis.end) {
         const double x = std::max(0.0, double(times[i] - axis.start) * scale);
         const int column = std::min(int(x), columns);
         const TimeNs columnEnd = axis.start + TimeNs(std::ceil(double(column + 1) / scale));
         CounterColumn c;
         c.x = float(column);
-        c.minValue = c.maxValue = c.lastValue = values[i];
-        // Dense columns: scan at most a bounded number of samples for the range, then jump to the column's
-        // last.
-        const std::size_t columnStop =
-            std::size_t(std::lower_bound(times.begin() + i, times.end(), columnEnd) - times.begin());
-        const std::size_t scanStop = std::min(columnStop, i + 64);
-        for (std::size_t j = i + 1; j < scanStop; ++j) {
-            c.minValue = std::min(c.minValue, values[j]);
-            c.maxValue = std::max(c.maxValue, values[j]);
+        c.minValue = c.maxValue = values[i];
+        // The column's samples, found from this one (the next column starts close by): through the blocks'
+        // times, then inside one block.
+        std::size_t columnStop;
+        if (blocks) {
+            const TimeNs* firsts = blocks->firstTime.data();
+            const std::size_t block = std::size_t(
+                gallopTo(firsts + i / CounterBlocks::size, firsts + blocks->firstTime.size(), columnEnd) -
+                firsts);
+            // Every sample of blocks from `block` on is at or past columnEnd; the one before may hold some.
+            const std::size_t from = std::max(i, block == 0 ? 0 : (block - 1) * CounterBlocks::size);
+            const std::size_t to = std::min(times.size(), block * CounterBlocks::size);
+            columnStop = from >= to ? from : std::size_t(std::lower_bound(t + from, t + to, columnEnd) - t);
+        } else {
+            columnStop = std::size_t(gallopTo(t + i, t + times.size(), columnEnd) - t);
         }
-        if (columnStop > i + 1) {
-            c.lastValue = values[columnStop - 1];
-            c.minValue = std::min(c.minValue, c.lastValue);
-            c.maxValue = std::max(c.maxValue, c.lastValue);
-        }
+        const std::size_t stop = std::max(columnStop, i + 1);
+        rangeOf(values, blocks, i + 1, stop, c.minValue, c.maxValue);
+        c.lastValue = values[stop - 1];
         out.push_back(c);
-        i = std::max(columnStop, i + 1);
+        i = stop;
     }
 }
 
