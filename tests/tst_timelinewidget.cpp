@@ -45,6 +45,8 @@ class TestTimelineWidget : public QObject {
     void forwardBackwardFlowGeometry();
     void flowsIntoCollapsedGroup();
     void allFlowsOnScreen();
+    void arrowPixelBudget_data();
+    void arrowPixelBudget();
     void detailsPanelLinks();
     void hoverTooltip();
     void paintsSlicesInCategoryColours();
@@ -382,6 +384,18 @@ void TestTimelineWidget::allFlowsOnScreen() {
     QVERIFY(!arrows.empty());
     QVERIFY(arrows.size() <= TimelineRenderer::maxArrows);
     QVERIFY(total >= arrows.size());
+    // Zoomed out, the arrows may cover a tenth of the lanes' pixels (each line one pixel a row or column).
+    const QRectF lanes = w->renderer().lanesRect(w->frame());
+    double pixels = 0, longest = 0;
+    for (const FlowArrow& a : arrows) {
+        const double top = std::max(lanes.top(), std::min(a.from.y(), a.to.y()));
+        const double bottom = std::min(lanes.bottom(), std::max(a.from.y(), a.to.y()));
+        const double length = std::max(std::max(0.0, bottom - top), std::abs(a.to.x() - a.from.x()));
+        pixels += length;
+        longest = std::max(longest, length);
+    }
+    QVERIFY2(pixels <= 0.1 * lanes.width() * lanes.height() + longest,
+             qPrintable(QStringLiteral("%1 px of %2").arg(pixels).arg(lanes.width() * lanes.height())));
     // The whole trace: the count is every arrow that crosses the view, and the sample drawn spreads over the
     // view's launches (walked in time order, a larger sample filled the cap from their first part alone).
     std::size_t crossing = 0;
@@ -414,6 +428,44 @@ void TestTimelineWidget::allFlowsOnScreen() {
         const TimeNs from = FlowIndex::arrowStart(s, s.flows()[a.flow]);
         const TimeNs to = FlowIndex::arrowEnd(s, s.flows()[a.flow]);
         QVERIFY(std::max(from, to) >= w->axis().start && std::min(from, to) <= w->axis().end);
+    }
+}
+
+// Long arrows past a tenth of the lanes' pixels are thinned evenly, in order; short ones are all kept.
+void TestTimelineWidget::arrowPixelBudget_data() {
+    QTest::addColumn<int>("count");
+    QTest::addColumn<double>("length");
+    QTest::addColumn<int>("kept");
+    // On lanes of 1660 x 1000 px, 166,000 px is a tenth.
+    // 800 arrows of 900 px upright (launches far above their kernels, a whole-trace view): 184 of them.
+    QTest::newRow("long, upright") << 800 << 900.0 << 184;
+    // Clipped by the lanes: a 5,000 px arrow counts the 990 px it shows.
+    QTest::newRow("clipped") << 400 << 5000.0 << 168;
+    QTest::newRow("short") << 800 << 100.0 << 800;
+    QTest::newRow("one") << 1 << 5000.0 << 1;
+    // Lanes too small for one arrow still show one.
+    QTest::newRow("tiny lanes") << 3 << 200000.0 << 1;
+}
+
+void TestTimelineWidget::arrowPixelBudget() {
+    QFETCH(int, count);
+    QFETCH(double, length);
+    QFETCH(int, kept);
+    const QRectF lanes = length > 10000 ? QRectF(260, 30, 40, 20) : QRectF(260, 30, 1660, 1000);
+    std::vector<FlowArrow> arrows;
+    for (int i = 0; i < count; ++i) {
+        const double x = 300 + 1.5 * i;
+        const QPointF to = length > 10000 ? QPointF(x + length, 40) : QPointF(x + 0.5, 40 + length);
+        arrows.push_back({QPointF(x, 40), to, FlowKind::Launch, std::uint32_t(i)});
+    }
+    TimelineRenderer::keepWithinPixelBudget(arrows, lanes);
+    QVERIFY2(std::abs(int(arrows.size()) - kept) <= 1, qPrintable(QString::number(arrows.size())));
+    for (std::size_t i = 1; i < arrows.size(); ++i)
+        QVERIFY(arrows[i].flow > arrows[i - 1].flow); // in order, none twice
+    if (int(arrows.size()) < count && arrows.size() > 1) {
+        // Spread over the whole sample, not its first part.
+        QVERIFY(arrows.front().flow < std::uint32_t(count) / 10 + 6);
+        QVERIFY(arrows.back().flow >= std::uint32_t(count) - std::uint32_t(count) / 10 - 6);
     }
 }
 

@@ -131,6 +131,9 @@ class TimelineRenderer {
     QRectF sliceRect(const TimelineFrame& frame, EventRef ref) const;
     // The arrows drawn for a frame; `total` is set to how many crossed the view before the cap.
     std::vector<FlowArrow> flowArrows(const TimelineFrame& frame, std::size_t* total = nullptr) const;
+    // Thins a zoomed-out view's sample of arrows, evenly and in order, until their lines cover at most a
+    // tenth of the lanes' pixels.
+    static void keepWithinPixelBudget(std::vector<FlowArrow>& arrows, const QRectF& lanes);
     // Whether a widget position is on the group header's fold triangle or title; returns the group index or
     // -1.
     int groupHeaderAt(const TimelineFrame& frame, QPointF pos) const;
