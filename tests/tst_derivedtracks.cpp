@@ -19,6 +19,7 @@ class TestDerivedTracks : public QObject {
     void denseColumnsKeepEveryPeak_data();
     void denseColumnsKeepEveryPeak();
     void meanColumnsOnALongSeries();
+    void blocksOfAGrownTrackAreNotUsed();
     void meanBetween();
     void layoutPlacesDerivedLanes();
     void layoutValuesAndHiding();
@@ -167,6 +168,25 @@ void TestDerivedTracks::meanColumnsOnALongSeries() {
                          QStringLiteral("column %1: %2 against %3").arg(col).arg(c.maxValue).arg(expected)));
         }
     }
+}
+
+// A live capture's counter grows after the layout made its blocks: the samples past them still count.
+void TestDerivedTracks::blocksOfAGrownTrackAreNotUsed() {
+    Track t;
+    t.kind = TrackKind::Counter;
+    for (int i = 0; i < 40; ++i) {
+        t.counterTimes.push_back(i);
+        t.counterValues.push_back(1);
+    }
+    const CounterBlocks blocks = CounterBlocks::of(t); // two blocks, room for 64 samples
+    for (int i = 40; i < 200; ++i) {
+        t.counterTimes.push_back(i);
+        t.counterValues.push_back(i == 50 ? 9.0 : 1.0);
+    }
+    std::vector<CounterColumn> columns;
+    collectCounterColumns(t, TimeAxis{0, 200, 1}, columns, &blocks);
+    QCOMPARE(columns.size(), std::size_t(1));
+    QCOMPARE(columns[0].maxValue, 9.0);
 }
 
 void TestDerivedTracks::meanBetween() {

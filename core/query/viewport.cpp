@@ -81,6 +81,7 @@ CounterBlocks CounterBlocks::of(const Track& track) {
     CounterBlocks b;
     const std::vector<double>& values = track.counterValues;
     const std::size_t count = (values.size() + size - 1) / size;
+    b.samples = values.size();
     b.firstTime.resize(count);
     b.min.resize(count);
     b.max.resize(count);
@@ -123,8 +124,7 @@ void collectCounterColumns(const Track& track, const TimeAxis& axis, std::vector
     const auto& times = track.counterTimes;
     const auto& values = track.counterValues;
     if (times.empty() || axis.width <= 0) return;
-    if (blocks && (blocks->max.size() * CounterBlocks::size < values.size() || blocks->firstTime.empty()))
-        blocks = nullptr; // not this track's
+    if (blocks && blocks->samples != values.size()) blocks = nullptr; // made before the track grew
     const double scale = axis.width / double(axis.span());
     // Start from the sample in force at the left edge.
     std::size_t i = std::size_t(std::upper_bound(times.begin(), times.end(), axis.start) - times.begin());

@@ -39,6 +39,7 @@ struct CounterBlocks {
     static constexpr std::size_t size = 32;
     std::vector<TimeNs> firstTime;
     std::vector<double> min, max;
+    std::size_t samples = 0; // of the track they were made from (a live track that grew since is read whole)
     static CounterBlocks of(const Track& track);
 };
 // Every sample of a column counts (a peak anywhere in it is the column's maximum); with `blocks` (made from
