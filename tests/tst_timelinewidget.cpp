@@ -19,6 +19,7 @@
 
 #include <QToolTip>
 #include <QWheelEvent>
+#include <random>
 #include <set>
 
 using namespace kinetoscope;
@@ -47,6 +48,8 @@ class TestTimelineWidget : public QObject {
     void allFlowsOnScreen();
     void arrowPixelBudget_data();
     void arrowPixelBudget();
+    void pixelRectsFillAsQtFills_data();
+    void pixelRectsFillAsQtFills();
     void detailsPanelLinks();
     void hoverTooltip();
     void paintsSlicesInCategoryColours();
@@ -467,6 +470,48 @@ void TestTimelineWidget::arrowPixelBudget() {
         QVERIFY(arrows.front().flow < std::uint32_t(count) / 10 + 6);
         QVERIFY(arrows.back().flow >= std::uint32_t(count) - std::uint32_t(count) / 10 - 6);
     }
+}
+
+// Boxes are filled as whole-pixel QRects (twice as fast): the same pixels Qt fills for the QRectF without
+// antialiasing, for boxes of every size from sub-pixel to wide (edges exactly on a half pixel left out: there
+// the two may round apart by one).
+void TestTimelineWidget::pixelRectsFillAsQtFills_data() {
+    QTest::addColumn<double>("maxSize");
+    QTest::newRow("sub-pixel") << 1.0;
+    QTest::newRow("a few pixels") << 6.0;
+    QTest::newRow("wide") << 400.0;
+}
+
+void TestTimelineWidget::pixelRectsFillAsQtFills() {
+    QFETCH(double, maxSize);
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> at(250, 1700), size(0.01, maxSize);
+    QImage a(1920, 1080, QImage::Format_ARGB32_Premultiplied), b(a.size(), a.format());
+    int compared = 0;
+    for (int i = 0; i < 300; ++i) {
+        const QRectF r(at(rng), at(rng) / 2, size(rng), size(rng) + 1);
+        const auto half = [](double v) { return std::abs(v - std::floor(v) - 0.5) < 1e-9; };
+        if (half(r.left()) || half(r.right()) || half(r.top()) || half(r.bottom())) continue;
+        a.fill(Qt::white);
+        b.fill(Qt::white);
+        for (QImage* image : {&a, &b}) {
+            QPainter p(image);
+            p.setClipRect(QRectF(260, 30, 1660, 1050)); // as the lanes are clipped
+            p.setPen(Qt::NoPen);
+            p.setBrush(Qt::black);
+            if (image == &a)
+                p.drawRects(&r, 1);
+            else {
+                const QRect pixels = TimelineRenderer::pixelRect(r);
+                p.drawRects(&pixels, 1);
+            }
+        }
+        QVERIFY2(
+            a == b,
+            qPrintable(QStringLiteral("%1 %2 %3 %4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height())));
+        ++compared;
+    }
+    QVERIFY(compared > 250);
 }
 
 void TestTimelineWidget::detailsPanelLinks() {

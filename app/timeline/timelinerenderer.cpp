@@ -318,30 +318,23 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
         p.drawLine(QPointF(x, frame.rulerHeight), QPointF(x, frame.size.height()));
     }
     p.setPen(Qt::NoPen);
+    const auto fillPixels = [&](const std::vector<QRectF>& rects, const QColor& color) {
+        if (rects.empty()) return;
+        m_pixelRects.clear();
+        for (const QRectF& r : rects)
+            m_pixelRects.push_back(pixelRect(r));
+        p.setBrush(color);
+        p.drawRects(m_pixelRects.data(), int(m_pixelRects.size()));
+    };
     for (int c = 0; c < TimelinePalette::size; ++c) {
-        const auto& faded = g.fadedRects[std::size_t(c)];
-        if (!faded.empty()) {
-            p.setBrush(m_palette.faded(c));
-            p.drawRects(faded.data(), int(faded.size()));
-        }
-        const auto& rects = g.rects[std::size_t(c)];
-        if (!rects.empty()) {
-            p.setBrush(m_palette.color(c));
-            p.drawRects(rects.data(), int(rects.size()));
-        }
+        fillPixels(g.fadedRects[std::size_t(c)], m_palette.faded(c));
+        fillPixels(g.rects[std::size_t(c)], m_palette.color(c));
     }
-    if (!g.instants.empty()) {
-        p.setBrush(QColor(0x47, 0x55, 0x69, 170));
-        p.drawRects(g.instants.data(), int(g.instants.size()));
-    }
-    if (!g.groupSummaries.empty()) {
-        p.setBrush(m_theme.groupSummary);
-        p.drawRects(g.groupSummaries.data(), int(g.groupSummaries.size()));
-    }
+    fillPixels(g.instants, QColor(0x47, 0x55, 0x69, 170));
+    fillPixels(g.groupSummaries, m_theme.groupSummary);
     for (const auto& area : g.counters) {
         p.setPen(Qt::NoPen);
-        p.setBrush(QColor(0x3b, 0x82, 0xf6, 90));
-        p.drawRects(area.fill.data(), int(area.fill.size()));
+        fillPixels(area.fill, QColor(0x3b, 0x82, 0xf6, 90)); // already whole pixels
         p.setPen(QPen(QColor(0x25, 0x63, 0xeb), 1));
         p.setBrush(Qt::NoBrush);
         if (area.polygon.size() > 2)

@@ -134,6 +134,14 @@ class TimelineRenderer {
     // Thins a zoomed-out view's sample of arrows, evenly and in order, until their lines cover at most a
     // tenth of the lanes' pixels.
     static void keepWithinPixelBudget(std::vector<FlowArrow>& arrows, const QRectF& lanes);
+    // The whole pixels the raster engine fills for a rectangle without antialiasing (its edges rounded; at
+    // an edge exactly on a half pixel the two may differ by one). Filled as QRect, a zoomed-out view's
+    // thousands of boxes take half the time they take as QRectF.
+    static QRect pixelRect(const QRectF& r) {
+        const int x1 = qRound(r.left()), y1 = qRound(r.top()), x2 = qRound(r.right()),
+                  y2 = qRound(r.bottom());
+        return QRect(x1, y1, x2 - x1, y2 - y1);
+    }
     // Whether a widget position is on the group header's fold triangle or title; returns the group index or
     // -1.
     int groupHeaderAt(const TimelineFrame& frame, QPointF pos) const;
@@ -165,6 +173,7 @@ class TimelineRenderer {
     QHash<quint64, QStaticText> m_labelCache; // (name, width bucket) -> laid-out label
     std::vector<SliceBox> m_boxes;            // scratch
     std::vector<CounterColumn> m_columns;     // scratch
+    std::vector<QRect> m_pixelRects;          // scratch
 
     TimelineGeometry m_geometry;
     bool m_cacheValid = false;
