@@ -20,6 +20,7 @@ class TestDerivedTracks : public QObject {
     void denseColumnsKeepEveryPeak();
     void meanColumnsOnALongSeries();
     void blocksOfAGrownTrackAreNotUsed();
+    void meanColumnsZoomedInFarFromTheEnds();
     void meanBetween();
     void layoutPlacesDerivedLanes();
     void layoutValuesAndHiding();
@@ -187,6 +188,24 @@ void TestDerivedTracks::blocksOfAGrownTrackAreNotUsed() {
     collectCounterColumns(t, TimeAxis{0, 200, 1}, columns, &blocks);
     QCOMPARE(columns.size(), std::size_t(1));
     QCOMPARE(columns[0].maxValue, 9.0);
+}
+
+// A 1 µs view early in a 10 s series: the series' end is some 10^10 pixels away, beyond an int; the view
+// still has its columns (they were none: the last column's index overflowed).
+void TestDerivedTracks::meanColumnsZoomedInFarFromTheEnds() {
+    const DerivedTrack t("busy", StepSeries{{0, 500, 10'000'000'000}, {1, 0, 0}}, CounterUnit::Ratio,
+                         CounterFold::Mean);
+    for (const TimeNs start : {TimeNs(0), TimeNs(-5'000'000'000), TimeNs(9'999'990'000)}) {
+        std::vector<CounterColumn> columns;
+        t.collectColumns(TimeAxis{start, start + 1000, 1660}, columns);
+        if (start < 0) {
+            QVERIFY(columns.empty()); // seconds before the series
+            continue;
+        }
+        QCOMPARE(columns.size(), std::size_t(1660));
+        QCOMPARE(columns.front().maxValue, start == 0 ? 1.0 : 0.0);
+        QCOMPARE(columns.back().maxValue, 0.0);
+    }
 }
 
 void TestDerivedTracks::meanBetween() {

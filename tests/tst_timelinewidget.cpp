@@ -438,37 +438,48 @@ void TestTimelineWidget::allFlowsOnScreen() {
 void TestTimelineWidget::arrowPixelBudget_data() {
     QTest::addColumn<int>("count");
     QTest::addColumn<double>("length");
+    QTest::addColumn<int>("farArrows"); // horizontal, from far left of the view to far right of it
+    QTest::addColumn<QRectF>("lanes");
     QTest::addColumn<int>("kept");
     // On lanes of 1660 x 1000 px, 166,000 px is a tenth.
+    const QRectF lanes(260, 30, 1660, 1000);
     // 800 arrows of 900 px upright (launches far above their kernels, a whole-trace view): 184 of them.
-    QTest::newRow("long, upright") << 800 << 900.0 << 184;
-    // Clipped by the lanes: a 5,000 px arrow counts the 990 px it shows.
-    QTest::newRow("clipped") << 400 << 5000.0 << 168;
-    QTest::newRow("short") << 800 << 100.0 << 800;
-    QTest::newRow("one") << 1 << 5000.0 << 1;
+    QTest::newRow("long, upright") << 800 << 900.0 << 0 << lanes << 184;
+    // Clipped by the lanes: a 5,000 px arrow counts the 999 px it shows.
+    QTest::newRow("clipped") << 400 << 5000.0 << 0 << lanes << 166;
+    QTest::newRow("short") << 800 << 100.0 << 0 << lanes << 800;
+    QTest::newRow("one") << 1 << 5000.0 << 0 << lanes << 1;
+    // Zoomed in: ten arrows from launches seconds away count the 1,660 px each shows, and the view's own
+    // short ones all stay.
+    QTest::newRow("zoomed in, arrows from far away") << 800 << 100.0 << 10 << lanes << 810;
     // Lanes too small for one arrow still show one.
-    QTest::newRow("tiny lanes") << 3 << 200000.0 << 1;
+    QTest::newRow("tiny lanes") << 3 << 5000.0 << 0 << QRectF(300, 30, 4, 2) << 1;
 }
 
 void TestTimelineWidget::arrowPixelBudget() {
     QFETCH(int, count);
     QFETCH(double, length);
+    QFETCH(int, farArrows);
+    QFETCH(QRectF, lanes);
     QFETCH(int, kept);
-    const QRectF lanes = length > 10000 ? QRectF(260, 30, 40, 20) : QRectF(260, 30, 1660, 1000);
     std::vector<FlowArrow> arrows;
-    for (int i = 0; i < count; ++i) {
+    for (int i = 0; i < count + farArrows; ++i) {
         const double x = 300 + 1.5 * i;
-        const QPointF to = length > 10000 ? QPointF(x + length, 40) : QPointF(x + 0.5, 40 + length);
-        arrows.push_back({QPointF(x, 40), to, FlowKind::Launch, std::uint32_t(i)});
+        if (i >= count)
+            arrows.push_back({QPointF(-1e6, 500), QPointF(1e6, 500 + i), FlowKind::Launch, std::uint32_t(i)});
+        else
+            arrows.push_back(
+                {QPointF(x, 31), QPointF(x + 0.5, 31 + length), FlowKind::Launch, std::uint32_t(i)});
     }
     TimelineRenderer::keepWithinPixelBudget(arrows, lanes);
     QVERIFY2(std::abs(int(arrows.size()) - kept) <= 1, qPrintable(QString::number(arrows.size())));
     for (std::size_t i = 1; i < arrows.size(); ++i)
         QVERIFY(arrows[i].flow > arrows[i - 1].flow); // in order, none twice
-    if (int(arrows.size()) < count && arrows.size() > 1) {
+    const int all = count + farArrows;
+    if (int(arrows.size()) < all && arrows.size() > 1) {
         // Spread over the whole sample, not its first part.
-        QVERIFY(arrows.front().flow < std::uint32_t(count) / 10 + 6);
-        QVERIFY(arrows.back().flow >= std::uint32_t(count) - std::uint32_t(count) / 10 - 6);
+        QVERIFY(arrows.front().flow < std::uint32_t(all) / 10 + 6);
+        QVERIFY(arrows.back().flow >= std::uint32_t(all) - std::uint32_t(all) / 10 - 6);
     }
 }
 

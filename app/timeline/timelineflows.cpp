@@ -20,16 +20,38 @@ namespace kinetoscope {
 // took 3 ms of a 1 GB trace's zoomed-out frame; 310 now take 1.5) and whether the slices under them can still
 // be read. So the sample may cover at most a tenth of the lanes' area; past that, an evenly spread part of it
 // is kept, in time order as it came (the note says how many of how many show).
+namespace {
+// The pixels a line from `a` to `b` touches inside `r` without antialiasing (one a row or a column, whichever
+// it has more of), after clipping it to `r` (Liang-Barsky): an arrow from a launch far left of a zoomed-in
+// view counts only what shows.
+double visiblePixels(QPointF a, QPointF b, const QRectF& r) {
+    const double dx = b.x() - a.x(), dy = b.y() - a.y();
+    double t0 = 0, t1 = 1;
+    const auto clip = [&](double p, double q) { // p t <= q
+        if (p == 0) return q >= 0;
+        const double t = q / p;
+        if (p < 0) {
+            if (t > t1) return false;
+            t0 = std::max(t0, t);
+        } else {
+            if (t < t0) return false;
+            t1 = std::min(t1, t);
+        }
+        return true;
+    };
+    if (!clip(-dx, a.x() - r.left()) || !clip(dx, r.right() - a.x()) || !clip(-dy, a.y() - r.top()) ||
+        !clip(dy, r.bottom() - a.y()))
+        return 0;
+    return (t1 - t0) * std::max(std::abs(dx), std::abs(dy));
+}
+} // namespace
+
 void TimelineRenderer::keepWithinPixelBudget(std::vector<FlowArrow>& arrows, const QRectF& lanes) {
-    const double budget = 0.1 * lanes.width() * lanes.height();
+    const double budget = 0.1 * std::max(0.0, lanes.width()) * std::max(0.0, lanes.height());
     double pixels = 0;
-    for (const FlowArrow& a : arrows) {
-        const double top = std::max(lanes.top(), std::min(a.from.y(), a.to.y()));
-        const double bottom = std::min(lanes.bottom(), std::max(a.from.y(), a.to.y()));
-        // A line without antialiasing touches one pixel per row or column, whichever it has more of.
-        pixels += std::max(std::max(0.0, bottom - top), std::abs(a.to.x() - a.from.x()));
-    }
-    if (pixels <= budget) return;
+    for (const FlowArrow& a : arrows)
+        pixels += visiblePixels(a.from, a.to, lanes);
+    if (arrows.empty() || pixels <= budget) return;
     const double keep = budget / pixels;
     std::size_t kept = 0;
     double credit = 0.5; // each kept arrow stands for the ones around it
@@ -69,6 +91,8 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
         return std::pair{QPointF(headerWidth + frame.axis.xOf(e.from), viewY(frame, e.fromY)),
                          QPointF(headerWidth + frame.axis.xOf(e.to), viewY(frame, e.toY))};
     };
+    std::vector<std::uint32_t> counted; // what the sample counted, for a selected event's arrows
+    std::size_t readded = 0;
     auto add = [&](std::uint32_t index, bool always, QPointF a, QPointF b) {
         const Flow& f = s.flows()[index];
         // Entirely above or below the lanes on screen: cannot cross the view.
@@ -76,6 +100,7 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
             (a.y() > lanes.bottom() && b.y() > lanes.bottom()))
             return;
         ++count;
+        if (!always) counted.push_back(index);
         if (always || arrows.size() < maxArrows) arrows.push_back({a, b, f.kind, index});
     };
     if (frame.flows == FlowMode::All) {
@@ -114,11 +139,16 @@ std::vector<FlowArrow> TimelineRenderer::flowArrows(const TimelineFrame& frame, 
                                            [&](const FlowArrow& a) { return a.flow == index; });
             if (!drawn) {
                 const auto [a, b] = anchors(index);
+                const std::size_t before = count;
                 add(index, true, a, b);
+                // Already counted when the sample took it (and the budget dropped it).
+                if (count > before && std::find(counted.begin(), counted.end(), index) != counted.end())
+                    ++readded;
             }
         }
     }
-    if (total) *total = count;
+    // A selected event's arrow thinned out of the sample is added again, and counted once more above.
+    if (total) *total = std::max(count - std::min(count, readded), arrows.size());
     return arrows;
 }
 

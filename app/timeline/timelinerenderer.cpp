@@ -318,8 +318,16 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& frame) {
         p.drawLine(QPointF(x, frame.rulerHeight), QPointF(x, frame.size.height()));
     }
     p.setPen(Qt::NoPen);
+    // On a high-DPI screen the QRectF keeps its edges between logical pixels.
+    const bool wholePixels =
+        p.device()->devicePixelRatioF() == 1.0 && p.transform().type() <= QTransform::TxTranslate;
     const auto fillPixels = [&](const std::vector<QRectF>& rects, const QColor& color) {
         if (rects.empty()) return;
+        if (!wholePixels) {
+            p.setBrush(color);
+            p.drawRects(rects.data(), int(rects.size()));
+            return;
+        }
         m_pixelRects.clear();
         for (const QRectF& r : rects)
             m_pixelRects.push_back(pixelRect(r));

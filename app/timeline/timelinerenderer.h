@@ -17,6 +17,7 @@
 #include <QStaticText>
 #include <QString>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <vector>
@@ -138,8 +139,8 @@ class TimelineRenderer {
     // an edge exactly on a half pixel the two may differ by one). Filled as QRect, a zoomed-out view's
     // thousands of boxes take half the time they take as QRectF.
     static QRect pixelRect(const QRectF& r) {
-        const int x1 = qRound(r.left()), y1 = qRound(r.top()), x2 = qRound(r.right()),
-                  y2 = qRound(r.bottom());
+        const auto edge = [](double v) { return qRound(std::clamp(v, -double(1 << 24), double(1 << 24))); };
+        const int x1 = edge(r.left()), y1 = edge(r.top()), x2 = edge(r.right()), y2 = edge(r.bottom());
         return QRect(x1, y1, x2 - x1, y2 - y1);
     }
     // Whether a widget position is on the group header's fold triangle or title; returns the group index or

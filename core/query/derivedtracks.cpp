@@ -43,8 +43,11 @@ void DerivedTrack::collectColumns(const TimeAxis& axis, std::vector<CounterColum
     if (times.empty() || axis.width <= 0) return;
     const double scale = axis.width / double(axis.span());
     const int columns = int(std::ceil(axis.width));
-    const int first = std::max(0, int(std::floor(double(times.front() - axis.start) * scale)));
-    const int last = std::min(columns, int(std::ceil(double(times.back() - axis.start) * scale)));
+    // Clamped as doubles: zoomed in far from the series' ends, these are beyond an int.
+    const int first =
+        int(std::clamp(std::floor(double(times.front() - axis.start) * scale), 0.0, double(columns)));
+    const int last =
+        int(std::clamp(std::ceil(double(times.back() - axis.start) * scale), 0.0, double(columns)));
     // The columns' edges ascend: each edge's sample is found by galloping from the previous edge's (a few
     // neighbouring cache lines, where two binary searches a column over a series of a million samples cost a
     // millisecond a lane), and the integral at each edge is computed once, for the columns on both sides.
