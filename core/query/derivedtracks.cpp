@@ -21,11 +21,14 @@ DerivedTrack::DerivedTrack(std::string title, StepSeries series, CounterUnit uni
     if (m_fold == CounterFold::Peak) m_blocks = CounterBlocks::of(m_track);
 }
 
-double DerivedTrack::integralTo(TimeNs t) const {
-    const auto& times = m_track.counterTimes;
-    const auto it = std::upper_bound(times.begin(), times.end(), t);
-    if (it == times.begin()) return 0;
-    const std::size_t i = std::size_t(it - times.begin()) - 1;
+double DerivedTrack::integralTo(TimeNs t, std::size_t* next) const {
+    const TimeNs* times = m_track.counterTimes.data();
+    const TimeNs* end = times + m_track.counterTimes.size();
+    // The first sample after t (times are integers: the first at or after t + 1).
+    const TimeNs* after = next ? gallopTo(times + *next, end, t + 1) : std::upper_bound(times, end, t);
+    if (next) *next = std::size_t(after - times);
+    if (after == times) return 0;
+    const std::size_t i = std::size_t(after - times) - 1;
     return m_integral[i] + m_track.counterValues[i] * double(t - times[i]);
 }
 
@@ -51,22 +54,9 @@ void DerivedTrack::collectColumns(const TimeAxis& axis, std::vector<CounterColum
     // The columns' edges ascend: each edge's sample is found by galloping from the previous edge's (a few
     // neighbouring cache lines, where two binary searches a column over a series of a million samples cost a
     // millisecond a lane), and the integral at each edge is computed once, for the columns on both sides.
-    std::size_t sample = 0; // the last sample at or before the edge, or 0
-    const auto integralAtEdge = [&](TimeNs t) {
-        std::size_t step = 1;
-        while (sample + step < times.size() && times[sample + step] <= t) {
-            sample += step;
-            step *= 2;
-        }
-        const auto end = times.begin() + std::ptrdiff_t(std::min(times.size(), sample + step + 1));
-        const auto it = std::upper_bound(times.begin() + std::ptrdiff_t(sample), end, t);
-        if (it == times.begin()) return 0.0;
-        sample = std::size_t(it - times.begin()) - 1;
-        if (times[sample] > t) return 0.0; // before the first sample
-        return m_integral[sample] + m_track.counterValues[sample] * double(t - times[sample]);
-    };
+    std::size_t next = 0; // the first sample past the previous edge
     TimeNs from = std::max(times.front(), axis.timeAt(first));
-    double integralFrom = integralAtEdge(from);
+    double integralFrom = integralTo(from, &next);
     for (int c = first; c < last; ++c) {
         const TimeNs to = std::min(times.back(), axis.timeAt(c + 1));
         CounterColumn column;
@@ -74,10 +64,10 @@ void DerivedTrack::collectColumns(const TimeAxis& axis, std::vector<CounterColum
         if (to <= from) {
             column.minValue = meanBetween(from, to);
         } else {
-            const double integralTo = integralAtEdge(to);
-            column.minValue = (integralTo - integralFrom) / double(to - from);
+            const double integralAtTo = integralTo(to, &next);
+            column.minValue = (integralAtTo - integralFrom) / double(to - from);
             from = to;
-            integralFrom = integralTo;
+            integralFrom = integralAtTo;
         }
         column.maxValue = column.lastValue = column.minValue;
         out.push_back(column);

@@ -49,7 +49,9 @@ class DerivedTrack {
     void collectColumns(const TimeAxis& axis, std::vector<CounterColumn>& out) const;
 
   private:
-    double integralTo(TimeNs t) const;
+    // ∫ value dt up to `t`. With `next` (the first sample past an earlier, smaller t; 0 to start), found by
+    // galloping from it, and moved on.
+    double integralTo(TimeNs t, std::size_t* next = nullptr) const;
 
     std::string m_title;
     Track m_track; // a Counter: counterTimes and counterValues

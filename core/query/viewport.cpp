@@ -5,9 +5,6 @@
 
 namespace kinetoscope {
 
-namespace {
-// lower_bound that probes 1, 2, 4, ... rows ahead first: the next fold boundary is usually close, so this
-// touches a few neighbouring cache lines instead of a full binary search over a lane of millions.
 const TimeNs* gallopTo(const TimeNs* first, const TimeNs* last, TimeNs value) {
     std::size_t step = 1;
     const TimeNs* lo = first;
@@ -17,7 +14,6 @@ const TimeNs* gallopTo(const TimeNs* first, const TimeNs* last, TimeNs value) {
     }
     return std::lower_bound(lo, std::min(lo + step + 1, last), value);
 }
-} // namespace
 
 void collectLaneBoxes(const Track& track, std::uint32_t depth, const TimeAxis& axis, double foldPx,
                       std::vector<SliceBox>& out) {

@@ -17,6 +17,11 @@ struct SliceBox {
     std::uint32_t folded = 1; // number of slices the box stands for
 };
 
+// lower_bound over ascending times that probes 1, 2, 4, ... ahead of `first` before a binary search: when the
+// answer is usually close (the next fold boundary, the next column's edge), a few neighbouring cache lines
+// instead of a full binary search over millions.
+const TimeNs* gallopTo(const TimeNs* first, const TimeNs* last, TimeNs value);
+
 // Appends the boxes of lane `depth` of `track` visible on `axis`. Slices wider than `foldPx` are drawn as
 // themselves (at least 1 px wide); narrower neighbours that fall within `foldPx` of each other are merged.
 // Cost: O(boxes × log n) — after each fold the next slice past the fold is found by binary search.
