@@ -66,7 +66,11 @@ CLI::App* addAttachCommand(CLI::App& app, AttachArgs& a) {
         "attach",
         "Trace running PyTorch processes (started with KINETO_USE_DAEMON=1) with their own profiler");
     c->add_option("pids", a.pids, "the processes to trace")->type_name("PID");
-    c->add_flag("--all", a.all, "every process that polls (of --job-id, when given)");
+    c->add_flag(
+        "--all", a.all,
+        "every process of yours that polls (of --job-id, when given). Through dynolog, every process "
+        "of the job dynolog sees, any user's: without --job-id that is job 0, every process outside a "
+        "scheduler's job; others' traces are not collected");
     c->add_flag("--list", a.list, "list the processes that poll, and trace nothing");
     c->add_flag("--json", a.json, "the list as JSON");
     c->add_option("--wait", a.waitSeconds, "seconds to wait for the processes' polls (default 6)")
@@ -93,10 +97,20 @@ CLI::App* addAttachCommand(CLI::App& app, AttachArgs& a) {
 }
 
 int runAttach(const AttachArgs& a) {
-    live::OnDemandDaemon daemon;
+    live::OnDemandDaemon daemon("kinetoscope-cli attach");
     std::string error;
     // Where dynolog holds the name, the requests go through its RPC; it cannot list.
-    const bool viaDynolog = !daemon.bind(error) && daemon.nameHeld();
+    bool viaDynolog = !daemon.bind(error) && daemon.nameHeld();
+    if (viaDynolog) {
+        // Our own viewer (its Attach dialog open) answers a probe; dynolog does not.
+        if (const live::NameHolder holder = live::askNameHolder(); holder.pid > 0) {
+            std::fprintf(stderr,
+                         "kinetoscope-cli: attach: %s (pid %d) is listening for PyTorch processes: attach "
+                         "from there, or end it (close the viewer's Attach dialog) and run this again\n",
+                         holder.name.c_str(), int(holder.pid));
+            return 1;
+        }
+    }
     if (!error.empty() && !viaDynolog) {
         std::fprintf(stderr, "kinetoscope-cli: attach: %s\n", error.c_str());
         return 1;
@@ -145,8 +159,10 @@ int runAttach(const AttachArgs& a) {
             std::fprintf(stderr, "kinetoscope-cli: attach: %s\n", reply.error.c_str());
             return 1;
         }
-        std::fprintf(stderr, "kinetoscope-cli: attach: through dynolog: %zu process(es) matched\n",
-                     reply.matched.size());
+        std::fprintf(stderr, "kinetoscope-cli: attach: through dynolog: %zu process(es) matched%s\n",
+                     reply.matched.size(),
+                     reply.busy > 0 ? (", " + std::to_string(reply.busy) + " busy with another trace").c_str()
+                                    : "");
         session.deliveredElsewhere(reply.matched, "dynolog");
         if (session.targets().empty()) {
             std::fprintf(stderr, "kinetoscope-cli: attach: dynolog matched no process\n");

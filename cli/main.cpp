@@ -67,22 +67,8 @@ std::unique_ptr<const TraceStore> load(const std::string& path, double& seconds,
         return nullptr;
     }
     seconds = r.seconds;
-    const ImportStats& st = r.store->stats();
-    if (st.truncated)
-        std::fprintf(
-            stderr,
-            "kinetoscope-cli: warning: %s: byte %llu: file is truncated; loaded the events before it\n",
-            path.c_str(), static_cast<unsigned long long>(st.truncatedAt));
-    if (st.gzipCutShort)
-        std::fprintf(stderr,
-                     "kinetoscope-cli: warning: %s: the gzip stream is cut short or corrupt; loaded the %llu "
-                     "bytes that inflated\n",
-                     path.c_str(), static_cast<unsigned long long>(st.jsonBytes));
-    if (st.malformedEvents)
-        std::fprintf(stderr,
-                     "kinetoscope-cli: warning: %s: %llu malformed events skipped (first at byte %llu)\n",
-                     path.c_str(), static_cast<unsigned long long>(st.malformedEvents),
-                     static_cast<unsigned long long>(st.issues.empty() ? 0 : st.issues.front().offset));
+    for (const std::string& warning : loadWarnings(r.store->stats(), path))
+        std::fprintf(stderr, "kinetoscope-cli: warning: %s\n", warning.c_str());
     return std::move(r.store);
 }
 

@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release
+# Only what this script runs (the viewer, the CLI): the tests and benchmarks are check.sh's.
+cmake --build --preset release --target kinetoscope kinetoscope-cli
 sample=resources/samples/sample.pt.trace.json
 if [[ -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ]]; then
   exec ./build/release/app/kinetoscope "$sample"

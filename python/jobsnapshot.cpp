@@ -104,7 +104,7 @@ py::dict snapshotEvents(const Snapshot& s) {
 // The segments the allocator held when the snapshot was taken, and where each was allocated.
 py::dict snapshotSegments(const Snapshot& s) {
     const MemorySnapshot& m = *s.snapshot;
-    std::vector<std::int64_t> devices, total, allocated, active, requested, streams;
+    std::vector<std::int64_t> devices, total, allocated, active, requested, streams, poolFirst, poolSecond;
     std::vector<std::uint64_t> addresses, blocks;
     std::vector<std::string> types, sites;
     for (const SnapshotSegment& g : m.segments) {
@@ -115,6 +115,8 @@ py::dict snapshotSegments(const Snapshot& s) {
         active.push_back(g.activeSize);
         requested.push_back(g.requestedSize);
         streams.push_back(g.stream);
+        poolFirst.push_back(g.poolId.first);
+        poolSecond.push_back(g.poolId.second);
         blocks.push_back(g.blockCount);
         types.emplace_back(m.strings.view(g.segmentType));
         sites.push_back(g.stack ? allocationSite(m, g.stack) : std::string());
@@ -129,6 +131,9 @@ py::dict snapshotSegments(const Snapshot& s) {
     out["stream"] = numpyColumn(streams);
     out["blocks"] = numpyColumn(blocks);
     out["segment_type"] = types;
+    // segment_pool_id, as the file's pair: (0, 0) the default pool, a CUDA graph's or MemPool's otherwise
+    out["pool_id_0"] = numpyColumn(poolFirst);
+    out["pool_id_1"] = numpyColumn(poolSecond);
     out["site"] = sites;
     return out;
 }
@@ -136,14 +141,25 @@ py::dict snapshotSegments(const Snapshot& s) {
 } // namespace
 
 void addJobAndSnapshot(py::module_& m) {
-    m.def("job_json", &jobJson, py::arg("paths"), py::arg("threads") = 0u);
+    // (as bytes: names in the files may hold bytes that are not UTF-8; the Python side decodes with
+    // replacement)
+    m.def(
+        "job_json",
+        [](const std::vector<std::string>& paths, unsigned threads) {
+            return py::bytes(jobJson(paths, threads));
+        },
+        py::arg("paths"), py::arg("threads") = 0u);
     py::class_<Snapshot>(m, "SnapshotHandle")
-        .def_readonly("path", &Snapshot::path)
-        .def_readonly("warning", &Snapshot::warning)
+        .def_property_readonly("path", [](const Snapshot& s) { return py::bytes(s.path); })
+        .def_property_readonly("warning", [](const Snapshot& s) { return py::bytes(s.warning); })
         .def_property_readonly("partial", [](const Snapshot& s) { return s.snapshot->partial; });
     m.def("memory_snapshot", &loadMemorySnapshot, py::arg("path"));
-    m.def("snapshot_json", &snapshotJson, py::arg("snapshot"), py::arg("top") = 0,
-          py::arg("at_us") = std::nullopt);
+    m.def(
+        "snapshot_json",
+        [](const Snapshot& s, std::size_t top, std::optional<std::int64_t> atUs) {
+            return py::bytes(snapshotJson(s, top, atUs));
+        },
+        py::arg("snapshot"), py::arg("top") = 0, py::arg("at_us") = std::nullopt);
     m.def("snapshot_events", &snapshotEvents, py::arg("snapshot"));
     m.def("snapshot_segments", &snapshotSegments, py::arg("snapshot"));
 }

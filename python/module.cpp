@@ -3,8 +3,10 @@
 // `kinetoscope-cli summary --json` never disagree (one JSON writer, core/analysis/report).
 #include "analysis/gpu/criticalpath.h"
 #include "analysis/report/analysisresult.h"
+#include "analysis/report/sections.h"
 #include "analysis/report/summaryformat.h"
 #include "bindings.h"
+#include "import/traceloader.h"
 #include "open/opentrace.h"
 #include "query/lanelayout.h"
 
@@ -31,7 +33,16 @@ struct Trace {
     std::shared_ptr<const TraceStore> store;
     std::string path;
     double seconds = 0;
+    std::vector<std::string> warnings; // what the load skipped (a truncated file), as the CLI warns
 };
+
+// Text from a trace as a Python str: a byte that is not UTF-8 (a name cut mid-character, a non-UTF-8 locale's
+// path) becomes U+FFFD instead of raising for the whole table.
+py::str text(std::string_view bytes) {
+    PyObject* o = PyUnicode_DecodeUTF8(bytes.data(), Py_ssize_t(bytes.size()), "replace");
+    if (!o) throw py::error_already_set();
+    return py::reinterpret_steal<py::str>(o);
+}
 
 // Loads on a worker thread while the calling thread, holding the GIL only to check for signals, waits: Ctrl+C
 // cancels the load (the loader stops at its next chunk and keeps nothing), and `progress(done, total)` is
@@ -51,8 +62,13 @@ Trace load(const std::string& path, bool gpuOnly, const std::function<void(doubl
     }
     LoadResult result;
     std::atomic<bool> finished{false};
+    std::exception_ptr failed; // thrown inside the load (out of memory): raised here, never past the thread
     std::thread worker([&] {
-        result = loadTrace(path, options);
+        try {
+            result = loadTrace(path, options);
+        } catch (...) {
+            failed = std::current_exception();
+        }
         finished = true;
     });
     bool interrupted = false;
@@ -78,13 +94,18 @@ Trace load(const std::string& path, bool gpuOnly, const std::function<void(doubl
     }
     worker.join(); // on every path: a thread destroyed unjoined would end the process
     if (raised) std::rethrow_exception(raised);
+    if (failed) std::rethrow_exception(failed);
     if (interrupted) throw py::error_already_set(); // KeyboardInterrupt, the load left nothing behind
     if (!result.ok()) throw std::runtime_error(result.message(path)); // file, byte, reason: the CLI's line
-    return Trace{std::shared_ptr<const TraceStore>(std::move(result.store)), path, result.seconds};
+    std::vector<std::string> warnings = loadWarnings(result.store->stats(), path);
+    return Trace{std::shared_ptr<const TraceStore>(std::move(result.store)), path, result.seconds,
+                 std::move(warnings)};
 }
 
-// The summary JSON of `kinetoscope-cli summary --json`, every section or those named ("kernels,operators").
-std::string summaryJson(const Trace& t, const std::string& sections, bool byShape) {
+// The summary JSON of `kinetoscope-cli summary --json`, every section or those named ("kernels,operators"),
+// as bytes: the trace's names may hold bytes that are not UTF-8, which the Python side decodes with
+// replacement.
+py::bytes summaryJson(const Trace& t, const std::string& sections, bool byShape) {
     ReportSections wanted = allReportSections();
     if (!sections.empty()) {
         std::string error;
@@ -105,7 +126,7 @@ std::string summaryJson(const Trace& t, const std::string& sections, bool byShap
                 attachCriticalPath(*report, std::move(*path));
     }
     // Every row of every table: a notebook slices them itself.
-    return summaryToJson(report->summary, report.get(), std::numeric_limits<std::size_t>::max());
+    return py::bytes(summaryToJson(report->summary, report.get(), std::numeric_limits<std::size_t>::max()));
 }
 
 // The store's slices as columns (numpy arrays: no Python object per slice), names and categories as codes
@@ -122,7 +143,8 @@ py::dict slices(const Trace& t, std::optional<std::string> name, std::optional<s
     std::vector<std::int32_t> tracks, nameCodes, categoryCodes;
     std::vector<double> starts, durations;
     std::unordered_map<std::uint32_t, std::int32_t> nameCode;
-    std::vector<std::string> names, categories, titles;
+    std::vector<std::string_view> names, categories;
+    std::vector<std::string> titles;
     std::vector<std::string_view> argsTexts;
     for (const Category& c : s.categories())
         categories.emplace_back(s.strings().view(c.name));
@@ -155,15 +177,57 @@ py::dict slices(const Trace& t, std::optional<std::string> name, std::optional<s
     out["dur_us"] = numpyColumn(durations);
     out["name_code"] = numpyColumn(nameCodes);
     out["category_code"] = numpyColumn(categoryCodes);
-    out["names"] = names;
-    out["categories"] = categories;
-    out["track_titles"] = titles;
+    const auto strs = [](const auto& values) {
+        py::list list(values.size());
+        for (std::size_t i = 0; i < values.size(); ++i)
+            list[i] = text(values[i]);
+        return list;
+    };
+    out["names"] = strs(names);
+    out["categories"] = strs(categories);
+    out["track_titles"] = strs(titles);
     if (args) {
         py::list texts(argsTexts.size());
         for (std::size_t i = 0; i < argsTexts.size(); ++i)
-            texts[i] = py::str(argsTexts[i].data(), argsTexts[i].size());
+            texts[i] = text(argsTexts[i]);
         out["args"] = texts;
     }
+    return out;
+}
+
+// The JSON members of a table's rows, in order: the columns an empty table still has.
+template <typename Row> py::list jsonKeys(const Columns<Row>& columns) {
+    py::list keys;
+    for (const Column<Row>& c : columns)
+        if (c.outputs & InJson) keys.append(py::str(c.key.data(), c.key.size()));
+    return keys;
+}
+
+// Each table of `summary --json` and `job --json` by its JSON key (the job's prefixed "job."), from the one
+// description of each table the reports write (analysis/report/sections.h).
+py::dict tableColumns() {
+    py::dict out;
+    out["kernels"] = jsonKeys(kernelColumns());
+    out["operators"] = jsonKeys(operatorColumns(true));
+    out["annotations"] = jsonKeys(operatorColumns(true));
+    out["steps"] = jsonKeys(stepColumns());
+    out["gpu_idle"] = jsonKeys(gpuIdleColumns());
+    out["temporal_breakdown"] = jsonKeys(temporalBreakdownColumns());
+    out["gpu_queue"] = jsonKeys(gpuQueueColumns());
+    out["kernel_sequences"] = jsonKeys(kernelSequenceColumns());
+    out["recommendations"] = jsonKeys(recommendationColumns());
+    out["perf_model"] = jsonKeys(perfModelColumns());
+    out["perf_model_not_modelled"] = jsonKeys(notModelledColumns());
+    out["graphs"] = jsonKeys(compiledGraphColumns());
+    out["events"] = jsonKeys(pathEventColumns());
+    // (the run's GPUs, which summaryformat.cpp writes member by member)
+    out["devices"] = py::make_tuple("id", "name", "memory_bytes", "sms", "compute_capability");
+    out["job.steps"] = jsonKeys(jobStepColumns());
+    out["job.stragglers"] = jsonKeys(jobStragglerColumns());
+    out["job.collectives"] = jsonKeys(jobCollectiveColumns());
+    out["job.per_rank"] = jsonKeys(jobRankColumns());
+    out["job.hosts"] = jsonKeys(jobHostColumns());
+    out["job.unreadable"] = jsonKeys(unreadableColumns());
     return out;
 }
 
@@ -173,8 +237,16 @@ PYBIND11_MODULE(_kinetoscope, m) {
     m.doc() =
         "Kinetoscope's loader and reports (use the kinetoscope package, which wraps them as DataFrames)";
     py::class_<Trace>(m, "TraceHandle")
-        .def_readonly("path", &Trace::path)
+        // (bytes: a path is the file system's bytes, which need not be UTF-8; os.fsdecode on the Python side)
+        .def_property_readonly("path", [](const Trace& t) { return py::bytes(t.path); })
         .def_readonly("seconds", &Trace::seconds)
+        .def_property_readonly("warnings",
+                               [](const Trace& t) {
+                                   py::list out;
+                                   for (const std::string& w : t.warnings)
+                                       out.append(text(w));
+                                   return out;
+                               })
         .def_property_readonly("slices", [](const Trace& t) { return t.store->sliceCount(); })
         .def_property_readonly("gpu_only", [](const Trace& t) { return t.store->stats().gpuWorkOnly; })
         .def_property_readonly("origin_us",
@@ -186,6 +258,7 @@ PYBIND11_MODULE(_kinetoscope, m) {
     m.def("slices", &slices, py::arg("trace"), py::arg("name") = std::nullopt,
           py::arg("category") = std::nullopt, py::arg("track") = std::nullopt,
           py::arg("start_us") = std::nullopt, py::arg("end_us") = std::nullopt, py::arg("args") = false);
+    m.def("table_columns", &tableColumns);
     m.def("summary_json", &summaryJson, py::arg("trace"), py::arg("sections") = "",
           py::arg("by_shape") = false);
     kinetoscope::python::addJobAndSnapshot(m);

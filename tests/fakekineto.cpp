@@ -9,6 +9,8 @@
 //   --lifetime-ms N    exit after this long (default 20000)
 //   --die-mid-trace    exit after the first piece of the trace
 //   --stall-mid-trace  write the first piece of the trace, then never the rest (and keep running)
+//   --stall-after-event  write the trace up to an event's closing brace, then never the rest
+// The trace ends as Kineto ends it: the event array closed, then "traceName" with the file's path.
 //   --busy             report a busy profiler on every poll
 //   --once             exit once a trace is written
 #include <poll.h>
@@ -64,7 +66,7 @@ void sleepMs(long ms) {
 
 int main(int argc, char** argv) {
     long interval = 100, lifetime = 20000, warmup = 0;
-    bool dieMidTrace = false, stallMidTrace = false, busy = false, once = false;
+    bool dieMidTrace = false, stallMidTrace = false, stallAfterEvent = false, busy = false, once = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--interval-ms" && i + 1 < argc)
@@ -77,6 +79,8 @@ int main(int argc, char** argv) {
             dieMidTrace = true;
         else if (a == "--stall-mid-trace")
             stallMidTrace = true;
+        else if (a == "--stall-after-event")
+            stallAfterEvent = true;
         else if (a == "--busy")
             busy = true;
         else if (a == "--once")
@@ -139,12 +143,15 @@ int main(int argc, char** argv) {
                 "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"volta_sgemm_128x32_nn\", \"pid\": 0, "
                 "\"tid\": 7, "
                 "\"ts\": 1120, \"dur\": 40, \"args\": {\"correlation\": 1, \"device\": 0, \"stream\": 7}}\n  "
-                "]\n}\n"};
+                "],\n  \"traceName\": \"" +
+                path + "\"\n}\n"};
         std::ofstream out(path, std::ios::binary);
         for (int i = 0; i < 3; ++i) {
-            out << pieces[i] << std::flush;
+            // (stalled after an event: the file ends with that event's closing brace)
+            const bool stallHere = stallAfterEvent && i == 1;
+            out << (stallHere ? pieces[i].substr(0, pieces[i].size() - 2) : pieces[i]) << std::flush;
             if (dieMidTrace) return 1;
-            if (stallMidTrace) {
+            if (stallMidTrace || stallHere) {
                 sleepMs(lifetime);
                 return 0;
             }

@@ -40,11 +40,11 @@ def device_report(data, device, events, segments, top, at):
     ordered.update({a: counts[a] for a in sorted(counts) if a not in KNOWN})
     segs = [s for s in segments if s["device"] == device]
     allocated = sum(b["size"] for s in segs for b in s["blocks"] if b["state"] == "active_allocated")
+    # Without events (no allocation history, or the old bare list) the snapshot's moment is the one known: the
+    # curve below is that one point, the peak what was allocated then.
     out = {"device": device, "events": ordered, "segments": len(segs),
-           "reserved_bytes": sum(s["total_size"] for s in segs), "allocated_bytes": allocated}
-    if not isinstance(data, dict) or not events:
-        out.update({"peak_active_bytes": None, "peak_time_us": None, "largest_at_peak": None})
-        return out
+           "reserved_bytes": sum(s["total_size"] for s in segs), "allocated_bytes": allocated,
+           "history_recorded": isinstance(data, dict) and bool(events)}
     start = allocated - sum(e["size"] for e in events if e["action"] == "alloc") \
         + sum(e["size"] for e in events if e["action"] == "free_completed")
     curve = [start]

@@ -2,7 +2,8 @@
 # docs/recipes/job-slurm.sh on a real one-node Slurm cluster: munged, slurmctld and slurmd started here in a
 # temporary folder (their own key, socket, ports and slurm.conf; no systemd, nothing of /etc/slurm or /etc/munge),
 # then the recipe submitted as docs/JOBS.md tells a user to: 20 generated ranks with two planted stragglers, one
-# trace truncated and one not a trace. Exits 77 (a skip) when the daemons are not installed or cannot start.
+# trace truncated and one not a trace. Exits 77 (a skip) only when the daemons are not installed or this is not
+# root; installed daemons that cannot start fail it.
 # Usage: slurm_recipe.sh CLI SOURCE_DIR
 set -euo pipefail
 cli=$1 src=$2
@@ -80,7 +81,9 @@ logs() {
     done
 }
 fail() { echo "slurm_recipe: FAILED: $*" >&2; logs; exit 1; }
-cannot_start() { logs; skip "$*"; }
+# Slurm is installed and this is root (checked above): a daemon that does not start is a failure, never a skip
+# (a skip here would hide a broken recipe or a broken install).
+cannot_start() { fail "$*"; }
 free_port() {
     /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }

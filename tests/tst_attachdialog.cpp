@@ -1,6 +1,7 @@
 // File › Attach to a Running PyTorch Process… (issue 53): the dialog lists the processes that poll
 // (kinetoscope-fake-kineto speaking Kineto's side), says what to do when none does, captures the ticked ones
 // with each row's state, and the traces open: one as a trace, several as a job.
+#include "live/ondemand.h"
 #include "shell/attachdialog.h"
 #include "shell/mainwindow.h"
 #include "testsupport.h"
@@ -31,6 +32,7 @@ class TestAttachDialog : public QObject {
     void saysWhatToDoWhenNothingPolls();
     void capturesAndOpensAJob();
     void oneTraceOpensAsATrace();
+    void listensOnceTheNameIsFree();
 
   private:
     QProcess* startClient();
@@ -133,6 +135,29 @@ void TestAttachDialog::oneTraceOpensAsATrace() {
     TraceView* view = window.findChild<TraceView*>();
     QTRY_COMPARE_WITH_TIMEOUT(view->state(), TraceView::State::Ready, 30000);
     QCOMPARE(view->trace()->store->sliceCount(), std::size_t(4));
+}
+
+// Another program holds the name (here a daemon of this process, as another Kinetoscope would): the dialog
+// says it cannot listen, tries again by itself, and lists the processes once the other lets go.
+void TestAttachDialog::listensOnceTheNameIsFree() {
+    auto other = std::make_unique<live::OnDemandDaemon>();
+    std::string error;
+    QVERIFY2(other->bind(error), error.c_str());
+    MainWindow window;
+    AttachDialog* dialog = openDialog(window);
+    QVERIFY(dialog);
+    QVERIFY2(dialog->hint()->text().contains(QStringLiteral("Cannot listen")),
+             qPrintable(dialog->hint()->text()));
+    QProcess* a = startClient();
+    QTest::qWait(600);
+    QCOMPARE(dialog->processTable()->rowCount(), 0);
+    other.reset(); // the other program ends
+    QTRY_COMPARE_WITH_TIMEOUT(dialog->processTable()->rowCount(), 1, 10000);
+    QVERIFY(dialog->tick(a->processId()));
+    QVERIFY(!dialog->hint()->text().contains(QStringLiteral("Cannot listen")));
+    // A cut cell shows its whole text as a tooltip.
+    QVERIFY(
+        dialog->processTable()->item(0, 6)->toolTip().contains(QStringLiteral("kinetoscope-fake-kineto")));
 }
 
 QTEST_MAIN(TestAttachDialog)

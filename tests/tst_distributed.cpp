@@ -118,18 +118,21 @@ void TestDistributed::summaryRoundTrip() {
 }
 
 void TestDistributed::synchronisationSplit() {
-    // Two ranks, one all-reduce each in step 1; rank 0 arrives 30 µs before rank 1 (from each step's start).
+    // Two ranks on two hosts whose clocks are 5 ms apart, one all-reduce each in step 1: rank 0 arrives 30 µs
+    // before rank 1, and both kernels end together (the collective transfers once both are there). Aligned on
+    // that end, rank 0 waited 30 µs and each transferred 100 µs.
     std::vector<RankFigures> ranks(2);
     for (int r = 0; r < 2; ++r) {
         RankFigures& f = ranks[std::size_t(r)];
         f.rank = r;
         f.steps.push_back({.name = "ProfilerStep#1", .start = r * 5'000'000, .end = r * 5'000'000 + 500'000});
-        f.collectives.push_back({.name = "AllReduce", .calls = 1, .total = 100'000});
-        f.instances.push_back({0, 0, 0, r == 0 ? 10'000 : 40'000, r == 0 ? 110'000 : 140'000});
+        f.collectives.push_back({.name = "AllReduce", .calls = 1, .total = r == 0 ? 130'000 : 100'000});
+        f.instances.push_back({0, 0, 0, r == 0 ? 10'000 : 40'000, 140'000});
     }
     const JobReport job = analyseJob(std::move(ranks));
+    QVERIFY(!job.sharedClock);
     QCOMPARE(job.ranks[0].collectives[0].synchronization, TimeNs(30'000));
-    QCOMPARE(job.ranks[0].collectives[0].transfer, TimeNs(70'000));
+    QCOMPARE(job.ranks[0].collectives[0].transfer, TimeNs(100'000));
     QCOMPARE(job.ranks[1].collectives[0].synchronization, TimeNs(0));
     QCOMPARE(job.ranks[1].collectives[0].transfer, TimeNs(100'000));
     QCOMPARE(job.collectives.size(), std::size_t(1));
@@ -545,7 +548,8 @@ void TestDistributed::thousandRanks() {
             if (QString::fromStdString(s.name) == steps->item(row, 0)->text()) d = &s;
         QVERIFY(d);
         QCOMPARE(steps->item(row, 7)->text(),
-                 QStringLiteral("rank %1").arg(view.ranks()[d->slowestRank].rank));
+                 d->slowestTied ? QStringLiteral("tie")
+                                : QStringLiteral("rank %1").arg(view.ranks()[d->slowestRank].rank));
     }
     steps->sortByColumn(6, Qt::DescendingOrder);
     TimeNs longest = 0;

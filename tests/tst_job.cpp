@@ -83,6 +83,8 @@ class TestJob : public QObject {
     void rankTheOthersWaitFor_data();
     void rankTheOthersWaitFor();
     void messageSizeFromShapes();
+    void ranksAlignedOnTheirCollectives_data();
+    void ranksAlignedOnTheirCollectives();
     void commands();
 };
 
@@ -458,12 +460,13 @@ void TestJob::thousandRanksWithPlantedStragglers() {
         // A little noise, well under 5%, so the median is a real rank's.
         for (RankStep& s : f.steps)
             s.computation += (r * 7919 % 1000) * 1000;
+        // The planted rank arrives `extra` late at every collective of its step; a collective ends together
+        // on every rank, so the others' kernels of that step end that much later too (they wait).
         for (const Planted& p : planted) {
-            if (p.rank != r) continue;
-            f.steps[p.step].computation += p.extra;
+            f.steps[p.step].computation += p.rank == r ? p.extra : 0;
             for (CollectiveInstance& c : f.instances)
                 if (c.step == p.step) {
-                    c.start += p.extra;
+                    if (p.rank == r) c.start += p.extra;
                     c.end += p.extra;
                 }
         }
@@ -640,6 +643,81 @@ void TestJob::commands() {
     none.start(KINETOSCOPE_CLI, {"job", dir.filePath("broken.json")});
     QVERIFY(none.waitForFinished(60000));
     QCOMPARE(none.exitCode(), 1);
+}
+
+// A Megatron TP=8 job's shape (issue 61): the ranks share one clock and each all-reduce's kernels end within
+// 49 µs on all eight, but their steps start up to 30.5 ms apart. Rank 0 reaches 32 of the 84 all-reduces
+// last, rank 6 28 and rank 3 15, each 4 ms after the others. Compared from each step's start (as before),
+// rank 0 looked 30.5 ms early; by the clock it is the first straggler and rank 6 the second, rank 3 none.
+// With the hosts' clocks apart (each rank's shifted by 137 ms more than the last), each call aligned on its
+// end says the same.
+void TestJob::ranksAlignedOnTheirCollectives_data() {
+    QTest::addColumn<bool>("clocksApart");
+    QTest::newRow("one clock") << false;
+    QTest::newRow("clocks apart") << true;
+}
+
+void TestJob::ranksAlignedOnTheirCollectives() {
+    QFETCH(bool, clocksApart);
+    const TimeNs stepStartOffset[8] = {30'500'000, 0,         2'000'000,  9'000'000,
+                                       1'000'000,  4'000'000, 12'000'000, 500'000};
+    const auto lastRankOf = [](std::uint32_t k) { return k < 32 ? 0 : k < 60 ? 6 : k < 75 ? 3 : 1; };
+    std::vector<RankFigures> ranks(8);
+    for (int r = 0; r < 8; ++r) {
+        RankFigures& f = ranks[std::size_t(r)];
+        f.rank = r;
+        f.worldSize = 8;
+        f.source = "rank" + std::to_string(r) + ".json";
+        const TimeNs clock = clocksApart ? TimeNs(r) * 137'000'000 : 0; // this rank's clock against rank 0's
+        const TimeNs stepStart = 1'000'000'000 + stepStartOffset[r] + clock;
+        RankStep step{.name = "ProfilerStep#4", .start = stepStart, .end = stepStart + 2'000'000'000};
+        step.computation = 1'000'000'000;
+        step.other = 100'000'000;
+        f.steps.push_back(step);
+        f.collectives.push_back({.name = "AllReduce", .messageBytes = 67108864, .group = "0-7", .calls = 84});
+        for (std::uint32_t k = 0; k < 84; ++k) {
+            // By rank 0's clock: the call's last rank arrives 4 ms after the others, and all end together
+            // (within 49 µs) 50 ms after that.
+            const TimeNs base = 1'100'000'000 + TimeNs(k) * 20'000'000;
+            const TimeNs arrival = base + (r == lastRankOf(k) ? 4'000'000 : TimeNs(r) * 10'000);
+            const TimeNs end = base + 54'000'000 + TimeNs(r % 2) * 49'000;
+            f.instances.push_back({0, 0, k, arrival + clock - stepStart, end + clock - stepStart,
+                                   arrival + clock - stepStart - 50'000, true});
+            f.collectives[0].total += end - arrival;
+        }
+    }
+    const JobReport job = analyseJob(std::move(ranks));
+    QCOMPARE(job.sharedClock, !clocksApart);
+    QCOMPARE(job.collectives.size(), std::size_t(1));
+    const CollectiveSpread& c = job.collectives.front();
+    QCOMPARE(c.lastToArrive.size(), std::size_t(3));
+    QCOMPARE(job.ranks[c.lastToArrive[0].rank].rank, std::int64_t(0));
+    QCOMPARE(c.lastToArrive[0].times, std::uint64_t(32));
+    QCOMPARE(job.ranks[c.lastToArrive[1].rank].rank, std::int64_t(6));
+    QCOMPARE(c.lastToArrive[1].times, std::uint64_t(28));
+    QCOMPARE(job.ranks[c.lastToArrive[2].rank].rank, std::int64_t(3));
+    QCOMPARE(c.lastToArrive[2].times, std::uint64_t(15));
+    // Two stragglers the others wait for, rank 0 first (they waited 7 × 32 × ~4 ms for it); rank 3 is not
+    // one.
+    std::vector<std::int64_t> arriving;
+    for (const StragglerRow& s : job.stragglers)
+        if (s.arrivesLast) arriving.push_back(job.ranks[s.rank].rank);
+    QCOMPARE(arriving, (std::vector<std::int64_t>{0, 6}));
+    QVERIFY(job.stragglers.front().othersWaitedFor > TimeNs(7) * 32 * 3'900'000);
+    // Every rank transfers about 50 ms a call: waiting is what the last arrival costs the others.
+    for (std::size_t r = 0; r < job.ranks.size(); ++r) {
+        const RankCommunication& comm = job.communication[r];
+        QVERIFY2(comm.transfer >= TimeNs(84) * 49'900'000 && comm.transfer <= TimeNs(84) * 50'100'000,
+                 qPrintable(QString::number(comm.transfer)));
+    }
+    const std::string text = jobReportText(job, 20);
+    QVERIFY2(text.find(clocksApart ? "aligned on its end" : "compared by the traces' clock") !=
+                 std::string::npos,
+             text.c_str());
+    // Every rank's step takes 2 s: no rank is the slowest.
+    QVERIFY(job.steps.front().slowestTied);
+    QVERIFY2(text.find("  tie\n") != std::string::npos, text.c_str());
+    QVERIFY(jobReportJson(job).find("\"slowest_tied\": true") != std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TestJob)

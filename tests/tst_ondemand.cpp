@@ -3,17 +3,25 @@
 // endpoint, polls, the pid inserted in the file name, the /tmp rule, the file written in pieces). Every test
 // runs with its own KINETO_IPC_SOCKET_DIR: nothing here meets a real dynolog or another test.
 #include "import/traceloader.h"
+#include "live/attachsession.h"
+#include "live/dynologrelay.h"
 #include "live/ondemand.h"
 #include "testsupport.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <QCryptographicHash>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -49,6 +57,19 @@ class TestOnDemand : public QObject {
     void refusedPathFallsBackToKinetosOwn();
     void throughDynologWhenItHoldsTheName();
     void aTraceThatNeverCompletes();
+    // Issue 61: attach cannot leak a trace.
+    void aTraceEndsAsKinetoEndsIt();
+    void cancelWithdrawsTheRequest();
+    void aFolderStaysWhileItsTargetMayWrite();
+    void aSecondCaptureKeepsTheFirst();
+    void acrossFileSystemsNothingIsTruncated();
+    void aStaleFallbackIsNotTaken();
+    void theListIsBoundedAndOthersAreLeftOut();
+    void aPlantedFileUnderTheNameStays();
+    void commandLinesAreEscaped();
+    void dynologAnswersAreBounded();
+    void dynologConnectTimesOut();
+    void ourOwnViewerIsNamed();
 
   private:
     QProcess* startClient(const QStringList& args = {}, const QStringList& env = {});
@@ -463,6 +484,459 @@ void TestOnDemand::aTraceThatNeverCompletes() {
     QVERIFY2(
         err.contains(QStringLiteral("pid %1: its trace did not complete in time").arg(stalled->processId())),
         qPrintable(err));
+}
+
+namespace {
+// A poll from a process of its own (fork), so that the daemon sees another pid; returns the child's pid.
+// `uid` >= 0: the child first becomes that user. The child sends one idle poll, then lives until `hold` (a
+// pipe's read end) closes: the kernel names a sender that was reaped pid 0.
+pid_t pollFromChild(const std::string& socketPath, const int hold[2], int uid = -1) {
+    const pid_t child = ::fork();
+    if (child != 0) return child;
+    ::close(hold[1]); // (else its own copy of the write end keeps the pipe open)
+    if (uid >= 0 && ::setuid(uid_t(uid)) != 0) ::_exit(3);
+    const int fd = ::socket(AF_UNIX, SOCK_DGRAM, 0);
+    sockaddr_un to{};
+    to.sun_family = AF_UNIX;
+    std::memcpy(to.sun_path, socketPath.c_str(), socketPath.size() + 1);
+    const std::string poll = encodeFabricMessage("req", encodeKinetoPoll({2, 0, {std::int32_t(::getpid())}}));
+    const bool sent = ::sendto(fd, poll.data(), poll.size(), 0, reinterpret_cast<sockaddr*>(&to),
+                               sizeof to) == ssize_t(poll.size());
+    char c;
+    while (::read(hold[0], &c, 1) > 0) {
+    }
+    ::_exit(sent ? 0 : 4);
+}
+
+QByteArray sha(const QString& path) {
+    QFile f(path);
+    f.open(QIODevice::ReadOnly);
+    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
+}
+} // namespace
+
+// Kineto's end is the closed event array and "traceName": a file that stops at an event's closing brace (a
+// writer stalled, or still writing) is not whole, however long it stays that way.
+void TestOnDemand::aTraceEndsAsKinetoEndsIt() {
+    QProcess* stalled = startClient({QStringLiteral("--stall-after-event")});
+    qputenv("KINETOSCOPE_ATTACH_PATIENCE_MS", "2500");
+    QTemporaryDir out;
+    QString printed, err;
+    const int rc = runCli({QStringLiteral("--duration-ms"), QStringLiteral("50"), QStringLiteral("-o"),
+                           out.path(), QString::number(stalled->processId())},
+                          &printed, &err);
+    qunsetenv("KINETOSCOPE_ATTACH_PATIENCE_MS");
+    QCOMPARE(rc, 1);
+    QVERIFY2(printed.trimmed().isEmpty(), qPrintable(printed));
+    QVERIFY2(err.contains(QStringLiteral("did not complete in time")), qPrintable(err));
+}
+
+// Cancel takes back a request not yet delivered: the process's next poll is answered with no config.
+void TestOnDemand::cancelWithdrawsTheRequest() {
+    qputenv("KINETO_IPC_SOCKET_DIR", m_socketDir->path().toLocal8Bit());
+    OnDemandDaemon daemon;
+    std::string error;
+    QVERIFY2(daemon.bind(error), error.c_str());
+    int go[2];
+    int answer[2];
+    QVERIFY(::pipe(go) == 0 && ::pipe(answer) == 0);
+    const std::string socketPath = (m_socketDir->path() + QStringLiteral("/dynolog")).toStdString();
+    const pid_t child = ::fork();
+    if (child == 0) { // waits for the word, polls once, says how long the config it got was
+        char c;
+        (void)::read(go[0], &c, 1);
+        const int fd = ::socket(AF_UNIX, SOCK_DGRAM, 0);
+        sockaddr_un own{};
+        own.sun_family = AF_UNIX;
+        ::bind(fd, reinterpret_cast<sockaddr*>(&own), sizeof(sa_family_t)); // autobind: it can be answered
+        sockaddr_un to{};
+        to.sun_family = AF_UNIX;
+        std::memcpy(to.sun_path, socketPath.c_str(), socketPath.size() + 1);
+        const std::string poll =
+            encodeFabricMessage("req", encodeKinetoPoll({2, 0, {std::int32_t(::getpid())}}));
+        ::sendto(fd, poll.data(), poll.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
+        char buffer[4096];
+        const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+        const std::int32_t configBytes = std::int32_t(n - 40);
+        (void)::write(answer[1], &configBytes, 4);
+        ::_exit(0);
+    }
+    QTemporaryDir out;
+    {
+        TraceRequest request;
+        request.durationMs = 50;
+        AttachSession session(daemon, request, out.path().toStdString(), std::chrono::seconds(5));
+        QVERIFY(session.start({child}, error));
+        session.cancel("cancelled");
+        QVERIFY(session.finished());
+        QVERIFY(!daemon.delivered(child));
+    }
+    (void)::write(go[1], "x", 1);
+    std::int32_t configBytes = -1;
+    QElapsedTimer clock;
+    clock.start();
+    pollfd p{answer[0], POLLIN, 0};
+    while (::poll(&p, 1, 0) == 0 && clock.elapsed() < 5000)
+        daemon.pump(50);
+    QCOMPARE(::read(answer[0], &configBytes, 4), ssize_t(4));
+    QCOMPARE(configBytes, 0); // an empty config: nothing asked
+    ::waitpid(child, nullptr, 0);
+    for (int fd : {go[0], go[1], answer[0], answer[1]})
+        ::close(fd);
+    qunsetenv("KINETO_IPC_SOCKET_DIR");
+}
+
+// A request was delivered and the attach gave up (cancel) while the target still runs: the empty private
+// folder stays (0700, ours), so that nobody can make it again and read what Kineto writes there later; the
+// next attach removes it once the target has ended.
+void TestOnDemand::aFolderStaysWhileItsTargetMayWrite() {
+    qputenv("KINETO_IPC_SOCKET_DIR", m_socketDir->path().toLocal8Bit());
+    QProcess* slow = startClient({QStringLiteral("--warmup-ms"), QStringLiteral("60000")});
+    OnDemandDaemon daemon;
+    std::string error;
+    QVERIFY2(daemon.bind(error), error.c_str());
+    QTemporaryDir out;
+    TraceRequest request;
+    request.durationMs = 50;
+    std::string folder;
+    {
+        AttachSession session(daemon, request, out.path().toStdString(), std::chrono::seconds(5));
+        QVERIFY(session.start({pid_t(slow->processId())}, error));
+        folder = session.folder();
+        QElapsedTimer clock;
+        clock.start();
+        while (session.targets()[0].state == AttachTarget::State::WaitingForPoll && clock.elapsed() < 5000) {
+            daemon.pump(50);
+            session.step();
+        }
+        QCOMPARE(session.targets()[0].state, AttachTarget::State::Recording);
+        session.cancel("cancelled");
+    }
+    struct stat st {};
+    QVERIFY2(::lstat(folder.c_str(), &st) == 0, "the folder was removed while Kineto may still write there");
+    QVERIFY(S_ISDIR(st.st_mode));
+    QCOMPARE(st.st_mode & 0777, mode_t(0700));
+    QCOMPARE(st.st_uid, ::geteuid());
+    // Its target ends: the next session sweeps the folder away.
+    slow->kill();
+    slow->waitForFinished(3000);
+    {
+        AttachSession next(daemon, request, out.path().toStdString(), std::chrono::seconds(1));
+        QVERIFY(next.start({}, error));
+    }
+    QVERIFY(::lstat(folder.c_str(), &st) != 0);
+    qunsetenv("KINETO_IPC_SOCKET_DIR");
+}
+
+// The same process captured twice keeps both traces; a link planted under the next name is left alone (its
+// target untouched) and the trace takes the name after it.
+void TestOnDemand::aSecondCaptureKeepsTheFirst() {
+    QProcess* c = startClient();
+    QTemporaryDir out;
+    const QString pid = QString::number(c->processId());
+    QString printed, err;
+    QCOMPARE(
+        runCli({QStringLiteral("--duration-ms"), QStringLiteral("50"), QStringLiteral("-o"), out.path(), pid},
+               &printed, &err),
+        0);
+    const QString first = out.filePath(QStringLiteral("kineto_%1.pt.trace.json").arg(pid));
+    QCOMPARE(printed.trimmed(), first);
+    const QByteArray firstSha = sha(first);
+    QTemporaryDir elsewhere;
+    const QString victim = elsewhere.filePath(QStringLiteral("victim"));
+    {
+        QFile v(victim);
+        QVERIFY(v.open(QIODevice::WriteOnly));
+        v.write("not yours");
+    }
+    QVERIFY(QFile::link(victim, out.filePath(QStringLiteral("kineto_%1.2.pt.trace.json").arg(pid))));
+    QCOMPARE(
+        runCli({QStringLiteral("--duration-ms"), QStringLiteral("50"), QStringLiteral("-o"), out.path(), pid},
+               &printed, &err),
+        0);
+    const QString second = out.filePath(QStringLiteral("kineto_%1.3.pt.trace.json").arg(pid));
+    QCOMPARE(printed.trimmed(), second);
+    QCOMPARE(sha(first), firstSha);
+    QVERIFY(loadTrace(second.toStdString()).ok());
+    QFile v(victim);
+    QVERIFY(v.open(QIODevice::ReadOnly));
+    QCOMPARE(v.readAll(), QByteArray("not yours"));
+    // -o itself a link of another user: refused before anything is asked.
+    if (::geteuid() == 0) {
+        const QString planted = elsewhere.filePath(QStringLiteral("planted"));
+        QVERIFY(QFile::link(out.path(), planted));
+        QVERIFY(::lchown(planted.toLocal8Bit().constData(), 65534, 65534) == 0);
+        QCOMPARE(runCli({QStringLiteral("--duration-ms"), QStringLiteral("50"), QStringLiteral("-o"), planted,
+                         pid},
+                        &printed, &err),
+                 1);
+        QVERIFY2(err.contains(QStringLiteral("is a link of another user")), qPrintable(err));
+    }
+}
+
+// Across file systems the trace is copied into a fresh name and renamed: a file already there (a tab may map
+// it) is never truncated or overwritten.
+void TestOnDemand::acrossFileSystemsNothingIsTruncated() {
+    QTemporaryDir source;
+    struct stat a {
+    }, b{};
+    if (::stat(source.path().toLocal8Bit().constData(), &a) != 0 || ::stat("/dev/shm", &b) != 0 ||
+        a.st_dev == b.st_dev)
+        QSKIP("no second file system (/dev/shm) beside the temporary folder");
+    QTemporaryDir out(QStringLiteral("/dev/shm/kinetoscope-test-XXXXXX"));
+    QVERIFY(out.isValid());
+    const QString from = source.filePath(QStringLiteral("trace_77.json"));
+    {
+        QFile f(from);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray(3 << 20, 'x'));
+    }
+    const QString open = out.filePath(QStringLiteral("kineto_77.pt.trace.json"));
+    {
+        QFile f(open);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("a trace a tab has open");
+    }
+    std::string error;
+    const std::string moved =
+        AttachSession::moveTrace(from.toStdString(), out.path().toStdString(), 77, error);
+    QVERIFY2(!moved.empty(), error.c_str());
+    QCOMPARE(QString::fromStdString(moved), out.filePath(QStringLiteral("kineto_77.2.pt.trace.json")));
+    QCOMPARE(QFileInfo(QString::fromStdString(moved)).size(), qint64(3 << 20));
+    QVERIFY(!QFile::exists(from));
+    QFile f(open);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), QByteArray("a trace a tab has open"));
+    // Nothing half-copied left behind.
+    QCOMPARE(QDir(out.path()).entryList(QDir::Files | QDir::Hidden).size(), 2);
+}
+
+// A /tmp/libkineto_activities_<pid>.json left by an earlier trace is not this trace: only the file Kineto
+// writes after the request is taken.
+void TestOnDemand::aStaleFallbackIsNotTaken() {
+    QProcess* c = startClient({QStringLiteral("--warmup-ms"), QStringLiteral("1500")},
+                              {QStringLiteral("KINETO_ONDEMAND_TRACE_DIR=/var/empty/nowhere")});
+    const QString fallback = QStringLiteral("/tmp/libkineto_activities_%1.json").arg(c->processId());
+    {
+        QFile stale(fallback);
+        QVERIFY(stale.open(QIODevice::WriteOnly));
+        stale.write(
+            R"({"traceEvents": [{"ph": "X", "name": "stale_trace", "pid": 1, "tid": 1, "ts": 1, "dur": 1}],
+  "traceName": "old"
+})");
+    }
+    QTemporaryDir out;
+    QString printed, err;
+    const int rc = runCli({QStringLiteral("--duration-ms"), QStringLiteral("50"), QStringLiteral("-o"),
+                           out.path(), QString::number(c->processId())},
+                          &printed, &err);
+    QFile::remove(fallback);
+    QCOMPARE(rc, 0);
+    const LoadResult r = loadTrace(printed.trimmed().toStdString());
+    QVERIFY2(r.ok(), qPrintable(printed + err));
+    QCOMPARE(r.store->sliceCount(), std::size_t(4)); // the fresh trace, not the stale one's single slice
+}
+
+// Anyone can send polls: the list is bounded, forgets the silent, and holds only this user's processes
+// (another user's are remembered apart, to say why they are out of reach).
+void TestOnDemand::theListIsBoundedAndOthersAreLeftOut() {
+    qputenv("KINETO_IPC_SOCKET_DIR", m_socketDir->path().toLocal8Bit());
+    OnDemandDaemon daemon;
+    std::string error;
+    QVERIFY2(daemon.bind(error), error.c_str());
+    daemon.setLimits(4, std::chrono::milliseconds(600));
+    const std::string socketPath = (m_socketDir->path() + QStringLiteral("/dynolog")).toStdString();
+    int hold[2];
+    QVERIFY(::pipe(hold) == 0);
+    std::vector<pid_t> children;
+    for (int i = 0; i < 10; ++i)
+        children.push_back(pollFromChild(socketPath, hold));
+    pid_t stranger = 0;
+    if (::geteuid() == 0) { // another user's poll (the test runs as root in CI)
+        ::chmod(m_socketDir->path().toLocal8Bit().constData(), 0711);
+        ::chmod(socketPath.c_str(), 0666);
+        stranger = pollFromChild(socketPath, hold, 65534);
+        children.push_back(stranger);
+    }
+    QTest::qWait(300);
+    daemon.pump(100);
+    ::close(hold[1]);
+    for (pid_t child : children) {
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        QCOMPARE(WEXITSTATUS(status), 0);
+    }
+    ::close(hold[0]);
+    QCOMPARE(daemon.processes().size(), std::size_t(4));
+    QCOMPARE(daemon.overflowed(), std::uint64_t(6));
+    if (stranger) {
+        QVERIFY(!daemon.processes().count(stranger));
+        QVERIFY(daemon.strangerUid(stranger).has_value());
+        QCOMPARE(*daemon.strangerUid(stranger), uid_t(65534));
+    }
+    QTest::qWait(700);
+    daemon.pump(10);
+    QVERIFY(daemon.processes().empty()); // silent past the expiry: forgotten
+    qunsetenv("KINETO_IPC_SOCKET_DIR");
+}
+
+// A file that is not a socket, planted under the name, is never removed to take the name.
+void TestOnDemand::aPlantedFileUnderTheNameStays() {
+    qputenv("KINETO_IPC_SOCKET_DIR", m_socketDir->path().toLocal8Bit());
+    const QString name = m_socketDir->filePath(QStringLiteral("dynolog"));
+    {
+        QFile f(name);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("precious");
+    }
+    OnDemandDaemon daemon;
+    std::string error;
+    QVERIFY(!daemon.bind(error));
+    QVERIFY2(error.find("Address already in use") != std::string::npos, error.c_str());
+    QFile f(name);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), QByteArray("precious"));
+    qunsetenv("KINETO_IPC_SOCKET_DIR");
+}
+
+// A listed command line's control characters are written as \xNN: they reach the user's terminal.
+void TestOnDemand::commandLinesAreEscaped() {
+    QCOMPARE(escapeControlCharacters("python\x1b]0;owned\x07 train.py\n"),
+             std::string("python\\x1b]0;owned\\x07 train.py\\x0a"));
+    startClient({QStringLiteral("--label\x1b[2J")});
+    QString out, err;
+    QCOMPARE(runCli({QStringLiteral("--list"), QStringLiteral("--wait"), QStringLiteral("1")}, &out, &err),
+             0);
+    QVERIFY2(out.contains(QStringLiteral("--label\\x1b[2J")), qPrintable(out));
+    QVERIFY(!out.contains(QChar(0x1b)));
+}
+
+namespace {
+// One connection answered with `answer`, as dynolog's RPC frames it.
+class CannedRpc {
+  public:
+    explicit CannedRpc(QByteArray answer) : m_answer(std::move(answer)) {
+        m_listen = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof addr;
+        ::bind(m_listen, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+        ::listen(m_listen, 4);
+        ::getsockname(m_listen, reinterpret_cast<sockaddr*>(&addr), &length);
+        m_port = ntohs(addr.sin_port);
+        m_thread = std::thread([this] {
+            const int fd = ::accept(m_listen, nullptr, nullptr);
+            std::int32_t length = 0;
+            if (::recv(fd, &length, 4, MSG_WAITALL) == 4 && length > 0 && length < (1 << 20)) {
+                std::string body(std::size_t(length), '\0');
+                (void)::recv(fd, body.data(), body.size(), MSG_WAITALL);
+            }
+            const std::int32_t n = std::int32_t(m_answer.size());
+            (void)::send(fd, &n, 4, MSG_NOSIGNAL);
+            (void)::send(fd, m_answer.constData(), std::size_t(n), MSG_NOSIGNAL);
+            ::close(fd);
+        });
+    }
+    ~CannedRpc() {
+        m_thread.join();
+        ::close(m_listen);
+    }
+    int port() const { return m_port; }
+
+  private:
+    QByteArray m_answer;
+    int m_listen = -1;
+    int m_port = 0;
+    std::thread m_thread;
+};
+} // namespace
+
+// dynolog's answer, whatever it holds, gives at most process_limit targets, each once, from the processes
+// whose profiler took the request (activityProfilersTriggered), not every one it matched.
+void TestOnDemand::dynologAnswersAreBounded() {
+    QByteArray triggered = "[";
+    for (int i = 0; i < 5000; ++i)
+        triggered += QByteArray::number(1000 + i % 2500) + (i + 1 < 5000 ? "," : "");
+    triggered += "]";
+    {
+        CannedRpc rpc(R"({"processesMatched":[7,8,9,10],"activityProfilersTriggered":[8,9,8],)"
+                      R"("activityProfilersBusy":2})");
+        const DynologReply reply = askDynolog(rpc.port(), "X=1\n", 0, {7, 8, 9, 10}, 4, 3000);
+        QVERIFY2(reply.error.empty(), reply.error.c_str());
+        QCOMPARE(reply.matched, (std::vector<pid_t>{8, 9}));
+        QCOMPARE(reply.busy, 2);
+    }
+    {
+        CannedRpc rpc(R"({"processesMatched":[],"activityProfilersTriggered":)" + triggered + "}");
+        QElapsedTimer clock;
+        clock.start();
+        const DynologReply reply = askDynolog(rpc.port(), "X=1\n", 0, {}, 100, 3000);
+        QCOMPARE(reply.matched.size(), std::size_t(100));
+        QCOMPARE(QSet<pid_t>(reply.matched.begin(), reply.matched.end()).size(), 100);
+    }
+    { // an older dynolog: processesMatched only
+        CannedRpc rpc(R"({"processesMatched":[5,5,6]})");
+        const DynologReply reply = askDynolog(rpc.port(), "X=1\n", 0, {5, 6}, 2, 3000);
+        QCOMPARE(reply.matched, (std::vector<pid_t>{5, 6}));
+    }
+}
+
+// A connect that cannot complete (a backlog that is full: the kernel drops the handshake) ends at the
+// time-out instead of hanging the attach.
+void TestOnDemand::dynologConnectTimesOut() {
+    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof addr;
+    QVERIFY(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    QVERIFY(::listen(listener, 0) == 0);
+    ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &length);
+    std::vector<int> fillers; // never accepted: they fill the backlog
+    for (int i = 0; i < 4; ++i) {
+        const int f = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        (void)::connect(f, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+        fillers.push_back(f);
+    }
+    QTest::qWait(100);
+    QElapsedTimer clock;
+    clock.start();
+    const DynologReply reply = askDynolog(ntohs(addr.sin_port), "X=1\n", 0, {1}, 1, 700);
+    const qint64 took = clock.elapsed();
+    QVERIFY(!reply.error.empty());
+    QVERIFY2(took < 5000, qPrintable(QString::number(took))); // (a blocking connect waits over a minute)
+    for (int f : fillers)
+        ::close(f);
+    ::close(listener);
+}
+
+// Where our own viewer holds the name (its Attach dialog open), the CLI says so instead of blaming dynolog.
+void TestOnDemand::ourOwnViewerIsNamed() {
+    qputenv("KINETO_IPC_SOCKET_DIR", m_socketDir->path().toLocal8Bit());
+    std::atomic<bool> stop{false};
+    OnDemandDaemon viewer("the Kinetoscope viewer's Attach dialog");
+    std::string error;
+    QVERIFY2(viewer.bind(error), error.c_str());
+    std::thread pumping([&] {
+        while (!stop)
+            viewer.pump(20);
+    });
+    const NameHolder holder = askNameHolder(500);
+    QCOMPARE(holder.pid, ::getpid());
+    QCOMPARE(holder.name, std::string("the Kinetoscope viewer's Attach dialog"));
+    QString printed, err;
+    QCOMPARE(runCli({QStringLiteral("--duration-ms"), QStringLiteral("50"), QStringLiteral("12345")},
+                    &printed, &err),
+             1);
+    stop = true;
+    pumping.join();
+    QVERIFY2(
+        err.contains(
+            QStringLiteral("the Kinetoscope viewer's Attach dialog (pid %1) is listening").arg(::getpid())),
+        qPrintable(err));
+    QVERIFY(!err.contains(QStringLiteral("dynolog")));
+    qunsetenv("KINETO_IPC_SOCKET_DIR");
 }
 
 QTEST_MAIN(TestOnDemand)

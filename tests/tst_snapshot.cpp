@@ -4,10 +4,12 @@
 // short (a preview's first bytes, a truncated file): the beginning of the whole one.
 #include "testsupport.h"
 
+#include "analysis/memory/allocatorstate.h"
 #include "analysis/memory/snapshotreport.h"
 #include "analysis/report/snapshotformat.h"
 #include "snapshot/snapshotloader.h"
 
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -31,6 +33,9 @@ class TestSnapshot : public QObject {
     void cutShort();
     void previewBeforeAnyValue();
     void notATrace();
+    void pytorch20Layout();
+    void withoutHistory();
+    void privatePools();
 };
 
 namespace {
@@ -135,11 +140,12 @@ void TestSnapshot::bareListOfSegments() {
     QVERIFY(!r.snapshot->hasTrace);
     QCOMPARE(r.snapshot->segments.size(), std::size_t(1));
     QCOMPARE(r.snapshot->blocks.size(), std::size_t(2));
+    // No trace: the snapshot's moment is the one known, and the "peak" is what was allocated then.
     const std::string json = snapshotReportJson(*r.snapshot, snapshotReport(*r.snapshot));
-    QCOMPARE(json, std::string("{\"devices\": [\n {\"device\": 0,\n  \"events\": {},\n  \"segments\": 1,\n"
-                               "  \"reserved_bytes\": 2097152,\n  \"allocated_bytes\": 1048576,\n"
-                               "  \"peak_active_bytes\": null,\n  \"peak_time_us\": null,\n"
-                               "  \"largest_at_peak\": null}\n]}\n"));
+    QVERIFY2(json.find("\"history_recorded\": false,\n  \"peak_active_bytes\": 1048576,\n  \"peak_time_us\": "
+                       "null,\n  \"largest_at_peak\": [\n   {\"size\": 1048576, \"addr\": 4096,") !=
+                 std::string::npos,
+             json.c_str());
 }
 
 // Sizes no allocation can have (below 0, 2^62) are counted and read as 0, so that no sum over them overflows:
@@ -354,6 +360,144 @@ void TestSnapshot::notATrace() {
         QCOMPARE(r.message(path),
                  path + ": a CUDA memory snapshot, not a trace: `kinetoscope-cli memory FILE` reads it");
     }
+}
+
+namespace {
+std::string dataSnapshot(const char* name) {
+    return std::string(KINETOSCOPE_SOURCE_DIR) + "/tests/data/snapshots/" + name;
+}
+std::string stackText(const MemorySnapshot& s, std::uint32_t stack) {
+    std::string out;
+    for (std::uint32_t f : s.stack(stack))
+        out += std::string(s.strings.view(s.frames[f].name)) + "@" +
+               std::string(s.strings.view(s.frames[f].filename)) + ":" + std::to_string(s.frames[f].line) +
+               ";";
+    return out;
+}
+} // namespace
+
+// PyTorch 2.0's layout (tests/data/snapshots/make_older_snapshots.py made it from the GPT-2 training
+// snapshot): blocks without an address, their stack and requested size in `history`. Read, it is the same
+// snapshot: every block where it was, with its stack, and the same allocator state and peak.
+void TestSnapshot::pytorch20Layout() {
+    const SnapshotLoadResult old = loadSnapshot(dataSnapshot("pt20_training.pickle.gz"));
+    QVERIFY2(old.ok(), old.message("pt20").c_str());
+    const std::string path = snapshotPath(snapshots[1]);
+    const SnapshotLoadResult now = loadSnapshot(path);
+    QVERIFY2(now.ok(), now.message(path).c_str());
+    const MemorySnapshot& a = *old.snapshot;
+    const MemorySnapshot& b = *now.snapshot;
+    QCOMPARE(a.blocks.size(), b.blocks.size());
+    std::size_t withStack = 0;
+    for (std::size_t i = 0; i < a.blocks.size(); ++i) {
+        QCOMPARE(a.blocks[i].address, b.blocks[i].address);
+        QCOMPARE(a.blocks[i].size, b.blocks[i].size);
+        QCOMPARE(a.blocks[i].state, b.blocks[i].state);
+        if (b.blocks[i].state == BlockState::Inactive) continue;
+        QCOMPARE(a.blocks[i].requestedSize, b.blocks[i].requestedSize);
+        QCOMPARE(stackText(a, a.blocks[i].stack), stackText(b, b.blocks[i].stack));
+        withStack += a.blocks[i].stack != 0;
+    }
+    QVERIFY(withStack > 0);
+    const DeviceHistory& ha = a.devices.front();
+    const DeviceHistory& hb = b.devices.front();
+    for (std::int64_t moment : {std::int64_t(-1), std::int64_t(ha.size() / 2), std::int64_t(ha.size()) - 1}) {
+        const AllocatorState sa = allocatorStateAfter(a, ha, moment);
+        const AllocatorState sb = allocatorStateAfter(b, hb, moment);
+        QCOMPARE(sa.activeBytes, sb.activeBytes);
+        QCOMPARE(sa.reservedBytes, sb.reservedBytes);
+        QCOMPARE(sa.cachedIdleBytes, sb.cachedIdleBytes);
+        QCOMPARE(sa.unplacedBlocks, sb.unplacedBlocks);
+    }
+    const AllocatorState end = allocatorStateAfter(a, ha, std::int64_t(ha.size()) - 1);
+    QVERIFY(end.activeBytes > 1 << 30); // (the defect read 8 KiB: every block at address 0)
+    const SnapshotReport ra = snapshotReport(a), rb = snapshotReport(b);
+    QCOMPARE(*ra.devices.front().peakActiveBytes, *rb.devices.front().peakActiveBytes);
+    QCOMPARE(ra.devices.front().peak->allocations.size(), rb.devices.front().peak->allocations.size());
+    for (std::size_t i = 0; i < ra.devices.front().peak->allocations.size(); ++i) {
+        const AllocationLifetime& x = ra.devices.front().peak->allocations[i];
+        const AllocationLifetime& y = rb.devices.front().peak->allocations[i];
+        QCOMPARE(x.addr, y.addr);
+        QCOMPARE(x.size, y.size);
+        QCOMPARE(stackText(a, x.stack), stackText(b, y.stack));
+    }
+    QVERIFY(snapshotReportText(a, ra).find("  0x0  ") == std::string::npos);
+}
+
+// Dumped without allocation history (vLLM's workers): no event, no stack. The report says so and gives the
+// snapshot's moment as the peak: what was allocated then, largest first.
+void TestSnapshot::withoutHistory() {
+    const SnapshotLoadResult r = loadSnapshot(dataSnapshot("no_history_training.pickle.gz"));
+    QVERIFY2(r.ok(), r.message("no history").c_str());
+    const MemorySnapshot& s = *r.snapshot;
+    QVERIFY(s.hasTrace);
+    SnapshotReportOptions every;
+    every.top = std::numeric_limits<std::size_t>::max();
+    const SnapshotReport report = snapshotReport(s, every);
+    QCOMPARE(report.devices.size(), std::size_t(1));
+    const DeviceMemoryReport& d = report.devices.front();
+    QVERIFY(!d.historyRecorded);
+    QVERIFY(d.peakActiveBytes.has_value());
+    QCOMPARE(*d.peakActiveBytes, d.allocatedBytes);
+    QVERIFY(d.allocatedBytes > 1 << 30);
+    QVERIFY(d.peak.has_value());
+    std::int64_t sum = 0, largest = 0;
+    for (const AllocationLifetime& a : d.peak->allocations) {
+        QVERIFY(a.size <= (largest ? largest : a.size));
+        largest = a.size;
+        sum += a.size;
+    }
+    QVERIFY(!d.peak->allocations.empty());
+    std::int64_t requested = 0;
+    for (const SnapshotBlock& b : s.blocks)
+        if (b.state == BlockState::ActiveAllocated) requested += b.requestedSize;
+    QCOMPARE(sum, requested);
+    const std::string text = snapshotReportText(s, report);
+    QVERIFY2(text.find("No allocation history was recorded") != std::string::npos, text.c_str());
+    const std::string json = snapshotReportJson(s, report);
+    QVERIFY(json.find("\"history_recorded\": false") != std::string::npos);
+    QVERIFY(json.find("\"largest_at_peak\": null") == std::string::npos);
+}
+
+// Segments of a private pool (a CUDA graph's capture): the pool id is read and carried into the allocator
+// state. pickle.dumps({'segments': [default pool (0, 0) at 4096, pool (1, 0) at 8 MiB on stream 7],
+// 'device_traces': [[]]}, protocol=4), spelled out:
+void TestSnapshot::privatePools() {
+    const std::string p("\x80\x04\x95\x3a\x01\x00\x00\x00\x00\x00\x00\x7d\x94\x28\x8c\x08\x73\x65\x67\x6d\x65"
+                        "\x6e\x74\x73\x94\x5d"
+                        "\x94\x28\x7d\x94\x28\x8c\x06\x64\x65\x76\x69\x63\x65\x94\x4b\x00\x8c\x07\x61\x64\x64"
+                        "\x72\x65\x73\x73\x94"
+                        "\x4d\x00\x10\x8c\x0a\x74\x6f\x74\x61\x6c\x5f\x73\x69\x7a\x65\x94\x4a\x00\x00\x20\x00"
+                        "\x8c\x06\x73\x74\x72"
+                        "\x65\x61\x6d\x94\x4b\x00\x8c\x0c\x73\x65\x67\x6d\x65\x6e\x74\x5f\x74\x79\x70\x65\x94"
+                        "\x8c\x05\x6c\x61\x72"
+                        "\x67\x65\x94\x8c\x0f\x73\x65\x67\x6d\x65\x6e\x74\x5f\x70\x6f\x6f\x6c\x5f\x69\x64\x94"
+                        "\x4b\x00\x4b\x00\x86"
+                        "\x94\x8c\x06\x62\x6c\x6f\x63\x6b\x73\x94\x5d\x94\x7d\x94\x28\x68\x05\x4d\x00\x10\x8c"
+                        "\x04\x73\x69\x7a\x65"
+                        "\x94\x4a\x00\x00\x10\x00\x8c\x0e\x72\x65\x71\x75\x65\x73\x74\x65\x64\x5f\x73\x69\x7a"
+                        "\x65\x94\x4a\x00\x00"
+                        "\x10\x00\x8c\x05\x73\x74\x61\x74\x65\x94\x8c\x10\x61\x63\x74\x69\x76\x65\x5f\x61\x6c"
+                        "\x6c\x6f\x63\x61\x74"
+                        "\x65\x64\x94\x8c\x06\x66\x72\x61\x6d\x65\x73\x94\x5d\x94\x75\x61\x75\x7d\x94\x28\x68"
+                        "\x04\x4b\x00\x68\x05"
+                        "\x4a\x00\x00\x80\x00\x68\x06\x4a\x00\x00\x20\x00\x68\x07\x4b\x07\x68\x08\x68\x09\x68"
+                        "\x0a\x4b\x01\x4b\x00"
+                        "\x86\x94\x68\x0c\x5d\x94\x7d\x94\x28\x68\x05\x4a\x00\x00\x80\x00\x68\x0f\x4a\x00\x00"
+                        "\x20\x00\x68\x10\x4a"
+                        "\x00\x00\x20\x00\x68\x11\x68\x12\x68\x13\x5d\x94\x75\x61\x75\x65\x8c\x0d\x64\x65\x76"
+                        "\x69\x63\x65\x5f\x74"
+                        "\x72\x61\x63\x65\x73\x94\x5d\x94\x5d\x94\x61\x75\x2e",
+                        325);
+    const SnapshotLoadResult r = loadSnapshotBytes(p);
+    QVERIFY2(r.ok(), r.message("pools").c_str());
+    QCOMPARE(r.snapshot->segments.size(), std::size_t(2));
+    QVERIFY(!r.snapshot->segments[0].privatePool());
+    QCOMPARE(r.snapshot->segments[1].poolId, (std::pair<std::int64_t, std::int64_t>{1, 0}));
+    const AllocatorState state = allocatorStateAfter(*r.snapshot, r.snapshot->devices.front(), -1);
+    QCOMPARE(state.segments.size(), std::size_t(2));
+    QCOMPARE(state.segments[1].poolId, (std::pair<std::int64_t, std::int64_t>{1, 0}));
+    QCOMPARE(state.segments[1].stream, std::int64_t(7));
 }
 
 QTEST_GUILESS_MAIN(TestSnapshot)

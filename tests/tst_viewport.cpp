@@ -427,6 +427,11 @@ void TestViewport::trackTitles_data() {
         << R"([{"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"python"}},{"ph":"X","name":"a","pid":1,"tid":7,"ts":0,"dur":1}])"
         << "python (7)"
         << "7";
+    // Kineto's name for a thread without one: "thread 7 ()" reads "thread 7".
+    QTest::newRow("unnamed thread, Kineto's empty parentheses")
+        << R"j([{"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"thread 7 ()"}},{"ph":"X","name":"a","pid":1,"tid":7,"ts":0,"dur":1}])j"
+        << "thread 7"
+        << "7";
     // A GPU stream whose tid is text: the stream as written, never "tid 0".
     QTest::newRow("GPU stream as text")
         << R"([{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":"stream 7","ts":0,"dur":1}])"

@@ -55,7 +55,7 @@ void SegmentMapWidget::paintEvent(QPaintEvent* e) {
         painter.setPen(QColor(0x37, 0x41, 0x51));
         painter.drawText(QRectF(4, y, labelWidth - 8, rowHeight - 2), Qt::AlignLeft | Qt::AlignVCenter,
                          bytesText(s.size) + (s.expandable ? tr(" mapped") : QString()) +
-                             tr(" · s%1").arg(s.stream));
+                             tr(" · s%1").arg(s.stream) + poolText(s, true));
         const QRectF bar(labelWidth, y, w, rowHeight - 4);
         painter.fillRect(bar, QColor(0xe5, 0xe7, 0xeb));
         for (const StateBlock& b : s.blocks) {
@@ -70,6 +70,15 @@ void SegmentMapWidget::paintEvent(QPaintEvent* e) {
     }
 }
 
+// A private memory pool (a CUDA graph's capture, a MemPool): memory the default pool cannot reuse.
+QString SegmentMapWidget::poolText(const StateSegment& s, bool brief) {
+    if (s.poolId.first == 0 && s.poolId.second == 0) return {};
+    return brief ? tr(" · pool (%1, %2)").arg(s.poolId.first).arg(s.poolId.second)
+                 : tr(", in private pool (%1, %2) (a CUDA graph's or a MemPool's)")
+                       .arg(s.poolId.first)
+                       .arg(s.poolId.second);
+}
+
 std::optional<QString> SegmentMapWidget::describeAt(QPointF pos) const {
     const int row = int(pos.y()) / rowHeight;
     if (row < 0 || row >= int(m_state.segments.size()) || pos.x() < labelWidth) return std::nullopt;
@@ -79,10 +88,10 @@ std::optional<QString> SegmentMapWidget::describeAt(QPointF pos) const {
     const double f = (pos.x() - labelWidth) / w;
     if (f < 0 || f > 1) return std::nullopt;
     const auto addr = s.address + std::uint64_t(f * double(s.size));
-    const QString segment = tr("Segment %1, %2 on stream %3: %4 active, largest free block %5")
+    const QString segment = tr("Segment %1, %2 on stream %3%4: %5 active, largest free block %6")
                                 .arg(addrText(s.address), bytesText(s.size))
                                 .arg(s.stream)
-                                .arg(bytesText(s.activeBytes), bytesText(s.largestFree));
+                                .arg(poolText(s, false), bytesText(s.activeBytes), bytesText(s.largestFree));
     for (const StateBlock& b : s.blocks)
         if (addr >= b.address && addr < b.address + std::uint64_t(b.size))
             return tr("%1 block at %2%3\n%4")

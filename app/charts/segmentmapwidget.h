@@ -23,14 +23,16 @@ class SegmentMapWidget : public QWidget {
     QSize sizeHint() const override;
 
     static constexpr int rowHeight = 16;
-    static constexpr int labelWidth = 150;
+    static constexpr int labelWidth = 190; // "1.00 GiB mapped · s7 · pool (1, 0)"
+    // What the tooltip says at `pos`: the block or free gap there and its segment (its pool when private).
+    std::optional<QString> describeAt(QPointF pos) const;
+    static QString poolText(const StateSegment& s, bool brief);
 
   protected:
     void paintEvent(QPaintEvent*) override;
     void mouseMoveEvent(QMouseEvent*) override;
 
   private:
-    std::optional<QString> describeAt(QPointF pos) const;
     AllocatorState m_state;
     std::function<QColor(std::uint32_t)> m_colorOf;
     std::int64_t m_largest = 1;

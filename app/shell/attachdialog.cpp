@@ -31,7 +31,8 @@ QString noProcessText() {
 }
 } // namespace
 
-AttachDialog::AttachDialog(QWidget* parent) : QDialog(parent) {
+AttachDialog::AttachDialog(QWidget* parent)
+    : QDialog(parent), m_daemon("the Kinetoscope viewer's Attach dialog") {
     setWindowTitle(tr("Attach to a Running PyTorch Process"));
     resize(980, 520);
     auto* layout = new QVBoxLayout(this);
@@ -101,34 +102,57 @@ AttachDialog::AttachDialog(QWidget* parent) : QDialog(parent) {
     connect(close, &QPushButton::clicked, this, &QDialog::reject);
     connect(m_table, &QTableWidget::itemChanged, this, [this] { refresh(); });
 
-    std::string error;
-    m_bound = m_daemon.bind(error);
-    if (!m_bound) {
-        m_hint->setText(
-            tr("Cannot listen for PyTorch processes: %1. Stop it (dynolog, or another Kinetoscope "
-               "attaching), or trace with its own tool.")
-                .arg(QString::fromStdString(error).toHtmlEscaped()));
-        m_hint->setStyleSheet(QStringLiteral("color:#991b1b"));
-    }
     m_timer = new QTimer(this);
     m_timer->setInterval(200);
     connect(m_timer, &QTimer::timeout, this, &AttachDialog::pump);
-    if (m_bound) m_timer->start();
+    m_timer->start();
+    tryToBind();
     refresh();
+}
+
+void AttachDialog::tryToBind() {
+    std::string error;
+    m_bound = m_daemon.bind(error);
+    if (m_bound) {
+        m_hint->setStyleSheet({});
+        m_timer->setInterval(200);
+        return;
+    }
+    QString who = QString::fromStdString(error).toHtmlEscaped();
+    if (m_daemon.nameHeld()) {
+        const live::NameHolder holder = live::askNameHolder(100);
+        if (holder.pid > 0)
+            who = tr("%1 (pid %2) listens: close it there")
+                      .arg(QString::fromStdString(holder.name).toHtmlEscaped())
+                      .arg(holder.pid);
+    }
+    m_hint->setText(
+        tr("Cannot listen for PyTorch processes: %1. Trying again every second; or trace with the "
+           "other program's own tool.")
+            .arg(who));
+    m_hint->setStyleSheet(QStringLiteral("color:#991b1b"));
+    m_timer->setInterval(1000);
+}
+
+int AttachDialog::rowOf(qint64 pid) const {
+    return m_rowByPid.value(pid, -1);
 }
 
 AttachDialog::~AttachDialog() = default;
 
 bool AttachDialog::tick(qint64 pid) {
-    for (int r = 0; r < m_table->rowCount(); ++r)
-        if (m_table->item(r, Pid)->data(Qt::UserRole).toLongLong() == pid) {
-            m_table->item(r, Pid)->setCheckState(Qt::Checked);
-            return true;
-        }
-    return false;
+    const int row = rowOf(pid);
+    if (row < 0) return false;
+    m_table->item(row, Pid)->setCheckState(Qt::Checked);
+    return true;
 }
 
 void AttachDialog::pump() {
+    if (!m_bound) {
+        tryToBind();
+        if (!m_bound) return;
+        refresh();
+    }
     m_daemon.pump(0);
     if (m_session) {
         m_session->step();
@@ -150,11 +174,10 @@ void AttachDialog::refresh() {
     const auto now = std::chrono::steady_clock::now();
     // One row a process that polled; a row stays (with its capture's state) once it is there.
     for (const auto& [pid, p] : m_daemon.processes()) {
-        int row = -1;
-        for (int r = 0; r < m_table->rowCount() && row < 0; ++r)
-            if (m_table->item(r, Pid)->data(Qt::UserRole).toLongLong() == pid) row = r;
+        int row = rowOf(pid);
         if (row < 0) {
             row = m_table->rowCount();
+            m_rowByPid.insert(pid, row);
             m_table->insertRow(row);
             auto* pidItem = new QTableWidgetItem(QString::number(pid));
             pidItem->setData(Qt::UserRole, qint64(pid));
@@ -167,7 +190,9 @@ void AttachDialog::refresh() {
             const auto rank = env.find("RANK");
             m_table->item(row, Rank)->setText(rank == env.end() ? QStringLiteral("-")
                                                                 : QString::fromStdString(rank->second));
-            m_table->item(row, Command)->setText(QString::fromStdString(live::processCommandLine(pid)));
+            const QString command = QString::fromStdString(live::processCommandLine(pid));
+            m_table->item(row, Command)->setText(command);
+            m_table->item(row, Command)->setToolTip(command); // (cut by the column)
         }
         // A process that ended stays listed (its capture's state may matter), said to be gone.
         const bool gone = ::kill(pid, 0) != 0 && errno == ESRCH;
@@ -178,14 +203,15 @@ void AttachDialog::refresh() {
     }
     if (m_session)
         for (const live::AttachTarget& t : m_session->targets())
-            for (int r = 0; r < m_table->rowCount(); ++r)
-                if (m_table->item(r, Pid)->data(Qt::UserRole).toLongLong() == t.pid) {
-                    QTableWidgetItem* item = m_table->item(r, Capture);
-                    item->setText(QString::fromStdString(live::stateText(t)));
-                    item->setForeground(t.state == live::AttachTarget::State::Failed
-                                            ? QColor(0x99, 0x1b, 0x1b)
-                                            : QColor(0x11, 0x18, 0x27));
-                }
+            if (const int r = rowOf(t.pid); r >= 0) {
+                QTableWidgetItem* item = m_table->item(r, Capture);
+                const QString state = QString::fromStdString(live::stateText(t));
+                item->setText(state);
+                item->setToolTip(t.state == live::AttachTarget::State::Done ? QString::fromStdString(t.path)
+                                                                            : state); // (cut by the column)
+                item->setForeground(t.state == live::AttachTarget::State::Failed ? QColor(0x99, 0x1b, 0x1b)
+                                                                                 : QColor(0x11, 0x18, 0x27));
+            }
     if (m_bound)
         m_hint->setText(
             m_daemon.processes().empty()

@@ -3,6 +3,7 @@
 #include "live/attachsession.h"
 
 #include <QDialog>
+#include <QHash>
 
 #include <memory>
 
@@ -42,11 +43,16 @@ class AttachDialog : public QDialog {
   private:
     void pump();
     void refresh();
+    // Binds the name Kineto polls, or says who holds it (another Kinetoscope, dynolog); tried again every
+    // second while it is held, so that the dialog works once the other lets go.
+    void tryToBind();
+    int rowOf(qint64 pid) const;
     void startCapture();
     void cancelCapture();
 
     live::OnDemandDaemon m_daemon;
     bool m_bound = false;
+    QHash<qint64, int> m_rowByPid; // rows are only ever appended
     std::unique_ptr<live::AttachSession> m_session;
     QTableWidget* m_table;
     QLabel* m_hint;

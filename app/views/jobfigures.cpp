@@ -315,7 +315,9 @@ QTableWidget* makeStepDistributionTable(const JobReport& job, QWidget* parent) {
         // The slowest rank's time in a column of its own, to sort on (the spread sorts by its median).
         setDuration(t, int(i), c++, s.stepTime.max);
         t->setItem(int(i), c++,
-                   new QTableWidgetItem(job.ranks.empty() ? QString() : rankText(job.ranks[s.slowestRank])));
+                   new QTableWidgetItem(job.ranks.empty() ? QString()
+                                        : s.slowestTied   ? QObject::tr("tie")
+                                                          : rankText(job.ranks[s.slowestRank])));
     }
     finish(t, 0, Qt::AscendingOrder);
     return t;

@@ -404,15 +404,26 @@ void SnapshotView::showDevice(std::optional<std::int64_t> stream, std::optional<
             ++segments;
         }
     const auto curve = t.curve();
-    m_summary->setText(
-        m_snapshot->hasTrace
-            ? tr("%1 events · peak %2 active after event %3 · %4 reserved in %5 at snapshot time")
-                  .arg(h.size())
-                  .arg(bytesText(*std::max_element(curve.begin(), curve.end())))
-                  .arg(peakMoment() + 1)
-                  .arg(bytesText(reserved), QString::fromStdString(countText(segments, "segment")))
-            : tr("Old snapshot layout (a bare list of segments): no allocator trace · %1 reserved in %2")
-                  .arg(bytesText(reserved), QString::fromStdString(countText(segments, "segment"))));
+    // Without events (dumped without _record_memory_history, or the old bare list) there is no time axis to
+    // draw: the snapshot's own moment is all there is, and the tables below show it.
+    const bool historyRecorded = m_snapshot->hasTrace && h.size() > 0;
+    m_timeline->setVisible(historyRecorded || m_snapshot->partial);
+    if (historyRecorded)
+        m_summary->setText(
+            tr("%1 events · peak %2 active after event %3 · %4 reserved in %5 at snapshot time")
+                .arg(h.size())
+                .arg(bytesText(*std::max_element(curve.begin(), curve.end())))
+                .arg(peakMoment() + 1)
+                .arg(bytesText(reserved), QString::fromStdString(countText(segments, "segment"))));
+    else
+        m_summary->setText((m_snapshot->hasTrace
+                                ? tr("No allocation history was recorded (the snapshot was dumped without "
+                                     "_record_memory_history)")
+                                : tr("Old snapshot layout (a bare list of segments): no allocator trace")) +
+                           tr(" · what was allocated at snapshot time, the only moment known: %1 allocated, "
+                              "%2 reserved in %3")
+                               .arg(bytesText(curve.empty() ? 0 : curve.back()), bytesText(reserved),
+                                    QString::fromStdString(countText(segments, "segment"))));
     // Streams for the filter: those of the device's events and segments.
     std::map<std::int64_t, bool> streams;
     for (std::int64_t s : h.streams)

@@ -42,7 +42,12 @@ struct Piece {
 GzipSampler::GzipSampler(const unsigned char* gzip, std::size_t size, SampleFn onSample,
                          const std::atomic<bool>* cancel)
     : m_gzip(gzip), m_size(size), m_onSample(std::move(onSample)), m_cancel(cancel) {
-    m_thread = std::thread([this] { run(); });
+    m_thread = std::thread([this] {
+        try {
+            run();
+        } catch (...) { // out of memory: no sample (the load itself goes on, and says what it met)
+        }
+    });
 }
 
 GzipSampler::~GzipSampler() {

@@ -1,5 +1,7 @@
 #include "traceloader.h"
 
+#include "model/parallel.h"
+
 #include "jsonbackend.h"
 #include "jsonscan.h"
 #include "sourcebuffer.h"
@@ -223,16 +225,6 @@ struct ChunkPlan {
     std::size_t end = 0;   // the ',' before the next chunk, or the end of the text for the last one
 };
 
-// Runs `worker` on `threads` threads (this one among them) and returns when all have finished.
-template <typename Worker> void runWorkers(unsigned threads, const Worker& worker) {
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool)
-        t.join();
-}
-
 // The first screen of a large file (LoadOptions::preview): pieces of the event array spread evenly over the
 // whole file, parsed on `threads` threads and built into a store of their own. Each piece starts at an event
 // boundary found from its nominal offset (a false one inside a string only costs that piece some events:
@@ -278,7 +270,7 @@ void buildPreview(const std::shared_ptr<const SourceBuffer>& source, std::size_t
             chunks[i].tallyThreads();
         }
     };
-    runWorkers(std::min<unsigned>(threads, unsigned(begins.size())), worker);
+    runOnThreads(std::min<unsigned>(threads, unsigned(begins.size())), worker);
     if (options.cancel && options.cancel->load()) return;
     TraceStoreParts store;
     DocumentLayout sampled = layout;
@@ -414,14 +406,14 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
             }
         }
     };
-    runWorkers(threads, worker);
+    runOnThreads(threads, worker);
     if (keyFound) {
         gpuWorkOnly = false;
         chunks = std::vector<ParsedChunk>(plan.size());
         nextChunk = 0;
         bytesDone = 0;
         eventsDone = 0;
-        runWorkers(threads, worker);
+        runOnThreads(threads, worker);
     }
     stats.gpuWorkOnly = gpuWorkOnly;
     if (cancelled()) return cancelledResult();
@@ -528,6 +520,21 @@ LoadResult LoadResult::cancelledLoad() {
 std::string LoadResult::message(const std::string& path) const {
     if (errorHasOffset) return path + ": byte " + std::to_string(errorOffset) + ": " + error;
     return path + ": " + error;
+}
+
+std::vector<std::string> loadWarnings(const ImportStats& st, const std::string& path) {
+    std::vector<std::string> out;
+    if (st.truncated)
+        out.push_back(path + ": byte " + std::to_string(st.truncatedAt) +
+                      ": file is truncated; loaded the events before it");
+    if (st.gzipCutShort)
+        out.push_back(path + ": the gzip stream is cut short or corrupt; loaded the " +
+                      std::to_string(st.jsonBytes) + " bytes that inflated");
+    if (st.malformedEvents)
+        out.push_back(path + ": " + std::to_string(st.malformedEvents) +
+                      " malformed events skipped (first at byte " +
+                      std::to_string(st.issues.empty() ? 0 : st.issues.front().offset) + ")");
+    return out;
 }
 
 std::optional<TraceText> readTraceFile(const std::string& path, const LoadOptions& options,

@@ -71,6 +71,11 @@ struct LoadResult {
     std::string message(const std::string& path) const;
 };
 
+// What a load that succeeded skipped, one line each ("FILE: byte N: file is truncated; loaded the events
+// before it"): the CLI prints them as warnings, Python raises them as warnings. Empty when the file was
+// whole.
+std::vector<std::string> loadWarnings(const ImportStats& stats, const std::string& path);
+
 class SourceBuffer;
 
 // A trace file read (mapped, or inflated from gzip) but not yet parsed, with what reading it found. Opening a

@@ -8,6 +8,7 @@
 #include "ondemand.h"
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,15 @@ struct AttachTarget {
     // (watching the file)
     std::chrono::steady_clock::time_point askedAt, sizeSince;
     std::uintmax_t size = 0;
-    bool fallbackSeen = false;
+    // The request reached the target: its Kineto may write where it was told until it ends.
+    bool delivered = false;
+    // The user the target ran as when its request was delivered (a reused pid is another process).
+    uid_t owner = 0;
+    // Kineto's own fallback file as it was when the request was made: a file left by an earlier trace is
+    // not this one.
+    bool fallbackExisted = false;
+    std::uint64_t fallbackInode = 0;
+    std::int64_t fallbackMtimeNs = 0;
 };
 
 // "waiting for its poll", "recording", "writing", "done", "failed: <why>".
@@ -34,7 +43,10 @@ class AttachSession {
     // iteration counted generously) and a minute of writing.
     AttachSession(OnDemandDaemon& daemon, TraceRequest request, std::string outDir,
                   std::chrono::milliseconds pollWait);
-    ~AttachSession(); // removes its folder under /tmp
+    // Removes its folder under /tmp, or, while a target that was asked to write there still runs, empties it
+    // and keeps it (0700, ours: nobody else can make it again and read or redirect what is written later);
+    // a later session removes it once those targets have ended.
+    ~AttachSession();
     AttachSession(const AttachSession&) = delete;
     AttachSession& operator=(const AttachSession&) = delete;
 
@@ -51,9 +63,20 @@ class AttachSession {
     // fail, saying so, and matched processes not named become targets (attach --all through dynolog).
     void deliveredElsewhere(const std::vector<pid_t>& matched, const std::string& who);
     const std::vector<AttachTarget>& targets() const { return m_targets; }
+    // The private folder Kineto is told to write in (after start()).
+    const std::string& folder() const { return m_folder; }
+
+    // Where a finished trace goes: `outDir`/kineto_<pid>.pt.trace.json, or with .2, .3… before ".pt": never
+    // over an existing file or through a link (renamed without replacing; across file systems copied into
+    // a fresh temporary name, then renamed). Empty with `error` set when it cannot.
+    static std::string moveTrace(const std::string& from, const std::string& outDir, pid_t pid,
+                                 std::string& error);
 
   private:
     void fail(AttachTarget& t, std::string why);
+    void done(AttachTarget& t, std::string path);
+    void noteFallback(AttachTarget& t) const;
+    bool freshFallback(const AttachTarget& t, const std::string& path) const;
     bool whole(const std::string& path, uid_t owner, AttachTarget& t, std::string& refused);
 
     OnDemandDaemon& m_daemon;

@@ -10,9 +10,12 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <limits>
+#include <unordered_set>
 
 namespace kinetoscope::live {
 
@@ -63,14 +66,30 @@ DynologReply askDynolog(int port, const std::string& config, std::int64_t jobId,
                         const std::vector<pid_t>& pids, int limit, int timeoutMs) {
     DynologReply reply;
     const auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    // Non-blocking from the start: a connect that hangs (a firewall dropping, a full backlog) ends at the
+    // deadline like every read and write after it.
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(std::uint16_t(port));
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    int connectError = fd < 0 ? errno : 0;
+    if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        connectError = errno;
+        if (errno == EINPROGRESS) {
+            pollfd p{fd, POLLOUT, 0};
+            const auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+            socklen_t size = sizeof connectError;
+            if (::poll(&p, 1, int(std::max<std::int64_t>(0, left))) <= 0)
+                connectError = ETIMEDOUT;
+            else if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &connectError, &size) != 0)
+                connectError = errno;
+        }
+    }
+    if (connectError != 0) {
         reply.error = "dynolog holds the name Kineto polls, but its RPC on port " + std::to_string(port) +
-                      " answers nothing: " + std::strerror(errno);
+                      " answers nothing: " + std::strerror(connectError);
         if (fd >= 0) ::close(fd);
         return reply;
     }
@@ -94,15 +113,27 @@ DynologReply askDynolog(int port, const std::string& config, std::int64_t jobId,
     simdjson::dom::parser parser;
     simdjson::dom::element root;
     simdjson::dom::array matched;
+    // activityProfilersTriggered: the processes whose profiler took the config (dynolog caps it at
+    // process_limit); processesMatched also holds those it found busy, and is not capped. An older dynolog
+    // without the first: the matched ones.
     if (parser.parse(answer).get(root) != simdjson::SUCCESS ||
-        root["processesMatched"].get(matched) != simdjson::SUCCESS) {
-        reply.error = "dynolog's answer has no processesMatched";
+        (root["activityProfilersTriggered"].get(matched) != simdjson::SUCCESS &&
+         root["processesMatched"].get(matched) != simdjson::SUCCESS)) {
+        reply.error = "dynolog's answer names no process it asked";
         return reply;
     }
+    // A bounded, de-duplicated list whatever the answer holds: at most `limit` processes.
+    std::unordered_set<pid_t> seen;
     for (simdjson::dom::element e : matched) {
+        if (reply.matched.size() >= std::size_t(std::max(0, limit))) break;
         std::int64_t pid = 0;
-        if (e.get(pid) == simdjson::SUCCESS && pid > 0) reply.matched.push_back(pid_t(pid));
+        if (e.get(pid) == simdjson::SUCCESS && pid > 0 && pid <= std::numeric_limits<pid_t>::max() &&
+            seen.insert(pid_t(pid)).second)
+            reply.matched.push_back(pid_t(pid));
     }
+    std::int64_t busy = 0;
+    if (root["activityProfilersBusy"].get(busy) == simdjson::SUCCESS)
+        reply.busy = int(std::max<std::int64_t>(0, busy));
     return reply;
 }
 

@@ -2,11 +2,13 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -106,7 +108,30 @@ OnDemandDaemon::~OnDemandDaemon() {
     if (!m_path.empty()) ::unlink(m_path.c_str());
 }
 
+namespace {
+
+// The name Kineto polls: the file $KINETO_IPC_SOCKET_DIR/dynolog, or the abstract "\0dynolog\0" (the
+// trailing NUL is part of the name Kineto sends to). 0 when the folder's path is too long.
+socklen_t daemonAddress(sockaddr_un& addr, std::string& path) {
+    addr = {};
+    addr.sun_family = AF_UNIX;
+    path.clear();
+    const char* dir = std::getenv("KINETO_IPC_SOCKET_DIR");
+    if (dir && *dir) {
+        path = std::string(dir) + "/dynolog";
+        if (path.size() >= sizeof addr.sun_path) return 0;
+        std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+        return socklen_t(offsetof(sockaddr_un, sun_path) + path.size() + 1);
+    }
+    std::memcpy(addr.sun_path, "\0dynolog\0", 9);
+    return socklen_t(offsetof(sockaddr_un, sun_path) + 9);
+}
+
+} // namespace
+
 bool OnDemandDaemon::bind(std::string& error) {
+    m_nameHeld = false;
+    if (m_fd >= 0) return true;
     m_fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (m_fd < 0) {
         error = std::string("socket: ") + std::strerror(errno);
@@ -115,30 +140,22 @@ bool OnDemandDaemon::bind(std::string& error) {
     const int on = 1;
     ::setsockopt(m_fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); // the sender's pid and uid, from the kernel
     sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    socklen_t length = 0;
-    const char* dir = std::getenv("KINETO_IPC_SOCKET_DIR");
-    if (dir && *dir) {
-        m_path = std::string(dir) + "/dynolog";
-        if (m_path.size() >= sizeof addr.sun_path) {
-            error = "KINETO_IPC_SOCKET_DIR is too long for a socket path";
-            return false;
-        }
-        std::memcpy(addr.sun_path, m_path.c_str(), m_path.size() + 1);
-        length = socklen_t(offsetof(sockaddr_un, sun_path) + m_path.size() + 1);
-        m_where = m_path;
-    } else {
-        // "\0dynolog\0": the trailing NUL is part of the name Kineto sends to.
-        std::memcpy(addr.sun_path, "\0dynolog\0", 9);
-        length = socklen_t(offsetof(sockaddr_un, sun_path) + 9);
-        m_where = "the abstract socket \"dynolog\"";
+    const socklen_t length = daemonAddress(addr, m_path);
+    if (length == 0) {
+        error = "KINETO_IPC_SOCKET_DIR is too long for a socket path";
+        m_path.clear();
+        return false;
     }
+    m_where = m_path.empty() ? std::string("the abstract socket \"dynolog\"") : m_path;
     int bound = ::bind(m_fd, reinterpret_cast<sockaddr*>(&addr), length);
     if (bound != 0 && errno == EADDRINUSE && !m_path.empty()) {
-        // A socket file nobody listens on any more (a daemon that crashed): connecting is refused. Take it.
+        // A socket file nobody listens on any more (a daemon that crashed): connecting is refused. Take it,
+        // but only a socket: a file or link planted under the name is never removed.
+        struct stat st {};
+        const bool isSocket = ::lstat(m_path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
         const int probe = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        const bool stale =
-            ::connect(probe, reinterpret_cast<sockaddr*>(&addr), length) != 0 && errno == ECONNREFUSED;
+        const bool stale = isSocket && ::connect(probe, reinterpret_cast<sockaddr*>(&addr), length) != 0 &&
+                           errno == ECONNREFUSED;
         ::close(probe);
         if (stale && ::unlink(m_path.c_str()) == 0)
             bound = ::bind(m_fd, reinterpret_cast<sockaddr*>(&addr), length);
@@ -149,13 +166,76 @@ bool OnDemandDaemon::bind(std::string& error) {
         const int e = errno;
         error = "cannot bind " + m_where + ": " + std::strerror(e) +
                 (e == EADDRINUSE ? " (another daemon, such as dynolog, holds it)" : "");
-        if (e == EADDRINUSE) {
-            m_path.clear(); // not ours to remove
-            m_nameHeld = true;
-        }
+        if (e == EADDRINUSE) m_nameHeld = true;
+        m_path.clear(); // not ours to remove
+        ::close(m_fd);
+        m_fd = -1;
         return false;
     }
     return true;
+}
+
+NameHolder askNameHolder(int timeoutMs) {
+    sockaddr_un to{};
+    std::string path;
+    const socklen_t length = daemonAddress(to, path);
+    const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || length == 0) {
+        if (fd >= 0) ::close(fd);
+        return {};
+    }
+    NameHolder holder;
+    // An autobound (abstract, unique) address, so that the holder can answer.
+    sockaddr_un own{};
+    own.sun_family = AF_UNIX;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&own), sizeof(sa_family_t)) == 0) {
+        const std::string probe = encodeFabricMessage(holderProbeType, {});
+        if (::sendto(fd, probe.data(), probe.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&to),
+                     length) == ssize_t(probe.size())) {
+            pollfd p{fd, POLLIN, 0};
+            char buffer[512];
+            if (::poll(&p, 1, timeoutMs) > 0) {
+                const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+                const auto m =
+                    n > 0 ? decodeFabricMessage(std::string_view(buffer, std::size_t(n))) : std::nullopt;
+                if (m && m->type == holderProbeType) {
+                    const std::string_view text = m->payload.substr(0, 200);
+                    const std::size_t space = text.find(' ');
+                    holder.pid = pid_t(std::atol(std::string(text.substr(0, space)).c_str()));
+                    if (space != std::string_view::npos)
+                        holder.name = escapeControlCharacters(text.substr(space + 1));
+                }
+            }
+        }
+    }
+    ::close(fd);
+    return holder;
+}
+
+void OnDemandDaemon::setLimits(std::size_t capacity, std::chrono::milliseconds expiry) {
+    m_capacity = capacity;
+    m_expiry = expiry;
+}
+
+std::optional<uid_t> OnDemandDaemon::strangerUid(pid_t pid) const {
+    const auto it = m_strangers.find(pid);
+    if (it == m_strangers.end()) return std::nullopt;
+    return it->second.first;
+}
+
+void OnDemandDaemon::expire() {
+    const auto oldest = std::chrono::steady_clock::now() - m_expiry;
+    // A process with a request pending or delivered stays: its attach still reads its row.
+    for (auto it = m_processes.begin(); it != m_processes.end();)
+        if (it->second.lastPoll < oldest && !m_pending.count(it->first) && !m_delivered.count(it->first))
+            it = m_processes.erase(it);
+        else
+            ++it;
+    for (auto it = m_strangers.begin(); it != m_strangers.end();)
+        if (it->second.second < oldest)
+            it = m_strangers.erase(it);
+        else
+            ++it;
 }
 
 void OnDemandDaemon::pump(int timeoutMs) {
@@ -169,7 +249,7 @@ void OnDemandDaemon::pump(int timeoutMs) {
             deadline - std::chrono::steady_clock::now());
         pollfd p{m_fd, POLLIN, 0};
         if (::poll(&p, 1, int(std::max<std::int64_t>(0, left.count()))) <= 0) {
-            if (left.count() <= 0) return;
+            if (left.count() <= 0) break;
             continue;
         }
         // Drain what is there, never blocking: one sender's flood does not stall the loop past its deadline.
@@ -201,8 +281,9 @@ void OnDemandDaemon::pump(int timeoutMs) {
             }
             handle(std::string_view(buffer.data(), std::size_t(n)), pid, uid, &from, msg.msg_namelen);
         }
-        if (std::chrono::steady_clock::now() >= deadline) return;
+        if (std::chrono::steady_clock::now() >= deadline) break;
     }
+    expire();
 }
 
 void OnDemandDaemon::handle(std::string_view datagram, pid_t pid, uid_t uid, const void* from,
@@ -219,23 +300,40 @@ void OnDemandDaemon::handle(std::string_view datagram, pid_t pid, uid_t uid, con
             ++m_rejected;
             return;
         }
-        PolledProcess& p = m_processes[pid];
-        p.pid = pid;
-        p.uid = uid;
-        p.jobId = poll->jobId;
-        p.idle = poll->idle();
-        p.lastPoll = std::chrono::steady_clock::now();
-        ++p.polls;
+        const auto now = std::chrono::steady_clock::now();
         std::string config;
-        // A busy profiler drops what it is sent: the request waits for an idle poll. A process of another
-        // user is out of reach (it could not write where we read, nor we read what it writes): never asked.
-        if (const auto it = m_pending.find(pid);
-            it != m_pending.end() && poll->idle() && uid == ::geteuid()) {
-            config = std::move(it->second);
-            m_pending.erase(it);
-            m_delivered[pid] = true;
+        if (uid != ::geteuid()) {
+            // Another user's process is out of reach (it could not write where we read, nor we read what it
+            // writes): never asked, never listed; remembered only to say so, a bounded few.
+            if (m_strangers.count(pid) || m_strangers.size() < 256) m_strangers[pid] = {uid, now};
+        } else {
+            auto it = m_processes.find(pid);
+            if (it == m_processes.end() && m_processes.size() >= m_capacity) {
+                expire();
+                if (m_processes.size() >= m_capacity && !m_pending.count(pid)) ++m_overflowed;
+            }
+            if (it == m_processes.end() && (m_processes.size() < m_capacity || m_pending.count(pid)))
+                it = m_processes.emplace(pid, PolledProcess{}).first;
+            if (it != m_processes.end()) {
+                PolledProcess& p = it->second;
+                p.pid = pid;
+                p.uid = uid;
+                p.jobId = poll->jobId;
+                p.idle = poll->idle();
+                p.lastPoll = now;
+                ++p.polls;
+            }
+            // A busy profiler drops what it is sent: the request waits for an idle poll.
+            if (const auto pending = m_pending.find(pid); pending != m_pending.end() && poll->idle()) {
+                config = std::move(pending->second);
+                m_pending.erase(pending);
+                m_delivered[pid] = true;
+            }
         }
         reply = encodeFabricMessage("req", config);
+    } else if (message->type == holderProbeType && !m_holderName.empty()) {
+        // Who holds the name (askNameHolder): so that a second Kinetoscope says so instead of "dynolog".
+        reply = encodeFabricMessage(holderProbeType, std::to_string(::getpid()) + " " + m_holderName);
     } else if (message->type == "ctxt") {
         const std::int32_t instances = 1;
         reply = encodeFabricMessage("ctxt", std::string_view(reinterpret_cast<const char*>(&instances), 4));
@@ -252,6 +350,14 @@ void OnDemandDaemon::handle(std::string_view datagram, pid_t pid, uid_t uid, con
 void OnDemandDaemon::request(pid_t pid, std::string config) {
     m_pending[pid] = std::move(config);
     m_delivered[pid] = false;
+}
+
+bool OnDemandDaemon::withdraw(pid_t pid) {
+    m_pending.erase(pid);
+    const auto it = m_delivered.find(pid);
+    const bool was = it != m_delivered.end() && it->second;
+    if (it != m_delivered.end()) m_delivered.erase(it);
+    return was;
 }
 
 void OnDemandDaemon::markDelivered(pid_t pid) {
@@ -280,12 +386,28 @@ std::string readFile(const std::string& path) {
 
 } // namespace
 
+std::string escapeControlCharacters(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", u);
+            out += hex;
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
 std::string processCommandLine(pid_t pid) {
     std::string text = readFile("/proc/" + std::to_string(pid) + "/cmdline");
     std::replace(text.begin(), text.end(), '\0', ' ');
     while (!text.empty() && text.back() == ' ')
         text.pop_back();
-    return text;
+    return escapeControlCharacters(text);
 }
 
 // RANK, LOCAL_RANK, WORLD_SIZE, CUDA_VISIBLE_DEVICES where the environment is readable (the same user).

@@ -3,8 +3,10 @@
 // The one way core splits work over two cores (the loaders and builders; the machines we aim at have few).
 
 #include <cstddef>
+#include <exception>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace kinetoscope {
 
@@ -23,8 +25,40 @@ void parallelInvoke(bool parallel, First&& first, Second&& second) {
         second();
         return;
     }
-    std::jthread other(std::forward<First>(first)); // joined on the way out, also if `second` throws
-    second();
+    // An exception on the other thread (out of memory) is carried back and thrown here, after the join: one
+    // escaping a thread's function would end the process, a Python interpreter or the viewer with it.
+    std::exception_ptr failed;
+    {
+        std::jthread other([&] {
+            try {
+                first();
+            } catch (...) {
+                failed = std::current_exception();
+            }
+        }); // joined on the way out, also if `second` throws
+        second();
+    }
+    if (failed) std::rethrow_exception(failed);
+}
+
+// Runs `worker` on `threads` threads (this one among them) and returns when all have finished; the first
+// exception any of them threw is thrown here once all have.
+template <typename Worker> void runOnThreads(unsigned threads, const Worker& worker) {
+    std::vector<std::exception_ptr> failed(threads > 1 ? threads - 1 : 0);
+    {
+        std::vector<std::jthread> pool;
+        for (unsigned t = 1; t < threads; ++t)
+            pool.emplace_back([&worker, &slot = failed[t - 1]] {
+                try {
+                    worker();
+                } catch (...) {
+                    slot = std::current_exception();
+                }
+            });
+        worker();
+    }
+    for (const std::exception_ptr& e : failed)
+        if (e) std::rethrow_exception(e);
 }
 
 } // namespace kinetoscope

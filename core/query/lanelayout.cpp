@@ -246,7 +246,9 @@ std::string threadIdText(const TraceStore& store, const Track& track) {
 std::string trackTitle(const TraceStore& store, TrackId id) {
     const Track& t = store.track(id);
     const std::string tid = threadIdText(store, t);
-    const std::string name = t.name.isValid() ? std::string(store.strings().view(t.name)) : "";
+    std::string name = t.name.isValid() ? std::string(store.strings().view(t.name)) : "";
+    // Kineto names a thread without a name of its own "thread 4242 ()": the empty parentheses say nothing.
+    if (name.ends_with(" ()")) name.resize(name.size() - 3);
     switch (t.kind) {
     case TrackKind::GpuStream: {
         const DeviceProperties* dev = deviceOf(store, t.pid);

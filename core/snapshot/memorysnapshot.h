@@ -11,6 +11,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kinetoscope {
@@ -94,6 +95,9 @@ struct SnapshotSegment {
     std::int64_t stream = 0;
     StringId segmentType; // "large", "small"
     bool isExpandable = false;
+    // segment_pool_id: (0, 0) the default pool; otherwise a private pool (a CUDA graph's, a MemPool's).
+    std::pair<std::int64_t, std::int64_t> poolId{0, 0};
+    bool privatePool() const { return poolId.first != 0 || poolId.second != 0; }
     std::uint32_t stack = 0;
     std::uint32_t firstBlock = 0; // blocks [firstBlock, firstBlock + blockCount) of MemorySnapshot::blocks
     std::uint32_t blockCount = 0;

@@ -90,6 +90,9 @@ class SnapshotBuilder {
         k_traces = key("device_traces");
         k_settings = key("allocator_settings");
         k_annotations = key("external_annotations");
+        k_history = key("history");
+        k_realSize = key("real_size");
+        k_poolId = key("segment_pool_id");
         // Zeroed by calloc, not by a pass over it: for a large file the kernel's zero pages cost nothing
         // until touched, where filling a vector wrote hundreds of megabytes up front.
         m_internedByNode.reset(
@@ -161,7 +164,8 @@ class SnapshotBuilder {
     std::vector<bool> m_actionKnown;
     StringId k_action, k_addr, k_deviceFree, k_size, k_stream, k_time, k_frames, k_name, k_filename, k_line,
         k_device, k_address, k_totalSize, k_allocatedSize, k_activeSize, k_requestedSize, k_segmentType,
-        k_isExpandable, k_blocks, k_state, k_stage, k_segments, k_traces, k_settings, k_annotations;
+        k_isExpandable, k_blocks, k_state, k_stage, k_segments, k_traces, k_settings, k_annotations,
+        k_history, k_realSize, k_poolId;
 };
 
 std::uint32_t SnapshotBuilder::frameOf(std::uint32_t node) {
@@ -245,7 +249,21 @@ void SnapshotBuilder::readSegment(std::uint32_t seg) {
     s.segmentType = text(seg, k_segmentType);
     s.isExpandable = integer(seg, k_isExpandable) != 0;
     s.stack = stackOf(m_doc.find(seg, k_frames));
+    // segment_pool_id: (0, 0) is the allocator's default pool; another pair, a private pool (a CUDA graph's
+    // capture, a torch.cuda.MemPool).
+    if (const std::uint32_t pool = m_doc.find(seg, k_poolId); pool != PickleDocument::noNode) {
+        int item = 0;
+        m_doc.forEachItem(pool, [&](std::uint32_t v) {
+            const std::int64_t id = m_doc.integerOf(v).value_or(0);
+            if (item == 0) s.poolId.first = id;
+            if (item == 1) s.poolId.second = id;
+            ++item;
+        });
+    }
     s.firstBlock = std::uint32_t(m_out.blocks.size());
+    // Blocks are listed in address order, each following the last: PyTorch 2.0's blocks carry no address
+    // of their own, and are placed by that running offset.
+    std::uint64_t nextAddress = s.address;
     const std::uint32_t blocks = m_doc.find(seg, k_blocks);
     if (blocks != PickleDocument::noNode) {
         m_doc.forEachItem(blocks, [&](std::uint32_t b) {
@@ -255,8 +273,12 @@ void SnapshotBuilder::readSegment(std::uint32_t seg) {
                 return;
             }
             SnapshotBlock block;
-            block.address = std::uint64_t(integer(b, k_address));
             block.size = bytes(b, k_size);
+            const std::uint32_t address = m_doc.find(b, k_address);
+            block.address = address != PickleDocument::noNode
+                                ? std::uint64_t(m_doc.integerOf(address).value_or(0))
+                                : nextAddress;
+            nextAddress = block.address + std::uint64_t(block.size);
             block.requestedSize = bytes(b, k_requestedSize, block.size);
             block.stateName = text(b, k_state);
             const std::string_view state = m_doc.strings.view(block.stateName);
@@ -264,7 +286,22 @@ void SnapshotBuilder::readSegment(std::uint32_t seg) {
                           : state == "active_pending_free" ? BlockState::ActivePendingFree
                           : state == "inactive"            ? BlockState::Inactive
                                                            : BlockState::Other;
-            block.stack = stackOf(m_doc.find(b, k_frames));
+            std::uint32_t frames = m_doc.find(b, k_frames);
+            // PyTorch 2.0: the stack and the size asked for are in `history`, newest first ({addr, real_size,
+            // frames} for each allocation the block served), as memory_viz reads them.
+            if (const std::uint32_t history = m_doc.find(b, k_history);
+                frames == PickleDocument::noNode && history != PickleDocument::noNode) {
+                bool first = true;
+                m_doc.forEachItem(history, [&](std::uint32_t h) {
+                    if (!first || m_doc.node(h).kind != PickleKind::Dict) return;
+                    first = false;
+                    frames = m_doc.find(h, k_frames);
+                    if (m_doc.find(h, k_realSize) != PickleDocument::noNode &&
+                        m_doc.find(b, k_requestedSize) == PickleDocument::noNode)
+                        block.requestedSize = bytes(h, k_realSize);
+                });
+            }
+            block.stack = stackOf(frames);
             m_out.blocks.push_back(block);
         });
     }

@@ -55,11 +55,34 @@ def load(path, *, gpu_only=False, progress=True):
         state["last"] = done
 
     try:
-        handle = _kinetoscope.load(str(path), gpu_only, report if bar is not None else None)
+        # (the file system's bytes: a path need not be UTF-8)
+        handle = _kinetoscope.load(os.fsencode(path), gpu_only, report if bar is not None else None)
     finally:
         if bar is not None:
             bar.close()
+    if handle.warnings:  # what the CLI prints as warnings: a truncated file, malformed events skipped
+        import warnings
+        for line in handle.warnings:
+            warnings.warn(line, stacklevel=2)
     return Trace(handle)
+
+
+def _json(data):
+    """The C++ side's JSON (bytes): names in a trace may hold bytes that are not UTF-8, read as U+FFFD."""
+    return json.loads(data.decode("utf-8", "replace"))
+
+
+_COLUMNS = None
+
+
+def _frame(rows, key):
+    """A table as a DataFrame; an empty one still has its columns (the report's description of the table)."""
+    global _COLUMNS
+    if rows:
+        return pd.DataFrame(rows)
+    if _COLUMNS is None:
+        _COLUMNS = _kinetoscope.table_columns()
+    return pd.DataFrame(columns=_COLUMNS.get(key, []))
 
 
 class Trace:
@@ -73,7 +96,7 @@ class Trace:
 
     @property
     def path(self):
-        return self._handle.path
+        return os.fsdecode(self._handle.path)
 
     @property
     def load_seconds(self):
@@ -87,9 +110,9 @@ class Trace:
         "kernels,operators")."""
         if sections:
             names = sections if isinstance(sections, str) else ",".join(sections)
-            return json.loads(_kinetoscope.summary_json(self._handle, names))
+            return _json(_kinetoscope.summary_json(self._handle, names))
         if self._summary is None:
-            self._summary = json.loads(_kinetoscope.summary_json(self._handle))
+            self._summary = _json(_kinetoscope.summary_json(self._handle))
         return self._summary
 
     def _table(self, key, section, within=None):
@@ -97,11 +120,11 @@ class Trace:
             found = self._summary
         else:
             if section not in self._sections:
-                self._sections[section] = json.loads(_kinetoscope.summary_json(self._handle, section))
+                self._sections[section] = _json(_kinetoscope.summary_json(self._handle, section))
             found = self._sections[section]
         if within is not None:
             found = found.get(within) or {}
-        return pd.DataFrame(found.get(key) or [])
+        return _frame(found.get(key), key)
 
     @property
     def origin_us(self):
@@ -151,7 +174,13 @@ class Trace:
         return self._table("annotations", "ops")
 
     def steps(self):
-        return self._table("steps", "overview")
+        """ProfilerStep#N: name, start_us and end_us (from the trace's first event, as slices() counts), dur_us,
+        and ts_us (the step's start on the trace's own clock: start_us + origin_us)."""
+        steps = self._table("steps", "overview")
+        absolute = steps["start_us"].astype("float64")
+        end = steps["end_us"].astype("float64")
+        return pd.DataFrame({"name": steps["name"], "start_us": absolute - self.origin_us,
+                             "end_us": end - self.origin_us, "dur_us": end - absolute, "ts_us": absolute})
 
     def gpu_idle(self):
         """HTA's idle time per stream: waiting for the host, for the previous kernel, other."""
@@ -250,7 +279,8 @@ def _render(path, start_us, end_us, size, flows, critical_path, span_us):
         command.append("--critical-path")
     with tempfile.TemporaryDirectory(prefix="kinetoscope-render-") as folder:
         out = os.path.join(folder, "timeline.png")
-        done = subprocess.run(command + ["--render", out, str(path)], capture_output=True, text=True)
+        done = subprocess.run(command + ["--render", out, os.fsencode(path)], capture_output=True, text=True,
+                              errors="replace")
         if done.returncode != 0 or not os.path.exists(out):
             raise RuntimeError((done.stderr.strip() or "the viewer failed (exit %d)" % done.returncode))
         with open(out, "rb") as f:
@@ -262,7 +292,7 @@ def job(paths, *, threads=0):
     summaries or folders of them. `threads`: readers (0: one per core)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    return Job(json.loads(_kinetoscope.job_json([str(p) for p in paths], int(threads))))
+    return Job(_json(_kinetoscope.job_json([os.fsencode(p) for p in paths], int(threads))))
 
 
 class Job:
@@ -324,10 +354,10 @@ class Job:
 def memory_snapshot(path):
     """A CUDA memory snapshot (torch.cuda.memory._dump_snapshot: .pickle, .pickle.gz), read by Kinetoscope's own
     pickle reader, which refuses anything that would run code."""
-    handle = _kinetoscope.memory_snapshot(str(path))
+    handle = _kinetoscope.memory_snapshot(os.fsencode(path))
     if handle.warning:
         import warnings
-        warnings.warn(handle.warning + "; read what came before it", stacklevel=2)
+        warnings.warn(handle.warning.decode("utf-8", "replace") + "; read what came before it", stacklevel=2)
     return MemorySnapshot(handle)
 
 
@@ -341,17 +371,17 @@ class MemorySnapshot:
 
     @property
     def path(self):
-        return self._handle.path
+        return os.fsdecode(self._handle.path)
 
     def report(self, top=0, at_us=None):
         """The `kinetoscope-cli memory --json` object as a dict: `top` allocations at the peak (0: all of them),
         and with `at_us` (epoch µs, as the file's time_us) also those alive then."""
         if top == 0 and at_us is None:
             if self._report is None:
-                self._report = json.loads(_kinetoscope.snapshot_json(self._handle, 0, None))
+                self._report = _json(_kinetoscope.snapshot_json(self._handle, 0, None))
             return self._report
         # (events() gives times as floats, NaN where the file has none)
-        return json.loads(_kinetoscope.snapshot_json(self._handle, int(top), None if at_us is None else int(at_us)))
+        return _json(_kinetoscope.snapshot_json(self._handle, int(top), None if at_us is None else int(at_us)))
 
     def devices(self):
         """One row a device: events by action, segments, reserved, allocated and peak active bytes."""
@@ -360,8 +390,11 @@ class MemorySnapshot:
         return pd.DataFrame(rows)
 
     def largest_at_peak(self):
-        """Every allocation alive at each device's peak, largest first: size, address, its stack's frames."""
-        rows = [dict(device=d["device"], **a) for d in self.report()["devices"] for a in d.get("largest_at_peak", [])]
+        """Every allocation alive at each device's peak, largest first: size, address, its stack's frames. A device
+        without allocation history (history_recorded False in devices()) gives what was allocated at snapshot
+        time, the only moment known."""
+        rows = [dict(device=d["device"], **a) for d in self.report()["devices"]
+                for a in (d.get("largest_at_peak") or [])]
         return pd.DataFrame(rows)
 
     def events(self):
@@ -383,8 +416,14 @@ class MemorySnapshot:
 
     def segments(self):
         """The segments the allocator held when the snapshot was taken: device, address, total, allocated, active
-        and requested bytes, stream, blocks, type, and where it was allocated."""
-        return pd.DataFrame(_kinetoscope.snapshot_segments(self._handle))
+        and requested bytes, stream, blocks, type, memory pool (`pool_id`, the file's segment_pool_id pair: (0, 0)
+        the default pool, a CUDA graph's or MemPool's otherwise; `private_pool`), and where it was allocated."""
+        cols = _kinetoscope.snapshot_segments(self._handle)
+        first, second = cols.pop("pool_id_0"), cols.pop("pool_id_1")
+        df = pd.DataFrame(cols)
+        df["pool_id"] = list(zip(first.tolist(), second.tolist()))
+        df["private_pool"] = (first != 0) | (second != 0)
+        return df
 
     def __repr__(self):
         return "<kinetoscope.MemorySnapshot %r>" % self.path

@@ -99,3 +99,35 @@ def test_snapshot_bad_input(tmp_path):
         kinetoscope.memory_snapshot(bad)
     cli = subprocess.run([CLI, "memory", str(bad)], capture_output=True, text=True)
     assert cli.returncode == 1 and str(error.value) in cli.stderr
+
+
+def test_the_snapshots_are_there():
+    assert len(SNAPSHOTS) >= 5, SNAPSHOTS  # an empty glob would check nothing and pass
+
+
+OLDER = os.path.join(SOURCE, "tests", "data", "snapshots")
+
+
+def test_pytorch_2_0_snapshot_reads_like_its_source():
+    # The same GPT-2 training snapshot in PyTorch 2.0's layout (blocks without addresses, stacks in `history`):
+    # the same allocations at the peak, with their addresses and stacks.
+    old = kinetoscope.memory_snapshot(os.path.join(OLDER, "pt20_training.pickle.gz"))
+    new = kinetoscope.memory_snapshot(next(p for p in SNAPSHOTS if "medium_1024_training" in p))
+    a, b = old.largest_at_peak(), new.largest_at_peak()
+    assert len(a) == len(b) > 0
+    assert (a["addr"] != 0).all()
+    assert list(a["size"]) == list(b["size"]) and list(a["addr"]) == list(b["addr"])
+    assert sum(len(f) for f in a["frames"]) == sum(len(f) for f in b["frames"]) > 0
+
+
+def test_snapshot_without_history():
+    # No allocation history (vLLM's workers): the snapshot's moment is the peak we know, not an error.
+    s = kinetoscope.memory_snapshot(os.path.join(OLDER, "no_history_training.pickle.gz"))
+    devices = s.devices()
+    assert not devices["history_recorded"].any()
+    assert (devices["peak_active_bytes"] == devices["allocated_bytes"]).all()
+    largest = s.largest_at_peak()
+    assert len(largest) > 0 and list(largest["size"]) == sorted(largest["size"], reverse=True)
+    segments = s.segments()
+    assert {"pool_id", "private_pool"} <= set(segments.columns)
+    assert not segments["private_pool"].any() and segments["pool_id"].iloc[0] == (0, 0)

@@ -151,6 +151,9 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
                 if (time[id].empty() || s.end - s.start > slowest[id]) {
                     slowest[id] = s.end - s.start;
                     job.steps[id].slowestRank = r;
+                    job.steps[id].slowestTied = false;
+                } else if (s.end - s.start == slowest[id]) {
+                    job.steps[id].slowestTied = true;
                 }
                 time[id].push_back(s.end - s.start);
                 computation[id].push_back(s.computation);
@@ -184,17 +187,33 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
 
     // One operation = (step, collective, k-th run of it in the step on each rank). First the latest arrival
     // of each, then what each rank waited for it.
+    //
+    // Arrivals are compared by the clock when the ranks share one, else each call aligned on its end. A
+    // collective's kernels end together on every rank (each waits for the last to arrive, then they transfer
+    // together: a Megatron TP=8 job's all-reduces end within 49 µs on all eight), so when the ends agree by
+    // the traces' clocks the clocks are one (ranks of one host, or synchronised hosts) and a start on that
+    // clock is the arrival. Comparing from each rank's step start instead misreads ranks whose steps start
+    // apart (up to 30.5 ms in that job): the rank that starts its step last looks early. When the ends
+    // disagree (hosts' clocks apart), each call is aligned on its end: the arrival is its start less its end,
+    // and the rank whose kernel is shortest came last.
     struct Operation {
         TimeNs latest = INT64_MIN;
         std::size_t lastRank = 0;
         std::uint32_t ranks = 0;
         std::uint32_t step = 0; // the job's step id
         bool tied = false;      // two ranks or more arrived last together: nobody was last
+        TimeNs firstEnd = INT64_MAX, lastEnd = INT64_MIN;
     };
     std::unordered_map<std::uint64_t, std::uint32_t> pairIds;      // (step, collective) -> a dense id
     std::unordered_map<std::uint64_t, std::uint32_t> operationIds; // (pair id, run) -> operation
     std::vector<Operation> operations;
     std::vector<std::vector<std::uint32_t>> operationOf(n);
+    const auto startOf = [&](std::size_t r, const CollectiveInstance& c) {
+        return job.ranks[r].steps[c.step].start + c.start;
+    };
+    const auto endOf = [&](std::size_t r, const CollectiveInstance& c) {
+        return job.ranks[r].steps[c.step].start + c.end;
+    };
     for (std::size_t r = 0; r < n; ++r) {
         const RankFigures& rank = job.ranks[r];
         job.instancesDropped += rank.instancesDropped;
@@ -211,17 +230,37 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
             if (added) operations.emplace_back().step = std::uint32_t(step);
             Operation& op = operations[it->second];
             ++op.ranks;
-            if (c.start > op.latest) {
-                op.latest = c.start;
-                op.lastRank = r;
-                op.tied = false;
-            } else if (c.start == op.latest) {
-                op.tied = true;
-            }
+            op.firstEnd = std::min(op.firstEnd, endOf(r, c));
+            op.lastEnd = std::max(op.lastEnd, endOf(r, c));
             operationOf[r].push_back(it->second);
         }
     }
+    {
+        std::vector<TimeNs> endSpreads;
+        for (const Operation& op : operations)
+            if (op.ranks >= 2) endSpreads.push_back(op.lastEnd - op.firstEnd);
+        if (!endSpreads.empty()) {
+            job.collectiveEndSpread = spreadOf(endSpreads).median;
+            job.sharedClock = job.collectiveEndSpread <= sharedClockTolerance;
+        }
+    }
+    const auto arrivalOf = [&](std::size_t r, const CollectiveInstance& c) {
+        return job.sharedClock ? startOf(r, c) : startOf(r, c) - endOf(r, c);
+    };
+    for (std::size_t r = 0; r < n; ++r)
+        for (std::size_t i = 0; i < job.ranks[r].instances.size(); ++i) {
+            Operation& op = operations[operationOf[r][i]];
+            const TimeNs arrival = arrivalOf(r, job.ranks[r].instances[i]);
+            if (arrival > op.latest) {
+                op.latest = arrival;
+                op.lastRank = r;
+                op.tied = false;
+            } else if (arrival == op.latest) {
+                op.tied = true;
+            }
+        }
     std::vector<std::vector<TimeNs>> waitedInStep(n);
+    std::vector<TimeNs> waitedForOperation(operations.size(), 0); // the others' waits for its last rank
     std::vector<std::vector<TimeNs>> syncByCollective(job.collectives.size());
     std::vector<std::vector<TimeNs>> totalByCollective(job.collectives.size());
     std::vector<std::map<std::size_t, std::uint64_t>> lastCounts(job.collectives.size());
@@ -235,9 +274,10 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
             const Operation& op = operations[operationOf[r][i]];
             if (op.ranks < 2) continue;
             const TimeNs waited =
-                std::clamp<TimeNs>(op.latest - c.start, 0, std::max<TimeNs>(0, c.end - c.start));
+                std::clamp<TimeNs>(op.latest - arrivalOf(r, c), 0, std::max<TimeNs>(0, c.end - c.start));
             sync[c.collective] += waited;
             waitedInStep[r][stepOf[r][c.step]] += waited;
+            if (!op.tied && op.lastRank != r) waitedForOperation[operationOf[r][i]] += waited;
         }
         RankCommunication& comm = job.communication[r];
         for (std::size_t c = 0; c < rank.collectives.size(); ++c) {
@@ -282,12 +322,15 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
 
     // Last arrivals per (rank, step), and the operations compared in each step.
     std::unordered_map<std::uint64_t, std::uint64_t>
-        lastInStep; // rank << 32 | step -> operations reached last
+        lastInStep;                                            // rank << 32 | step -> operations reached last
+    std::unordered_map<std::uint64_t, TimeNs> waitedForInStep; // rank << 32 | step -> the others' waits
     std::vector<std::uint64_t> comparedInStep(stepCount, 0);
-    for (const Operation& op : operations) {
+    for (std::uint32_t o = 0; o < operations.size(); ++o) {
+        const Operation& op = operations[o];
         if (op.ranks < 2 || op.tied) continue;
         ++comparedInStep[op.step];
         ++lastInStep[std::uint64_t(op.lastRank) << 32 | op.step];
+        waitedForInStep[std::uint64_t(op.lastRank) << 32 | op.step] += waitedForOperation[o];
     }
 
     // Stragglers: every (rank, step) over the step's median computation by more than 5%, and every one the
@@ -315,12 +358,21 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
         const TimeNs medianWait = spreadOf(waits).median;
         for (const auto& [r, computation] : computationByStep[id]) {
             const bool computes = double(computation) > 1.05 * double(median);
-            const auto last = lastInStep.find(std::uint64_t(r) << 32 | id);
+            const std::uint64_t key = std::uint64_t(r) << 32 | id;
+            const auto last = lastInStep.find(key);
             const std::uint64_t lastCount = last == lastInStep.end() ? 0 : last->second;
-            // Last at most of the step's collectives, and waiting less than the median rank: the one the
-            // others wait for, whatever its computation.
-            const bool arrivesLast = lastCount > 0 && 2 * lastCount >= comparedInStep[id] && medianWait > 0 &&
-                                     waitedInStep[r][id] <= medianWait;
+            const auto waitedFor = waitedForInStep.find(key);
+            const TimeNs othersWaitedFor = waitedFor == waitedForInStep.end() ? 0 : waitedFor->second;
+            // Last at a quarter of the step's collectives or more, waiting less than the median rank, and
+            // late enough to matter (each other rank waited stragglerMinimumLateness for it on average in
+            // those): one the others wait for, whatever its computation. (A Megatron TP=8 job has two: rank
+            // 0, last at 32 of 84 all-reduces, and rank 6 at 28; rank 3, last at 15, is not one.)
+            const std::size_t otherRanks =
+                computationByStep[id].size() > 1 ? computationByStep[id].size() - 1 : 1;
+            const bool lateEnough =
+                lastCount > 0 && othersWaitedFor / TimeNs(lastCount * otherRanks) >= stragglerMinimumLateness;
+            const bool arrivesLast = lastCount > 0 && 4 * lastCount >= comparedInStep[id] && medianWait > 0 &&
+                                     waitedInStep[r][id] <= medianWait && lateEnough;
             if (!computes && !arrivesLast) continue;
             StragglerRow row;
             row.rank = r;
@@ -341,6 +393,7 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
             for (const auto& [o, computationOfOther] : computationByStep[id])
                 if (o != r) others.push_back(waitedInStep[o][id]);
             row.othersWaited = spreadOf(others).median;
+            row.othersWaitedFor = othersWaitedFor;
             job.stragglers.push_back(std::move(row));
         }
     }
@@ -370,7 +423,10 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
                     const std::uint32_t o = operationOf[r][i];
                     if (!rowOfOperation.contains(o)) continue;
                     const CollectiveInstance& c = job.ranks[r].instances[i];
-                    const Arrival a{c.start, c.issued, c.issuedKnown};
+                    // (on the arrivals' own basis: the clock, or the call's end)
+                    const TimeNs issued = job.ranks[r].steps[c.step].start + c.issued;
+                    const Arrival a{arrivalOf(r, c), job.sharedClock ? issued : issued - endOf(r, c),
+                                    c.issuedKnown};
                     if (r == operations[o].lastRank)
                         lastOne[o] = a;
                     else
@@ -423,12 +479,13 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
                     "its GPU's clocks");
         }
     }
-    // The ranks the others wait for first, by the median wait they cost; then the rest by their excess.
+    // The ranks the others wait for first, by the time the others waited for them; then the rest by their
+    // excess.
     std::stable_sort(job.stragglers.begin(), job.stragglers.end(),
                      [](const StragglerRow& a, const StragglerRow& b) {
                          if (a.arrivesLast != b.arrivesLast) return a.arrivesLast;
-                         if (a.arrivesLast && a.othersWaited != b.othersWaited)
-                             return a.othersWaited > b.othersWaited;
+                         if (a.arrivesLast && a.othersWaitedFor != b.othersWaitedFor)
+                             return a.othersWaitedFor > b.othersWaitedFor;
                          return a.excess > b.excess;
                      });
 

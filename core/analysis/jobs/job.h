@@ -29,6 +29,7 @@ struct StepDistribution {
     Spread stepTime, computation, communication;
     std::size_t medianRank = 0;  // index into JobReport::ranks: the rank whose computation is the median
     std::size_t slowestRank = 0; // index into JobReport::ranks: the rank whose step time is stepTime.max
+    bool slowestTied = false;    // two ranks or more have that time: no rank is the slowest
 };
 
 struct Victim {
@@ -37,10 +38,10 @@ struct Victim {
 };
 
 // A (rank, step) the others wait for. Either its computation exceeds the step's median rank's by more than
-// 5% (the others wait about `excess` for it in the next collective), or it arrives last at most of the step's
-// collectives while waiting less than the median rank itself (a Megatron TP=8 job's rank 6: last at all 84
-// all-reduces, 0 ms waiting, the others 241-449 ms), whatever its computation. Those the others wait for are
-// listed first, by the median wait they cost.
+// 5% (the others wait about `excess` for it in the next collective), or it arrives last at a quarter or more
+// of the step's collectives while waiting less than the median rank itself, each other rank waiting
+// stragglerMinimumLateness or more for it there on average (a rank 49 µs late is no straggler), whatever its
+// computation. Those the others wait for are listed first, by the time the others waited for them.
 struct StragglerRow {
     std::size_t rank = 0; // index into JobReport::ranks
     std::string step;
@@ -52,10 +53,13 @@ struct StragglerRow {
     bool arrivesLast = false;
     std::uint64_t lastArrivals = 0, operations = 0;
     TimeNs othersWaited = 0, waited = 0;
+    TimeNs othersWaitedFor = 0; // what the other ranks waited in the collectives it reached last, in all
     // What the trace shows as the cause, said plainly: more computation, its GPU idle before the collectives,
     // late launches on its host (docs/DEFINITIONS.md, "Stragglers").
     std::vector<std::string> causes;
 };
+
+inline constexpr TimeNs stragglerMinimumLateness = 100'000; // 100 µs
 
 struct LastArrival {
     std::size_t rank = 0;    // index into JobReport::ranks
@@ -95,7 +99,15 @@ struct JobReport {
     std::vector<RankCommunication> communication; // per rank, as `ranks`
     std::vector<HostGroup> hosts;                 // by name; empty when no file name said
     std::uint64_t instancesDropped = 0;           // over all ranks (their rank files' budget)
+    // How arrivals were compared: by the traces' clock when the collectives' kernels end together by it (the
+    // median spread of their ends within sharedClockTolerance), else each call aligned on its end.
+    bool sharedClock = false;
+    TimeNs collectiveEndSpread = 0; // the median, over the operations two ranks or more ran
 };
+
+// Kernels of one collective end within tens of µs of each other on ranks that share a clock; clocks of hosts
+// apart differ by milliseconds or more.
+inline constexpr TimeNs sharedClockTolerance = 1'000'000;
 
 // One rank's row of the job report (`"per_rank"`, the job view's Per rank tab).
 struct JobRankRow {
@@ -110,8 +122,9 @@ struct JobRankRow {
 };
 std::vector<JobRankRow> jobRankRows(const JobReport& job);
 
-// Steps match by name across ranks; within a step, the k-th run of a collective (name and size) on each rank
-// is one operation, its arrivals compared from the step's start on each rank.
+// Steps match by name across ranks; within a step, the k-th run of a collective (name, size and process
+// group) on each rank is one operation, its arrivals compared by the traces' clock when the ranks share one,
+// else with each call aligned on its end (JobReport::sharedClock).
 JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile> unreadable = {});
 
 // "rank 3", or "rank ? (file name)" when the file did not say.

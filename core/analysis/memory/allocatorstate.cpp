@@ -13,6 +13,7 @@ struct Range {
     std::int64_t size = 0;
     std::int64_t stream = 0;
     bool expandable = false;
+    std::pair<std::int64_t, std::int64_t> poolId{0, 0};
 };
 using Ranges = std::map<std::uint64_t, Range>; // by address
 
@@ -27,9 +28,9 @@ void removeRange(Ranges& ranges, std::uint64_t addr, std::int64_t size) {
     const std::uint64_t end = start + std::uint64_t(r.size);
     if (addr >= end) return;
     ranges.erase(it);
-    if (addr > start) ranges[start] = {std::int64_t(addr - start), r.stream, r.expandable};
+    if (addr > start) ranges[start] = {std::int64_t(addr - start), r.stream, r.expandable, r.poolId};
     const std::uint64_t cut = std::min(end, addr + std::uint64_t(size));
-    if (cut < end) ranges[cut] = {std::int64_t(end - cut), r.stream, r.expandable};
+    if (cut < end) ranges[cut] = {std::int64_t(end - cut), r.stream, r.expandable, r.poolId};
 }
 
 } // namespace
@@ -42,7 +43,7 @@ AllocatorState allocatorStateAfter(const MemorySnapshot& snapshot, const DeviceH
     std::unordered_map<std::uint64_t, StateBlock> blocks;
     for (const SnapshotSegment& s : snapshot.segments) {
         if (s.device != h.device) continue;
-        ranges[s.address] = {s.totalSize, s.stream, s.isExpandable};
+        ranges[s.address] = {s.totalSize, s.stream, s.isExpandable, s.poolId};
         for (std::uint32_t b = s.firstBlock; b < s.firstBlock + s.blockCount; ++b) {
             const SnapshotBlock& block = snapshot.blocks[b];
             if (block.state == BlockState::ActiveAllocated || block.state == BlockState::ActivePendingFree)
@@ -68,13 +69,13 @@ AllocatorState allocatorStateAfter(const MemorySnapshot& snapshot, const DeviceH
             ranges.erase(addr);
             break;
         case AllocatorAction::SegmentFree:
-            ranges[addr] = {h.sizes[k], h.streams[k], false};
+            ranges[addr] = {h.sizes[k], h.streams[k], false, {0, 0}};
             break;
         case AllocatorAction::SegmentMap:
             removeRange(ranges, addr, h.sizes[k]);
             break;
         case AllocatorAction::SegmentUnmap:
-            ranges[addr] = {h.sizes[k], h.streams[k], true};
+            ranges[addr] = {h.sizes[k], h.streams[k], true, {0, 0}};
             break;
         default:
             break;
@@ -87,6 +88,7 @@ AllocatorState allocatorStateAfter(const MemorySnapshot& snapshot, const DeviceH
         s.size = r.size;
         s.stream = r.stream;
         s.expandable = r.expandable;
+        s.poolId = r.poolId;
         state.segments.push_back(std::move(s));
     }
     for (const auto& [addr, block] : blocks) {

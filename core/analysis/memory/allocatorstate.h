@@ -9,6 +9,7 @@
 #include "snapshot/memorysnapshot.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace kinetoscope {
@@ -24,7 +25,10 @@ struct StateSegment {
     std::uint64_t address = 0;
     std::int64_t size = 0;
     std::int64_t stream = 0;
-    bool expandable = false;        // a mapped range of an expandable segment
+    bool expandable = false; // a mapped range of an expandable segment
+    // Its memory pool (segment_pool_id): (0, 0) the default one; a private pool of a CUDA graph's capture or
+    // a MemPool otherwise. Known for the segments the file holds; one the replay brings back is (0, 0).
+    std::pair<std::int64_t, std::int64_t> poolId{0, 0};
     std::vector<StateBlock> blocks; // by address
     std::int64_t activeBytes = 0;   // blocks, pending ones included
     std::int64_t pendingBytes = 0;

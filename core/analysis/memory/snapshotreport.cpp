@@ -219,7 +219,10 @@ SnapshotReport snapshotReport(const MemorySnapshot& snapshot, const SnapshotRepo
             d.reservedBytes += s.totalSize;
         }
         d.allocatedBytes = allocatedBytes(snapshot, h.device);
-        if (snapshot.hasTrace && h.size() > 0) {
+        d.historyRecorded = snapshot.hasTrace && h.size() > 0;
+        // Without events the snapshot's moment is the one known (its curve is that one point); a partial read
+        // knows no moment at all (the segments, at the end, were not reached).
+        if (d.historyRecorded || !snapshot.partial) {
             const std::vector<std::int64_t> curve = activeMemoryCurve(snapshot, h);
             const auto peakAt = std::max_element(curve.begin(), curve.end()); // the first of equal maxima
             d.peakActiveBytes = *peakAt;

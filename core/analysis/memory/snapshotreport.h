@@ -49,6 +49,10 @@ struct DeviceMemoryReport {
     std::uint64_t segments = 0;
     std::int64_t reservedBytes = 0;  // Σ segments' total_size
     std::int64_t allocatedBytes = 0; // Σ blocks in state active_allocated
+    // False when the snapshot holds no allocator event for the device (dumped without
+    // _record_memory_history, as vLLM's are, or the old bare list of segments): the only moment known is the
+    // snapshot's own, and the peak figures below are that moment's (what was allocated then, by size).
+    bool historyRecorded = false;
     std::optional<std::int64_t> peakActiveBytes;
     std::optional<LiveAllocations> peak; // the first moment the curve reaches its maximum
     std::optional<LiveAllocations> liveAt;

@@ -63,6 +63,9 @@ std::string jobReportJson(const JobReport& job) {
         w.str(p);
     w.endArray();
     w.numField("instances_dropped", job.instancesDropped);
+    // How arrivals were compared (docs/DEFINITIONS.md, "Arrivals"): "clock" or "collective_ends".
+    w.strField("arrivals_by", job.sharedClock ? "clock" : "collective_ends");
+    w.fixedField("collective_end_spread_us", double(job.collectiveEndSpread) / 1000.0, 3);
     w.key("steps");
     writeRows(w, jobStepColumns(), jobEntries<JobStepEntry>(job.steps, job), rowPerLine);
     w.key("stragglers");
@@ -103,13 +106,23 @@ std::string jobReportText(const JobReport& job, std::size_t top) {
              "the synchronising figures count the others\n",
              static_cast<unsigned long long>(job.instancesDropped));
 
+    if (job.ranks.size() > 1 && job.collectiveEndSpread > 0)
+        line(
+            out,
+            job.sharedClock
+                ? "\nArrivals compared by the traces' clock: the collectives' kernels end within %s of each "
+                  "other (median)\n"
+                : "\nArrivals compared with each call aligned on its end: the collectives' ends differ by %s "
+                  "(median) by the traces' clocks, which are not one\n",
+            formatDuration(job.collectiveEndSpread).c_str());
     out += "\nSteps across ranks (min / median / p90 / max):\n";
     line(out, "  %-22s %6s  %-34s  %-34s  %-34s  %s\n", "Step", "Ranks", "Step time", "Computation",
          "Communication", "Slowest");
     for (std::size_t i = 0; i < job.steps.size() && i < top; ++i) {
         const StepDistribution& s = job.steps[i];
-        const std::string slowest =
-            s.slowestRank < job.ranks.size() ? rankLabel(job.ranks[s.slowestRank]) : "-";
+        const std::string slowest = s.slowestTied                      ? "tie"
+                                    : s.slowestRank < job.ranks.size() ? rankLabel(job.ranks[s.slowestRank])
+                                                                       : "-";
         line(out, "  %-22s %6zu  %-34s  %-34s  %-34s  %s\n", s.name.c_str(), s.ranks,
              spreadText(s.stepTime).c_str(), spreadText(s.computation).c_str(),
              spreadText(s.communication).c_str(), slowest.c_str());

@@ -117,7 +117,21 @@ const Columns<JobRankRow>& jobRankColumns() {
                "collective time moving data: the rest of each collective after the last rank arrived"),
         micros("synchronization_us", "Synchronising", &R::synchronization,
                "collective time waiting for the last rank to arrive"),
-        {.key = "file", .title = "File", .value = [](const R& r) { return text(r.file); }},
+        {.key = "file",
+         .title = "File",
+         .value = [](const R& r) { return text(r.file); },
+         .outputs = InJson | InText},
+        // The viewer's column: the file's name (a job's files share their folder, which a cut path showed on
+        // every row); the whole path is in the JSON and the text.
+        {.key = "file_name",
+         .title = "File",
+         .value =
+             [](const R& r) {
+                 const std::size_t slash = r.file.find_last_of('/');
+                 return text(slash == std::string::npos ? std::string_view(r.file)
+                                                        : std::string_view(r.file).substr(slash + 1));
+             },
+         .outputs = InTable},
         {.key = "notes",
          .title = "Notes",
          .format = F::Json,
@@ -355,6 +369,13 @@ const Columns<JobStepEntry>& jobStepColumns() {
          .title = "Slowest rank",
          .format = CellFormat::Integer,
          .value = [](const R& r) { return rankCell(*r.job, r.step->slowestRank); }},
+        // Two ranks or more with the longest step time: no one rank is the slowest (slowest_rank is the
+        // first).
+        {.key = "slowest_tied",
+         .title = "Slowest tied",
+         .format = CellFormat::Json,
+         .value = [](const R& r) { return text(r.step->slowestTied ? "true" : "false"); },
+         .outputs = InJson},
         spreadColumn<R>("computation_us", "Computation", [](const R& r) { return r.step->computation; }),
         spreadColumn<R>("communication_us", "Communication",
                         [](const R& r) { return r.step->communication; }),
@@ -394,6 +415,7 @@ const Columns<JobStragglerEntry>& jobStragglerColumns() {
         counted("operations", "Collectives", &StragglerRow::operations),
         micros("waited_us", "Waited", &StragglerRow::waited),
         micros("others_waited_us", "Others waited", &StragglerRow::othersWaited),
+        micros("waited_for_it_us", "Waited for it", &StragglerRow::othersWaitedFor),
         {.key = "causes",
          .title = "Causes",
          .format = CellFormat::Json,

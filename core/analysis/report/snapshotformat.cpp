@@ -52,6 +52,8 @@ std::string snapshotReportJson(const MemorySnapshot& snapshot, const SnapshotRep
         w.numField("segments", d.segments);
         w.numField("reserved_bytes", d.reservedBytes);
         w.numField("allocated_bytes", d.allocatedBytes);
+        w.key("history_recorded");
+        w.boolean(d.historyRecorded);
         optionalNum(w, "peak_active_bytes", d.peakActiveBytes);
         optionalNum(w, "peak_time_us", d.peak ? d.peak->timeUs : std::nullopt);
         w.key("largest_at_peak");
@@ -104,7 +106,12 @@ std::string snapshotReportText(const MemorySnapshot& snapshot, const SnapshotRep
         out += "  Segments:    " + countText(d.segments, "segment") + ", " +
                formatBytes(double(d.reservedBytes)) + " reserved, " + formatBytes(double(d.allocatedBytes)) +
                " allocated at snapshot time\n";
-        if (d.peak) {
+        if (d.peak && !d.historyRecorded) {
+            out +=
+                "  No allocation history was recorded (_record_memory_history was off): the snapshot's own "
+                "moment is the only one known.\n  Largest allocated at snapshot time:\n";
+            allocationLines(out, snapshot, *d.peak);
+        } else if (d.peak) {
             out += "  Peak active: " + formatBytes(double(*d.peakActiveBytes));
             if (d.peak->timeUs) out += " at time_us " + std::to_string(*d.peak->timeUs);
             out += " (after event " + std::to_string(d.peak->afterEvent + 1) + " of " + std::to_string([&] {
