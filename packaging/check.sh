@@ -34,6 +34,10 @@ fi
 phase "format check"
 bash packaging/format.sh --check
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+# One cache for every clone of the tree (CI builds a fresh clone in a folder of its own): paths below the tree are
+# hashed relative to it, and the working directory, which -g would otherwise hash, is left out.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 phase "build (RelWithDebInfo)"
 cmake --preset dev -DKINETOSCOPE_TRACES_DIR="$traces" >/dev/null
 cmake --build --preset dev
