@@ -15,6 +15,8 @@ Q_DECLARE_METATYPE(kinetoscope::CellFormat)
 class TestRows : public QObject {
     Q_OBJECT
   private slots:
+    void elidedTextsThatDifferReadDifferently_data();
+    void elidedTextsThatDifferReadDifferently();
     void cellFormats_data();
     void cellFormats();
     void rowsAsJson();
@@ -275,6 +277,43 @@ void TestRows::goldenSummaryText() {
     const QString name = QString::fromLatin1(QTest::currentDataTag()) + QStringLiteral(".summary.txt");
     const QString diff = test::compareGolden(name, *text);
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+// Issue 61: the text tables printed rows that differ alike
+// ("split_embedding_backward_codegen_rowwise_adagrad_ unweig..." three times in HTA's trace_diff): names
+// alike for their first bytes show where they differ.
+void TestRows::elidedTextsThatDifferReadDifferently_data() {
+    QTest::addColumn<QStringList>("texts");
+    QTest::addColumn<int>("width");
+    const QString stem =
+        QStringLiteral("split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_");
+    QTest::newRow("differ past the cut") << QStringList{stem + QStringLiteral("cta_per_row_1<float, 5ul>"),
+                                                        stem + QStringLiteral("cta_per_row_1<float, 2ul>"),
+                                                        stem + QStringLiteral("warp_per_row_1<float, 5ul>")}
+                                         << 58;
+    QTest::newRow("differ at the very end")
+        << QStringList{stem + stem + QStringLiteral("a"), stem + stem + QStringLiteral("b")} << 40;
+    QTest::newRow("short ones untouched")
+        << QStringList{QStringLiteral("aten::mm"), QStringLiteral("aten::bmm")} << 20;
+}
+
+void TestRows::elidedTextsThatDifferReadDifferently() {
+    QFETCH(QStringList, texts);
+    QFETCH(int, width);
+    std::vector<std::string> in;
+    for (const QString& t : texts)
+        in.push_back(t.toStdString());
+    in.push_back(in.front()); // an equal text reads the same
+    const std::vector<std::string> out = elideDistinct(in, std::size_t(width));
+    QCOMPARE(out.size(), in.size());
+    QCOMPARE(out.back(), out.front());
+    for (std::size_t i = 0; i + 1 < out.size(); ++i) {
+        QVERIFY2(out[i].size() <= std::size_t(width) + 3,
+                 out[i].c_str()); // at most the width and an ellipsis
+        if (in[i].size() <= std::size_t(width)) QCOMPARE(out[i], in[i]);
+        for (std::size_t j = i + 1; j + 1 < out.size(); ++j)
+            QVERIFY2(out[i] != out[j], out[i].c_str());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestRows)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace kinetoscope {
 
@@ -94,6 +95,64 @@ std::string elideText(const std::string& text, std::size_t max) {
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
         --cut; // keep UTF-8 whole
     return text.substr(0, cut) + "...";
+}
+
+namespace {
+std::size_t onBoundary(const std::string& text, std::size_t at) {
+    while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80)
+        --at;
+    return at;
+}
+
+// Its start, "...", and `max` − the start − 3 bytes from a little before byte `from` (where it differs from
+// the texts it would read alike with).
+std::string elideAround(const std::string& text, std::size_t max, std::size_t from) {
+    const std::size_t room = max > 6 ? max - 3 : 3;
+    const std::size_t head = onBoundary(text, room / 2);
+    const std::size_t start = onBoundary(text, std::max(head, from > 6 ? from - 6 : 0));
+    std::size_t end = std::min(text.size(), start + (room - head));
+    if (end < text.size()) end = onBoundary(text, end);
+    return text.substr(0, head) + "..." + text.substr(start, end - start) + (end < text.size() ? "..." : "");
+}
+} // namespace
+
+std::vector<std::string> elideDistinct(const std::vector<std::string>& texts, std::size_t max) {
+    std::vector<std::string> out(texts.size());
+    for (std::size_t i = 0; i < texts.size(); ++i)
+        out[i] = elideText(texts[i], max);
+    // Up to a few rounds: each round shows each alike group the bytes where its members first differ.
+    for (int round = 0; round < 4; ++round) {
+        std::map<std::string, std::vector<std::size_t>> alike;
+        for (std::size_t i = 0; i < texts.size(); ++i)
+            alike[out[i]].push_back(i);
+        bool changed = false;
+        for (const auto& [shown, members] : alike) {
+            if (members.size() < 2) continue;
+            // Where the group's texts first differ (two equal texts rightly read alike).
+            std::size_t common = texts[members[0]].size();
+            bool differ = false;
+            for (std::size_t m = 1; m < members.size(); ++m) {
+                const std::string& a = texts[members[0]];
+                const std::string& b = texts[members[m]];
+                if (a == b) continue;
+                differ = true;
+                std::size_t k = 0;
+                while (k < a.size() && k < b.size() && a[k] == b[k])
+                    ++k;
+                common = std::min(common, k);
+            }
+            if (!differ) continue;
+            for (std::size_t m : members) {
+                std::string again = round < 3 ? elideAround(texts[m], max, common) : texts[m];
+                if (again != out[m]) {
+                    out[m] = std::move(again);
+                    changed = true;
+                }
+            }
+        }
+        if (!changed) break;
+    }
+    return out;
 }
 
 namespace {

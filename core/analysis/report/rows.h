@@ -108,6 +108,10 @@ std::string cellText(CellFormat format, int decimals, const Cell& cell);
 
 // At most `max` bytes: cut on a UTF-8 boundary and ended with "...".
 std::string elideText(const std::string& text, std::size_t max);
+// The texts of one column, each elided to at most `max` bytes (about), so that texts that differ still read
+// differently: where the plain cut would make two alike (kernels named alike for their first 60 bytes), those
+// show their start, "...", and the part where they differ.
+std::vector<std::string> elideDistinct(const std::vector<std::string>& texts, std::size_t max);
 
 // A column of the text table: its header and whether it is right-aligned.
 struct TextColumn {
@@ -156,10 +160,17 @@ std::string rowsText(const Columns<Row>& columns, const std::vector<Row>& rows,
     std::vector<std::vector<std::string>> cells;
     for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
         std::vector<std::string>& line = cells.emplace_back();
-        for (const Column<Row>* c : used) {
-            std::string text = cellText(c->format, c->decimals, c->value(rows[i]));
-            line.push_back(c->textWidth ? elideText(text, c->textWidth) : std::move(text));
-        }
+        for (const Column<Row>* c : used)
+            line.push_back(cellText(c->format, c->decimals, c->value(rows[i])));
+    }
+    for (std::size_t k = 0; k < used.size(); ++k) {
+        if (!used[k]->textWidth) continue;
+        std::vector<std::string> column(cells.size());
+        for (std::size_t i = 0; i < cells.size(); ++i)
+            column[i] = std::move(cells[i][k]);
+        column = elideDistinct(column, used[k]->textWidth);
+        for (std::size_t i = 0; i < cells.size(); ++i)
+            cells[i][k] = std::move(column[i]);
     }
     return renderTextTable(shown, cells);
 }
