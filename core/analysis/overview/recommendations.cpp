@@ -6,10 +6,12 @@
 #include "analysis/gpu/gpuqueue.h"
 #include "analysis/memory/memory.h"
 #include "analysis/overview/attentionpattern.h"
+#include "model/timeconv.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <unordered_map>
 
 namespace kinetoscope::overview {
 
@@ -147,9 +149,38 @@ void memoryCapacityRule(const RuleContext& c, const Rule& rule, const GpuMetrics
     }
 }
 
+// One-time first calls: a launch that takes 1 ms or more and 20 times its name's median is warm-up (CUDA's
+// lazy module loading, cuDNN's algorithm search, a first JIT): a 675 ms cudaLaunchKernel inside a run's first
+// cuDNN convolution, 628 ms in the particle transformer's first forward. No launch setting shortens it, and
+// profiling after warm-up steps leaves it out.
+constexpr TimeNs warmUpLaunchMinimum = 1'000'000;
+constexpr TimeNs warmUpLaunchRatio = 20;
+std::unordered_map<std::uint32_t, TimeNs> medianHostCallByName(const TraceStore& store) {
+    std::unordered_map<std::uint32_t, std::vector<TimeNs>> durations;
+    for (const Track& t : store.tracks()) {
+        if (t.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+            const CategoryKind kind = store.categories()[t.categories[r]].kind;
+            if (kind == CategoryKind::Runtime || kind == CategoryKind::Driver)
+                durations[t.names[r].value].push_back(t.durations[r]);
+        }
+    }
+    std::unordered_map<std::uint32_t, TimeNs> median;
+    for (auto& [name, list] : durations) {
+        const auto mid = list.begin() + std::ptrdiff_t(list.size() / 2);
+        std::nth_element(list.begin(), mid, list.end());
+        median[name] = *mid;
+    }
+    return median;
+}
+
+// The warm-up rule fires from the launch-bound rule's own pass over the gaps (one reading of them).
+constexpr Rule warmUpRule{"warm_up", 0.2, false, nullptr};
+
 // Launch-bound: times when a device has no GPU work at all, ended by work whose launch call began only after
 // the device went idle (the GPU was waiting for the CPU to issue it), and which the host did not spend
-// loading data or synchronising (those have rules of their own).
+// loading data or synchronising (those have rules of their own). A gap ended by a warm-up launch is warm-up,
+// said as such (warmUpRule), never answered with CUDA graphs.
 void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
     const TraceStore& store = c.store;
     const TimeNs spanLo = c.span.lo, spanHi = c.span.hi;
@@ -188,8 +219,16 @@ void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
             }
         }
     }
-    TimeNs waiting = 0;
+    TimeNs waiting = 0, warmUp = 0;
     std::pair<TimeNs, TimeNs> worst{0, 0};
+    EventRef longestWarmUp;
+    const std::unordered_map<std::uint32_t, TimeNs> medianCall = medianHostCallByName(store);
+    const auto isWarmUp = [&](EventRef call) {
+        const Track& t = store.track(call.track);
+        const TimeNs d = t.durations[call.index.value];
+        const auto m = medianCall.find(t.names[call.index.value].value);
+        return d >= warmUpLaunchMinimum && m != medianCall.end() && d >= warmUpLaunchRatio * m->second;
+    };
     for (auto& [device, list] : work) {
         std::sort(list.begin(), list.end(), [](const Work& x, const Work& y) { return x.start < y.start; });
         TimeNs busyUntil = list.empty() ? 0 : list.front().end;
@@ -202,12 +241,37 @@ void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
                 if (launch && insideStep &&
                     store.track(launch->track).starts[launch->index.value] > gapStart &&
                     2 * lengthWithin(hostBusyElsewhere, gapStart, gapEnd) < gapEnd - gapStart) {
-                    waiting += gapEnd - gapStart;
-                    if (gapEnd - gapStart > worst.second - worst.first) worst = {gapStart, gapEnd};
+                    if (isWarmUp(*launch)) {
+                        warmUp += gapEnd - gapStart;
+                        const Track& lt = store.track(launch->track);
+                        if (!longestWarmUp.track.isValid() ||
+                            lt.durations[launch->index.value] >
+                                store.track(longestWarmUp.track).durations[longestWarmUp.index.value])
+                            longestWarmUp = *launch;
+                    } else {
+                        waiting += gapEnd - gapStart;
+                        if (gapEnd - gapStart > worst.second - worst.first) worst = {gapStart, gapEnd};
+                    }
                 }
             }
             busyUntil = std::max(busyUntil, w.end);
         }
+    }
+    const double warmUpShare = c.shareOfStepsOutsideCompile(warmUp);
+    if (warmUpShare > warmUpRule.threshold) {
+        const Track& lt = store.track(longestWarmUp.track);
+        const std::string call(store.strings().view(lt.names[longestWarmUp.index.value]));
+        c.fire(
+            warmUpRule,
+            "One-time warm-up, not launch overhead: first calls (lazy CUDA module loading, cuDNN's algorithm "
+            "search) keep the GPU waiting; profile after a few warm-up steps "
+            "(torch.profiler.schedule(wait=1, warmup=1, active=3))",
+            "the GPU waits " + percent(warmUpShare) +
+                " of the step time for launches that take 20 times their "
+                "call's median or more; the longest, " +
+                call + ", " + formatDuration(lt.durations[longestWarmUp.index.value]) + " (" +
+                thresholdText(warmUpRule.threshold) + ")",
+            {{"warm_up_share", warmUpShare}, {"warm_up_us", double(warmUp) / 1000.0}}, longestWarmUp);
     }
     const double share = c.shareOfStepsOutsideCompile(waiting);
     if (share <= rule.threshold) return;
@@ -226,8 +290,10 @@ void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
            "GPUs sit idle until the host issues the next launch " + percent(share) + " of the step time" +
                (c.compileTimeInSteps > 0 ? " outside compile phases (" : " (") +
                thresholdText(rule.threshold) + ")",
-           {{"launch_wait_share", share}, {"launch_wait_us", double(waiting) / 1000.0}}, {}, worst.first,
-           worst.second);
+           {{"launch_wait_share", share},
+            {"launch_wait_us", double(waiting) / 1000.0},
+            {"warm_up_excluded_us", double(warmUp) / 1000.0}},
+           {}, worst.first, worst.second);
 }
 
 void syncBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) {
