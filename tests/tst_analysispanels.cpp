@@ -49,6 +49,7 @@ class TestAnalysisPanels : public QObject {
   private slots:
     void initTestCase();
     void modelsPassTester();
+    void cpuOnlyTraceHidesGpuTabs();
     void panelsMatchCli();
     void overviewBreakdownAndThroughput();
     void overviewScrollsAsOnePage();
@@ -697,6 +698,21 @@ void TestAnalysisPanels::viewKeysWhateverHasFocus() {
     QCOMPARE(filter->text(), QStringLiteral("w"));
     QCOMPARE(timeline->axis().end - timeline->axis().start, span);
     filter->clear();
+}
+
+// Issue 61: a CPU-only trace (Debian's torch without a GPU) has no kernels: the Kernels and Roofline tabs are
+// not offered; a GPU trace keeps them.
+void TestAnalysisPanels::cpuOnlyTraceHidesGpuTabs() {
+    for (const auto& [trace, gpu] :
+         {std::pair{"debian-torch/mlp.1795236617046.pt.trace.json", false}, std::pair{qwen, true}}) {
+        TraceView* view = open(trace);
+        QVERIFY(view);
+        QTabWidget* tabs = view->bottomTabs();
+        for (QWidget* panel :
+             {static_cast<QWidget*>(view->kernelPanel()), static_cast<QWidget*>(view->rooflinePanel())})
+            QCOMPARE(tabs->isTabVisible(tabs->indexOf(panel)), gpu);
+        QVERIFY(tabs->isTabVisible(tabs->indexOf(view->operatorPanel())));
+    }
 }
 
 void TestAnalysisPanels::snapshots() {

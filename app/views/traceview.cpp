@@ -31,7 +31,9 @@
 #include <QTabWidget>
 #include <QThreadPool>
 #include <QTimer>
+
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace kinetoscope {
 
@@ -431,6 +433,14 @@ void TraceView::fillPanel(std::shared_ptr<const AnalysisResult> result, std::uin
     }
     if (panels[index] && panels[index] == m_compiled) // shown for compiled models only
         m_bottomTabs->setTabVisible(m_bottomTabs->indexOf(m_compiled), m_compiled->hasContent());
+    // A trace without GPU work (a CPU-only run) has no kernels to list or to place on a roofline: those tabs
+    // would be empty tables.
+    if (panels[index] && (panels[index] == m_kernels || panels[index] == m_roofline) && trace()) {
+        const auto& tracks = trace()->store->tracks();
+        const bool gpuWork = std::any_of(tracks.begin(), tracks.end(),
+                                         [](const Track& t) { return t.kind == TrackKind::GpuStream; });
+        m_bottomTabs->setTabVisible(m_bottomTabs->indexOf(panels[index]), gpuWork);
+    }
     QTimer::singleShot(0, this, [this, result = std::move(result), generation, index] {
         fillPanel(result, generation, index + 1);
     });
