@@ -140,7 +140,7 @@ class Trace:
     def slices(self, name=None, category=None, track=None, start_us=None, end_us=None, args=False):
         """The slices as a DataFrame built from the store's columns: track (index into track_titles), track_title,
         name and category (categoricals), start_us (from the trace's first event, as the ruler reads), ts_us (the
-        trace's own clock, as steps() and critical_path() give times: start_us + origin_us) and dur_us.
+        trace's own clock, as steps()' ts_us and critical_path() give times: start_us + origin_us) and dur_us.
         Filters: an exact name, an exact category as the trace writes it ("kernel", "cpu_op", ...; "Kernel" in older
         Kineto), a track index, a time range. `args=True` adds an "args" column: each slice's args as a dict, decoded
         only then (a second or so per million slices)."""
