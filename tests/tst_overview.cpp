@@ -566,6 +566,16 @@ void TestOverview::communicationOverlappedIsSaid() {
              text.c_str());
     const std::string json = summaryToJson(report->summary, report.get());
     QVERIFY2(json.find("\"communication_overlapped_us\": 500.000") != std::string::npos, json.c_str());
+
+    // The host's collective ranges (a c10d / nccl:* annotation while the GPU computes) are not communication
+    // that compute hid: only communication kernels under kernels, copies or memsets are (issue 61).
+    TraceBuilder host;
+    host.step(0, 1000);
+    host.kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", 1, 0, 600);
+    host.slice("user_annotation", "nccl:all_reduce", 100, 300);
+    LoadResult h = test::loadText(host.json());
+    QVERIFY(h.ok());
+    QCOMPARE(computeOverview(*h.store).communicationOverlappedTotal, TimeNs(0));
 }
 
 // The same profile's critical path is 86 % GPU communication and nothing was recommended: a step whose path

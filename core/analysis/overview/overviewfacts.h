@@ -42,6 +42,9 @@ struct SliceFacts {
     std::vector<std::uint8_t> nameClass; // by StringId
     // Intervals of each breakdown category, as runs sorted by start (one per lane and category).
     std::array<std::vector<IntervalSet>, breakdownCategoryCount> runs;
+    // The communication kernels' runs alone (runs[Communication] holds the CPU's collective ranges too): what
+    // compute hides of communication is these under kernels, copies or memsets (communication_overlapped_us).
+    std::vector<IntervalSet> gpuCommunicationRuns;
     std::map<std::int64_t, std::vector<IntervalSet>> kernelRuns, gpuWorkRuns; // by device
     std::vector<KernelInStep> kernelsInSteps;
     std::map<std::int64_t, std::pair<double, TimeNs>> occupancy; // device -> (Σ occ × dur, Σ dur with occ)

@@ -15,8 +15,12 @@ void computeBreakdown(Overview& ov, const SliceFacts& facts, const StepSpan& spa
     for (std::size_t c = 0; c + 1 < breakdownCategoryCount; ++c) {
         IntervalSet u = intersect(unionOfRuns(runs[c]), stepSet);
         exclusive[c] = subtract(u, claimed);
+        // What compute hid of communication: communication kernels while kernels, copies or memsets ran (the
+        // categories claimed before it), as DEFINITIONS says and the plugin counts it; the CPU's collective
+        // ranges (c10d::*, nccl:* annotations) are the host waiting, which no kernel hides.
         if (BreakdownCategory(c) == BreakdownCategory::Communication)
-            communicationHidden = intersect(u, claimed);
+            communicationHidden =
+                intersect(intersect(unionOfRuns(facts.gpuCommunicationRuns), stepSet), claimed);
         claimed = unionOf(std::move(claimed), u);
     }
     for (const StepRange& s : ov.steps) {

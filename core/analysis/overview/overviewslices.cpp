@@ -66,7 +66,7 @@ SliceFacts gatherSliceFacts(const TraceStore& store, const StepSpan& span) {
         const bool gpu = t.kind == TrackKind::GpuStream;
         for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
             std::array<IntervalSet, breakdownCategoryCount> lane;
-            IntervalSet laneKernels, laneGpuWork;
+            IntervalSet laneKernels, laneGpuWork, laneGpuCommunication;
             const auto [r0, r1] = t.rowsInRange(d, spanLo, spanHi);
             for (std::uint32_t r = r0; r < r1; ++r) {
                 if (t.flags[r] & SliceFlag::Instant) continue;
@@ -84,7 +84,10 @@ SliceFacts gatherSliceFacts(const TraceStore& store, const StepSpan& span) {
                         // all-reduce).
                         const bool comm = KernelCategory(kc) == KernelCategory::Communication;
                         cat = int(comm ? BreakdownCategory::Communication : BreakdownCategory::Kernel);
-                        if (comm) store.keepLongest(longestComm, ref);
+                        if (comm) {
+                            store.keepLongest(longestComm, ref);
+                            laneGpuCommunication.emplace_back(s, e);
+                        }
                         laneKernels.emplace_back(s, e);
                         const std::string_view args = store.argsText(ref);
                         const auto blocks = blocksPerSm(store, ref);
@@ -178,6 +181,8 @@ SliceFacts gatherSliceFacts(const TraceStore& store, const StepSpan& span) {
                 if (!lane[c].empty()) runs[c].push_back(std::move(lane[c]));
             }
             if (!laneKernels.empty()) kernelRuns[t.pid].push_back(std::move(laneKernels));
+            if (!laneGpuCommunication.empty())
+                f.gpuCommunicationRuns.push_back(std::move(laneGpuCommunication));
             // A device whose kernels all ran outside the steps still gets its (zero) utilisation.
             if (gpu && !kernelRuns.count(t.pid)) {
                 const auto [a0, a1] = t.rowsInRange(d, lo, hi);
