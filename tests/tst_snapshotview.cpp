@@ -42,6 +42,7 @@ class TestSnapshotView : public QObject {
     void badFileKeepsOtherTabs();
     void linksToTraceOfTheSameRun();
     void zoomKeysAfterATableClick();
+    void withoutHistoryAndOlderLayouts();
 
   private:
     SnapshotView* openReady(MainWindow& w, const QString& path);
@@ -257,6 +258,34 @@ void TestSnapshotView::allocatorState() {
     const AllocatorState& p = view->segmentMap()->state();
     QVERIFY(p.segments.size() <= 234);
     QVERIFY(p.reservedBytes >= p.activeBytes - p.unplacedBytes);
+}
+
+// Issue 61. A snapshot dumped without allocation history (vLLM's): no time axis to draw (no wall of bands),
+// the summary says so, and the tables show the snapshot's moment: what was allocated, largest first, and the
+// segments. PyTorch 2.0's layout: the allocator state holds the blocks where they are (not 8 KiB at 0x0).
+void TestSnapshotView::withoutHistoryAndOlderLayouts() {
+    const QString data = QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/data/snapshots/");
+    MainWindow w;
+    SnapshotView* view = openReady(w, data + QStringLiteral("no_history_training.pickle.gz"));
+    QVERIFY(view);
+    QVERIFY(view->timeline()->isHidden());
+    QVERIFY2(view->summary()->text().contains(QStringLiteral("No allocation history was recorded")),
+             qPrintable(view->summary()->text()));
+    QVERIFY(view->aliveTable()->topLevelItemCount() > 0);
+    QCOMPARE(view->segmentMap()->state().segments.size(), std::size_t(234));
+    QVERIFY(view->segmentMap()->state().activeBytes > (std::int64_t(1) << 30));
+    // (a pool id shows only for a private pool: these are all the default one)
+    QVERIFY(SegmentMapWidget::poolText(view->segmentMap()->state().segments.front(), false).isEmpty());
+    StateSegment graphPool;
+    graphPool.poolId = {1, 0};
+    QVERIFY(SegmentMapWidget::poolText(graphPool, false).contains(QStringLiteral("private pool (1, 0)")));
+
+    SnapshotView* old = openReady(w, data + QStringLiteral("pt20_training.pickle.gz"));
+    QVERIFY(old);
+    QVERIFY(!old->timeline()->isHidden());
+    old->setMoment(old->timeline()->timeline()->eventCount() - 1);
+    QVERIFY(old->segmentMap()->state().activeBytes > (std::int64_t(1) << 30));
+    QVERIFY(!old->stateFigures()->text().contains(QStringLiteral("8.00 KiB active")));
 }
 
 void TestSnapshotView::filters() {
