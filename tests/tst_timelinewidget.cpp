@@ -54,6 +54,7 @@ class TestTimelineWidget : public QObject {
     void hoverTooltip();
     void paintsSlicesInCategoryColours();
     void uncategorisedSlicesByName();
+    void firstFitEndsWithTheEvents();
     void gpuUtilisationLanes();
     void counterLanesAreSteps();
     void criticalPathOverlay();
@@ -592,6 +593,23 @@ void TestTimelineWidget::paintsSlicesInCategoryColours() {
 }
 
 // Issue 52 item 6: slices with no category (a Chrome trace without "cat") are coloured by name, not one grey.
+// Issue 61: Kineto's "Record Window End" instant, far past the last event (an attached trace's window
+// outlasts its work), is not what the first fit ends with; the view can still be panned to it.
+void TestTimelineWidget::firstFitEndsWithTheEvents() {
+    const std::string json =
+        R"({"traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1000, "dur": 100},
+        {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 1200, "dur": 300},
+        {"ph": "i", "s": "g", "name": "Record Window End", "pid": "", "tid": "", "ts": 5001000}]})";
+    LoadResult r = test::loadText(json);
+    QVERIFY2(r.ok(), r.error.c_str());
+    TimelineWidget w(prepareLoadedTrace(std::move(r.store), r.seconds));
+    w.resize(1000, 300);
+    w.fitAll();
+    QVERIFY2(w.axis().end < 2'000'000, qPrintable(QString::number(w.axis().end))); // ns: ends near 1.5 ms
+    QVERIFY(w.axis().end >= 1'500'000);
+    QCOMPARE(w.timeBounds().to, TimeNs(5'001'000'000));
+}
+
 void TestTimelineWidget::uncategorisedSlicesByName() {
     std::string json = "{\"traceEvents\": [";
     const char* names[] = {"forward", "loss", "backward", "optimizer", "data"};

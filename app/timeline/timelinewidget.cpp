@@ -138,8 +138,29 @@ TimeRange TimelineWidget::timeBounds() const {
     return {store().minTime(), store().maxTime()};
 }
 
+TimeRange TimelineWidget::fitBounds() const {
+    if (m_timeBounds) return *m_timeBounds;
+    // Kineto's "Record Window End" marks where it stopped recording, which can lie far past the last event
+    // (an attached trace's window outlasts the work it saw): the fit ends with the events. Each lane's last
+    // row ends last (a lane does not overlap itself), so this is a look at each lane's end, not at every
+    // event.
+    const StringId windowEnd = store().strings().find("Record Window End");
+    if (!windowEnd.isValid()) return {store().minTime(), store().maxTime()};
+    TimeNs last = store().minTime();
+    bool any = false;
+    for (const Track& t : store().tracks())
+        for (std::uint32_t lane = 0; lane < t.laneCount(); ++lane)
+            for (std::uint32_t r = t.laneBegin[lane + 1]; r > t.laneBegin[lane]; --r) {
+                if (t.names[r - 1] == windowEnd && (t.flags[r - 1] & SliceFlag::Instant)) continue;
+                last = std::max(last, t.endOf(r - 1));
+                any = true;
+                break;
+            }
+    return {store().minTime(), any ? std::min(last, store().maxTime()) : store().maxTime()};
+}
+
 void TimelineWidget::fitAll() {
-    const TimeRange bounds = timeBounds();
+    const TimeRange bounds = fitBounds();
     const TimeNs span = std::max<TimeNs>(bounds.to - bounds.from, TimeAxis::minSpan);
     const TimeNs pad = span / 100;
     setVisibleRange(bounds.from - pad, bounds.from + span + pad);

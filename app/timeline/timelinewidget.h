@@ -50,6 +50,8 @@ class TimelineWidget : public QWidget {
     // clock, so that no timeline clamps a range another sent it and drifts off the alignment.
     void setTimeBounds(std::optional<TimeRange> bounds);
     TimeRange timeBounds() const;
+    // What fitAll shows: the time bounds, ended with the events (not with Kineto's "Record Window End").
+    TimeRange fitBounds() const;
     // Whether the visible range is one the user (or a caller on their behalf) chose, not the fit of the whole
     // trace the widget opens with and 0 returns to: only a chosen range is carried from a preview onward.
     bool viewChosen() const { return m_viewChosen; }
