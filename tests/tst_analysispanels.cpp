@@ -50,6 +50,7 @@ class TestAnalysisPanels : public QObject {
     void initTestCase();
     void modelsPassTester();
     void cpuOnlyTraceHidesGpuTabs();
+    void aRowKeepsItsTableInView();
     void panelsMatchCli();
     void overviewBreakdownAndThroughput();
     void overviewScrollsAsOnePage();
@@ -713,6 +714,27 @@ void TestAnalysisPanels::cpuOnlyTraceHidesGpuTabs() {
             QCOMPARE(tabs->isTabVisible(tabs->indexOf(panel)), gpu);
         QVERIFY(tabs->isTabVisible(tabs->indexOf(view->operatorPanel())));
     }
+}
+
+// Issue 61: clicking an Operators row whose calls are all off screen brings one into view and selects it, and
+// the Operators table stays in view (it switched to Details); the previous row's outline goes at once.
+void TestAnalysisPanels::aRowKeepsItsTableInView() {
+    TraceView* view = open(qwen);
+    QVERIFY(view);
+    QTabWidget* tabs = view->bottomTabs();
+    tabs->setCurrentWidget(view->operatorPanel());
+    TimelineWidget* timeline = view->timeline();
+    // A 1 µs view at the trace's very start: no call of aten::mm in it.
+    timeline->setVisibleRange(timeline->timeBounds().from, timeline->timeBounds().from + 1000);
+    QSignalSpy selected(timeline, &TimelineWidget::selectionChanged);
+    emit view->operatorPanel()->highlightRequested(QStringLiteral("aten::mm"));
+    QVERIFY(QTest::qWaitFor([&] { return !selected.isEmpty(); }, 20000));
+    QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(view->operatorPanel()));
+    const EventRef ref = selected.last().first().value<EventRef>();
+    QVERIFY(ref.isValid());
+    QCOMPARE(
+        view->trace()->store->strings().view(view->trace()->store->track(ref.track).names[ref.index.value]),
+        std::string_view("aten::mm"));
 }
 
 void TestAnalysisPanels::snapshots() {

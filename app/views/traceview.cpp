@@ -449,6 +449,8 @@ void TraceView::fillPanel(std::shared_ptr<const AnalysisResult> result, std::uin
 void TraceView::highlightName(const QString& name) {
     if (!m_searchBar) return;
     m_searchBar->show();
+    // The previous row's outline goes at once, not when this search ends.
+    m_timeline->setSearchHighlight(nullptr, {});
     // The name as the table shows it, matched whole (not an escaped regex of a template name); when its
     // search ends, a match is brought into view if none is in it.
     m_searchBar->showName(name);
@@ -547,8 +549,11 @@ void TraceView::revealNearestMatch() {
     if (first > 0 &&
         m_trace->store->track(matches[first - 1].track).endOf(matches[first - 1].index.value) > axis.start)
         return; // one began before the view and reaches into it
-    // Otherwise the match nearest the view: the next one after it, or the last one before it.
+    // Otherwise the match nearest the view: the next one after it, or the last one before it. (A table's row
+    // asked for it: the table stays in view, the selection does not switch the panels to Details.)
+    m_revealingFromPanel = true;
     goToMatch(int(first < matches.size() ? first : matches.size() - 1));
+    m_revealingFromPanel = false;
 }
 
 void TraceView::nextMatch() {
