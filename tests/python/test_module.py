@@ -268,9 +268,9 @@ def test_empty_tables_keep_their_columns():
 
 
 def test_a_failure_inside_the_load_raises(tmp_path):
-    # Out of memory inside the loader's threads raises in Python (MemoryError; RuntimeError for a thread that could not
-    # start), never ends the interpreter
-    # ("terminate called after throwing an instance of 'std::bad_alloc'" before). With so little memory glibc
+    # Out of memory inside the loader's threads raises in Python (MemoryError; RuntimeError for a thread that
+    # could not start), never ends the interpreter ("terminate called after throwing an instance of
+    # 'std::bad_alloc'" before). With so little memory glibc
     # itself may abort a thread it cannot start ("cannot allocate memory for thread-local data"), which no code of
     # ours can catch: such a run is tried again, up to five times.
     script = tmp_path / "oom.py"
