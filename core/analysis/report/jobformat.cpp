@@ -129,11 +129,13 @@ std::string jobReportText(const JobReport& job, std::size_t top) {
     }
     if (job.steps.size() > top) line(out, "  … and %zu more steps\n", job.steps.size() - top);
 
-    out += "\nStragglers: a rank the others wait for. One that arrives last at most of a step's collectives "
-           "while\n"
-           "waiting less than the median rank comes first, whatever its computation; then a rank whose "
-           "computation\n"
-           "in a step exceeds the step's median rank's by more than 5% (the others wait about the excess).\n";
+    out +=
+        "\nStragglers: a rank the others wait for. One that arrives last at a quarter or more of a step's\n"
+        "collectives, 100 us late or more, while waiting less than the median rank comes first, whatever "
+        "its\n"
+        "computation; then a rank whose computation in a step exceeds the step's median rank's by more than "
+        "5%\n"
+        "(the others wait about the excess).\n";
     if (job.stragglers.empty()) out += "  none\n";
     for (std::size_t i = 0; i < job.stragglers.size() && i < top; ++i) {
         const StragglerRow& s = job.stragglers[i];
