@@ -219,8 +219,8 @@ void TestTraceViewPreview::untouchedPreviewsKeepNothing() {
     QVERIFY(sawSample);
     QCOMPARE(view->state(), TraceView::State::Ready);
     QVERIFY(shown.size() >= 2);
-    // The full trace opens on all of its events (up to its last event: Kineto's "Record Window End" instant may
-    // lie past it).
+    // The full trace opens on all of its events (up to its last event: Kineto's "Record Window End" instant
+    // may lie past it).
     TimelineWidget* full = view->timeline();
     QVERIFY(!full->viewChosen());
     QVERIFY(full->axis().start <= full->store().minTime());
