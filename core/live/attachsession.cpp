@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace kinetoscope::live {
@@ -312,21 +313,22 @@ bool AttachSession::freshFallback(const AttachTarget& t, const std::string& path
 
 void AttachSession::deliveredElsewhere(const std::vector<pid_t>& matched, const std::string& who) {
     const std::unordered_set<pid_t> handed(matched.begin(), matched.end());
-    std::unordered_set<pid_t> named;
-    for (AttachTarget& t : m_targets) {
-        named.insert(t.pid);
+    std::unordered_map<pid_t, std::size_t> indexOf; // a target by its pid: no search per matched process
+    for (std::size_t i = 0; i < m_targets.size(); ++i) {
+        AttachTarget& t = m_targets[i];
+        indexOf.emplace(t.pid, i);
         if (!handed.count(t.pid))
             fail(t, who + " did not hand it the request (not seen, or its profiler busy)");
     }
     for (pid_t pid : matched) {
-        if (named.insert(pid).second) {
+        const auto [at, added] = indexOf.emplace(pid, m_targets.size());
+        if (added) {
             AttachTarget t;
             t.pid = pid;
             noteFallback(t);
             m_targets.push_back(t);
         }
-        AttachTarget& t = *std::find_if(m_targets.begin(), m_targets.end(),
-                                        [&](const AttachTarget& x) { return x.pid == pid; });
+        AttachTarget& t = m_targets[at->second];
         if (t.state == AttachTarget::State::Failed) continue;
         m_daemon.markDelivered(pid);
         t.delivered = true;

@@ -308,12 +308,14 @@ void OnDemandDaemon::handle(std::string_view datagram, pid_t pid, uid_t uid, con
             if (m_strangers.count(pid) || m_strangers.size() < 256) m_strangers[pid] = {uid, now};
         } else {
             auto it = m_processes.find(pid);
-            if (it == m_processes.end() && m_processes.size() >= m_capacity) {
-                expire();
-                if (m_processes.size() >= m_capacity && !m_pending.count(pid)) ++m_overflowed;
+            if (it == m_processes.end()) {
+                if (m_processes.size() >= m_capacity) expire();
+                // (one asked for is listed whatever the count: its attach reads its row)
+                if (m_processes.size() < m_capacity || m_pending.count(pid))
+                    it = m_processes.emplace(pid, PolledProcess{}).first;
+                else
+                    ++m_overflowed;
             }
-            if (it == m_processes.end() && (m_processes.size() < m_capacity || m_pending.count(pid)))
-                it = m_processes.emplace(pid, PolledProcess{}).first;
             if (it != m_processes.end()) {
                 PolledProcess& p = it->second;
                 p.pid = pid;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 namespace kinetoscope::overview {
@@ -222,12 +223,16 @@ void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
     TimeNs waiting = 0, warmUp = 0;
     std::pair<TimeNs, TimeNs> worst{0, 0};
     EventRef longestWarmUp;
-    const std::unordered_map<std::uint32_t, TimeNs> medianCall = medianHostCallByName(store);
+    // The medians are gathered only when a gap's launch is long enough to be warm-up (a pass over every host
+    // call, which most traces never need).
+    std::optional<std::unordered_map<std::uint32_t, TimeNs>> medianCall;
     const auto isWarmUp = [&](EventRef call) {
         const Track& t = store.track(call.track);
         const TimeNs d = t.durations[call.index.value];
-        const auto m = medianCall.find(t.names[call.index.value].value);
-        return d >= warmUpLaunchMinimum && m != medianCall.end() && d >= warmUpLaunchRatio * m->second;
+        if (d < warmUpLaunchMinimum) return false;
+        if (!medianCall) medianCall = medianHostCallByName(store);
+        const auto m = medianCall->find(t.names[call.index.value].value);
+        return m != medianCall->end() && d >= warmUpLaunchRatio * m->second;
     };
     for (auto& [device, list] : work) {
         std::sort(list.begin(), list.end(), [](const Work& x, const Work& y) { return x.start < y.start; });
