@@ -89,20 +89,21 @@ std::string cellText(CellFormat format, int decimals, const Cell& cell) {
     return format == CellFormat::Percent ? out + "%" : out;
 }
 
-std::string elideText(const std::string& text, std::size_t max) {
-    if (text.size() <= max) return text;
-    std::size_t cut = max - 3;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
-        --cut; // keep UTF-8 whole
-    return text.substr(0, cut) + "...";
-}
-
 namespace {
+// `at`, or the start of the UTF-8 character it falls inside: a cut there keeps characters whole.
 std::size_t onBoundary(const std::string& text, std::size_t at) {
     while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80)
         --at;
     return at;
 }
+} // namespace
+
+std::string elideText(const std::string& text, std::size_t max) {
+    if (text.size() <= max) return text;
+    return text.substr(0, onBoundary(text, max - 3)) + "...";
+}
+
+namespace {
 
 // Its start, "...", and `max` − the start − 3 bytes from a little before byte `from` (where it differs from
 // the texts it would read alike with).
@@ -136,10 +137,9 @@ std::vector<std::string> elideDistinct(const std::vector<std::string>& texts, st
                 const std::string& b = texts[members[m]];
                 if (a == b) continue;
                 differ = true;
-                std::size_t k = 0;
-                while (k < a.size() && k < b.size() && a[k] == b[k])
-                    ++k;
-                common = std::min(common, k);
+                const std::size_t n = std::min(a.size(), b.size());
+                const auto first = std::mismatch(a.begin(), a.begin() + std::ptrdiff_t(n), b.begin()).first;
+                common = std::min(common, std::size_t(first - a.begin()));
             }
             if (!differ) continue;
             for (std::size_t m : members) {
