@@ -156,7 +156,8 @@ void CaptureView::poll() {
         emit statusChanged();
     }
     m_stopButton->setEnabled(st.capturing);
-    m_followButton->setEnabled(st.capturing);
+    m_followButton->setEnabled(st.capturing ||
+                               !m_follow); // paused at the end: one more Follow shows the rest
     // A paused view stays as it is; otherwise show new data once the previous rebuild is done.
     // Each rebuild is the whole capture so far: for a long capture it takes a while, so wait twice as long as
     // the last one took before the next, and the viewer never spends more than a third of a core beside the
@@ -206,6 +207,8 @@ void CaptureView::show(std::shared_ptr<LoadedTrace> trace, std::uint64_t generat
     m_building = false;
     m_lastBuildMs = m_buildTimer.elapsed();
     m_sinceBuild.start();
+    // Paused while this build ran: what the user looks at stays; following again builds anew.
+    if (!m_follow && m_view) return;
     m_shownGeneration = generation;
     if (!trace) return;
     // Keep what the user looks at: the bottom tab, and the visible range unless following the newest data.
