@@ -1,4 +1,4 @@
-// Viewport queries on real traces: culling and folding, hit testing, self time, flow culling, search,
+// Viewport queries on real traces: culling and folding, hit testing, flow culling, search,
 // area summaries, lane layout, steps and memory counters — each checked against a brute-force answer.
 #include "analysis/memory/memory.h"
 #include "analysis/ops/steps.h"
@@ -25,8 +25,6 @@ class TestViewport : public QObject {
     void folding();
     void hitTesting_data();
     void hitTesting();
-    void selfTime_data();
-    void selfTime();
     void flowCulling_data();
     void flowCulling();
     void search_data();
@@ -184,34 +182,6 @@ void TestViewport::hitTesting() {
         if (t.laneCount() > 0) QVERIFY(!sliceAt(t, 0, s.minTime() - 1'000'000, 0).has_value());
     }
     QVERIFY(checked > 0);
-}
-
-void TestViewport::selfTime_data() {
-    addCorpusRows();
-}
-
-void TestViewport::selfTime() {
-    QFETCH(QString, trace);
-    const TraceStore& s = store(trace);
-    for (const Track& t : s.tracks()) {
-        for (std::uint32_t r = 0; r < t.sliceCount(); r += 1 + std::uint32_t(t.sliceCount() / 500)) {
-            const std::uint32_t d = t.depthOf(r);
-            // Brute force: rows on the next lane inside [start, end].
-            TimeNs children = 0;
-            std::uint32_t count = 0;
-            if (d + 2 < t.laneBegin.size()) {
-                for (std::uint32_t c = t.laneBegin[d + 1]; c < t.laneBegin[d + 2]; ++c) {
-                    if (t.starts[c] >= t.starts[r] && t.endOf(c) <= t.endOf(r)) {
-                        children += t.durations[c];
-                        ++count;
-                    }
-                }
-            }
-            const auto [c0, c1] = childRows(t, r);
-            QCOMPARE(c1 - c0, count);
-            QCOMPARE(kinetoscope::selfTime(t, r), std::max<TimeNs>(0, t.durations[r] - children));
-        }
-    }
 }
 
 void TestViewport::flowCulling_data() {

@@ -8,6 +8,7 @@
 #include "query/enclosing.h"
 #include "query/kernelshortname.h"
 #include "query/lanelayout.h"
+#include "query/selftime.h"
 #include "query/viewport.h"
 
 #include <QUrl>
@@ -202,7 +203,7 @@ void DetailsPanel::showEvent(EventRef ref) {
                          QStringLiteral(" <span style=\"color:#6b7280\">(ts %1 µs)</span>")
                              .arg(QString::number(double(start) / 1000.0, 'f', 3)));
     row(tr("Duration"), dur(t.durations[ref.index.value]));
-    if (t.kind != TrackKind::Counter) row(tr("Self time"), dur(selfTime(t, ref.index.value)));
+    if (t.kind != TrackKind::Counter) row(tr("Self time"), dur(selfTime(m_store, t, ref.index.value)));
     // The track as the timeline names it ("GPU 0 · NVIDIA H100 · stream 7", not "tid 7"), then the raw ids.
     const std::string title = trackTitle(m_store, ref.track);
     row(tr("Track"),
@@ -278,16 +279,18 @@ void DetailsPanel::showEvent(EventRef ref) {
         html += QStringLiteral("</table>");
     }
 
-    const auto [c0, c1] = childRows(t, ref.index.value);
-    if (c1 > c0) {
-        html +=
-            QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>").arg(tr("Children (%1)").arg(c1 - c0));
-        QStringList children;
-        for (std::uint32_t c = c0; c < c1 && int(c - c0) < maxChildrenListed; ++c)
-            children << eventLink({ref.track, EventIndex(c)});
-        if (int(c1 - c0) > maxChildrenListed)
-            children << tr("… and %1 more").arg(int(c1 - c0) - maxChildrenListed);
-        html += children.join(QStringLiteral("<br/>"));
+    // The children are what its self time leaves out (query/selftime.h): for an operator, the operators and
+    // calls inside it, past any Python frames between.
+    const std::vector<std::uint32_t> children = directChildren(m_store, t, ref.index.value);
+    if (!children.empty()) {
+        html += QStringLiteral("<h4 style=\"margin:8px 0 2px 0\">%1</h4>")
+                    .arg(tr("Children (%1)").arg(children.size()));
+        QStringList links;
+        for (std::size_t c = 0; c < children.size() && int(c) < maxChildrenListed; ++c)
+            links << eventLink({ref.track, EventIndex(children[c])});
+        if (int(children.size()) > maxChildrenListed)
+            links << tr("… and %1 more").arg(int(children.size()) - maxChildrenListed);
+        html += links.join(QStringLiteral("<br/>"));
     }
     setHtml(html);
 }

@@ -1,6 +1,7 @@
 #include "timeline/timelinewidget.h"
 
 #include "analysis/gpu/criticalpath.h"
+#include "query/selftime.h"
 #include "query/viewport.h"
 #include "timeline/viewkeys.h"
 
@@ -681,7 +682,7 @@ QString TimelineWidget::tooltipFor(EventRef ref) const {
     row(tr("Category"), htmlEscaped(s.strings().view(s.categoryOf(ref).name)));
     row(tr("Start"), QString::fromStdString(formatTimeOffset(start - s.minTime(), 1)));
     row(tr("Duration"), QString::fromStdString(formatDuration(t.durations[ref.index.value])));
-    row(tr("Self time"), QString::fromStdString(formatDuration(selfTime(t, ref.index.value))));
+    row(tr("Self time"), QString::fromStdString(formatDuration(selfTime(s, t, ref.index.value))));
     html += QStringLiteral("</table>");
     return html;
 }

@@ -1,6 +1,6 @@
 #include "areasummary.h"
 
-#include "viewport.h"
+#include "selftime.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -21,31 +21,31 @@ AreaSummary summarizeArea(const TraceStore& store, const std::vector<TrackId>& t
         if (id.value >= store.tracks().size()) continue;
         const Track& t = store.track(id);
         if (t.kind == TrackKind::Counter) continue;
-        for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
-            const auto [first, last] = t.rowsInRange(d, out.from, out.to);
-            for (std::uint32_t r = first; r < last; ++r) {
-                const TimeNs s = t.starts[r];
-                const TimeNs e = t.endOf(r);
-                if (e < out.from || s > out.to) continue;
-                const TimeNs inside = clipped(s, e);
-                TimeNs children = 0;
-                const auto [c0, c1] = childRows(t, r);
-                for (std::uint32_t c = c0; c < c1; ++c)
-                    children += clipped(t.starts[c], t.endOf(c));
-                const StringId name = grouping == AreaGrouping::Name ? t.names[r]
-                                      : grouping == AreaGrouping::Category
-                                          ? store.categories()[t.categories[r]].name
-                                          : StringId();
-                const std::uint32_t key = grouping == AreaGrouping::Track ? id.value : name.value;
-                auto [it, inserted] = rowOfKey.try_emplace(key, out.rows.size());
-                if (inserted) out.rows.push_back({name, grouping == AreaGrouping::Track ? id : TrackId()});
-                AreaSummaryRow& row = out.rows[it->second];
-                ++row.count;
-                row.total += inside;
-                row.self += std::max<TimeNs>(0, inside - children);
-                row.maxDuration = std::max(row.maxDuration, t.durations[r]);
-                ++out.sliceCount;
-            }
+        // Every slice on the track that intersects the area, nested by the one rule (query/selftime.h): a
+        // slice on an overflow lane keeps its children.
+        const std::vector<std::uint32_t> rows = rowsInNestingOrder(t, out.from, out.to);
+        std::vector<TimeNs> children(rows.size(), 0);
+        for (const ChildLink& link : childLinks(store, t, rows))
+            children[link.parent] += clipped(t.starts[rows[link.child]], t.endOf(rows[link.child]));
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const std::uint32_t r = rows[i];
+            const TimeNs s = t.starts[r];
+            const TimeNs e = t.endOf(r);
+            if (e < out.from || s > out.to) continue;
+            const TimeNs inside = clipped(s, e);
+            const StringId name = grouping == AreaGrouping::Name ? t.names[r]
+                                  : grouping == AreaGrouping::Category
+                                      ? store.categories()[t.categories[r]].name
+                                      : StringId();
+            const std::uint32_t key = grouping == AreaGrouping::Track ? id.value : name.value;
+            auto [it, inserted] = rowOfKey.try_emplace(key, out.rows.size());
+            if (inserted) out.rows.push_back({name, grouping == AreaGrouping::Track ? id : TrackId()});
+            AreaSummaryRow& row = out.rows[it->second];
+            ++row.count;
+            row.total += inside;
+            row.self += inside - children[i];
+            row.maxDuration = std::max(row.maxDuration, t.durations[r]);
+            ++out.sliceCount;
         }
     }
     std::sort(out.rows.begin(), out.rows.end(), [&](const AreaSummaryRow& a, const AreaSummaryRow& b) {

@@ -9,8 +9,9 @@ namespace kinetoscope {
 
 // What Perfetto's area selection shows: the slices of some tracks that intersect a time range, grouped by
 // name. Durations are clipped to the range, so the totals add up to time spent inside the selection; self
-// time is the clipped duration minus the clipped durations of direct children.
-// What a row stands for: one slice name (Perfetto's default), one category (`cat`), or one track.
+// time is the clipped duration minus the clipped durations of direct children (query/selftime.h: one
+// definition of self time everywhere). What a row stands for: one slice name (Perfetto's default), one
+// category (`cat`), or one track.
 enum class AreaGrouping { Name, Category, Track };
 
 struct AreaSummaryRow {

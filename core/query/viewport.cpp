@@ -183,28 +183,4 @@ std::optional<std::uint32_t> sliceAt(const Track& track, std::uint32_t depth, Ti
     return best;
 }
 
-std::pair<std::uint32_t, std::uint32_t> childRows(const Track& track, std::uint32_t row) {
-    const std::uint32_t depth = track.depthOf(row);
-    if (depth + 2 >= track.laneBegin.size()) return {0, 0};
-    const TimeNs s = track.starts[row];
-    const TimeNs e = track.endOf(row);
-    const std::uint32_t lo = track.laneBegin[depth + 1];
-    const std::uint32_t hi = track.laneBegin[depth + 2];
-    const TimeNs* starts = track.starts.data();
-    std::uint32_t first = std::uint32_t(std::lower_bound(starts + lo, starts + hi, s) - starts);
-    std::uint32_t last = std::uint32_t(std::upper_bound(starts + first, starts + hi, e) - starts);
-    // Keep only rows that end inside the parent (an overlapping slice on the next lane is not a child).
-    while (last > first && track.endOf(last - 1) > e)
-        --last;
-    return {first, last};
-}
-
-TimeNs selfTime(const Track& track, std::uint32_t row) {
-    const auto [first, last] = childRows(track, row);
-    TimeNs covered = 0;
-    for (std::uint32_t c = first; c < last; ++c)
-        covered += track.durations[c];
-    return std::max<TimeNs>(0, track.durations[row] - covered);
-}
-
 } // namespace kinetoscope

@@ -58,9 +58,4 @@ std::optional<double> counterValueAt(const Track& track, TimeNs t);
 // where a slice narrower than a pixel must still be clickable.
 std::optional<std::uint32_t> sliceAt(const Track& track, std::uint32_t depth, TimeNs t, TimeNs slack);
 
-// Direct children of a slice (rows on the next lane inside it) and its self time (duration minus the union of
-// its children; children never overlap on one lane).
-std::pair<std::uint32_t, std::uint32_t> childRows(const Track& track, std::uint32_t row);
-TimeNs selfTime(const Track& track, std::uint32_t row);
-
 } // namespace kinetoscope

@@ -14,6 +14,7 @@
 #include "query/flowindex.h"
 #include "query/lanelayout.h"
 #include "query/search.h"
+#include "query/selftime.h"
 #include "query/viewport.h"
 
 #include <cstdint>
@@ -65,7 +66,7 @@ void exercise(const TraceStore& s) {
         for (std::uint32_t r = 0; r < track.sliceCount() && r < 64; ++r) {
             const EventRef ref{TrackId(t), EventIndex(r)};
             (void)decodeArgs(s, ref);
-            (void)selfTime(track, r);
+            (void)selfTime(s, track, r);
             (void)track.parentOf(r);
             (void)s.launchOf(ref);
             (void)s.gpuWorkOf(ref);
