@@ -15,10 +15,12 @@
 #include <QApplication>
 #include <QDropEvent>
 #include <QFile>
+#include <QImage>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSvgRenderer>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -53,6 +55,7 @@ class TestMainWindow : public QObject {
     void shortcutsListed();
     void aboutNamesVersions();
     void followsDarkPalette();
+    void exportsTimelineImage();
 
   private:
     TraceView* openAndWait(MainWindow& w, const QString& path);
@@ -484,6 +487,48 @@ void TestMainWindow::followsDarkPalette() {
              qPrintable(QStringLiteral("%1 of %2 dark").arg(darkPixels).arg(pixels)));
     QApplication::setPalette(light);
     QVERIFY(QTest::qWaitFor([&] { return !view->timeline()->renderer().theme().dark; }, 2000));
+}
+
+// File > Export Timeline Image (issue 61 item 16): what the timeline shows, as PNG and as SVG whose boxes and
+// labels are shapes; a file that cannot be written is named, and nothing is left half-written.
+void TestMainWindow::exportsTimelineImage() {
+    MainWindow w;
+    w.show();
+    TraceView* view = openAndWait(w, samplePath());
+    QVERIFY(view);
+    const QSize size = view->timeline()->frame().size;
+    QVERIFY(!size.isEmpty());
+
+    const QString png = m_dir.filePath("timeline.png");
+    QCOMPARE(w.exportTimeline(png), QString());
+    QImage image(png);
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.size(), size * std::max<qreal>(1, view->timeline()->devicePixelRatioF()));
+    // Slices in their colours, not one background: many distinct colours.
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3)
+            colours.insert(image.pixel(x, y));
+    QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size())));
+
+    const QString svg = m_dir.filePath("timeline.svg");
+    QCOMPARE(w.exportTimeline(svg), QString());
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray text = file.readAll();
+    QVERIFY(text.contains("<svg"));
+    QVERIFY(text.contains("sample.pt.trace.json")); // the title
+    QVERIFY(text.contains("ProfilerStep#"));        // labels are text, not pixels
+    QVERIFY(text.count("<path") + text.count("<rect") > 50);
+    QVERIFY(!text.contains("<image")); // no raster inside
+    QSvgRenderer renderer(text);
+    QVERIFY(renderer.isValid());
+    QCOMPARE(renderer.viewBox().size(), size); // in the timeline's pixels
+
+    const QString bad = m_dir.filePath("missing/folder/timeline.png");
+    QVERIFY(w.exportTimeline(bad).contains(bad));
+    QVERIFY(w.exportTimeline(m_dir.filePath("timeline.xyz")).contains(QStringLiteral("timeline.xyz")));
+    QVERIFY(!QFile::exists(m_dir.filePath("timeline.xyz")));
 }
 
 QTEST_MAIN(TestMainWindow)

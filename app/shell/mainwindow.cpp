@@ -10,6 +10,8 @@
 #include "shell/runspanel.h"
 #include "shell/singleinstance.h"
 #include "snapshot/snapshotloader.h"
+#include "tables/tableexport.h"
+#include "timeline/timelineexport.h"
 #include "timeline/timelinewidget.h"
 #include "views/captureview.h"
 #include "views/compareview.h"
@@ -72,6 +74,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_statusLabel = new QLabel(this);
     statusBar()->addWidget(m_statusLabel, 1);
     buildMenus();
+    // Every table and tree copies and exports as CSV (a right click, Ctrl+C, the Edit menu).
+    qApp->installEventFilter(new TableExportFilter(this));
+    connect(qApp, &QApplication::focusChanged, this, [this](QWidget*, QWidget* now) {
+        if (QAbstractItemView* view = itemViewOf(now); view && view->window() == this) m_lastTable = view;
+    });
     // An explicit minimum: otherwise the layout raises the window's minimum to whatever a tab's content asks
     // for (eight ranks' timelines asked for 1605 px) and Qt grows the window past the screen.
     setMinimumSize(640, 480);
@@ -141,6 +148,17 @@ QString MainWindow::shortcutsHtml() const {
     return html + QStringLiteral("</table>");
 }
 
+QString MainWindow::exportTimeline(const QString& path) {
+    TraceView* v = currentView();
+    if (!v || !v->timeline()) return tr("%1: there is no timeline in this tab").arg(path);
+    return exportTimelineImage(*v->timeline(), path, m_tabs->tabText(m_tabs->currentIndex()));
+}
+
+QAbstractItemView* MainWindow::lastTable() const {
+    // Only a table still shown: one on a closed tab, or hidden behind another, is not the one meant.
+    return m_lastTable && m_lastTable->isVisible() ? m_lastTable.data() : nullptr;
+}
+
 void MainWindow::setDetailsVisible(bool visible) {
     m_detailsVisible = visible;
     if (m_detailsAction) m_detailsAction->setChecked(visible);
@@ -194,6 +212,25 @@ void MainWindow::buildMenus() {
         dialog->show();
     });
     rebuildRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("&Export Timeline Image…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
+                    [this] {
+                        TraceView* v = currentView();
+                        if (!v || !v->timeline()) {
+                            QMessageBox::information(this, tr("Export Timeline Image"),
+                                                     tr("Open a trace first: there is no "
+                                                        "timeline in this tab."));
+                            return;
+                        }
+                        const QString path = QFileDialog::getSaveFileName(
+                            this, tr("Export Timeline Image"), QStringLiteral("timeline.png"),
+                            tr("PNG image (*.png);;SVG drawing, every box and label a shape (*.svg)"));
+                        if (path.isEmpty()) return;
+                        if (const QString error = exportTimeline(path); !error.isEmpty())
+                            QMessageBox::warning(this, tr("Export Timeline Image"), error);
+                        else
+                            statusBar()->showMessage(tr("Saved the timeline to %1").arg(path), 8000);
+                    });
     file->addSeparator();
     file->addAction(tr("&Close Tab"), QKeySequence::Close, this,
                     [this] { closeTab(m_tabs->currentIndex()); });
@@ -255,6 +292,16 @@ void MainWindow::buildMenus() {
     });
     edit->addAction(tr("Find &Previous"), QKeySequence::FindPrevious, this, [this] {
         if (TraceView* v = currentView()) v->previousMatch();
+    });
+    edit->addSeparator();
+    QAction* copyTable = edit->addAction(tr("Copy &Table"), this, [this] {
+        if (QAbstractItemView* t = lastTable()) TableExportFilter::copyRows(*t, TableRows::All);
+    });
+    QAction* exportTable = edit->addAction(tr("&Export Table as CSV…"), this,
+                                           [this] { TableExportFilter::exportWithDialog(lastTable()); });
+    connect(edit, &QMenu::aboutToShow, this, [this, copyTable, exportTable] {
+        copyTable->setEnabled(lastTable());
+        exportTable->setEnabled(lastTable());
     });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));

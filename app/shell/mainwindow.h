@@ -1,6 +1,8 @@
 #pragma once
 
+#include <QAbstractItemView>
 #include <QMainWindow>
+#include <QPointer>
 #include <QStringList>
 
 #include "timeline/timelineframe.h"
@@ -61,6 +63,11 @@ class MainWindow : public QMainWindow {
     // Every shortcut, as shown by Help > Keyboard Shortcuts.
     QString shortcutsHtml() const;
     bool detailsVisible() const { return m_detailsVisible; }
+    // File > Export Timeline Image: the current tab's timeline as PNG or SVG (by the suffix). An error naming
+    // the file, or empty.
+    QString exportTimeline(const QString& path);
+    // The table or tree the user last worked in (Edit > Copy Table, Export Table as CSV), or nullptr.
+    class QAbstractItemView* lastTable() const;
     void setDetailsVisible(bool visible);
 
   protected:
@@ -92,6 +99,7 @@ class MainWindow : public QMainWindow {
     QAction* m_detailsAction = nullptr;
     QAction* m_followAction = nullptr;
     bool m_detailsVisible = true;
+    QPointer<QAbstractItemView> m_lastTable;
     FlowMode m_flowMode = FlowMode::Selected;
     ColorMode m_colorMode = ColorMode::Category;
 };
