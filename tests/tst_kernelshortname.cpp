@@ -211,6 +211,19 @@ void TestKernelShortName::distinctNames_data() {
                        "void flashinfer::GemmKernel<128, 64>(flashinfer::Params)", "triton_poi_fused_add_0"}
         << QStringList{"deep_gemm::GemmKernel<...>", "kernel::GemmKernel<...>", "flashinfer::GemmKernel<...>",
                        "triton_poi_fused_add_0"};
+    // Launched by one generic launcher: the namespace of what it launches tells them apart (issue 61 item 15:
+    // these read "GemmKernel", "GemmKernel #2", "GemmKernel #3").
+    QTest::newRow("namespaces of launched kernels")
+        << QStringList{"void cutlass::device_kernel<deep_gemm::GemmKernel<128, 64> >(deep_gemm::Params)",
+                       "void cutlass::device_kernel<cutlass::gemm::kernel::GemmKernel<128, 64> "
+                       ">(cutlass::Params)",
+                       "void cutlass::device_kernel<flashinfer::GemmKernel<128, 64> >(flashinfer::Params)"}
+        << QStringList{"deep_gemm::GemmKernel<...>", "kernel::GemmKernel<...>",
+                       "flashinfer::GemmKernel<...>"};
+    QTest::newRow("arguments of launched kernels")
+        << QStringList{"void cutlass::Kernel2<deep_gemm::GemmKernel<128, 64> >(deep_gemm::Params)",
+                       "void cutlass::Kernel2<deep_gemm::GemmKernel<256, 64> >(deep_gemm::Params)"}
+        << QStringList{"GemmKernel<128, ...>", "GemmKernel<256, ...>"};
     const QString mulUnary =
         "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, float, float, "
         "at::native::binary_internal::MulFunctor<float> >, at::detail::Array<char*, 2> >(int, "

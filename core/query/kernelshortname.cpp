@@ -411,24 +411,41 @@ std::vector<std::vector<std::size_t>> collisions(const std::vector<std::string>&
     return out;
 }
 
+// The kernel a generic launcher launches, as a qualified name (cutlass::Kernel2<deep_gemm::GemmKernel<128>>
+// -> deep_gemm::GemmKernel<128>); nullopt when `qualified` is no launcher or its first argument is a type
+// (cuBLAS's gemvx::kernel<int, ...> launches nothing: a launched kernel has a name of its own,
+// cutlass_80_..., flash::...).
+std::optional<std::string_view> launchedKernel(std::string_view qualified) {
+    std::string_view args;
+    const std::optional<std::string> base = foldedBaseName(qualified, &args);
+    if (!base || !isGenericLauncher(*base)) return std::nullopt;
+    const std::optional<std::vector<int>> argDepths = bracketDepths(args);
+    if (!argDepths) return std::nullopt;
+    std::string_view first = args.substr(0, findTopLevel(args, *argDepths, ','));
+    while (!first.empty() && first.front() == ' ')
+        first.remove_prefix(1);
+    while (!first.empty() && first.back() == ' ')
+        first.remove_suffix(1);
+    const bool named =
+        first.find('_') != std::string_view::npos || first.find("::") != std::string_view::npos;
+    if (!named || !foldedBaseName(first)) return std::nullopt;
+    return first;
+}
+
+// The name a kernel is known by: the launched kernel's for a generic launcher, else the signature's own.
+std::string_view ownQualifiedName(const Signature& sig) {
+    return launchedKernel(sig.qualified()).value_or(sig.qualified());
+}
+
 // The short name of a parsed signature; nullopt where its name does not fold.
 std::optional<std::string> shortNameOf(const Signature* sig) {
     if (!sig) return std::nullopt;
     std::string_view args;
     const std::optional<std::string> base = foldedBaseName(sig->qualified(), &args);
     if (!base) return std::nullopt;
-    if (isGenericLauncher(*base)) {
-        // cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4>: the argument is the kernel.
-        const std::optional<std::vector<int>> argDepths = bracketDepths(args);
-        const std::string_view first =
-            argDepths ? args.substr(0, findTopLevel(args, *argDepths, ',')) : std::string_view();
-        // A launched kernel has a name of its own (cutlass_80_..., flash::...): cuBLAS's gemvx::kernel<int,
-        // ...> launches nothing, its first argument is a type.
-        const bool named =
-            first.find('_') != std::string_view::npos || first.find("::") != std::string_view::npos;
-        if (const std::optional<std::string> launched = foldedBaseName(first); launched && named)
-            return capped(*launched);
-    }
+    // cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4>: the argument is the kernel.
+    if (const std::optional<std::string_view> launched = launchedKernel(sig->qualified()))
+        return capped(*foldedBaseName(*launched));
     if (const std::optional<std::string> op = operationIn(args)) return *base + " (" + *op + ")";
     return *base;
 }
@@ -461,7 +478,7 @@ std::vector<std::string> distinctShortKernelNames(const std::vector<std::string_
     }
     const auto scopeOf = [&](std::size_t i) -> std::string {
         if (!signatures[i]) return {};
-        const std::string_view q = signatures[i]->qualified();
+        const std::string_view q = ownQualifiedName(*signatures[i]);
         const std::optional<std::vector<int>> depths = bracketDepths(q);
         const std::size_t after = depths ? afterLastTopLevelScope(q, *depths) : 0;
         return after >= 2 ? std::string(q.substr(0, after - 2)) : std::string();
@@ -493,7 +510,7 @@ std::vector<std::string> distinctShortKernelNames(const std::vector<std::string_
         std::vector<std::string> lists;
         for (std::size_t m : group) {
             if (!signatures[m] || shown[m].find("<...>") == std::string::npos) continue;
-            const std::string_view q = signatures[m]->qualified();
+            const std::string_view q = ownQualifiedName(*signatures[m]);
             const std::size_t lt = q.find('<');
             if (lt == std::string_view::npos || q.back() != '>') continue;
             folded.push_back(m);
