@@ -16,6 +16,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <set>
+
 using namespace kinetoscope;
 
 namespace {
@@ -609,6 +611,16 @@ void TestJob::messageSizeFromShapes() {
              40.0);
     // Without a type anywhere: unknown, not guessed.
     QCOMPARE(sizeOf(R"({"Input Dims": [[1024]]})", "ncclDevKernel_AllReduce_Sum_RING_LL"), 0.0);
+
+    // HTA's sampled rank 0 (PyTorch 2.0, no "In msg nelems"): its record_param_comms say [[419430400]]
+    // "unsigned char", [[384]] "long" and [[2846720]] "int".
+    const RankFigures real = figuresOf(sampledRank0);
+    std::set<double> sizes;
+    for (const CollectiveStats& c : real.collectives)
+        sizes.insert(c.messageBytes);
+    for (double expected : {419430400.0, 384.0 * 8, 2846720.0 * 4})
+        QVERIFY2(sizes.count(expected), qPrintable(QString::number(expected, 'f', 0)));
+    QVERIFY(!sizes.count(0.0)); // every call's size is known there
 }
 
 // `rank TRACE -o FILE` on each rank where it lives, then `job` over the rank files (and a bad one).
