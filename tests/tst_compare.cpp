@@ -12,6 +12,7 @@
 
 #include <QApplication>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -30,6 +31,7 @@ class TestCompare : public QObject {
     void doubleClickMarksBothSides();
     void detailsFollowEitherTimeline();
     void firstScreenShowsBothGpus();
+    void figuresATraceCannotGiveAreNa();
 
   private:
     CompareView* openPair(MainWindow& w);
@@ -75,6 +77,38 @@ void TestCompare::comparesRealPair() {
     QVERIFY(view->summary()->text().contains(QLatin1String("6 steps")));
     QVERIFY(view->summary()->text().contains(QLatin1String("est. SM efficiency")));
     QVERIFY(view->summary()->text().contains(QLatin1String("Per-step breakdown")));
+    // Operators have the kernels' per-call and per-step columns (issue 61 item 11); the Summary names what
+    // moved most.
+    QCOMPARE(view->operatorTable()->horizontalHeaderItem(10)->text(), QStringLiteral("Per call A"));
+    QCOMPARE(view->operatorTable()->horizontalHeaderItem(13)->text(), QStringLiteral("Per step A"));
+    QVERIFY(!view->operatorTable()->isColumnHidden(13)); // six steps on each side
+    const int copyRow = [&] {
+        for (int r = 0; r < view->operatorTable()->rowCount(); ++r)
+            if (view->operatorTable()->item(r, 0)->text() == QStringLiteral("aten::copy_")) return r;
+        return -1;
+    }();
+    QVERIFY(copyRow >= 0);
+    QVERIFY2(view->operatorTable()->item(copyRow, 12)->text().contains(QStringLiteral("-76.1%")),
+             qPrintable(view->operatorTable()->item(copyRow, 12)->text()));
+    QVERIFY(view->summary()->text().contains(QLatin1String("Operators that moved most")));
+    QVERIFY(
+        view->summary()->text().contains(QLatin1String("CompiledFunctionBackward +171.432 ms (only in B)")));
+}
+
+// An H100 trace against an MI300 one: SM efficiency and occupancy, which the MI300 trace cannot give, read
+// "n/a", never 0.0 %.
+void TestCompare::figuresATraceCannotGiveAreNa() {
+    MainWindow w;
+    w.show();
+    CompareView* view = w.openComparison(QString::fromStdString(test::tracePath(test::traces::qwenH100)),
+                                         QString::fromStdString(test::tracePath(test::traces::bertMi300)));
+    QSignalSpy ready(view, &CompareView::ready);
+    QVERIFY(view->isReady() || ready.wait(60000));
+    const QString text = view->summary()->text();
+    QVERIFY2(text.contains(QRegularExpression(QStringLiteral("est. SM efficiency [0-9.]+% → n/a"))),
+             qPrintable(text));
+    QVERIFY2(text.contains(QRegularExpression(QStringLiteral("est. occupancy [0-9.]+% → n/a"))),
+             qPrintable(text));
 }
 
 void TestCompare::zoomIsSynchronised() {

@@ -7,6 +7,7 @@
 #include "analysis/report/diffformat.h"
 #include "analysis/report/summaryformat.h"
 #include "model/argscan.h"
+#include "query/kernelshortname.h"
 #include "testsupport.h"
 
 #include <QJsonArray>
@@ -39,6 +40,8 @@ class TestDiff : public QObject {
     void tritonKernelsAcrossCompiles();
     void realCompiles();
     void realRenumbering();
+    void acrossVendors();
+    void vendorOperatorsPair();
 };
 
 namespace {
@@ -52,6 +55,9 @@ const char* const pairs[][3] = {
     {"sampled_ranks",
      "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz",
      "facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-1.json.gz"},
+    // An H100 against an MI300 (two models: what pairs across vendors, and what cannot be compared).
+    {"across_vendors", "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+     "AMD-AGI__TraceLens/tests__traces__mi300__gaunernst_bert-small-uncased__1016001.json.gz"},
 };
 
 std::unique_ptr<const TraceStore> load(const QString& relative) {
@@ -518,6 +524,91 @@ void TestDiff::realRenumbering() {
     for (const DiffRow& r : d.kernels)
         newKernel = newKernel || (r.name == "triton_red_fused_add_embedding_mean_0" && r.onlyB());
     QVERIFY(newKernel);
+}
+
+// An H100 trace against an MI300 one (issue 61 item 11): PyTorch's own kernels, built for CUDA and for HIP
+// under other full names, pair by their short name; SM efficiency and occupancy, which the MI300 trace cannot
+// give, are null, not a 0.0 % change.
+void TestDiff::acrossVendors() {
+    const auto h100 = load(QString::fromLatin1(pairs[3][1])), mi300 = load(QString::fromLatin1(pairs[3][2]));
+    QCOMPARE(gpuVendorOf(*h100), GpuVendor::Nvidia);
+    QCOMPARE(gpuVendorOf(*mi300), GpuVendor::Amd);
+    const TraceDiff d = diffTraces(*h100, *mi300);
+    std::size_t paired = 0;
+    std::map<std::string, std::pair<int, int>> unpaired; // short name -> rows only in A, only in B
+    for (const DiffRow& r : d.kernels) {
+        if (r.pairing == DiffPairing::Vendor) {
+            ++paired;
+            QVERIFY(r.countA > 0 && r.countB > 0);
+            QVERIFY(!r.nameA.empty() && r.nameA != r.name);
+            const std::size_t comma = r.nameA.find(", void ");
+            QCOMPARE(shortKernelName(r.nameA.substr(0, comma)), shortKernelName(r.name));
+        }
+        if (r.name.find("at::native::") != std::string::npos && (r.onlyA() || r.onlyB())) {
+            auto& u = unpaired[shortKernelName(r.name)];
+            (r.onlyA() ? u.first : u.second)++;
+        }
+    }
+    QVERIFY2(paired >= 2, qPrintable(QString::number(paired)));
+    for (const auto& [name, sides] : unpaired)
+        QVERIFY2(sides.first == 0 || sides.second == 0, name.c_str()); // left apart though alike
+    // Nothing lost: the kernel time still adds up on each side.
+    TimeNs a = 0, b = 0;
+    for (const DiffRow& r : d.kernels)
+        a += r.deviceA, b += r.deviceB;
+    TimeNs ka = 0, kb = 0;
+    for (const KernelRow& k : summarize(*h100).kernels)
+        ka += k.total;
+    for (const KernelRow& k : summarize(*mi300).kernels)
+        kb += k.total;
+    QCOMPARE(a, ka);
+    QCOMPARE(b, kb);
+    const QJsonObject gpus = QJsonDocument::fromJson(QByteArray::fromStdString(diffToJson(d)))
+                                 .object()["gpu_metrics_delta"]
+                                 .toObject();
+    QVERIFY(!gpus.isEmpty());
+    const QJsonObject gpu = gpus.begin()->toObject();
+    QVERIFY(gpu["sm_efficiency"].isNull());
+    QVERIFY(gpu["achieved_occupancy_pct"].isNull());
+    QVERIFY(!gpu["utilization"].isNull());
+}
+
+// aten::cudnn_convolution on an A100 and aten::miopen_convolution on an MI250 are one row, under B's name.
+void TestDiff::vendorOperatorsPair() {
+    const auto trace = [](const char* device, const char* conv, const char* launch) {
+        return std::string(R"({"deviceProperties": [{"id": 0, "name": ")") + device + R"("}], "traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": ")" +
+               conv + R"(", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+ {"ph": "X", "cat": "cuda_runtime", "name": ")" +
+               launch + R"(", "pid": 1, "tid": 1, "ts": 10, "dur": 5,
+  "args": {"correlation": 1}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::_cudnn_rnn", "pid": 1, "tid": 1, "ts": 200, "dur": 50},
+ {"ph": "X", "cat": "kernel", "name": "conv_kernel", "pid": 0, "tid": 7, "ts": 20, "dur": 60,
+  "args": {"correlation": 1, "device": 0, "stream": 7}}]})";
+    };
+    const LoadResult a =
+        test::loadText(trace("NVIDIA A100-SXM4-80GB", "aten::cudnn_convolution", "cudaLaunchKernel"));
+    const LoadResult b =
+        test::loadText(trace("AMD Instinct MI250X", "aten::miopen_convolution", "hipLaunchKernel"));
+    QVERIFY(a.ok() && b.ok());
+    const TraceDiff d = diffTraces(*a.store, *b.store);
+    const auto row = std::find_if(d.operators.begin(), d.operators.end(),
+                                  [](const DiffRow& r) { return r.name == "aten::miopen_convolution"; });
+    QVERIFY(row != d.operators.end());
+    QCOMPARE(row->nameA, std::string("aten::cudnn_convolution"));
+    QVERIFY(row->pairing == DiffPairing::Vendor);
+    QCOMPARE(row->countA, std::uint64_t(1));
+    QCOMPARE(row->countB, std::uint64_t(1));
+    QCOMPARE(row->deviceA, TimeNs(60'000));
+    QCOMPARE(row->perCallB(), TimeNs(60'000));
+    QVERIFY(std::none_of(d.operators.begin(), d.operators.end(),
+                         [](const DiffRow& r) { return r.name == "aten::cudnn_convolution"; }));
+    // One vendor on both sides: nothing is paired by name.
+    const TraceDiff same = diffTraces(*a.store, *a.store);
+    QVERIFY(std::none_of(same.operators.begin(), same.operators.end(),
+                         [](const DiffRow& r) { return r.pairing != DiffPairing::SameName; }));
+    QCOMPARE(vendorCounterpart("aten::_cudnn_rnn"), std::string("aten::miopen_rnn"));
+    QCOMPARE(vendorCounterpart("aten::mm"), std::string());
 }
 
 QTEST_APPLESS_MAIN(TestDiff)

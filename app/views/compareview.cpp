@@ -48,15 +48,21 @@ void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
         int c = 0;
         // Kernels by their short name, the full one in the tooltip; operators as they are.
         auto* name = new QTableWidgetItem(QString::fromStdString(host ? r.name : r.displayName));
-        name->setToolTip(r.nameA.empty()
-                             ? QString::fromStdString(r.name)
+        const QString nameA = QString::fromStdString(r.nameA);
+        name->setToolTip(r.nameA.empty() ? QString::fromStdString(r.name)
+                         : r.pairing == DiffPairing::Vendor
+                             ? QObject::tr("%1\nin A: %2 (the same operation on the other GPU vendor)")
+                                   .arg(QString::fromStdString(r.name), nameA)
                              : QObject::tr("%1\nin A: %2 (the same fused kernel, numbered apart by "
                                            "the two compiles)")
-                                   .arg(QString::fromStdString(r.name), QString::fromStdString(r.nameA)));
-        if (!r.nameA.empty())
+                                   .arg(QString::fromStdString(r.name), nameA));
+        if (r.pairing == DiffPairing::Renumbered)
             name->setText(
                 name->text() +
                 QObject::tr(" (A: …%1)").arg(QString::fromStdString(r.nameA.substr(r.nameA.rfind('_')))));
+        else if (r.pairing == DiffPairing::Vendor)
+            name->setText(name->text() +
+                          (host ? QObject::tr(" (A: %1)").arg(nameA) : QObject::tr(" (both vendors)")));
         name->setData(NameRole, QString::fromStdString(r.name));
         if (r.onlyA() || r.onlyB())
             name->setForeground(r.onlyB() ? QColor(0x04, 0x78, 0x57) : QColor(0xb9, 0x1c, 0x1c));
@@ -79,7 +85,7 @@ void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
                 ? QObject::tr("new time")
                 : QStringLiteral("%1%2%").arg(pct > 0 ? QStringLiteral("+") : QString()).arg(pct, 0, 'f', 1);
         table->setItem(int(i), c++, new NumberItem(change, std::isnan(pct) ? 1e9 : pct));
-        if (!host) { // per call: what each run costs, whatever the amounts of work on the two sides
+        { // per call: what each run costs, whatever the amounts of work on the two sides
             table->setItem(
                 int(i), c++,
                 new NumberItem(r.countA ? durationText(r.perCallA()) : QString(), double(r.perCallA())));
@@ -110,6 +116,11 @@ void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
                                new NumberItem(v > 0 ? QString::number(v, 'f', 1) : QString(), v));
     }
     table->setSortingEnabled(true);
+    const bool perStep =
+        std::any_of(rows.begin(), rows.end(), [](const DiffRow& r) { return r.hasPerStep(); });
+    const int perStepB = host ? table->columnCount() - 1 : table->columnCount() - 5;
+    table->setColumnHidden(perStepB - 1, !perStep);
+    table->setColumnHidden(perStepB, !perStep);
     if (!host) {
         const int first = table->columnCount() - 4;
         for (int col = first; col < table->columnCount(); ++col) {
@@ -121,10 +132,6 @@ void fill(QTableWidget* table, const std::vector<DiffRow>& rows, bool host) {
                                                  : r.tflopsB) > 0;
             table->setColumnHidden(col, !any);
         }
-        const bool perStep =
-            std::any_of(rows.begin(), rows.end(), [](const DiffRow& r) { return r.hasPerStep(); });
-        table->setColumnHidden(first - 2, !perStep);
-        table->setColumnHidden(first - 1, !perStep);
     }
 }
 
@@ -237,7 +244,10 @@ void CompareView::build() {
     m_tabs = tabs;
     m_operators = makeTable(tabs, {tr("Operator"), tr("Calls A"), tr("Calls B"), tr("Host self A"),
                                    tr("Host self B"), tr("Host self Δ"), tr("Device self A"),
-                                   tr("Device self B"), tr("Device self Δ"), tr("Change")});
+                                   tr("Device self B"), tr("Device self Δ"), tr("Change"), tr("Per call A"),
+                                   tr("Per call B"), tr("Per call Δ"), tr("Per step A"), tr("Per step B")});
+    m_operators->horizontalHeaderItem(10)->setToolTip(
+        tr("Device self time per call, or host self time for an operator that runs no GPU work"));
     m_kernels = makeTable(tabs, {tr("Kernel"), tr("Calls A"), tr("Calls B"), tr("Total A"), tr("Total B"),
                                  tr("Total Δ"), tr("Change"), tr("Per call A"), tr("Per call B"),
                                  tr("Per call Δ"), tr("Per step A"), tr("Per step B"), tr("GB/s A"),
@@ -269,20 +279,45 @@ void CompareView::build() {
         if (!match && i < oa.gpus.size()) match = &oa.gpus[i];
         if (!match) continue;
         const GpuMetrics& ga = *match;
-        gpus << tr("<b>GPU %10 → GPU %1</b>: utilization %2% → %3% · est. SM efficiency %4% → %5% · est. "
-                   "occupancy %6% → %7% · "
-                   "tensor cores %8% → %9%")
+        // A figure a trace cannot support (no kernel launch properties, no occupancy) is "n/a", not 0.0 %.
+        const auto sm = [](const GpuMetrics& g) {
+            return g.hasSmData ? QStringLiteral("%1%").arg(g.smEfficiency * 100, 0, 'f', 1)
+                               : CompareView::tr("n/a");
+        };
+        const auto occupancy = [](const GpuMetrics& g) {
+            return g.hasOccupancyData ? QStringLiteral("%1%").arg(g.achievedOccupancy, 0, 'f', 1)
+                                      : CompareView::tr("n/a");
+        };
+        gpus << tr("<b>GPU %1 → GPU %2</b>: utilization %3% → %4% · est. SM efficiency %5 → %6 · est. "
+                   "occupancy %7 → %8 · tensor cores %9% → %10%")
+                    .arg(ga.device)
                     .arg(gb.device)
                     .arg(ga.utilization * 100, 0, 'f', 1)
                     .arg(gb.utilization * 100, 0, 'f', 1)
-                    .arg(ga.smEfficiency * 100, 0, 'f', 1)
-                    .arg(gb.smEfficiency * 100, 0, 'f', 1)
-                    .arg(ga.achievedOccupancy, 0, 'f', 1)
-                    .arg(gb.achievedOccupancy, 0, 'f', 1)
+                    .arg(sm(ga), sm(gb), occupancy(ga), occupancy(gb))
                     .arg(ga.tensorCoreShare * 100, 0, 'f', 1)
-                    .arg(gb.tensorCoreShare * 100, 0, 'f', 1)
-                    .arg(ga.device);
+                    .arg(gb.tensorCoreShare * 100, 0, 'f', 1);
     }
+    // What moved most, as `diff` lists it: the operators and kernels whose time changed most.
+    const auto moved = [](const std::vector<DiffRow>& rows, bool host) {
+        QStringList items;
+        for (const DiffRow* r : movedMost(rows, 5)) {
+            const double pct = r->percentChange();
+            items << QStringLiteral("%1 %2%3").arg(
+                QString::fromStdString(host ? r->name : r->displayName).toHtmlEscaped(),
+                signedDuration(r->measureB() - r->measureA()),
+                r->onlyA()        ? tr(" (only in A)")
+                : r->onlyB()      ? tr(" (only in B)")
+                : std::isnan(pct) ? QString()
+                                  : QStringLiteral(" (%1%2%)")
+                                        .arg(pct > 0 ? QStringLiteral("+") : QString())
+                                        .arg(pct, 0, 'f', 1));
+        }
+        return items.isEmpty() ? tr("none") : items.join(QStringLiteral(" · "));
+    };
+    const QString movedText =
+        tr("<b>Operators that moved most</b>: %1<br/><b>Kernels that moved most</b>: %2<br/>")
+            .arg(moved(m_diff->operators, true), moved(m_diff->kernels, false));
     m_summary = new QLabel(tabs);
     m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     m_summary->setContentsMargins(6, 6, 6, 6);
@@ -292,7 +327,7 @@ void CompareView::build() {
     m_summary->setText(
         (work.isEmpty() ? QString() : QStringLiteral("<b>%1</b><br/>").arg(work.toHtmlEscaped())) +
         tr("<b>Step time</b>: A %1, mean %2 · B %3, mean %4 "
-           "(<b>%5</b>)<br/><b>Per-step breakdown Δ</b>: %6<br/>%7<br/>"
+           "(<b>%5</b>)<br/><b>Per-step breakdown Δ</b>: %6<br/>%7<br/>%8"
            "Timelines zoomed together (their alignment is said above them). "
            "<span style=\"color:#b91c1c\">Red</span>: only in A; <span "
            "style=\"color:#047857\">green</span>: only in B.")
@@ -300,7 +335,7 @@ void CompareView::build() {
             .arg(durationText(oa.stepMean))
             .arg(QString::fromStdString(countText(ob.steps.size(), "step")))
             .arg(durationText(ob.stepMean), signedDuration(ob.stepMean - oa.stepMean),
-                 breakdown.join(QStringLiteral(", ")), gpus.join(QStringLiteral("<br/>"))));
+                 breakdown.join(QStringLiteral(", ")), gpus.join(QStringLiteral("<br/>")), movedText));
     tabs->addTab(m_summary, tr("Summary"));
     tabs->addTab(m_operators, tr("Operators Δ"));
     tabs->addTab(m_kernels, tr("Kernels Δ"));

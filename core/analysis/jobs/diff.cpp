@@ -51,11 +51,54 @@ std::string workDifference(const TraceDiff& d) {
 }
 
 double DiffRow::percentChange() const {
-    const bool device = deviceA != 0 || deviceB != 0;
-    const TimeNs a = device ? deviceA : hostA;
-    const TimeNs b = device ? deviceB : hostB;
-    if (a == 0) return std::nan("");
-    return 100.0 * double(b - a) / double(a);
+    if (measureA() == 0) return std::nan("");
+    return 100.0 * double(measureB() - measureA()) / double(measureA());
+}
+
+GpuVendor gpuVendorOf(const TraceStore& store) {
+    for (const DeviceProperties& d : store.metadata().devices) {
+        if (d.name.find("AMD") != std::string::npos || d.name.find("Instinct") != std::string::npos ||
+            d.name.find("Radeon") != std::string::npos)
+            return GpuVendor::Amd;
+        if (d.name.find("NVIDIA") != std::string::npos || d.name.find("Tesla") != std::string::npos)
+            return GpuVendor::Nvidia;
+    }
+    // No device properties: the runtime's own calls say (hipLaunchKernel, cudaLaunchKernel).
+    for (const Track& t : store.tracks()) {
+        if (t.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
+            const CategoryKind kind = store.categories()[t.categories[r]].kind;
+            if (kind != CategoryKind::Runtime) continue;
+            const std::string_view n = store.strings().view(t.names[r]);
+            if (n.starts_with("hip")) return GpuVendor::Amd;
+            if (n.starts_with("cuda") || n.starts_with("cu")) return GpuVendor::Nvidia;
+        }
+    }
+    return GpuVendor::Unknown;
+}
+
+std::string vendorCounterpart(std::string_view op) {
+    // The recurrent networks' names differ beyond the library's.
+    if (op == "aten::_cudnn_rnn") return "aten::miopen_rnn";
+    if (op == "aten::miopen_rnn") return "aten::_cudnn_rnn";
+    if (op == "aten::_cudnn_rnn_backward") return "aten::miopen_rnn_backward";
+    if (op == "aten::miopen_rnn_backward") return "aten::_cudnn_rnn_backward";
+    for (const auto& [from, to] :
+         {std::pair<std::string_view, std::string_view>{"aten::cudnn_", "aten::miopen_"},
+          {"aten::miopen_", "aten::cudnn_"}})
+        if (op.starts_with(from)) return std::string(to) + std::string(op.substr(from.size()));
+    return {};
+}
+
+std::vector<const DiffRow*> movedMost(const std::vector<DiffRow>& rows, std::size_t n) {
+    std::vector<const DiffRow*> out;
+    for (const DiffRow& r : rows)
+        if (r.measureB() != r.measureA()) out.push_back(&r);
+    std::stable_sort(out.begin(), out.end(), [](const DiffRow* x, const DiffRow* y) {
+        return std::llabs(x->measureB() - x->measureA()) > std::llabs(y->measureB() - y->measureA());
+    });
+    if (out.size() > n) out.resize(n);
+    return out;
 }
 
 namespace {
@@ -113,8 +156,32 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
     };
     addOperators(a, sa, d.overviewA, true);
     addOperators(b, sb, d.overviewB, false);
-    for (auto& [name, row] : ops)
+    const GpuVendor vendorA = gpuVendorOf(a), vendorB = gpuVendorOf(b);
+    const bool acrossVendors =
+        vendorA != GpuVendor::Unknown && vendorB != GpuVendor::Unknown && vendorA != vendorB;
+    if (acrossVendors) {
+        // A's cuDNN operator and B's MIOpen one (or the reverse) are one row, under B's name.
+        for (auto it = ops.begin(); it != ops.end();) {
+            const std::string other = vendorCounterpart(it->first);
+            const auto b = other.empty() ? ops.end() : ops.find(other);
+            if (!it->second.onlyA() || b == ops.end() || !b->second.onlyB()) {
+                ++it;
+                continue;
+            }
+            b->second.nameA = it->first;
+            b->second.pairing = DiffPairing::Vendor;
+            b->second.countA = it->second.countA;
+            b->second.hostA = it->second.hostA;
+            b->second.deviceA = it->second.deviceA;
+            it = ops.erase(it);
+        }
+    }
+    const std::size_t stepsA = d.overviewA.syntheticStep ? 0 : d.overviewA.steps.size();
+    const std::size_t stepsB = d.overviewB.syntheticStep ? 0 : d.overviewB.steps.size();
+    for (auto& [name, row] : ops) {
+        if (stepsA && stepsB) row.stepsA = std::uint32_t(stepsA), row.stepsB = std::uint32_t(stepsB);
         d.operators.push_back(row);
+    }
     sortByDelta(d.operators);
     std::map<std::string, DiffRow> kernels;
     for (const KernelRow& k : sa.kernels) {
@@ -164,6 +231,7 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
         names.erase(std::unique(names.begin(), names.end()), names.end());
         for (const std::string& n : names)
             row.nameA += (row.nameA.empty() ? "" : ", ") + n;
+        row.pairing = DiffPairing::Renumbered;
     }
     // The same model compiled with no graph call ranges in its trace: a kernel only in A and one only in B
     // whose names differ only in that number, and are the only such pair, are one kernel.
@@ -178,9 +246,39 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
         DiffRow& b = kernels[names.second.front()];
         const DiffRow& a = kernels[names.first.front()];
         b.nameA = a.name;
+        b.pairing = DiffPairing::Renumbered;
         b.countA = a.countA;
         b.deviceA = a.deviceA;
         kernels.erase(names.first.front());
+    }
+    // Across vendors, PyTorch's own kernels (at::native::) are one source built twice: their full names
+    // differ (vector widths, at::detail::Array against std::array, HIP's template spelling) where their short
+    // names agree, "vectorized_elementwise_kernel<...> (mul)". Rows of one side only are joined by that short
+    // name, every variant of a side together, under B's first name.
+    if (acrossVendors) {
+        std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> byShort;
+        for (const auto& [name, row] : kernels)
+            if (name.find("at::native::") != std::string::npos && (row.onlyA() || row.onlyB()))
+                (row.onlyA() ? byShort[shortKernelName(name)].first : byShort[shortKernelName(name)].second)
+                    .push_back(name);
+        for (const auto& [shortName, sides] : byShort) {
+            if (sides.first.empty() || sides.second.empty()) continue;
+            DiffRow& into = kernels[sides.second.front()];
+            for (std::size_t i = 1; i < sides.second.size(); ++i) {
+                const DiffRow& other = kernels[sides.second[i]];
+                into.countB += other.countB;
+                into.deviceB += other.deviceB;
+                kernels.erase(sides.second[i]);
+            }
+            for (const std::string& nameA : sides.first) {
+                const DiffRow& other = kernels[nameA];
+                into.countA += other.countA;
+                into.deviceA += other.deviceA;
+                into.nameA += (into.nameA.empty() ? "" : ", ") + nameA;
+                kernels.erase(nameA);
+            }
+            into.pairing = DiffPairing::Vendor;
+        }
     }
     // Inductor's estimates, where either trace has them: A's of the kernel of A a row holds (the first, when
     // it holds several).
@@ -198,8 +296,6 @@ TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
         if (const auto it = estimatesB.find(name); it != estimatesB.end() && row.countB > 0)
             std::tie(row.gbpsB, row.tflopsB) = it->second;
     }
-    const std::size_t stepsA = d.overviewA.syntheticStep ? 0 : d.overviewA.steps.size();
-    const std::size_t stepsB = d.overviewB.syntheticStep ? 0 : d.overviewB.steps.size();
     for (auto& [name, row] : kernels) {
         if (stepsA && stepsB) row.stepsA = std::uint32_t(stepsA), row.stepsB = std::uint32_t(stepsB);
         d.kernels.push_back(row);

@@ -12,6 +12,14 @@ namespace kinetoscope {
 
 // "What changed between these two?": operators and kernels joined by name, with deltas (B − A), the ones
 // present in only one trace, and the step-time, breakdown and GPU-metric deltas. A is the baseline.
+// Why a row joins names that differ on the two sides.
+enum class DiffPairing : std::uint8_t {
+    SameName,   // one name on both sides (or a row of one side only)
+    Renumbered, // a TorchInductor kernel numbered apart by two compiles (nameA below)
+    Vendor, // the same operation on another GPU vendor: aten::cudnn_convolution ↔ aten::miopen_convolution,
+            // PyTorch's own kernels built for CUDA and for HIP, joined by their short name
+};
+
 struct DiffRow {
     std::string name;
     std::string displayName; // kernels: distinctShortKernelNames over the table's rows; operators: the name
@@ -20,6 +28,7 @@ struct DiffRow {
     // ("triton_poi_fused__to_copy_6, triton_poi_fused__to_copy_7") when the row holds kernels of A that had
     // different names. Empty when the row holds A's kernel of its own name only.
     std::string nameA;
+    DiffPairing pairing = DiffPairing::SameName;
     std::uint64_t countA = 0, countB = 0;
     TimeNs hostA = 0, hostB = 0;     // operators: host self; kernels: 0
     TimeNs deviceA = 0, deviceB = 0; // operators: device self; kernels: total
@@ -32,19 +41,25 @@ struct DiffRow {
     TimeNs deviceDelta() const { return deviceB - deviceA; }
     // Relative change of the device time, or of the host time for host-only rows; NaN when A is zero.
     double percentChange() const;
-    // Per call (device time / calls): what a kernel costs each time, whatever the two traces' amounts of
-    // work. 3 steps in A against 1 in B read "two thirds faster" in total for a kernel 5 % slower per call.
-    TimeNs perCallA() const { return countA ? deviceA / TimeNs(countA) : 0; }
-    TimeNs perCallB() const { return countB ? deviceB / TimeNs(countB) : 0; }
+    // What the row compares: device time, or for an operator that runs none on either side its host self
+    // time (percentChange's measure).
+    bool measuresDevice() const { return deviceA != 0 || deviceB != 0; }
+    TimeNs measureA() const { return measuresDevice() ? deviceA : hostA; }
+    TimeNs measureB() const { return measuresDevice() ? deviceB : hostB; }
+    // Per call (the measure / calls): what a kernel or operator costs each time, whatever the two traces'
+    // amounts of work. 3 steps in A against 1 in B read "two thirds faster" in total for a kernel 5 % slower
+    // per call.
+    TimeNs perCallA() const { return countA ? measureA() / TimeNs(countA) : 0; }
+    TimeNs perCallB() const { return countB ? measureB() / TimeNs(countB) : 0; }
     TimeNs perCallDelta() const { return perCallB() - perCallA(); }
     // NaN unless both sides ran it.
     double perCallChange() const;
-    // Per step, when both traces have ProfilerSteps (kernels only; 0 steps otherwise): a kernel's time in a
-    // mean step, the figure to compare when the two ran different numbers of steps.
+    // Per step, when both traces have ProfilerSteps (0 steps otherwise): the measure in a mean step, the
+    // figure to compare when the two ran different numbers of steps.
     std::uint32_t stepsA = 0, stepsB = 0;
     bool hasPerStep() const { return stepsA > 0 && stepsB > 0; }
-    TimeNs perStepA() const { return stepsA ? deviceA / TimeNs(stepsA) : 0; }
-    TimeNs perStepB() const { return stepsB ? deviceB / TimeNs(stepsB) : 0; }
+    TimeNs perStepA() const { return stepsA ? measureA() / TimeNs(stepsA) : 0; }
+    TimeNs perStepB() const { return stepsB ? measureB() / TimeNs(stepsB) : 0; }
 };
 
 // The operators row that holds, on each side, the operators run inside torch.compile's compile phases (not
@@ -65,5 +80,14 @@ struct TraceDiff {
 std::string workDifference(const TraceDiff& diff);
 
 TraceDiff diffTraces(const TraceStore& a, const TraceStore& b);
+
+// The GPU vendor a trace ran on, from its devices' names and its runtime calls (hip* on AMD).
+enum class GpuVendor : std::uint8_t { Unknown, Nvidia, Amd };
+GpuVendor gpuVendorOf(const TraceStore& store);
+// An operator's name on the other vendor's library, where it has one (aten::cudnn_convolution ↔
+// aten::miopen_convolution, aten::_cudnn_rnn ↔ aten::miopen_rnn); empty otherwise.
+std::string vendorCounterpart(std::string_view op);
+// The rows of the diff's table that moved most (by the measure's change), at most `n`, for a summary.
+std::vector<const DiffRow*> movedMost(const std::vector<DiffRow>& rows, std::size_t n);
 
 } // namespace kinetoscope

@@ -79,8 +79,15 @@ std::string diffToJson(const TraceDiff& d) {
         w.key(std::to_string(gb.device));
         w.beginObject();
         w.fixedField("utilization", gb.utilization - ga->utilization, 6);
-        w.fixedField("sm_efficiency", gb.smEfficiency - ga->smEfficiency, 6);
-        w.fixedField("achieved_occupancy_pct", gb.achievedOccupancy - ga->achievedOccupancy, 3);
+        // null where either trace cannot support the figure (no launch properties, no occupancy): not 0.
+        if (ga->hasSmData && gb.hasSmData)
+            w.fixedField("sm_efficiency", gb.smEfficiency - ga->smEfficiency, 6);
+        else
+            w.key("sm_efficiency"), w.null();
+        if (ga->hasOccupancyData && gb.hasOccupancyData)
+            w.fixedField("achieved_occupancy_pct", gb.achievedOccupancy - ga->achievedOccupancy, 3);
+        else
+            w.key("achieved_occupancy_pct"), w.null();
         w.fixedField("tensor_core_share", gb.tensorCoreShare - ga->tensorCoreShare, 6);
         w.endObject();
     }

@@ -174,19 +174,29 @@ const Columns<DiffRow>& diffColumns(bool host) {
                          .outputs = std::uint8_t(host ? Everywhere : InJson),
                          .textWidth = 58,
                          .fieldWidth = -60}};
-        if (!host) {
+        if (!host)
             c.push_back({.key = "display_name",
                          .title = "Name",
                          .value = [](const R& r) { return text(r.displayName); },
                          .textWidth = 58,
                          .fieldWidth = -60});
-            // A Triton kernel matched across two compiles: A's own name.
-            c.push_back({.key = "name_a",
-                         .title = "Name in A",
-                         .value = [](const R& r) { return r.nameA.empty() ? Cell::null() : text(r.nameA); },
-                         .outputs = InJson,
-                         .omitWhenEmpty = true});
-        }
+        // A Triton kernel matched across two compiles, or the other vendor's operator or kernel: A's own
+        // name, and why the two are one row.
+        c.push_back({.key = "name_a",
+                     .title = "Name in A",
+                     .value = [](const R& r) { return r.nameA.empty() ? Cell::null() : text(r.nameA); },
+                     .outputs = InJson,
+                     .omitWhenEmpty = true});
+        c.push_back({.key = "paired_by",
+                     .title = "Paired by",
+                     .value =
+                         [](const R& r) {
+                             return r.pairing == DiffPairing::Renumbered ? text("renumbered compile")
+                                    : r.pairing == DiffPairing::Vendor   ? text("vendor")
+                                                                         : Cell::null();
+                         },
+                     .outputs = InJson,
+                     .omitWhenEmpty = true});
         c.push_back({.key = "count_a",
                      .title = "Calls A",
                      .format = F::Count,
@@ -242,8 +252,11 @@ const Columns<DiffRow>& diffColumns(bool host) {
             rate("achieved_tflops_b", "TFLOP/s B", &R::tflopsB, 2);
             delta("Total Δ", [](const R& r) { return r.deviceDelta(); });
             delta("", nullptr); // the host column, empty: kernels have no host time
-            // Per call: a kernel's cost each time it runs, whatever the amounts of work on the two sides.
-            // Per step, where both sides have ProfilerSteps (JSON only; null otherwise).
+        }
+        {
+            // Per call: a kernel's or operator's cost each time it runs (its device time, or an operator's
+            // host self time where it runs none), whatever the amounts of work on the two sides. Per step,
+            // where both sides have ProfilerSteps (JSON only; null otherwise).
             for (const bool sideA : {true, false})
                 c.push_back({.key = sideA ? "per_step_us_a" : "per_step_us_b",
                              .title = sideA ? "Per step A" : "Per step B",
