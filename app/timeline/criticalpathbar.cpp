@@ -28,6 +28,8 @@ QColor CriticalPathBar::colorOf(BoundBy bound) {
         return QColor(0xf5, 0x9e, 0x0b);
     case BoundBy::KernelKernelDelay:
         return QColor(0xea, 0x58, 0x0c);
+    case BoundBy::DataLoading: // the breakdown's DataLoader colour family
+        return QColor(0x0e, 0x74, 0x90);
     case BoundBy::None:
         break;
     }

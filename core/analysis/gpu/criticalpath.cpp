@@ -39,6 +39,8 @@ std::string_view boundByName(BoundBy bound) {
         return "launch_delay";
     case BoundBy::KernelKernelDelay:
         return "kernel_kernel_delay";
+    case BoundBy::DataLoading:
+        return "data_loading";
     case BoundBy::None:
         return "none";
     }
@@ -57,6 +59,8 @@ std::string_view boundByTitle(BoundBy bound) {
         return "launch delay";
     case BoundBy::KernelKernelDelay:
         return "kernel-kernel delay";
+    case BoundBy::DataLoading:
+        return "data loading";
     case BoundBy::None:
         return "none";
     }
@@ -118,7 +122,8 @@ BoundBy boundOf(const TraceStore& store, const CpGraph::Edge& e) {
         break;
     }
     if (!e.attributed.isValid()) return BoundBy::None;
-    if (store.track(e.attributed.track).kind != TrackKind::GpuStream) return BoundBy::Cpu;
+    if (store.track(e.attributed.track).kind != TrackKind::GpuStream)
+        return isDataLoaderRange(store.nameOf(e.attributed)) ? BoundBy::DataLoading : BoundBy::Cpu;
     return kernelCategory(store.nameOf(e.attributed)) == KernelCategory::Communication
                ? BoundBy::GpuCommunication
                : BoundBy::GpuCompute;
@@ -126,11 +131,11 @@ BoundBy boundOf(const TraceStore& store, const CpGraph::Edge& e) {
 
 } // namespace
 
-CriticalPath criticalPath(const TraceStore& store, TimeNs from, TimeNs to, bool inferWaits) {
+CriticalPath criticalPath(const TraceStore& store, TimeNs from, TimeNs to, CriticalPathOptions options) {
     CriticalPath path;
     path.from = from;
     path.to = to;
-    const CpGraph g = buildCriticalPathGraph(store, from, to, inferWaits);
+    const CpGraph g = buildCriticalPathGraph(store, from, to, options);
     path.threadsMerged = g.threadsMerged;
     path.inferredSyncs = g.inferredSyncs;
     path.graphNodes = std::uint32_t(g.nodesByFirstEdge.size());

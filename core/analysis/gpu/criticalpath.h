@@ -33,7 +33,8 @@ enum class BoundBy : std::uint8_t {
     GpuCommunication,
     LaunchDelay,
     KernelKernelDelay,
-    None, // the weightless edges: dependencies and synchronisations
+    DataLoading, // the time of a DataLoader range (enumerate(DataLoader)#...) outside the ops it holds
+    None,        // the weightless edges: dependencies and synchronisations
 };
 inline constexpr std::size_t boundByCount = std::size_t(BoundBy::None) + 1;
 std::string_view boundByName(BoundBy bound);  // "cpu", "gpu_compute", ... as the JSON names them
@@ -69,7 +70,15 @@ struct CriticalPath {
 // the CPU, as HTA clips it). Empty (length 0, no edges) when the window holds no ops. `inferWaits`: in a
 // trace without cuda_sync events, link each blocking call to the GPU work it waited for (HTA does not; the
 // tests turn it off to compare with HTA edge by edge).
-CriticalPath criticalPath(const TraceStore& store, TimeNs from, TimeNs to, bool inferWaits = true);
+// `dataLoading`: the DataLoader's ranges are nodes of the path, their time outside their ops bound by data
+// loading (HTA's `data_load_events=["DataLoader"]`; by default HTA leaves them out, and a step that waits for
+// its next batch had a path half its length that never said so). The tests turn both off to compare with
+// HTA's defaults edge by edge.
+struct CriticalPathOptions {
+    bool inferWaits = true;
+    bool dataLoading = true;
+};
+CriticalPath criticalPath(const TraceStore& store, TimeNs from, TimeNs to, CriticalPathOptions options = {});
 
 // One step's critical path as the report carries it, its events named.
 struct PathEventRow {

@@ -84,13 +84,15 @@ struct Bracket {
 struct ThreadSlice {
     EventRef ref;
     TimeNs start, end;
-    std::optional<std::uint32_t> event; // in the graph: ops and runtime/driver calls
+    std::optional<std::uint32_t> event; // in the graph: ops and runtime/driver calls (and DataLoader ranges)
+    bool dataLoader = false;            // a DataLoader range in the graph
 };
 
 class GraphBuilder {
   public:
-    GraphBuilder(const TraceStore& store, TimeNs from, TimeNs to, bool inferWaits)
-        : m_store(store), m_from(from), m_to(to), m_inferWaits(inferWaits) {}
+    GraphBuilder(const TraceStore& store, TimeNs from, TimeNs to, CriticalPathOptions options)
+        : m_store(store), m_from(from), m_to(to), m_inferWaits(options.inferWaits),
+          m_dataLoading(options.dataLoading) {}
     CpGraph build();
 
   private:
@@ -111,6 +113,7 @@ class GraphBuilder {
     const TraceStore& m_store;
     TimeNs m_from, m_to;
     bool m_inferWaits;
+    bool m_dataLoading;
     CpGraph m_g;
     // Per GPU event of the graph: the launch call's graph event, and the launch queue's length right after
     // the call and right after the GPU event started (HTA's queue_length_runtime and queue_length).
@@ -144,8 +147,14 @@ void GraphBuilder::collectCpu() {
         if (track.kind != TrackKind::CpuThread) continue;
         forRowsStartingIn(track, m_from, m_to, [&](std::uint32_t r) {
             if (track.durations[r] <= 0 || (track.flags[r] & SliceFlag::Instant)) return;
-            if (!isGraphCpuKind(m_store.categories()[track.categories[r]].kind)) return;
+            const CategoryKind kind = m_store.categories()[track.categories[r]].kind;
             const std::string_view name = m_store.strings().view(track.names[r]);
+            // A DataLoader's range is a node like an op: the step waits for its batch (HTA's
+            // data_load_events).
+            const bool dataLoader = m_dataLoading &&
+                                    (kind == CategoryKind::UserAnnotation || kind == CategoryKind::CpuOp) &&
+                                    isDataLoaderRange(name);
+            if (!dataLoader && !isGraphCpuKind(kind)) return;
             m_g.addEvent({TrackId(ti), EventIndex(r)}, track.starts[r], track.endOf(r), false,
                          isBlockingCall(name), holdsRuntimeLock(name));
         });
@@ -265,7 +274,9 @@ void GraphBuilder::threadEdges(const std::vector<TrackId>& tracks) {
             if (track.durations[r] <= 0 || (track.flags[r] & SliceFlag::Instant)) return;
             const EventRef ref{tracks[k], EventIndex(r)};
             const auto s = std::uint32_t(slices.size());
-            slices.push_back({ref, track.starts[r], track.endOf(r), m_g.eventOf(ref)});
+            const std::optional<std::uint32_t> event = m_g.eventOf(ref);
+            slices.push_back({ref, track.starts[r], track.endOf(r), event,
+                              event && isDataLoaderRange(m_store.strings().view(track.names[r]))});
             const std::uint64_t order = std::uint64_t(k) << 32 | r; // rows are stored shallow lanes first
             brackets.push_back({track.starts[r], true, track.durations[r], order, s});
             brackets.push_back({track.endOf(r), false, track.durations[r], order, s});
@@ -278,6 +289,12 @@ void GraphBuilder::threadEdges(const std::vector<TrackId>& tracks) {
     std::optional<std::uint32_t> lastNode;
     EventRef lastParent;
     int depth = 0; // of graph events only: annotations are transparent
+    // The DataLoader ranges open: time inside one is data loading, the ops it runs (collate's) included, as
+    // HTA's data_load_events counts it.
+    std::vector<EventRef> dataLoaders;
+    const auto within = [&](EventRef attributed) {
+        return dataLoaders.empty() ? attributed : dataLoaders.back();
+    };
     for (const Bracket& b : brackets) {
         std::uint32_t s = b.slice;
         if (b.isStart) {
@@ -287,20 +304,33 @@ void GraphBuilder::threadEdges(const std::vector<TrackId>& tracks) {
             const std::uint32_t node = m_g.events[*slices[s].event].startNode;
             if (lastNode && !sharesLock(*lastNode, node)) {
                 const PathEdgeKind kind = depth == 0 ? PathEdgeKind::Dependency : PathEdgeKind::Operator;
-                m_g.addEdge(*lastNode, node, kind, false, attribution(*lastNode, node, kind, lastParent));
+                m_g.addEdge(*lastNode, node, kind, false,
+                            within(attribution(*lastNode, node, kind, lastParent)));
             }
             lastNode = node;
             lastParent = parentOf[s];
+            if (slices[s].dataLoader) dataLoaders.push_back(slices[s].ref);
             ++depth;
         } else {
             if (open.empty()) continue;
-            s = open.back(); // whatever is on top, as HTA's stack pops
-            open.pop_back();
+            // Whatever is on top, as HTA's stack pops; except that a DataLoader range ends at its own end.
+            // A Python frame begun before it and ended inside it (record_function's own __enter__) would
+            // close it early, and what it holds would count its time again; one begun inside it and ended
+            // after it would keep it open over the work that follows.
+            if (const auto it = std::find(open.begin(), open.end(), s);
+                it != open.end() && (slices[s].dataLoader || slices[open.back()].dataLoader)) {
+                open.erase(it);
+                if (!slices[s].dataLoader) continue;
+            } else {
+                s = open.back();
+                open.pop_back();
+            }
             if (!slices[s].event) continue;
             const CpGraph::Event& ev = m_g.events[*slices[s].event];
             if (lastNode && !sharesLock(*lastNode, ev.endNode))
                 m_g.addEdge(*lastNode, ev.endNode, PathEdgeKind::Operator, ev.blocking,
-                            attribution(*lastNode, ev.endNode, PathEdgeKind::Operator, lastParent));
+                            within(attribution(*lastNode, ev.endNode, PathEdgeKind::Operator, lastParent)));
+            if (slices[s].dataLoader && !dataLoaders.empty()) dataLoaders.pop_back();
             lastNode = ev.endNode;
             lastParent = parentOf[s];
             --depth;
@@ -585,8 +615,12 @@ void CpGraph::addEdge(std::uint32_t u, std::uint32_t v, PathEdgeKind kind, bool 
         }
 }
 
-CpGraph buildCriticalPathGraph(const TraceStore& store, TimeNs from, TimeNs to, bool inferWaits) {
-    return GraphBuilder(store, from, to, inferWaits).build();
+CpGraph buildCriticalPathGraph(const TraceStore& store, TimeNs from, TimeNs to, CriticalPathOptions options) {
+    return GraphBuilder(store, from, to, options).build();
+}
+
+bool isDataLoaderRange(std::string_view name) {
+    return name.starts_with("enumerate(DataLoader)") || name.starts_with("enumerate(DataPipe)");
 }
 
 } // namespace kinetoscope

@@ -57,6 +57,8 @@ struct CpGraph {
 };
 
 // The graph of the ops and launch calls starting in [from, to] and of the GPU work they launched.
-CpGraph buildCriticalPathGraph(const TraceStore& store, TimeNs from, TimeNs to, bool inferWaits);
+CpGraph buildCriticalPathGraph(const TraceStore& store, TimeNs from, TimeNs to, CriticalPathOptions options);
+// A DataLoader's range: enumerate(DataLoader)#..., enumerate(DataPipe)#... (the breakdown's DataLoader).
+bool isDataLoaderRange(std::string_view name);
 
 } // namespace kinetoscope

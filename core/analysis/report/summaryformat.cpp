@@ -231,14 +231,21 @@ std::string criticalPathText(const StepCriticalPath& cp) {
     std::vector<std::pair<TimeNs, std::string>> weighed;
     {
         std::map<std::string, TimeNs> byName;
+        // Attributed to one of its ends, or to an event around it (two siblings' parent, the DataLoader range
+        // an op ran in), which is named when it is on the path too.
+        std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> onPath;
+        for (std::uint32_t i = 0; i < cp.events.size(); ++i)
+            onPath[{cp.events[i].ref.track.value, cp.events[i].ref.index.value}] = i;
         for (std::size_t i = 0; i < p.edges.size(); ++i) {
             const CriticalPathEdge& e = p.edges[i];
             if (e.kind != PathEdgeKind::Operator || !e.attributed.isValid()) continue;
-            // Attributed to one of its ends, or (between two siblings) to their parent, which need not be
-            // on the path.
-            const std::uint32_t at = e.attributed == e.from ? cp.edgeEvents[i].first
-                                     : e.attributed == e.to ? cp.edgeEvents[i].second
-                                                            : UINT32_MAX;
+            std::uint32_t at = e.attributed == e.from ? cp.edgeEvents[i].first
+                               : e.attributed == e.to ? cp.edgeEvents[i].second
+                                                      : UINT32_MAX;
+            if (at == UINT32_MAX)
+                if (const auto it = onPath.find({e.attributed.track.value, e.attributed.index.value});
+                    it != onPath.end())
+                    at = it->second;
             if (at == UINT32_MAX) continue;
             const PathEventRow& ev = cp.events[at];
             byName[ev.gpu ? shortKernelName(ev.name) : ev.name] += e.weight;
