@@ -844,6 +844,26 @@ void TestOverview::warmUpIsNotLaunchOverhead() {
     const Recommendation* l = test::recommendation(ov, "launch_bound");
     QCOMPARE(l != nullptr, launchBound);
     if (l) QCOMPARE(figure(*l, "warm_up_excluded_us"), figure(*w, "warm_up_us"));
+
+    // The breakdown names it too: the runtime's part in warm-up calls, at least the longest such call, at
+    // most the runtime itself; the text and the JSON say it.
+    const TimeNs runtime = ov.breakdownTotal[std::size_t(BreakdownCategory::Runtime)];
+    QVERIFY(ov.longestWarmUp.isValid());
+    QCOMPARE(store->strings().view(store->track(ov.longestWarmUp.track).names[ov.longestWarmUp.index.value]),
+             call.toStdString());
+    const TimeNs longest = store->track(ov.longestWarmUp.track).durations[ov.longestWarmUp.index.value];
+    QVERIFY2(ov.warmUpTotal >= longest * 99 / 100 && ov.warmUpTotal <= runtime,
+             qPrintable(QStringLiteral("%1 %2 %3").arg(ov.warmUpTotal).arg(longest).arg(runtime)));
+    TimeNs perStep = 0;
+    for (const StepBreakdown& b : ov.breakdown)
+        perStep += b.warmUp;
+    QCOMPARE(perStep, ov.warmUpTotal);
+    const auto report = computeAnalysis(*store, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name);
+    const std::string text = reportToText(*report);
+    QVERIFY2(text.find("of it one-time warm-up]") != std::string::npos, text.c_str());
+    QVERIFY(summaryToJson(report->summary, report.get()).find("\"warm_up_us\": ") != std::string::npos);
+    // A step without such calls has none.
+    QCOMPARE(computeOverview(*loadReal(QString::fromLatin1(realTraces[2][1]))).warmUpTotal, TimeNs(0));
 }
 
 void TestOverview::cleanTraceTriggersNothing() {

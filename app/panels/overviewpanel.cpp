@@ -339,6 +339,9 @@ void OverviewPanel::setResult(std::shared_ptr<const AnalysisResult> result) {
                 total ? ov.communicationOverlappedTotal : ov.breakdown[i].communicationOverlapped;
             if (BreakdownCategory(c) == BreakdownCategory::Communication && hidden > 0)
                 text += tr(" · %1 overlapped").arg(durationText(hidden));
+            const TimeNs warmUp = total ? ov.warmUpTotal : ov.breakdown[i].warmUp;
+            if (BreakdownCategory(c) == BreakdownCategory::Runtime && warmUp > 0)
+                text += tr(" · %1 one-time warm-up").arg(durationText(warmUp));
             m_breakdown->setItem(int(i), int(c) + 2, numberItem(text, double(times[c])));
         }
     }

@@ -93,7 +93,7 @@ Overview computeOverview(const TraceStore& store, TimeNs from, TimeNs to) {
     span.hi = ov.steps.back().end;
 
     overview::SliceFacts facts = overview::gatherSliceFacts(store, span);
-    overview::computeBreakdown(ov, facts, span);
+    overview::computeBreakdown(store, ov, facts, span);
     overview::computeGpuMetrics(ov, facts, span);
     overview::addRecommendations(store, ov, facts, span);
     return ov;

@@ -40,6 +40,9 @@ struct StepBreakdown {
     // in time[Communication], which is what is left exposed. Shown beside it (the Kernels tab's communication
     // category is both).
     TimeNs communicationOverlapped = 0;
+    // The part of time[Runtime] spent in one-time warm-up calls (overviewfacts.h: a first cudaLaunchKernel
+    // loading its module, cuDNN's algorithm search): named apart, never answered as launch overhead.
+    TimeNs warmUp = 0;
 };
 
 struct GpuMetrics {
@@ -82,6 +85,8 @@ struct Overview {
     std::vector<StepBreakdown> breakdown;
     std::array<TimeNs, breakdownCategoryCount> breakdownTotal{};
     TimeNs communicationOverlappedTotal = 0;
+    TimeNs warmUpTotal = 0; // the steps' warmUp
+    EventRef longestWarmUp; // the longest warm-up call in the steps
     std::vector<GpuMetrics> gpus;
     std::vector<Recommendation> recommendations;
     bool compiledModel = false; // the range runs compiled code (torch.compile): the advice speaks to it

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <optional>
+#include <unordered_map>
+
 // Inside analysis: what computeOverview is made of. One pass over the slices of the steps gathers the facts
 // (overviewslices.cpp); the breakdown and the GPU metrics are computed from them (overviewmetrics.cpp), and
 // the recommendations are a table of rules over both (recommendations.cpp).
@@ -66,8 +69,27 @@ struct SliceFacts {
 };
 
 SliceFacts gatherSliceFacts(const TraceStore& store, const StepSpan& span);
-// Each step's time split by category, by priority subtraction (docs/DEFINITIONS.md).
-void computeBreakdown(Overview& ov, const SliceFacts& facts, const StepSpan& span);
+
+// One-time first calls: a runtime or driver call that takes 1 ms or more and 20 times its name's median is
+// warm-up when it launches (the breakdown asks of launch calls only, the advice of a gap's launch) (CUDA's
+// lazy module loading, cuDNN's algorithm search, a first JIT): a 675 ms cudaLaunchKernel inside a run's first
+// cuDNN convolution, 628 ms in the particle transformer's first forward. No launch setting shortens it, and
+// profiling after warm-up steps leaves it out.
+inline constexpr TimeNs warmUpCallMinimum = 1'000'000;
+inline constexpr TimeNs warmUpCallRatio = 20;
+class WarmUpCalls {
+  public:
+    explicit WarmUpCalls(const TraceStore& store) : m_store(store) {}
+    bool contains(EventRef call); // gathers the medians the first time a call is long enough to ask
+  private:
+    const TraceStore& m_store;
+    std::optional<std::unordered_map<std::uint32_t, TimeNs>>
+        m_median; // per name, of every runtime/driver call
+};
+
+// Each step's time split by category, by priority subtraction (docs/DEFINITIONS.md), and the runtime's part
+// that is one-time warm-up.
+void computeBreakdown(const TraceStore& store, Overview& ov, const SliceFacts& facts, const StepSpan& span);
 void computeGpuMetrics(Overview& ov, SliceFacts& facts, const StepSpan& span);
 void addRecommendations(const TraceStore& store, Overview& ov, const SliceFacts& facts, const StepSpan& span);
 

@@ -6,7 +6,62 @@
 
 namespace kinetoscope::overview {
 
-void computeBreakdown(Overview& ov, const SliceFacts& facts, const StepSpan& span) {
+bool WarmUpCalls::contains(EventRef call) {
+    const Track& t = m_store.track(call.track);
+    const TimeNs d = t.durations[call.index.value];
+    if (d < warmUpCallMinimum) return false;
+    if (!m_median) {
+        std::unordered_map<std::uint32_t, std::vector<TimeNs>> durations;
+        for (const Track& track : m_store.tracks()) {
+            if (track.kind != TrackKind::CpuThread) continue;
+            for (std::uint32_t r = 0; r < track.sliceCount(); ++r) {
+                const CategoryKind kind = m_store.categories()[track.categories[r]].kind;
+                if (kind == CategoryKind::Runtime || kind == CategoryKind::Driver)
+                    durations[track.names[r].value].push_back(track.durations[r]);
+            }
+        }
+        m_median.emplace();
+        for (auto& [name, list] : durations) {
+            const auto mid = list.begin() + std::ptrdiff_t(list.size() / 2);
+            std::nth_element(list.begin(), mid, list.end());
+            (*m_median)[name] = *mid;
+        }
+    }
+    const auto m = m_median->find(t.names[call.index.value].value);
+    return m != m_median->end() && d >= warmUpCallRatio * m->second;
+}
+
+namespace {
+// The warm-up launch calls that run in the steps, and the longest of them.
+IntervalSet warmUpInSteps(const TraceStore& store, const StepSpan& span, EventRef& longest) {
+    WarmUpCalls warmUp(store);
+    IntervalSet calls;
+    TimeNs longestDuration = 0;
+    for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
+        const Track& t = store.tracks()[ti];
+        if (t.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t d = 0; d < t.laneCount(); ++d) {
+            const auto [r0, r1] = t.rowsInRange(d, span.lo, span.hi);
+            for (std::uint32_t r = r0; r < r1; ++r) {
+                if (t.durations[r] < warmUpCallMinimum) continue;
+                const CategoryKind kind = store.categories()[t.categories[r]].kind;
+                if (kind != CategoryKind::Runtime && kind != CategoryKind::Driver) continue;
+                // Launch calls only: a copy or a synchronisation that takes long waits for the GPU
+                // (sync_bound's and copy's time), it does not warm up.
+                if (store.strings().view(t.names[r]).find("Launch") == std::string_view::npos) continue;
+                const EventRef ref{TrackId(ti), EventIndex(r)};
+                if (!warmUp.contains(ref)) continue;
+                calls.emplace_back(t.starts[r], t.endOf(r));
+                if (t.durations[r] > longestDuration) longestDuration = t.durations[r], longest = ref;
+            }
+        }
+    }
+    std::sort(calls.begin(), calls.end());
+    return intersect(unionOfRuns({calls}), span.set);
+}
+} // namespace
+
+void computeBreakdown(const TraceStore& store, Overview& ov, const SliceFacts& facts, const StepSpan& span) {
     const auto& runs = facts.runs;
     const IntervalSet& stepSet = span.set;
     // Priority subtraction, then per-step sums.
@@ -23,6 +78,9 @@ void computeBreakdown(Overview& ov, const SliceFacts& facts, const StepSpan& spa
                 intersect(intersect(unionOfRuns(facts.gpuCommunicationRuns), stepSet), claimed);
         claimed = unionOf(std::move(claimed), u);
     }
+    // The runtime's time in warm-up calls: what of the breakdown's runtime they hold.
+    const IntervalSet warmUpRuntime = intersect(warmUpInSteps(store, span, ov.longestWarmUp),
+                                                exclusive[std::size_t(BreakdownCategory::Runtime)]);
     for (const StepRange& s : ov.steps) {
         StepBreakdown b;
         b.step = s;
@@ -34,6 +92,8 @@ void computeBreakdown(Overview& ov, const SliceFacts& facts, const StepSpan& spa
         b.time[std::size_t(BreakdownCategory::Other)] = std::max<TimeNs>(0, (s.end - s.start) - used);
         b.communicationOverlapped = lengthWithin(communicationHidden, s.start, s.end);
         ov.communicationOverlappedTotal += b.communicationOverlapped;
+        b.warmUp = lengthWithin(warmUpRuntime, s.start, s.end);
+        ov.warmUpTotal += b.warmUp;
         for (std::size_t c = 0; c < breakdownCategoryCount; ++c)
             ov.breakdownTotal[c] += b.time[c];
         ov.breakdown.push_back(b);

@@ -150,31 +150,6 @@ void memoryCapacityRule(const RuleContext& c, const Rule& rule, const GpuMetrics
     }
 }
 
-// One-time first calls: a launch that takes 1 ms or more and 20 times its name's median is warm-up (CUDA's
-// lazy module loading, cuDNN's algorithm search, a first JIT): a 675 ms cudaLaunchKernel inside a run's first
-// cuDNN convolution, 628 ms in the particle transformer's first forward. No launch setting shortens it, and
-// profiling after warm-up steps leaves it out.
-constexpr TimeNs warmUpLaunchMinimum = 1'000'000;
-constexpr TimeNs warmUpLaunchRatio = 20;
-std::unordered_map<std::uint32_t, TimeNs> medianHostCallByName(const TraceStore& store) {
-    std::unordered_map<std::uint32_t, std::vector<TimeNs>> durations;
-    for (const Track& t : store.tracks()) {
-        if (t.kind != TrackKind::CpuThread) continue;
-        for (std::uint32_t r = 0; r < t.sliceCount(); ++r) {
-            const CategoryKind kind = store.categories()[t.categories[r]].kind;
-            if (kind == CategoryKind::Runtime || kind == CategoryKind::Driver)
-                durations[t.names[r].value].push_back(t.durations[r]);
-        }
-    }
-    std::unordered_map<std::uint32_t, TimeNs> median;
-    for (auto& [name, list] : durations) {
-        const auto mid = list.begin() + std::ptrdiff_t(list.size() / 2);
-        std::nth_element(list.begin(), mid, list.end());
-        median[name] = *mid;
-    }
-    return median;
-}
-
 // The warm-up rule fires from the launch-bound rule's own pass over the gaps (one reading of them).
 constexpr Rule warmUpRule{"warm_up", 0.2, false, nullptr};
 
@@ -223,17 +198,9 @@ void launchBoundRule(const RuleContext& c, const Rule& rule, const GpuMetrics*) 
     TimeNs waiting = 0, warmUp = 0;
     std::pair<TimeNs, TimeNs> worst{0, 0};
     EventRef longestWarmUp;
-    // The medians are gathered only when a gap's launch is long enough to be warm-up (a pass over every host
-    // call, which most traces never need).
-    std::optional<std::unordered_map<std::uint32_t, TimeNs>> medianCall;
-    const auto isWarmUp = [&](EventRef call) {
-        const Track& t = store.track(call.track);
-        const TimeNs d = t.durations[call.index.value];
-        if (d < warmUpLaunchMinimum) return false;
-        if (!medianCall) medianCall = medianHostCallByName(store);
-        const auto m = medianCall->find(t.names[call.index.value].value);
-        return m != medianCall->end() && d >= warmUpLaunchRatio * m->second;
-    };
+    // overviewfacts.h's rule: the medians are gathered only when a gap's launch is long enough to be warm-up.
+    WarmUpCalls warmUpCalls(store);
+    const auto isWarmUp = [&](EventRef call) { return warmUpCalls.contains(call); };
     for (auto& [device, list] : work) {
         std::sort(list.begin(), list.end(), [](const Work& x, const Work& y) { return x.start < y.start; });
         TimeNs busyUntil = list.empty() ? 0 : list.front().end;

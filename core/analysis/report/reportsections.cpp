@@ -11,7 +11,8 @@ struct SectionInfo {
 const SectionInfo& info(ReportSection section) {
     static const SectionInfo sections[reportSectionCount] = {
         {"overview",
-         {"steps", "gpu_utilization", "gpu_metrics", "breakdown_us", "communication_overlapped_us"}},
+         {"steps", "gpu_utilization", "gpu_metrics", "breakdown_us", "communication_overlapped_us",
+          "warm_up_us"}},
         {"ops", {"operators", "annotations"}},
         {"kernels", {"kernels", "kernel_categories_us"}},
         {"memory", {"memory"}},

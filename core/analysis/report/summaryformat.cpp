@@ -385,6 +385,9 @@ void writeOverview(JsonWriter<std::string>& w, const AnalysisResult& report) {
     w.endObject();
     // Beside the breakdown, not in it: its "communication" is what compute left exposed.
     w.microsField("communication_overlapped_us", ov.communicationOverlappedTotal);
+    // The part of the breakdown's runtime in one-time warm-up calls (first calls loading modules, cuDNN's
+    // algorithm search), named apart from launch overhead.
+    w.microsField("warm_up_us", ov.warmUpTotal);
 }
 
 // Each device's memory peaks.
@@ -647,14 +650,18 @@ static void appendOverviewText(std::string& out, const Overview& ov) {
     for (std::size_t c = 0; c < breakdownCategoryCount; ++c) {
         // Communication the kernels hid is not in the breakdown: say so, and how much it was.
         const bool communication = BreakdownCategory(c) == BreakdownCategory::Communication;
+        const bool runtime = BreakdownCategory(c) == BreakdownCategory::Runtime;
+        const std::string note =
+            communication && ov.communicationOverlappedTotal > 0
+                ? " [" + formatDuration(ov.communicationOverlappedTotal) + " more overlapped]"
+            : runtime && ov.warmUpTotal > 0
+                ? " [" + formatDuration(ov.warmUpTotal) + " of it one-time warm-up]"
+                : std::string();
         line(" %s %s (%.1f%%)%s%s",
              communication ? "communication not overlapped by compute"
                            : std::string(breakdownCategoryName(BreakdownCategory(c))).c_str(),
              formatDuration(ov.breakdownTotal[c]).c_str(),
-             span ? 100.0 * double(ov.breakdownTotal[c]) / double(span) : 0.0,
-             communication && ov.communicationOverlappedTotal > 0
-                 ? (" [" + formatDuration(ov.communicationOverlappedTotal) + " more overlapped]").c_str()
-                 : "",
+             span ? 100.0 * double(ov.breakdownTotal[c]) / double(span) : 0.0, note.c_str(),
              c + 1 < breakdownCategoryCount ? "," : "\n");
     }
     for (const GpuMetrics& g : ov.gpus) {
