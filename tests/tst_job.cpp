@@ -52,6 +52,7 @@ void compareFigures(const RankFigures& a, const RankFigures& b) {
         QCOMPARE(a.steps[i].communication, b.steps[i].communication);
         QCOMPARE(a.steps[i].overlap, b.steps[i].overlap);
         QCOMPARE(a.steps[i].other, b.steps[i].other);
+        QCOMPARE(a.steps[i].hostRanges, b.steps[i].hostRanges);
     }
     QCOMPARE(a.collectives.size(), b.collectives.size());
     for (std::size_t i = 0; i < a.collectives.size(); ++i) {
@@ -305,6 +306,14 @@ void TestJob::summaryBlockIsTheSameReader() {
     const auto back = readRankFigures(json);
     QVERIFY(back);
     compareFigures(*back, report->distributed);
+    // What each step's host did: its ranges directly inside ProfilerStep, the longest first.
+    QVERIFY(!report->distributed.steps.empty());
+    for (const RankStep& s : report->distributed.steps) {
+        QVERIFY(!s.hostRanges.empty() && s.hostRanges.size() <= maxHostRanges);
+        for (std::size_t i = 1; i < s.hostRanges.size(); ++i)
+            QVERIFY(s.hostRanges[i - 1].second >= s.hostRanges[i].second);
+        QVERIFY(s.hostRanges.front().second <= s.end - s.start);
+    }
     QCOMPARE(back->instances.size(), report->distributed.instances.size());
     std::string error;
     QVERIFY(!readRankFigures("{\"format\": \"kinetoscope-rank\", \"version\": 99}", &error));
@@ -522,6 +531,12 @@ void TestJob::rankTheOthersWaitFor_data() {
                                       << "more computation";
     QTest::newRow("nothing the trace shows") << "none"
                                              << "look at its host";
+    // Its host spent 27.0 ms in the DataLoader where the others spent 2.3 ms (Megatron's rank 6).
+    QTest::newRow("its host loading data")
+        << "loader"
+        << "its host in enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__: 27.000 ms against a "
+           "median "
+           "of 2.303 ms on the other ranks";
 }
 
 void TestJob::rankTheOthersWaitFor() {
@@ -539,6 +554,9 @@ void TestJob::rankTheOthersWaitFor() {
         step.other = 100'000'000;
         if (r == 6 && kind == "idle") step.other = 600'000'000;
         if (r == 6 && kind == "compute") step.computation = 1'200'000'000;
+        step.hostRanges = {{"forward", 400'000'000},
+                           {"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+                            r == 6 && kind == "loader" ? 27'000'000 : 2'300'000 + r * 1'000}};
         f.steps.push_back(step);
         f.collectives.push_back({.name = "AllReduce", .messageBytes = 67108864, .group = "0-7", .calls = 84});
         for (std::uint32_t k = 0; k < 84; ++k) {
@@ -547,7 +565,8 @@ void TestJob::rankTheOthersWaitFor() {
             const TimeNs arrival = base + (r == 6 ? 4'000'000 : TimeNs(r % 3) * 500'000);
             // Every rank launches 50 us before its kernel starts, except a rank 6 whose host is not late: it
             // launched on time, and its GPU started the all-reduce late.
-            const TimeNs issued = r == 6 && kind != "launch" ? base - 50'000 : arrival - 50'000;
+            const TimeNs issued =
+                r == 6 && kind != "launch" && kind != "loader" ? base - 50'000 : arrival - 50'000;
             f.instances.push_back({0, 0, k, arrival, base + 5'000'000, issued, true});
             f.collectives[0].total += base + 5'000'000 - arrival;
         }

@@ -1,11 +1,13 @@
 #include "analysis/jobs/distributed.h"
 
 #include "analysis/gpu/intervals.h"
+#include "analysis/ops/hosttree.h"
 #include "analysis/ops/steps.h"
 #include "analysis/overview/overview.h"
 #include "model/argscan.h"
 #include "model/textformat.h"
 #include "query/args.h"
+#include "query/selftime.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -284,6 +286,17 @@ RankFigures rankFigures(const TraceStore& store) {
         rs.computation = lengthWithin(compute, s.start, s.end) - rs.overlap;
         rs.communication = lengthWithin(comm, s.start, s.end) - rs.overlap;
         rs.other = (s.end - s.start) - lengthWithin(busy, s.start, s.end);
+        if (s.slice.isValid()) {
+            std::map<std::string, TimeNs> byName;
+            const Track& thread = store.track(s.slice.track);
+            for (std::uint32_t child : directChildren(store, thread, s.slice.index.value))
+                byName[annotationGroupName(store.strings().view(thread.names[child]))] +=
+                    thread.durations[child];
+            rs.hostRanges.assign(byName.begin(), byName.end());
+            std::stable_sort(rs.hostRanges.begin(), rs.hostRanges.end(),
+                             [](const auto& a, const auto& b) { return a.second > b.second; });
+            if (rs.hostRanges.size() > maxHostRanges) rs.hostRanges.resize(maxHostRanges);
+        }
         f.computation += rs.computation;
         f.communication += rs.communication;
         f.overlap += rs.overlap;

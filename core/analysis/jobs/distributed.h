@@ -20,7 +20,12 @@ struct RankStep {
     std::string name;
     TimeNs start = 0, end = 0;
     TimeNs computation = 0, communication = 0, overlap = 0, other = 0;
+    // What its host did: the ranges directly inside its ProfilerStep (a DataLoader's __next__, forward,
+    // backward, the optimizer), by name with a trailing "#N" folded, summed, the longest first, at most
+    // maxHostRanges. What a straggler's host spent its time on, against the other ranks'.
+    std::vector<std::pair<std::string, TimeNs>> hostRanges = {};
 };
+inline constexpr std::size_t maxHostRanges = 8;
 
 // One collective at one message size in one process group on a rank (AllReduce of 4 MB and AllReduce of 64 KB
 // are two rows: they are different operations, and only the same operation can be compared across ranks).

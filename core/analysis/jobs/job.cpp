@@ -465,6 +465,42 @@ JobReport analyseJob(std::vector<RankFigures> ranks, std::vector<UnreadableFile>
                                                  : double(moreIdle) > 0.05 * double(row.medianComputation)))
                 row.causes.push_back("its GPU idle " + formatDuration(moreIdle) +
                                      " more than the median rank's in the step");
+            // What its host did longer than the other ranks' hosts in the step (Megatron's rank 6: a
+            // DataLoader
+            // __next__ of 27.0 ms against a median of 2.3 ms): the range with the most time over the others'
+            // median, 1 ms or more, and at least twice that median.
+            {
+                const RankStep* own = nullptr;
+                std::vector<const RankStep*> othersSteps;
+                for (std::size_t r = 0; r < n; ++r)
+                    for (std::size_t i = 0; i < job.ranks[r].steps.size(); ++i) {
+                        if (stepOf[r][i] != id) continue;
+                        if (r == row.rank)
+                            own = &job.ranks[r].steps[i];
+                        else
+                            othersSteps.push_back(&job.ranks[r].steps[i]);
+                    }
+                std::string worst;
+                TimeNs worstTime = 0, worstMedian = 0, worstExcess = 0;
+                if (own && !othersSteps.empty())
+                    for (const auto& [name, time] : own->hostRanges) {
+                        std::vector<TimeNs> times;
+                        for (const RankStep* o : othersSteps) {
+                            TimeNs t = 0;
+                            for (const auto& [otherName, otherTime] : o->hostRanges)
+                                if (otherName == name) t = otherTime;
+                            times.push_back(t);
+                        }
+                        const TimeNs median = spreadOf(times).median;
+                        const TimeNs excess = time - median;
+                        if (excess >= 1'000'000 && time >= 2 * median && excess > worstExcess)
+                            worst = name, worstTime = time, worstMedian = median, worstExcess = excess;
+                    }
+                if (!worst.empty())
+                    row.causes.push_back("its host in " + worst + ": " + formatDuration(worstTime) +
+                                         " against a median of " + formatDuration(worstMedian) +
+                                         " on the other ranks");
+            }
             if (!launchLateness[k].empty()) {
                 const TimeNs launchLate = spreadOf(launchLateness[k]).median;
                 if (launchLate > 0 && 2 * launchLate >= late)

@@ -145,6 +145,18 @@ void writeRankFigures(JsonWriter<std::string>& w, const RankFigures& r, RankJson
     writeRows(w, rankStepColumns(), steps, rowPerLine);
     w.key("collectives");
     writeRows(w, collectiveColumns(), collectives, rowPerLine);
+    // What each kept step's host did: [step, name, us] (rankStep's hostRanges).
+    w.key("step_host_ranges");
+    w.beginArray(rowPerLine);
+    for (std::size_t i = 0; i < steps.size(); ++i)
+        for (const auto& [name, time] : steps[i].hostRanges) {
+            w.beginArray();
+            w.num(i);
+            w.str(name);
+            w.micros(time);
+            w.endArray();
+        }
+    w.endArray();
 
     // The instances take what is left of the budget.
     const std::size_t used = w.text().size() - begin + notesBytes;
@@ -261,6 +273,18 @@ std::optional<RankFigures> readRankFigures(std::string_view json, std::string* e
             f.overlap += rs.overlap;
             f.other += rs.other;
             f.steps.push_back(std::move(rs));
+        }
+    }
+    if (!d["step_host_ranges"].get_array().get(array)) {
+        for (simdjson::dom::element row : array) {
+            simdjson::dom::array cells;
+            std::uint64_t step = 0;
+            simdjson::dom::element time;
+            if (row.get_array().get(cells) || cells.size() != 3 || cells.at(0).get_uint64().get(step) ||
+                step >= f.steps.size() || cells.at(1).get_string().get(text) || cells.at(2).get(time))
+                return fail("a step host range is not [step, name, microseconds] of a step listed");
+            if (f.steps[step].hostRanges.size() < maxHostRanges)
+                f.steps[step].hostRanges.emplace_back(std::string(text), micros(time));
         }
     }
     if (!d["collectives"].get_array().get(array)) {
