@@ -168,6 +168,31 @@ void TestCompare::doubleClickAlignsOnTheSameCall() {
     QVERIFY(b->axis().start <= startB && b->axis().end > startB);
     QVERIFY2(view->alignmentLabel()->text().contains(QStringLiteral("call 3 of")),
              qPrintable(view->alignmentLabel()->text()));
+    QVERIFY2(view->alignmentLabel()->text().contains(QStringLiteral("in step 1 of each")),
+             qPrintable(view->alignmentLabel()->text()));
+
+    // The k-th call is counted within its step (issue 61 item 11): A's first call of that kernel in its
+    // fourth step goes to B's first call in B's fourth step, whatever the steps before held.
+    const Overview& oa = view->diff()->overviewA;
+    const Overview& ob = view->diff()->overviewB;
+    QVERIFY(oa.steps.size() >= 4 && ob.steps.size() >= 4);
+    const auto firstIn = [](const TraceStore& s, const SearchResult& r, const StepRange& step) {
+        for (const EventRef m : r.matches)
+            if (s.track(m.track).starts[m.index.value] >= step.start &&
+                s.track(m.track).starts[m.index.value] < step.end)
+                return m;
+        return EventRef{};
+    };
+    const EventRef firstA = firstIn(sa, inA, oa.steps[3]), firstB = firstIn(sb, inB, ob.steps[3]);
+    QVERIFY(firstA.isValid() && firstB.isValid());
+    a->revealEvent(firstA);
+    QTest::qWait(20);
+    QTest::mouseDClick(a, Qt::LeftButton, Qt::NoModifier,
+                       a->renderer().sliceRect(a->frame(), firstA).center().toPoint());
+    QCOMPARE(b->selected(), firstB);
+    QVERIFY2(view->alignmentLabel()->text().contains(QStringLiteral("call 1 of")) &&
+                 view->alignmentLabel()->text().contains(QStringLiteral("in step 4 of each")),
+             qPrintable(view->alignmentLabel()->text()));
     // Zooms stay together on the new alignment.
     a->zoomBy(0.5);
     QCOMPARE(b->axis().start, a->axis().start + view->alignmentOffset());
@@ -258,6 +283,9 @@ void TestCompare::detailsFollowEitherTimeline() {
         DetailsPanel* details = t == view->timelineA() ? view->detailsA() : view->detailsB();
         QCOMPARE(details->shown(), ref);
         QVERIFY(details->isVisibleTo(view));
+        // The tab says which trace it shows.
+        QCOMPARE(view->tabs()->tabText(view->tabs()->currentIndex()),
+                 t == view->timelineA() ? QStringLiteral("Details (A)") : QStringLiteral("Details (B)"));
     }
 }
 

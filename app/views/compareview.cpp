@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace kinetoscope {
 
@@ -348,6 +349,8 @@ void CompareView::build() {
         connect(timeline, &TimelineWidget::selectionChanged, this, [this, side](EventRef ref) {
             m_details[side]->showEvent(ref);
             m_detailsStack->setCurrentIndex(side);
+            // Which trace the Details show: the tab says it.
+            m_tabs->setTabText(m_tabs->indexOf(m_detailsStack), side ? tr("Details (B)") : tr("Details (A)"));
             if (ref.isValid() && !m_marking) m_tabs->setCurrentWidget(m_detailsStack);
         });
     }
@@ -461,18 +464,46 @@ bool CompareView::alignOn(int side, EventRef ref) {
                                       signedDuration(m_offset)));
         return false;
     }
-    // Its call number among the slices of its name (in start order), and the same call on the other side.
-    const std::size_t k =
-        std::size_t(std::find(mine.matches.begin(), mine.matches.end(), ref) - mine.matches.begin());
-    const EventRef counterpart = theirs.matches[std::min(k, theirs.matches.size() - 1)];
     const auto startOf = [](const TraceStore& s, EventRef e) {
         return s.track(e.track).starts[e.index.value];
     };
+    // Its call number among the slices of its name (in start order) within its step, and the same call in the
+    // same step (by position) on the other side: counted over the whole trace, a step with one call more
+    // shifted every later match. Without steps on both sides, over the whole trace.
+    const Overview& ownOverview = side ? m_diff->overviewB : m_diff->overviewA;
+    const Overview& otherOverview = side ? m_diff->overviewA : m_diff->overviewB;
+    std::optional<std::size_t> step;
+    if (!ownOverview.syntheticStep && !otherOverview.syntheticStep)
+        for (std::size_t i = 0; i < ownOverview.steps.size() && i < otherOverview.steps.size(); ++i)
+            if (startOf(own, ref) >= ownOverview.steps[i].start &&
+                startOf(own, ref) < ownOverview.steps[i].end)
+                step = i;
+    const auto inStep = [&](const TraceStore& s, const std::vector<EventRef>& matches, const Overview& ov) {
+        if (!step) return matches;
+        std::vector<EventRef> out;
+        for (const EventRef m : matches)
+            if (startOf(s, m) >= ov.steps[*step].start && startOf(s, m) < ov.steps[*step].end)
+                out.push_back(m);
+        return out;
+    };
+    const std::vector<EventRef> myCalls = inStep(own, mine.matches, ownOverview);
+    std::vector<EventRef> theirCalls = inStep(other, theirs.matches, otherOverview);
+    if (theirCalls.empty()) { // none in that step there: the whole trace's count
+        step.reset();
+        theirCalls = theirs.matches;
+    }
+    const std::vector<EventRef>& counted = step ? myCalls : mine.matches;
+    const std::size_t k = std::size_t(std::find(counted.begin(), counted.end(), ref) - counted.begin());
+    const EventRef counterpart = theirCalls[std::min(k, theirCalls.size() - 1)];
     const TimeNs offset = side == 0 ? startOf(other, counterpart) - startOf(own, ref)
                                     : startOf(own, ref) - startOf(other, counterpart);
-    applyOffset(offset, tr("Aligned at call %1 of %2")
-                            .arg(k + 1)
-                            .arg(QString::fromStdString(shortKernelName(name)).toHtmlEscaped()));
+    applyOffset(offset, step ? tr("Aligned at call %1 of %2 in step %3 of each")
+                                   .arg(k + 1)
+                                   .arg(QString::fromStdString(shortKernelName(name)).toHtmlEscaped())
+                                   .arg(*step + 1)
+                             : tr("Aligned at call %1 of %2")
+                                   .arg(k + 1)
+                                   .arg(QString::fromStdString(shortKernelName(name)).toHtmlEscaped()));
     m_syncing = true; // the selection is the counterpart's; the view follows below
     (side ? m_timelineA : m_timelineB)->setSelected(counterpart);
     m_syncing = false;
