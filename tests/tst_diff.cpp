@@ -228,6 +228,19 @@ void TestDiff::compileWorkApart() {
                   "compilation included") != std::string::npos,
         work.c_str());
     QVERIFY2(work.find("A has no ProfilerStep") != std::string::npos, work.c_str());
+    // The step deltas without the compilation (issue 61 item 11): B's one step, less its 4 ms compile phase.
+    QCOMPARE(compileInSteps(d.overviewA), TimeNs(0));
+    QCOMPARE(compileInSteps(d.overviewB), TimeNs(4'000'000));
+    QCOMPARE(stepMeanWithoutCompile(d.overviewB),
+             d.overviewB.steps.front().end - d.overviewB.steps.front().start - 4'000'000);
+    const std::string said = stepsWithoutCompile(d);
+    QVERIFY2(said.starts_with("Without torch.compile's compilation (B: 4.000 ms in the steps): mean step A "),
+             said.c_str());
+    QVERIFY(diffToText(d, 5).find(said) != std::string::npos);
+    const QJsonObject steps =
+        QJsonDocument::fromJson(QByteArray::fromStdString(diffToJson(d))).object()["step_time"].toObject();
+    QCOMPARE(steps["compile_us_b"].toDouble(), 4000.0);
+    QCOMPARE(stepsWithoutCompile(diffTraces(*a.store, *a.store)), std::string());
 }
 
 void TestDiff::selfDiffIsZero() {

@@ -324,7 +324,9 @@ void CompareView::build() {
     m_summary->setContentsMargins(6, 6, 6, 6);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    const QString work = QString::fromStdString(workDifference(*m_diff));
+    const QString compile = QString::fromStdString(stepsWithoutCompile(*m_diff));
+    const QString work = QString::fromStdString(workDifference(*m_diff)) +
+                         (compile.isEmpty() ? QString() : QStringLiteral("<br/>") + compile.toHtmlEscaped());
     m_summary->setText(
         (work.isEmpty() ? QString() : QStringLiteral("<b>%1</b><br/>").arg(work.toHtmlEscaped())) +
         tr("<b>Step time</b>: A %1, mean %2 · B %3, mean %4 "

@@ -50,6 +50,34 @@ std::string workDifference(const TraceDiff& d) {
            (stepsA && stepsB ? " or per step (the step time and breakdown, per mean step)." : ".") + noSteps;
 }
 
+TimeNs compileInSteps(const Overview& ov) {
+    TimeNs total = 0;
+    for (const StepRange& step : ov.steps)
+        for (const auto& [from, to] : ov.compilePhases)
+            total += std::max<TimeNs>(0, std::min(to, step.end) - std::max(from, step.start));
+    return total;
+}
+
+TimeNs stepMeanWithoutCompile(const Overview& ov) {
+    if (ov.steps.empty()) return 0;
+    TimeNs total = 0;
+    for (const StepRange& step : ov.steps)
+        total += step.end - step.start;
+    return (total - compileInSteps(ov)) / TimeNs(ov.steps.size());
+}
+
+std::string stepsWithoutCompile(const TraceDiff& d) {
+    const TimeNs a = compileInSteps(d.overviewA), b = compileInSteps(d.overviewB);
+    if (a == 0 && b == 0) return {};
+    std::string in;
+    if (a > 0) in += "A: " + formatDuration(a);
+    if (b > 0) in += std::string(in.empty() ? "" : ", ") + "B: " + formatDuration(b);
+    const TimeNs ma = stepMeanWithoutCompile(d.overviewA), mb = stepMeanWithoutCompile(d.overviewB);
+    return "Without torch.compile's compilation (" + in + " in the steps): mean step A " +
+           formatDuration(ma) + ", B " + formatDuration(mb) + " (" + (mb >= ma ? "+" : "-") +
+           formatDuration(std::llabs(mb - ma)) + ")";
+}
+
 double DiffRow::percentChange() const {
     if (measureA() == 0) return std::nan("");
     return 100.0 * double(measureB() - measureA()) / double(measureA());

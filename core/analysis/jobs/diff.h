@@ -79,6 +79,14 @@ struct TraceDiff {
 // a tenth), a sentence that says so and how to compare them (per call, per step); empty when they match.
 std::string workDifference(const TraceDiff& diff);
 
+// torch.compile's compile phases within a side's steps, and its mean step without them: with a compiled side,
+// the step deltas compare the model's steps, not a first call's compilation (issue 61 item 11).
+TimeNs compileInSteps(const Overview& ov);
+TimeNs stepMeanWithoutCompile(const Overview& ov);
+// "Without torch.compile's compilation (B: 4.000 ms in its steps): mean step A 1.0 ms, B 2.0 ms (+1.0 ms)";
+// empty when neither side compiled in its steps.
+std::string stepsWithoutCompile(const TraceDiff& diff);
+
 TraceDiff diffTraces(const TraceStore& a, const TraceStore& b);
 
 // The GPU vendor a trace ran on, from its devices' names and its runtime calls (hip* on AMD).

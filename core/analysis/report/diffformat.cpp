@@ -45,6 +45,11 @@ std::string diffToJson(const TraceDiff& d) {
     w.key("b");
     writeStepStats(w, d.overviewB);
     w.microsField("mean_delta_us", d.overviewB.stepMean - d.overviewA.stepMean);
+    // Compile phases in the steps, and the means without them (the model's steps, not its compilation).
+    w.microsField("compile_us_a", compileInSteps(d.overviewA));
+    w.microsField("compile_us_b", compileInSteps(d.overviewB));
+    w.microsField("mean_without_compile_delta_us",
+                  stepMeanWithoutCompile(d.overviewB) - stepMeanWithoutCompile(d.overviewA));
     w.endObject();
     w.key("breakdown_delta_us");
     w.beginObject();
@@ -107,6 +112,7 @@ std::string diffToText(const TraceDiff& d, std::size_t top) {
         d.overviewB.stepMean >= d.overviewA.stepMean ? "+" : "-",
         formatDuration(std::llabs(d.overviewB.stepMean - d.overviewA.stepMean)).c_str());
     out += buf;
+    if (const std::string compile = stepsWithoutCompile(d); !compile.empty()) out += compile + "\n";
     if (const std::string work = workDifference(d); !work.empty()) out += work + "\n";
     auto table = [&](const char* title, const std::vector<DiffRow>& rows, bool host) {
         std::snprintf(buf, sizeof buf, "\n%s (top %zu by change of %s time)\n", title,
