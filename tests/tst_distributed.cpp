@@ -15,6 +15,8 @@
 
 #include <cstring>
 
+#include "query/search.h"
+#include "timeline/searchbar.h"
 #include <QApplication>
 #include <QComboBox>
 #include <QFile>
@@ -54,6 +56,7 @@ class TestDistributed : public QObject {
     void thousandRanks();
     void stragglerOpensBesideTheMedianRank();
     void eightRanksFitAScreen();
+    void findAcrossRanks();
 
   private:
     QString rankPath(int r) const {
@@ -674,6 +677,44 @@ void TestDistributed::stragglerOpensBesideTheMedianRank() {
         QVERIFY(axis.start <= own->start && axis.end >= own->end);
         QVERIFY(axis.span() < (own->end - own->start) * 2);
     }
+}
+
+// Find in the job's Timelines tab (issue 61 item 10): every rank's NCCL kernels are highlighted, and Next
+// walks them rank by rank, selecting each on its own rank's timeline.
+void TestDistributed::findAcrossRanks() {
+    DistributedView view({rankPath(0), rankPath(1)});
+    view.resize(1400, 900);
+    view.show();
+    QSignalSpy ready(&view, &DistributedView::ready);
+    QVERIFY(view.isReady() || ready.wait(60000));
+    view.showSearch();
+    QVERIFY(view.searchBar()->isVisible());
+    QSignalSpy found(&view, &DistributedView::searchFinished);
+    view.searchBar()->setText(QStringLiteral("ncclKernel"));
+    QVERIFY(found.count() > 0 || found.wait(30000));
+    std::size_t expected = 0, onRank0 = 0;
+    for (std::size_t r = 0; r < 2; ++r) {
+        const std::size_t n =
+            searchSlices(view.timelines()[r]->store(), SearchQuery{"ncclKernel", false, false, false})
+                .matches.size();
+        QVERIFY(n > 0);
+        expected += n;
+        if (r == 0) onRank0 = n;
+    }
+    QCOMPARE(view.matchCount(), expected);
+    QVERIFY2(view.findChild<QLabel*>() != nullptr, "");
+    view.nextMatch();
+    QCOMPARE(view.currentMatch().first, std::size_t(0));
+    QCOMPARE(view.timelines()[0]->selected(), view.currentMatch().second);
+    // Past rank 0's last match, the next is rank 1's first.
+    for (std::size_t i = 0; i < onRank0; ++i)
+        view.nextMatch();
+    QCOMPARE(view.currentMatch().first, std::size_t(1));
+    QCOMPARE(view.timelines()[1]->selected(), view.currentMatch().second);
+    QCOMPARE(view.timelines()[1]->store().nameOf(view.currentMatch().second).substr(0, 10),
+             std::string_view("ncclKernel"));
+    view.previousMatch();
+    QCOMPARE(view.currentMatch().first, std::size_t(0));
 }
 
 QTEST_MAIN(TestDistributed)

@@ -284,14 +284,19 @@ void MainWindow::buildMenus() {
     });
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    edit->addAction(tr("&Find…"), QKeySequence::Find, this, [this] {
+    // In a trace's tab, or in a job's Timelines tab (every rank).
+    const auto job = [this] { return qobject_cast<DistributedView*>(m_tabs->currentWidget()); };
+    edit->addAction(tr("&Find…"), QKeySequence::Find, this, [this, job] {
         if (TraceView* v = currentView()) v->showSearch();
+        if (DistributedView* d = job()) d->showSearch();
     });
-    edit->addAction(tr("Find &Next"), QKeySequence::FindNext, this, [this] {
+    edit->addAction(tr("Find &Next"), QKeySequence::FindNext, this, [this, job] {
         if (TraceView* v = currentView()) v->nextMatch();
+        if (DistributedView* d = job()) d->nextMatch();
     });
-    edit->addAction(tr("Find &Previous"), QKeySequence::FindPrevious, this, [this] {
+    edit->addAction(tr("Find &Previous"), QKeySequence::FindPrevious, this, [this, job] {
         if (TraceView* v = currentView()) v->previousMatch();
+        if (DistributedView* d = job()) d->previousMatch();
     });
     edit->addSeparator();
     QAction* copyTable = edit->addAction(tr("Copy &Table"), this, [this] {

@@ -5,8 +5,10 @@
 #include "open/rankinput.h"
 #include "panels/detailspanel.h"
 #include "panels/panellayout.h"
+#include "query/search.h"
 #include "shell/backgroundjobs.h"
 #include "tables/tablemodels.h"
+#include "timeline/searchbar.h"
 #include "timeline/timelinewidget.h"
 #include "views/jobfigures.h"
 
@@ -174,6 +176,18 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
         m_alignment = new QComboBox(box);
         m_alignment->addItems({tr("Align by first step"), tr("Align by clock (baseTimeNanoseconds)")});
         bl->addWidget(m_alignment);
+        // Find across the ranks (Ctrl+F), hidden until asked for.
+        m_searchBar = new SearchBar(box);
+        m_searchBar->hide();
+        bl->addWidget(m_searchBar);
+        connect(m_searchBar, &SearchBar::queryChanged, this, &DistributedView::runSearch);
+        connect(m_searchBar, &SearchBar::next, this, &DistributedView::nextMatch);
+        connect(m_searchBar, &SearchBar::previous, this, &DistributedView::previousMatch);
+        connect(m_searchBar, &SearchBar::closed, this, [this] {
+            m_searchBar->setText(QString());
+            m_searchBar->hide();
+            runSearch();
+        });
         // The ranks' panes, each as tall as what it shows (compact: GPU streams first, a lane a thread), in
         // one list that scrolls: eight fit a 1920x1080 screen, and the wheel scrolls the list wherever the
         // pointer is.
@@ -348,6 +362,87 @@ void DistributedView::syncFrom(std::size_t source) {
         m_timelines[i]->setVisibleRange(axis.start + shift, axis.end + shift, false);
     }
     m_syncing = false;
+}
+
+void DistributedView::showSearch() {
+    if (!m_searchBar || !m_timelinesPage) return;
+    m_tabs->setCurrentWidget(m_timelinesPage);
+    m_searchBar->show();
+    m_searchBar->focusQuery();
+}
+
+std::pair<std::size_t, EventRef> DistributedView::currentMatch() const {
+    if (m_currentMatch < 0 || std::size_t(m_currentMatch) >= m_matches.size()) return {0, EventRef{}};
+    return m_matches[std::size_t(m_currentMatch)];
+}
+
+void DistributedView::runSearch() {
+    if (!m_searchBar) return;
+    const std::uint64_t generation = ++m_searchGeneration;
+    const SearchQuery query{m_searchBar->text().toStdString(), m_searchBar->isRegex(),
+                            m_searchBar->isCaseSensitive(), m_searchBar->isWholeName()};
+    m_matches.clear();
+    m_matchNames.assign(m_timelines.size(), nullptr);
+    m_currentMatch = -1;
+    if (query.text.empty()) {
+        for (TimelineWidget* t : m_timelines)
+            t->setSearchHighlight(nullptr, {});
+        m_searchBar->setStatus({});
+        emit searchFinished();
+        return;
+    }
+    m_searchBar->setStatus(tr("searching…"));
+    struct Found {
+        std::vector<SearchResult> perRank;
+    };
+    auto found = std::make_shared<Found>();
+    auto traces = m_traces;
+    QPointer<DistributedView> self(this);
+    // Off the UI thread: every rank's slices are read.
+    startBackground([traces, query, found, self, generation] {
+        for (const auto& trace : traces)
+            found->perRank.push_back(searchSlices(*trace->store, query));
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, found, generation] {
+                if (!self || generation != self->m_searchGeneration) return;
+                for (std::size_t r = 0; r < found->perRank.size() && r < self->m_timelines.size(); ++r) {
+                    SearchResult& result = found->perRank[r];
+                    if (!result.error.empty()) {
+                        self->m_searchBar->setStatus(QString::fromStdString(result.error), true);
+                        emit self->searchFinished();
+                        return;
+                    }
+                    self->m_matchNames[r] =
+                        std::make_shared<const std::vector<bool>>(std::move(result.nameMatches));
+                    self->m_timelines[r]->setSearchHighlight(self->m_matchNames[r], {});
+                    for (const EventRef m : result.matches)
+                        self->m_matches.emplace_back(r, m);
+                }
+                std::size_t ranks = 0;
+                for (std::size_t r = 0; r < found->perRank.size(); ++r)
+                    ranks += !found->perRank[r].matches.empty();
+                self->m_searchBar->setStatus(self->m_matches.empty() ? tr("no matches")
+                                                                     : tr("%1 matches on %2 of %3 ranks")
+                                                                           .arg(self->m_matches.size())
+                                                                           .arg(ranks)
+                                                                           .arg(found->perRank.size()));
+                emit self->searchFinished();
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void DistributedView::goToMatch(int index) {
+    if (m_matches.empty()) return;
+    const int n = int(m_matches.size());
+    m_currentMatch = ((index % n) + n) % n;
+    const auto [rank, ref] = m_matches[std::size_t(m_currentMatch)];
+    for (std::size_t r = 0; r < m_timelines.size(); ++r)
+        m_timelines[r]->setSearchHighlight(m_matchNames[r], r == rank ? ref : EventRef{});
+    m_timelines[rank]->revealEvent(ref);
+    m_timelines[rank]->setSelected(ref);
+    m_searchBar->setStatus(tr("%1 of %2 · rank %3").arg(m_currentMatch + 1).arg(n).arg(m_ranks[rank].rank));
 }
 
 } // namespace kinetoscope

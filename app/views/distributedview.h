@@ -59,8 +59,22 @@ class DistributedView : public QWidget {
     void showStep(const std::string& step);
     QTabWidget* tabs() const { return m_tabs; }
 
+    // Find in the Timelines tab (Edit > Find): every rank's slices whose name matches are highlighted; Next
+    // and Previous walk the matches rank by rank, each in time order, revealing and selecting it.
+    void showSearch();
+    void runSearch();
+    void nextMatch() { goToMatch(m_currentMatch + 1); }
+    void previousMatch() { goToMatch(m_currentMatch - 1); }
+    std::size_t matchCount() const { return m_matches.size(); }
+    // The match shown (rank, slice); an invalid slice before the first Next.
+    std::pair<std::size_t, EventRef> currentMatch() const;
+    class SearchBar* searchBar() const {
+        return m_searchBar;
+    }
+
   signals:
     void ready();
+    void searchFinished();
     void failed(const QString& message);
     // The traces to open as a job of their own (a straggler beside its step's median rank).
     void openRanksRequested(const QStringList& files, const QString& step);
@@ -71,6 +85,7 @@ class DistributedView : public QWidget {
     void applyAlignment();
     void syncFrom(std::size_t source);
     void showDetails(std::size_t rank, EventRef ref);
+    void goToMatch(int index);
 
     QStringList m_files;
     bool m_ready = false;
@@ -95,6 +110,11 @@ class DistributedView : public QWidget {
     std::vector<DetailsPanel*> m_details; // one per timeline, made on its first selection
     QStackedWidget* m_detailsStack = nullptr;
     QLabel* m_detailsTitle = nullptr;
+    SearchBar* m_searchBar = nullptr;
+    std::vector<std::pair<std::size_t, EventRef>> m_matches; // (rank, slice), rank by rank in time order
+    std::vector<std::shared_ptr<const std::vector<bool>>> m_matchNames; // per rank, by name id
+    int m_currentMatch = -1;
+    std::uint64_t m_searchGeneration = 0;
 };
 
 } // namespace kinetoscope
