@@ -17,6 +17,7 @@
 
 #include "query/search.h"
 #include "timeline/searchbar.h"
+#include "views/collectivecallspanel.h"
 #include <QApplication>
 #include <QComboBox>
 #include <QFile>
@@ -57,6 +58,7 @@ class TestDistributed : public QObject {
     void stragglerOpensBesideTheMedianRank();
     void eightRanksFitAScreen();
     void findAcrossRanks();
+    void collectiveToItsCallsOnEveryRank();
 
   private:
     QString rankPath(int r) const {
@@ -715,6 +717,38 @@ void TestDistributed::findAcrossRanks() {
              std::string_view("ncclKernel"));
     view.previousMatch();
     QCOMPARE(view.currentMatch().first, std::size_t(0));
+}
+
+// From a Collectives row to its k-th call on every rank (issue 61 item 10): the calls, each rank's arrival
+// and wait in arrival order, and a rank's kernel selected on its timeline.
+void TestDistributed::collectiveToItsCallsOnEveryRank() {
+    DistributedView view({rankPath(0), rankPath(1)});
+    view.resize(1400, 900);
+    view.show();
+    QSignalSpy ready(&view, &DistributedView::ready);
+    QVERIFY(view.isReady() || ready.wait(60000));
+    // A collective both ranks ran.
+    int row = -1;
+    for (int r = 0; r < view.collectiveSpreadTable()->rowCount() && row < 0; ++r)
+        if (view.collectiveSpreadTable()->item(r, 2)->text() == QStringLiteral("2")) row = r;
+    QVERIFY(row >= 0);
+    const std::size_t collective =
+        view.collectiveSpreadTable()->item(row, 0)->data(Qt::UserRole).toULongLong();
+    emit view.collectiveSpreadTable()->cellDoubleClicked(row, 0);
+    CollectiveCallsPanel* panel = view.collectiveCalls();
+    const std::vector<CollectiveCall> expected = collectiveCalls(view.job(), collective);
+    QVERIFY(!expected.empty());
+    QCOMPARE(panel->callTable()->rowCount(), int(expected.size()));
+    // The first call shown: both ranks, in arrival order, the last one waiting nothing.
+    QCOMPARE(panel->rankTable()->rowCount(), int(expected.front().ranks.size()));
+    QCOMPARE(panel->rankTable()->item(panel->rankTable()->rowCount() - 1, 2)->text(), durationText(0));
+    // A rank's kernel on its own timeline, selected.
+    const CollectiveCallRank& first = expected.front().ranks.front();
+    emit panel->rankTable()->cellDoubleClicked(0, 3);
+    TimelineWidget* t = view.timelines()[first.rank];
+    QVERIFY(t->selected().isValid());
+    QCOMPARE(t->store().track(t->selected().track).starts[t->selected().index.value], first.start);
+    QCOMPARE(view.tabs()->tabText(view.tabs()->currentIndex()), QStringLiteral("Timelines"));
 }
 
 QTEST_MAIN(TestDistributed)

@@ -2,6 +2,7 @@
 // block and the viewer), files recognised by content and unreadable ones skipped, the job report's steps,
 // stragglers and their victims, collectives and problems, on the real rank traces of the corpus and on
 // 1,000 ranks made from one with planted stragglers; and the `rank` / `job` commands.
+#include "analysis/jobs/collectivecalls.h"
 #include "analysis/jobs/job.h"
 #include "analysis/report/jobformat.h"
 #include "analysis/report/summaryformat.h"
@@ -749,6 +750,27 @@ void TestJob::ranksAlignedOnTheirCollectives() {
     QVERIFY(job.steps.front().slowestTied);
     QVERIFY2(text.find("  tie\n") != std::string::npos, text.c_str());
     QVERIFY(jobReportJson(job).find("\"slowest_tied\": true") != std::string::npos);
+
+    // From the collective to its k-th call on every rank (issue 61 item 10): the arrival order, the last rank
+    // and what each waited for it, on either clock.
+    const std::vector<CollectiveCall> calls = collectiveCalls(job, 0);
+    QCOMPARE(calls.size(), std::size_t(84));
+    for (const CollectiveCall& call : calls) {
+        QCOMPARE(call.ranks.size(), std::size_t(8));
+        QCOMPARE(job.ranks[call.lastRank()].rank, std::int64_t(lastRankOf(call.k)));
+        QVERIFY(!call.tied);
+        QCOMPARE(call.ranks.front().arrival, TimeNs(0));
+        QCOMPARE(call.ranks.back().waited, TimeNs(0));
+        // The others waited about 4 ms each (clocks apart: aligned on the ends, which differ by 49 µs).
+        for (std::size_t i = 0; i + 1 < call.ranks.size(); ++i)
+            QVERIFY2(call.ranks[i].waited > 3'800'000 && call.ranks[i].waited < 4'100'000,
+                     qPrintable(QString::number(call.ranks[i].waited)));
+        // The kernel on the rank's own clock: what its trace shows.
+        const CollectiveCallRank& last = call.ranks.back();
+        const CollectiveInstance& in = job.ranks[last.rank].instances[last.instance];
+        QCOMPARE(last.start, job.ranks[last.rank].steps[in.step].start + in.start);
+    }
+    QVERIFY(collectiveCalls(job, 1).empty());
 }
 
 QTEST_GUILESS_MAIN(TestJob)

@@ -10,6 +10,7 @@
 #include "tables/tablemodels.h"
 #include "timeline/searchbar.h"
 #include "timeline/timelinewidget.h"
+#include "views/collectivecallspanel.h"
 #include "views/jobfigures.h"
 
 #include <QComboBox>
@@ -131,6 +132,13 @@ void DistributedView::build(std::shared_ptr<Loaded> loaded) {
     // Collectives: their spread across ranks, and for small jobs each rank's.
     auto* collectives = new QSplitter(Qt::Vertical, tabs);
     m_collectiveSpread = makeCollectiveSpreadTable(m_job, collectives);
+    // A collective's calls on every rank, from a double-click; a rank's kernel of a call on its timeline.
+    m_calls = new CollectiveCallsPanel(m_job, collectives);
+    connect(m_collectiveSpread, &QTableWidget::cellDoubleClicked, this, [this](int row) {
+        m_calls->showCollective(m_collectiveSpread->item(row, 0)->data(Qt::UserRole).toULongLong());
+    });
+    connect(m_calls, &CollectiveCallsPanel::kernelRequested, this,
+            [this](std::size_t rank, TimeNs start, TimeNs end) { revealKernel(rank, start, end); });
     if (m_ranks.size() <= JobFigures::smallJob) {
         m_collectives =
             makeTable(collectives, {tr("Rank"), tr("Collective"), tr("Calls"), tr("Bytes"), tr("Total"),
@@ -443,6 +451,26 @@ void DistributedView::goToMatch(int index) {
     m_timelines[rank]->revealEvent(ref);
     m_timelines[rank]->setSelected(ref);
     m_searchBar->setStatus(tr("%1 of %2 · rank %3").arg(m_currentMatch + 1).arg(n).arg(m_ranks[rank].rank));
+}
+
+bool DistributedView::revealKernel(std::size_t rank, TimeNs start, TimeNs end) {
+    if (rank >= m_timelines.size() || !m_timelinesPage) return false;
+    const TraceStore& store = *m_traces[rank]->store;
+    for (std::uint32_t t = 0; t < store.tracks().size(); ++t) {
+        const Track& track = store.tracks()[t];
+        if (track.kind != TrackKind::GpuStream) continue;
+        for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
+            const auto [r0, r1] = track.rowsInRange(d, start, start);
+            for (std::uint32_t r = r0; r < r1; ++r)
+                if (track.starts[r] == start && track.endOf(r) == end) {
+                    m_tabs->setCurrentWidget(m_timelinesPage);
+                    m_timelines[rank]->revealEvent({TrackId(t), EventIndex(r)});
+                    m_timelines[rank]->setSelected({TrackId(t), EventIndex(r)});
+                    return true;
+                }
+        }
+    }
+    return false;
 }
 
 } // namespace kinetoscope

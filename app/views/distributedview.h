@@ -39,6 +39,12 @@ class DistributedView : public QWidget {
     QTableWidget* rankTable() const { return m_rankTable; }
     QTableWidget* collectiveTable() const { return m_collectives; } // per rank; small jobs only
     QTableWidget* collectiveSpreadTable() const { return m_collectiveSpread; }
+    class CollectiveCallsPanel* collectiveCalls() const {
+        return m_calls;
+    }
+    // Shows rank `rank`'s GPU slice [start, end) (its own clock) on its timeline, selected; false when its
+    // trace is not loaded or holds no such slice.
+    bool revealKernel(std::size_t rank, TimeNs start, TimeNs end);
     JobFigures* figures() const { return m_figures; }
     QLabel* stragglerLabel() const { return m_stragglerLabel; }
     const std::vector<TimelineWidget*>& timelines() const { return m_timelines; }
@@ -111,6 +117,7 @@ class DistributedView : public QWidget {
     QStackedWidget* m_detailsStack = nullptr;
     QLabel* m_detailsTitle = nullptr;
     SearchBar* m_searchBar = nullptr;
+    CollectiveCallsPanel* m_calls = nullptr;
     std::vector<std::pair<std::size_t, EventRef>> m_matches; // (rank, slice), rank by rank in time order
     std::vector<std::shared_ptr<const std::vector<bool>>> m_matchNames; // per rank, by name id
     int m_currentMatch = -1;

@@ -340,8 +340,10 @@ QTableWidget* makeCollectiveSpreadTable(const JobReport& job, QWidget* parent) {
     for (std::size_t i = 0; i < job.collectives.size(); ++i) {
         const CollectiveSpread& s = job.collectives[i];
         int c = 0;
-        t->setItem(int(i), c++,
-                   new QTableWidgetItem(QString::fromStdString(collectiveLabel(s.name, s.group))));
+        auto* name = new QTableWidgetItem(QString::fromStdString(collectiveLabel(s.name, s.group)));
+        name->setData(Qt::UserRole, qulonglong(i)); // JobReport::collectives' index, whatever the sort
+        name->setToolTip(QObject::tr("Double-click for its calls on every rank"));
+        t->setItem(int(i), c++, name);
         t->setItem(
             int(i), c++,
             new NumberItem(s.messageBytes > 0 ? bytesText(s.messageBytes) : QString(), s.messageBytes));
