@@ -749,6 +749,12 @@ void TestDistributed::collectiveToItsCallsOnEveryRank() {
     QVERIFY(t->selected().isValid());
     QCOMPARE(t->store().track(t->selected().track).starts[t->selected().index.value], first.start);
     QCOMPARE(view.tabs()->tabText(view.tabs()->currentIndex()), QStringLiteral("Timelines"));
+    // And back: the selected NCCL kernel names its call, and the Collectives tab lists it on every rank.
+    QVERIFY2(view.detailsTitle()->text().contains(QStringLiteral(" · call 1 of ")),
+             qPrintable(view.detailsTitle()->text()));
+    QVERIFY2(view.detailsTitle()->text().contains(QStringLiteral("last to arrive")),
+             qPrintable(view.detailsTitle()->text()));
+    QCOMPARE(panel->rankTable()->rowCount(), int(expected.front().ranks.size()));
 }
 
 QTEST_MAIN(TestDistributed)

@@ -76,7 +76,10 @@ void CollectiveCallsPanel::showCollective(std::size_t collective) {
     m_calls->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
     m_calls->setSortingEnabled(true);
     m_ranks->setRowCount(0);
-    if (!m_callList.empty()) m_calls->setCurrentCell(0, 0);
+    if (!m_callList.empty()) {
+        m_calls->setCurrentCell(0, 0); // no signal when the cell was current already: shown here
+        showCall(m_calls->item(0, 0)->data(Qt::UserRole).toULongLong());
+    }
 }
 
 void CollectiveCallsPanel::showCall(std::size_t index) {

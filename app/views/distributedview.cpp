@@ -337,8 +337,58 @@ void DistributedView::showDetails(std::size_t rank, EventRef ref) {
     }
     panel->showEvent(ref);
     m_detailsStack->setCurrentWidget(panel);
-    m_detailsTitle->setText(
-        tr("Details · rank %1").arg(qint64(rank < m_ranks.size() ? m_ranks[rank].rank : std::int64_t(rank))));
+    QString title =
+        tr("Details · rank %1").arg(qint64(rank < m_ranks.size() ? m_ranks[rank].rank : std::int64_t(rank)));
+    // A collective's kernel: its call on every rank, in the Collectives tab, and who it waited for here.
+    if (const auto call = callOfKernel(rank, ref)) {
+        const auto [collective, index] = *call;
+        m_calls->showCollective(collective);
+        const std::vector<CollectiveCall>& calls = m_calls->calls();
+        for (int row = 0; row < m_calls->callTable()->rowCount(); ++row)
+            if (m_calls->callTable()->item(row, 0)->data(Qt::UserRole).toULongLong() == index)
+                m_calls->callTable()->setCurrentCell(row, 0);
+        m_calls->showCall(index);
+        const CollectiveCall& c = calls[index];
+        TimeNs waited = 0;
+        for (const CollectiveCallRank& r : c.ranks)
+            if (r.rank == rank) waited = r.waited;
+        const CollectiveSpread& spread = m_job.collectives[collective];
+        title +=
+            tr(" · call %1 of %2 in %3: last to arrive %4, this rank waited %5 (its calls on every rank: "
+               "Collectives tab)")
+                .arg(c.k + 1)
+                .arg(QString::fromStdString(collectiveLabel(spread.name, spread.group)),
+                     QString::fromStdString(m_job.steps[c.step].name),
+                     c.tied ? tr("a tie") : tr("rank %1").arg(m_ranks[c.lastRank()].rank),
+                     durationText(waited));
+    }
+    m_detailsTitle->setText(title);
+}
+
+std::optional<std::pair<std::size_t, std::size_t>> DistributedView::callOfKernel(std::size_t rank,
+                                                                                 EventRef ref) const {
+    if (rank >= m_ranks.size() || !m_calls) return std::nullopt;
+    const TraceStore& store = m_timelines[rank]->store();
+    const Track& track = store.track(ref.track);
+    if (track.kind != TrackKind::GpuStream) return std::nullopt;
+    const TimeNs start = track.starts[ref.index.value], end = track.endOf(ref.index.value);
+    const RankFigures& figures = m_ranks[rank];
+    for (std::uint32_t i = 0; i < figures.instances.size(); ++i) {
+        const CollectiveInstance& in = figures.instances[i];
+        if (in.step >= figures.steps.size() || figures.steps[in.step].start + in.start != start ||
+            figures.steps[in.step].start + in.end != end)
+            continue;
+        const CollectiveStats& mine = figures.collectives.at(in.collective);
+        for (std::size_t c = 0; c < m_job.collectives.size(); ++c) {
+            const CollectiveSpread& s = m_job.collectives[c];
+            if (s.name != mine.name || s.messageBytes != mine.messageBytes || s.group != mine.group) continue;
+            const std::vector<CollectiveCall> calls = kinetoscope::collectiveCalls(m_job, c);
+            for (std::size_t k = 0; k < calls.size(); ++k)
+                for (const CollectiveCallRank& r : calls[k].ranks)
+                    if (r.rank == rank && r.instance == i) return std::pair{c, k};
+        }
+    }
+    return std::nullopt;
 }
 
 void DistributedView::showStep(const std::string& step) {
