@@ -1,9 +1,11 @@
 // The comparison tab: both traces load, the diff tables match core/analysis/jobs/diff, and the timelines stay
 // aligned by their first step while either is zoomed or panned.
+#include "analysis/ops/summary.h"
 #include "panels/detailspanel.h"
 #include "query/kernelshortname.h"
 #include "query/search.h"
 #include "shell/mainwindow.h"
+#include "tables/tablecells.h"
 #include "tables/tablemodels.h"
 #include "testsupport.h"
 #include "timeline/timelinerenderer.h"
@@ -32,6 +34,7 @@ class TestCompare : public QObject {
     void detailsFollowEitherTimeline();
     void firstScreenShowsBothGpus();
     void figuresATraceCannotGiveAreNa();
+    void areaComparedOnBothSides();
 
   private:
     CompareView* openPair(MainWindow& w);
@@ -315,6 +318,45 @@ void TestCompare::firstScreenShowsBothGpus() {
         QVERIFY(streams > 0);
         QCOMPARE(t->layout().depthCap(), stackedDepthCap);
     }
+}
+
+// An area selected on A (its first step) is compared with the same time on B, by the alignment (issue 61 item
+// 11): the tables and summary show that scope, said above them, until "Whole traces".
+void TestCompare::areaComparedOnBothSides() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    CompareView* view = openPair(w);
+    QVERIFY(view && view->isReady());
+    const std::size_t wholeSteps = view->diff()->overviewA.steps.size();
+    QVERIFY(wholeSteps >= 2);
+    const StepRange first = view->diff()->overviewA.steps.front();
+    TimelineWidget* a = view->timelineA();
+    QSignalSpy rescoped(view, &CompareView::rescoped);
+    a->setAreaSelection(
+        AreaSelection{TimeRange{first.start, first.end}, 0, int(a->layout().rows().size()) - 1});
+    QVERIFY(rescoped.wait(30000));
+    QCOMPARE(view->scope().fromA, first.start);
+    QCOMPARE(view->scope().fromB, first.start + view->alignmentOffset());
+    QCOMPARE(view->scope().toB - view->scope().fromB, first.end - first.start);
+    QVERIFY2(view->scopeLabel()->text().contains(QStringLiteral("area selected on A")),
+             qPrintable(view->scopeLabel()->text()));
+    // A's side is what starts in that step: its kernel runs, as summarize counts them in the range.
+    std::uint64_t inArea = 0, shown = 0;
+    for (const KernelRow& k : summarize(a->store(), OperatorGrouping::Name, first.start, first.end).kernels)
+        inArea += k.count;
+    for (const DiffRow& r : view->diff()->kernels)
+        shown += r.countA;
+    QCOMPARE(shown, inArea);
+    QCOMPARE(view->diff()->overviewA.steps.size(), std::size_t(1));
+    std::uint64_t tableCalls = 0;
+    for (int r = 0; r < view->kernelTable()->rowCount(); ++r)
+        tableCalls += view->kernelTable()->item(r, 1)->data(SortRole).toULongLong();
+    QCOMPARE(tableCalls, inArea);
+    view->compareWhole();
+    QVERIFY(rescoped.wait(30000));
+    QVERIFY(view->scope().whole());
+    QCOMPARE(view->diff()->overviewA.steps.size(), wholeSteps);
 }
 
 QTEST_MAIN(TestCompare)

@@ -253,6 +253,75 @@ void CompareView::build() {
                                  tr("Total Δ"), tr("Change"), tr("Per call A"), tr("Per call B"),
                                  tr("Per call Δ"), tr("Per step A"), tr("Per step B"), tr("GB/s A"),
                                  tr("GB/s B"), tr("TFLOP/s A"), tr("TFLOP/s B")});
+    m_summary = new QLabel(tabs);
+    m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_summary->setContentsMargins(6, 6, 6, 6);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    showDiff();
+    // What the tables compare: the whole traces, or an area selected on either timeline (Ctrl+drag).
+    auto* scopeBar = new QWidget(tabs);
+    auto* sl = new QHBoxLayout(scopeBar);
+    sl->setContentsMargins(4, 0, 4, 0);
+    m_scopeLabel = new QLabel(tr("Scope: whole traces (Ctrl+drag on a timeline compares an area)"), scopeBar);
+    auto* whole = new QPushButton(tr("Whole traces"), scopeBar);
+    whole->setFlat(true);
+    connect(whole, &QPushButton::clicked, this, &CompareView::compareWhole);
+    sl->addWidget(m_scopeLabel);
+    sl->addWidget(whole);
+    tabs->setCornerWidget(scopeBar);
+    connect(m_timelineA, &TimelineWidget::areaSelectionChanged, this, [this] { compareArea(0); });
+    connect(m_timelineB, &TimelineWidget::areaSelectionChanged, this, [this] { compareArea(1); });
+    tabs->addTab(m_summary, tr("Summary"));
+    tabs->addTab(m_operators, tr("Operators Δ"));
+    tabs->addTab(m_kernels, tr("Kernels Δ"));
+    m_detailsStack = new QStackedWidget(tabs);
+    for (int side = 0; side < 2; ++side) {
+        m_details[side] = new DetailsPanel(*m_traces[side]->store, m_detailsStack);
+        m_detailsStack->addWidget(m_details[side]);
+        TimelineWidget* timeline = side ? m_timelineB : m_timelineA;
+        connect(m_details[side], &DetailsPanel::jumpRequested, timeline, &TimelineWidget::revealEvent);
+        connect(timeline, &TimelineWidget::selectionChanged, this, [this, side](EventRef ref) {
+            m_details[side]->showEvent(ref);
+            m_detailsStack->setCurrentIndex(side);
+            // Which trace the Details show: the tab says it.
+            m_tabs->setTabText(m_tabs->indexOf(m_detailsStack), side ? tr("Details (B)") : tr("Details (A)"));
+            if (ref.isValid() && !m_marking) m_tabs->setCurrentWidget(m_detailsStack);
+        });
+    }
+    tabs->addTab(m_detailsStack, tr("Details"));
+    for (QTableWidget* table : {m_operators, m_kernels}) {
+        connect(table, &QTableWidget::cellDoubleClicked, this, [this, table](int row, int) {
+            if (const QTableWidgetItem* item = table->item(row, 0)) markName(item->data(NameRole).toString());
+        });
+    }
+    content->addWidget(timelinesPage);
+    content->addWidget(tabs);
+    // The tables get room for a dozen rows; the timelines keep theirs (as in a trace's tab).
+    for (int i = 0; i < timelines->count(); ++i)
+        timelines->widget(i)->setMinimumHeight(panellayout::timelineMinimumHeight / 2);
+    tabs->setMinimumHeight(panellayout::panelsMinimumHeight);
+    content->setChildrenCollapsible(false);
+    content->setStretchFactor(0, 3);
+    content->setStretchFactor(1, 2);
+    content->setSizes({720, 280});
+    m_stack->addWidget(content);
+    m_stack->setCurrentWidget(content);
+    connect(m_timelineA, &TimelineWidget::viewChanged, this, [this] { syncFrom(m_timelineA); });
+    connect(m_timelineB, &TimelineWidget::viewChanged, this, [this] { syncFrom(m_timelineB); });
+    connect(m_timelineA, &TimelineWidget::sliceDoubleClicked, this,
+            [this](EventRef ref) { alignOn(0, ref); });
+    connect(m_timelineB, &TimelineWidget::sliceDoubleClicked, this,
+            [this](EventRef ref) { alignOn(1, ref); });
+    applyOffset(m_offset, firstStepAlignment());
+    // Start with both showing A's first step (or all of A).
+    m_timelineA->fitAll();
+    if (!m_traces[0]->steps.empty())
+        m_timelineA->setVisibleRange(m_traces[0]->steps.front().start, m_traces[0]->steps.back().end);
+    syncFrom(m_timelineA);
+}
+
+void CompareView::showDiff() {
     fill(m_operators, m_diff->operators, true);
     fill(m_kernels, m_diff->kernels, false);
     m_operators->sortByColumn(8, Qt::DescendingOrder);
@@ -319,11 +388,6 @@ void CompareView::build() {
     const QString movedText =
         tr("<b>Operators that moved most</b>: %1<br/><b>Kernels that moved most</b>: %2<br/>")
             .arg(moved(m_diff->operators, true), moved(m_diff->kernels, false));
-    m_summary = new QLabel(tabs);
-    m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    m_summary->setContentsMargins(6, 6, 6, 6);
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     const QString compile = QString::fromStdString(stepsWithoutCompile(*m_diff));
     const QString work = QString::fromStdString(workDifference(*m_diff)) +
                          (compile.isEmpty() ? QString() : QStringLiteral("<br/>") + compile.toHtmlEscaped());
@@ -339,53 +403,48 @@ void CompareView::build() {
             .arg(QString::fromStdString(countText(ob.steps.size(), "step")))
             .arg(durationText(ob.stepMean), signedDuration(ob.stepMean - oa.stepMean),
                  breakdown.join(QStringLiteral(", ")), gpus.join(QStringLiteral("<br/>")), movedText));
-    tabs->addTab(m_summary, tr("Summary"));
-    tabs->addTab(m_operators, tr("Operators Δ"));
-    tabs->addTab(m_kernels, tr("Kernels Δ"));
-    m_detailsStack = new QStackedWidget(tabs);
-    for (int side = 0; side < 2; ++side) {
-        m_details[side] = new DetailsPanel(*m_traces[side]->store, m_detailsStack);
-        m_detailsStack->addWidget(m_details[side]);
-        TimelineWidget* timeline = side ? m_timelineB : m_timelineA;
-        connect(m_details[side], &DetailsPanel::jumpRequested, timeline, &TimelineWidget::revealEvent);
-        connect(timeline, &TimelineWidget::selectionChanged, this, [this, side](EventRef ref) {
-            m_details[side]->showEvent(ref);
-            m_detailsStack->setCurrentIndex(side);
-            // Which trace the Details show: the tab says it.
-            m_tabs->setTabText(m_tabs->indexOf(m_detailsStack), side ? tr("Details (B)") : tr("Details (A)"));
-            if (ref.isValid() && !m_marking) m_tabs->setCurrentWidget(m_detailsStack);
-        });
-    }
-    tabs->addTab(m_detailsStack, tr("Details"));
-    for (QTableWidget* table : {m_operators, m_kernels}) {
-        connect(table, &QTableWidget::cellDoubleClicked, this, [this, table](int row, int) {
-            if (const QTableWidgetItem* item = table->item(row, 0)) markName(item->data(NameRole).toString());
-        });
-    }
-    content->addWidget(timelinesPage);
-    content->addWidget(tabs);
-    // The tables get room for a dozen rows; the timelines keep theirs (as in a trace's tab).
-    for (int i = 0; i < timelines->count(); ++i)
-        timelines->widget(i)->setMinimumHeight(panellayout::timelineMinimumHeight / 2);
-    tabs->setMinimumHeight(panellayout::panelsMinimumHeight);
-    content->setChildrenCollapsible(false);
-    content->setStretchFactor(0, 3);
-    content->setStretchFactor(1, 2);
-    content->setSizes({720, 280});
-    m_stack->addWidget(content);
-    m_stack->setCurrentWidget(content);
-    connect(m_timelineA, &TimelineWidget::viewChanged, this, [this] { syncFrom(m_timelineA); });
-    connect(m_timelineB, &TimelineWidget::viewChanged, this, [this] { syncFrom(m_timelineB); });
-    connect(m_timelineA, &TimelineWidget::sliceDoubleClicked, this,
-            [this](EventRef ref) { alignOn(0, ref); });
-    connect(m_timelineB, &TimelineWidget::sliceDoubleClicked, this,
-            [this](EventRef ref) { alignOn(1, ref); });
-    applyOffset(m_offset, firstStepAlignment());
-    // Start with both showing A's first step (or all of A).
-    m_timelineA->fitAll();
-    if (!m_traces[0]->steps.empty())
-        m_timelineA->setVisibleRange(m_traces[0]->steps.front().start, m_traces[0]->steps.back().end);
-    syncFrom(m_timelineA);
+}
+
+void CompareView::compareArea(int side) {
+    TimelineWidget* source = side ? m_timelineB : m_timelineA;
+    if (!source) return;
+    const std::optional<AreaSelection> area = source->areaSelection();
+    if (!area) return;
+    const TimeNs from = std::min(area->range.from, area->range.to),
+                 to = std::max(area->range.from, area->range.to);
+    // The same time on the other side, by the alignment (B − A = m_offset).
+    const TimeNs shift = side ? -m_offset : m_offset;
+    DiffScope scope =
+        side ? DiffScope{from + shift, to + shift, from, to} : DiffScope{from, to, from + shift, to + shift};
+    rediff(scope, tr("Scope: the area selected on %1, %2, and the same time on %3 (by the alignment)")
+                      .arg(side ? tr("B") : tr("A"), durationText(to - from), side ? tr("A") : tr("B")));
+}
+
+void CompareView::compareWhole() {
+    if (m_scope.whole()) return;
+    rediff(DiffScope{}, tr("Scope: whole traces (Ctrl+drag on a timeline compares an area)"));
+}
+
+void CompareView::rediff(DiffScope scope, const QString& said) {
+    if (!m_traces[0] || !m_traces[1]) return;
+    const std::uint64_t generation = ++m_diffGeneration;
+    m_scopeLabel->setText(said + tr(" · comparing…"));
+    auto a = m_traces[0], b = m_traces[1];
+    QPointer<CompareView> self(this);
+    startBackground([a, b, scope, said, self, generation] {
+        auto diff = std::make_shared<const TraceDiff>(diffTraces(*a->store, *b->store, scope));
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, diff, scope, said, generation] {
+                if (!self || generation != self->m_diffGeneration) return;
+                self->m_diff = diff;
+                self->m_scope = scope;
+                self->m_scopeLabel->setText(said);
+                self->showDiff();
+                emit self->rescoped();
+            },
+            Qt::QueuedConnection);
+    });
 }
 
 void CompareView::markName(const QString& name) {

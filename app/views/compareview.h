@@ -53,15 +53,24 @@ class CompareView : public QWidget {
     // Back to the first steps (or the traces' starts).
     void alignAtFirstStep();
     QLabel* alignmentLabel() const { return m_alignment; }
+    // An area selected on one side (0: A, 1: B) is compared with the same time on the other, by the
+    // alignment: the tables and the summary show that scope until compareWhole.
+    void compareArea(int side);
+    void compareWhole();
+    const DiffScope& scope() const { return m_scope; }
+    QLabel* scopeLabel() const { return m_scopeLabel; }
 
   signals:
     void ready();
     void failed(const QString& message);
+    void rescoped(); // the tables and summary show a new scope
 
   private:
     void onLoaded(int which, std::shared_ptr<LoadedTrace> trace);
     void onFailed(const QString& message);
     void build();
+    void showDiff();
+    void rediff(DiffScope scope, const QString& said);
     void syncFrom(TimelineWidget* source);
     void applyOffset(TimeNs offset, const QString& how);
     QString firstStepAlignment() const;
@@ -85,6 +94,9 @@ class CompareView : public QWidget {
     QStackedWidget* m_detailsStack = nullptr;
     DetailsPanel* m_details[2] = {nullptr, nullptr};
     bool m_marking = false; // markName is selecting: keep the table in front
+    DiffScope m_scope;
+    QLabel* m_scopeLabel = nullptr;
+    std::uint64_t m_diffGeneration = 0;
 };
 
 } // namespace kinetoscope

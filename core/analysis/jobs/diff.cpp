@@ -141,11 +141,12 @@ void sortByDelta(std::vector<DiffRow>& rows) {
 }
 } // namespace
 
-TraceDiff diffTraces(const TraceStore& a, const TraceStore& b) {
+TraceDiff diffTraces(const TraceStore& a, const TraceStore& b, const DiffScope& scope) {
     TraceDiff d;
-    const Summary sa = summarize(a), sb = summarize(b);
-    d.overviewA = computeOverview(a);
-    d.overviewB = computeOverview(b);
+    const Summary sa = summarize(a, OperatorGrouping::Name, scope.fromA, scope.toA);
+    const Summary sb = summarize(b, OperatorGrouping::Name, scope.fromB, scope.toB);
+    d.overviewA = computeOverview(a, scope.fromA, scope.toA);
+    d.overviewB = computeOverview(b, scope.fromB, scope.toB);
     std::map<std::string, DiffRow> ops;
     // Each side's operators, those that start inside a compile phase (Dynamo tracing, Inductor lowering: the
     // prims::* of a first call) moved to one row of their own: they flooded the table as "only in B".

@@ -4,6 +4,7 @@
 #include "analysis/ops/summary.h"
 #include "analysis/overview/overview.h"
 
+#include <climits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,7 +88,17 @@ TimeNs stepMeanWithoutCompile(const Overview& ov);
 // empty when neither side compiled in its steps.
 std::string stepsWithoutCompile(const TraceDiff& diff);
 
-TraceDiff diffTraces(const TraceStore& a, const TraceStore& b);
+// What to compare: each trace whole, or a range of each (an area selected on one side and the same time on
+// the other, by their alignment): slices that start in it count, as summarize and computeOverview take a
+// range.
+struct DiffScope {
+    TimeNs fromA = INT64_MIN, toA = INT64_MAX;
+    TimeNs fromB = INT64_MIN, toB = INT64_MAX;
+    bool whole() const {
+        return fromA == INT64_MIN && toA == INT64_MAX && fromB == INT64_MIN && toB == INT64_MAX;
+    }
+};
+TraceDiff diffTraces(const TraceStore& a, const TraceStore& b, const DiffScope& scope = {});
 
 // The GPU vendor a trace ran on, from its devices' names and its runtime calls (hip* on AMD).
 enum class GpuVendor : std::uint8_t { Unknown, Nvidia, Amd };
