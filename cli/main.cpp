@@ -1,6 +1,7 @@
 // kinetoscope-cli: the store and the analyses without a GUI, for servers and CI.
 #include "attachcommand.h"
 #include "jobcommands.h"
+#include "querycommand.h"
 
 #include "analysis/jobs/diff.h"
 #include "analysis/memory/snapshotreport.h"
@@ -406,6 +407,9 @@ int main(int argc, char** argv) {
     cli::AttachArgs attach;
     CLI::App* attachCommand = cli::addAttachCommand(app, attach);
 
+    cli::QueryArgs query;
+    CLI::App* queryCommand = cli::addQueryCommand(app, query);
+
     RecordArgs record;
     CLI::App* recordCommand = app.add_subcommand(
         "record", "Run PROGRAM under the capture agent and save its GPU activity as a trace");
@@ -463,6 +467,7 @@ int main(int argc, char** argv) {
     if (rankCommand->parsed()) return cli::runRank(rank);
     if (jobCommand->parsed()) return cli::runJob(job);
     if (attachCommand->parsed()) return cli::runAttach(attach);
+    if (queryCommand->parsed()) return cli::runQuery(query);
     if (recordCommand->parsed()) {
         if (record.command.empty()) record.command = recordCommand->remaining(); // PROGRAM without "--"
         return runRecord(record);

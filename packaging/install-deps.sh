@@ -7,6 +7,8 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-svg-dev libgl-dev
   libsimdjson-dev zlib1g-dev libdeflate-dev libcli11-dev
+  # SQL over a trace (core/sql): Debian's SQLite
+  libsqlite3-dev
   # the source format check and the architecture graph (docs/ARCHITECTURE.md)
   clang-format graphviz
   xvfb xauth imagemagick fonts-dejavu-core

@@ -1,0 +1,23 @@
+#pragma once
+
+// `kinetoscope-cli query TRACE [SQL]`: SQL over a trace (core/sql, docs/SQL.md), the SQL from the argument, a
+// file (--file) or standard input; the rows as an aligned table, CSV or JSON.
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace kinetoscope::cli {
+
+struct QueryArgs {
+    std::string path;
+    std::string sql;
+    std::string file;
+    bool csv = false;
+    bool json = false;
+};
+
+CLI::App* addQueryCommand(CLI::App& app, QueryArgs& args);
+int runQuery(const QueryArgs& args);
+
+} // namespace kinetoscope::cli

@@ -1,0 +1,638 @@
+#include "sql/storetables.h"
+
+#include "query/args.h"
+#include "query/lanelayout.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kinetoscope::sql {
+
+extern thread_local bool declaringTable;
+
+namespace {
+
+// A row source: the rows [0, count) of a table, or of one filter. Each table says how a filter narrows them.
+struct Cursor {
+    virtual ~Cursor() = default;
+    virtual void filter(int plan, int argc, sqlite3_value** argv) = 0;
+    virtual bool eof() const = 0;
+    virtual void next() = 0;
+    virtual void column(sqlite3_context* ctx, int column) = 0;
+    virtual sqlite3_int64 rowid() const = 0;
+};
+
+struct Table {
+    virtual ~Table() = default;
+    virtual const char* schema() const = 0;
+    virtual int bestIndex(sqlite3_index_info* info) const = 0;
+    virtual std::unique_ptr<Cursor> open() const = 0;
+};
+
+struct VTab : sqlite3_vtab {
+    const Table* table = nullptr;
+};
+struct VCursor : sqlite3_vtab_cursor {
+    std::unique_ptr<Cursor> cursor;
+};
+
+void resultText(sqlite3_context* ctx, std::string_view text) {
+    sqlite3_result_text64(ctx, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+}
+
+// The first usable constraint `op` on `column`; -1 when none.
+int usable(const sqlite3_index_info* info, int column, unsigned char op) {
+    for (int i = 0; i < info->nConstraint; ++i)
+        if (info->aConstraint[i].usable && info->aConstraint[i].iColumn == column &&
+            info->aConstraint[i].op == op)
+            return i;
+    return -1;
+}
+
+// ---- slice: every slice of every track, its id the track's offset plus its row ----
+struct SliceIndex {
+    const TraceStore* store = nullptr;
+    std::vector<std::int64_t> offset; // per track, the id of its row 0; one past the end last
+    explicit SliceIndex(const TraceStore& s) : store(&s) {
+        offset.push_back(0);
+        for (const Track& t : s.tracks())
+            offset.push_back(offset.back() + std::int64_t(t.sliceCount()));
+    }
+    std::int64_t idOf(std::uint32_t track, std::uint32_t row) const { return offset[track] + row; }
+    bool find(std::int64_t id, std::uint32_t& track, std::uint32_t& row) const {
+        if (id < 0 || id >= offset.back()) return false;
+        const auto it = std::upper_bound(offset.begin(), offset.end(), id);
+        track = std::uint32_t(it - offset.begin() - 1);
+        row = std::uint32_t(id - offset[track]);
+        return true;
+    }
+};
+
+enum SlicePlan { ById = 1, ByTrack = 2, TsLower = 4, TsUpper = 8, TsEqual = 16 };
+
+struct SliceCursor final : Cursor {
+    const SliceIndex& index;
+    // The (track, row range) runs to visit: one per lane, narrowed by the filter.
+    struct Run {
+        std::uint32_t track, row, end;
+    };
+    std::vector<Run> runs;
+    std::size_t run = 0;
+    std::uint32_t row = 0;
+    explicit SliceCursor(const SliceIndex& i) : index(i) {}
+
+    void filter(int plan, int, sqlite3_value** argv) override {
+        runs.clear();
+        run = 0;
+        int arg = 0;
+        const TraceStore& s = *index.store;
+        if (plan & ById) {
+            std::uint32_t t = 0, r = 0;
+            if (sqlite3_value_numeric_type(argv[arg]) == SQLITE_INTEGER &&
+                index.find(sqlite3_value_int64(argv[arg]), t, r))
+                runs.push_back({t, r, r + 1});
+            row = runs.empty() ? 0 : runs[0].row;
+            return;
+        }
+        std::uint32_t firstTrack = 0, lastTrack = std::uint32_t(s.tracks().size());
+        if (plan & ByTrack) {
+            const sqlite3_int64 t = sqlite3_value_int64(argv[arg++]);
+            if (t < 0 || t >= sqlite3_int64(s.tracks().size())) return;
+            firstTrack = std::uint32_t(t), lastTrack = std::uint32_t(t) + 1;
+        }
+        // ts bounds, inclusive; SQLite re-checks each row, so a bound may be loose (a real number, a strict
+        // comparison) but never too tight.
+        TimeNs lo = INT64_MIN, hi = INT64_MAX;
+        const auto bound = [](sqlite3_value* v, bool up) {
+            const double d = sqlite3_value_double(v);
+            return d <= double(INT64_MIN)   ? INT64_MIN
+                   : d >= double(INT64_MAX) ? INT64_MAX
+                   : up                     ? TimeNs(std::ceil(d))
+                                            : TimeNs(std::floor(d));
+        };
+        if (plan & TsEqual) {
+            lo = bound(argv[arg], false);
+            hi = bound(argv[arg++], true);
+        }
+        if (plan & TsLower) lo = bound(argv[arg++], false);
+        if (plan & TsUpper) hi = bound(argv[arg++], true);
+        for (std::uint32_t t = firstTrack; t < lastTrack; ++t) {
+            const Track& track = s.tracks()[t];
+            for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
+                // A lane is sorted by start: its slices starting in [lo, hi] are one run.
+                const TimeNs* begin = track.starts.data() + track.laneBegin[d];
+                const TimeNs* end = track.starts.data() + track.laneBegin[d + 1];
+                const TimeNs* a = std::lower_bound(begin, end, lo);
+                const TimeNs* b = std::upper_bound(a, end, hi);
+                if (a != b)
+                    runs.push_back(
+                        {t, std::uint32_t(a - track.starts.data()), std::uint32_t(b - track.starts.data())});
+            }
+        }
+        row = runs.empty() ? 0 : runs[0].row;
+    }
+    bool eof() const override { return run >= runs.size(); }
+    void next() override {
+        if (++row >= runs[run].end && ++run < runs.size()) row = runs[run].row;
+    }
+    sqlite3_int64 rowid() const override { return index.idOf(runs[run].track, row); }
+    void column(sqlite3_context* ctx, int column) override {
+        const TraceStore& s = *index.store;
+        const std::uint32_t t = runs[run].track;
+        const Track& track = s.tracks()[t];
+        switch (column) {
+        case 0: // id
+            sqlite3_result_int64(ctx, index.idOf(t, row));
+            break;
+        case 1: // ts
+            sqlite3_result_int64(ctx, track.starts[row]);
+            break;
+        case 2: // dur
+            sqlite3_result_int64(ctx, track.durations[row]);
+            break;
+        case 3: // track_id
+            sqlite3_result_int64(ctx, t);
+            break;
+        case 4: // category
+            resultText(ctx, s.strings().view(s.categories()[track.categories[row]].name));
+            break;
+        case 5: // name
+            resultText(ctx, s.strings().view(track.names[row]));
+            break;
+        case 6: // depth: its lane on the timeline
+            sqlite3_result_int64(ctx, track.depthOf(row));
+            break;
+        case 7: // parent_id: the innermost slice enclosing it by the nesting rule
+            if (const auto p = track.parentOf(row))
+                sqlite3_result_int64(ctx, index.idOf(t, *p));
+            else
+                sqlite3_result_null(ctx);
+            break;
+        case 8: // arg_set_id: the slice's own id when it has args
+            if (!s.argsText({TrackId(t), EventIndex(row)}).empty())
+                sqlite3_result_int64(ctx, index.idOf(t, row));
+            else
+                sqlite3_result_null(ctx);
+            break;
+        default:
+            sqlite3_result_null(ctx);
+        }
+    }
+};
+
+struct SliceTable final : Table {
+    SliceIndex index;
+    explicit SliceTable(const TraceStore& s) : index(s) {}
+    const char* schema() const override {
+        return "CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, category TEXT, name "
+               "TEXT, "
+               "depth INTEGER, parent_id INTEGER, arg_set_id INTEGER)";
+    }
+    int bestIndex(sqlite3_index_info* info) const override {
+        int plan = 0, arg = 0;
+        double cost = double(index.offset.back()) + 1;
+        const auto use = [&](int constraint) { info->aConstraintUsage[constraint].argvIndex = ++arg; };
+        if (const int id = usable(info, 0, SQLITE_INDEX_CONSTRAINT_EQ); id >= 0) {
+            plan = ById;
+            use(id);
+            cost = 1;
+        } else {
+            if (const int track = usable(info, 3, SQLITE_INDEX_CONSTRAINT_EQ); track >= 0) {
+                plan |= ByTrack;
+                use(track);
+                cost /= 16;
+            }
+            if (const int equal = usable(info, 1, SQLITE_INDEX_CONSTRAINT_EQ); equal >= 0) {
+                plan |= TsEqual;
+                use(equal);
+                cost /= 64;
+            } else {
+                int lower = usable(info, 1, SQLITE_INDEX_CONSTRAINT_GE);
+                if (lower < 0) lower = usable(info, 1, SQLITE_INDEX_CONSTRAINT_GT);
+                if (lower >= 0) {
+                    plan |= TsLower;
+                    use(lower);
+                    cost /= 4;
+                }
+                int upper = usable(info, 1, SQLITE_INDEX_CONSTRAINT_LE);
+                if (upper < 0) upper = usable(info, 1, SQLITE_INDEX_CONSTRAINT_LT);
+                if (upper >= 0) {
+                    plan |= TsUpper;
+                    use(upper);
+                    cost /= 4;
+                }
+            }
+        }
+        info->idxNum = plan;
+        info->estimatedCost = cost;
+        info->estimatedRows = sqlite3_int64(cost);
+        return SQLITE_OK;
+    }
+    std::unique_ptr<Cursor> open() const override { return std::make_unique<SliceCursor>(index); }
+};
+
+// ---- Tables of a few rows (tracks, threads, processes) and of values per row (counters, flows, args) ----
+// Rows are numbered [0, count); column(row, column) gives a value; an EQ constraint on column 0 picks one row
+// (`key` maps the value to the row) or, for args, the rows of one slice.
+struct Rows {
+    std::size_t count = 0;
+    std::function<void(sqlite3_context*, std::size_t row, int column)> column;
+};
+
+struct ListCursor final : Cursor {
+    const Table* table;
+    std::function<Rows(const sqlite3_value* key)> rowsFor; // key null: every row
+    Rows rows;
+    std::size_t row = 0;
+    ListCursor(const Table* t, std::function<Rows(const sqlite3_value*)> f)
+        : table(t), rowsFor(std::move(f)) {}
+    void filter(int plan, int, sqlite3_value** argv) override {
+        rows = rowsFor(plan ? argv[0] : nullptr);
+        row = 0;
+    }
+    bool eof() const override { return row >= rows.count; }
+    void next() override { ++row; }
+    sqlite3_int64 rowid() const override { return sqlite3_int64(row); }
+    void column(sqlite3_context* ctx, int column) override { rows.column(ctx, row, column); }
+};
+
+struct ListTable final : Table {
+    std::string ddl;
+    std::function<Rows(const sqlite3_value*)> rowsFor;
+    double rowEstimate = 1000;
+    const char* schema() const override { return ddl.c_str(); }
+    int bestIndex(sqlite3_index_info* info) const override {
+        if (const int key = usable(info, 0, SQLITE_INDEX_CONSTRAINT_EQ); key >= 0) {
+            info->aConstraintUsage[key].argvIndex = 1;
+            info->idxNum = 1;
+            info->estimatedCost = 10;
+            info->estimatedRows = 10;
+        } else {
+            info->idxNum = 0;
+            info->estimatedCost = rowEstimate;
+            info->estimatedRows = sqlite3_int64(rowEstimate);
+        }
+        return SQLITE_OK;
+    }
+    std::unique_ptr<Cursor> open() const override { return std::make_unique<ListCursor>(this, rowsFor); }
+};
+
+std::string_view trackType(TrackKind kind) {
+    switch (kind) {
+    case TrackKind::CpuThread:
+        return "thread";
+    case TrackKind::GpuStream:
+        return "gpu_stream";
+    case TrackKind::Async:
+        return "async";
+    case TrackKind::Counter:
+        return "counter";
+    }
+    return "other";
+}
+
+// The rows [first, last) of a table keyed by its row number, as a key constraint picks them.
+template <typename F> Rows keyedRows(std::size_t count, const sqlite3_value* key, F column) {
+    if (!key) return {count, column};
+    const sqlite3_int64 k = sqlite3_value_int64(const_cast<sqlite3_value*>(key));
+    if (sqlite3_value_numeric_type(const_cast<sqlite3_value*>(key)) != SQLITE_INTEGER || k < 0 ||
+        std::size_t(k) >= count)
+        return {0, column};
+    return {1, [column, k](sqlite3_context* ctx, std::size_t, int c) { column(ctx, std::size_t(k), c); }};
+}
+
+struct Registry {
+    const TraceStore* store = nullptr;
+    std::vector<std::unique_ptr<Table>> tables;
+    // Threads: the CPU thread tracks, numbered; processes: the pids of the trace, numbered.
+    std::vector<std::uint32_t> threadTracks;
+    std::vector<std::int64_t> pids;
+    std::map<std::int64_t, std::size_t> upidOf;
+    std::map<std::uint32_t, std::size_t> utidOf; // by track
+    std::vector<std::uint32_t> counterTracks;
+    std::vector<std::int64_t> counterOffset; // per counter track, the id of its first sample
+};
+
+int xConnect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char**) {
+    const Table* table = static_cast<const Table*>(aux);
+    declaringTable = true; // the authorizer lets our own schema through, and nothing else
+    const int rc = sqlite3_declare_vtab(db, table->schema());
+    declaringTable = false;
+    if (rc != SQLITE_OK) return rc;
+    auto* v = new VTab();
+    v->table = table;
+    *out = v;
+    return SQLITE_OK;
+}
+int xDisconnect(sqlite3_vtab* v) {
+    delete static_cast<VTab*>(v);
+    return SQLITE_OK;
+}
+int xBestIndex(sqlite3_vtab* v, sqlite3_index_info* info) {
+    return static_cast<VTab*>(v)->table->bestIndex(info);
+}
+int xOpen(sqlite3_vtab* v, sqlite3_vtab_cursor** out) {
+    auto* c = new VCursor();
+    c->cursor = static_cast<VTab*>(v)->table->open();
+    *out = c;
+    return SQLITE_OK;
+}
+int xClose(sqlite3_vtab_cursor* c) {
+    delete static_cast<VCursor*>(c);
+    return SQLITE_OK;
+}
+int xFilter(sqlite3_vtab_cursor* c, int plan, const char*, int argc, sqlite3_value** argv) {
+    static_cast<VCursor*>(c)->cursor->filter(plan, argc, argv);
+    return SQLITE_OK;
+}
+int xNext(sqlite3_vtab_cursor* c) {
+    static_cast<VCursor*>(c)->cursor->next();
+    return SQLITE_OK;
+}
+int xEof(sqlite3_vtab_cursor* c) {
+    return static_cast<VCursor*>(c)->cursor->eof();
+}
+int xColumn(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int column) {
+    static_cast<VCursor*>(c)->cursor->column(ctx, column);
+    return SQLITE_OK;
+}
+int xRowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
+    *rowid = static_cast<VCursor*>(c)->cursor->rowid();
+    return SQLITE_OK;
+}
+
+// Eponymous and read-only: no xCreate (the table exists under its module's name), no xUpdate.
+const sqlite3_module storeModule = {
+    /* iVersion */ 0,
+    /* xCreate */ nullptr,
+    xConnect,
+    xBestIndex,
+    xDisconnect,
+    /* xDestroy */ nullptr,
+    xOpen,
+    xClose,
+    xFilter,
+    xNext,
+    xEof,
+    xColumn,
+    xRowid,
+    /* xUpdate */ nullptr,
+    /* xBegin */ nullptr,
+    /* xSync */ nullptr,
+    /* xCommit */ nullptr,
+    /* xRollback */ nullptr,
+    /* xFindFunction */ nullptr,
+    /* xRename */ nullptr,
+    /* xSavepoint */ nullptr,
+    /* xRelease */ nullptr,
+    /* xRollbackTo */ nullptr,
+    /* xShadowName */ nullptr};
+
+} // namespace
+
+thread_local bool declaringTable = false;
+
+std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& store) {
+    auto owner = std::make_shared<Registry>();
+    Registry* reg = owner.get();
+    reg->store = &store;
+    for (std::uint32_t t = 0; t < store.tracks().size(); ++t) {
+        const Track& track = store.tracks()[t];
+        if (!reg->upidOf.count(track.pid)) {
+            reg->upidOf[track.pid] = reg->pids.size();
+            reg->pids.push_back(track.pid);
+        }
+        if (track.kind == TrackKind::CpuThread) {
+            reg->utidOf[t] = reg->threadTracks.size();
+            reg->threadTracks.push_back(t);
+        }
+        if (track.kind == TrackKind::Counter) {
+            reg->counterOffset.push_back(
+                reg->counterOffset.empty()
+                    ? 0
+                    : reg->counterOffset.back() +
+                          std::int64_t(store.tracks()[reg->counterTracks.back()].counterTimes.size()));
+            reg->counterTracks.push_back(t);
+        }
+    }
+    const TraceStore& s = store;
+    auto name = [&s](StringId id) { return s.strings().view(id); };
+
+    auto slice = std::make_unique<SliceTable>(store);
+    const SliceIndex* sliceIndex = &slice->index;
+    reg->tables.push_back(std::move(slice));
+
+    auto track = std::make_unique<ListTable>();
+    track->ddl = "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, utid INTEGER, upid INTEGER)";
+    track->rowsFor = [reg, &s](const sqlite3_value* key) {
+        return keyedRows(s.tracks().size(), key, [reg, &s](sqlite3_context* ctx, std::size_t row, int c) {
+            const Track& t = s.tracks()[row];
+            switch (c) {
+            case 0:
+                sqlite3_result_int64(ctx, sqlite3_int64(row));
+                break;
+            case 1:
+                resultText(ctx, trackTitle(s, TrackId(std::uint32_t(row))));
+                break;
+            case 2:
+                resultText(ctx, trackType(t.kind));
+                break;
+            case 3:
+                if (const auto it = reg->utidOf.find(std::uint32_t(row)); it != reg->utidOf.end())
+                    sqlite3_result_int64(ctx, sqlite3_int64(it->second));
+                else
+                    sqlite3_result_null(ctx);
+                break;
+            case 4:
+                sqlite3_result_int64(ctx, sqlite3_int64(reg->upidOf.at(t.pid)));
+                break;
+            }
+        });
+    };
+    reg->tables.push_back(std::move(track));
+
+    auto threadTrack = std::make_unique<ListTable>();
+    threadTrack->ddl = "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, utid INTEGER)";
+    threadTrack->rowsFor = [reg, &s](const sqlite3_value* key) {
+        const auto column = [reg, &s](sqlite3_context* ctx, std::size_t i, int c) {
+            const std::uint32_t t = reg->threadTracks[i];
+            if (c == 0) sqlite3_result_int64(ctx, t);
+            if (c == 1) resultText(ctx, trackTitle(s, TrackId(t)));
+            if (c == 2) resultText(ctx, "thread");
+            if (c == 3) sqlite3_result_int64(ctx, sqlite3_int64(i));
+        };
+        if (!key) return Rows{reg->threadTracks.size(), column};
+        // By track id: the thread track of that id, if it is one.
+        const auto it = reg->utidOf.find(std::uint32_t(sqlite3_value_int64(const_cast<sqlite3_value*>(key))));
+        if (it == reg->utidOf.end()) return Rows{0, column};
+        const std::size_t i = it->second;
+        return Rows{1, [column, i](sqlite3_context* ctx, std::size_t, int c) { column(ctx, i, c); }};
+    };
+    reg->tables.push_back(std::move(threadTrack));
+
+    auto thread = std::make_unique<ListTable>();
+    thread->ddl = "CREATE TABLE x(utid INTEGER, tid INTEGER, name TEXT, upid INTEGER)";
+    thread->rowsFor = [reg, &s, name](const sqlite3_value* key) {
+        return keyedRows(reg->threadTracks.size(), key,
+                         [reg, &s, name](sqlite3_context* ctx, std::size_t i, int c) {
+                             const Track& t = s.tracks()[reg->threadTracks[i]];
+                             if (c == 0) sqlite3_result_int64(ctx, sqlite3_int64(i));
+                             if (c == 1) sqlite3_result_int64(ctx, t.tid);
+                             if (c == 2) {
+                                 if (t.name.isValid())
+                                     resultText(ctx, name(t.name));
+                                 else
+                                     sqlite3_result_null(ctx);
+                             }
+                             if (c == 3) sqlite3_result_int64(ctx, sqlite3_int64(reg->upidOf.at(t.pid)));
+                         });
+    };
+    reg->tables.push_back(std::move(thread));
+
+    auto process = std::make_unique<ListTable>();
+    process->ddl = "CREATE TABLE x(upid INTEGER, pid INTEGER, name TEXT)";
+    process->rowsFor = [reg, &s, name](const sqlite3_value* key) {
+        return keyedRows(reg->pids.size(), key, [reg, &s, name](sqlite3_context* ctx, std::size_t i, int c) {
+            if (c == 0) sqlite3_result_int64(ctx, sqlite3_int64(i));
+            if (c == 1) sqlite3_result_int64(ctx, reg->pids[i]);
+            if (c == 2) {
+                for (const ProcessInfo& p : s.processes())
+                    if (p.pid == reg->pids[i] && p.name.isValid()) return resultText(ctx, name(p.name));
+                sqlite3_result_null(ctx);
+            }
+        });
+    };
+    reg->tables.push_back(std::move(process));
+
+    auto counter = std::make_unique<ListTable>();
+    counter->ddl = "CREATE TABLE x(id INTEGER, ts INTEGER, track_id INTEGER, value REAL)";
+    std::size_t samples = 0;
+    for (std::uint32_t t : reg->counterTracks)
+        samples += s.tracks()[t].counterTimes.size();
+    counter->rowEstimate = double(samples) + 1;
+    counter->rowsFor = [reg, &s, samples](const sqlite3_value* key) {
+        return keyedRows(samples, key, [reg, &s](sqlite3_context* ctx, std::size_t id, int c) {
+            const auto it =
+                std::upper_bound(reg->counterOffset.begin(), reg->counterOffset.end(), std::int64_t(id));
+            const std::size_t k = std::size_t(it - reg->counterOffset.begin() - 1);
+            const std::uint32_t t = reg->counterTracks[k];
+            const std::size_t i = id - std::size_t(reg->counterOffset[k]);
+            const Track& track = s.tracks()[t];
+            if (c == 0) sqlite3_result_int64(ctx, sqlite3_int64(id));
+            if (c == 1) sqlite3_result_int64(ctx, track.counterTimes[i]);
+            if (c == 2) sqlite3_result_int64(ctx, t);
+            if (c == 3) sqlite3_result_double(ctx, track.counterValues[i]);
+        });
+    };
+    reg->tables.push_back(std::move(counter));
+
+    auto flow = std::make_unique<ListTable>();
+    flow->ddl = "CREATE TABLE x(id INTEGER, slice_out INTEGER, slice_in INTEGER, category TEXT)";
+    flow->rowEstimate = double(s.flows().size()) + 1;
+    flow->rowsFor = [sliceIndex, &s, name](const sqlite3_value* key) {
+        return keyedRows(
+            s.flows().size(), key, [sliceIndex, &s, name](sqlite3_context* ctx, std::size_t i, int c) {
+                const Flow& f = s.flows()[i];
+                if (c == 0) sqlite3_result_int64(ctx, sqlite3_int64(i));
+                if (c == 1)
+                    sqlite3_result_int64(ctx, sliceIndex->idOf(f.source.track.value, f.source.index.value));
+                if (c == 2)
+                    sqlite3_result_int64(ctx, sliceIndex->idOf(f.target.track.value, f.target.index.value));
+                if (c == 3) {
+                    if (f.category.isValid())
+                        resultText(ctx, name(f.category));
+                    else
+                        sqlite3_result_null(ctx);
+                }
+            });
+    };
+    reg->tables.push_back(std::move(flow));
+
+    // args: decoded only for the slices a query asks about (arg_set_id = a slice id).
+    auto args = std::make_unique<ListTable>();
+    args->ddl =
+        "CREATE TABLE x(arg_set_id INTEGER, key TEXT, int_value INTEGER, string_value TEXT, real_value REAL, "
+        "value_type TEXT)";
+    args->rowEstimate = 1e9; // a scan decodes every slice's args: the planner avoids it
+    args->rowsFor = [sliceIndex, &s](const sqlite3_value* key) {
+        struct Decoded {
+            std::int64_t id;
+            std::vector<ArgField> fields;
+        };
+        auto decoded = std::make_shared<std::vector<Decoded>>();
+        const auto add = [&](std::int64_t id) {
+            std::uint32_t t = 0, r = 0;
+            if (!sliceIndex->find(id, t, r)) return;
+            std::vector<ArgField> fields = decodeArgs(s, {TrackId(t), EventIndex(r)});
+            if (!fields.empty()) decoded->push_back({id, std::move(fields)});
+        };
+        if (key)
+            add(sqlite3_value_int64(const_cast<sqlite3_value*>(key)));
+        else
+            for (std::int64_t id = 0; id < sliceIndex->offset.back(); ++id)
+                add(id);
+        auto flat = std::make_shared<std::vector<std::pair<std::int64_t, const ArgField*>>>();
+        for (const Decoded& d : *decoded)
+            for (const ArgField& f : d.fields)
+                flat->emplace_back(d.id, &f);
+        return Rows{
+            flat->size(), [decoded, flat](sqlite3_context* ctx, std::size_t i, int c) {
+                const auto& [id, f] = (*flat)[i];
+                std::int64_t integer = 0;
+                double real = 0;
+                const char* begin = f->value.data();
+                const char* end = begin + f->value.size();
+                const bool isInt =
+                    !f->isString && std::from_chars(begin, end, integer).ptr == end && !f->value.empty();
+                const bool isReal = !f->isString && !isInt && std::from_chars(begin, end, real).ptr == end &&
+                                    !f->value.empty();
+                switch (c) {
+                case 0:
+                    sqlite3_result_int64(ctx, id);
+                    break;
+                case 1:
+                    resultText(ctx, f->key);
+                    break;
+                case 2:
+                    if (isInt)
+                        sqlite3_result_int64(ctx, integer);
+                    else
+                        sqlite3_result_null(ctx);
+                    break;
+                case 3:
+                    if (!isInt && !isReal)
+                        resultText(ctx, f->value);
+                    else
+                        sqlite3_result_null(ctx);
+                    break;
+                case 4:
+                    if (isReal)
+                        sqlite3_result_double(ctx, real);
+                    else
+                        sqlite3_result_null(ctx);
+                    break;
+                case 5:
+                    resultText(ctx, isInt ? "int" : isReal ? "real" : f->isString ? "string" : "json");
+                    break;
+                }
+            }};
+    };
+    reg->tables.push_back(std::move(args));
+
+    const char* names[] = {"slice", "track", "thread_track", "thread", "process", "counter", "flow", "args"};
+    for (std::size_t i = 0; i < reg->tables.size(); ++i)
+        if (sqlite3_create_module_v2(db, names[i], &storeModule, reg->tables[i].get(), nullptr) != SQLITE_OK)
+            return nullptr;
+    return owner;
+}
+
+} // namespace kinetoscope::sql

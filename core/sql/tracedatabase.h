@@ -1,0 +1,57 @@
+#pragma once
+
+// SQL over a loaded trace (issue 62): SQLite (Debian's libsqlite3) with virtual tables over the store's
+// columns, no copy of the trace. Perfetto's table and column names where the concept is the same
+// (docs/SQL.md): slice, args, thread, process, track, thread_track, counter, flow. Read-only: a query cannot
+// write, attach a file or load code; a long query can be interrupted from another thread.
+
+#include "model/tracestore.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+struct sqlite3;
+
+namespace kinetoscope::sql {
+
+using Value = std::variant<std::monostate, std::int64_t, double, std::string>; // NULL, INTEGER, REAL, TEXT
+
+struct QueryResult {
+    std::vector<std::string> columns;
+    std::vector<std::vector<Value>> rows;
+    std::string error; // empty when the query ran
+    int errorLine = 0; // where in the SQL, when SQLite knows (1-based; 0 when not)
+    int errorColumn = 0;
+    bool interrupted = false;
+    bool ok() const { return error.empty(); }
+};
+
+class TraceDatabase {
+  public:
+    // The store must outlive the database.
+    explicit TraceDatabase(const TraceStore& store);
+    ~TraceDatabase();
+    TraceDatabase(const TraceDatabase&) = delete;
+    TraceDatabase& operator=(const TraceDatabase&) = delete;
+
+    // Runs every statement of `sql`; the rows are the last statement's that returned any columns.
+    QueryResult query(std::string_view sql);
+    // Stops the query running now (from any thread): it ends with interrupted set.
+    void interrupt();
+    const TraceStore& store() const { return m_store; }
+
+  private:
+    const TraceStore& m_store;
+    sqlite3* m_db = nullptr;
+    std::shared_ptr<const void> m_tables; // the virtual tables' state, released after the connection
+};
+
+// Text for a value as the CLI's table and CSV print it (NULL empty, reals as SQLite prints them).
+std::string valueText(const Value& v);
+
+} // namespace kinetoscope::sql

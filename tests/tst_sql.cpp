@@ -1,0 +1,259 @@
+// SQL over a trace (core/sql, issue 62): the virtual tables against the store and the analyses on real
+// traces, windows against a scan, and a database that only reads.
+#include "analysis/ops/summary.h"
+#include "query/args.h"
+#include "sql/tracedatabase.h"
+#include "testsupport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+#include <map>
+#include <random>
+#include <thread>
+
+using namespace kinetoscope;
+using kinetoscope::sql::QueryResult;
+using kinetoscope::sql::TraceDatabase;
+
+namespace {
+const char* const corpus[] = {
+    test::traces::qwenH100,
+    test::traces::b200Eager,
+    test::traces::bertMi300,
+    test::traces::htaNsResolution,
+};
+
+std::int64_t integer(const sql::Value& v) {
+    return std::get<std::int64_t>(v);
+}
+} // namespace
+
+class TestSql : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase();
+    void kernelsEqualTheSummary_data() { addCorpus(); }
+    void kernelsEqualTheSummary();
+    void windowsEqualAScan_data() { addCorpus(); }
+    void windowsEqualAScan();
+    void nestingAndArgs_data() { addCorpus(); }
+    void nestingAndArgs();
+    void onlyReads();
+    void errorsSayWhere();
+    void interrupted();
+    void cliQuery();
+
+  private:
+    static void addCorpus() {
+        QTest::addColumn<QString>("trace");
+        for (const char* t : corpus)
+            QTest::newRow(QString::fromLatin1(t).section(QLatin1Char('/'), -1).left(60).toUtf8().constData())
+                << QString::fromLatin1(t);
+    }
+    const TraceStore& store(const QString& trace) {
+        auto& slot = m_stores[trace];
+        if (!slot) {
+            LoadResult r = loadTrace(test::tracePath(trace.toUtf8().constData()));
+            if (!r.ok()) qFatal("cannot load %s", qPrintable(trace));
+            slot = std::move(r.store);
+        }
+        return *slot;
+    }
+    std::map<QString, std::unique_ptr<const TraceStore>> m_stores;
+};
+
+void TestSql::initTestCase() {}
+
+// Kernel time by name, the question users bring first: what summarize's kernel table says.
+void TestSql::kernelsEqualTheSummary() {
+    QFETCH(QString, trace);
+    const TraceStore& s = store(trace);
+    TraceDatabase db(s);
+    const QueryResult r = db.query(
+        "SELECT slice.name, count(*), sum(dur) FROM slice JOIN track ON slice.track_id = track.id "
+        "WHERE track.type = 'gpu_stream' AND slice.category IN ('kernel', 'Kernel') GROUP BY slice.name");
+    QVERIFY2(r.ok(), r.error.c_str());
+    std::map<std::string, std::pair<std::int64_t, std::int64_t>> bySql;
+    for (const auto& row : r.rows)
+        bySql[std::get<std::string>(row[0])] = {integer(row[1]), integer(row[2])};
+    const Summary summary = summarize(s);
+    QVERIFY(!summary.kernels.empty());
+    QCOMPARE(bySql.size(), summary.kernels.size());
+    for (const KernelRow& k : summary.kernels) {
+        const auto it = bySql.find(k.name);
+        QVERIFY2(it != bySql.end(), k.name.c_str());
+        QCOMPARE(it->second.first, std::int64_t(k.count));
+        QCOMPARE(it->second.second, std::int64_t(k.total));
+    }
+}
+
+// A time window (and one track) is a binary search per lane, not a scan: the same rows as a scan.
+void TestSql::windowsEqualAScan() {
+    QFETCH(QString, trace);
+    const TraceStore& s = store(trace);
+    TraceDatabase db(s);
+    const QueryResult all = db.query("SELECT count(*) FROM slice");
+    QVERIFY2(all.ok(), all.error.c_str());
+    QCOMPARE(integer(all.rows[0][0]), std::int64_t(s.sliceCount()));
+    std::mt19937_64 rng(11);
+    const TimeNs span = std::max<TimeNs>(1, s.maxTime() - s.minTime());
+    for (int i = 0; i < 12; ++i) {
+        const TimeNs from = s.minTime() + TimeNs(rng() % std::uint64_t(span));
+        const TimeNs to = from + TimeNs(rng() % std::uint64_t(span / 10 + 1));
+        const std::uint32_t track = std::uint32_t(rng() % s.tracks().size());
+        std::int64_t inWindow = 0, onTrack = 0, exact = 0;
+        for (std::uint32_t t = 0; t < s.tracks().size(); ++t)
+            for (std::uint32_t row = 0; row < s.tracks()[t].sliceCount(); ++row) {
+                const TimeNs ts = s.tracks()[t].starts[row];
+                inWindow += ts >= from && ts <= to;
+                onTrack += t == track && ts > from && ts < to;
+                exact += ts == from;
+            }
+        const auto count = [&](const std::string& sql) {
+            const QueryResult r = db.query(sql);
+            if (!r.ok()) qFatal("%s: %s", sql.c_str(), r.error.c_str());
+            return integer(r.rows[0][0]);
+        };
+        QCOMPARE(count("SELECT count(*) FROM slice WHERE ts BETWEEN " + std::to_string(from) + " AND " +
+                       std::to_string(to)),
+                 inWindow);
+        QCOMPARE(count("SELECT count(*) FROM slice WHERE track_id = " + std::to_string(track) + " AND ts > " +
+                       std::to_string(from) + " AND ts < " + std::to_string(to)),
+                 onTrack);
+        QCOMPARE(count("SELECT count(*) FROM slice WHERE ts = " + std::to_string(from)), exact);
+        // A real bound is no tighter than the integer one.
+        QCOMPARE(count("SELECT count(*) FROM slice WHERE ts >= " + std::to_string(from) +
+                       ".5 AND ts <= " + std::to_string(to) + ".5"),
+                 inWindow - exact);
+    }
+}
+
+// depth and parent_id are the timeline's lanes and the nesting rule's parent; args decode as Details does;
+// the flows are the store's.
+void TestSql::nestingAndArgs() {
+    QFETCH(QString, trace);
+    const TraceStore& s = store(trace);
+    TraceDatabase db(s);
+    std::vector<std::int64_t> offset{0};
+    for (const Track& t : s.tracks())
+        offset.push_back(offset.back() + std::int64_t(t.sliceCount()));
+    std::mt19937_64 rng(3);
+    for (int i = 0; i < 200; ++i) {
+        const std::int64_t id = std::int64_t(rng() % std::uint64_t(offset.back()));
+        const std::uint32_t t =
+            std::uint32_t(std::upper_bound(offset.begin(), offset.end(), id) - offset.begin() - 1);
+        const std::uint32_t row = std::uint32_t(id - offset[t]);
+        const Track& track = s.tracks()[t];
+        const QueryResult r =
+            db.query("SELECT track_id, ts, dur, depth, parent_id, name, arg_set_id FROM slice WHERE id = " +
+                     std::to_string(id));
+        QVERIFY2(r.ok() && r.rows.size() == 1, r.error.c_str());
+        const auto& v = r.rows[0];
+        QCOMPARE(integer(v[0]), std::int64_t(t));
+        QCOMPARE(integer(v[1]), track.starts[row]);
+        QCOMPARE(integer(v[2]), track.durations[row]);
+        QCOMPARE(integer(v[3]), std::int64_t(track.depthOf(row)));
+        const auto parent = track.parentOf(row);
+        QCOMPARE(std::holds_alternative<std::monostate>(v[4]), !parent.has_value());
+        if (parent) QCOMPARE(integer(v[4]), offset[t] + *parent);
+        QCOMPARE(std::get<std::string>(v[5]), std::string(s.strings().view(track.names[row])));
+        const std::vector<ArgField> fields = decodeArgs(s, {TrackId(t), EventIndex(row)});
+        const QueryResult args =
+            db.query("SELECT key FROM args WHERE arg_set_id = " + std::to_string(id) + " ORDER BY rowid");
+        QVERIFY2(args.ok(), args.error.c_str());
+        QCOMPARE(args.rows.size(), fields.size());
+        for (std::size_t k = 0; k < fields.size(); ++k)
+            QCOMPARE(std::get<std::string>(args.rows[k][0]), fields[k].key);
+    }
+    const QueryResult flows = db.query("SELECT count(*), count(DISTINCT slice_out) FROM flow");
+    QVERIFY2(flows.ok(), flows.error.c_str());
+    QCOMPARE(integer(flows.rows[0][0]), std::int64_t(s.flows().size()));
+    // Every thread joins its process, every thread track its thread.
+    const QueryResult threads = db.query("SELECT count(*) FROM thread_track JOIN thread USING (utid) JOIN "
+                                         "process USING (upid)");
+    std::int64_t threadTracks = 0;
+    for (const Track& t : s.tracks())
+        threadTracks += t.kind == TrackKind::CpuThread;
+    QCOMPARE(integer(threads.rows[0][0]), threadTracks);
+}
+
+// Read-only: no write, ATTACH, PRAGMA, new table or extension; the database still answers after each refusal.
+void TestSql::onlyReads() {
+    const TraceStore& s = store(QString::fromLatin1(test::traces::qwenH100));
+    TraceDatabase db(s);
+    for (const char* sql :
+         {"DELETE FROM slice", "INSERT INTO slice(id) VALUES (1)", "UPDATE slice SET dur = 0",
+          "ATTACH DATABASE '/tmp/kinetoscope-sql-test.db' AS x", "PRAGMA writable_schema = 1",
+          "CREATE TABLE t(a)", "CREATE TEMP VIEW v AS SELECT 1", "VACUUM INTO '/tmp/x.db'",
+          "SELECT load_extension('/tmp/nothing')", "SELECT 1; DROP TABLE slice"}) {
+        const QueryResult r = db.query(sql);
+        QVERIFY2(!r.ok(), sql);
+        QVERIFY(!QFile::exists(QStringLiteral("/tmp/kinetoscope-sql-test.db")));
+        const QueryResult after = db.query("SELECT count(*) FROM slice");
+        QVERIFY2(after.ok(), after.error.c_str());
+        QCOMPARE(integer(after.rows[0][0]), std::int64_t(s.sliceCount()));
+    }
+    // A query's own CTEs are reading.
+    const QueryResult cte =
+        db.query("WITH k AS (SELECT dur FROM slice WHERE category = 'kernel') SELECT count(*) "
+                 "FROM k");
+    QVERIFY2(cte.ok(), cte.error.c_str());
+}
+
+void TestSql::errorsSayWhere() {
+    const TraceStore& s = store(QString::fromLatin1(test::traces::qwenH100));
+    TraceDatabase db(s);
+    const QueryResult r = db.query("SELECT name,\n       nosuch FROM slice");
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error.find("nosuch") != std::string::npos, r.error.c_str());
+    QCOMPARE(r.errorLine, 2);
+    QCOMPARE(r.errorColumn, 8);
+}
+
+// A runaway query stops when asked, and the database answers again.
+void TestSql::interrupted() {
+    const TraceStore& s = store(QString::fromLatin1(test::traces::qwenH100));
+    TraceDatabase db(s);
+    std::thread stopper([&db] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        db.interrupt();
+    });
+    const QueryResult r = db.query("SELECT count(*) FROM slice a, slice b, slice c");
+    stopper.join();
+    QVERIFY(!r.ok());
+    QVERIFY(r.interrupted);
+    QVERIFY(db.query("SELECT 1").ok());
+}
+
+// `kinetoscope-cli query TRACE SQL --json`: columns and rows, typed.
+void TestSql::cliQuery() {
+    QProcess p;
+    p.start(KINETOSCOPE_CLI, {"query", QString::fromStdString(test::tracePath(test::traces::qwenH100)),
+                              "SELECT category, count(*) AS n, min(ts) AS first FROM slice GROUP BY category "
+                              "ORDER BY n DESC",
+                              "--json"});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 0);
+    const QJsonObject root = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+    QCOMPARE(root["columns"].toArray().size(), 3);
+    const QJsonArray rows = root["rows"].toArray();
+    QVERIFY(rows.size() > 3);
+    qint64 total = 0;
+    for (const QJsonValue& row : rows)
+        total += row.toArray()[1].toInteger();
+    QCOMPARE(total, qint64(store(QString::fromLatin1(test::traces::qwenH100)).sliceCount()));
+    // A write is refused with a clear one-line error and exit code 1.
+    QProcess w;
+    w.start(KINETOSCOPE_CLI,
+            {"query", QString::fromStdString(test::tracePath(test::traces::qwenH100)), "DELETE FROM slice"});
+    QVERIFY(w.waitForFinished(60000));
+    QCOMPARE(w.exitCode(), 1);
+    QVERIFY(w.readAllStandardError().startsWith("kinetoscope-cli: query: "));
+}
+
+QTEST_GUILESS_MAIN(TestSql)
+#include "tst_sql.moc"
