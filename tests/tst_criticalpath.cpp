@@ -6,6 +6,7 @@
 // cannot run (a 2020 trace) or leaves waits out (no cuda_sync events), what we do instead is checked on its
 // own.
 #include "analysis/gpu/criticalpathgraph.h"
+#include "analysis/overview/overview.h"
 #include "testsupport.h"
 
 #include "analysis/gpu/criticalpath.h"
@@ -25,6 +26,8 @@ class TestCriticalPath : public QObject {
     void writtenGraph();
     void stepReport();
     void dataLoaderOnThePath();
+    void ncclTracesPathsHoldNoCommunication_data();
+    void ncclTracesPathsHoldNoCommunication();
 };
 
 namespace {
@@ -289,6 +292,38 @@ void TestCriticalPath::dataLoaderOnThePath() {
     const CriticalPath htaLike = criticalPath(*r.store, step.cpuStart, step.cpuEnd, {.inferWaits = false});
     QVERIFY2(std::abs(us(bound(htaLike, BoundBy::DataLoading)) - 703716.0) < 0.01 * 703716.0,
              qPrintable(QString::number(us(bound(htaLike, BoundBy::DataLoading)), 'f', 3)));
+}
+
+// Real traces with NCCL kernels (issue 61 item 20: a real trace where one has the case): HTA's sampled ranks
+// and trace_diff control, and the B200 run. Their steps' paths run through the CPU and compute kernels, not
+// through a collective (CPU 98-100 % on all but the control's), so the path says no communication and the
+// advice that a step's path waits on collectives stays quiet: the synthetic communicationOnCriticalPath has
+// the case.
+void TestCriticalPath::ncclTracesPathsHoldNoCommunication_data() {
+    QTest::addColumn<QString>("trace");
+    QTest::newRow("sampled rank 0") << QString(hta) + "tests__data__trace_filter__sampled_rank-0.json.gz";
+    QTest::newRow("sampled rank 1") << QString(hta) + "tests__data__trace_filter__sampled_rank-1.json.gz";
+    QTest::newRow("trace_diff control") << QString(hta) + "tests__data__trace_diff__control__control.json.gz";
+    QTest::newRow("B200") << QString::fromLatin1(test::traces::b200Eager);
+}
+
+void TestCriticalPath::ncclTracesPathsHoldNoCommunication() {
+    QFETCH(QString, trace);
+    LoadResult r = loadTrace(test::tracePath(trace.toStdString().c_str()));
+    QVERIFY2(r.store, r.error.c_str());
+    // The trace has NCCL kernels...
+    bool nccl = false;
+    for (const Track& t : r.store->tracks())
+        for (std::uint32_t row = 0; row < t.sliceCount() && !nccl; ++row)
+            nccl = t.kind == TrackKind::GpuStream &&
+                   r.store->strings().view(t.names[row]).find("nccl") != std::string_view::npos;
+    QVERIFY(nccl);
+    // ...and its step's path runs through none of them.
+    const StepCriticalPath path = criticalPathAt(*r.store, r.store->minTime(), r.store->maxTime());
+    QVERIFY(path.path.length > 0);
+    QCOMPARE(bound(path.path, BoundBy::GpuCommunication), TimeNs(0));
+    QVERIFY(!criticalPathRecommendation(path) ||
+            criticalPathRecommendation(path)->id != std::string("communication_on_critical_path"));
 }
 
 QTEST_GUILESS_MAIN(TestCriticalPath)
