@@ -9,6 +9,7 @@
 #include "import/traceloader.h"
 #include "open/opentrace.h"
 #include "query/lanelayout.h"
+#include "sql/tracedatabase.h"
 
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
@@ -195,6 +196,89 @@ py::dict slices(const Trace& t, std::optional<std::string> name, std::optional<s
     return out;
 }
 
+// SQL over the trace (core/sql, docs/SQL.md): the columns as arrays (no Python object a row): int64 where
+// every value is an integer, float64 where all are numbers (NULL as NaN), else a list of str and None. Runs
+// off the GIL; Ctrl+C interrupts it. A bad query raises ValueError with SQLite's message and, where it knows
+// it, the line and column.
+py::dict query(const Trace& t, const std::string& sqlText) {
+    sql::TraceDatabase db(*t.store);
+    sql::QueryResult result;
+    std::atomic<bool> finished{false};
+    std::exception_ptr failed;
+    std::thread worker([&] {
+        try {
+            result = db.query(sqlText);
+        } catch (...) {
+            failed = std::current_exception();
+        }
+        finished = true;
+    });
+    bool interrupted = false;
+    {
+        py::gil_scoped_release released;
+        while (!finished) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            py::gil_scoped_acquire held;
+            if (!interrupted && PyErr_CheckSignals() != 0) {
+                interrupted = true;
+                db.interrupt();
+            }
+        }
+    }
+    worker.join();
+    if (failed) std::rethrow_exception(failed);
+    if (interrupted) throw py::error_already_set(); // KeyboardInterrupt
+    if (!result.ok()) {
+        std::string message = result.error;
+        if (result.errorLine > 0)
+            message = "line " + std::to_string(result.errorLine) + ", column " +
+                      std::to_string(result.errorColumn) + ": " + message;
+        throw py::value_error(message);
+    }
+    py::list names, columns;
+    for (std::size_t c = 0; c < result.columns.size(); ++c) {
+        names.append(text(result.columns[c]));
+        bool integers = true, numbers = true;
+        for (const auto& row : result.rows) {
+            const sql::Value& v = row[c];
+            integers = integers && std::holds_alternative<std::int64_t>(v);
+            numbers = numbers && !std::holds_alternative<std::string>(v);
+        }
+        if (integers) {
+            std::vector<std::int64_t> values;
+            values.reserve(result.rows.size());
+            for (const auto& row : result.rows)
+                values.push_back(std::get<std::int64_t>(row[c]));
+            columns.append(kinetoscope::python::numpyColumn(values));
+        } else if (numbers) {
+            std::vector<double> values;
+            values.reserve(result.rows.size());
+            for (const auto& row : result.rows) {
+                const sql::Value& v = row[c];
+                values.push_back(std::holds_alternative<std::monostate>(v)
+                                     ? std::numeric_limits<double>::quiet_NaN()
+                                 : std::holds_alternative<double>(v) ? std::get<double>(v)
+                                                                     : double(std::get<std::int64_t>(v)));
+            }
+            columns.append(kinetoscope::python::numpyColumn(values));
+        } else {
+            py::list values(result.rows.size());
+            for (std::size_t r = 0; r < result.rows.size(); ++r) {
+                const sql::Value& v = result.rows[r][c];
+                if (std::holds_alternative<std::monostate>(v))
+                    values[r] = py::none();
+                else
+                    values[r] = text(sql::valueText(v));
+            }
+            columns.append(values);
+        }
+    }
+    py::dict out;
+    out["columns"] = names;
+    out["values"] = columns;
+    return out;
+}
+
 // The JSON members of a table's rows, in order: the columns an empty table still has.
 template <typename Row> py::list jsonKeys(const Columns<Row>& columns) {
     py::list keys;
@@ -259,6 +343,7 @@ PYBIND11_MODULE(_kinetoscope, m) {
           py::arg("category") = std::nullopt, py::arg("track") = std::nullopt,
           py::arg("start_us") = std::nullopt, py::arg("end_us") = std::nullopt, py::arg("args") = false);
     m.def("table_columns", &tableColumns);
+    m.def("query", &query, py::arg("trace"), py::arg("sql"));
     m.def("summary_json", &summaryJson, py::arg("trace"), py::arg("sections") = "",
           py::arg("by_shape") = false);
     kinetoscope::python::addJobAndSnapshot(m);

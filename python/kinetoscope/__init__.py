@@ -161,6 +161,16 @@ class Trace:
             **({"args": [json.loads(text) if text else {} for text in cols["args"]]} if args else {}),
         })
 
+    def query(self, sql):
+        """SQL over the trace, as a DataFrame built from column arrays: Perfetto's tables (slice, args, thread,
+        process, track, thread_track, counter, flow; docs/SQL.md), read-only; times in integer ns on the trace's own
+        clock. A bad query raises ValueError saying where ("line 2, column 8: no such column: nosuch"); Ctrl+C
+        interrupts a long one."""
+        result = _kinetoscope.query(self._handle, sql)
+        frame = pd.DataFrame({i: values for i, values in enumerate(result["values"])})
+        frame.columns = list(result["columns"])  # names may repeat (two tables' "name")
+        return frame
+
     def kernels(self):
         """One row a kernel name: calls, total, min, max, mean (µs), category, tensor cores."""
         return self._table("kernels", "kernels")

@@ -291,3 +291,33 @@ def test_a_failure_inside_the_load_raises(tmp_path):
             break
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.startswith("raised"), run.stdout + run.stderr[-2000:]  # MemoryError, or a thread not started
+
+
+def test_query_equals_the_kernel_table():
+    # SQL over the trace (issue 62): kernel calls by name equal kernels(), from column arrays with their types.
+    t = kinetoscope.load(os.path.join(TRACES, CORPUS[1]), progress=False)
+    q = t.query("SELECT slice.name AS name, count(*) AS calls, sum(dur) AS total_ns, NULL AS missing "
+                "FROM slice JOIN track ON slice.track_id = track.id "
+                "WHERE track.type = 'gpu_stream' AND category = 'kernel' GROUP BY slice.name")
+    assert list(q.columns) == ["name", "calls", "total_ns", "missing"]
+    assert str(q["calls"].dtype) == "int64" and str(q["total_ns"].dtype) == "int64"
+    kernels = t.kernels()
+    assert len(q) == len(kernels)
+    assert dict(zip(q["name"], q["calls"])) == dict(zip(kernels["name"], kernels["count"]))
+    assert q["missing"].isna().all()
+    # Repeated column names stay, and an empty result keeps its columns.
+    both = t.query("SELECT s.name, t.name FROM slice s JOIN track t ON s.track_id = t.id LIMIT 3")
+    assert list(both.columns) == ["name", "name"] and len(both) == 3
+    empty = t.query("SELECT id, ts FROM slice WHERE dur < 0")
+    assert list(empty.columns) == ["id", "ts"] and len(empty) == 0
+
+
+def test_query_errors_say_where_and_nothing_is_written():
+    t = kinetoscope.load(os.path.join(TRACES, CORPUS[1]), progress=False)
+    with pytest.raises(ValueError, match=r"line 2, column 8: no such column: nosuch"):
+        t.query("SELECT name,\n       nosuch FROM slice")
+    for sql in ("DELETE FROM slice", "ATTACH DATABASE '/tmp/kinetoscope-py.db' AS x", "CREATE TABLE x(a)"):
+        with pytest.raises(ValueError):
+            t.query(sql)
+    assert not os.path.exists("/tmp/kinetoscope-py.db")
+    assert t.query("SELECT count(*) AS n FROM slice")["n"][0] == len(t.slices())
