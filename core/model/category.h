@@ -28,6 +28,14 @@ enum class CategoryKind : std::uint8_t {
 
 CategoryKind classifyCategory(std::string_view cat);
 
+// The host events of the operator tables (docs/DEFINITIONS.md, "Nesting: one rule"): operators, annotations,
+// runtime and driver calls. Python frames, GPU work and the profiler's own rows are not. One definition for
+// the operator tables' host tree (analysis/ops/hosttree) and self time everywhere (query/selftime).
+inline bool isHostEventKind(CategoryKind k) {
+    return k == CategoryKind::CpuOp || k == CategoryKind::UserAnnotation || k == CategoryKind::Runtime ||
+           k == CategoryKind::Driver;
+}
+
 // The kind of a RecordFunction the legacy autograd profiler wrote without a category, by its name
 // (docs/DEFINITIONS.md, "Traces without categories"): CpuOp for an operator (a namespaced name such as
 // aten::mm, an autograd node such as AddmmBackward0, detach), UserAnnotation for the rest (record_function

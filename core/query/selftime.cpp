@@ -7,16 +7,8 @@
 namespace kinetoscope {
 
 bool isHostEvent(const TraceStore& store, const Track& track, std::uint32_t row) {
-    if (track.flags[row] & SliceFlag::Instant) return false;
-    switch (store.categories()[track.categories[row]].kind) {
-    case CategoryKind::CpuOp:
-    case CategoryKind::UserAnnotation:
-    case CategoryKind::Runtime:
-    case CategoryKind::Driver:
-        return true;
-    default:
-        return false;
-    }
+    return !(track.flags[row] & SliceFlag::Instant) &&
+           isHostEventKind(store.categories()[track.categories[row]].kind);
 }
 
 std::vector<std::uint32_t> rowsInNestingOrder(const Track& track, TimeNs from, TimeNs to) {

@@ -26,40 +26,28 @@ std::string annotationGroupName(std::string_view name) {
     return std::string(name.substr(0, hash + 1)) + "*";
 }
 
+namespace {
+// The role a category gives (a CpuOp named like an annotation is one: HostRoles::of).
+HostRole roleOfKind(CategoryKind kind) {
+    if (!isHostEventKind(kind)) return HostRole::None;
+    if (kind == CategoryKind::CpuOp) return HostRole::Operator;
+    if (kind == CategoryKind::UserAnnotation) return HostRole::Annotation;
+    return HostRole::Launch; // runtime and driver calls
+}
+} // namespace
+
 HostRole hostRole(const TraceStore& store, const Track& track, std::uint32_t row) {
     if (track.flags[row] & SliceFlag::Instant) return HostRole::None;
-    switch (store.categories()[track.categories[row]].kind) {
-    case CategoryKind::CpuOp:
-        return isAnnotationName(store.strings().view(track.names[row])) ? HostRole::Annotation
-                                                                        : HostRole::Operator;
-    case CategoryKind::UserAnnotation:
-        return HostRole::Annotation;
-    case CategoryKind::Runtime:
-    case CategoryKind::Driver:
-        return HostRole::Launch;
-    default:
-        return HostRole::None;
-    }
+    const HostRole role = roleOfKind(store.categories()[track.categories[row]].kind);
+    return role == HostRole::Operator && isAnnotationName(store.strings().view(track.names[row]))
+               ? HostRole::Annotation
+               : role;
 }
 
 HostRoles::HostRoles(const TraceStore& store)
     : m_store(&store), m_annotationName(store.strings().size(), false) {
-    for (const Category& c : store.categories()) {
-        switch (c.kind) {
-        case CategoryKind::CpuOp:
-            m_byCategory.push_back(HostRole::Operator);
-            break;
-        case CategoryKind::UserAnnotation:
-            m_byCategory.push_back(HostRole::Annotation);
-            break;
-        case CategoryKind::Runtime:
-        case CategoryKind::Driver:
-            m_byCategory.push_back(HostRole::Launch);
-            break;
-        default:
-            m_byCategory.push_back(HostRole::None);
-        }
-    }
+    for (const Category& c : store.categories())
+        m_byCategory.push_back(roleOfKind(c.kind));
     for (std::uint32_t i = 0; i < store.strings().size(); ++i)
         m_annotationName[i] = isAnnotationName(store.strings().view(StringId(i)));
 }
