@@ -1,6 +1,7 @@
 #include "analysis/jobs/diff.h"
 
 #include "analysis/compiled/compiledmatch.h"
+#include "analysis/gpu/intervals.h"
 
 #include "model/textformat.h"
 #include "query/kernelshortname.h"
@@ -51,11 +52,7 @@ std::string workDifference(const TraceDiff& d) {
 }
 
 TimeNs compileInSteps(const Overview& ov) {
-    TimeNs total = 0;
-    for (const StepRange& step : ov.steps)
-        for (const auto& [from, to] : ov.compilePhases)
-            total += std::max<TimeNs>(0, std::min(to, step.end) - std::max(from, step.start));
-    return total;
+    return totalLength(ov.compilePhases); // the overview keeps them clipped to the steps already
 }
 
 TimeNs stepMeanWithoutCompile(const Overview& ov) {
