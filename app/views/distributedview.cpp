@@ -340,10 +340,15 @@ void DistributedView::showDetails(std::size_t rank, EventRef ref) {
     QString title =
         tr("Details · rank %1").arg(qint64(rank < m_ranks.size() ? m_ranks[rank].rank : std::int64_t(rank)));
     // A collective's kernel: its call on every rank, in the Collectives tab, and who it waited for here.
-    if (const auto call = callOfKernel(rank, ref)) {
-        const auto [collective, index] = *call;
+    if (const auto run = collectiveRunOfKernel(rank, ref)) {
+        const auto [collective, instance] = *run;
         m_calls->showCollective(collective);
         const std::vector<CollectiveCall>& calls = m_calls->calls();
+        // The call among them that holds this rank's run.
+        std::size_t index = 0;
+        for (std::size_t k = 0; k < calls.size(); ++k)
+            for (const CollectiveCallRank& r : calls[k].ranks)
+                if (r.rank == rank && r.instance == instance) index = k;
         for (int row = 0; row < m_calls->callTable()->rowCount(); ++row)
             if (m_calls->callTable()->item(row, 0)->data(Qt::UserRole).toULongLong() == index)
                 m_calls->callTable()->setCurrentCell(row, 0);
@@ -365,8 +370,8 @@ void DistributedView::showDetails(std::size_t rank, EventRef ref) {
     m_detailsTitle->setText(title);
 }
 
-std::optional<std::pair<std::size_t, std::size_t>> DistributedView::callOfKernel(std::size_t rank,
-                                                                                 EventRef ref) const {
+std::optional<std::pair<std::size_t, std::uint32_t>>
+DistributedView::collectiveRunOfKernel(std::size_t rank, EventRef ref) const {
     if (rank >= m_ranks.size() || !m_calls) return std::nullopt;
     const TraceStore& store = m_timelines[rank]->store();
     const Track& track = store.track(ref.track);
@@ -381,11 +386,8 @@ std::optional<std::pair<std::size_t, std::size_t>> DistributedView::callOfKernel
         const CollectiveStats& mine = figures.collectives.at(in.collective);
         for (std::size_t c = 0; c < m_job.collectives.size(); ++c) {
             const CollectiveSpread& s = m_job.collectives[c];
-            if (s.name != mine.name || s.messageBytes != mine.messageBytes || s.group != mine.group) continue;
-            const std::vector<CollectiveCall> calls = kinetoscope::collectiveCalls(m_job, c);
-            for (std::size_t k = 0; k < calls.size(); ++k)
-                for (const CollectiveCallRank& r : calls[k].ranks)
-                    if (r.rank == rank && r.instance == i) return std::pair{c, k};
+            if (s.name == mine.name && s.messageBytes == mine.messageBytes && s.group == mine.group)
+                return std::pair{c, i};
         }
     }
     return std::nullopt;

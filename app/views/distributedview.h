@@ -93,8 +93,10 @@ class DistributedView : public QWidget {
     void syncFrom(std::size_t source);
     void showDetails(std::size_t rank, EventRef ref);
     void goToMatch(int index);
-    // The collective call (JobReport::collectives index, index of its calls) a rank's GPU slice ran, if any.
-    std::optional<std::pair<std::size_t, std::size_t>> callOfKernel(std::size_t rank, EventRef ref) const;
+    // The collective run a rank's GPU slice is (JobReport::collectives index, the rank's instance index), if
+    // any.
+    std::optional<std::pair<std::size_t, std::uint32_t>> collectiveRunOfKernel(std::size_t rank,
+                                                                               EventRef ref) const;
 
     QStringList m_files;
     bool m_ready = false;
