@@ -262,13 +262,18 @@ py::dict query(const Trace& t, const std::string& sqlText) {
             }
             columns.append(kinetoscope::python::numpyColumn(values));
         } else {
+            // Text, or values of mixed types (SQLite's columns have none): each its own, as the CLI's JSON.
             py::list values(result.rows.size());
             for (std::size_t r = 0; r < result.rows.size(); ++r) {
                 const sql::Value& v = result.rows[r][c];
                 if (std::holds_alternative<std::monostate>(v))
                     values[r] = py::none();
+                else if (const auto* i = std::get_if<std::int64_t>(&v))
+                    values[r] = py::int_(*i);
+                else if (const auto* d = std::get_if<double>(&v))
+                    values[r] = py::float_(*d);
                 else
-                    values[r] = text(sql::valueText(v));
+                    values[r] = text(std::get<std::string>(v));
             }
             columns.append(values);
         }

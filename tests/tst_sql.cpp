@@ -1,6 +1,10 @@
 // SQL over a trace (core/sql, issue 62): the virtual tables against the store and the analyses on real
 // traces, windows against a scan, and a database that only reads.
+#include "analysis/ops/hosttree.h"
+#include "analysis/ops/steps.h"
 #include "analysis/ops/summary.h"
+#include "analysis/report/sections.h"
+#include "model/memoryseries.h"
 #include "query/args.h"
 #include "sql/tracedatabase.h"
 #include "testsupport.h"
@@ -13,6 +17,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 #include <thread>
 
 using namespace kinetoscope;
@@ -42,6 +47,9 @@ class TestSql : public QObject {
     void windowsEqualAScan();
     void nestingAndArgs_data() { addCorpus(); }
     void nestingAndArgs();
+    void ownTablesEqualTheStore_data() { addCorpus(); }
+    void ownTablesEqualTheStore();
+    void reportTablesHaveTheirColumns();
     void onlyReads();
     void errorsSayWhere();
     void interrupted();
@@ -182,6 +190,100 @@ void TestSql::nestingAndArgs() {
 }
 
 // Read-only: no write, ATTACH, PRAGMA, new table or extension; the database still answers after each refusal.
+// kernel, operator, step and memory_event against the store and the analyses that read the same slices.
+void TestSql::ownTablesEqualTheStore() {
+    QFETCH(QString, trace);
+    const TraceStore& s = store(trace);
+    TraceDatabase db(s);
+    std::vector<EventRef> kernels, ops;
+    for (std::uint32_t t = 0; t < s.tracks().size(); ++t)
+        for (std::uint32_t r = 0; r < s.tracks()[t].sliceCount(); ++r) {
+            const EventRef ref{TrackId(t), EventIndex(r)};
+            if (s.categoryOf(ref).kind == CategoryKind::Kernel) kernels.push_back(ref);
+            if (s.categoryOf(ref).kind == CategoryKind::CpuOp) ops.push_back(ref);
+        }
+    QVERIFY(!kernels.empty());
+    // Each kernel row names its slice, its launch call and the operator that launched it.
+    const QueryResult k = db.query("SELECT k.id, k.launch_id, k.operator_id, s.name, k.name, k.ts, s.ts "
+                                   "FROM kernel k JOIN slice s ON s.id = k.id ORDER BY k.id");
+    QVERIFY2(k.ok(), k.error.c_str());
+    QCOMPARE(k.rows.size(), kernels.size());
+    std::size_t withLaunch = 0, withOperator = 0;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        const auto& row = k.rows[i];
+        QCOMPARE(std::get<std::string>(row[3]), std::get<std::string>(row[4]));
+        QCOMPARE(integer(row[5]), integer(row[6]));
+        const auto launch = s.launchOf(kernels[i]);
+        QCOMPARE(std::holds_alternative<std::monostate>(row[1]), !launch.has_value());
+        if (!launch) continue;
+        ++withLaunch;
+        const QueryResult l =
+            db.query("SELECT name, ts FROM slice WHERE id = " + std::to_string(integer(row[1])));
+        QCOMPARE(std::get<std::string>(l.rows.at(0)[0]), std::string(s.nameOf(*launch)));
+        QCOMPARE(integer(l.rows[0][1]), s.track(launch->track).starts[launch->index.value]);
+        const auto op = launchingOperator(s, *launch);
+        QCOMPARE(std::holds_alternative<std::monostate>(row[2]), !op.has_value());
+        if (op) ++withOperator;
+    }
+    QVERIFY(withLaunch > kernels.size() / 2);
+    QVERIFY(withOperator > 0);
+
+    // Operators: every CPU op, its input shapes where record_shapes wrote them.
+    const QueryResult o = db.query("SELECT count(*), count(input_dims) FROM operator");
+    QCOMPARE(integer(o.rows[0][0]), qint64(ops.size()));
+    qint64 shaped = 0;
+    for (EventRef ref : ops)
+        for (const ArgField& f : decodeArgs(s, ref))
+            shaped += f.key == "Input Dims";
+    QCOMPARE(integer(o.rows[0][1]), shaped);
+
+    // Steps as the reports find them.
+    const std::vector<StepRange> steps = findSteps(s);
+    const QueryResult st = db.query("SELECT ts, dur, name FROM step ORDER BY id");
+    QCOMPARE(st.rows.size(), std::max<std::size_t>(steps.size(), 1));
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        QCOMPARE(integer(st.rows[i][0]), steps[i].start);
+        QCOMPARE(integer(st.rows[i][1]), steps[i].end - steps[i].start);
+        QCOMPARE(std::get<std::string>(st.rows[i][2]), stepLabel(s, steps[i]));
+    }
+
+    // Memory events: the running totals the memory series read.
+    std::multiset<std::pair<std::int64_t, double>> series;
+    for (const auto& [device, samples] : allocatedSeries(s))
+        if (!samples.relative)
+            for (const AllocatedSample& sample : samples.samples)
+                series.insert({sample.t, sample.allocated});
+    const QueryResult m =
+        db.query("SELECT ts, total_allocated FROM memory_event WHERE total_allocated IS NOT NULL");
+    QVERIFY2(m.ok(), m.error.c_str());
+    std::multiset<std::pair<std::int64_t, double>> rows;
+    for (const auto& row : m.rows)
+        rows.insert({integer(row[0]), std::holds_alternative<double>(row[1]) ? std::get<double>(row[1])
+                                                                             : double(integer(row[1]))});
+    QCOMPARE(rows, series);
+}
+
+// A report table is there with its columns (the JSON's members) even when the trace has none of its rows; its
+// rows are the report's.
+void TestSql::reportTablesHaveTheirColumns() {
+    const TraceStore& s = store(QString::fromLatin1(test::traces::htaNsResolution));
+    TraceDatabase db(s);
+    const QueryResult graphs = db.query("SELECT * FROM inductor_graphs");
+    QVERIFY2(graphs.ok(), graphs.error.c_str());
+    QVERIFY(graphs.rows.empty());
+    std::vector<std::string> keys;
+    for (const auto& c : compiledGraphColumns())
+        if (c.outputs & InJson) keys.emplace_back(c.key);
+    QCOMPARE(graphs.columns, keys);
+    const QueryResult kernels = db.query("SELECT count(*), sum(count) FROM kernels");
+    const Summary summary = summarize(s);
+    QCOMPARE(integer(kernels.rows[0][0]), qint64(summary.kernels.size()));
+    std::uint64_t calls = 0;
+    for (const KernelRow& r : summary.kernels)
+        calls += r.count;
+    QCOMPARE(integer(kernels.rows[0][1]), qint64(calls));
+}
+
 void TestSql::onlyReads() {
     const TraceStore& s = store(QString::fromLatin1(test::traces::qwenH100));
     TraceDatabase db(s);

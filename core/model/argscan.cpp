@@ -6,7 +6,12 @@
 namespace kinetoscope {
 
 namespace {
-// Position just after `"key"` and the colon that follows, or npos.
+// Kineto writes its args pretty-printed: a value, and an array's elements, may follow a line break.
+bool isSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+// Position just after `"key"` and the colon that follows (and any space after it), or npos.
 std::size_t valueStart(std::string_view text, std::string_view key) {
     std::size_t from = 0;
     while (true) {
@@ -16,11 +21,11 @@ std::size_t valueStart(std::string_view text, std::string_view key) {
         if (q == 0 || text[q - 1] != '"' || q + key.size() >= text.size() || text[q + key.size()] != '"')
             continue;
         std::size_t p = q + key.size() + 1;
-        while (p < text.size() && (text[p] == ' ' || text[p] == '\t' || text[p] == '\n' || text[p] == '\r'))
+        while (p < text.size() && isSpace(text[p]))
             ++p;
         if (p >= text.size() || text[p] != ':') continue;
         ++p;
-        while (p < text.size() && (text[p] == ' ' || text[p] == '\t' || text[p] == '\n' || text[p] == '\r'))
+        while (p < text.size() && isSpace(text[p]))
             ++p;
         return p;
     }
@@ -54,13 +59,13 @@ std::optional<std::array<long long, 3>> argTriple(std::string_view text, std::st
     ++p;
     std::array<long long, 3> out{1, 1, 1};
     for (int i = 0; i < 3; ++i) {
-        while (p < text.size() && text[p] == ' ')
+        while (p < text.size() && isSpace(text[p]))
             ++p;
         if (p < text.size() && text[p] == ']') break;
         const auto v = numberAt(text, p);
         if (!v) return std::nullopt;
         out[std::size_t(i)] = static_cast<long long>(*v);
-        while (p < text.size() && (text[p] == ' ' || text[p] == ','))
+        while (p < text.size() && (isSpace(text[p]) || text[p] == ','))
             ++p;
     }
     return out;

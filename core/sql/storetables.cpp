@@ -1,9 +1,9 @@
 #include "sql/storetables.h"
 
+#include "sql/vtab.h"
+
 #include "query/args.h"
 #include "query/lanelayout.h"
-
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <charconv>
@@ -17,69 +17,14 @@
 
 namespace kinetoscope::sql {
 
-extern thread_local bool declaringTable;
+using namespace vtab;
 
 namespace {
-
-// A row source: the rows [0, count) of a table, or of one filter. Each table says how a filter narrows them.
-struct Cursor {
-    virtual ~Cursor() = default;
-    virtual void filter(int plan, int argc, sqlite3_value** argv) = 0;
-    virtual bool eof() const = 0;
-    virtual void next() = 0;
-    virtual void column(sqlite3_context* ctx, int column) = 0;
-    virtual sqlite3_int64 rowid() const = 0;
-};
-
-struct Table {
-    virtual ~Table() = default;
-    virtual const char* schema() const = 0;
-    virtual int bestIndex(sqlite3_index_info* info) const = 0;
-    virtual std::unique_ptr<Cursor> open() const = 0;
-};
-
-struct VTab : sqlite3_vtab {
-    const Table* table = nullptr;
-};
-struct VCursor : sqlite3_vtab_cursor {
-    std::unique_ptr<Cursor> cursor;
-};
-
-void resultText(sqlite3_context* ctx, std::string_view text) {
-    sqlite3_result_text64(ctx, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
-}
-
-// The first usable constraint `op` on `column`; -1 when none.
-int usable(const sqlite3_index_info* info, int column, unsigned char op) {
-    for (int i = 0; i < info->nConstraint; ++i)
-        if (info->aConstraint[i].usable && info->aConstraint[i].iColumn == column &&
-            info->aConstraint[i].op == op)
-            return i;
-    return -1;
-}
-
-// ---- slice: every slice of every track, its id the track's offset plus its row ----
-struct SliceIndex {
-    const TraceStore* store = nullptr;
-    std::vector<std::int64_t> offset; // per track, the id of its row 0; one past the end last
-    explicit SliceIndex(const TraceStore& s) : store(&s) {
-        offset.push_back(0);
-        for (const Track& t : s.tracks())
-            offset.push_back(offset.back() + std::int64_t(t.sliceCount()));
-    }
-    std::int64_t idOf(std::uint32_t track, std::uint32_t row) const { return offset[track] + row; }
-    bool find(std::int64_t id, std::uint32_t& track, std::uint32_t& row) const {
-        if (id < 0 || id >= offset.back()) return false;
-        const auto it = std::upper_bound(offset.begin(), offset.end(), id);
-        track = std::uint32_t(it - offset.begin() - 1);
-        row = std::uint32_t(id - offset[track]);
-        return true;
-    }
-};
 
 enum SlicePlan { ById = 1, ByTrack = 2, TsLower = 4, TsUpper = 8, TsEqual = 16 };
 
 struct SliceCursor final : Cursor {
+    const TraceStore& store;
     const SliceIndex& index;
     // The (track, row range) runs to visit: one per lane, narrowed by the filter.
     struct Run {
@@ -88,13 +33,13 @@ struct SliceCursor final : Cursor {
     std::vector<Run> runs;
     std::size_t run = 0;
     std::uint32_t row = 0;
-    explicit SliceCursor(const SliceIndex& i) : index(i) {}
+    SliceCursor(const TraceStore& s, const SliceIndex& i) : store(s), index(i) {}
 
     void filter(int plan, int, sqlite3_value** argv) override {
         runs.clear();
         run = 0;
         int arg = 0;
-        const TraceStore& s = *index.store;
+        const TraceStore& s = store;
         if (plan & ById) {
             std::uint32_t t = 0, r = 0;
             if (sqlite3_value_numeric_type(argv[arg]) == SQLITE_INTEGER &&
@@ -146,7 +91,7 @@ struct SliceCursor final : Cursor {
     }
     sqlite3_int64 rowid() const override { return index.idOf(runs[run].track, row); }
     void column(sqlite3_context* ctx, int column) override {
-        const TraceStore& s = *index.store;
+        const TraceStore& s = store;
         const std::uint32_t t = runs[run].track;
         const Track& track = s.tracks()[t];
         switch (column) {
@@ -190,9 +135,10 @@ struct SliceCursor final : Cursor {
 };
 
 struct SliceTable final : Table {
-    SliceIndex index;
-    explicit SliceTable(const TraceStore& s) : index(s) {}
-    const char* schema() const override {
+    const TraceStore& store;
+    const SliceIndex& index;
+    SliceTable(const TraceStore& s, const SliceIndex& i) : store(s), index(i) {}
+    std::string schema() const override {
         return "CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, category TEXT, name "
                "TEXT, "
                "depth INTEGER, parent_id INTEGER, arg_set_id INTEGER)";
@@ -237,53 +183,7 @@ struct SliceTable final : Table {
         info->estimatedRows = sqlite3_int64(cost);
         return SQLITE_OK;
     }
-    std::unique_ptr<Cursor> open() const override { return std::make_unique<SliceCursor>(index); }
-};
-
-// ---- Tables of a few rows (tracks, threads, processes) and of values per row (counters, flows, args) ----
-// Rows are numbered [0, count); column(row, column) gives a value; an EQ constraint on column 0 picks one row
-// (`key` maps the value to the row) or, for args, the rows of one slice.
-struct Rows {
-    std::size_t count = 0;
-    std::function<void(sqlite3_context*, std::size_t row, int column)> column;
-};
-
-struct ListCursor final : Cursor {
-    const Table* table;
-    std::function<Rows(const sqlite3_value* key)> rowsFor; // key null: every row
-    Rows rows;
-    std::size_t row = 0;
-    ListCursor(const Table* t, std::function<Rows(const sqlite3_value*)> f)
-        : table(t), rowsFor(std::move(f)) {}
-    void filter(int plan, int, sqlite3_value** argv) override {
-        rows = rowsFor(plan ? argv[0] : nullptr);
-        row = 0;
-    }
-    bool eof() const override { return row >= rows.count; }
-    void next() override { ++row; }
-    sqlite3_int64 rowid() const override { return sqlite3_int64(row); }
-    void column(sqlite3_context* ctx, int column) override { rows.column(ctx, row, column); }
-};
-
-struct ListTable final : Table {
-    std::string ddl;
-    std::function<Rows(const sqlite3_value*)> rowsFor;
-    double rowEstimate = 1000;
-    const char* schema() const override { return ddl.c_str(); }
-    int bestIndex(sqlite3_index_info* info) const override {
-        if (const int key = usable(info, 0, SQLITE_INDEX_CONSTRAINT_EQ); key >= 0) {
-            info->aConstraintUsage[key].argvIndex = 1;
-            info->idxNum = 1;
-            info->estimatedCost = 10;
-            info->estimatedRows = 10;
-        } else {
-            info->idxNum = 0;
-            info->estimatedCost = rowEstimate;
-            info->estimatedRows = sqlite3_int64(rowEstimate);
-        }
-        return SQLITE_OK;
-    }
-    std::unique_ptr<Cursor> open() const override { return std::make_unique<ListCursor>(this, rowsFor); }
+    std::unique_ptr<Cursor> open() const override { return std::make_unique<SliceCursor>(store, index); }
 };
 
 std::string_view trackType(TrackKind kind) {
@@ -300,19 +200,8 @@ std::string_view trackType(TrackKind kind) {
     return "other";
 }
 
-// The rows [first, last) of a table keyed by its row number, as a key constraint picks them.
-template <typename F> Rows keyedRows(std::size_t count, const sqlite3_value* key, F column) {
-    if (!key) return {count, column};
-    const sqlite3_int64 k = sqlite3_value_int64(const_cast<sqlite3_value*>(key));
-    if (sqlite3_value_numeric_type(const_cast<sqlite3_value*>(key)) != SQLITE_INTEGER || k < 0 ||
-        std::size_t(k) >= count)
-        return {0, column};
-    return {1, [column, k](sqlite3_context* ctx, std::size_t, int c) { column(ctx, std::size_t(k), c); }};
-}
-
-struct Registry {
-    const TraceStore* store = nullptr;
-    std::vector<std::unique_ptr<Table>> tables;
+// The store's tables share the thread and process numbering.
+struct Numbering {
     // Threads: the CPU thread tracks, numbered; processes: the pids of the trace, numbered.
     std::vector<std::uint32_t> threadTracks;
     std::vector<std::int64_t> pids;
@@ -322,89 +211,16 @@ struct Registry {
     std::vector<std::int64_t> counterOffset; // per counter track, the id of its first sample
 };
 
-int xConnect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char**) {
-    const Table* table = static_cast<const Table*>(aux);
-    declaringTable = true; // the authorizer lets our own schema through, and nothing else
-    const int rc = sqlite3_declare_vtab(db, table->schema());
-    declaringTable = false;
-    if (rc != SQLITE_OK) return rc;
-    auto* v = new VTab();
-    v->table = table;
-    *out = v;
-    return SQLITE_OK;
-}
-int xDisconnect(sqlite3_vtab* v) {
-    delete static_cast<VTab*>(v);
-    return SQLITE_OK;
-}
-int xBestIndex(sqlite3_vtab* v, sqlite3_index_info* info) {
-    return static_cast<VTab*>(v)->table->bestIndex(info);
-}
-int xOpen(sqlite3_vtab* v, sqlite3_vtab_cursor** out) {
-    auto* c = new VCursor();
-    c->cursor = static_cast<VTab*>(v)->table->open();
-    *out = c;
-    return SQLITE_OK;
-}
-int xClose(sqlite3_vtab_cursor* c) {
-    delete static_cast<VCursor*>(c);
-    return SQLITE_OK;
-}
-int xFilter(sqlite3_vtab_cursor* c, int plan, const char*, int argc, sqlite3_value** argv) {
-    static_cast<VCursor*>(c)->cursor->filter(plan, argc, argv);
-    return SQLITE_OK;
-}
-int xNext(sqlite3_vtab_cursor* c) {
-    static_cast<VCursor*>(c)->cursor->next();
-    return SQLITE_OK;
-}
-int xEof(sqlite3_vtab_cursor* c) {
-    return static_cast<VCursor*>(c)->cursor->eof();
-}
-int xColumn(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int column) {
-    static_cast<VCursor*>(c)->cursor->column(ctx, column);
-    return SQLITE_OK;
-}
-int xRowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
-    *rowid = static_cast<VCursor*>(c)->cursor->rowid();
-    return SQLITE_OK;
-}
-
-// Eponymous and read-only: no xCreate (the table exists under its module's name), no xUpdate.
-const sqlite3_module storeModule = {
-    /* iVersion */ 0,
-    /* xCreate */ nullptr,
-    xConnect,
-    xBestIndex,
-    xDisconnect,
-    /* xDestroy */ nullptr,
-    xOpen,
-    xClose,
-    xFilter,
-    xNext,
-    xEof,
-    xColumn,
-    xRowid,
-    /* xUpdate */ nullptr,
-    /* xBegin */ nullptr,
-    /* xSync */ nullptr,
-    /* xCommit */ nullptr,
-    /* xRollback */ nullptr,
-    /* xFindFunction */ nullptr,
-    /* xRename */ nullptr,
-    /* xSavepoint */ nullptr,
-    /* xRelease */ nullptr,
-    /* xRollbackTo */ nullptr,
-    /* xShadowName */ nullptr};
-
 } // namespace
-
-thread_local bool declaringTable = false;
 
 std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& store) {
     auto owner = std::make_shared<Registry>();
-    Registry* reg = owner.get();
-    reg->store = &store;
+    Registry& registry = *owner;
+    registry.store = &store;
+    registry.slices = std::make_unique<SliceIndex>(store);
+    auto numbering = std::make_shared<Numbering>();
+    registry.state.push_back(numbering);
+    Numbering* reg = numbering.get();
     for (std::uint32_t t = 0; t < store.tracks().size(); ++t) {
         const Track& track = store.tracks()[t];
         if (!reg->upidOf.count(track.pid)) {
@@ -427,9 +243,12 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
     const TraceStore& s = store;
     auto name = [&s](StringId id) { return s.strings().view(id); };
 
-    auto slice = std::make_unique<SliceTable>(store);
-    const SliceIndex* sliceIndex = &slice->index;
-    reg->tables.push_back(std::move(slice));
+    const SliceIndex* sliceIndex = registry.slices.get();
+    const auto add = [&registry](const char* name, std::unique_ptr<Table> table) {
+        table->name = name;
+        registry.tables.push_back(std::move(table));
+    };
+    add("slice", std::make_unique<SliceTable>(store, *sliceIndex));
 
     auto track = std::make_unique<ListTable>();
     track->ddl = "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, utid INTEGER, upid INTEGER)";
@@ -458,7 +277,7 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
             }
         });
     };
-    reg->tables.push_back(std::move(track));
+    add("track", std::move(track));
 
     auto threadTrack = std::make_unique<ListTable>();
     threadTrack->ddl = "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, utid INTEGER)";
@@ -477,7 +296,7 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
         const std::size_t i = it->second;
         return Rows{1, [column, i](sqlite3_context* ctx, std::size_t, int c) { column(ctx, i, c); }};
     };
-    reg->tables.push_back(std::move(threadTrack));
+    add("thread_track", std::move(threadTrack));
 
     auto thread = std::make_unique<ListTable>();
     thread->ddl = "CREATE TABLE x(utid INTEGER, tid INTEGER, name TEXT, upid INTEGER)";
@@ -496,7 +315,7 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
                              if (c == 3) sqlite3_result_int64(ctx, sqlite3_int64(reg->upidOf.at(t.pid)));
                          });
     };
-    reg->tables.push_back(std::move(thread));
+    add("thread", std::move(thread));
 
     auto process = std::make_unique<ListTable>();
     process->ddl = "CREATE TABLE x(upid INTEGER, pid INTEGER, name TEXT)";
@@ -511,14 +330,14 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
             }
         });
     };
-    reg->tables.push_back(std::move(process));
+    add("process", std::move(process));
 
     auto counter = std::make_unique<ListTable>();
     counter->ddl = "CREATE TABLE x(id INTEGER, ts INTEGER, track_id INTEGER, value REAL)";
     std::size_t samples = 0;
     for (std::uint32_t t : reg->counterTracks)
         samples += s.tracks()[t].counterTimes.size();
-    counter->rowEstimate = double(samples) + 1;
+    counter->rowEstimate = [samples] { return double(samples) + 1; };
     counter->rowsFor = [reg, &s, samples](const sqlite3_value* key) {
         return keyedRows(samples, key, [reg, &s](sqlite3_context* ctx, std::size_t id, int c) {
             const auto it =
@@ -533,11 +352,11 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
             if (c == 3) sqlite3_result_double(ctx, track.counterValues[i]);
         });
     };
-    reg->tables.push_back(std::move(counter));
+    add("counter", std::move(counter));
 
     auto flow = std::make_unique<ListTable>();
     flow->ddl = "CREATE TABLE x(id INTEGER, slice_out INTEGER, slice_in INTEGER, category TEXT)";
-    flow->rowEstimate = double(s.flows().size()) + 1;
+    flow->rowEstimate = [&s] { return double(s.flows().size()) + 1; };
     flow->rowsFor = [sliceIndex, &s, name](const sqlite3_value* key) {
         return keyedRows(
             s.flows().size(), key, [sliceIndex, &s, name](sqlite3_context* ctx, std::size_t i, int c) {
@@ -555,14 +374,14 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
                 }
             });
     };
-    reg->tables.push_back(std::move(flow));
+    add("flow", std::move(flow));
 
     // args: decoded only for the slices a query asks about (arg_set_id = a slice id).
     auto args = std::make_unique<ListTable>();
     args->ddl =
         "CREATE TABLE x(arg_set_id INTEGER, key TEXT, int_value INTEGER, string_value TEXT, real_value REAL, "
         "value_type TEXT)";
-    args->rowEstimate = 1e9; // a scan decodes every slice's args: the planner avoids it
+    args->rowEstimate = [] { return 1e9; }; // a scan decodes every slice's args: the planner avoids it
     args->rowsFor = [sliceIndex, &s](const sqlite3_value* key) {
         struct Decoded {
             std::int64_t id;
@@ -578,7 +397,7 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
         if (key)
             add(sqlite3_value_int64(const_cast<sqlite3_value*>(key)));
         else
-            for (std::int64_t id = 0; id < sliceIndex->offset.back(); ++id)
+            for (std::int64_t id = 0; id < sliceIndex->count(); ++id)
                 add(id);
         auto flat = std::make_shared<std::vector<std::pair<std::int64_t, const ArgField*>>>();
         for (const Decoded& d : *decoded)
@@ -626,12 +445,11 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
                 }
             }};
     };
-    reg->tables.push_back(std::move(args));
+    add("args", std::move(args));
 
-    const char* names[] = {"slice", "track", "thread_track", "thread", "process", "counter", "flow", "args"};
-    for (std::size_t i = 0; i < reg->tables.size(); ++i)
-        if (sqlite3_create_module_v2(db, names[i], &storeModule, reg->tables[i].get(), nullptr) != SQLITE_OK)
-            return nullptr;
+    addOwnTables(registry);
+    addSummaryTables(registry);
+    if (!registerModules(db, registry)) return nullptr;
     return owner;
 }
 

@@ -1,6 +1,7 @@
 #include "sql/tracedatabase.h"
 
 #include "sql/storetables.h"
+#include "sql/vtab.h"
 
 #include <sqlite3.h>
 
@@ -13,7 +14,7 @@ namespace {
 // Reading is all a query may do: no write, no ATTACH of a file, no PRAGMA that changes anything, no new
 // table or view (a query's own CTEs and subqueries need none of them).
 int authorize(void*, int action, const char*, const char*, const char*, const char*) {
-    if (declaringTable) return SQLITE_OK;
+    if (vtab::declaringTable) return SQLITE_OK;
     switch (action) {
     case SQLITE_SELECT:
     case SQLITE_READ:

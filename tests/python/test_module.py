@@ -321,3 +321,109 @@ def test_query_errors_say_where_and_nothing_is_written():
             t.query(sql)
     assert not os.path.exists("/tmp/kinetoscope-py.db")
     assert t.query("SELECT count(*) AS n FROM slice")["n"][0] == len(t.slices())
+
+
+# Traces whose kernel args differ in layout: Kineto's pretty-printed args (B200, a grid split over lines), an
+# H100 and a ROCm one.
+PLAIN_READING_TRACES = [
+    "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz",
+    "AMD-AGI__TraceLens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+    "AMD-AGI__TraceLens/tests__traces__mi300__gaunernst_bert-small-uncased__1016001.json.gz",
+]
+
+
+def plain_events(path):
+    import gzip
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return json.load(f)["traceEvents"]
+
+
+@pytest.mark.parametrize("relative", PLAIN_READING_TRACES)
+def test_kernel_table_equals_a_plain_reading(relative):
+    # The `kernel` table's calls, times and launch shapes by name equal a plain Python reading of the JSON.
+    path = os.path.join(TRACES, relative)
+    expected = {}
+    for e in plain_events(path):
+        if e.get("ph") != "X" or str(e.get("cat", "")).lower() != "kernel":
+            continue
+        args = e.get("args", {})
+        row = expected.setdefault(e["name"], {"calls": 0, "ns": 0, "shapes": set()})
+        row["calls"] += 1
+        row["ns"] += round(float(e["dur"]) * 1000)
+        row["shapes"].add((tuple(args.get("grid", [])), tuple(args.get("block", [])),
+                           args.get("registers per thread")))
+    assert expected, relative
+    t = kinetoscope.load(path, progress=False)
+    q = t.query("SELECT name, count(*) AS calls, sum(dur) AS ns FROM kernel GROUP BY name")
+    ours = {n: (c, ns) for n, c, ns in zip(q["name"], q["calls"], q["ns"])}
+    assert set(ours) == set(expected)
+    for name, row in expected.items():
+        assert ours[name][0] == row["calls"], name
+        assert abs(ours[name][1] - row["ns"]) <= row["calls"], name  # a ns of rounding a call at most
+    shapes = t.query("SELECT DISTINCT name, grid_x, grid_y, grid_z, block_x, block_y, block_z, "
+                     "registers_per_thread FROM kernel")
+    got = {}
+    for r in shapes.itertuples(index=False):
+        grid = () if pd.isna(r.grid_x) else (int(r.grid_x), int(r.grid_y), int(r.grid_z))
+        block = () if pd.isna(r.block_x) else (int(r.block_x), int(r.block_y), int(r.block_z))
+        regs = None if pd.isna(r.registers_per_thread) else int(r.registers_per_thread)
+        got.setdefault(r.name, set()).add((grid, block, regs))
+    assert got == {n: row["shapes"] for n, row in expected.items()}
+
+
+# The report's tables in SQL (docs/SQL.md) and where the CLI's JSON has them.
+SQL_REPORT_TABLES = [
+    ("operators", ("operators",)), ("annotations", ("annotations",)), ("kernels", ("kernels",)),
+    ("steps", ("steps",)), ("recommendations", ("recommendations",)), ("gpu_idle", ("gpu_idle",)),
+    ("temporal_breakdown", ("temporal_breakdown",)), ("gpu_queue", ("gpu_queue",)),
+    ("kernel_sequences", ("kernel_sequences",)), ("roofline", ("perf_model",)),
+    ("roofline_not_modelled", ("perf_model_not_modelled",)), ("rank_steps", ("distributed", "steps")),
+    ("collectives", ("distributed", "collectives")), ("inductor_categories", ("inductor", "trace", "categories")),
+    ("inductor_graphs", ("inductor", "graphs")), ("critical_path_events", ("critical_path", "events")),
+    ("critical_path_edges", ("critical_path", "edges")),
+]
+
+
+def same_cell(sql, js):
+    if js is None or (isinstance(js, str) and js == "" and sql is None):
+        return sql is None or (isinstance(sql, float) and pd.isna(sql)) or sql == js
+    if isinstance(sql, float) and pd.isna(sql):
+        return False
+    if isinstance(js, bool):
+        return int(sql) == int(js)
+    if isinstance(js, (list, dict)):
+        return json.loads(sql) == js
+    return sql == js
+
+
+@pytest.mark.parametrize("relative", CORPUS + [
+    "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz",
+    "facebookresearch__HolisticTraceAnalysis/"
+    "tests__data__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz",
+])
+def test_report_tables_in_sql_equal_the_cli(relative):
+    # Every table of `summary --json` read through SQL equals the CLI's JSON, row by row, and the one-figure
+    # `summary` table holds its single numbers.
+    path = os.path.join(TRACES, relative)
+    doc = cli_json(path)
+    t = kinetoscope.load(path, progress=False)
+    nonempty = 0
+    for table, where in SQL_REPORT_TABLES:
+        rows = doc
+        for key in where:
+            rows = rows.get(key, {}) if isinstance(rows, dict) else {}
+        rows = rows if isinstance(rows, list) else []
+        q = t.query(f"SELECT * FROM {table}")
+        assert len(q) == len(rows), table
+        nonempty += bool(rows)
+        for i, row in enumerate(rows):
+            assert set(row) <= set(q.columns), (table, set(row) - set(q.columns))
+            for column in q.columns:
+                assert same_cell(q[column].iloc[i], row.get(column)), (table, i, column, q[column].iloc[i],
+                                                                       row.get(column))
+    assert nonempty >= 5, relative
+    figures = dict(t.query("SELECT key, value FROM summary").itertuples(index=False))
+    assert figures["events"] == doc["events"]
+    for key, value in doc["breakdown_us"].items():
+        assert figures[f"breakdown_us.{key}"] == pytest.approx(value, abs=0), key
