@@ -409,6 +409,8 @@ int main(int argc, char** argv) {
 
     cli::QueryArgs query;
     CLI::App* queryCommand = cli::addQueryCommand(app, query);
+    cli::ExportArgs exporting;
+    CLI::App* exportCommand = cli::addExportCommand(app, exporting);
 
     RecordArgs record;
     CLI::App* recordCommand = app.add_subcommand(
@@ -468,6 +470,7 @@ int main(int argc, char** argv) {
     if (jobCommand->parsed()) return cli::runJob(job);
     if (attachCommand->parsed()) return cli::runAttach(attach);
     if (queryCommand->parsed()) return cli::runQuery(query);
+    if (exportCommand->parsed()) return cli::runExport(exporting);
     if (recordCommand->parsed()) {
         if (record.command.empty()) record.command = recordCommand->remaining(); // PROGRAM without "--"
         return runRecord(record);

@@ -5,8 +5,10 @@
 #include "sql/tracedatabase.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -149,6 +151,56 @@ int runQuery(const QueryArgs& args) {
     } else {
         printTable(result);
     }
+    return 0;
+}
+
+CLI::App* addExportCommand(CLI::App& app, ExportArgs& args) {
+    CLI::App* c = app.add_subcommand(
+        "export",
+        "Write a trace's tables (those `query` reads) into a SQLite file for DuckDB, pandas, sqlite3");
+    c->add_option("TRACE", args.path, "a trace")->required()->type_name("");
+    c->add_option("--sqlite", args.sqlite, "the SQLite file to write (replaced once complete)")
+        ->required()
+        ->type_name("OUT.db");
+    return c;
+}
+
+int runExport(const ExportArgs& args) {
+    const auto started = std::chrono::steady_clock::now();
+    LoadResult r = loadTrace(args.path);
+    if (!r.ok()) {
+        std::fprintf(stderr, "kinetoscope-cli: %s\n", r.message(args.path).c_str());
+        return 1;
+    }
+    sql::TraceDatabase db(*r.store);
+    // Where the time goes, table by table, for whoever watches (KINETOSCOPE_EXPORT_TIMES=1).
+    const bool times = std::getenv("KINETOSCOPE_EXPORT_TIMES") != nullptr;
+    auto last = std::chrono::steady_clock::now();
+    std::string current;
+    const sql::ExportResult result =
+        db.exportSqlite(args.sqlite, [&](const std::string& table, std::uint64_t rows) {
+            if (times && rows == 0) {
+                const auto now = std::chrono::steady_clock::now();
+                if (!current.empty())
+                    std::fprintf(stderr, "  %s: %.2f s\n", current.c_str(),
+                                 std::chrono::duration<double>(now - last).count());
+                current = table;
+                last = now;
+            }
+            return true;
+        });
+    if (!result.ok()) {
+        std::fprintf(stderr, "kinetoscope-cli: export: %s\n", result.error.c_str());
+        return 1;
+    }
+    std::uint64_t rows = 0;
+    for (const auto& [table, count] : result.tables)
+        rows += count;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::fprintf(stderr, "wrote %s: %zu tables, %llu rows (slice %llu) in %.2f s\n", args.sqlite.c_str(),
+                 result.tables.size(), static_cast<unsigned long long>(rows),
+                 static_cast<unsigned long long>(result.tables.empty() ? 0 : result.tables.front().second),
+                 seconds);
     return 0;
 }
 

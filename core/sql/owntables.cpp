@@ -123,9 +123,9 @@ std::unique_ptr<ListTable> kernelTable(const TraceStore& s, const SliceIndex& in
                 return resultNumber(ctx, argNumber(args, "warps per SM"));
             case 17:
                 return resultNumber(ctx, argNumber(args, "est. achieved occupancy %"));
-            case 18: {
-                const auto id = s.correlationOf(ref);
-                return resultOptional(ctx, id.has_value(), id ? std::int64_t(*id) : 0);
+            case 18: { // the id launchOf joins by, from the kernel's own args (the store's lookup scans)
+                const auto id = argInteger(args, "correlation");
+                return resultOptional(ctx, id.has_value(), id.value_or(0));
             }
             case 19: {
                 const auto launch = s.launchOf(ref);

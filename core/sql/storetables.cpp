@@ -186,6 +186,95 @@ struct SliceTable final : Table {
     std::unique_ptr<Cursor> open() const override { return std::make_unique<SliceCursor>(store, index); }
 };
 
+// The args of slices, decoded one slice at a time as the cursor reaches it: `WHERE arg_set_id = …` decodes
+// one slice's, a scan (an export) every slice's without holding them.
+struct ArgsCursor final : Cursor {
+    const TraceStore& store;
+    const SliceIndex& index;
+    std::int64_t id = 0, end = 0;
+    std::vector<ArgField> fields;
+    std::size_t field = 0;
+    ArgsCursor(const TraceStore& s, const SliceIndex& i) : store(s), index(i) {}
+
+    // From slice `id` on, the first with args.
+    void settle() {
+        for (; id < end; ++id) {
+            std::uint32_t t = 0, r = 0;
+            index.find(id, t, r);
+            fields = decodeArgs(store, {TrackId(t), EventIndex(r)});
+            field = 0;
+            if (!fields.empty()) return;
+        }
+    }
+    void filter(int plan, int, sqlite3_value** argv) override {
+        if (plan) {
+            id = sqlite3_value_numeric_type(argv[0]) == SQLITE_INTEGER ? sqlite3_value_int64(argv[0]) : -1;
+            end = id >= 0 && id < index.count() ? id + 1 : id;
+        } else {
+            id = 0;
+            end = index.count();
+        }
+        settle();
+    }
+    bool eof() const override { return id >= end; }
+    void next() override {
+        if (++field < fields.size()) return;
+        ++id;
+        settle();
+    }
+    sqlite3_int64 rowid() const override { return id; }
+    void column(sqlite3_context* ctx, int c) override {
+        const ArgField& f = fields[field];
+        std::int64_t integer = 0;
+        double real = 0;
+        const char* begin = f.value.data();
+        const char* last = begin + f.value.size();
+        const bool isInt =
+            !f.isString && !f.value.empty() && std::from_chars(begin, last, integer).ptr == last;
+        const bool isReal =
+            !f.isString && !isInt && !f.value.empty() && std::from_chars(begin, last, real).ptr == last;
+        switch (c) {
+        case 0:
+            return sqlite3_result_int64(ctx, id);
+        case 1:
+            return resultText(ctx, f.key);
+        case 2:
+            return resultOptional(ctx, isInt, integer);
+        case 3:
+            if (!isInt && !isReal) return resultText(ctx, f.value);
+            return sqlite3_result_null(ctx);
+        case 4:
+            if (isReal) return sqlite3_result_double(ctx, real);
+            return sqlite3_result_null(ctx);
+        case 5:
+            return resultText(ctx, isInt ? "int" : isReal ? "real" : f.isString ? "string" : "json");
+        }
+    }
+};
+
+struct ArgsTable final : Table {
+    const TraceStore& store;
+    const SliceIndex& index;
+    ArgsTable(const TraceStore& s, const SliceIndex& i) : store(s), index(i) {}
+    std::string schema() const override {
+        return "CREATE TABLE x(arg_set_id INTEGER, key TEXT, int_value INTEGER, string_value TEXT, "
+               "real_value "
+               "REAL, value_type TEXT)";
+    }
+    int bestIndex(sqlite3_index_info* info) const override {
+        if (const int key = usable(info, 0, SQLITE_INDEX_CONSTRAINT_EQ); key >= 0) {
+            info->aConstraintUsage[key].argvIndex = 1;
+            info->idxNum = 1;
+            info->estimatedCost = 10;
+        } else {
+            info->idxNum = 0;
+            info->estimatedCost = 1e9; // a scan decodes every slice's args: the planner avoids it
+        }
+        return SQLITE_OK;
+    }
+    std::unique_ptr<Cursor> open() const override { return std::make_unique<ArgsCursor>(store, index); }
+};
+
 std::string_view trackType(TrackKind kind) {
     switch (kind) {
     case TrackKind::CpuThread:
@@ -376,81 +465,22 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
     };
     add("flow", std::move(flow));
 
-    // args: decoded only for the slices a query asks about (arg_set_id = a slice id).
-    auto args = std::make_unique<ListTable>();
-    args->ddl =
-        "CREATE TABLE x(arg_set_id INTEGER, key TEXT, int_value INTEGER, string_value TEXT, real_value REAL, "
-        "value_type TEXT)";
-    args->rowEstimate = [] { return 1e9; }; // a scan decodes every slice's args: the planner avoids it
-    args->rowsFor = [sliceIndex, &s](const sqlite3_value* key) {
-        struct Decoded {
-            std::int64_t id;
-            std::vector<ArgField> fields;
-        };
-        auto decoded = std::make_shared<std::vector<Decoded>>();
-        const auto add = [&](std::int64_t id) {
-            std::uint32_t t = 0, r = 0;
-            if (!sliceIndex->find(id, t, r)) return;
-            std::vector<ArgField> fields = decodeArgs(s, {TrackId(t), EventIndex(r)});
-            if (!fields.empty()) decoded->push_back({id, std::move(fields)});
-        };
-        if (key)
-            add(sqlite3_value_int64(const_cast<sqlite3_value*>(key)));
-        else
-            for (std::int64_t id = 0; id < sliceIndex->count(); ++id)
-                add(id);
-        auto flat = std::make_shared<std::vector<std::pair<std::int64_t, const ArgField*>>>();
-        for (const Decoded& d : *decoded)
-            for (const ArgField& f : d.fields)
-                flat->emplace_back(d.id, &f);
-        return Rows{
-            flat->size(), [decoded, flat](sqlite3_context* ctx, std::size_t i, int c) {
-                const auto& [id, f] = (*flat)[i];
-                std::int64_t integer = 0;
-                double real = 0;
-                const char* begin = f->value.data();
-                const char* end = begin + f->value.size();
-                const bool isInt =
-                    !f->isString && std::from_chars(begin, end, integer).ptr == end && !f->value.empty();
-                const bool isReal = !f->isString && !isInt && std::from_chars(begin, end, real).ptr == end &&
-                                    !f->value.empty();
-                switch (c) {
-                case 0:
-                    sqlite3_result_int64(ctx, id);
-                    break;
-                case 1:
-                    resultText(ctx, f->key);
-                    break;
-                case 2:
-                    if (isInt)
-                        sqlite3_result_int64(ctx, integer);
-                    else
-                        sqlite3_result_null(ctx);
-                    break;
-                case 3:
-                    if (!isInt && !isReal)
-                        resultText(ctx, f->value);
-                    else
-                        sqlite3_result_null(ctx);
-                    break;
-                case 4:
-                    if (isReal)
-                        sqlite3_result_double(ctx, real);
-                    else
-                        sqlite3_result_null(ctx);
-                    break;
-                case 5:
-                    resultText(ctx, isInt ? "int" : isReal ? "real" : f->isString ? "string" : "json");
-                    break;
-                }
-            }};
-    };
+    // args: decoded only for the slices a query asks about (arg_set_id = a slice id), a slice at a time.
+    auto args = std::make_unique<ArgsTable>(s, *sliceIndex);
     add("args", std::move(args));
 
     addOwnTables(registry);
     addSummaryTables(registry);
     if (!registerModules(db, registry)) return nullptr;
     return owner;
+}
+
+std::vector<std::string> registeredTableNames(const std::shared_ptr<const void>& tables) {
+    std::vector<std::string> names;
+    if (const auto* registry = static_cast<const Registry*>(tables.get()))
+        for (const auto& t : registry->tables)
+            names.push_back(t->name);
+    return names;
 }
 
 } // namespace kinetoscope::sql

@@ -6,6 +6,8 @@
 #include "model/tracestore.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 struct sqlite3;
 
@@ -15,5 +17,7 @@ namespace kinetoscope::sql {
 // (kernel, operator, step, memory_event) and the report's (operators, kernels, …: docs/SQL.md) on `db`. The
 // tables live in what it returns, to be kept as long as the connection; null on failure.
 std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& store);
+// The names of the tables `registerStoreTables` returned, in order.
+std::vector<std::string> registeredTableNames(const std::shared_ptr<const void>& tables);
 
 } // namespace kinetoscope::sql

@@ -43,6 +43,13 @@ void position(std::string_view sql, int offset, int& line, int& column) {
 } // namespace
 
 TraceDatabase::TraceDatabase(const TraceStore& store) : m_store(store) {
+    // No global count of SQLite's memory: it takes a process-wide mutex on every allocation (an export makes
+    // tens of millions). Possible only before SQLite starts, so once, before the first connection.
+    static const bool configured = [] {
+        sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+        return true;
+    }();
+    (void)configured;
     if (sqlite3_open_v2(":memory:", &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                         nullptr) != SQLITE_OK)
         return;

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,6 +32,13 @@ struct QueryResult {
     bool ok() const { return error.empty(); }
 };
 
+// What an export wrote: each table with its rows, or why it stopped.
+struct ExportResult {
+    std::vector<std::pair<std::string, std::uint64_t>> tables;
+    std::string error; // empty when the file was written
+    bool ok() const { return error.empty(); }
+};
+
 class TraceDatabase {
   public:
     // The store must outlive the database.
@@ -43,6 +51,15 @@ class TraceDatabase {
     QueryResult query(std::string_view sql);
     // Stops the query running now (from any thread): it ends with interrupted set.
     void interrupt();
+    // Every table (the store's, ours and the report's) into a new SQLite file at `path`, streamed row by row:
+    // written under a temporary name beside it and renamed over it once complete, so that a failed or
+    // interrupted export leaves whatever was at `path` as it was. `progress` hears each table as it starts
+    // (rows 0) and every 65,536 rows; returning false stops the export (the result says "interrupted").
+    ExportResult
+    exportSqlite(const std::string& path,
+                 const std::function<bool(const std::string& table, std::uint64_t rows)>& progress = {});
+    // The tables a query can read, in the order they were registered.
+    std::vector<std::string> tableNames() const;
     const TraceStore& store() const { return m_store; }
 
   private:
