@@ -6,6 +6,7 @@
 #include "analysis/report/sections.h"
 #include "model/memoryseries.h"
 #include "query/args.h"
+#include "sql/examplequeries.h"
 #include "sql/tracedatabase.h"
 #include "testsupport.h"
 
@@ -54,6 +55,8 @@ class TestSql : public QObject {
     void ownTablesEqualTheStore_data() { addCorpus(); }
     void ownTablesEqualTheStore();
     void reportTablesHaveTheirColumns();
+    void examplesRun_data() { addCorpus(); }
+    void examplesRun();
     void exportWritesTheTables();
     void exportStopsCleanly();
     void onlyReads();
@@ -288,6 +291,40 @@ void TestSql::reportTablesHaveTheirColumns() {
     for (const KernelRow& r : summary.kernels)
         calls += r.count;
     QCOMPARE(integer(kernels.rows[0][1]), qint64(calls));
+}
+
+// Every stored query runs on every trace, with the parameters the viewer binds; the slice ids they return
+// are slices.
+void TestSql::examplesRun() {
+    QFETCH(QString, trace);
+    const TraceStore& s = store(trace);
+    TraceDatabase db(s);
+    const TimeNs middle = s.minTime() + (s.maxTime() - s.minTime()) / 2;
+    const std::vector<std::pair<std::string, sql::Value>> parameters = {
+        {"from", std::int64_t(middle)}, {"to", std::int64_t(middle + (s.maxTime() - s.minTime()) / 10)}};
+    std::size_t answered = 0;
+    for (const sql::ExampleQuery& example : sql::exampleQueries()) {
+        const QueryResult r = db.query(example.sql, parameters);
+        QVERIFY2(r.ok(), (std::string(example.title) + ": " + r.error).c_str());
+        answered += !r.rows.empty();
+        const auto id = std::find(r.columns.begin(), r.columns.end(), "id");
+        if (id == r.columns.end() || r.rows.empty()) continue;
+        const auto ref = db.sliceOf(integer(r.rows[0][std::size_t(id - r.columns.begin())]));
+        QVERIFY2(ref.has_value(), example.title.data());
+        QCOMPARE(db.sliceId(*ref), integer(r.rows[0][std::size_t(id - r.columns.begin())]));
+    }
+    QVERIFY(sql::exampleQueries().size() >= 12);
+    QVERIFY2(answered >= 8, std::to_string(answered).c_str());
+    // The selection's slices: those the window's bounds say, by a plain scan of the store.
+    const QueryResult inWindow =
+        db.query("SELECT count(*) FROM slice WHERE ts < :to AND ts + dur > :from", parameters);
+    qint64 expected = 0;
+    const TimeNs from = std::get<std::int64_t>(parameters[0].second),
+                 to = std::get<std::int64_t>(parameters[1].second);
+    for (const Track& t : s.tracks())
+        for (std::uint32_t r = 0; r < t.sliceCount(); ++r)
+            expected += t.starts[r] < to && t.starts[r] + t.durations[r] > from;
+    QCOMPARE(integer(inWindow.rows.at(0).at(0)), expected);
 }
 
 // `export --sqlite`: a real SQLite file with every table a query reads, row for row.

@@ -475,6 +475,18 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
     return owner;
 }
 
+std::int64_t sliceIdOf(const std::shared_ptr<const void>& tables, EventRef ref) {
+    const auto* registry = static_cast<const Registry*>(tables.get());
+    return registry ? registry->slices->idOf(ref) : -1;
+}
+
+std::optional<EventRef> sliceOfId(const std::shared_ptr<const void>& tables, std::int64_t id) {
+    const auto* registry = static_cast<const Registry*>(tables.get());
+    std::uint32_t t = 0, r = 0;
+    if (!registry || !registry->slices->find(id, t, r)) return std::nullopt;
+    return EventRef{TrackId(t), EventIndex(r)};
+}
+
 std::vector<std::string> registeredTableNames(const std::shared_ptr<const void>& tables) {
     std::vector<std::string> names;
     if (const auto* registry = static_cast<const Registry*>(tables.get()))

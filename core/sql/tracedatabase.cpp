@@ -71,7 +71,16 @@ void TraceDatabase::interrupt() {
     if (m_db) sqlite3_interrupt(m_db);
 }
 
-QueryResult TraceDatabase::query(std::string_view sql) {
+std::int64_t TraceDatabase::sliceId(EventRef ref) const {
+    return sliceIdOf(m_tables, ref);
+}
+
+std::optional<EventRef> TraceDatabase::sliceOf(std::int64_t id) const {
+    return sliceOfId(m_tables, id);
+}
+
+QueryResult TraceDatabase::query(std::string_view sql,
+                                 const std::vector<std::pair<std::string, Value>>& parameters) {
     QueryResult out;
     if (!m_db || !m_tables) {
         out.error = "the SQL engine could not start";
@@ -95,6 +104,19 @@ QueryResult TraceDatabase::query(std::string_view sql) {
         }
         at = rest;
         if (!stmt) continue; // whitespace or a comment
+        for (int i = 1; i <= sqlite3_bind_parameter_count(stmt); ++i) {
+            const char* name = sqlite3_bind_parameter_name(stmt, i);
+            if (!name) continue;
+            for (const auto& [key, value] : parameters) {
+                if (key != name + 1) continue; // the name without its : $ or @
+                if (const auto* n = std::get_if<std::int64_t>(&value))
+                    sqlite3_bind_int64(stmt, i, *n);
+                else if (const auto* d = std::get_if<double>(&value))
+                    sqlite3_bind_double(stmt, i, *d);
+                else if (const auto* text = std::get_if<std::string>(&value))
+                    sqlite3_bind_text64(stmt, i, text->data(), text->size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+            }
+        }
         if (!sqlite3_stmt_readonly(stmt)) {
             sqlite3_finalize(stmt);
             out.error = "queries only read the trace: this statement would write";

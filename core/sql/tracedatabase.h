@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -48,7 +49,10 @@ class TraceDatabase {
     TraceDatabase& operator=(const TraceDatabase&) = delete;
 
     // Runs every statement of `sql`; the rows are the last statement's that returned any columns.
-    QueryResult query(std::string_view sql);
+    // `parameters` bind by name (`:from`, `$selected_id`); a parameter the SQL names and the list lacks is
+    // NULL.
+    QueryResult query(std::string_view sql,
+                      const std::vector<std::pair<std::string, Value>>& parameters = {});
     // Stops the query running now (from any thread): it ends with interrupted set.
     void interrupt();
     // Every table (the store's, ours and the report's) into a new SQLite file at `path`, streamed row by row:
@@ -60,6 +64,9 @@ class TraceDatabase {
                  const std::function<bool(const std::string& table, std::uint64_t rows)>& progress = {});
     // The tables a query can read, in the order they were registered.
     std::vector<std::string> tableNames() const;
+    // A slice's id in the tables (slice.id, kernel.id, flow.slice_out…) and back; nullopt for an id of none.
+    std::int64_t sliceId(EventRef ref) const;
+    std::optional<EventRef> sliceOf(std::int64_t id) const;
     const TraceStore& store() const { return m_store; }
 
   private:
