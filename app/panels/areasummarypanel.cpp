@@ -7,6 +7,7 @@
 
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QPushButton>
 
 #include <QHeaderView>
 #include <QLabel>
@@ -32,6 +33,10 @@ AreaSummaryPanel::AreaSummaryPanel(const TraceStore& store, QWidget* parent)
     m_caption = new QLabel(this);
     bar->addWidget(m_grouping);
     bar->addWidget(m_caption, 1);
+    auto* query = new QPushButton(tr("Query these slices"), this);
+    query->setToolTip(tr("Open the area's slices in the Query tab, as SQL to refine"));
+    bar->addWidget(query);
+    connect(query, &QPushButton::clicked, this, &AreaSummaryPanel::queryRequested);
     m_table = makeReadOnlyTable(this, {tr("Name"), tr("Count"), tr("Total"), tr("Self"), tr("Longest")});
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_table->setSortingEnabled(true);

@@ -24,6 +24,8 @@ class AreaSummaryPanel : public QWidget {
   signals:
     // The user picked another grouping: the area is summarised again.
     void groupingChanged();
+    // "Query these slices": the area's slices as SQL in the Query tab.
+    void queryRequested();
 
   private:
     const TraceStore& m_store;

@@ -72,6 +72,8 @@ double TimelineRenderer::lanesFoldWidth(TrackId source) const {
 }
 
 const QString& TimelineRenderer::nameText(StringId id) {
+    static const QString none(""); // a pinned query's row the trace has no name for
+    if (id.value >= m_nameText.size()) return none;
     QString& text = m_nameText[id.value];
     if (text.isNull()) {
         const std::string_view v = store().strings().view(id);
@@ -89,8 +91,11 @@ const QString& TimelineRenderer::nameText(StringId id) {
 int TimelineRenderer::colorOf(const Track& track, std::uint32_t row, ColorMode mode) {
     // A slice of no known category (a trace without "cat", a category we do not know) by its name: one grey
     // for all of them hid every structure (issue 52 item 6).
-    if (mode == ColorMode::Name || store().categories()[track.categories[row]].kind == CategoryKind::Other) {
+    const std::uint16_t category = track.categories[row];
+    if (mode == ColorMode::Name || category >= store().categories().size() ||
+        store().categories()[category].kind == CategoryKind::Other) {
         const StringId name = track.names[row];
+        if (name.value >= m_nameColor.size()) return TimelinePalette::indexOf(CategoryKind::Other);
         std::int16_t& c = m_nameColor[name.value];
         if (c < 0) c = std::int16_t(TimelinePalette::indexOfName(store().strings().view(name)));
         return c;
@@ -258,7 +263,8 @@ void TimelineRenderer::buildGeometry(const TimelineFrame& frame) {
         const double h = row.height - 2;
         for (const SliceBox& b : m_boxes) {
             const int color = colorOf(track, b.row, frame.colors);
-            const bool faded = search && !(*search)[track.names[b.row].value];
+            const StringId name = track.names[b.row];
+            const bool faded = search && !(name.value < search->size() && (*search)[name.value]);
             double x0 = headerWidth + b.x0;
             double w = b.x1 - b.x0;
             if (b.folded > 1) g.foldedSlices += b.folded;

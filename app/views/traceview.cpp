@@ -271,6 +271,8 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
     scopeLayout->addWidget(m_scopeLabel);
     scopeLayout->addWidget(wholeTrace);
     m_bottomTabs->setCornerWidget(scopeBar, Qt::TopRightCorner);
+    buildQueryTab();
+    scopeLayout->insertWidget(0, m_showAsQuery);
     connect(wholeTrace, &QPushButton::clicked, this, [this] { setAnalysisScope(std::nullopt); });
     for (AnalysisPanel* panel : std::initializer_list<AnalysisPanel*>{
              m_overview, m_operators, m_kernels, m_memory, m_modules, m_roofline, m_compiled}) {

@@ -29,6 +29,7 @@ class CompiledPanel;
 class RooflinePanel;
 class OperatorPanel;
 class OverviewPanel;
+class QueryPanel;
 struct AnalysisResult;
 class DetailsPanel;
 class KernelSourceView;
@@ -77,6 +78,12 @@ class TraceView : public QWidget {
     ModulePanel* modulePanel() const { return m_modules; }
     RooflinePanel* rooflinePanel() const { return m_roofline; }
     CompiledPanel* compiledPanel() const { return m_compiled; }
+    QueryPanel* queryPanel() const { return m_query; }
+    // The Query tab (traceviewquery.cpp): `sql` in its editor, run; the SQL behind a panel's numbers ("Show
+    // as query"; empty for a panel without); the area selection's slices as SQL.
+    void openQuery(const QString& sql);
+    QString queryOfPanel(QWidget* panel) const;
+    void queryArea();
     QTabWidget* bottomTabs() const { return m_bottomTabs; }
     QSplitter* splitter() const { return m_splitter; }
     // View > Reset Layout: the default split between timeline and panels.
@@ -126,6 +133,7 @@ class TraceView : public QWidget {
     QString kernelFolderKey() const;
     QString compiledModulesKey() const;
     void buildPages();
+    void buildQueryTab();
     void onLoaded(std::shared_ptr<LoadedTrace> trace);
     void onFailed(const QString& message, bool cancelled);
     void onPreview(std::shared_ptr<LoadedTrace> preview);
@@ -189,6 +197,8 @@ class TraceView : public QWidget {
     ModulePanel* m_modules = nullptr;
     RooflinePanel* m_roofline = nullptr;
     CompiledPanel* m_compiled = nullptr; // its tab shows only for a compiled model
+    QueryPanel* m_query = nullptr;
+    QPushButton* m_showAsQuery = nullptr;
     std::shared_ptr<const KernelSourceSearch> m_kernelSources;
     std::uint64_t m_kernelSourceGeneration = 0;
     QStringList m_compiledModules;

@@ -32,6 +32,9 @@ struct ArgsRange {
     std::uint32_t length = 0;
 };
 
+// The category of a slice that has none of the store's (a pinned query's row that names no slice).
+inline constexpr std::uint16_t noCategory = 0xFFFF;
+
 // One lane-sorted column store per track. Rows are ordered by (depth, start): each depth is a
 // contiguous, non-overlapping lane sorted by start (and so by end), which one binary search culls.
 class Track {
@@ -49,7 +52,7 @@ class Track {
     std::vector<TimeNs> starts;
     std::vector<TimeNs> durations;
     std::vector<StringId> names;
-    std::vector<std::uint16_t> categories; // CategoryId values
+    std::vector<std::uint16_t> categories; // CategoryId values, or noCategory
     std::vector<std::uint8_t> flags;
     std::vector<std::uint64_t> args;      // packed ArgsRange; see TraceStore::argsRange
     std::vector<std::uint32_t> laneBegin; // lane d = rows [laneBegin[d], laneBegin[d+1])

@@ -21,6 +21,46 @@ DerivedTrack::DerivedTrack(std::string title, StepSeries series, CounterUnit uni
     if (m_fold == CounterFold::Peak) m_blocks = CounterBlocks::of(m_track);
 }
 
+DerivedTrack::DerivedTrack(std::string title, Track slices, std::vector<EventRef> sources)
+    : m_title(std::move(title)), m_track(std::move(slices)), m_unit(CounterUnit::Plain),
+      m_fold(CounterFold::Peak), m_sources(std::move(sources)) {}
+
+Track laneSlices(const std::vector<TimeNs>& starts, const std::vector<TimeNs>& durations,
+                 std::vector<std::size_t>& order) {
+    std::vector<std::size_t> byStart(starts.size());
+    for (std::size_t i = 0; i < byStart.size(); ++i)
+        byStart[i] = i;
+    std::stable_sort(byStart.begin(), byStart.end(),
+                     [&](std::size_t a, std::size_t b) { return starts[a] < starts[b]; });
+    // Greedy: the first lane whose last slice has ended.
+    std::vector<TimeNs> laneEnd;
+    std::vector<std::vector<std::size_t>> lanes;
+    for (std::size_t i : byStart) {
+        std::size_t lane = 0;
+        while (lane < laneEnd.size() && laneEnd[lane] > starts[i])
+            ++lane;
+        if (lane == laneEnd.size()) {
+            laneEnd.push_back(0);
+            lanes.emplace_back();
+        }
+        laneEnd[lane] = starts[i] + durations[i];
+        lanes[lane].push_back(i);
+    }
+    Track t;
+    t.kind = TrackKind::Async;
+    order.clear();
+    t.laneBegin.push_back(0);
+    for (const auto& lane : lanes) {
+        for (std::size_t i : lane) {
+            order.push_back(i);
+            t.starts.push_back(starts[i]);
+            t.durations.push_back(durations[i]);
+        }
+        t.laneBegin.push_back(std::uint32_t(order.size()));
+    }
+    return t;
+}
+
 double DerivedTrack::integralTo(TimeNs t, std::size_t* next) const {
     const TimeNs* times = m_track.counterTimes.data();
     const TimeNs* end = times + m_track.counterTimes.size();

@@ -31,6 +31,10 @@ struct StepSeries {
 class DerivedTrack {
   public:
     DerivedTrack(std::string title, StepSeries series, CounterUnit unit, CounterFold fold);
+    // A lane of slices computed after import (a query's rows pinned as a track): `slices` is a slice track
+    // with its lanes laid out (rows by lane, then start); `sources` gives, row by row, the store's slice each
+    // stands for (invalid for none), which a click on it selects.
+    DerivedTrack(std::string title, Track slices, std::vector<EventRef> sources);
 
     // Shown in this GPU's group, after its streams; -1 for a group of its own, titled groupTitle.
     std::int64_t gpu = -1;
@@ -40,6 +44,10 @@ class DerivedTrack {
 
     const std::string& title() const { return m_title; }
     const Track& track() const { return m_track; }
+    // The store's slice a row of a slice lane stands for (invalid for none, and for a counter lane's).
+    EventRef sourceOf(std::uint32_t row) const {
+        return row < m_sources.size() ? m_sources[row] : EventRef{};
+    }
     CounterUnit unit() const { return m_unit; }
     CounterFold fold() const { return m_fold; }
     // The time-weighted mean over [from, to) (the value at `from` when the range is empty); before the first
@@ -57,9 +65,15 @@ class DerivedTrack {
     Track m_track; // a Counter: counterTimes and counterValues
     CounterUnit m_unit;
     CounterFold m_fold;
-    std::vector<double> m_integral; // ∫ value dt from the first sample to each sample
-    CounterBlocks m_blocks;         // a Peak lane's, for its zoomed-out columns
+    std::vector<double> m_integral;  // ∫ value dt from the first sample to each sample
+    CounterBlocks m_blocks;          // a Peak lane's, for its zoomed-out columns
+    std::vector<EventRef> m_sources; // a slice lane's, by row
 };
+
+// Lays out slices given in any order as a slice track: each on the first lane where it overlaps nothing,
+// lanes sorted by start. `order` receives, row by row, the index of the input slice it holds.
+Track laneSlices(const std::vector<TimeNs>& starts, const std::vector<TimeNs>& durations,
+                 std::vector<std::size_t>& order);
 
 // The derived tracks of one view, in the order they were added (their ids follow the store's in that order).
 using DerivedTracks = std::vector<DerivedTrack>;

@@ -124,6 +124,9 @@ const HostView* LaneLayout::shownPart(TrackId id, bool& python) const {
 }
 
 EventRef LaneLayout::sourceOf(EventRef shown) const {
+    // A pinned query's slice stands for the store's slice its row named, if any.
+    if (const DerivedTrack* d = derived(shown.track))
+        return shown.isValid() ? d->sourceOf(shown.index.value) : shown;
     bool python = false;
     const HostView* v = shownPart(shown.track, python);
     if (!v || !shown.isValid()) return shown;

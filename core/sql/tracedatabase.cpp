@@ -5,7 +5,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 
 namespace kinetoscope::sql {
 
@@ -123,10 +125,14 @@ QueryResult TraceDatabase::query(std::string_view sql,
             return out;
         }
         const int columns = sqlite3_column_count(stmt);
-        std::vector<std::string> names;
+        std::vector<std::string> names, origins;
         std::vector<std::vector<Value>> rows;
-        for (int c = 0; c < columns; ++c)
+        for (int c = 0; c < columns; ++c) {
             names.emplace_back(sqlite3_column_name(stmt, c));
+            const char* table = sqlite3_column_table_name(stmt, c);
+            const char* column = sqlite3_column_origin_name(stmt, c);
+            origins.push_back(table && column ? std::string(table) + "." + column : std::string());
+        }
         int rc = SQLITE_ROW;
         while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
             std::vector<Value> row;
@@ -160,10 +166,25 @@ QueryResult TraceDatabase::query(std::string_view sql,
         sqlite3_finalize(stmt);
         if (columns > 0) {
             out.columns = std::move(names);
+            out.origins = std::move(origins);
             out.rows = std::move(rows);
         }
     }
     return out;
+}
+
+int sliceIdColumn(const QueryResult& result) {
+    static const std::string_view sliceIds[] = {
+        "slice.id",         "kernel.id",          "operator.id",     "memory_event.id", "step.slice_id",
+        "kernel.launch_id", "kernel.operator_id", "slice.parent_id", "flow.slice_out",  "flow.slice_in"};
+    for (std::size_t c = 0; c < result.origins.size(); ++c)
+        if (std::find(std::begin(sliceIds), std::end(sliceIds), result.origins[c]) != std::end(sliceIds))
+            return int(c);
+    for (std::size_t c = 0; c < result.columns.size(); ++c)
+        if ((result.columns[c] == "id" || result.columns[c] == "slice_id") &&
+            (c >= result.origins.size() || result.origins[c].empty()))
+            return int(c);
+    return -1;
 }
 
 std::string valueText(const Value& v) {

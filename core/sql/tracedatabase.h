@@ -25,6 +25,9 @@ using Value = std::variant<std::monostate, std::int64_t, double, std::string>; /
 
 struct QueryResult {
     std::vector<std::string> columns;
+    // Where each column comes from, "table.column" (kernel.id), when it is a table's column as it is; empty
+    // for an expression.
+    std::vector<std::string> origins;
     std::vector<std::vector<Value>> rows;
     std::string error; // empty when the query ran
     int errorLine = 0; // where in the SQL, when SQLite knows (1-based; 0 when not)
@@ -74,6 +77,12 @@ class TraceDatabase {
     sqlite3* m_db = nullptr;
     std::shared_ptr<const void> m_tables; // the virtual tables' state, released after the connection
 };
+
+// The column of a result that holds slice ids (what a click on its row selects): the first whose origin is a
+// slice id (slice.id, kernel.id, operator.id, memory_event.id, step.slice_id, kernel.launch_id and
+// .operator_id, slice.parent_id, flow.slice_out and .slice_in), else one named `id` or `slice_id` of no
+// other table's; -1 when none.
+int sliceIdColumn(const QueryResult& result);
 
 // Text for a value as the CLI's table and CSV print it (NULL empty, reals as SQLite prints them).
 std::string valueText(const Value& v);
