@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,73 @@ using namespace vtab;
 
 namespace {
 
-enum SlicePlan { ById = 1, ByTrack = 2, TsLower = 4, TsUpper = 8, TsEqual = 16 };
+enum SlicePlan {
+    ById = 1,
+    ByTrack = 2,
+    TsLower = 4,
+    TsUpper = 8,
+    TsEqual = 16,
+    TsLowerStrict = 32, // the lower bound is `>`, not `>=`
+    TsUpperStrict = 64, // the upper bound is `<`, not `<=`
+};
+
+// The integer an `=` with `v` picks on an INTEGER column (SQLite gives a text operand the column's numeric
+// affinity first): nullopt when no integer equals it (NULL, a fraction, text that is not a number).
+std::optional<std::int64_t> equalInteger(sqlite3_value* v) {
+    switch (sqlite3_value_numeric_type(v)) {
+    case SQLITE_INTEGER:
+        return sqlite3_value_int64(v);
+    case SQLITE_FLOAT: {
+        const double d = sqlite3_value_double(v);
+        if (d == std::floor(d) && d >= -9.2e18 && d <= 9.2e18) return std::int64_t(d);
+        return std::nullopt;
+    }
+    default:
+        return std::nullopt;
+    }
+}
+
+// Narrows [lo, hi] to the integers that satisfy `column OP v` exactly (the planner leaves the check to us:
+// SQLite does not test the rows again). `lower`: OP is > or >= (else < or <=); `strict`: > or <. Sets `none`
+// when nothing can match: NULL compares true with nothing, and every integer sorts before any text.
+void narrow(sqlite3_value* v, bool lower, bool strict, TimeNs& lo, TimeNs& hi, bool& none) {
+    const int type = sqlite3_value_numeric_type(v);
+    if (type == SQLITE_NULL) {
+        none = true;
+        return;
+    }
+    if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
+        if (lower) none = true; // ts > 'text' is never true; ts < 'text' always is
+        return;
+    }
+    if (type == SQLITE_INTEGER) {
+        const std::int64_t i = sqlite3_value_int64(v);
+        if (lower) {
+            if (strict && i == INT64_MAX) none = true;
+            lo = std::max(lo, strict ? i + 1 : i);
+        } else {
+            if (strict && i == INT64_MIN) none = true;
+            hi = std::min(hi, strict ? i - 1 : i);
+        }
+        return;
+    }
+    const double d = sqlite3_value_double(v);
+    if (std::isnan(d)) {
+        none = true;
+        return;
+    }
+    if (lower) {
+        if (d >= 9.2e18)
+            none = true;
+        else if (d > -9.2e18)
+            lo = std::max(lo, strict ? TimeNs(std::floor(d)) + 1 : TimeNs(std::ceil(d)));
+    } else {
+        if (d <= -9.2e18)
+            none = true;
+        else if (d < 9.2e18)
+            hi = std::min(hi, strict ? TimeNs(std::ceil(d)) - 1 : TimeNs(std::floor(d)));
+    }
+}
 
 struct SliceCursor final : Cursor {
     const TraceStore& store;
@@ -42,34 +109,28 @@ struct SliceCursor final : Cursor {
         const TraceStore& s = store;
         if (plan & ById) {
             std::uint32_t t = 0, r = 0;
-            if (sqlite3_value_numeric_type(argv[arg]) == SQLITE_INTEGER &&
-                index.find(sqlite3_value_int64(argv[arg]), t, r))
+            if (const auto id = equalInteger(argv[arg]); id && index.find(*id, t, r))
                 runs.push_back({t, r, r + 1});
             row = runs.empty() ? 0 : runs[0].row;
             return;
         }
         std::uint32_t firstTrack = 0, lastTrack = std::uint32_t(s.tracks().size());
         if (plan & ByTrack) {
-            const sqlite3_int64 t = sqlite3_value_int64(argv[arg++]);
-            if (t < 0 || t >= sqlite3_int64(s.tracks().size())) return;
-            firstTrack = std::uint32_t(t), lastTrack = std::uint32_t(t) + 1;
+            const auto t = equalInteger(argv[arg++]);
+            if (!t || *t < 0 || *t >= std::int64_t(s.tracks().size())) return;
+            firstTrack = std::uint32_t(*t), lastTrack = std::uint32_t(*t) + 1;
         }
-        // ts bounds, inclusive; SQLite re-checks each row, so a bound may be loose (a real number, a strict
-        // comparison) but never too tight.
+        // ts bounds, inclusive and exact: the planner was told SQLite need not check them again.
         TimeNs lo = INT64_MIN, hi = INT64_MAX;
-        const auto bound = [](sqlite3_value* v, bool up) {
-            const double d = sqlite3_value_double(v);
-            return d <= double(INT64_MIN)   ? INT64_MIN
-                   : d >= double(INT64_MAX) ? INT64_MAX
-                   : up                     ? TimeNs(std::ceil(d))
-                                            : TimeNs(std::floor(d));
-        };
+        bool none = false;
         if (plan & TsEqual) {
-            lo = bound(argv[arg], false);
-            hi = bound(argv[arg++], true);
+            const auto at = equalInteger(argv[arg++]);
+            none = !at;
+            lo = hi = at.value_or(0);
         }
-        if (plan & TsLower) lo = bound(argv[arg++], false);
-        if (plan & TsUpper) hi = bound(argv[arg++], true);
+        if (plan & TsLower) narrow(argv[arg++], true, plan & TsLowerStrict, lo, hi, none);
+        if (plan & TsUpper) narrow(argv[arg++], false, plan & TsUpperStrict, lo, hi, none);
+        if (none || lo > hi) return;
         for (std::uint32_t t = firstTrack; t < lastTrack; ++t) {
             const Track& track = s.tracks()[t];
             for (std::uint32_t d = 0; d < track.laneCount(); ++d) {
@@ -146,7 +207,11 @@ struct SliceTable final : Table {
     int bestIndex(sqlite3_index_info* info) const override {
         int plan = 0, arg = 0;
         double cost = double(index.offset.back()) + 1;
-        const auto use = [&](int constraint) { info->aConstraintUsage[constraint].argvIndex = ++arg; };
+        // Each constraint used is applied exactly by the filter: SQLite need not test it on every row again.
+        const auto use = [&](int constraint) {
+            info->aConstraintUsage[constraint].argvIndex = ++arg;
+            info->aConstraintUsage[constraint].omit = 1;
+        };
         if (const int id = usable(info, 0, SQLITE_INDEX_CONSTRAINT_EQ); id >= 0) {
             plan = ById;
             use(id);
@@ -163,14 +228,16 @@ struct SliceTable final : Table {
                 cost /= 64;
             } else {
                 int lower = usable(info, 1, SQLITE_INDEX_CONSTRAINT_GE);
-                if (lower < 0) lower = usable(info, 1, SQLITE_INDEX_CONSTRAINT_GT);
+                if (lower < 0 && (lower = usable(info, 1, SQLITE_INDEX_CONSTRAINT_GT)) >= 0)
+                    plan |= TsLowerStrict;
                 if (lower >= 0) {
                     plan |= TsLower;
                     use(lower);
                     cost /= 4;
                 }
                 int upper = usable(info, 1, SQLITE_INDEX_CONSTRAINT_LE);
-                if (upper < 0) upper = usable(info, 1, SQLITE_INDEX_CONSTRAINT_LT);
+                if (upper < 0 && (upper = usable(info, 1, SQLITE_INDEX_CONSTRAINT_LT)) >= 0)
+                    plan |= TsUpperStrict;
                 if (upper >= 0) {
                     plan |= TsUpper;
                     use(upper);
