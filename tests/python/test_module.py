@@ -73,6 +73,10 @@ def test_tables_equal_the_cli(relative):
         pd.testing.assert_frame_equal(frame, expected, check_exact=True, obj=method)
     # The whole object, too (the run's facts included).
     assert trace.summary() == cli
+    # And SQL on every trace we read: the slices, and the kernel table's calls by name.
+    assert t_query_int(trace, "SELECT count(*) FROM slice") == trace._handle.slices
+    calls = trace.query("SELECT name, count(*) AS n FROM kernel GROUP BY name")
+    assert dict(zip(calls["name"], calls["n"])) == {k["name"]: k["count"] for k in cli.get("kernels", [])}
 
 
 def test_every_row():
@@ -184,6 +188,14 @@ def test_slices_are_the_store(relative):
     with_args = trace.slices(category=kernel_category, args=True)
     assert len(with_args) == len(kernels)
     assert all("correlation" in a and "grid" in a for a in with_args["args"])
+    # SQL over the same trace: its slices, and the kernel table's calls and time by name.
+    assert t_query_int(trace, "SELECT count(*) FROM slice") == len(every)
+    sql_kernels = trace.query("SELECT name, count(*) AS n, sum(dur) AS ns FROM kernel GROUP BY name")
+    assert dict(zip(sql_kernels["name"], sql_kernels["n"])) == dict(zip(table["name"], table["count"]))
+
+
+def t_query_int(trace, sql):
+    return int(trace.query(sql).iloc[0, 0])
 
 
 def test_render(tmp_path):
@@ -310,6 +322,30 @@ def test_query_equals_the_kernel_table():
     assert list(both.columns) == ["name", "name"] and len(both) == 3
     empty = t.query("SELECT id, ts FROM slice WHERE dur < 0")
     assert list(empty.columns) == ["id", "ts"] and len(empty) == 0
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT name, count(*) AS calls, sum(dur) AS ns, avg(dur) / 1e3 AS mean_us FROM kernel GROUP BY name",
+    "SELECT key, value FROM summary",  # a column of mixed types
+    "SELECT id, ts, dur, name, parent_id, arg_set_id FROM slice WHERE depth = 1 LIMIT 200",
+    "SELECT * FROM operators",
+])
+def test_query_dataframes_equal_the_cli(sql):
+    # Trace.query's DataFrame and `kinetoscope-cli query --json`: the same columns, rows and types.
+    path = os.path.join(TRACES, CORPUS[1])
+    cli = json.loads(subprocess.run([CLI, "query", path, sql, "--json"], check=True, capture_output=True,
+                                    text=True).stdout)
+    frame = kinetoscope.load(path, progress=False).query(sql)
+    assert list(frame.columns) == cli["columns"]
+    assert len(frame) == len(cli["rows"])
+    for i, row in enumerate(cli["rows"]):
+        for column, expected in zip(frame.columns, row):
+            got = frame[column].iloc[i]
+            if expected is None:
+                assert got is None or pd.isna(got), (i, column)
+            else:
+                assert got == expected and type(got) is not str or isinstance(expected, str), (i, column, got)
+                assert isinstance(got, str) == isinstance(expected, str), (i, column, got, expected)
 
 
 def test_query_errors_say_where_and_nothing_is_written():
