@@ -475,6 +475,10 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
     decodeTopLevelMetadata(store.metadata);
     store.stats = std::move(stats);
     store.sourcePath = options.sourcePath;
+    if (!options.sourceFormat.empty()) {
+        store.stats.sourceFormat = options.sourceFormat;
+        store.stats.fileBytes = options.sourceFileBytes;
+    }
     clock.lap("repair");
     buildStore(store, accepted, source, options.phaseTiming);
     if (cancelled()) return cancelledResult();

@@ -54,6 +54,10 @@ struct LoadOptions {
     // label such as "live capture". The store is sealed (const) once loaded, so it is named while it is
     // built.
     std::string sourcePath;
+    // A file of another format read into Kineto's JSON first (an Nsight Systems export): its name for the
+    // report ("nsys_sqlite", the summary's run.format) and its size on disk.
+    std::string sourceFormat;
+    std::uint64_t sourceFileBytes = 0;
 };
 
 struct LoadResult {

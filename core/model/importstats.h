@@ -22,6 +22,8 @@ struct ImportStats {
     bool gzip = false;
     // A live capture's wire stream (a spool or raw capture), not JSON: jsonBytes are the stream's bytes.
     bool wireStream = false;
+    // The file's own format when it was read into Kineto's JSON first ("nsys_sqlite"); empty for JSON.
+    std::string sourceFormat;
     // The gzip stream ended early or is corrupt: what inflated is all there is (the issue says where).
     bool gzipCutShort = false;
     std::uint64_t eventsSeen = 0;                        // array elements read

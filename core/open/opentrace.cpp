@@ -1,10 +1,52 @@
 #include "opentrace.h"
 
+#include "import/nsysimport.h"
 #include "import/sourcebuffer.h"
 #include "live/livecapture.h"
 #include "snapshot/snapshotloader.h"
 
+#include <filesystem>
+#include <fstream>
+
 namespace kinetoscope {
+
+namespace {
+
+bool isSqliteFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char header[16] = {};
+    return in.read(header, sizeof header) && isSqliteHeader(std::string_view(header, sizeof header));
+}
+
+// A profiler's SQLite database: an Nsight Systems export is read into Kineto's events, then loaded as they
+// are.
+LoadResult loadSqliteTrace(const std::string& path, LoadOptions options) {
+    LoadResult failure;
+    switch (sqliteTraceKind(path)) {
+    case SqliteTraceKind::Nsight: {
+        NsightJson converted = nsightToKinetoJson(path);
+        if (!converted.error.empty()) {
+            failure.error = "Nsight Systems export: " + converted.error;
+            return failure;
+        }
+        options.sourceFormat = "nsys_sqlite";
+        std::error_code ec;
+        options.sourceFileBytes = std::filesystem::file_size(path, ec);
+        return loadTraceText(converted.json, options);
+    }
+    case SqliteTraceKind::RocmRpd:
+    case SqliteTraceKind::Rocpd:
+        failure.error = "a ROCm profiler database (.rpd / rocpd): not read yet";
+        return failure;
+    case SqliteTraceKind::None:
+        break;
+    }
+    failure.error = "a SQLite database, but not a profiler's Kinetoscope reads (Nsight Systems' `nsys export "
+                    "--type sqlite`)";
+    return failure;
+}
+
+} // namespace
 
 LoadResult loadTrace(const std::string& path, const LoadOptions& options) {
     LoadOptions named = options;
@@ -15,6 +57,7 @@ LoadResult loadTrace(const std::string& path, const LoadOptions& options) {
         failure.error = std::move(reason);
         return failure;
     }
+    if (isSqliteFile(path)) return loadSqliteTrace(path, named);
     std::optional<TraceText> file = readTraceFile(path, named, failure);
     if (!file) return failure;
     return loadReadTrace(std::move(*file), named);

@@ -275,7 +275,9 @@ void writeRun(JsonWriter<std::string>& w, const AnalysisResult& report) {
     w.beginObject();
     w.numField("file_bytes", in.fileBytes);
     w.numField("text_bytes", in.jsonBytes);
-    w.strField("format", in.wireStream ? "capture_stream" : "json");
+    w.strField("format", !in.sourceFormat.empty() ? std::string_view(in.sourceFormat)
+                         : in.wireStream          ? std::string_view("capture_stream")
+                                                  : std::string_view("json"));
     w.key("gzip");
     w.boolean(in.gzip);
     w.key("complete");
