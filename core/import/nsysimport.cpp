@@ -1,6 +1,6 @@
 #include "import/nsysimport.h"
 
-#include "model/jsonwriter.h"
+#include "import/sqlitetrace.h"
 
 #include <sqlite3.h>
 
@@ -15,85 +15,7 @@ namespace kinetoscope {
 
 namespace {
 
-// A database opened read-only and immutable (no lock, no journal, nothing written next to it), by a URI so
-// that a path with `?` or `#` still names the file.
-class ReadOnlyDatabase {
-  public:
-    explicit ReadOnlyDatabase(const std::string& path) {
-        std::string uri = "file:";
-        for (unsigned char c : path) {
-            if (c == '?' || c == '#' || c == '%' || c < 0x20) {
-                char hex[4];
-                std::snprintf(hex, sizeof hex, "%%%02X", c);
-                uri += hex;
-            } else {
-                uri += char(c);
-            }
-        }
-        uri += "?immutable=1";
-        if (sqlite3_open_v2(uri.c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
-                            nullptr) != SQLITE_OK) {
-            m_error = m_db ? sqlite3_errmsg(m_db) : "cannot open";
-            sqlite3_close_v2(m_db);
-            m_db = nullptr;
-            return;
-        }
-        sqlite3_db_config(m_db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
-        sqlite3_db_config(m_db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
-        // Tables and views, by name.
-        each("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')",
-             [this](sqlite3_stmt* s) { m_tables.insert(text(s, 0)); });
-        if (m_tables.empty() && m_error.empty())
-            m_error = "no tables (not a SQLite database, or an empty one)";
-    }
-    ~ReadOnlyDatabase() { sqlite3_close_v2(m_db); }
-    ReadOnlyDatabase(const ReadOnlyDatabase&) = delete;
-    ReadOnlyDatabase& operator=(const ReadOnlyDatabase&) = delete;
-
-    bool ok() const { return m_db && m_error.empty(); }
-    const std::string& error() const { return m_error; }
-    bool has(const std::string& table) const { return m_tables.count(table) != 0; }
-    std::set<std::string> columns(const std::string& table) {
-        std::set<std::string> out;
-        each("SELECT name FROM pragma_table_info('" + table + "')",
-             [&](sqlite3_stmt* s) { out.insert(text(s, 0)); });
-        return out;
-    }
-    // Runs `sql`, handing each row to `row`; false (and error set) when SQLite refuses it.
-    bool each(const std::string& sql, const std::function<void(sqlite3_stmt*)>& row) {
-        sqlite3_stmt* stmt = nullptr;
-        if (sqlite3_prepare_v2(m_db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
-            m_error = sqlite3_errmsg(m_db);
-            sqlite3_finalize(stmt);
-            return false;
-        }
-        int rc = SQLITE_ROW;
-        while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-            row(stmt);
-        if (rc != SQLITE_DONE) m_error = sqlite3_errmsg(m_db);
-        sqlite3_finalize(stmt);
-        return rc == SQLITE_DONE;
-    }
-    static std::string text(sqlite3_stmt* s, int c) {
-        const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(s, c));
-        return t ? std::string(t, std::size_t(sqlite3_column_bytes(s, c))) : std::string();
-    }
-
-  private:
-    sqlite3* m_db = nullptr;
-    std::string m_error;
-    std::set<std::string> m_tables;
-};
-
-// A column of a table, or a stand-in when the export's schema lacks it: the SQL reads what there is.
-std::string columnOr(const std::set<std::string>& columns, const std::string& name,
-                     const std::string& otherwise) {
-    return columns.count(name) ? name : otherwise;
-}
-
-bool isNull(sqlite3_stmt* s, int c) {
-    return sqlite3_column_type(s, c) == SQLITE_NULL;
-}
+using namespace sqlitetrace;
 
 // globalTid / globalPid: Nsight's serialized ids hold the pid in bits 24..47 and the tid in bits 0..23.
 std::int64_t pidOf(std::int64_t global) {
@@ -135,56 +57,7 @@ std::string apiName(std::string name) {
     return name;
 }
 
-class Writer {
-  public:
-    Writer() : m_w(m_text) {}
-    JsonWriter<std::string>& w() { return m_w; }
-    std::string& text() { return m_text; }
-    // One event's common members; the caller adds args and closes it.
-    void begin(char phase, std::string_view cat, std::string_view name, std::int64_t pid, std::int64_t tid,
-               std::int64_t ts) {
-        m_w.beginObject();
-        m_w.strField("ph", std::string_view(&phase, 1));
-        m_w.strField("cat", cat);
-        m_w.strField("name", name);
-        m_w.numField("pid", pid);
-        m_w.numField("tid", tid);
-        m_w.key("ts");
-        m_w.micros(ts);
-    }
-    void dur(std::int64_t ns) {
-        m_w.key("dur");
-        m_w.micros(ns);
-    }
-    void flow(char phase, std::int64_t id, std::int64_t pid, std::int64_t tid, std::int64_t ts) {
-        begin(phase, "ac2g", "ac2g", pid, tid, ts);
-        m_w.numField("id", id);
-        if (phase == 'f') m_w.strField("bp", "e");
-        m_w.endObject();
-    }
-
-  private:
-    std::string m_text;
-    JsonWriter<std::string> m_w;
-};
-
 } // namespace
-
-bool isSqliteHeader(std::string_view firstBytes) {
-    return firstBytes.size() >= 16 && std::memcmp(firstBytes.data(), "SQLite format 3\0", 16) == 0;
-}
-
-SqliteTraceKind sqliteTraceKind(const std::string& path) {
-    ReadOnlyDatabase db(path);
-    if (!db.ok()) return SqliteTraceKind::None;
-    if (db.has("CUPTI_ACTIVITY_KIND_KERNEL") || db.has("CUPTI_ACTIVITY_KIND_RUNTIME") ||
-        db.has("NVTX_EVENTS") || (db.has("StringIds") && db.has("TARGET_INFO_SESSION_START_TIME")))
-        return SqliteTraceKind::Nsight;
-    if (db.has("rocpd_op") && db.has("rocpd_api")) return SqliteTraceKind::RocmRpd;
-    if (db.has("rocpd_info_agent") || db.has("kernels") || db.has("rocpd_kernel_dispatch"))
-        return SqliteTraceKind::Rocpd;
-    return SqliteTraceKind::None;
-}
 
 NsightJson nsightToKinetoJson(const std::string& path) {
     NsightJson out;

@@ -28,13 +28,6 @@
 
 namespace kinetoscope {
 
-// Whether a file's first bytes are a SQLite database's header.
-bool isSqliteHeader(std::string_view firstBytes);
-
-// The profiler behind a SQLite database, from its tables; empty when none we read.
-enum class SqliteTraceKind { None, Nsight, RocmRpd, Rocpd };
-SqliteTraceKind sqliteTraceKind(const std::string& path);
-
 struct NsightJson {
     std::string json;                 // Kineto's trace of the export's events
     std::vector<std::string> skipped; // what it could not read ("NVTX_EVENTS: 3 ranges without an end")

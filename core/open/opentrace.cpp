@@ -1,7 +1,9 @@
 #include "opentrace.h"
 
 #include "import/nsysimport.h"
+#include "import/rpdimport.h"
 #include "import/sourcebuffer.h"
+#include "import/sqlitetrace.h"
 #include "live/livecapture.h"
 #include "snapshot/snapshotloader.h"
 
@@ -34,9 +36,19 @@ LoadResult loadSqliteTrace(const std::string& path, LoadOptions options) {
         options.sourceFileBytes = std::filesystem::file_size(path, ec);
         return loadTraceText(converted.json, options);
     }
-    case SqliteTraceKind::RocmRpd:
+    case SqliteTraceKind::RocmRpd: {
+        ConvertedTrace converted = rpdToKinetoJson(path);
+        if (!converted.error.empty()) {
+            failure.error = "rocm-profile-data database: " + converted.error;
+            return failure;
+        }
+        options.sourceFormat = "rocm_rpd";
+        std::error_code ec;
+        options.sourceFileBytes = std::filesystem::file_size(path, ec);
+        return loadTraceText(converted.json, options);
+    }
     case SqliteTraceKind::Rocpd:
-        failure.error = "a ROCm profiler database (.rpd / rocpd): not read yet";
+        failure.error = "a rocprofv3 rocpd database: not read yet";
         return failure;
     case SqliteTraceKind::None:
         break;
