@@ -3,6 +3,7 @@
 #include "import/sqlitetrace.h"
 
 #include <map>
+#include <set>
 #include <unordered_map>
 
 namespace kinetoscope {
@@ -148,6 +149,198 @@ ConvertedTrace rpdToKinetoJson(const std::string& path) {
     };
     for (const auto& [gpu, _] : gpus)
         meta(gpu, "GPU " + std::to_string(gpu));
+    w.endArray();
+    if (!db.error().empty()) {
+        out.error = "SQLite: " + db.error();
+        return out;
+    }
+    w.endObject();
+    out.json = std::move(writer.text());
+    return out;
+}
+
+ConvertedTrace rocpdToKinetoJson(const std::string& path) {
+    ConvertedTrace out;
+    ReadOnlyDatabase db(path);
+    if (!db.ok()) {
+        out.error = "SQLite: " + db.error();
+        return out;
+    }
+    std::unordered_map<std::int64_t, std::string> strings;
+    db.each("SELECT id, string FROM rocpd_string",
+            [&](sqlite3_stmt* s) { strings[sqlite3_column_int64(s, 0)] = ReadOnlyDatabase::text(s, 1); });
+    const auto string = [&](sqlite3_stmt* s, int c) -> std::string {
+        const auto it = strings.find(sqlite3_column_int64(s, c));
+        return it == strings.end() ? std::string() : it->second;
+    };
+    // Agents: a GPU by its index among the GPUs (the device number users know), a CPU as the host.
+    struct Agent {
+        bool gpu = false;
+        std::int64_t index = 0;
+        std::string name;
+    };
+    std::unordered_map<std::int64_t, Agent> agents;
+    if (db.has("rocpd_info_agent"))
+        db.each("SELECT id, type, type_index, coalesce(product_name, name) FROM rocpd_info_agent",
+                [&](sqlite3_stmt* s) {
+                    agents[sqlite3_column_int64(s, 0)] = {ReadOnlyDatabase::text(s, 1) == "GPU",
+                                                          sqlite3_column_int64(s, 2),
+                                                          ReadOnlyDatabase::text(s, 3)};
+                });
+    std::unordered_map<std::int64_t, std::string> symbols;
+    if (db.has("rocpd_info_kernel_symbol"))
+        db.each("SELECT id, display_name, kernel_name FROM rocpd_info_kernel_symbol", [&](sqlite3_stmt* s) {
+            std::string name = ReadOnlyDatabase::text(s, 1);
+            if (name.empty()) {
+                name = ReadOnlyDatabase::text(s, 2);
+                if (name.size() > 3 && name.compare(name.size() - 3, 3, ".kd") == 0)
+                    name.resize(name.size() - 3);
+            }
+            symbols[sqlite3_column_int64(s, 0)] = std::move(name);
+        });
+    // Correlation ids by event (0: none written).
+    std::unordered_map<std::int64_t, std::int64_t> correlationOfEvent;
+    std::unordered_map<std::int64_t, std::string> categoryOfEvent;
+    if (db.has("rocpd_event"))
+        db.each("SELECT id, correlation_id, category_id FROM rocpd_event", [&](sqlite3_stmt* s) {
+            if (sqlite3_column_int64(s, 1) != 0)
+                correlationOfEvent[sqlite3_column_int64(s, 0)] = sqlite3_column_int64(s, 1);
+            categoryOfEvent[sqlite3_column_int64(s, 0)] = string(s, 2);
+        });
+
+    Writer writer;
+    JsonWriter<std::string>& w = writer.w();
+    w.beginObject({"", ",\n", ""});
+    w.numField("schemaVersion", 1);
+    w.strField("displayTimeUnit", "ns");
+    w.key("deviceProperties");
+    w.beginArray();
+    std::map<std::int64_t, std::string> gpus;
+    for (const auto& [id, a] : agents)
+        if (a.gpu) gpus[a.index] = a.name;
+    for (const auto& [index, name] : gpus) {
+        w.beginObject();
+        w.numField("id", index);
+        w.strField("name", name);
+        w.endObject();
+    }
+    w.endArray();
+    w.key("traceEvents");
+    w.beginArray({"\n", ",\n", "\n"});
+    struct Call {
+        std::int64_t pid, tid, ts;
+    };
+    std::unordered_map<std::int64_t, Call> calls; // by correlation id
+    std::set<std::pair<std::int64_t, std::int64_t>> threads;
+    if (db.has("rocpd_region"))
+        db.each("SELECT pid, tid, start, end, name_id, event_id FROM rocpd_region", [&](sqlite3_stmt* s) {
+            const std::int64_t pid = sqlite3_column_int64(s, 0), tid = sqlite3_column_int64(s, 1),
+                               start = sqlite3_column_int64(s, 2), event = sqlite3_column_int64(s, 5);
+            const std::string& category = categoryOfEvent[event];
+            const char* cat =
+                category.find("MARKER") != std::string::npos || category.find("ROCTX") != std::string::npos
+                    ? "user_annotation"
+                : category.rfind("HSA", 0) == 0 ? "cuda_driver"
+                                                : "cuda_runtime";
+            threads.insert({pid, tid});
+            writer.begin('X', cat, string(s, 4), pid, tid, start);
+            writer.dur(sqlite3_column_int64(s, 3) - start);
+            if (const auto c = correlationOfEvent.find(event); c != correlationOfEvent.end()) {
+                calls[c->second] = {pid, tid, start};
+                w.key("args");
+                w.beginObject();
+                w.numField("correlation", c->second);
+                w.endObject();
+            }
+            w.endObject();
+        });
+    std::set<std::int64_t> devices;
+    std::uint64_t unlinked = 0;
+    const auto gpuWork = [&](const char* cat, const std::string& name, std::int64_t agent, std::int64_t queue,
+                             std::int64_t start, std::int64_t end, std::int64_t event,
+                             const std::function<void()>& args) {
+        const auto a = agents.find(agent);
+        const std::int64_t device = a != agents.end() ? a->second.index : agent;
+        devices.insert(device);
+        writer.begin('X', cat, name, device, queue, start);
+        writer.dur(end - start);
+        w.key("args");
+        w.beginObject();
+        w.numField("device", device);
+        const auto c = correlationOfEvent.find(event);
+        if (c != correlationOfEvent.end()) w.numField("correlation", c->second);
+        args();
+        w.endObject();
+        w.endObject();
+        const auto call = c != correlationOfEvent.end() ? calls.find(c->second) : calls.end();
+        if (call == calls.end()) {
+            ++unlinked;
+            return;
+        }
+        writer.flow('s', c->second, call->second.pid, call->second.tid, call->second.ts);
+        writer.flow('f', c->second, device, queue, start);
+    };
+    if (db.has("rocpd_kernel_dispatch"))
+        db.each("SELECT agent_id, queue_id, stream_id, start, end, kernel_id, event_id, grid_size_x, "
+                "grid_size_y, "
+                "grid_size_z, workgroup_size_x, workgroup_size_y, workgroup_size_z, group_segment_size FROM "
+                "rocpd_kernel_dispatch",
+                [&](sqlite3_stmt* s) {
+                    gpuWork(
+                        "kernel", symbols[sqlite3_column_int64(s, 5)], sqlite3_column_int64(s, 0),
+                        sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4),
+                        sqlite3_column_int64(s, 6), [&] {
+                            w.numField("stream", sqlite3_column_int64(s, 2));
+                            for (const auto& [key, first] : {std::pair{"grid", 7}, std::pair{"block", 10}}) {
+                                w.key(key);
+                                w.beginArray();
+                                for (int i = 0; i < 3; ++i)
+                                    w.num(sqlite3_column_int64(s, first + i));
+                                w.endArray();
+                            }
+                            w.numField("shared memory", sqlite3_column_int64(s, 13));
+                        });
+                });
+    if (db.has("rocpd_memory_copy"))
+        db.each("SELECT dst_agent_id, src_agent_id, queue_id, stream_id, start, end, event_id, size FROM "
+                "rocpd_memory_copy",
+                [&](sqlite3_stmt* s) {
+                    const auto side = [&](int c) {
+                        const auto a = agents.find(sqlite3_column_int64(s, c));
+                        return a != agents.end() && a->second.gpu ? 'D' : 'H';
+                    };
+                    const std::string name = std::string("Memcpy ") + side(1) + "to" + side(0);
+                    // A copy runs on its destination GPU (the source's when it goes to the host).
+                    const int on = side(0) == 'D' ? 0 : 1;
+                    gpuWork("gpu_memcpy", name, sqlite3_column_int64(s, on), sqlite3_column_int64(s, 2),
+                            sqlite3_column_int64(s, 4), sqlite3_column_int64(s, 5),
+                            sqlite3_column_int64(s, 6),
+                            [&] { w.numField("bytes", sqlite3_column_int64(s, 7)); });
+                });
+    if (unlinked && calls.empty())
+        out.skipped.push_back(
+            "rocpd_event: no correlation ids, so GPU work is not linked to the calls that launched it");
+    const auto meta = [&](const char* what, std::int64_t pid, std::int64_t tid, const std::string& name) {
+        writer.begin('M', "", what, pid, tid, 0);
+        w.key("args");
+        w.beginObject();
+        w.strField("name", name);
+        w.endObject();
+        w.endObject();
+    };
+    for (std::int64_t device : devices)
+        meta("process_name", device, 0, "GPU " + std::to_string(device));
+    if (db.has("rocpd_info_process"))
+        db.each("SELECT pid, command FROM rocpd_info_process", [&](sqlite3_stmt* s) {
+            if (!isNull(s, 1))
+                meta("process_name", sqlite3_column_int64(s, 0), 0, ReadOnlyDatabase::text(s, 1));
+        });
+    if (db.has("rocpd_info_thread"))
+        db.each("SELECT pid, tid, name FROM rocpd_info_thread", [&](sqlite3_stmt* s) {
+            const std::string name = ReadOnlyDatabase::text(s, 2);
+            if (!name.empty())
+                meta("thread_name", sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), name);
+        });
     w.endArray();
     if (!db.error().empty()) {
         out.error = "SQLite: " + db.error();

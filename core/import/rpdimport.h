@@ -23,4 +23,14 @@ struct ConvertedTrace {
 };
 ConvertedTrace rpdToKinetoJson(const std::string& path);
 
+// rocprofv3's `rocpd` databases (ROCm 7; tables with a uuid suffix under plain-named views), the same way:
+//   rocpd_kernel_dispatch  -> kernel on its GPU's queue (pid the GPU's index, tid the queue), named by its
+//   symbol,
+//                             with grid, workgroup (block), LDS (shared memory) and its HIP stream
+//   rocpd_memory_copy      -> gpu_memcpy ("Memcpy HtoD" by the agents' types), with its bytes
+//   rocpd_region           -> HIP calls (cuda_runtime), HSA calls (cuda_driver), markers (user_annotation)
+//   rocpd_event            -> a call and the GPU work it launched share a correlation id (when the tool wrote
+//   one) rocpd_info_agent       -> the GPUs' names; rocpd_info_thread / _process -> names
+ConvertedTrace rocpdToKinetoJson(const std::string& path);
+
 } // namespace kinetoscope

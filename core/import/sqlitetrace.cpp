@@ -49,7 +49,7 @@ SqliteTraceKind sqliteTraceKind(const std::string& path) {
         db.has("NVTX_EVENTS") || (db.has("StringIds") && db.has("TARGET_INFO_SESSION_START_TIME")))
         return SqliteTraceKind::Nsight;
     if (db.has("rocpd_op") && db.has("rocpd_api")) return SqliteTraceKind::RocmRpd;
-    if (db.has("rocpd_info_agent") || db.has("kernels") || db.has("rocpd_kernel_dispatch"))
+    if (db.has("rocpd_info_agent") || db.has("rocpd_kernel_dispatch") || db.has("rocpd_region"))
         return SqliteTraceKind::Rocpd;
     return SqliteTraceKind::None;
 }

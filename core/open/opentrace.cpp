@@ -47,9 +47,17 @@ LoadResult loadSqliteTrace(const std::string& path, LoadOptions options) {
         options.sourceFileBytes = std::filesystem::file_size(path, ec);
         return loadTraceText(converted.json, options);
     }
-    case SqliteTraceKind::Rocpd:
-        failure.error = "a rocprofv3 rocpd database: not read yet";
-        return failure;
+    case SqliteTraceKind::Rocpd: {
+        ConvertedTrace converted = rocpdToKinetoJson(path);
+        if (!converted.error.empty()) {
+            failure.error = "rocpd database: " + converted.error;
+            return failure;
+        }
+        options.sourceFormat = "rocpd";
+        std::error_code ec;
+        options.sourceFileBytes = std::filesystem::file_size(path, ec);
+        return loadTraceText(converted.json, options);
+    }
     case SqliteTraceKind::None:
         break;
     }
