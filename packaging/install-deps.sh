@@ -7,8 +7,10 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-svg-dev libgl-dev
   libsimdjson-dev zlib1g-dev libdeflate-dev libcli11-dev
-  # SQL over a trace (core/sql): Debian's SQLite
+  # SQL over a trace (core/sql) and the profilers' databases (Nsight Systems, ROCm): Debian's SQLite
   libsqlite3-dev
+  # Perfetto's protobuf traces (core/import/perfettoimport): Debian's protobuf library and compiler
+  libprotobuf-dev protobuf-compiler
   # the source format check and the architecture graph (docs/ARCHITECTURE.md)
   clang-format graphviz
   xvfb xauth imagemagick fonts-dejavu-core

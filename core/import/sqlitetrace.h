@@ -4,7 +4,7 @@
 // and immutable, and a writer of Kineto's events, which those readers turn the rows into so that the one JSON
 // importer builds the store (docs/FORMATS.md).
 
-#include "model/jsonwriter.h"
+#include "import/kinetoevents.h"
 
 #include <sqlite3.h>
 
@@ -79,39 +79,7 @@ inline bool isNull(sqlite3_stmt* s, int c) {
     return sqlite3_column_type(s, c) == SQLITE_NULL;
 }
 
-// Kineto's events, written as its JSON (times in µs with three decimals: the ns exactly).
-class Writer {
-  public:
-    Writer() : m_w(m_text) {}
-    JsonWriter<std::string>& w() { return m_w; }
-    std::string& text() { return m_text; }
-    // One event's common members; the caller adds args and closes it.
-    void begin(char phase, std::string_view cat, std::string_view name, std::int64_t pid, std::int64_t tid,
-               std::int64_t ts) {
-        m_w.beginObject();
-        m_w.strField("ph", std::string_view(&phase, 1));
-        m_w.strField("cat", cat);
-        m_w.strField("name", name);
-        m_w.numField("pid", pid);
-        m_w.numField("tid", tid);
-        m_w.key("ts");
-        m_w.micros(ts);
-    }
-    void dur(std::int64_t ns) {
-        m_w.key("dur");
-        m_w.micros(ns);
-    }
-    void flow(char phase, std::int64_t id, std::int64_t pid, std::int64_t tid, std::int64_t ts) {
-        begin(phase, "ac2g", "ac2g", pid, tid, ts);
-        m_w.numField("id", id);
-        if (phase == 'f') m_w.strField("bp", "e");
-        m_w.endObject();
-    }
-
-  private:
-    std::string m_text;
-    JsonWriter<std::string> m_w;
-};
+using Writer = KinetoEventWriter;
 
 } // namespace sqlitetrace
 } // namespace kinetoscope

@@ -1,6 +1,7 @@
 #include "opentrace.h"
 
 #include "import/nsysimport.h"
+#include "import/perfettoimport.h"
 #include "import/rpdimport.h"
 #include "import/sourcebuffer.h"
 #include "import/sqlitetrace.h"
@@ -85,8 +86,22 @@ LoadResult loadTrace(const std::string& path, const LoadOptions& options) {
 
 LoadResult loadReadTrace(TraceText file, const LoadOptions& options) {
     // A live-capture spool (or a raw capture) is recovered into the same trace Capture > Save writes.
-    return live::isWireStream(file.source->text()) ? live::loadWireStream(file.source->text(), options, &file)
-                                                   : loadJsonTrace(std::move(file), options);
+    if (live::isWireStream(file.source->text()))
+        return live::loadWireStream(file.source->text(), options, &file);
+    // A Perfetto protobuf trace (raw or gzip: the file is inflated already) is read into Kineto's events.
+    if (looksLikePerfettoTrace(file.source->text())) {
+        PerfettoJson converted = perfettoToKinetoJson(file.source->text());
+        if (!converted.error.empty()) {
+            LoadResult failure;
+            failure.error = "Perfetto trace: " + converted.error;
+            return failure;
+        }
+        LoadOptions named = options;
+        named.sourceFormat = "perfetto";
+        named.sourceFileBytes = file.stats.fileBytes;
+        return loadTraceText(converted.json, named);
+    }
+    return loadJsonTrace(std::move(file), options);
 }
 
 std::string notATraceReason(const std::string& path) {
