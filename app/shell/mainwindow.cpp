@@ -60,7 +60,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     welcome->setAlignment(Qt::AlignCenter);
     welcome->setText(
         tr("<h2>Kinetoscope</h2><p>Open a PyTorch profiler trace (<code>*.pt.trace.json</code>, "
-           "<code>*.json.gz</code>):<br/>File › Open (Ctrl+O), File › Open Recent, or drop files here.</p>"));
+           "<code>*.json.gz</code>, <code>*.pftrace</code>), an Nsight Systems export (<code>*.sqlite</code>) or "
+           "a ROCm database (<code>*.rpd</code>, rocpd):<br/>File › Open (Ctrl+O), File › Open Recent, or drop "
+           "files here.</p>"));
     welcome->setStyleSheet(QStringLiteral("QLabel{color:#374151}"));
     m_tabs = new QTabWidget(m_stack);
     m_tabs->setTabsClosable(true);
@@ -172,8 +174,11 @@ QString MainWindow::fileDialogFilter() {
     // Everything the viewer opens first: the dialog shows its first filter, and a trace-only one hid
     // memory snapshots.
     return tr(
-        "All supported files (*.json *.json.gz *.pt.trace.json* *.pickle *.pickle.gz *.kscw *.kscw.gz *.py);;"
-        "Trace files (*.json *.json.gz *.pt.trace.json*);;CUDA memory snapshots (*.pickle *.pickle.gz);;"
+        "All supported files (*.json *.json.gz *.pt.trace.json* *.pftrace *.pftrace.gz *.perfetto-trace *.sqlite "
+        "*.rpd *.db *.pickle *.pickle.gz *.kscw *.kscw.gz *.py);;"
+        "Trace files (*.json *.json.gz *.pt.trace.json*);;Perfetto traces (*.pftrace *.pftrace.gz "
+        "*.perfetto-trace);;Nsight Systems exports and ROCm databases (*.sqlite *.rpd *.db);;"
+        "CUDA memory snapshots (*.pickle *.pickle.gz);;"
         "Capture spools (*.kscw *.kscw.gz);;TorchInductor generated code, attached to the trace in front "
         "(*.py);;"
         "All files (*)");
