@@ -87,8 +87,8 @@ void writeAnnotation(JsonWriter<std::string>& w, const pf::DebugAnnotation& a, c
 } // namespace
 
 bool looksLikePerfettoTrace(std::string_view text) {
-    // Field 1 (packet), wire type 2: the tag byte 0x0a, then the packet's length. 0x0a is also a line feed, which
-    // many JSON files start with: JSON's first other byte is its '{' or '['.
+    // Field 1 (packet), wire type 2: the tag byte 0x0a, then the packet's length. 0x0a is also a line feed,
+    // which many JSON files start with: JSON's first other byte is its '{' or '['.
     if (text.size() < 2 || static_cast<unsigned char>(text[0]) != 0x0a) return false;
     const std::size_t first = text.find_first_not_of(" \t\r\n");
     return first == std::string_view::npos || (text[first] != '{' && text[first] != '[');

@@ -63,13 +63,13 @@ void narrow(sqlite3_value* v, bool lower, bool strict, TimeNs& lo, TimeNs& hi, b
     }
     if (type == SQLITE_INTEGER) {
         const std::int64_t i = sqlite3_value_int64(v);
-        if (lower) {
-            if (strict && i == INT64_MAX) none = true;
+        // Nothing is above the largest integer, nor below the smallest (and i + 1 would overflow).
+        if (strict && i == (lower ? INT64_MAX : INT64_MIN))
+            none = true;
+        else if (lower)
             lo = std::max(lo, strict ? i + 1 : i);
-        } else {
-            if (strict && i == INT64_MIN) none = true;
+        else
             hi = std::min(hi, strict ? i - 1 : i);
-        }
         return;
     }
     const double d = sqlite3_value_double(v);
