@@ -2,6 +2,7 @@
 // Shared by the fuzz targets: arbitrary bytes into the loader, plain text directly or gzip through the file
 // path (an anonymous in-memory file, no disk), and the store's invariants.
 #include "analysis/ops/kernels.h"
+#include "import/perfettoimport.h"
 #include "live/livecapture.h"
 #include "live/wireingest.h"
 #include "model/nesting.h"
@@ -43,7 +44,10 @@ inline LoadResult loadBytes(const std::uint8_t* data, std::size_t size, bool gpu
             }
         };
     }
-    if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
+    // gzip, and Perfetto's protobuf traces, are read from a file (the one entry that opens any file picks the
+    // reader by the first bytes).
+    if ((size >= 2 && data[0] == 0x1f && data[1] == 0x8b) ||
+        looksLikePerfettoTrace(std::string_view(reinterpret_cast<const char*>(data), size))) {
         const int fd = memfd_create("fuzz", 0);
         if (fd < 0) return {};
         if (write(fd, data, size) != ssize_t(size)) {
