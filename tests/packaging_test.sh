@@ -52,6 +52,11 @@ echo '{"not": "a trace"}' > "$work/files/config.json"
   > "$work/files/oom_dump.pickle"
 cp "$work/files/oom_dump.pickle" "$work/files/gpu_memory_snapshot.pickle"
 gzip -c "$work/files/oom_dump.pickle" > "$work/files/memory_snapshot.pickle.gz"
+# A Perfetto trace (its first packet's tag and length) and a ROCm database, by their names.
+printf '\x0a\x00' > "$work/files/run.pftrace"
+cp "$work/files/run.pftrace" "$work/files/run.perfetto-trace"
+gzip -c "$work/files/run.pftrace" > "$work/files/run.pftrace.gz"
+printf 'SQLite format 3\000' > "$work/files/matmul.rpd"
 export HOME="$home" XDG_DATA_HOME="$data" XDG_CONFIG_HOME="$home/.config" XDG_DATA_DIRS=/usr/share XDG_CURRENT_DESKTOP=
 expect_type() {
   local got; got=$(xdg-mime query filetype "$work/files/$1")
@@ -66,8 +71,13 @@ expect_type config.json application/json
 expect_type oom_dump.pickle application/x-pytorch-memory-snapshot
 expect_type gpu_memory_snapshot.pickle application/x-pytorch-memory-snapshot
 expect_type memory_snapshot.pickle.gz application/x-pytorch-memory-snapshot-gzip
+expect_type run.pftrace application/x-perfetto-trace
+expect_type run.perfetto-trace application/x-perfetto-trace
+expect_type run.pftrace.gz application/x-perfetto-trace-gzip
+expect_type matmul.rpd application/x-rocm-profile-data
 for type in application/x-pytorch-trace application/x-pytorch-trace-gzip application/x-pytorch-memory-snapshot \
-  application/x-pytorch-memory-snapshot-gzip; do
+  application/x-pytorch-memory-snapshot-gzip application/x-perfetto-trace application/x-perfetto-trace-gzip \
+  application/x-rocm-profile-data; do
   got=$(xdg-mime query default "$type")
   [[ "$got" == "$app_id.desktop" ]] || fail "xdg-mime query default $type: '$got'"
   echo "  default for $type: $got"

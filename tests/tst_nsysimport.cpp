@@ -193,6 +193,28 @@ void TestNsysImport::otherDatabasesSaySo() {
     LoadResult r = loadTrace(path);
     QVERIFY(!r.ok());
     QVERIFY2(r.message(path).find("not a profiler's") != std::string::npos, r.message(path).c_str());
+    // Hostile exports: a table that is a view looping without end, views that name each other. An error
+    // naming the file, never a hang.
+    for (const char* sql :
+         {"CREATE TABLE StringIds(id INTEGER, value TEXT); CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS WITH "
+          "RECURSIVE "
+          "r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT x AS start, x AS end, 0 AS deviceId, 0 AS "
+          "streamId, NULL AS correlationId, 0 AS demangledName, 0 AS registersPerThread, 1 AS gridX, 1 AS "
+          "gridY, "
+          "1 AS gridZ, 1 AS blockX, 1 AS blockY, 1 AS blockZ FROM r",
+          "CREATE TABLE StringIds(id INTEGER, value TEXT); CREATE VIEW a AS SELECT * FROM b; CREATE VIEW b "
+          "AS "
+          "SELECT * FROM a; CREATE VIEW CUPTI_ACTIVITY_KIND_RUNTIME AS SELECT * FROM a"}) {
+        const std::string hostile = dir.filePath("hostile.sqlite").toStdString();
+        std::remove(hostile.c_str());
+        sqlite3* h = nullptr;
+        QCOMPARE(sqlite3_open(hostile.c_str(), &h), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(h, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(h);
+        LoadResult l = loadTrace(hostile);
+        QVERIFY(!l.ok());
+        QVERIFY2(l.message(hostile).find("hostile.sqlite") != std::string::npos, l.message(hostile).c_str());
+    }
     // A file that starts as a database and is not one: an error, not a crash.
     const std::string broken = dir.filePath("broken.sqlite").toStdString();
     FILE* f = std::fopen(broken.c_str(), "wb");

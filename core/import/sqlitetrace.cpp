@@ -28,9 +28,17 @@ ReadOnlyDatabase::ReadOnlyDatabase(const std::string& path) {
     }
     sqlite3_db_config(m_db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
     sqlite3_db_config(m_db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
-    // Tables and views, by name.
-    each("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')",
-         [this](sqlite3_stmt* s) { m_tables.insert(text(s, 0)); });
+    // Tables and views, by name. A view that runs a recursive query could return rows without end (a hostile
+    // file loops the reader): refused. Views that name each other in a circle SQLite refuses itself.
+    std::string recursive;
+    each("SELECT name, type, lower(coalesce(sql, '')) FROM sqlite_master WHERE type IN ('table', 'view')",
+         [&](sqlite3_stmt* s) {
+             m_tables.insert(text(s, 0));
+             if (text(s, 1) == "view" && text(s, 2).find("recursive") != std::string::npos)
+                 recursive = text(s, 0);
+         });
+    if (!recursive.empty() && m_error.empty())
+        m_error = "view " + recursive + " runs a recursive query, which could run without end: refused";
     if (m_tables.empty() && m_error.empty()) m_error = "no tables (not a SQLite database, or an empty one)";
 }
 
