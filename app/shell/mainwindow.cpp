@@ -58,11 +58,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_stack = new QStackedWidget(this);
     auto* welcome = new QLabel(m_stack);
     welcome->setAlignment(Qt::AlignCenter);
-    welcome->setText(
-        tr("<h2>Kinetoscope</h2><p>Open a PyTorch profiler trace (<code>*.pt.trace.json</code>, "
-           "<code>*.json.gz</code>, <code>*.pftrace</code>), an Nsight Systems export (<code>*.sqlite</code>) or "
-           "a ROCm database (<code>*.rpd</code>, rocpd):<br/>File › Open (Ctrl+O), File › Open Recent, or drop "
-           "files here.</p>"));
+    welcome->setText(tr(
+        "<h2>Kinetoscope</h2><p>Open a PyTorch profiler trace (<code>*.pt.trace.json</code>, "
+        "<code>*.json.gz</code>, <code>*.pftrace</code>), an Nsight Systems export (<code>*.sqlite</code>) "
+        "or "
+        "a ROCm database (<code>*.rpd</code>, rocpd):<br/>File › Open (Ctrl+O), File › Open Recent, or drop "
+        "files here.</p>"));
     welcome->setStyleSheet(QStringLiteral("QLabel{color:#374151}"));
     m_tabs = new QTabWidget(m_stack);
     m_tabs->setTabsClosable(true);
@@ -174,7 +175,8 @@ QString MainWindow::fileDialogFilter() {
     // Everything the viewer opens first: the dialog shows its first filter, and a trace-only one hid
     // memory snapshots.
     return tr(
-        "All supported files (*.json *.json.gz *.pt.trace.json* *.pftrace *.pftrace.gz *.perfetto-trace *.sqlite "
+        "All supported files (*.json *.json.gz *.pt.trace.json* *.pftrace *.pftrace.gz *.perfetto-trace "
+        "*.sqlite "
         "*.rpd *.db *.pickle *.pickle.gz *.kscw *.kscw.gz *.py);;"
         "Trace files (*.json *.json.gz *.pt.trace.json*);;Perfetto traces (*.pftrace *.pftrace.gz "
         "*.perfetto-trace);;Nsight Systems exports and ROCm databases (*.sqlite *.rpd *.db);;"
