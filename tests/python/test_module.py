@@ -463,3 +463,49 @@ def test_report_tables_in_sql_equal_the_cli(relative):
     assert figures["events"] == doc["events"]
     for key, value in doc["breakdown_us"].items():
         assert figures[f"breakdown_us.{key}"] == pytest.approx(value, abs=0), key
+
+
+def test_perfetto_trace_equals_a_plain_protobuf_decode():
+    # A Perfetto trace (issue 63): its slices, instants and names by thread equal what protoc's own schema-less
+    # decode finds (packet 1 { track_event 11 { type 9, name 23, track 11 } }), not our reader.
+    path = os.path.join(TRACES, "formats", "vospascal__atrium__trace.pftrace")
+    raw = subprocess.run(["protoc", "--decode_raw"], stdin=open(path, "rb"), capture_output=True, check=True,
+                         text=True).stdout.splitlines()
+    begins, instants, names = 0, 0, {}
+    event = None
+    for line in raw:
+        if line == "  11 {":
+            event = {}
+        elif event is not None and line == "  }":
+            if event.get("type") == "1":
+                begins += 1
+                names[event.get("name")] = names.get(event.get("name"), 0) + 1
+            elif event.get("type") == "3":
+                instants += 1
+            event = None
+        elif event is not None and line.startswith("    9: "):
+            event["type"] = line[7:]
+        elif event is not None and line.startswith("    23: "):
+            event["name"] = json.loads(line[8:])
+    assert begins == 20010
+    t = kinetoscope.load(path, progress=False)
+    slices = t.query("SELECT count(*) AS n FROM slice")["n"][0]
+    assert slices == begins + instants
+    q = t.query("SELECT name, count(*) AS n FROM slice WHERE dur > 0 GROUP BY name")
+    assert dict(zip(q["name"], q["n"])) == names
+
+
+@pytest.mark.parametrize("relative,fmt", [
+    ("formats/MohanadOdema__DLProf__w_Relu__nsys_profile.sqlite", "nsys_sqlite"),
+    ("formats/ROCm__rocmProfileData__examples__rocm-profile-data__results__matmul_result.rpd", "rocm_rpd"),
+    ("formats/HGLiu1998__batched_gemm__bmm__37ca13315e70__21_results.db", "rocpd"),
+    ("formats/vospascal__atrium__trace.pftrace", "perfetto"),
+])
+def test_other_formats_in_python_and_the_cli(relative, fmt):
+    # Every format opens in Python as in the CLI: the same report, its format named.
+    path = os.path.join(TRACES, relative)
+    cli = cli_json(path)
+    assert cli["run"]["format"] == fmt
+    t = kinetoscope.load(path, progress=False)
+    assert t.summary() == cli
+    assert len(t.slices()) == t._handle.slices > 0
