@@ -256,6 +256,17 @@ void TestCriticalPath::stepReport() {
     QCOMPARE(only->path.length, TimeNs(2'411'000)); // HTA's (againstHta)
     const QString diff = test::compareGolden("event_sync.critical_path.json", criticalPathToJson(*only));
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
+
+    // A trace without ProfilerSteps: the path runs over the whole trace, and its share is of the whole trace
+    // (an Nsight export's 2 s cudaMalloc before the first operator read "32,899% of the step").
+    LoadResult nsys = loadTrace(test::tracePath("formats/MohanadOdema__DLProf__w_Relu__nsys_profile.sqlite"));
+    QVERIFY2(nsys.store, nsys.error.c_str());
+    const auto whole = stepCriticalPath(*nsys.store, std::nullopt, error);
+    QVERIFY(whole);
+    QCOMPARE(whole->stepStart, nsys.store->minTime());
+    QCOMPARE(whole->stepEnd, nsys.store->maxTime());
+    QVERIFY(whole->path.length > 0);
+    QVERIFY(whole->path.length <= whole->stepEnd - whole->stepStart);
 }
 
 // OWLv2 on an MI300 (issue 61 item 13; its H100 run reads the same): five batches of about 140 ms from a
