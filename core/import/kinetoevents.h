@@ -9,8 +9,16 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kinetoscope {
+
+// A file of another format turned into Kineto's JSON.
+struct ConvertedTrace {
+    std::string json;                 // Kineto's trace of the file's events
+    std::vector<std::string> skipped; // what it could not read, one line each
+    std::string error;                // why nothing was read (empty when json holds the trace)
+};
 
 class KinetoEventWriter {
   public:
@@ -40,6 +48,16 @@ class KinetoEventWriter {
         begin(phase, category, category, pid, tid, ts);
         m_w.numField("id", id);
         if (phase == 'f') m_w.strField("bp", "e");
+        m_w.endObject();
+    }
+
+    // A process's or thread's name ("process_name", "thread_name"), as Kineto's metadata events give it.
+    void metadata(std::string_view what, std::int64_t pid, std::int64_t tid, std::string_view name) {
+        begin('M', "", what, pid, tid, 0);
+        m_w.key("args");
+        m_w.beginObject();
+        m_w.strField("name", name);
+        m_w.endObject();
         m_w.endObject();
     }
 

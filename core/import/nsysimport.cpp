@@ -59,8 +59,8 @@ std::string apiName(std::string name) {
 
 } // namespace
 
-NsightJson nsightToKinetoJson(const std::string& path) {
-    NsightJson out;
+ConvertedTrace nsightToKinetoJson(const std::string& path) {
+    ConvertedTrace out;
     ReadOnlyDatabase db(path);
     if (!db.ok()) {
         out.error = "SQLite: " + db.error();
@@ -316,12 +316,7 @@ NsightJson nsightToKinetoJson(const std::string& path) {
     for (const auto& [pid, tid] : threads)
         pids.insert(pid);
     const auto meta = [&](const char* what, std::int64_t pid, std::int64_t tid, const std::string& name) {
-        writer.begin('M', "", what, pid, tid, 0);
-        w.key("args");
-        w.beginObject();
-        w.strField("name", name);
-        w.endObject();
-        w.endObject();
+        writer.metadata(what, pid, tid, name);
     };
     if (db.has("PROCESSES"))
         db.each("SELECT pid, name FROM PROCESSES", [&](sqlite3_stmt* s) {

@@ -21,6 +21,8 @@
 //   PROCESSES, ThreadNames          -> process and thread names (of the threads that have events)
 //   TARGET_INFO_GPU                 -> device properties (SMs, memory, compute capability, warps per SM)
 
+#include "import/kinetoevents.h"
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,11 +30,8 @@
 
 namespace kinetoscope {
 
-struct NsightJson {
-    std::string json;                 // Kineto's trace of the export's events
-    std::vector<std::string> skipped; // what it could not read ("NVTX_EVENTS: 3 ranges without an end")
-    std::string error;                // why nothing was read (empty when json holds the trace)
-};
-NsightJson nsightToKinetoJson(const std::string& path);
+// The export as Kineto's JSON; `skipped` says what it could not read ("NVTX_EVENTS: 3 ranges without an
+// end").
+ConvertedTrace nsightToKinetoJson(const std::string& path);
 
 } // namespace kinetoscope

@@ -94,8 +94,8 @@ bool looksLikePerfettoTrace(std::string_view text) {
     return first == std::string_view::npos || (text[first] != '{' && text[first] != '[');
 }
 
-PerfettoJson perfettoToKinetoJson(std::string_view trace) {
-    PerfettoJson out;
+ConvertedTrace perfettoToKinetoJson(std::string_view trace) {
+    ConvertedTrace out;
     std::unordered_map<std::uint64_t, Track> tracks;
     std::unordered_map<std::uint32_t, Sequence> sequences;
     std::vector<Event> events;
@@ -346,12 +346,7 @@ PerfettoJson perfettoToKinetoJson(std::string_view trace) {
     // Names: the processes and threads the descriptors named.
     for (const auto& [uuid, t] : tracks) {
         if (t.name.empty() || t.counter) continue;
-        writer.begin('M', "", t.process ? "process_name" : "thread_name", t.pid, t.tid, 0);
-        w.key("args");
-        w.beginObject();
-        w.strField("name", t.name);
-        w.endObject();
-        w.endObject();
+        writer.metadata(t.process ? "process_name" : "thread_name", t.pid, t.tid, t.name);
     }
     w.endArray();
     w.endObject();

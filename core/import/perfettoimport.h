@@ -14,20 +14,15 @@
 //                                 dropped when the sequence clears its incremental state
 //   debug annotations          -> args; flow ids and terminating flow ids -> flows between the events
 
-#include <string>
+#include "import/kinetoevents.h"
+
 #include <string_view>
-#include <vector>
 
 namespace kinetoscope {
 
 // Whether text (a file's bytes, inflated) starts as a Perfetto trace: a `packet` field (1, length-delimited).
 bool looksLikePerfettoTrace(std::string_view text);
 
-struct PerfettoJson {
-    std::string json;                 // Kineto's trace of the events
-    std::vector<std::string> skipped; // what it could not read, one line each
-    std::string error;                // why nothing was read ("byte N: ...")
-};
-PerfettoJson perfettoToKinetoJson(std::string_view trace);
+ConvertedTrace perfettoToKinetoJson(std::string_view trace);
 
 } // namespace kinetoscope

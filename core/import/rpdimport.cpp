@@ -29,6 +29,23 @@ OpKind kindOf(const std::string& type) {
     return {"gpu_op", type};
 }
 
+// rocpd_string, the strings both ROCm databases name things by.
+class RocpdStrings {
+  public:
+    explicit RocpdStrings(ReadOnlyDatabase& db) {
+        db.each("SELECT id, string FROM rocpd_string", [&](sqlite3_stmt* s) {
+            m_strings[sqlite3_column_int64(s, 0)] = ReadOnlyDatabase::text(s, 1);
+        });
+    }
+    std::string of(std::int64_t id) const {
+        const auto it = m_strings.find(id);
+        return it == m_strings.end() ? std::string() : it->second;
+    }
+
+  private:
+    std::unordered_map<std::int64_t, std::string> m_strings;
+};
+
 } // namespace
 
 ConvertedTrace rpdToKinetoJson(const std::string& path) {
@@ -38,13 +55,8 @@ ConvertedTrace rpdToKinetoJson(const std::string& path) {
         out.error = "SQLite: " + db.error();
         return out;
     }
-    std::unordered_map<std::int64_t, std::string> strings;
-    db.each("SELECT id, string FROM rocpd_string",
-            [&](sqlite3_stmt* s) { strings[sqlite3_column_int64(s, 0)] = ReadOnlyDatabase::text(s, 1); });
-    const auto string = [&](sqlite3_stmt* s, int c) -> std::string {
-        const auto it = strings.find(sqlite3_column_int64(s, c));
-        return it == strings.end() ? std::string() : it->second;
-    };
+    const RocpdStrings strings(db);
+    const auto string = [&](sqlite3_stmt* s, int c) { return strings.of(sqlite3_column_int64(s, c)); };
     // Each GPU op's launching call (the first, where a call launched several ops or an op has several calls).
     std::unordered_map<std::int64_t, std::int64_t> callOfOp;
     if (db.has("rocpd_api_ops"))
@@ -139,16 +151,8 @@ ConvertedTrace rpdToKinetoJson(const std::string& path) {
             });
     if (unknownOps)
         out.skipped.push_back("rocpd_op: " + std::to_string(unknownOps) + " ops of a type we do not know");
-    const auto meta = [&](std::int64_t pid, const std::string& name) {
-        writer.begin('M', "", "process_name", pid, 0, 0);
-        w.key("args");
-        w.beginObject();
-        w.strField("name", name);
-        w.endObject();
-        w.endObject();
-    };
     for (const auto& [gpu, _] : gpus)
-        meta(gpu, "GPU " + std::to_string(gpu));
+        writer.metadata("process_name", gpu, 0, "GPU " + std::to_string(gpu));
     w.endArray();
     if (!db.error().empty()) {
         out.error = "SQLite: " + db.error();
@@ -166,13 +170,8 @@ ConvertedTrace rocpdToKinetoJson(const std::string& path) {
         out.error = "SQLite: " + db.error();
         return out;
     }
-    std::unordered_map<std::int64_t, std::string> strings;
-    db.each("SELECT id, string FROM rocpd_string",
-            [&](sqlite3_stmt* s) { strings[sqlite3_column_int64(s, 0)] = ReadOnlyDatabase::text(s, 1); });
-    const auto string = [&](sqlite3_stmt* s, int c) -> std::string {
-        const auto it = strings.find(sqlite3_column_int64(s, c));
-        return it == strings.end() ? std::string() : it->second;
-    };
+    const RocpdStrings strings(db);
+    const auto string = [&](sqlite3_stmt* s, int c) { return strings.of(sqlite3_column_int64(s, c)); };
     // Agents: a GPU by its index among the GPUs (the device number users know), a CPU as the host.
     struct Agent {
         bool gpu = false;
@@ -321,12 +320,7 @@ ConvertedTrace rocpdToKinetoJson(const std::string& path) {
         out.skipped.push_back(
             "rocpd_event: no correlation ids, so GPU work is not linked to the calls that launched it");
     const auto meta = [&](const char* what, std::int64_t pid, std::int64_t tid, const std::string& name) {
-        writer.begin('M', "", what, pid, tid, 0);
-        w.key("args");
-        w.beginObject();
-        w.strField("name", name);
-        w.endObject();
-        w.endObject();
+        writer.metadata(what, pid, tid, name);
     };
     for (std::int64_t device : devices)
         meta("process_name", device, 0, "GPU " + std::to_string(device));

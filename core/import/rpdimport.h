@@ -11,16 +11,12 @@
 //   rocpd_kernelapi                                        -> a kernel's grid and workgroup (block), its
 //   stream rocpd_copyapi                                          -> a copy's bytes
 
+#include "import/kinetoevents.h"
+
 #include <string>
-#include <vector>
 
 namespace kinetoscope {
 
-struct ConvertedTrace {
-    std::string json;                 // Kineto's trace of the database's events
-    std::vector<std::string> skipped; // what it could not read
-    std::string error;                // why nothing was read (empty when json holds the trace)
-};
 ConvertedTrace rpdToKinetoJson(const std::string& path);
 
 // rocprofv3's `rocpd` databases (ROCm 7; tables with a uuid suffix under plain-named views), the same way:

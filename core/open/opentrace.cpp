@@ -23,42 +23,32 @@ bool isSqliteFile(const std::string& path) {
 
 // A profiler's SQLite database: an Nsight Systems export is read into Kineto's events, then loaded as they
 // are.
-LoadResult loadSqliteTrace(const std::string& path, LoadOptions options) {
+// A converted file loaded as Kineto's JSON, its format named for the report; `what` names the format in an
+// error.
+LoadResult loadConverted(const ConvertedTrace& converted, const char* what, const char* format,
+                         std::uint64_t fileBytes, LoadOptions options) {
+    if (!converted.error.empty()) {
+        LoadResult failure;
+        failure.error = std::string(what) + ": " + converted.error;
+        return failure;
+    }
+    options.sourceFormat = format;
+    options.sourceFileBytes = fileBytes;
+    return loadTraceText(converted.json, options);
+}
+
+LoadResult loadSqliteTrace(const std::string& path, const LoadOptions& options) {
     LoadResult failure;
+    std::error_code ec;
+    const std::uint64_t bytes = std::filesystem::file_size(path, ec);
     switch (sqliteTraceKind(path)) {
-    case SqliteTraceKind::Nsight: {
-        NsightJson converted = nsightToKinetoJson(path);
-        if (!converted.error.empty()) {
-            failure.error = "Nsight Systems export: " + converted.error;
-            return failure;
-        }
-        options.sourceFormat = "nsys_sqlite";
-        std::error_code ec;
-        options.sourceFileBytes = std::filesystem::file_size(path, ec);
-        return loadTraceText(converted.json, options);
-    }
-    case SqliteTraceKind::RocmRpd: {
-        ConvertedTrace converted = rpdToKinetoJson(path);
-        if (!converted.error.empty()) {
-            failure.error = "rocm-profile-data database: " + converted.error;
-            return failure;
-        }
-        options.sourceFormat = "rocm_rpd";
-        std::error_code ec;
-        options.sourceFileBytes = std::filesystem::file_size(path, ec);
-        return loadTraceText(converted.json, options);
-    }
-    case SqliteTraceKind::Rocpd: {
-        ConvertedTrace converted = rocpdToKinetoJson(path);
-        if (!converted.error.empty()) {
-            failure.error = "rocpd database: " + converted.error;
-            return failure;
-        }
-        options.sourceFormat = "rocpd";
-        std::error_code ec;
-        options.sourceFileBytes = std::filesystem::file_size(path, ec);
-        return loadTraceText(converted.json, options);
-    }
+    case SqliteTraceKind::Nsight:
+        return loadConverted(nsightToKinetoJson(path), "Nsight Systems export", "nsys_sqlite", bytes,
+                             options);
+    case SqliteTraceKind::RocmRpd:
+        return loadConverted(rpdToKinetoJson(path), "rocm-profile-data database", "rocm_rpd", bytes, options);
+    case SqliteTraceKind::Rocpd:
+        return loadConverted(rocpdToKinetoJson(path), "rocpd database", "rocpd", bytes, options);
     case SqliteTraceKind::None:
         break;
     }
@@ -89,18 +79,9 @@ LoadResult loadReadTrace(TraceText file, const LoadOptions& options) {
     if (live::isWireStream(file.source->text()))
         return live::loadWireStream(file.source->text(), options, &file);
     // A Perfetto protobuf trace (raw or gzip: the file is inflated already) is read into Kineto's events.
-    if (looksLikePerfettoTrace(file.source->text())) {
-        PerfettoJson converted = perfettoToKinetoJson(file.source->text());
-        if (!converted.error.empty()) {
-            LoadResult failure;
-            failure.error = "Perfetto trace: " + converted.error;
-            return failure;
-        }
-        LoadOptions named = options;
-        named.sourceFormat = "perfetto";
-        named.sourceFileBytes = file.stats.fileBytes;
-        return loadTraceText(converted.json, named);
-    }
+    if (looksLikePerfettoTrace(file.source->text()))
+        return loadConverted(perfettoToKinetoJson(file.source->text()), "Perfetto trace", "perfetto",
+                             file.stats.fileBytes, options);
     return loadJsonTrace(std::move(file), options);
 }
 
