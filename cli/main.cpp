@@ -1,6 +1,7 @@
 // kinetoscope-cli: the store and the analyses without a GUI, for servers and CI.
 #include "attachcommand.h"
 #include "jobcommands.h"
+#include "mcpcommand.h"
 #include "querycommand.h"
 
 #include "analysis/jobs/diff.h"
@@ -412,6 +413,9 @@ int main(int argc, char** argv) {
     cli::ExportArgs exporting;
     CLI::App* exportCommand = cli::addExportCommand(app, exporting);
 
+    cli::McpArgs mcpArgs;
+    CLI::App* mcpCommand = cli::addMcpCommand(app, mcpArgs);
+
     RecordArgs record;
     CLI::App* recordCommand = app.add_subcommand(
         "record", "Run PROGRAM under the capture agent and save its GPU activity as a trace");
@@ -471,6 +475,7 @@ int main(int argc, char** argv) {
     if (attachCommand->parsed()) return cli::runAttach(attach);
     if (queryCommand->parsed()) return cli::runQuery(query);
     if (exportCommand->parsed()) return cli::runExport(exporting);
+    if (mcpCommand->parsed()) return cli::runMcp(mcpArgs);
     if (recordCommand->parsed()) {
         if (record.command.empty()) record.command = recordCommand->remaining(); // PROGRAM without "--"
         return runRecord(record);

@@ -124,10 +124,12 @@ struct TextColumn {
 std::string renderTextTable(const std::vector<TextColumn>& columns,
                             const std::vector<std::vector<std::string>>& rows);
 
-// The rows (the first `limit`) as one JSON array of objects, each holding the columns meant for JSON.
+// The rows (the first `limit`) as one JSON array of objects, each holding the columns meant for JSON, then
+// what `extra` adds to the row (the MCP server's event ids and links).
 template <typename Row>
 void writeRows(JsonWriter<std::string>& w, const Columns<Row>& columns, const std::vector<Row>& rows,
-               JsonLayout layout, std::size_t limit = std::numeric_limits<std::size_t>::max()) {
+               JsonLayout layout, std::size_t limit = std::numeric_limits<std::size_t>::max(),
+               const std::function<void(JsonWriter<std::string>&, const Row&)>& extra = {}) {
     w.beginArray(layout);
     for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
         w.beginObject();
@@ -139,6 +141,7 @@ void writeRows(JsonWriter<std::string>& w, const Columns<Row>& columns, const st
             w.key(c.key);
             writeCell(w, c.format, c.decimals, cell);
         }
+        if (extra) extra(w, rows[i]);
         w.endObject();
     }
     w.endArray();
