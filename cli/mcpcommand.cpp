@@ -3,8 +3,11 @@
 #include "mcp/server.h"
 #include "mcp/transport.h"
 
+#include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace kinetoscope::cli {
 
@@ -18,12 +21,26 @@ CLI::App* addMcpCommand(CLI::App& app, McpArgs& args) {
     c->add_option("--token", args.token,
                   "with --http: require 'Authorization: Bearer TOKEN' (default: $KINETOSCOPE_MCP_TOKEN)")
         ->type_name("TOKEN");
+    c->add_option("--root", args.root,
+                  "the tools read files under DIR only (default: any file the user can read)")
+        ->type_name("DIR")
+        ->check(CLI::ExistingDirectory);
     c->add_option("--cache", args.cache, "traces kept loaded (default 4)")->check(CLI::Range(1, 64));
     return c;
 }
 
 int runMcp(const McpArgs& args) {
-    mcp::Server server({mcp::defaultViewerPath(), args.cache});
+    std::string root;
+    if (!args.root.empty()) {
+        char resolved[PATH_MAX];
+        if (!::realpath(args.root.c_str(), resolved)) {
+            std::fprintf(stderr, "kinetoscope-cli: mcp: --root %s: %s\n", args.root.c_str(),
+                         std::strerror(errno));
+            return 2;
+        }
+        root = resolved;
+    }
+    mcp::Server server({mcp::defaultViewerPath(), args.cache, root});
     if (args.http.empty()) {
         if (!args.token.empty()) {
             std::fprintf(stderr, "kinetoscope-cli: mcp: --token goes with --http\n");

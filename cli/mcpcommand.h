@@ -13,6 +13,7 @@ struct McpArgs {
     std::string http;  // HOST:PORT; empty: stdio
     std::string token; // bearer token for HTTP (or KINETOSCOPE_MCP_TOKEN)
     std::size_t cache = 4;
+    std::string root; // the tools read under this folder only
 };
 
 CLI::App* addMcpCommand(CLI::App& app, McpArgs& args);

@@ -6,8 +6,8 @@
 # slower than 10 s fails the run and leaves the input in build/fuzz/ (turn it into a regression test).
 #   bash packaging/fuzz.sh [SECONDS [LIBFUZZER OPTION...]]
 # Options after SECONDS go to every target as they are (-runs=10000000 -jobs=2 -workers=2, -seed=N, ...);
-# KINETOSCOPE_FUZZ_TARGETS picks targets (default "loader import wire pickle inductorcode ondemand": the last, the
-# on-demand daemon's datagram decoders). The targets run side by
+# KINETOSCOPE_FUZZ_TARGETS picks targets (default "loader import wire pickle inductorcode ondemand mcp": ondemand, the
+# on-demand daemon's datagram decoders; mcp, the MCP server's HTTP and JSON-RPC decoding). The targets run side by
 # side, one a core (KINETOSCOPE_FUZZ_JOBS, default nproc; 1 with -jobs=N), each for the whole SECONDS, its log printed
 # when it ends: on CI's 2 cores, five targets take three rounds, not five. A reproducer runs alone:
 #   ./build/fuzz/tests/fuzz/fuzz_import INPUT
@@ -16,11 +16,11 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 extra=("$@")
-targets=" ${KINETOSCOPE_FUZZ_TARGETS:-loader import wire pickle inductorcode ondemand} "
+targets=" ${KINETOSCOPE_FUZZ_TARGETS:-loader import wire pickle inductorcode ondemand mcp} "
 wants() { [[ "$targets" == *" $1 "* ]]; }
 traces=${KINETOSCOPE_TRACES_DIR:-$(realpath -m ../shared/traces)}
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target fuzz_loader fuzz_import fuzz_wire fuzz_pickle fuzz_inductorcode fuzz_ondemand
+cmake --build --preset fuzz --target fuzz_loader fuzz_import fuzz_wire fuzz_pickle fuzz_inductorcode fuzz_ondemand fuzz_mcp
 corpus=build/fuzz/corpus-loader
 mkdir -p "$corpus"
 cp -f tests/fuzz/seeds/* "$corpus"/
@@ -60,9 +60,14 @@ open(sys.argv[1] + '/ctxt', 'wb').write(msg('ctxt', struct.pack('<iiq', 0, 4242,
 open(sys.argv[1] + '/config', 'wb').write(msg('req', b'ACTIVITIES_LOG_FILE=/tmp/a.json\n'))
 PY
 
+# The MCP server's requests: JSON-RPC messages (first byte 0) and HTTP requests (first byte 1).
+mcp=build/fuzz/corpus-mcp
+mkdir -p "$mcp"
+cp -f tests/fuzz/seeds-mcp/* "$mcp"/
+
 jobs=${KINETOSCOPE_FUZZ_JOBS:-$(nproc)}
 declare -A corpus_of=([loader]="$corpus" [import]="$corpus" [wire]="$wire" [pickle]="$pickles"
-  [inductorcode]="$inductor" [ondemand]="$ondemand")
+  [inductorcode]="$inductor" [ondemand]="$ondemand" [mcp]="$mcp")
 declare -A running=() # pid -> target
 failed=0
 finish_one() { # waits for one target, prints its log, notes a failure
@@ -77,7 +82,7 @@ finish_one() { # waits for one target, prints its log, notes a failure
     failed=1
   fi
 }
-for name in loader import wire pickle inductorcode ondemand; do
+for name in loader import wire pickle inductorcode ondemand mcp; do
   wants "$name" || continue # (a target left out by KINETOSCOPE_FUZZ_TARGETS is not a failure)
   while ((${#running[@]} >= jobs)); do finish_one; done
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \

@@ -8,6 +8,7 @@
 #include "sql/tracedatabase.h"
 #include "testsupport.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -65,7 +66,7 @@ bool rowHolds(const QJsonObject& ours, const QJsonObject& theirs, QString& why) 
 }
 
 Server makeServer() {
-    return Server({defaultViewerPath(), 4});
+    return Server({defaultViewerPath(), 4, {}});
 }
 
 } // namespace
@@ -370,6 +371,38 @@ class TestMcp : public QObject {
             QCOMPARE(row[0].toString().toStdString(), std::get<std::string>(expected.rows[i][0]));
             QCOMPARE(row[2].toInteger(), std::get<std::int64_t>(expected.rows[i][2]));
         }
+    }
+
+    // `mcp --root DIR`: the tools read under DIR only, whatever path or link leads out of it; devices never.
+    void rootConfines() {
+        QTemporaryDir dir;
+        const std::string inside = dir.filePath("in.json.gz").toStdString();
+        {
+            std::ifstream in(test::tracePath(test::traces::htaMi250), std::ios::binary);
+            std::ofstream out(inside, std::ios::binary);
+            out << in.rdbuf();
+        }
+        QVERIFY(QFile::link("/etc", dir.filePath("escape")));
+        Server server({defaultViewerPath(), 2, QFileInfo(dir.path()).canonicalFilePath().toStdString()});
+        QVERIFY(!call(server, "open_trace", {{"path", QString::fromStdString(inside)}})["isError"].toBool());
+        const QString outside = QString::fromStdString(test::tracePath(test::traces::htaMi250));
+        for (const auto& [tool, arguments] : std::vector<std::pair<std::string, QJsonObject>>{
+                 {"open_trace", {{"path", outside}}},
+                 {"open_trace", {{"path", dir.filePath("escape/hostname")}}},
+                 {"open_trace", {{"path", dir.path() + "/../"}}},
+                 {"memory_snapshot", {{"path", outside}}},
+                 {"job", {{"paths", QJsonArray{outside}}}},
+                 {"compare", {{"base", "t1"}, {"new", outside}}}}) {
+            const QJsonObject result = call(server, tool, arguments);
+            QVERIFY2(result["isError"].toBool(),
+                     qPrintable(QString::fromStdString(tool) + ": " + text(result)));
+            QVERIFY2(text(result).contains("outside the folder this server may read"),
+                     qPrintable(text(result)));
+        }
+        Server open({defaultViewerPath(), 2, {}});
+        const QJsonObject device = call(open, "open_trace", {{"path", "/dev/zero"}});
+        QVERIFY(device["isError"].toBool());
+        QVERIFY2(text(device).contains("not a regular file"), qPrintable(text(device)));
     }
 
     // Traces are cached by path and modification time: the same id, loaded again once the file changes.

@@ -41,7 +41,8 @@ std::string defaultViewerPath() {
 }
 
 Server::Server(ServerOptions options)
-    : m_traces(options.cachedTraces), m_context{m_traces, std::move(options.viewerPath)} {}
+    : m_traces(options.cachedTraces, options.root), m_context{m_traces, std::move(options.viewerPath),
+                                                              options.root} {}
 
 std::string Server::protocolVersion() const {
     std::lock_guard lock(m_mutex);

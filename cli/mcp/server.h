@@ -22,6 +22,7 @@ bool supportedProtocolVersion(std::string_view version);
 struct ServerOptions {
     std::string viewerPath; // the viewer that renders PNGs
     std::size_t cachedTraces = 4;
+    std::string root; // when set, the tools read files under this folder only (`mcp --root DIR`)
 };
 
 class Server {

@@ -62,6 +62,7 @@ class ToolArguments {
 struct ToolContext {
     TraceCache& traces;
     std::string viewerPath; // the viewer binary that renders PNGs (render)
+    std::string root;       // when set, the only folder the tools read from (allowedPath)
 };
 
 struct ToolSpec {

@@ -82,12 +82,18 @@ ToolResult compare(ToolContext& context, ToolArguments& args) {
     return result;
 }
 
-ToolResult job(ToolContext&, ToolArguments& args) {
-    const std::vector<std::string> paths = args.strings("paths");
+ToolResult job(ToolContext& context, ToolArguments& args) {
+    std::vector<std::string> paths = args.strings("paths");
     const auto limit = std::size_t(args.integer("limit", 1, 100000).value_or(10));
     if (!args.error().empty()) return ToolResult::error(args.error());
     if (paths.empty())
         return ToolResult::error("argument 'paths' is required (rank files, traces or folders)");
+    for (std::string& path : paths) {
+        std::string error;
+        const auto allowed = allowedPath(context.root, path, error);
+        if (!allowed) return ToolResult::error(error);
+        path = *allowed;
+    }
     std::vector<UnreadableFile> unreadable;
     const std::vector<std::string> files = jobFiles(paths, unreadable);
     if (files.empty() && unreadable.empty())
@@ -113,13 +119,16 @@ ToolResult job(ToolContext&, ToolArguments& args) {
     return result;
 }
 
-ToolResult memorySnapshot(ToolContext&, ToolArguments& args) {
-    const std::string path = args.required("path");
+ToolResult memorySnapshot(ToolContext& context, ToolArguments& args) {
+    std::string path = args.required("path");
     const auto at = args.integer("at_us", std::numeric_limits<std::int64_t>::min(),
                                  std::numeric_limits<std::int64_t>::max());
     const auto limit = std::size_t(args.integer("limit", 1, 100000).value_or(10));
     if (!args.error().empty()) return ToolResult::error(args.error());
-    const SnapshotLoadResult r = loadSnapshot(path);
+    std::string error;
+    const auto allowed = allowedPath(context.root, path, error);
+    if (!allowed) return ToolResult::error(error);
+    const SnapshotLoadResult r = loadSnapshot(*allowed);
     if (!r.ok()) return ToolResult::error(r.message(path));
     SnapshotReportOptions options;
     options.top = limit;

@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 
 namespace kinetoscope::mcp {
 
@@ -31,6 +33,26 @@ sql::TraceDatabase& OpenTrace::database() {
     return *m_database;
 }
 
+std::optional<std::string> allowedPath(const std::string& root, const std::string& path, std::string& error) {
+    char resolved[PATH_MAX];
+    if (!::realpath(path.c_str(), resolved)) {
+        error = path + ": " + std::strerror(errno);
+        return std::nullopt;
+    }
+    const std::string real = resolved;
+    if (!root.empty() && real != root && !real.starts_with(root.ends_with('/') ? root : root + "/")) {
+        error = path + ": outside the folder this server may read (" + root + ")";
+        return std::nullopt;
+    }
+    // Only regular files and folders: a device or a pipe would block the server for good.
+    struct stat st {};
+    if (::stat(real.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
+        error = path + ": not a regular file";
+        return std::nullopt;
+    }
+    return real;
+}
+
 std::shared_ptr<OpenTrace> TraceCache::open(const std::string& idOrPath, std::string& error) {
     std::string path = idOrPath;
     for (const auto& [p, id] : m_idOfPath)
@@ -39,16 +61,18 @@ std::shared_ptr<OpenTrace> TraceCache::open(const std::string& idOrPath, std::st
         error = "no trace given (a path, or an id from open_trace)";
         return nullptr;
     }
-    char resolved[PATH_MAX];
-    if (::realpath(path.c_str(), resolved)) path = resolved;
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
-        const bool looksLikeId = idOrPath.size() > 1 && idOrPath[0] == 't' &&
-                                 std::all_of(idOrPath.begin() + 1, idOrPath.end(), ::isdigit);
+        const bool looksLikeId =
+            idOrPath.size() > 1 && idOrPath[0] == 't' &&
+            std::all_of(idOrPath.begin() + 1, idOrPath.end(), [](char c) { return c >= '0' && c <= '9'; });
         error = looksLikeId ? idOrPath + ": no trace has this id (open it with open_trace)"
                             : path + ": no such file";
         return nullptr;
     }
+    const auto allowed = allowedPath(m_root, path, error);
+    if (!allowed) return nullptr;
+    path = *allowed;
     const std::int64_t modified = std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
     const auto cached =
         std::find_if(m_traces.begin(), m_traces.end(), [&](const auto& t) { return t->path == path; });

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,15 +37,21 @@ struct OpenTrace {
     std::unique_ptr<sql::TraceDatabase> m_database;
 };
 
+// Whether the server may read `path` (a file or folder): under `root` when one is set (`mcp --root DIR`).
+// The resolved path, or nullopt and the one-line reason.
+std::optional<std::string> allowedPath(const std::string& root, const std::string& path, std::string& error);
+
 class TraceCache {
   public:
-    explicit TraceCache(std::size_t capacity = 4) : m_capacity(capacity) {}
+    explicit TraceCache(std::size_t capacity = 4, std::string root = {})
+        : m_capacity(capacity), m_root(std::move(root)) {}
     // A trace by its id or path: the cached one while its file is unchanged, else loaded (nullptr and the
     // loader's one-line error naming file and byte otherwise).
     std::shared_ptr<OpenTrace> open(const std::string& idOrPath, std::string& error);
 
   private:
     std::size_t m_capacity;
+    std::string m_root;
     std::vector<std::shared_ptr<OpenTrace>> m_traces; // most recently used last
     std::map<std::string, std::string> m_idOfPath;    // ids stay with their path across reloads
 };
