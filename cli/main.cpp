@@ -3,6 +3,7 @@
 #include "jobcommands.h"
 #include "mcpcommand.h"
 #include "querycommand.h"
+#include "trimcommand.h"
 
 #include "analysis/jobs/diff.h"
 #include "analysis/memory/snapshotreport.h"
@@ -413,6 +414,8 @@ int main(int argc, char** argv) {
     cli::ExportArgs exporting;
     CLI::App* exportCommand = cli::addExportCommand(app, exporting);
 
+    cli::TrimArgs trim;
+    CLI::App* trimCommand = cli::addTrimCommand(app, trim);
     cli::McpArgs mcpArgs;
     CLI::App* mcpCommand = cli::addMcpCommand(app, mcpArgs);
 
@@ -476,6 +479,7 @@ int main(int argc, char** argv) {
     if (queryCommand->parsed()) return cli::runQuery(query);
     if (exportCommand->parsed()) return cli::runExport(exporting);
     if (mcpCommand->parsed()) return cli::runMcp(mcpArgs);
+    if (trimCommand->parsed()) return cli::runTrim(trim);
     if (recordCommand->parsed()) {
         if (record.command.empty()) record.command = recordCommand->remaining(); // PROGRAM without "--"
         return runRecord(record);

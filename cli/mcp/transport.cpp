@@ -27,8 +27,12 @@ int serveStdio(Server& server) {
     while (std::getline(std::cin, line)) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.find_first_not_of(" \t") == std::string::npos) continue;
-        const std::string answer = server.handle(line);
+        std::string answer = server.handle(line);
         if (answer.empty()) continue;
+        // A report embedded as it was written (summary's, diff's JSON) has line breaks between its tokens;
+        // over stdio a message is one line, and in JSON a raw break can only be such whitespace.
+        std::replace(answer.begin(), answer.end(), '\n', ' ');
+        std::replace(answer.begin(), answer.end(), '\r', ' ');
         std::fwrite(answer.data(), 1, answer.size(), stdout);
         std::fputc('\n', stdout);
         std::fflush(stdout);
