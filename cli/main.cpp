@@ -1,5 +1,6 @@
 // kinetoscope-cli: the store and the analyses without a GUI, for servers and CI.
 #include "attachcommand.h"
+#include "checkcommand.h"
 #include "jobcommands.h"
 #include "mcpcommand.h"
 #include "querycommand.h"
@@ -414,6 +415,8 @@ int main(int argc, char** argv) {
     cli::ExportArgs exporting;
     CLI::App* exportCommand = cli::addExportCommand(app, exporting);
 
+    cli::CheckArgs check;
+    CLI::App* checkCommand = cli::addCheckCommand(app, check);
     cli::TrimArgs trim;
     CLI::App* trimCommand = cli::addTrimCommand(app, trim);
     cli::McpArgs mcpArgs;
@@ -480,6 +483,7 @@ int main(int argc, char** argv) {
     if (exportCommand->parsed()) return cli::runExport(exporting);
     if (mcpCommand->parsed()) return cli::runMcp(mcpArgs);
     if (trimCommand->parsed()) return cli::runTrim(trim);
+    if (checkCommand->parsed()) return cli::runCheck(check);
     if (recordCommand->parsed()) {
         if (record.command.empty()) record.command = recordCommand->remaining(); // PROGRAM without "--"
         return runRecord(record);

@@ -64,6 +64,13 @@ std::optional<std::string> percentDecode(std::string_view text) {
     return out;
 }
 
+std::int64_t sliceIdOf(const TraceStore& store, EventRef ref) {
+    std::int64_t id = 0;
+    for (std::uint32_t t = 0; t < ref.track.value; ++t)
+        id += std::int64_t(store.tracks()[t].sliceCount());
+    return id + ref.index.value;
+}
+
 std::string viewLinkUrl(const ViewLink& link) {
     std::string url(scheme);
     char separator = '?';

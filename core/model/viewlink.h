@@ -8,6 +8,7 @@
 // grammar.
 
 #include "timeconv.h"
+#include "tracestore.h"
 
 #include <cstdint>
 #include <optional>
@@ -31,6 +32,10 @@ std::string viewLinkUrl(const ViewLink& link);
 // Reads a link; nullopt and `error` ("not a kinetoscope link", "range: expected START_NS:END_NS with START <
 // END", "no file") when it is not one we can open. Unknown parameters are ignored (a newer writer's).
 std::optional<ViewLink> parseViewLink(std::string_view url, std::string& error);
+
+// A slice's id as links, the MCP server and the query layer (slice.id) give it: the store's slices numbered
+// track by track, in track order (core/sql's SliceIndex keeps these offsets for its many lookups).
+std::int64_t sliceIdOf(const TraceStore& store, EventRef ref);
 
 // Percent-encoding of one query value and its inverse (nullopt on a bad escape).
 std::string percentEncode(std::string_view text);

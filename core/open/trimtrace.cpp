@@ -20,8 +20,7 @@ namespace {
 using jsonscan::ScanStatus;
 using jsonscan::skipSpace;
 
-// What trim reads of one event; the keys are the file's own text (a pid written 7 or "7" stays apart, as
-// every reader keeps them).
+// What trim reads of one event, each as the file's own text (a string's inside its quotes for pid and tid).
 struct EventFields {
     char ph = 0;
     std::optional<TimeNs> ts;
@@ -79,8 +78,9 @@ bool readFields(simdjson::ondemand::parser& parser, std::string& padded, std::st
             }
             raw = trimmed(raw);
             // The views point into `padded`, which the caller keeps until it is done with the fields.
-            if (key == "pid") out.pid = raw;
-            if (key == "tid") out.tid = raw;
+            // A pid or tid written 7 and "7" is one thread to every reader (Kineto 2020 wrote both).
+            if (key == "pid") out.pid = unquoted(raw);
+            if (key == "tid") out.tid = unquoted(raw);
             if (key == "name") out.name = raw;
             if (key == "cat") out.cat = raw;
             if (key == "id" || key == "id2") out.id = raw;
@@ -224,7 +224,8 @@ TrimResult trimTrace(const std::string& inputPath, const std::string& outputPath
         EventFields f;
         const bool read =
             text[pos] == '{' && readFields(parser, padded, text.substr(pos, value.end - pos), f);
-        const bool wanted = f.pid.empty() || wantedPid(f.pid);
+        // With a pid filter, an event of no process (no pid, or "") stays only if it is metadata.
+        const bool wanted = options.pids.empty() || (f.pid.empty() && f.ph == 'M') || wantedPid(f.pid);
         if (read && !wanted && (f.ph == 's' || f.ph == 't' || f.ph == 'f'))
             flowPoints.push_back({event, std::string(f.cat) + '|' + std::string(f.id), {}, 0, true});
         if (read && wanted) {

@@ -51,6 +51,8 @@ int usable(const sqlite3_index_info* info, int column, unsigned char op);
 
 // Slice ids: every slice of every track, numbered track by track (a track's offset plus its row), so that an
 // id is a binary search away from its slice and the tables that name slices (flow, kernel, operator) agree.
+// (The numbering of model/viewlink.h's sliceIdOf, which links use: the offsets here serve a query's many
+// lookups.)
 struct SliceIndex {
     std::vector<std::int64_t> offset; // per track, the id of its row 0; one past the end last
     explicit SliceIndex(const TraceStore& s);
