@@ -59,7 +59,7 @@ struct Threshold {
 struct Budget {
     Threshold stepTime{0.05, 200e3};
     Threshold kernel{0.10, 20e3};
-    Threshold operatorTime{0.15, 100e3};
+    Threshold operatorTime{0.25, 200e3}; // a second lens on the kernels, without their step-to-step noise
     Threshold gpuIdle{0.10, 200e3};
     Threshold communication{0.25, 500e3}; // waits on other ranks vary from step to step
     Threshold memory{0.05, 64.0 * 1024 * 1024};
