@@ -80,9 +80,11 @@ int main(int argc, char** argv) {
                              QStringLiteral("X"), QStringLiteral("1"));
     parser.addOptions({render, size, range, flows, colors, criticalPath, newWindow, compare, watch,
                        distributed, captureDemo, speed});
-    parser.addPositionalArgument(QStringLiteral("TRACE"),
-                                 QStringLiteral("Trace files to open (.json, .json.gz)."),
-                                 QStringLiteral("[TRACE...]"));
+    parser.addPositionalArgument(
+        QStringLiteral("TRACE"),
+        QStringLiteral("Trace files to open (.json, .json.gz, ...), saved views (.kview) "
+                       "or kinetoscope://open?file=... links."),
+        QStringLiteral("[TRACE...]"));
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();
@@ -125,8 +127,10 @@ int main(int argc, char** argv) {
     if (!parser.isSet(newWindow) && !parser.isSet(compare) && !parser.isSet(distributed) &&
         !parser.isSet(watch) && !parser.isSet(captureDemo)) {
         QStringList absolute;
-        for (const QString& f : files)
-            absolute << QFileInfo(f).absoluteFilePath();
+        for (const QString& f : files) // a link goes as it is; a path made absolute for the other process
+            absolute << (f.startsWith(QLatin1String("kinetoscope:")) || f.startsWith(QLatin1String("file://"))
+                             ? f
+                             : QFileInfo(f).absoluteFilePath());
         if (instance.sendToRunning(absolute)) return 0;
     }
     MainWindow window;

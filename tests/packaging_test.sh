@@ -57,6 +57,8 @@ printf '\x0a\x00' > "$work/files/run.pftrace"
 cp "$work/files/run.pftrace" "$work/files/run.perfetto-trace"
 gzip -c "$work/files/run.pftrace" > "$work/files/run.pftrace.gz"
 printf 'SQLite format 3\000' > "$work/files/matmul.rpd"
+# A saved view (File > Save View), by its name and by its content.
+printf '{"kinetoscope_view": 1, "files": ["run.pt.trace.json"]}\n' > "$work/files/bottleneck.kview"
 export HOME="$home" XDG_DATA_HOME="$data" XDG_CONFIG_HOME="$home/.config" XDG_DATA_DIRS=/usr/share XDG_CURRENT_DESKTOP=
 expect_type() {
   local got; got=$(xdg-mime query filetype "$work/files/$1")
@@ -75,9 +77,10 @@ expect_type run.pftrace application/x-perfetto-trace
 expect_type run.perfetto-trace application/x-perfetto-trace
 expect_type run.pftrace.gz application/x-perfetto-trace-gzip
 expect_type matmul.rpd application/x-rocm-profile-data
+expect_type bottleneck.kview application/x-kinetoscope-view
 for type in application/x-pytorch-trace application/x-pytorch-trace-gzip application/x-pytorch-memory-snapshot \
   application/x-pytorch-memory-snapshot-gzip application/x-perfetto-trace application/x-perfetto-trace-gzip \
-  application/x-rocm-profile-data; do
+  application/x-rocm-profile-data application/x-kinetoscope-view x-scheme-handler/kinetoscope; do
   got=$(xdg-mime query default "$type")
   [[ "$got" == "$app_id.desktop" ]] || fail "xdg-mime query default $type: '$got'"
   echo "  default for $type: $got"

@@ -36,6 +36,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QUrl>
 
 #include <functional>
 
@@ -238,6 +239,23 @@ void MainWindow::buildMenus() {
                         else
                             statusBar()->showMessage(tr("Saved the timeline to %1").arg(path), 8000);
                     });
+    file->addAction(tr("Export &Range…"), this, &MainWindow::exportRangeDialog);
+    file->addAction(tr("Save &View…"), this, [this] {
+        TraceView* v = currentView();
+        if (!v || v->state() != TraceView::State::Ready) {
+            QMessageBox::information(this, tr("Save View"),
+                                     tr("Open a trace first: there is no view in this tab."));
+            return;
+        }
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Save View"), QFileInfo(v->path()).absolutePath() + QStringLiteral("/view.kview"),
+            tr("Kinetoscope view (*.kview)"));
+        if (path.isEmpty()) return;
+        if (const QString error = saveView(path); !error.isEmpty())
+            QMessageBox::warning(this, tr("Save View"), error);
+        else
+            statusBar()->showMessage(tr("Saved the view to %1").arg(path), 8000);
+    });
     file->addSeparator();
     file->addAction(tr("&Close Tab"), QKeySequence::Close, this,
                     [this] { closeTab(m_tabs->currentIndex()); });
@@ -306,6 +324,10 @@ void MainWindow::buildMenus() {
         if (DistributedView* d = job()) d->previousMatch();
     });
     edit->addSeparator();
+    edit->addAction(tr("Copy &Link to This View"), this, [this] {
+        if (copyLinkToView().isEmpty())
+            statusBar()->showMessage(tr("Open a trace first: there is no view in this tab to link to"), 8000);
+    });
     QAction* copyTable = edit->addAction(tr("Copy &Table"), this, [this] {
         if (QAbstractItemView* t = lastTable()) TableExportFilter::copyRows(*t, TableRows::All);
     });
@@ -465,6 +487,16 @@ SnapshotView* MainWindow::openSnapshot(const QString& path) {
 }
 
 QWidget* MainWindow::openFile(const QString& path) {
+    // A link (kinetoscope://open?…), a file:// URL as launchers hand over %U, or a saved view.
+    if (path.startsWith(QLatin1String("kinetoscope:"))) {
+        openLink(path);
+        return m_tabs->currentWidget();
+    }
+    if (path.startsWith(QLatin1String("file://"))) return openFile(QUrl(path).toLocalFile());
+    if (path.endsWith(QLatin1String(".kview"))) {
+        openViewFile(path);
+        return m_tabs->currentWidget();
+    }
     if (isPickleFile(QFileInfo(path).absoluteFilePath().toStdString())) return openSnapshot(path);
     // Generated code (output_code.py) attaches to the trace in front: its kernels' source comes from it.
     if (path.endsWith(QLatin1String(".py"))) {

@@ -66,6 +66,18 @@ class MainWindow : public QMainWindow {
     // File > Export Timeline Image: the current tab's timeline as PNG or SVG (by the suffix). An error naming
     // the file, or empty.
     QString exportTimeline(const QString& path);
+    // Links and saved views (app/shell/viewlinks.cpp, issue 64). Each returns an error naming the link or
+    // file, or empty; a missing trace opens as a tab that says so. kinetoscope://open?file=…: one file opens
+    // with its range and selection, two compare, more a job.
+    QString openLink(const QString& url);
+    // A .kview file (File > Save View).
+    QString openViewFile(const QString& path);
+    // Edit > Copy Link to This View: the current tab's link, also put on the clipboard (empty without one).
+    QString copyLinkToView();
+    // File > Save View: the current tab as a .kview at `path`.
+    QString saveView(const QString& path);
+    // File > Export Range: the current tab's visible range (or its area selection) as a smaller trace.
+    QString exportRange(const QString& path);
     // The table or tree the user last worked in (Edit > Copy Table, Export Table as CSV), or nullptr.
     class QAbstractItemView* lastTable() const;
     void setDetailsVisible(bool visible);
@@ -77,6 +89,7 @@ class MainWindow : public QMainWindow {
 
   private:
     void buildMenus();
+    void exportRangeDialog();
     void openDialog();
     void closeTab(int index);
     void addRecent(const QString& path);

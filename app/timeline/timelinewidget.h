@@ -38,6 +38,7 @@ class TimelineWidget : public QWidget {
     const TraceStore& store() const { return *m_trace->store; }
     const LoadedTrace& trace() const { return *m_trace; }
     LaneLayout& layout() { return m_layout; }
+    const LaneLayout& layout() const { return m_layout; }
     TimelineRenderer& renderer() { return m_renderer; }
     // The frame as it would be painted now (size, axis, scroll and overlays).
     const TimelineFrame& frame() const { return m_frame; }

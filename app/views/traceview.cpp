@@ -334,6 +334,7 @@ void TraceView::onLoaded(std::shared_ptr<LoadedTrace> trace) {
         m_timeline->setFocus();
     });
     takeViewFromPreview(); // with everything connected: a selection carried over shows in Details
+    applyPendingView();    // a view or link asked for before the load finished
     m_state = State::Ready;
     m_timeline->setFocus();
     runAnalysis();

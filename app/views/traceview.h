@@ -1,5 +1,6 @@
 #pragma once
 
+#include "open/viewfile.h"
 #include "shell/loadedtrace.h"
 #include "timeline/timelineframe.h"
 
@@ -57,6 +58,14 @@ class TraceView : public QWidget {
     QString bannerText() const;
 
     void cancelLoad();
+    // A saved view or a link's range, selection, pinned and hidden tracks and queries: applied now, or when
+    // the load finishes (app/views/traceviewlinks.cpp). What the trace lacks (a slice id past its end, a
+    // track title it has not) is said in the status text, not applied.
+    void applyView(const ViewFile& view);
+    // This tab as a view: its trace, the visible range, the selection, pinned and hidden tracks, the query.
+    ViewFile currentViewFile() const;
+    // What the last applied view could not restore (empty when everything was).
+    QString viewProblems() const { return m_viewProblems; }
     // Set before the load finishes to apply once it does (e.g. from the command line).
     TimelineWidget* timeline() const { return m_timeline; }
     DetailsPanel* details() const { return m_details; }
@@ -141,6 +150,7 @@ class TraceView : public QWidget {
     // The full trace's timeline takes the preview's view (its time range when the user moved it, the track
     // at the top at the same height), and the preview goes.
     void takeViewFromPreview();
+    void applyPendingView();
     // The slice the user last selected on a preview, onto the next timeline (a later preview's or the full
     // trace's): remembered through a preview that lacks it (each is another sample), forgotten once
     // deselected.
@@ -185,6 +195,8 @@ class TraceView : public QWidget {
     bool m_revealAfterSearch = false;
     std::uint64_t m_areaGeneration = 0;
     std::optional<std::pair<qint64, qint64>> m_scope;
+    std::optional<ViewFile> m_pendingView;
+    QString m_viewProblems;
     std::shared_ptr<const AnalysisResult> m_analysis;
     std::uint64_t m_analysisGeneration = 0;
     QLabel* m_scopeLabel = nullptr;

@@ -71,6 +71,16 @@ std::int64_t sliceIdOf(const TraceStore& store, EventRef ref) {
     return id + ref.index.value;
 }
 
+std::optional<EventRef> sliceOfId(const TraceStore& store, std::int64_t id) {
+    if (id < 0) return std::nullopt;
+    for (std::uint32_t t = 0; t < store.tracks().size(); ++t) {
+        const auto n = std::int64_t(store.tracks()[t].sliceCount());
+        if (id < n) return EventRef{TrackId(t), EventIndex(std::uint32_t(id))};
+        id -= n;
+    }
+    return std::nullopt;
+}
+
 std::string viewLinkUrl(const ViewLink& link) {
     std::string url(scheme);
     char separator = '?';

@@ -36,6 +36,8 @@ std::optional<ViewLink> parseViewLink(std::string_view url, std::string& error);
 // A slice's id as links, the MCP server and the query layer (slice.id) give it: the store's slices numbered
 // track by track, in track order (core/sql's SliceIndex keeps these offsets for its many lookups).
 std::int64_t sliceIdOf(const TraceStore& store, EventRef ref);
+// And back: the slice of an id, or nullopt for an id of none.
+std::optional<EventRef> sliceOfId(const TraceStore& store, std::int64_t id);
 
 // Percent-encoding of one query value and its inverse (nullopt on a bad escape).
 std::string percentEncode(std::string_view text);
