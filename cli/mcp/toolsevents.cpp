@@ -73,7 +73,8 @@ void writeSlice(JsonWriter<std::string>& w, const OpenTrace& trace, const SliceR
 
 // One Markdown line of a slice: its name, id, times and track.
 std::string sliceLine(const SliceRow& s) {
-    return "`" + s.name + "` (id " + std::to_string(s.id) + ", " + micros(s.dur) + " us at " + micros(s.ts) +
+    // A kernel's full signature can run to 600 bytes: the text keeps the start (the structured answer has all).
+    return "`" + elideText(s.name, 160) + "` (id " + std::to_string(s.id) + ", " + micros(s.dur) + " us at " + micros(s.ts) +
            " us, " + (s.category.empty() ? "" : s.category + ", ") + s.track + ")";
 }
 
@@ -174,7 +175,7 @@ void writeSlices(ToolResult& result, JsonWriter<std::string>& w, const OpenTrace
     for (const SliceRow& s : rows)
         writeSlice(w, trace, s);
     w.endArray();
-    if (rows.empty()) return;
+    if (rows.empty() || heading.empty()) return;
     result.text += "\n" + std::string(heading) + ":\n";
     for (const SliceRow& s : rows)
         result.text += "- " + sliceLine(s) + "\n";
@@ -301,7 +302,9 @@ ToolResult explainEvent(ToolContext& context, ToolArguments& args) {
     w.numField("children_total", childTotal);
     result.text += leftOut(children.size(), childTotal, "children");
     writeSlices(result, w, *trace, "flows_out", "Flows to", flowsOut);
-    writeSlices(result, w, *trace, "flows_in", "Flows from", flowsIn);
+    // (A kernel's one flow comes from its launch, said below as "Launched by": not twice in the text.)
+    const bool onlyLaunch = launchedBy && flowsIn.size() == 1 && flowsIn.front().id == launchedBy->id;
+    writeSlices(result, w, *trace, "flows_in", onlyLaunch ? std::string_view() : "Flows from", flowsIn);
     w.key("launched_by");
     if (launchedBy) {
         writeSlice(w, *trace, *launchedBy);
