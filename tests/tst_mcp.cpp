@@ -261,9 +261,8 @@ class TestMcp : public QObject {
                 QVERIFY2(rowHolds(ours[i].toObject(), theirs[i].toObject(), why),
                          qPrintable(QString(tool) + ": " + why));
                 const QJsonObject row = ours[i].toObject();
-                QCOMPARE(row.contains("link"),
-                         QString(tool) != "gpu_idle"); // GPU idle rows are sums, not places
-                if (!row.contains("link")) continue;
+                // Each row with where it shows (a GPU stream's idle time: its longest gap).
+                QVERIFY2(row.contains("link"), qPrintable(QString(tool)));
                 std::string linkError;
                 const auto link = parseViewLink(row["link"].toString().toStdString(), linkError);
                 QVERIFY2(link, linkError.c_str());
@@ -277,6 +276,17 @@ class TestMcp : public QObject {
                 QVERIFY2(event.rows.size() == 1,
                          qPrintable(QString(tool) + " event " + QString::number(row["event_id"].toDouble()) +
                                     " " + QString::fromStdString(event.error)));
+                if (QString(tool) == "gpu_idle") {
+                    // The event that ended the longest gap starts where the gap ends; the gap is one of the
+                    // stream's gaps, so no longer than their sum.
+                    const auto start = db.query("SELECT ts FROM slice WHERE id = :id",
+                                                {{"id", std::int64_t(row["event_id"].toDouble())}});
+                    const auto ns = [](const QJsonValue& us) { return std::llround(us.toDouble() * 1000); };
+                    QCOMPARE(std::get<std::int64_t>(start.rows[0][0]),
+                             ns(row["longest_gap_start_us"]) + ns(row["longest_gap_us"]));
+                    QVERIFY(ns(row["longest_gap_us"]) <=
+                            ns(row["host_wait_us"]) + ns(row["kernel_wait_us"]) + ns(row["other_us"]));
+                }
                 if (QString(tool) == "top_kernels") {
                     QCOMPARE(QString::fromStdString(sql::valueText(event.rows[0][0])),
                              row["name"].toString());

@@ -25,7 +25,7 @@ namespace {
 TraceView* waitReady(MainWindow& w) {
     auto* view = qobject_cast<TraceView*>(w.tabs()->currentWidget());
     if (!view) return nullptr;
-    QTest::qWaitFor([&] { return view->state() != TraceView::State::Loading; }, 60000);
+    if (!QTest::qWaitFor([&] { return view->state() != TraceView::State::Loading; }, 60000)) return nullptr;
     QCoreApplication::processEvents();
     return view;
 }

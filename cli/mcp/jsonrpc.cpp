@@ -31,6 +31,13 @@ DecodeFailure failed(RpcError code, std::string message) {
 
 } // namespace
 
+bool isInitializeRequest(std::string_view text) {
+    static thread_local simdjson::dom::parser parser;
+    const simdjson::padded_string padded(text);
+    std::string_view method;
+    return !parser.parse(padded)["method"].get(method) && method == "initialize";
+}
+
 simdjson::dom::object emptyObject() {
     // Parsed once, kept for the process: every message without params, every call without arguments.
     static const simdjson::padded_string text(std::string_view("{}"));

@@ -52,6 +52,10 @@ class MessageDecoder {
     simdjson::padded_string m_text;
 };
 
+// Whether `text` is an initialize request (the HTTP transport opens a session for it, before the server reads
+// it).
+bool isInitializeRequest(std::string_view text);
+
 // An empty JSON object (params or arguments a message left out).
 simdjson::dom::object emptyObject();
 

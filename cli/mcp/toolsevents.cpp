@@ -73,9 +73,10 @@ void writeSlice(JsonWriter<std::string>& w, const OpenTrace& trace, const SliceR
 
 // One Markdown line of a slice: its name, id, times and track.
 std::string sliceLine(const SliceRow& s) {
-    // A kernel's full signature can run to 600 bytes: the text keeps the start (the structured answer has all).
-    return "`" + elideText(s.name, 160) + "` (id " + std::to_string(s.id) + ", " + micros(s.dur) + " us at " + micros(s.ts) +
-           " us, " + (s.category.empty() ? "" : s.category + ", ") + s.track + ")";
+    // A kernel's full signature can run to 600 bytes: the text keeps the start (the structured answer has
+    // all).
+    return "`" + elideText(s.name, 160) + "` (id " + std::to_string(s.id) + ", " + micros(s.dur) + " us at " +
+           micros(s.ts) + " us, " + (s.category.empty() ? "" : s.category + ", ") + s.track + ")";
 }
 
 // A query the tool wrote itself: a failure is ours, said as such.

@@ -283,7 +283,29 @@ ToolResult gpuIdle(ToolContext& context, ToolArguments& args) {
         const auto report = trace.report();
         result.text = "Idle time between the GPU work of each stream, by what the GPU waited for (HTA's "
                       "idle-time breakdown; times in us):\n";
-        writeTable<StreamIdle>(result, w, gpuIdleColumns(), report->gpuIdle, limit);
+        writeTable<StreamIdle>(
+            result, w, gpuIdleColumns(), report->gpuIdle, limit,
+            [&](JsonWriter<std::string>& w, const StreamIdle& s) {
+                if (!s.afterLongestGap.isValid()) return;
+                // Where it shows most: the longest gap, and the event that ended it.
+                const std::int64_t id = trace.database().sliceId(s.afterLongestGap);
+                w.microsField("longest_gap_us", s.longestGap);
+                w.microsField("longest_gap_start_us", s.longestGapStart);
+                w.numField("event_id", id);
+                w.strField("link",
+                           link(trace, std::pair{s.longestGapStart, s.longestGapStart + s.longestGap}, id));
+            });
+        for (std::size_t i = 0; i < report->gpuIdle.size() && i < limit; ++i) {
+            const StreamIdle& s = report->gpuIdle[i];
+            if (s.afterLongestGap.isValid())
+                result.text += "GPU " + std::to_string(s.device) + " stream " + std::to_string(s.stream) +
+                               ": longest gap " + micros(s.longestGap) + " us from " +
+                               micros(s.longestGapStart) + " us, until event " +
+                               std::to_string(trace.database().sliceId(s.afterLongestGap)) + " [view](" +
+                               link(trace, std::pair{s.longestGapStart, s.longestGapStart + s.longestGap},
+                                    trace.database().sliceId(s.afterLongestGap)) +
+                               ")\n";
+        }
         return report->gpuIdle.size();
     });
 }

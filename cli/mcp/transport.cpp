@@ -182,8 +182,7 @@ class Endpoint {
 
   private:
     HttpResponse post(const HttpRequest& request) {
-        const bool initialize = request.body.find("\"initialize\"") != std::string::npos &&
-                                request.body.find("\"method\"") != std::string::npos;
+        const bool initialize = isInitializeRequest(request.body);
         const std::string* session = request.header("mcp-session-id");
         std::string newSession;
         if (session) {

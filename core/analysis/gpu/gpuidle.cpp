@@ -91,6 +91,11 @@ std::vector<StreamIdle> gpuIdleBreakdown(const TraceStore& store,
             if (gap <= 0) continue;
             const TimeNs gapEnd = track.starts[rows[i]] - gap; // the previous end, before this event's
             ++s.gaps;
+            if (gap > s.longestGap) {
+                s.longestGap = gap;
+                s.longestGapStart = gapEnd;
+                s.afterLongestGap = EventRef{TrackId(ti), EventIndex(rows[i])};
+            }
             const std::vector<TimeNs>& launches = launchStart[ti];
             const TimeNs launch = launches.empty() ? noLaunch : launches[rows[i]];
             if (launch != noLaunch && launch > gapEnd)

@@ -23,6 +23,11 @@ struct StreamIdle {
     TimeNs kernelWait = 0; // otherwise, a gap under kernelWaitThreshold
     TimeNs other = 0;      // every other gap
     std::uint64_t gaps = 0;
+    // The longest gap, where it starts and the event after it: where the idle time shows most (the MCP
+    // server's evidence for the row).
+    TimeNs longestGap = 0;
+    TimeNs longestGapStart = 0;
+    EventRef afterLongestGap;
     TimeNs idle() const { return hostWait + kernelWait + other; }
 };
 
