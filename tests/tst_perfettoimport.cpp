@@ -4,8 +4,11 @@
 // (perfettotrace.proto), what no real file of ours shows yet: interned names and categories per sequence and
 // their reset, every begin of a group before every end (PyTorch's writer), flows, counters, debug annotations
 // as args, custom tracks, begins and ends that do not pair, a gzip-compressed file, a cut-short file.
+#include "analysis/report/summaryformat.h"
+#include "model/viewlink.h"
 #include "open/opentrace.h"
 #include "query/args.h"
+#include "sql/tracedatabase.h"
 #include "testsupport.h"
 
 #include "perfettotrace.pb.h"
@@ -13,7 +16,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 
 using namespace kinetoscope;
 namespace pf = kinetoscope::perfetto;
@@ -79,6 +84,8 @@ class TestPerfettoImport : public QObject {
     void realTrace();
     void whatPyTorchAndTheSdkWrite();
     void damagedTraces();
+    void pytorchGpuLayout();
+    void clockSnapshots();
 };
 
 void TestPerfettoImport::realTrace() {
@@ -250,12 +257,271 @@ void TestPerfettoImport::damagedTraces() {
     LoadResult r = loadTrace(cut);
     QVERIFY2(r.ok(), r.message(cut).c_str());
     QCOMPARE(namesOf(*r.store).at("tick"), std::size_t(49));
+    // And the user is told: in the load's warnings (the CLI's and the viewer's banner) and the summary's run
+    // header, naming the byte where the cut packet starts.
+    const std::vector<std::string> notes = r.store->stats().conversionNotes;
+    QCOMPARE(notes.size(), std::size_t(1));
+    QVERIFY2(notes.front().find("the last packet is cut short") != std::string::npos, notes.front().c_str());
+    const std::vector<std::string> warnings = loadWarnings(r.store->stats(), cut);
+    QVERIFY(std::find(warnings.begin(), warnings.end(), cut + ": " + notes.front()) != warnings.end());
+    const auto report = computeAnalysis(*r.store, std::nullopt, OperatorGrouping::Name, KernelGrouping::Name,
+                                        ReportSections().set(std::size_t(ReportSection::Overview)));
+    QVERIFY(summaryToJson(report->summary, report.get()).find("\"conversion_notes\": [\"" + notes.front()) !=
+            std::string::npos);
     // Not a trace past its first byte: an error naming the file, no crash.
     const std::string junk =
         writeFile(dir, "junk.pftrace", std::string("\x0a\xff\xff\xff\xff\x0f garbage", 14));
     LoadResult j = loadTrace(junk);
     QVERIFY(!j.ok());
     QVERIFY2(j.message(junk).find("junk.pftrace") != std::string::npos, j.message(junk).c_str());
+}
+
+// PyTorch's .pftrace writer (torch/csrc/profiler/cuspy/cuspy_pftrace.cpp): gzip-compressed; names and
+// categories interned; CPU ops and runtime calls as slices whose begins all come before their ends; kernels,
+// copies and memsets as GPU render-stage events on hardware queues ("[0007] stream 7"), a launch naming the
+// render-stage event ids it submitted (gpu_correlation); kernels with their grid, block and registers; GPU
+// counters from an interned descriptor. No real file of it exists yet: this one is built to the encoder's
+// layout.
+void TestPerfettoImport::pytorchGpuLayout() {
+    QTemporaryDir dir;
+    TraceBuilder b;
+    {
+        pf::TracePacket& p = b.next();
+        auto* d = p.mutable_track_descriptor();
+        d->set_uuid(1);
+        d->mutable_process()->set_pid(4242);
+        d->mutable_process()->set_process_name("python");
+        b.add(p);
+    }
+    {
+        pf::TracePacket& p = b.next();
+        auto* d = p.mutable_track_descriptor();
+        d->set_uuid(2);
+        d->set_parent_uuid(1);
+        d->mutable_thread()->set_pid(4242);
+        d->mutable_thread()->set_tid(4243);
+        d->mutable_thread()->set_thread_name("python");
+        b.add(p);
+    }
+    {
+        pf::TracePacket& p = b.next();
+        p.set_trusted_packet_sequence_id(1);
+        p.set_sequence_flags(1);
+        auto* d = p.mutable_interned_data();
+        const char* names[] = {"aten::mm", "cudaLaunchKernel", "cudaMemcpyAsync", "ampere_sgemm_128x64_tn"};
+        for (int i = 0; i < 4; ++i) {
+            auto* n = d->add_event_names();
+            n->set_iid(std::uint64_t(i + 1));
+            n->set_name(names[i]);
+        }
+        for (const auto& [iid, name] : {std::pair{1, "cpu_op"}, std::pair{2, "cuda_runtime"}}) {
+            auto* c = d->add_event_categories();
+            c->set_iid(std::uint64_t(iid));
+            c->set_name(name);
+        }
+        for (const auto& [iid, name] :
+             {std::pair{1, "Kernel"}, std::pair{2, "Memcpy"}, std::pair{100, "[0007] stream 7"}}) {
+            auto* s = d->add_gpu_specifications();
+            s->set_iid(std::uint64_t(iid));
+            s->set_name(name);
+        }
+        auto* k = d->add_compute_kernels();
+        k->set_iid(1);
+        k->set_demangled_name("ampere_sgemm_128x64_tn");
+        for (const auto& [iid, name] :
+             {std::pair{1, "registers_per_thread"}, std::pair{2, "shared_mem_dynamic"}}) {
+            auto* a = d->add_compute_arg_names();
+            a->set_iid(std::uint64_t(iid));
+            a->set_name(name);
+        }
+        auto* c = d->add_gpu_counter_descriptors();
+        c->set_iid(1);
+        c->set_gpu_id(0);
+        auto* spec = c->mutable_counter_descriptor()->add_specs();
+        spec->set_counter_id(1);
+        spec->set_name("SM Clock (MHz)");
+        b.add(p);
+    }
+    // CPU: aten::mm over a kernel launch (its correlation annotated) and a copy (no annotation: the two are
+    // joined by the ids it names). Begins first, then ends, as PyTorch writes a group.
+    const auto slice = [&](std::uint64_t ts, std::uint64_t name, std::uint64_t category) -> pf::TracePacket& {
+        pf::TracePacket& p = trackEvent(b, 1, ts, pf::TrackEvent::TYPE_SLICE_BEGIN, 2);
+        p.set_sequence_flags(2);
+        p.mutable_track_event()->set_name_iid(name);
+        p.mutable_track_event()->add_category_iids(category);
+        return p;
+    };
+    b.add(slice(1000, 1, 1));
+    {
+        pf::TracePacket& p = slice(2000, 2, 2);
+        auto* a = p.mutable_track_event()->add_debug_annotations();
+        a->set_name("correlation");
+        a->set_int_value(11);
+        p.mutable_track_event()->mutable_gpu_correlation()->add_render_stage_submission_event_ids(1);
+        b.add(p);
+    }
+    {
+        pf::TracePacket& p = slice(4000, 3, 2);
+        p.mutable_track_event()->mutable_gpu_correlation()->add_render_stage_submission_event_ids(2);
+        b.add(p);
+    }
+    for (const std::uint64_t end : {3000u, 5000u, 9000u})
+        b.add(trackEvent(b, 1, end, pf::TrackEvent::TYPE_SLICE_END, 2));
+    // GPU: the kernel (its own correlation in the extra data) and the copy (none: its launch's).
+    {
+        pf::TracePacket& p = b.next();
+        p.set_trusted_packet_sequence_id(1);
+        p.set_sequence_flags(2);
+        p.set_timestamp(6000);
+        auto* e = p.mutable_gpu_render_stage_event();
+        e->set_event_id(1);
+        e->set_duration(2500);
+        e->set_gpu_id(0);
+        e->set_hw_queue_iid(100);
+        e->set_stage_iid(1);
+        e->set_name_iid(4);
+        e->set_kernel_iid(1);
+        for (const auto& [name, value] :
+             {std::pair{"device id", "0"}, std::pair{"stream id", "7"}, std::pair{"correlation", "11"},
+              std::pair{"graph id", "3"}, std::pair{"arch", "sm_80"}}) {
+            auto* x = e->add_extra_data();
+            x->set_name(name);
+            x->set_value(value);
+        }
+        auto* l = e->mutable_launch();
+        l->mutable_grid_size()->set_x(4);
+        l->mutable_grid_size()->set_y(1);
+        l->mutable_grid_size()->set_z(1);
+        l->mutable_workgroup_size()->set_x(128);
+        l->mutable_workgroup_size()->set_y(1);
+        l->mutable_workgroup_size()->set_z(1);
+        for (const auto& [iid, value] : {std::pair{1u, 32u}, std::pair{2u, 1024u}}) {
+            auto* a = l->add_args();
+            a->set_name_iid(iid);
+            a->set_uint_value(value);
+        }
+        b.add(p);
+    }
+    {
+        pf::TracePacket& p = b.next();
+        p.set_trusted_packet_sequence_id(1);
+        p.set_sequence_flags(2);
+        p.set_timestamp(5500);
+        auto* e = p.mutable_gpu_render_stage_event();
+        e->set_event_id(2);
+        e->set_duration(300);
+        e->set_gpu_id(0);
+        e->set_hw_queue_iid(100);
+        e->set_stage_iid(2);
+        auto* x = e->add_extra_data();
+        x->set_name("bytes");
+        x->set_value("4096");
+        b.add(p);
+    }
+    for (const auto& [ts, mhz] : {std::pair{1000u, 1410}, std::pair{8000u, 1395}}) {
+        pf::TracePacket& p = b.next();
+        p.set_trusted_packet_sequence_id(1);
+        p.set_sequence_flags(2);
+        p.set_timestamp(ts);
+        auto* c = p.mutable_gpu_counter_event();
+        c->set_counter_descriptor_iid(1);
+        auto* v = c->add_counters();
+        v->set_counter_id(1);
+        v->set_int_value(mhz);
+        b.add(p);
+    }
+    const std::string path = writeFile(dir, "run.pftrace", test::gzipText(b.bytes));
+    LoadResult r = loadTrace(path);
+    QVERIFY2(r.ok(), r.message(path).c_str());
+    const TraceStore& s = *r.store;
+    for (const std::string& note : s.stats().conversionNotes)
+        QFAIL(note.c_str()); // everything read
+    sql::TraceDatabase db(s);
+    const auto kernel = db.query("SELECT name, dur, device, stream, grid_x, block_x, registers_per_thread, "
+                                 "shared_memory, launch_id, operator_id, id FROM kernel");
+    QVERIFY2(kernel.ok(), kernel.error.c_str());
+    QCOMPARE(kernel.rows.size(), std::size_t(1));
+    const auto& k = kernel.rows[0];
+    QCOMPARE(std::get<std::string>(k[0]), std::string("ampere_sgemm_128x64_tn"));
+    QCOMPARE(std::get<std::int64_t>(k[1]), std::int64_t(2500));
+    QCOMPARE(std::get<std::int64_t>(k[2]), std::int64_t(0));
+    QCOMPARE(std::get<std::int64_t>(k[3]), std::int64_t(7));
+    QCOMPARE(std::get<std::int64_t>(k[4]), std::int64_t(4));
+    QCOMPARE(std::get<std::int64_t>(k[5]), std::int64_t(128));
+    QCOMPARE(std::get<std::int64_t>(k[6]), std::int64_t(32));
+    QCOMPARE(std::get<std::int64_t>(k[7]), std::int64_t(1024));
+    const auto nameOf = [&](const sql::Value& id) {
+        const auto n = db.query("SELECT name FROM slice WHERE id = :id", {{"id", id}});
+        return n.rows.empty() ? std::string() : std::get<std::string>(n.rows[0][0]);
+    };
+    QCOMPARE(nameOf(k[8]), std::string("cudaLaunchKernel")); // the launch that names it
+    QCOMPARE(nameOf(k[9]), std::string("aten::mm"));
+    const auto graph =
+        db.query("SELECT int_value FROM args WHERE arg_set_id = (SELECT arg_set_id FROM slice WHERE "
+                 "id = :id) AND key = 'graph id'",
+                 {{"id", k[10]}});
+    QCOMPARE(graph.rows.size(), std::size_t(1));
+    QCOMPARE(std::get<std::int64_t>(graph.rows[0][0]), std::int64_t(3));
+    // The copy, on the same stream, joined to its launch by the ids the launch named.
+    const auto copy =
+        db.query("SELECT s.id, t.name FROM slice s JOIN track t ON t.id = s.track_id WHERE s.category = "
+                 "'gpu_memcpy'");
+    QCOMPARE(copy.rows.size(), std::size_t(1));
+    const auto ref = sliceOfId(s, std::get<std::int64_t>(copy.rows[0][0]));
+    const auto launch = s.launchOf(*ref);
+    QVERIFY(launch);
+    QCOMPARE(std::string(s.nameOf(*launch)), std::string("cudaMemcpyAsync"));
+    QVERIFY(std::get<std::string>(copy.rows[0][1]).find("stream 7") != std::string::npos);
+    // The CPU slices nest (their ends came after every begin), and the GPU's clock counter has its samples.
+    QCOMPARE(namesOf(s).at("aten::mm"), std::size_t(1));
+    const auto counter =
+        db.query("SELECT count(*) FROM counter c JOIN track t ON t.id = c.track_id WHERE t.name "
+                 "LIKE '%SM Clock%'");
+    QCOMPARE(std::get<std::int64_t>(counter.rows[0][0]), std::int64_t(2));
+}
+
+// Timestamps on other clocks: mapped onto the trace's (BOOTTIME) through the clock snapshots, a sequence's
+// own clock (id 64 and up) through its sequence's; one no snapshot maps is taken as it is, and said.
+void TestPerfettoImport::clockSnapshots() {
+    QTemporaryDir dir;
+    TraceBuilder b;
+    describeThread(b, 10, 1, 2, "t");
+    {
+        pf::TracePacket& p = b.next();
+        p.set_trusted_packet_sequence_id(7);
+        for (const auto& [clock, ts] :
+             {std::pair{6u, 1000000ull}, std::pair{1u, 5000000ull}, std::pair{64u, 300ull}}) {
+            auto* c = p.mutable_clock_snapshot()->add_clocks();
+            c->set_clock_id(clock);
+            c->set_timestamp(ts);
+        }
+        b.add(p);
+    }
+    const auto instant = [&](const char* name, std::uint64_t ts, std::optional<std::uint32_t> clock) {
+        pf::TracePacket& p = trackEvent(b, 7, ts, pf::TrackEvent::TYPE_INSTANT, 10);
+        p.mutable_track_event()->set_name(name);
+        if (clock) p.set_timestamp_clock_id(*clock);
+        b.add(p);
+    };
+    instant("realtime", 5000500, 1u);    // 500 ns after the snapshot, on REALTIME
+    instant("sequence clock", 800, 64u); // 500 ns after it, on the sequence's own clock
+    instant("boottime", 1000700, std::nullopt);
+    instant("unmapped", 42, 3u); // MONOTONIC: no snapshot names it
+    const std::string path = writeFile(dir, "clocks.pftrace", b.bytes);
+    LoadResult r = loadTrace(path);
+    QVERIFY2(r.ok(), r.message(path).c_str());
+    std::map<std::string, TimeNs> at;
+    for (const Track& t : r.store->tracks())
+        for (std::size_t i = 0; i < t.sliceCount(); ++i)
+            at[std::string(r.store->strings().view(t.names[i]))] = t.starts[i];
+    QCOMPARE(at.at("realtime"), TimeNs(1000500));
+    QCOMPARE(at.at("sequence clock"), TimeNs(1000500));
+    QCOMPARE(at.at("boottime"), TimeNs(1000700));
+    QCOMPARE(at.at("unmapped"), TimeNs(42));
+    const auto& notes = r.store->stats().conversionNotes;
+    QVERIFY(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+        return n == "1 events on a clock no snapshot maps to the trace's, taken as they are";
+    }));
 }
 
 QTEST_MAIN(TestPerfettoImport)

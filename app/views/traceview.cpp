@@ -210,6 +210,9 @@ QString TraceView::bannerText() const {
                      .arg(QString::fromStdString(countText(st.unknownPhaseEvents, "event")));
     if (st.endWithoutBegin > 0) parts << tr("%1 `E` events without a `B` dropped.").arg(st.endWithoutBegin);
     if (!st.trailingProblem.empty()) parts << QString::fromStdString(st.trailingProblem);
+    // A file of another format: what its reader could not read.
+    for (const std::string& note : st.conversionNotes)
+        parts << QString::fromStdString(note) + QLatin1Char('.');
     return parts.join(QLatin1Char(' '));
 }
 

@@ -7,6 +7,9 @@
 #include <google/protobuf/wire_format_lite.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -27,12 +30,141 @@ struct Track {
     bool described = false;
 };
 
-// What a packet sequence keeps between packets: interned strings and the default track.
+// A GPU counter descriptor: its GPU and its counters' names by id.
+struct CounterDescriptor {
+    std::int64_t gpu = 0;
+    std::map<std::uint32_t, std::string> names;
+};
+
+// What a packet sequence keeps between packets: interned strings, GPU stage and queue specifications, compute
+// kernels, counter descriptors, and the default track.
 struct Sequence {
     std::unordered_map<std::uint64_t, std::string> names, categories, annotationNames, annotationStrings;
+    std::unordered_map<std::uint64_t, std::string> stages, kernels,
+        argNames; // gpu_specifications (stages and
+                  // hardware queues share ids)
+    std::unordered_map<std::uint64_t, CounterDescriptor> counters;
     std::uint64_t defaultTrack = 0;
-    bool valid = false; // its incremental state was set up (cleared) at least once
+    std::uint32_t defaultClock = 6; // BOOTTIME, the trace's clock, unless the sequence's defaults say
+    bool valid = false;             // its incremental state was set up (cleared) at least once
 };
+
+// A kernel, copy or memset (a GPU render-stage event), as Kineto writes it: on its device's stream.
+struct GpuEvent {
+    std::int64_t ts = 0, dur = 0, device = 0, stream = 0;
+    std::string name, category;
+    std::uint64_t eventId = 0;
+    std::optional<std::int64_t> correlation;
+    std::string args; // the members after device, stream and correlation: a JSON object's text
+};
+
+// Kineto's category for a render stage, by the stage's name (PyTorch writes Kernel, Memcpy, Memset,
+// Annotation, EventRecord, HostNode).
+std::string_view gpuCategory(std::string_view stage) {
+    std::string lower(stage);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    if (lower == "kernel") return "kernel";
+    if (lower == "memcpy") return "gpu_memcpy";
+    if (lower == "memset") return "gpu_memset";
+    if (lower == "annotation") return "gpu_user_annotation";
+    return "gpu_event";
+}
+
+// The last whole number in a text ("[0007] stream 7" -> 7), or nullopt.
+std::optional<std::int64_t> lastNumber(std::string_view text) {
+    std::size_t end = text.size();
+    while (end > 0 && !std::isdigit(static_cast<unsigned char>(text[end - 1])))
+        --end;
+    std::size_t begin = end;
+    while (begin > 0 && std::isdigit(static_cast<unsigned char>(text[begin - 1])))
+        --begin;
+    if (begin == end || end - begin > 18) return std::nullopt;
+    return std::stoll(std::string(text.substr(begin, end - begin)));
+}
+
+// A render-stage event in Kineto's terms: its lane, category, name and args (grid, block, registers, the
+// extra data PyTorch attaches: correlation, graph id and node, bytes...).
+GpuEvent gpuEvent(const pf::GpuRenderStageEvent& e, std::int64_t ts, const Sequence& seq) {
+    GpuEvent g;
+    g.ts = ts;
+    g.dur = std::int64_t(e.duration());
+    g.eventId = e.event_id();
+    const auto interned = [](const auto& table, std::uint64_t iid) -> std::string {
+        const auto it = table.find(iid);
+        return it == table.end() ? std::string() : it->second;
+    };
+    const std::string stage = interned(seq.stages, e.stage_iid());
+    const std::string queue = interned(seq.stages, e.hw_queue_iid());
+    g.category = gpuCategory(stage);
+    g.device = e.gpu_id();
+    std::string extra;
+    JsonWriter<std::string> w(extra);
+    w.beginObject();
+    std::optional<std::int64_t> stream;
+    for (const auto& x : e.extra_data()) {
+        const auto number = [&]() -> std::optional<std::int64_t> {
+            std::int64_t v = 0;
+            const auto [end, ec] = std::from_chars(x.value().data(), x.value().data() + x.value().size(), v);
+            return ec == std::errc() && end == x.value().data() + x.value().size() ? std::optional(v)
+                                                                                   : std::nullopt;
+        }();
+        if (x.name() == "stream id" && number) {
+            stream = number;
+        } else if (x.name() == "device id" && number) {
+            if (!e.has_gpu_id()) g.device = *number;
+        } else if (x.name() == "correlation" && number) {
+            g.correlation = number;
+        } else if (x.name() == "context id" || x.name() == "process_id" || x.name() == "process_name") {
+            continue; // said once for the whole trace
+        } else if (number && (x.name() == "graph id" || x.name() == "graph node id" || x.name() == "bytes" ||
+                              x.name() == "queued" || x.name() == "priority")) {
+            w.numField(x.name(), *number); // Kineto's own keys, as numbers
+        } else {
+            w.strField(x.name(), x.value());
+        }
+    }
+    g.stream = stream ? *stream : lastNumber(queue).value_or(std::int64_t(e.hw_queue_iid()));
+    // The name: the event's own, an interned event name, the kernel's demangled name, else the stage's.
+    if (e.has_name())
+        g.name = e.name();
+    else if (e.has_name_iid())
+        g.name = interned(seq.names, e.name_iid());
+    if (g.name.empty() && e.has_kernel_iid()) g.name = interned(seq.kernels, e.kernel_iid());
+    if (g.name.empty()) g.name = stage.empty() ? "GPU work" : stage;
+    if (e.has_launch()) {
+        const pf::ComputeKernelLaunch& l = e.launch();
+        const auto dim3 = [&](std::string_view key, const pf::Dim3& d) {
+            w.key(key);
+            w.beginArray();
+            w.num(d.x());
+            w.num(d.y());
+            w.num(d.z());
+            w.endArray();
+        };
+        if (l.has_grid_size()) dim3("grid", l.grid_size());
+        if (l.has_workgroup_size()) dim3("block", l.workgroup_size());
+        for (const pf::ExtraComputeArg& a : l.args()) {
+            std::string name = a.has_name() ? a.name() : interned(seq.argNames, a.name_iid());
+            // Kineto's keys for what CUPTI reports, so that occupancy and the kernel table read them.
+            if (name == "registers_per_thread") name = "registers per thread";
+            if (name == "shared_mem_dynamic") name = "shared memory";
+            if (name.empty()) continue;
+            w.key(name);
+            if (a.has_uint_value())
+                w.num(a.uint_value());
+            else if (a.has_int_value())
+                w.num(a.int_value());
+            else if (a.has_double_value())
+                w.exact(a.double_value());
+            else
+                w.str(a.string_value());
+        }
+    }
+    w.endObject();
+    g.args = std::move(extra);
+    return g;
+}
 
 struct Event {
     std::int64_t ts = 0;
@@ -99,6 +231,23 @@ ConvertedTrace perfettoToKinetoJson(std::string_view trace) {
     std::unordered_map<std::uint64_t, Track> tracks;
     std::unordered_map<std::uint32_t, Sequence> sequences;
     std::vector<Event> events;
+    std::vector<GpuEvent> gpuEvents;
+    struct GpuCounterSample {
+        std::int64_t ts, gpu;
+        std::string name;
+        double value;
+    };
+    std::vector<GpuCounterSample> gpuCounters;
+    // A launch's GPU work by render-stage event id: the correlation the launch carries (its own annotation,
+    // or one made up for the pair), so that the importer joins them as it joins Kineto's.
+    std::unordered_map<std::uint64_t, std::int64_t> launchedBy;
+    // Clocks' offsets to BOOTTIME, from the clock snapshots; a sequence-scoped clock (id 64 and up) by its
+    // sequence too.
+    std::unordered_map<std::uint64_t, std::int64_t> clockOffset;
+    const auto clockKey = [](std::uint32_t clock, std::uint32_t sequence) {
+        return clock >= 64 ? (std::uint64_t(sequence) << 32) | clock : std::uint64_t(clock);
+    };
+    std::int64_t madeUpCorrelation = std::int64_t(1) << 52;
     std::uint64_t unknownNames = 0, lostState = 0, legacyTimes = 0, otherClocks = 0, packets = 0;
 
     google::protobuf::io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(trace.data()),
@@ -138,6 +287,29 @@ ConvertedTrace perfettoToKinetoJson(std::string_view trace) {
         }
         if (packet.has_trace_packet_defaults() && packet.trace_packet_defaults().has_track_event_defaults())
             seq.defaultTrack = packet.trace_packet_defaults().track_event_defaults().track_uuid();
+        if (packet.has_trace_packet_defaults() && packet.trace_packet_defaults().has_timestamp_clock_id())
+            seq.defaultClock = packet.trace_packet_defaults().timestamp_clock_id();
+        // A clock snapshot: each clock's offset to BOOTTIME from now on (a sequence's own clocks, ids 64 and
+        // up, are its own).
+        if (packet.has_clock_snapshot()) {
+            std::optional<std::int64_t> boot;
+            for (const auto& c : packet.clock_snapshot().clocks())
+                if (c.clock_id() == 6) boot = std::int64_t(c.timestamp());
+            if (boot)
+                for (const auto& c : packet.clock_snapshot().clocks())
+                    clockOffset[clockKey(c.clock_id(), packet.trusted_packet_sequence_id())] =
+                        *boot - std::int64_t(c.timestamp());
+        }
+        // The packet's time on the trace's clock: another clock's through the latest snapshot of both.
+        const auto traceTime = [&](std::uint64_t timestamp) {
+            const std::uint32_t clock =
+                packet.has_timestamp_clock_id() ? packet.timestamp_clock_id() : seq.defaultClock;
+            if (clock == 6) return std::int64_t(timestamp);
+            const auto it = clockOffset.find(clockKey(clock, packet.trusted_packet_sequence_id()));
+            if (it != clockOffset.end()) return std::int64_t(timestamp) + it->second;
+            ++otherClocks;
+            return std::int64_t(timestamp);
+        };
         if (packet.has_interned_data()) {
             const pf::InternedData& d = packet.interned_data();
             for (const auto& n : d.event_names())
@@ -148,6 +320,18 @@ ConvertedTrace perfettoToKinetoJson(std::string_view trace) {
                 seq.annotationNames[n.iid()] = n.name();
             for (const auto& n : d.debug_annotation_string_values())
                 seq.annotationStrings[n.iid()] = n.str();
+            for (const auto& s : d.gpu_specifications())
+                seq.stages[s.iid()] = s.name();
+            for (const auto& k : d.compute_kernels())
+                seq.kernels[k.iid()] = k.demangled_name().empty() ? k.name() : k.demangled_name();
+            for (const auto& n : d.compute_arg_names())
+                seq.argNames[n.iid()] = n.name();
+            for (const auto& c : d.gpu_counter_descriptors()) {
+                CounterDescriptor& to = seq.counters[c.iid()];
+                to.gpu = c.gpu_id();
+                for (const auto& spec : c.counter_descriptor().specs())
+                    to.names[spec.counter_id()] = spec.name();
+            }
         }
         if (packet.has_track_descriptor()) {
             const pf::TrackDescriptor& d = packet.track_descriptor();
@@ -172,6 +356,35 @@ ConvertedTrace perfettoToKinetoJson(std::string_view trace) {
             t.counter = d.has_counter();
             if (t.name.empty()) t.name = d.name();
         }
+        if (packet.has_gpu_render_stage_event() || packet.has_gpu_counter_event()) {
+            if (packet.sequence_flags() & 2 && !seq.valid) {
+                ++lostState;
+                continue;
+            }
+            if (packet.has_gpu_render_stage_event())
+                gpuEvents.push_back(
+                    gpuEvent(packet.gpu_render_stage_event(), traceTime(packet.timestamp()), seq));
+            if (packet.has_gpu_counter_event()) {
+                const pf::GpuCounterEvent& c = packet.gpu_counter_event();
+                CounterDescriptor inline_;
+                if (c.has_counter_descriptor())
+                    for (const auto& spec : c.counter_descriptor().specs())
+                        inline_.names[spec.counter_id()] = spec.name();
+                const auto it = seq.counters.find(c.counter_descriptor_iid());
+                const CounterDescriptor& d =
+                    c.has_counter_descriptor() || it == seq.counters.end() ? inline_ : it->second;
+                const std::int64_t gpu = c.has_gpu_id() ? c.gpu_id() : d.gpu;
+                for (const auto& counter : c.counters()) {
+                    const auto name = d.names.find(counter.counter_id());
+                    gpuCounters.push_back(
+                        {traceTime(packet.timestamp()), gpu,
+                         name == d.names.end() ? "GPU counter " + std::to_string(counter.counter_id())
+                                               : name->second,
+                         counter.has_double_value() ? counter.double_value() : double(counter.int_value())});
+                }
+            }
+            continue;
+        }
         if (!packet.has_track_event()) continue;
         if (packet.sequence_flags() & 2 && !seq.valid) {
             ++lostState; // refers to interned data we never saw
@@ -182,9 +395,8 @@ ConvertedTrace perfettoToKinetoJson(std::string_view trace) {
             ++legacyTimes;
             continue;
         }
-        if (packet.has_timestamp_clock_id() && packet.timestamp_clock_id() != 6) ++otherClocks;
         Event ev;
-        ev.ts = std::int64_t(packet.timestamp());
+        ev.ts = traceTime(packet.timestamp());
         ev.type = int(e.type());
         ev.track = e.has_track_uuid() ? e.track_uuid() : seq.defaultTrack;
         ev.order = events.size();
@@ -211,10 +423,26 @@ ConvertedTrace perfettoToKinetoJson(std::string_view trace) {
             ev.terminating.push_back(f);
         for (std::uint64_t f : e.terminating_flow_ids_old())
             ev.terminating.push_back(f);
-        if (e.debug_annotations_size() > 0 || e.has_correlation_id()) {
+        // A launch names the GPU work it submitted (PyTorch's gpu_correlation): joined by its correlation
+        // annotation, or by one made up for it.
+        std::optional<std::int64_t> correlation;
+        for (const pf::DebugAnnotation& a : e.debug_annotations()) {
+            const bool named =
+                a.name() == "correlation" || (a.has_name_iid() && seq.annotationNames.count(a.name_iid()) &&
+                                              seq.annotationNames.at(a.name_iid()) == "correlation");
+            if (named && (a.has_int_value() || a.has_uint_value()))
+                correlation = a.has_int_value() ? a.int_value() : std::int64_t(a.uint_value());
+        }
+        const bool madeUp = !correlation && !e.has_correlation_id() &&
+                            e.gpu_correlation().render_stage_submission_event_ids_size() > 0;
+        if (madeUp) correlation = ++madeUpCorrelation;
+        if (e.has_correlation_id() && !correlation) correlation = std::int64_t(e.correlation_id());
+        for (std::uint64_t id : e.gpu_correlation().render_stage_submission_event_ids())
+            launchedBy[id] = *correlation;
+        if (e.debug_annotations_size() > 0 || e.has_correlation_id() || madeUp) {
             JsonWriter<std::string> w(ev.args);
             w.beginObject();
-            if (e.has_correlation_id()) w.numField("correlation", e.correlation_id());
+            if (e.has_correlation_id() || madeUp) w.numField("correlation", *correlation);
             for (const pf::DebugAnnotation& a : e.debug_annotations()) {
                 std::string key = a.name();
                 if (a.has_name_iid())
@@ -321,6 +549,34 @@ ConvertedTrace perfettoToKinetoJson(std::string_view trace) {
         }
     }
     unmatchedBegins += open.size();
+    // GPU work: each kernel, copy and memset on its device's stream, with the correlation of the launch that
+    // submitted it (its own extra data's, else the launch's), as Kineto writes them.
+    std::uint64_t unlaunched = 0;
+    for (GpuEvent& g : gpuEvents) {
+        if (!g.correlation)
+            if (const auto it = launchedBy.find(g.eventId); it != launchedBy.end())
+                g.correlation = it->second;
+        unlaunched += !g.correlation && g.category != "gpu_user_annotation";
+        writer.begin('X', g.category, g.name, g.device, g.stream, g.ts);
+        writer.dur(g.dur);
+        w.key("args");
+        w.beginObject();
+        w.numField("device", g.device);
+        w.numField("stream", g.stream);
+        if (g.correlation) w.numField("correlation", *g.correlation);
+        if (g.args.size() > 2) w.raw(", " + g.args.substr(1, g.args.size() - 2)); // its members, inside ours
+        w.endObject();
+        w.endObject();
+    }
+    for (const GpuCounterSample& c : gpuCounters) {
+        writer.begin('C', "gpu_counter", c.name, c.gpu, 0, c.ts);
+        w.key("args");
+        w.beginObject();
+        w.key(c.name);
+        w.exact(c.value);
+        w.endObject();
+        w.endObject();
+    }
     // Flows: each id's points in time order; a terminating point ends the flow (the id may start again).
     std::stable_sort(flowPoints.begin(), flowPoints.end(), [](const FlowPoint& a, const FlowPoint& b) {
         return a.id != b.id ? a.id < b.id : a.ts != b.ts ? a.ts < b.ts : a.order < b.order;
@@ -363,9 +619,12 @@ ConvertedTrace perfettoToKinetoJson(std::string_view trace) {
     if (legacyTimes)
         out.skipped.push_back(std::to_string(legacyTimes) +
                               " events timed by the legacy thread-relative fields, left out");
+    if (unlaunched)
+        out.skipped.push_back(std::to_string(unlaunched) +
+                              " GPU events no launch names (no correlation): shown without their launch");
     if (otherClocks)
         out.skipped.push_back(std::to_string(otherClocks) +
-                              " events on a clock other than the trace's, taken as they are");
+                              " events on a clock no snapshot maps to the trace's, taken as they are");
     return out;
 }
 

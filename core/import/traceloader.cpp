@@ -382,6 +382,7 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
     if (!options.sourceFormat.empty()) {
         store.stats.sourceFormat = options.sourceFormat;
         store.stats.fileBytes = options.sourceFileBytes;
+        store.stats.conversionNotes = options.sourceNotes;
     }
     clock.lap("repair");
     buildStore(store, accepted, source, options.phaseTiming);
@@ -438,6 +439,8 @@ std::vector<std::string> loadWarnings(const ImportStats& st, const std::string& 
     if (st.gzipCutShort)
         out.push_back(path + ": the gzip stream is cut short or corrupt; loaded the " +
                       std::to_string(st.jsonBytes) + " bytes that inflated");
+    for (const std::string& note : st.conversionNotes)
+        out.push_back(path + ": " + note);
     if (st.malformedEvents)
         out.push_back(path + ": " + std::to_string(st.malformedEvents) +
                       " malformed events skipped (first at byte " +

@@ -58,6 +58,7 @@ struct LoadOptions {
     // report ("nsys_sqlite", the summary's run.format) and its size on disk.
     std::string sourceFormat;
     std::uint64_t sourceFileBytes = 0;
+    std::vector<std::string> sourceNotes; // what that reader could not read (ImportStats::conversionNotes)
 };
 
 struct LoadResult {

@@ -24,6 +24,9 @@ struct ImportStats {
     bool wireStream = false;
     // The file's own format when it was read into Kineto's JSON first ("nsys_sqlite"); empty for JSON.
     std::string sourceFormat;
+    // What the reader of that format could not read (unended NVTX ranges, a damaged Perfetto packet), one
+    // line each: said with the load's warnings and in the summary's run header.
+    std::vector<std::string> conversionNotes;
     // The gzip stream ended early or is corrupt: what inflated is all there is (the issue says where).
     bool gzipCutShort = false;
     std::uint64_t eventsSeen = 0;                        // array elements read

@@ -34,6 +34,7 @@ LoadResult loadConverted(const ConvertedTrace& converted, const char* what, cons
     }
     options.sourceFormat = format;
     options.sourceFileBytes = fileBytes;
+    options.sourceNotes = converted.skipped;
     return loadTraceText(converted.json, options);
 }
 

@@ -294,6 +294,13 @@ void writeRun(JsonWriter<std::string>& w, const AnalysisResult& report) {
     }
     w.endArray();
     if (!in.trailingProblem.empty()) w.strField("after_events", in.trailingProblem);
+    if (!in.conversionNotes.empty()) { // a file of another format: what its reader could not read
+        w.key("conversion_notes");
+        w.beginArray();
+        for (const std::string& note : in.conversionNotes)
+            w.str(note);
+        w.endArray();
+    }
     w.key("devices");
     w.beginArray();
     for (const DeviceProperties& d : report.facts.devices) {
@@ -627,6 +634,8 @@ std::string importReport(const TraceStore& store, double loadSeconds) {
     if (st.truncated)
         line("Truncated:       yes, at byte %llu\n", static_cast<unsigned long long>(st.truncatedAt));
     if (!st.trailingProblem.empty()) out += "After events:    " + st.trailingProblem + "\n";
+    for (const std::string& note : st.conversionNotes)
+        out += "Not converted:   " + note + "\n";
     for (const ImportIssue& issue : st.issues)
         line("  byte %llu: %s\n", static_cast<unsigned long long>(issue.offset), issue.reason.c_str());
     return out;
