@@ -1,5 +1,7 @@
 #include "testsupport.h"
 
+#include <sqlite3.h>
+
 #include "analysis/ops/kernels.h"
 #include "analysis/overview/overview.h"
 
@@ -163,6 +165,27 @@ std::optional<std::int64_t> writeTraceShiftedOntoSnapshot(const std::string& tra
     if (!f.open(QIODevice::WriteOnly)) return std::nullopt;
     f.write(text.toUtf8());
     return base;
+}
+
+std::vector<std::vector<std::string>> sqliteRows(const std::string& path, const std::string& sql) {
+    sqlite3* db = nullptr;
+    std::vector<std::vector<std::string>> rows;
+    if (sqlite3_open_v2(("file:" + path + "?immutable=1").c_str(), &db,
+                        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK)
+        qFatal("cannot open %s", path.c_str());
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
+        qFatal("%s: %s", sql.c_str(), sqlite3_errmsg(db));
+    while (sqlite3_step(stmt) == SQLITE_ROW) {
+        auto& row = rows.emplace_back();
+        for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
+            const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
+            row.emplace_back(t ? t : "");
+        }
+    }
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return rows;
 }
 
 } // namespace kinetoscope::test

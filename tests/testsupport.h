@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kinetoscope {
 struct Overview;
@@ -51,6 +52,9 @@ inline constexpr const char* snapshots[] = {
     "kkaitlyn111__cs336-a2-systems__memory_files__memory_ctx128_forward_mixed.pickle",
 };
 std::string gzipText(const std::string& text, int members = 1);
+// The rows of a query on a SQLite file (opened read-only and immutable), each cell as text (NULL empty): a
+// profiler's database read the plain way, to check our readers against.
+std::vector<std::vector<std::string>> sqliteRows(const std::string& path, const std::string& sql);
 // The text of a (possibly gzip-compressed) file; empty when it cannot be read.
 std::string readText(const std::string& path);
 // Rebuilds TORCH_COMPILE_DEBUG's folder of the GPU run's three-layer compile under `root`

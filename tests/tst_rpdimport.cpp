@@ -20,24 +20,7 @@ const char* const rpd =
     "formats/ROCm__rocmProfileData__examples__rocm-profile-data__results__matmul_result.rpd";
 
 std::vector<std::vector<std::string>> rowsOf(const std::string& path, const std::string& sql) {
-    sqlite3* db = nullptr;
-    std::vector<std::vector<std::string>> rows;
-    if (sqlite3_open_v2(("file:" + path + "?immutable=1").c_str(), &db,
-                        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK)
-        qFatal("cannot open %s", path.c_str());
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
-        qFatal("%s", sqlite3_errmsg(db));
-    while (sqlite3_step(stmt) == SQLITE_ROW) {
-        auto& row = rows.emplace_back();
-        for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
-            const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
-            row.emplace_back(t ? t : "");
-        }
-    }
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return rows;
+    return test::sqliteRows(path, sql);
 }
 } // namespace
 

@@ -101,13 +101,18 @@ std::variant<Message, DecodeFailure> MessageDecoder::decode(std::string_view tex
     return m;
 }
 
-std::string rpcResult(const RequestId& id, std::string_view resultJson) {
-    std::string out;
-    JsonWriter w(out);
+// An answer's opening: the version and the id it answers.
+static void beginAnswer(JsonWriter<std::string>& w, const RequestId& id) {
     w.beginObject();
     w.strField("jsonrpc", "2.0");
     w.key("id");
     writeId(w, id);
+}
+
+std::string rpcResult(const RequestId& id, std::string_view resultJson) {
+    std::string out;
+    JsonWriter w(out);
+    beginAnswer(w, id);
     w.key("result");
     w.json(resultJson);
     w.endObject();
@@ -117,10 +122,7 @@ std::string rpcResult(const RequestId& id, std::string_view resultJson) {
 std::string rpcError(const RequestId& id, RpcError code, std::string_view message) {
     std::string out;
     JsonWriter w(out);
-    w.beginObject();
-    w.strField("jsonrpc", "2.0");
-    w.key("id");
-    writeId(w, id);
+    beginAnswer(w, id);
     w.key("error");
     w.beginObject();
     w.numField("code", int(code));

@@ -122,6 +122,15 @@ const std::vector<ToolSpec>& toolSpecs() {
 
 namespace toolparts {
 
+std::shared_ptr<OpenTrace> traceOf(ToolContext& context, ToolArguments& args, std::string& error) {
+    const std::string name = args.required("trace");
+    if (!args.error().empty()) {
+        error = args.error();
+        return nullptr;
+    }
+    return context.traces.open(name, error);
+}
+
 std::string micros(TimeNs ns) {
     return formatMicros(ns);
 }

@@ -86,6 +86,9 @@ void addOtherTools(std::vector<ToolSpec>& tools);
 // Shared by the tools' files.
 namespace toolparts {
 
+// The trace a tool names ("trace": an id or a path), loaded or from the cache; nullptr and `error` (an
+// argument's problem, or the loader's one-line message) otherwise.
+std::shared_ptr<OpenTrace> traceOf(ToolContext& context, ToolArguments& args, std::string& error);
 // ns on the trace's clock as the µs the CLI's JSON writes ("1234.500").
 std::string micros(TimeNs ns);
 // A link to the trace at a range and event (part 3 of issue 64's kinetoscope:// links).

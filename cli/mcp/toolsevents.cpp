@@ -92,15 +92,6 @@ std::optional<SliceRow> sliceById(OpenTrace& trace, std::int64_t id, std::string
     return sliceRow(r.rows.front());
 }
 
-std::shared_ptr<OpenTrace> traceOf(ToolContext& context, ToolArguments& args, std::string& error) {
-    const std::string name = args.required("trace");
-    if (!args.error().empty()) {
-        error = args.error();
-        return nullptr;
-    }
-    return context.traces.open(name, error);
-}
-
 TimeNs nsOfMicros(double us) {
     return TimeNs(std::llround(us * 1000.0));
 }

@@ -16,16 +16,6 @@ using namespace toolparts;
 
 constexpr std::int64_t maxLimit = 100000;
 
-// The trace a tool names ("trace": an id or a path), loaded or from the cache.
-std::shared_ptr<OpenTrace> traceOf(ToolContext& context, ToolArguments& args, std::string& error) {
-    const std::string name = args.required("trace");
-    if (!args.error().empty()) {
-        error = args.error();
-        return nullptr;
-    }
-    return context.traces.open(name, error);
-}
-
 // Each kernel name's longest launch (its slice id, start and duration): what a row of the kernel table stands
 // for when a reader wants to see one.
 struct Instance {

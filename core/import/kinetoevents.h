@@ -25,6 +25,23 @@ class KinetoEventWriter {
     KinetoEventWriter() : m_w(m_text) {}
     JsonWriter<std::string>& w() { return m_w; }
     std::string& text() { return m_text; }
+    // The document: beginTrace() writes its header ({"schemaVersion": 1, "displayTimeUnit": "ns"), the caller
+    // adds other top-level keys (deviceProperties), beginEvents() opens traceEvents, and finish() closes both
+    // and hands over the text.
+    void beginTrace() {
+        m_w.beginObject({"", ",\n", ""});
+        m_w.numField("schemaVersion", 1);
+        m_w.strField("displayTimeUnit", "ns");
+    }
+    void beginEvents() {
+        m_w.key("traceEvents");
+        m_w.beginArray({"\n", ",\n", "\n"});
+    }
+    std::string finish() {
+        m_w.endArray();
+        m_w.endObject();
+        return std::move(m_text);
+    }
     // One event's common members; the caller adds args and closes it.
     void begin(char phase, std::string_view cat, std::string_view name, std::int64_t pid, std::int64_t tid,
                std::int64_t ts) {

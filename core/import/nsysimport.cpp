@@ -82,9 +82,7 @@ ConvertedTrace nsightToKinetoJson(const std::string& path) {
 
     Writer writer;
     JsonWriter<std::string>& w = writer.w();
-    w.beginObject({"", ",\n", ""});
-    w.numField("schemaVersion", 1);
-    w.strField("displayTimeUnit", "ns");
+    writer.beginTrace();
     // The GPUs, as Kineto's deviceProperties.
     w.key("deviceProperties");
     w.beginArray();
@@ -122,8 +120,7 @@ ConvertedTrace nsightToKinetoJson(const std::string& path) {
     }
     w.endArray();
 
-    w.key("traceEvents");
-    w.beginArray({"\n", ",\n", "\n"});
+    writer.beginEvents();
     std::set<std::int64_t> devices;
     std::set<std::pair<std::int64_t, std::int64_t>> threads; // (pid, tid) with events
     // The API calls, by correlation id: where a GPU event's flow starts.
@@ -331,13 +328,11 @@ ConvertedTrace nsightToKinetoJson(const std::string& path) {
         });
     for (std::int64_t device : devices)
         meta("process_name", device, 0, "GPU " + std::to_string(device));
-    w.endArray();
     if (!db.error().empty()) {
         out.error = "SQLite: " + db.error();
         return out;
     }
-    w.endObject();
-    out.json = std::move(writer.text());
+    out.json = writer.finish();
     return out;
 }
 

@@ -470,11 +470,8 @@ ConvertedTrace perfettoToKinetoJson(std::string_view trace) {
     });
     KinetoEventWriter writer;
     JsonWriter<std::string>& w = writer.w();
-    w.beginObject({"", ",\n", ""});
-    w.numField("schemaVersion", 1);
-    w.strField("displayTimeUnit", "ns");
-    w.key("traceEvents");
-    w.beginArray({"\n", ",\n", "\n"});
+    writer.beginTrace();
+    writer.beginEvents();
     const auto where = [&](std::uint64_t uuid) -> const Track& {
         static const Track global{0, 0, "Global", false, false, true};
         const auto it = tracks.find(uuid);
@@ -604,9 +601,7 @@ ConvertedTrace perfettoToKinetoJson(std::string_view trace) {
         if (t.name.empty() || t.counter) continue;
         writer.metadata(t.process ? "process_name" : "thread_name", t.pid, t.tid, t.name);
     }
-    w.endArray();
-    w.endObject();
-    out.json = std::move(writer.text());
+    out.json = writer.finish();
     if (unmatchedBegins)
         out.skipped.push_back(std::to_string(unmatchedBegins) + " slice begins without an end, left out");
     if (unmatchedEnds)

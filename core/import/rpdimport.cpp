@@ -85,11 +85,8 @@ ConvertedTrace rpdToKinetoJson(const std::string& path) {
 
     Writer writer;
     JsonWriter<std::string>& w = writer.w();
-    w.beginObject({"", ",\n", ""});
-    w.numField("schemaVersion", 1);
-    w.strField("displayTimeUnit", "ns");
-    w.key("traceEvents");
-    w.beginArray({"\n", ",\n", "\n"});
+    writer.beginTrace();
+    writer.beginEvents();
     struct Call {
         std::int64_t pid, tid, ts;
     };
@@ -153,13 +150,11 @@ ConvertedTrace rpdToKinetoJson(const std::string& path) {
         out.skipped.push_back("rocpd_op: " + std::to_string(unknownOps) + " ops of a type we do not know");
     for (const auto& [gpu, _] : gpus)
         writer.metadata("process_name", gpu, 0, "GPU " + std::to_string(gpu));
-    w.endArray();
     if (!db.error().empty()) {
         out.error = "SQLite: " + db.error();
         return out;
     }
-    w.endObject();
-    out.json = std::move(writer.text());
+    out.json = writer.finish();
     return out;
 }
 
@@ -209,9 +204,7 @@ ConvertedTrace rocpdToKinetoJson(const std::string& path) {
 
     Writer writer;
     JsonWriter<std::string>& w = writer.w();
-    w.beginObject({"", ",\n", ""});
-    w.numField("schemaVersion", 1);
-    w.strField("displayTimeUnit", "ns");
+    writer.beginTrace();
     w.key("deviceProperties");
     w.beginArray();
     std::map<std::int64_t, std::string> gpus;
@@ -224,8 +217,7 @@ ConvertedTrace rocpdToKinetoJson(const std::string& path) {
         w.endObject();
     }
     w.endArray();
-    w.key("traceEvents");
-    w.beginArray({"\n", ",\n", "\n"});
+    writer.beginEvents();
     struct Call {
         std::int64_t pid, tid, ts;
     };
@@ -335,13 +327,11 @@ ConvertedTrace rocpdToKinetoJson(const std::string& path) {
             if (!name.empty())
                 meta("thread_name", sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), name);
         });
-    w.endArray();
     if (!db.error().empty()) {
         out.error = "SQLite: " + db.error();
         return out;
     }
-    w.endObject();
-    out.json = std::move(writer.text());
+    out.json = writer.finish();
     return out;
 }
 
