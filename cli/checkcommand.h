@@ -1,7 +1,8 @@
 #pragma once
 
-// `kinetoscope-cli check BASE NEW [--budget FILE]`: a verdict for CI (core/analysis/jobs/regressioncheck.h).
-// Exit status 0 within budget, 1 a regression, 2 a file could not be read (or bad arguments).
+// `kinetoscope-cli check BASE NEW [--budget FILE]`: a verdict for CI
+// (core/analysis/report/regressioncheck.h). Exit status 0 within budget, 1 a regression, 2 a file could not
+// be read (or bad arguments).
 
 #include <CLI/CLI.hpp>
 

@@ -1,4 +1,4 @@
-// `kinetoscope-cli check` (core/analysis/jobs/regressioncheck.h, issue 64) on real pairs: a trace against
+// `kinetoscope-cli check` (core/analysis/report/regressioncheck.h, issue 64) on real pairs: a trace against
 // itself and against another of its own steps passes; HTA's trace_diff control and test fails, naming what
 // differs; planted regressions (a kernel made 20 % slower, a collective made to wait) are found and named;
 // the spread of several runs a side keeps noise from failing; budgets, outputs and exit codes.

@@ -3,7 +3,7 @@
 // `kinetoscope-cli check`'s verdict as text, JSON (--json) or Markdown for a CI job summary (--markdown):
 // each regression with its baseline, new value, change, the threshold it crossed and a kinetoscope:// link.
 
-#include "analysis/jobs/regressioncheck.h"
+#include "analysis/report/regressioncheck.h"
 
 #include <string>
 

@@ -4,7 +4,7 @@
 // kernel's and operator's time per step, GPU idle time and exposed communication per step, the memory peak)
 // are taken from the one report; with several runs a side, the medians are compared, and a change is a
 // regression only when it crosses both the relative and the absolute threshold of its budget and stands out
-// of the runs' own spread (so that noise does not fail a build). docs/DEFINITIONS.md, "check".
+// of the noise: the runs' spread and each run's step-to-step variation (docs/CHECK.md).
 
 #include "analysis/report/analysisresult.h"
 
