@@ -157,6 +157,18 @@ std::string codeBlock(std::string_view text) {
     return out + "```\n";
 }
 
+void putStructured(ToolResult& result, JsonWriter<std::string>& w, std::string_view key,
+                   const std::string& json, std::string_view ask) {
+    constexpr std::size_t maxStructured = 256 * 1024;
+    if (json.size() <= maxStructured) {
+        w.key(key);
+        w.json(json);
+        return;
+    }
+    result.text += "\nThe structured " + std::string(key) + " (" + std::to_string(json.size() / 1024) +
+                   " KiB) is left out; " + std::string(ask) + "\n";
+}
+
 void writeTraceHeader(JsonWriter<std::string>& w, const OpenTrace& trace) {
     w.strField("trace_id", trace.id);
     w.strField("path", trace.path);

@@ -98,6 +98,10 @@ std::string link(const OpenTrace& trace, std::optional<std::pair<TimeNs, TimeNs>
 std::string leftOut(std::size_t shown, std::size_t total, std::string_view what);
 // A Markdown code block holding aligned text.
 std::string codeBlock(std::string_view text);
+// A report's JSON document as `key` of the structured answer, unless it is too large for a model's context
+// (256 KiB): then the text says what was left out, and `ask` how to ask for less.
+void putStructured(ToolResult& result, JsonWriter<std::string>& w, std::string_view key,
+                   const std::string& json, std::string_view ask);
 // The trace's id and path, as the first members of a structured answer.
 void writeTraceHeader(JsonWriter<std::string>& w, const OpenTrace& trace);
 

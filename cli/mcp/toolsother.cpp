@@ -33,20 +33,6 @@ namespace {
 
 using namespace toolparts;
 
-// A report's JSON document in the structured answer, unless it is too large for a model's context: then the
-// text says what was left out and how to ask for less.
-constexpr std::size_t maxStructured = 256 * 1024;
-void putReport(ToolResult& result, JsonWriter<std::string>& w, const std::string& json,
-               std::string_view ask) {
-    if (json.size() <= maxStructured) {
-        w.key("report");
-        w.json(json);
-        return;
-    }
-    result.text += "\nThe structured report (" + std::to_string(json.size() / 1024) + " KiB) is left out; " +
-                   std::string(ask) + "\n";
-}
-
 ToolResult compare(ToolContext& context, ToolArguments& args) {
     const std::string base = args.required("base");
     const std::string changed = args.required("new");
@@ -66,14 +52,7 @@ ToolResult compare(ToolContext& context, ToolArguments& args) {
     w.beginObject();
     w.strField("base", a->path);
     w.strField("new", b->path);
-    const std::string json = diffToJson(diff);
-    if (json.size() <= maxStructured) {
-        w.key("diff");
-        w.json(json);
-    } else {
-        result.text += "\nThe structured diff (" + std::to_string(json.size() / 1024) +
-                       " KiB) is left out; the text above holds the largest changes.\n";
-    }
+    putStructured(result, w, "diff", diffToJson(diff), "the text above holds the largest changes.");
     ViewLink l;
     l.files = {a->path, b->path};
     w.strField("link", viewLinkUrl(l));
@@ -113,7 +92,8 @@ ToolResult job(ToolContext& context, ToolArguments& args) {
     std::string structured;
     JsonWriter w(structured);
     w.beginObject();
-    putReport(result, w, jobReportJson(report), "use `limit` on the text, or the CLI's `job --json`.");
+    putStructured(result, w, "report", jobReportJson(report),
+                  "use `limit` on the text, or the CLI's `job --json`.");
     w.endObject();
     result.structuredJson = std::move(structured);
     return result;
@@ -140,7 +120,8 @@ ToolResult memorySnapshot(ToolContext& context, ToolArguments& args) {
     std::string structured;
     JsonWriter w(structured);
     w.beginObject();
-    putReport(result, w, snapshotReportJson(*r.snapshot, report), "ask with a smaller `limit`.");
+    putStructured(result, w, "report", snapshotReportJson(*r.snapshot, report),
+                  "ask with a smaller `limit`.");
     w.endObject();
     result.structuredJson = std::move(structured);
     return result;

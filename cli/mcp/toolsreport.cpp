@@ -168,20 +168,12 @@ ToolResult summary(ToolContext& context, ToolArguments& args) {
     result.text = codeBlock(reportToText(*report));
     // The same document as `summary --json --sections ...`: the tables it holds are whole, so a large one
     // (every operator of a long trace) is better asked for through its own tool with a limit.
-    const std::string json = summaryToJson(report->summary, report.get());
-    constexpr std::size_t maxStructured = 256 * 1024;
     std::string structured;
     JsonWriter w(structured);
     w.beginObject();
     writeTraceHeader(w, *trace);
-    if (json.size() <= maxStructured) {
-        w.key("report");
-        w.json(json);
-    } else {
-        result.text += "\nThe structured report (" + std::to_string(json.size() / 1024) +
-                       " KiB) is left out: ask for fewer sections, or use top_operators / top_kernels with a "
-                       "`limit`.\n";
-    }
+    putStructured(result, w, "report", summaryToJson(report->summary, report.get()),
+                  "ask for fewer sections, or use top_operators / top_kernels with a `limit`.");
     w.endObject();
     result.structuredJson = std::move(structured);
     return result;
