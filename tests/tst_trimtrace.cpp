@@ -185,6 +185,12 @@ class TestTrimTrace : public QObject {
         QVERIFY2(QString::fromStdString(r.error).contains(says), r.error.c_str());
         QVERIFY(!std::filesystem::exists(out));
         QVERIFY(!std::filesystem::exists(out + ".partial"));
+        // Nothing of ours left beside it either.
+        const auto folder = std::filesystem::path(out).parent_path();
+        if (std::filesystem::exists(folder))
+            for (const auto& entry : std::filesystem::directory_iterator(folder))
+                QVERIFY2(entry.path().filename().string().find(".partial") == std::string::npos,
+                         entry.path().c_str());
     }
 };
 

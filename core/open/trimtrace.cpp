@@ -5,6 +5,8 @@
 #include "import/sourcebuffer.h"
 
 #include <simdjson.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -119,14 +121,16 @@ const ThreadSlice* bindingSlice(const std::vector<ThreadSlice>& slices, TimeNs t
     return nullptr;
 }
 
-// Writes to a plain file or through zlib's gzip writer.
+// Writes to a file of our own (an open descriptor), plain or through zlib's gzip writer.
 class Output {
   public:
-    Output(const std::string& path, bool gzip) : m_gzip(gzip) {
+    Output(int fd, bool gzip) : m_gzip(gzip) {
+        if (fd < 0) return;
         if (gzip)
-            m_gz = gzopen(path.c_str(), "wb6");
+            m_gz = gzdopen(fd, "wb6");
         else
-            m_file = std::fopen(path.c_str(), "wb");
+            m_file = fdopen(fd, "wb");
+        if (!m_gz && !m_file) ::close(fd);
     }
     ~Output() { close(); }
     bool ok() const { return (m_gzip ? m_gz != nullptr : m_file != nullptr) && !m_failed; }
@@ -309,10 +313,14 @@ TrimResult trimTrace(const std::string& inputPath, const std::string& outputPath
     // Pass 2: the document, the kept events as the file wrote them.
     ImportStats ignored;
     if (arrayClose != std::string_view::npos) readTrailingKeys(text, arrayClose, layout, ignored);
-    const std::string partial = outputPath + ".partial";
+    // Written under a name of its own beside OUT (created new: a file or link someone else put there, say in
+    // /tmp, is never followed or overwritten), then renamed over it.
+    std::string partial = outputPath + ".partial-XXXXXX";
+    const int fd = ::mkstemp(partial.data());
+    if (fd >= 0) ::fchmod(fd, 0644); // a trace to share, as a plain file would be
     const bool gzip = outputPath.size() > 3 && outputPath.compare(outputPath.size() - 3, 3, ".gz") == 0;
     {
-        Output out(partial, gzip);
+        Output out(fd, gzip);
         out.write("{\n");
         for (const auto& [key, value] : layout.topLevel) {
             out.write("  \"");
@@ -332,7 +340,7 @@ TrimResult trimTrace(const std::string& inputPath, const std::string& outputPath
         }
         out.write("\n  ]\n}\n");
         if (!out.close()) {
-            std::remove(partial.c_str());
+            if (fd >= 0) std::remove(partial.c_str());
             result.error = outputPath + ": cannot write the trimmed trace";
             return result;
         }
