@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <charconv>
+
 namespace kinetoscope {
 
 namespace {
@@ -35,6 +37,65 @@ std::vector<ArgField> decodeArgsText(std::string_view argsJson) {
         fields.push_back(std::move(f));
     }
     return fields;
+}
+
+struct TypedArgsDecoder::Parser {
+    simdjson::dom::parser parser;
+    std::string buffer;              // the args being decoded, padded
+    std::vector<std::string> json;   // the minified values, reused from call to call
+    std::vector<std::size_t> jsonOf; // per arg, its text in `json` (npos: none)
+    std::vector<TypedArg> args;
+};
+
+TypedArgsDecoder::TypedArgsDecoder() : m_parser(std::make_unique<Parser>()) {}
+TypedArgsDecoder::~TypedArgsDecoder() = default;
+
+const std::vector<TypedArg>& TypedArgsDecoder::decode(std::string_view argsJson) {
+    Parser& p = *m_parser;
+    p.args.clear();
+    p.jsonOf.clear();
+    if (argsJson.empty()) return p.args;
+    p.buffer.assign(argsJson);
+    p.buffer.append(simdjson::SIMDJSON_PADDING, ' ');
+    simdjson::dom::object obj;
+    if (p.parser.parse(p.buffer.data(), argsJson.size(), false).get_object().get(obj)) return p.args;
+    std::size_t minified = 0;
+    for (auto [key, value] : obj) {
+        TypedArg& a = p.args.emplace_back();
+        p.jsonOf.push_back(std::string::npos);
+        a.key = key;
+        std::string_view s;
+        if (!value.get_string().get(s)) {
+            a.kind = TypedArg::Kind::String;
+            a.text = s;
+            continue;
+        }
+        if (value.is_int64()) { // the common case, read without printing it first
+            a.kind = TypedArg::Kind::Integer;
+            a.integer = value.get_int64().value_unsafe();
+            continue;
+        }
+        // Anything else printed as decodeArgsText prints it, then a number where that text reads whole as
+        // one.
+        if (p.json.size() <= minified) p.json.emplace_back();
+        std::string& text = p.json[minified];
+        text = simdjson::minify(value);
+        const char* begin = text.data();
+        const char* last = begin + text.size();
+        if (!text.empty() && std::from_chars(begin, last, a.integer).ptr == last) {
+            a.kind = TypedArg::Kind::Integer;
+        } else if (!text.empty() && std::from_chars(begin, last, a.real).ptr == last) {
+            a.kind = TypedArg::Kind::Real;
+        } else {
+            a.kind = TypedArg::Kind::Json;
+            p.jsonOf.back() = minified;
+        }
+        ++minified;
+    }
+    // Views into the minified texts once all are made (a vector that grows moves its strings).
+    for (std::size_t i = 0; i < p.args.size(); ++i)
+        if (p.jsonOf[i] != std::string::npos) p.args[i].text = p.json[p.jsonOf[i]];
+    return p.args;
 }
 
 std::string jsonValueText(std::string_view json) {

@@ -18,6 +18,29 @@ inline std::vector<ArgField> decodeArgs(const TraceStore& store, EventRef ref) {
     return decodeArgsText(store.argsText(ref));
 }
 
+// A slice's args typed as the SQL layer's `args` table has them: an integer or a real where the value's JSON
+// text reads whole as one, a string's text, anything else (true, null, arrays, objects) as minified JSON.
+// One decoder serves a whole scan (an export reads every slice's): it keeps its parser and buffers, and the
+// views it gives stay valid until its next decode().
+struct TypedArg {
+    enum class Kind { Integer, Real, String, Json };
+    std::string_view key;
+    std::string_view text; // a String's text or a Json's; empty for numbers
+    Kind kind = Kind::Json;
+    std::int64_t integer = 0;
+    double real = 0;
+};
+class TypedArgsDecoder {
+  public:
+    TypedArgsDecoder();
+    ~TypedArgsDecoder();
+    const std::vector<TypedArg>& decode(std::string_view argsJson);
+
+  private:
+    struct Parser;
+    std::unique_ptr<Parser> m_parser;
+};
+
 // One JSON value as a person reads it: a string decoded (`"C:\\runs"` reads C:\runs), anything else minified;
 // text that does not parse comes back as it is.
 std::string jsonValueText(std::string_view json);

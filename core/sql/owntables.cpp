@@ -45,7 +45,7 @@ class SliceList {
     mutable std::vector<std::int64_t> m_ids;
 };
 
-// A table whose rows are the slices of a list, keyed by slice id; `column(ctx, ref, c)` for columns past the
+// A table whose rows are the slices of a list, keyed by slice id; `column(out, ref, c)` for columns past the
 // first (the id).
 template <typename Column>
 std::unique_ptr<ListTable> sliceTable(std::string ddl, std::shared_ptr<const SliceList> list, Column column) {
@@ -53,35 +53,35 @@ std::unique_ptr<ListTable> sliceTable(std::string ddl, std::shared_ptr<const Sli
     table->ddl = std::move(ddl);
     table->rowEstimate = [list] { return double(list->ids().size()) + 1; };
     table->rowsFor = [list, column](const sqlite3_value* key) {
-        return sliceKeyedRows(list->ids(), key, [list, column](sqlite3_context* ctx, std::size_t row, int c) {
-            if (c == 0) return sqlite3_result_int64(ctx, list->ids()[row]);
-            column(ctx, list->ref(row), c);
+        return sliceKeyedRows(list->ids(), key, [list, column](ValueSink& out, std::size_t row, int c) {
+            if (c == 0) return out.integer(list->ids()[row]);
+            column(out, list->ref(row), c);
         });
     };
     return table;
 }
 
-void resultNumber(sqlite3_context* ctx, std::optional<double> v) {
+void resultNumber(ValueSink& out, std::optional<double> v) {
     if (!v)
-        sqlite3_result_null(ctx);
+        out.null();
     else if (*v == double(std::int64_t(*v)))
-        sqlite3_result_int64(ctx, std::int64_t(*v));
+        out.integer(std::int64_t(*v));
     else
-        sqlite3_result_double(ctx, *v);
+        out.real(*v);
 }
 
 // The columns every slice-row table starts with after its id.
-void sliceColumns(sqlite3_context* ctx, const TraceStore& s, EventRef ref, int c) {
+void sliceColumns(ValueSink& out, const TraceStore& s, EventRef ref, int c) {
     const Track& t = s.track(ref.track);
     switch (c) {
     case 1:
-        return sqlite3_result_int64(ctx, t.starts[ref.index.value]);
+        return out.integer(t.starts[ref.index.value]);
     case 2:
-        return sqlite3_result_int64(ctx, t.durations[ref.index.value]);
+        return out.integer(t.durations[ref.index.value]);
     case 3:
-        return sqlite3_result_int64(ctx, ref.track.value);
+        return out.integer(ref.track.value);
     case 4:
-        return resultText(ctx, s.nameOf(ref));
+        return out.text(s.nameOf(ref));
     }
 }
 
@@ -93,18 +93,18 @@ std::unique_ptr<ListTable> kernelTable(const TraceStore& s, const SliceIndex& in
         "stream INTEGER, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, "
         "block_z INTEGER, registers_per_thread INTEGER, shared_memory INTEGER, blocks_per_sm REAL, "
         "warps_per_sm REAL, occupancy_pct REAL, correlation INTEGER, launch_id INTEGER, operator_id INTEGER)",
-        kernels, [&s, &index](sqlite3_context* ctx, EventRef ref, int c) {
+        kernels, [&s, &index](ValueSink& out, EventRef ref, int c) {
             const Track& t = s.track(ref.track);
             const std::string_view args = s.argsText(ref);
             const auto triple = [&](std::string_view key, std::size_t i) {
                 const auto v = argTriple(args, key);
-                resultOptional(ctx, v.has_value(), v ? (*v)[i] : 0);
+                resultOptional(out, v.has_value(), v ? (*v)[i] : 0);
             };
             switch (c) {
             case 5:
-                return sqlite3_result_int64(ctx, deviceOf(t));
+                return out.integer(deviceOf(t));
             case 6:
-                return sqlite3_result_int64(ctx, t.tid);
+                return out.integer(t.tid);
             case 7:
             case 8:
             case 9:
@@ -114,30 +114,30 @@ std::unique_ptr<ListTable> kernelTable(const TraceStore& s, const SliceIndex& in
             case 12:
                 return triple("block", std::size_t(c - 10));
             case 13:
-                return resultNumber(ctx, argNumber(args, "registers per thread"));
+                return resultNumber(out, argNumber(args, "registers per thread"));
             case 14:
-                return resultNumber(ctx, argNumber(args, "shared memory"));
+                return resultNumber(out, argNumber(args, "shared memory"));
             case 15:
-                return resultNumber(ctx, argNumber(args, "blocks per SM"));
+                return resultNumber(out, argNumber(args, "blocks per SM"));
             case 16:
-                return resultNumber(ctx, argNumber(args, "warps per SM"));
+                return resultNumber(out, argNumber(args, "warps per SM"));
             case 17:
-                return resultNumber(ctx, argNumber(args, "est. achieved occupancy %"));
+                return resultNumber(out, argNumber(args, "est. achieved occupancy %"));
             case 18: { // the id launchOf joins by, from the kernel's own args (the store's lookup scans)
                 const auto id = argInteger(args, "correlation");
-                return resultOptional(ctx, id.has_value(), id.value_or(0));
+                return resultOptional(out, id.has_value(), id.value_or(0));
             }
             case 19: {
                 const auto launch = s.launchOf(ref);
-                return resultOptional(ctx, launch.has_value(), launch ? index.idOf(*launch) : 0);
+                return resultOptional(out, launch.has_value(), launch ? index.idOf(*launch) : 0);
             }
             case 20: {
                 const auto launch = s.launchOf(ref);
                 const auto op = launch ? launchingOperator(s, *launch) : std::nullopt;
-                return resultOptional(ctx, op.has_value(), op ? index.idOf(*op) : 0);
+                return resultOptional(out, op.has_value(), op ? index.idOf(*op) : 0);
             }
             default:
-                return sliceColumns(ctx, s, ref, c);
+                return sliceColumns(out, s, ref, c);
             }
         });
 }
@@ -148,15 +148,15 @@ std::unique_ptr<ListTable> operatorTable(const TraceStore& s, const SliceIndex& 
     auto table = sliceTable(
         "CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, name TEXT, input_dims TEXT, "
         "input_types TEXT, concrete_inputs TEXT)",
-        ops, [&s](sqlite3_context* ctx, EventRef ref, int c) {
-            if (c < 5) return sliceColumns(ctx, s, ref, c);
+        ops, [&s](ValueSink& out, EventRef ref, int c) {
+            if (c < 5) return sliceColumns(out, s, ref, c);
             // One decoder a thread: it keeps its parser's buffers from row to row.
             thread_local OperatorInputsDecoder decoder;
             OperatorInputsText text;
-            if (!decoder.locate(s.argsText(ref), text)) return sqlite3_result_null(ctx);
+            if (!decoder.locate(s.argsText(ref), text)) return out.null();
             const std::string_view field = c == 5 ? text.dims : c == 6 ? text.types : text.concrete;
-            if (field.empty()) return sqlite3_result_null(ctx);
-            resultText(ctx, jsonValueText(field));
+            if (field.empty()) return out.null();
+            out.text(jsonValueText(field));
         });
     return table;
 }
@@ -171,25 +171,25 @@ std::unique_ptr<ListTable> memoryEventTable(const TraceStore& s, const SliceInde
         "CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, name TEXT, device_type "
         "INTEGER, device_id INTEGER, addr INTEGER, bytes INTEGER, total_allocated INTEGER, total_reserved "
         "INTEGER)",
-        events, [&s](sqlite3_context* ctx, EventRef ref, int c) {
-            if (c < 5) return sliceColumns(ctx, s, ref, c);
+        events, [&s](ValueSink& out, EventRef ref, int c) {
+            if (c < 5) return sliceColumns(out, s, ref, c);
             const std::string_view args = s.argsText(ref);
             const MemoryEventArgs m = readMemoryEventArgs(args);
             switch (c) {
             case 5:
-                return resultOptional(ctx, m.deviceType >= 0, m.deviceType);
+                return resultOptional(out, m.deviceType >= 0, m.deviceType);
             case 6:
-                return resultOptional(ctx, m.deviceId >= 0, m.deviceId);
+                return resultOptional(out, m.deviceId >= 0, m.deviceId);
             case 7: {
                 const auto addr = argInteger(args, "Addr");
-                return resultOptional(ctx, addr.has_value(), addr.value_or(0));
+                return resultOptional(out, addr.has_value(), addr.value_or(0));
             }
             case 8:
-                return resultNumber(ctx, m.bytes);
+                return resultNumber(out, m.bytes);
             case 9:
-                return resultNumber(ctx, m.allocated);
+                return resultNumber(out, m.allocated);
             case 10:
-                return resultNumber(ctx, m.reserved);
+                return resultNumber(out, m.reserved);
             }
         });
 }
@@ -221,24 +221,24 @@ std::unique_ptr<ListTable> stepTable(const TraceStore& s, const SliceIndex& inde
     table->rowEstimate = [] { return 100.0; };
     table->rowsFor = [&s, &index, rows](const sqlite3_value* key) {
         rows->build(s);
-        return keyedRows(rows->steps.size(), key, [&index, rows](sqlite3_context* ctx, std::size_t i, int c) {
+        return keyedRows(rows->steps.size(), key, [&index, rows](ValueSink& out, std::size_t i, int c) {
             const StepRange& step = rows->steps[i];
             switch (c) {
             case 0:
-                return sqlite3_result_int64(ctx, std::int64_t(i));
+                return out.integer(std::int64_t(i));
             case 1:
-                return resultText(ctx, rows->names[i]);
+                return out.text(rows->names[i]);
             case 2:
-                return sqlite3_result_int64(ctx, step.start);
+                return out.integer(step.start);
             case 3:
-                return sqlite3_result_int64(ctx, step.end - step.start);
+                return out.integer(step.end - step.start);
             case 4:
-                return resultOptional(ctx, !rows->synthetic && step.slice.isValid(),
+                return resultOptional(out, !rows->synthetic && step.slice.isValid(),
                                       step.slice.isValid() ? index.idOf(step.slice) : 0);
             case 5:
-                return sqlite3_result_int64(ctx, step.cpuStart);
+                return out.integer(step.cpuStart);
             case 6:
-                return sqlite3_result_int64(ctx, step.cpuEnd - step.cpuStart);
+                return out.integer(step.cpuEnd - step.cpuStart);
             }
         });
     };

@@ -151,46 +151,46 @@ struct SliceCursor final : Cursor {
         if (++row >= runs[run].end && ++run < runs.size()) row = runs[run].row;
     }
     sqlite3_int64 rowid() const override { return index.idOf(runs[run].track, row); }
-    void column(sqlite3_context* ctx, int column) override {
+    void column(ValueSink& out, int column) override {
         const TraceStore& s = store;
         const std::uint32_t t = runs[run].track;
         const Track& track = s.tracks()[t];
         switch (column) {
         case 0: // id
-            sqlite3_result_int64(ctx, index.idOf(t, row));
+            out.integer(index.idOf(t, row));
             break;
         case 1: // ts
-            sqlite3_result_int64(ctx, track.starts[row]);
+            out.integer(track.starts[row]);
             break;
         case 2: // dur
-            sqlite3_result_int64(ctx, track.durations[row]);
+            out.integer(track.durations[row]);
             break;
         case 3: // track_id
-            sqlite3_result_int64(ctx, t);
+            out.integer(t);
             break;
         case 4: // category
-            resultText(ctx, s.strings().view(s.categories()[track.categories[row]].name));
+            out.text(s.strings().view(s.categories()[track.categories[row]].name));
             break;
         case 5: // name
-            resultText(ctx, s.strings().view(track.names[row]));
+            out.text(s.strings().view(track.names[row]));
             break;
         case 6: // depth: its lane on the timeline
-            sqlite3_result_int64(ctx, track.depthOf(row));
+            out.integer(track.depthOf(row));
             break;
         case 7: // parent_id: the innermost slice enclosing it by the nesting rule
             if (const auto p = track.parentOf(row))
-                sqlite3_result_int64(ctx, index.idOf(t, *p));
+                out.integer(index.idOf(t, *p));
             else
-                sqlite3_result_null(ctx);
+                out.null();
             break;
         case 8: // arg_set_id: the slice's own id when it has args
             if (!s.argsText({TrackId(t), EventIndex(row)}).empty())
-                sqlite3_result_int64(ctx, index.idOf(t, row));
+                out.integer(index.idOf(t, row));
             else
-                sqlite3_result_null(ctx);
+                out.null();
             break;
         default:
-            sqlite3_result_null(ctx);
+            out.null();
         }
     }
 };
@@ -259,18 +259,20 @@ struct ArgsCursor final : Cursor {
     const TraceStore& store;
     const SliceIndex& index;
     std::int64_t id = 0, end = 0;
-    std::vector<ArgField> fields;
+    std::uint32_t track = 0, row = 0; // where slice `id` is
+    TypedArgsDecoder decoder;
+    const std::vector<TypedArg>* fields = nullptr;
     std::size_t field = 0;
     ArgsCursor(const TraceStore& s, const SliceIndex& i) : store(s), index(i) {}
 
-    // From slice `id` on, the first with args.
+    // From slice `id` on, the first with args (a scan steps through the tracks in order, without a search).
     void settle() {
         for (; id < end; ++id) {
-            std::uint32_t t = 0, r = 0;
-            index.find(id, t, r);
-            fields = decodeArgs(store, {TrackId(t), EventIndex(r)});
+            if (id >= index.offset[track + 1] || id < index.offset[track]) index.find(id, track, row);
+            row = std::uint32_t(id - index.offset[track]);
+            fields = &decoder.decode(store.argsText({TrackId(track), EventIndex(row)}));
             field = 0;
-            if (!fields.empty()) return;
+            if (!fields->empty()) return;
         }
     }
     void filter(int plan, int, sqlite3_value** argv) override {
@@ -281,40 +283,37 @@ struct ArgsCursor final : Cursor {
             id = 0;
             end = index.count();
         }
+        track = 0;
         settle();
     }
     bool eof() const override { return id >= end; }
     void next() override {
-        if (++field < fields.size()) return;
+        if (++field < fields->size()) return;
         ++id;
         settle();
     }
     sqlite3_int64 rowid() const override { return id; }
-    void column(sqlite3_context* ctx, int c) override {
-        const ArgField& f = fields[field];
-        std::int64_t integer = 0;
-        double real = 0;
-        const char* begin = f.value.data();
-        const char* last = begin + f.value.size();
-        const bool isInt =
-            !f.isString && !f.value.empty() && std::from_chars(begin, last, integer).ptr == last;
-        const bool isReal =
-            !f.isString && !isInt && !f.value.empty() && std::from_chars(begin, last, real).ptr == last;
+    void column(ValueSink& out, int c) override {
+        const TypedArg& f = (*fields)[field];
+        using Kind = TypedArg::Kind;
         switch (c) {
         case 0:
-            return sqlite3_result_int64(ctx, id);
+            return out.integer(id);
         case 1:
-            return resultText(ctx, f.key);
+            return out.text(f.key);
         case 2:
-            return resultOptional(ctx, isInt, integer);
+            return resultOptional(out, f.kind == Kind::Integer, f.integer);
         case 3:
-            if (!isInt && !isReal) return resultText(ctx, f.value);
-            return sqlite3_result_null(ctx);
+            if (f.kind == Kind::String || f.kind == Kind::Json) return out.text(f.text);
+            return out.null();
         case 4:
-            if (isReal) return sqlite3_result_double(ctx, real);
-            return sqlite3_result_null(ctx);
+            if (f.kind == Kind::Real) return out.real(f.real);
+            return out.null();
         case 5:
-            return resultText(ctx, isInt ? "int" : isReal ? "real" : f.isString ? "string" : "json");
+            return out.text(f.kind == Kind::Integer  ? "int"
+                            : f.kind == Kind::Real   ? "real"
+                            : f.kind == Kind::String ? "string"
+                                                     : "json");
         }
     }
 };
@@ -409,26 +408,26 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
     auto track = std::make_unique<ListTable>();
     track->ddl = "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, utid INTEGER, upid INTEGER)";
     track->rowsFor = [reg, &s](const sqlite3_value* key) {
-        return keyedRows(s.tracks().size(), key, [reg, &s](sqlite3_context* ctx, std::size_t row, int c) {
+        return keyedRows(s.tracks().size(), key, [reg, &s](ValueSink& out, std::size_t row, int c) {
             const Track& t = s.tracks()[row];
             switch (c) {
             case 0:
-                sqlite3_result_int64(ctx, sqlite3_int64(row));
+                out.integer(sqlite3_int64(row));
                 break;
             case 1:
-                resultText(ctx, trackTitle(s, TrackId(std::uint32_t(row))));
+                out.text(trackTitle(s, TrackId(std::uint32_t(row))));
                 break;
             case 2:
-                resultText(ctx, trackType(t.kind));
+                out.text(trackType(t.kind));
                 break;
             case 3:
                 if (const auto it = reg->utidOf.find(std::uint32_t(row)); it != reg->utidOf.end())
-                    sqlite3_result_int64(ctx, sqlite3_int64(it->second));
+                    out.integer(sqlite3_int64(it->second));
                 else
-                    sqlite3_result_null(ctx);
+                    out.null();
                 break;
             case 4:
-                sqlite3_result_int64(ctx, sqlite3_int64(reg->upidOf.at(t.pid)));
+                out.integer(sqlite3_int64(reg->upidOf.at(t.pid)));
                 break;
             }
         });
@@ -438,19 +437,19 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
     auto threadTrack = std::make_unique<ListTable>();
     threadTrack->ddl = "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, utid INTEGER)";
     threadTrack->rowsFor = [reg, &s](const sqlite3_value* key) {
-        const auto column = [reg, &s](sqlite3_context* ctx, std::size_t i, int c) {
+        const auto column = [reg, &s](ValueSink& out, std::size_t i, int c) {
             const std::uint32_t t = reg->threadTracks[i];
-            if (c == 0) sqlite3_result_int64(ctx, t);
-            if (c == 1) resultText(ctx, trackTitle(s, TrackId(t)));
-            if (c == 2) resultText(ctx, "thread");
-            if (c == 3) sqlite3_result_int64(ctx, sqlite3_int64(i));
+            if (c == 0) out.integer(t);
+            if (c == 1) out.text(trackTitle(s, TrackId(t)));
+            if (c == 2) out.text("thread");
+            if (c == 3) out.integer(sqlite3_int64(i));
         };
         if (!key) return Rows{reg->threadTracks.size(), column};
         // By track id: the thread track of that id, if it is one.
         const auto it = reg->utidOf.find(std::uint32_t(sqlite3_value_int64(const_cast<sqlite3_value*>(key))));
         if (it == reg->utidOf.end()) return Rows{0, column};
         const std::size_t i = it->second;
-        return Rows{1, [column, i](sqlite3_context* ctx, std::size_t, int c) { column(ctx, i, c); }};
+        return Rows{1, [column, i](ValueSink& out, std::size_t, int c) { column(out, i, c); }};
     };
     add("thread_track", std::move(threadTrack));
 
@@ -458,17 +457,17 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
     thread->ddl = "CREATE TABLE x(utid INTEGER, tid INTEGER, name TEXT, upid INTEGER)";
     thread->rowsFor = [reg, &s, name](const sqlite3_value* key) {
         return keyedRows(reg->threadTracks.size(), key,
-                         [reg, &s, name](sqlite3_context* ctx, std::size_t i, int c) {
+                         [reg, &s, name](ValueSink& out, std::size_t i, int c) {
                              const Track& t = s.tracks()[reg->threadTracks[i]];
-                             if (c == 0) sqlite3_result_int64(ctx, sqlite3_int64(i));
-                             if (c == 1) sqlite3_result_int64(ctx, t.tid);
+                             if (c == 0) out.integer(sqlite3_int64(i));
+                             if (c == 1) out.integer(t.tid);
                              if (c == 2) {
                                  if (t.name.isValid())
-                                     resultText(ctx, name(t.name));
+                                     out.text(name(t.name));
                                  else
-                                     sqlite3_result_null(ctx);
+                                     out.null();
                              }
-                             if (c == 3) sqlite3_result_int64(ctx, sqlite3_int64(reg->upidOf.at(t.pid)));
+                             if (c == 3) out.integer(sqlite3_int64(reg->upidOf.at(t.pid)));
                          });
     };
     add("thread", std::move(thread));
@@ -476,13 +475,13 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
     auto process = std::make_unique<ListTable>();
     process->ddl = "CREATE TABLE x(upid INTEGER, pid INTEGER, name TEXT)";
     process->rowsFor = [reg, &s, name](const sqlite3_value* key) {
-        return keyedRows(reg->pids.size(), key, [reg, &s, name](sqlite3_context* ctx, std::size_t i, int c) {
-            if (c == 0) sqlite3_result_int64(ctx, sqlite3_int64(i));
-            if (c == 1) sqlite3_result_int64(ctx, reg->pids[i]);
+        return keyedRows(reg->pids.size(), key, [reg, &s, name](ValueSink& out, std::size_t i, int c) {
+            if (c == 0) out.integer(sqlite3_int64(i));
+            if (c == 1) out.integer(reg->pids[i]);
             if (c == 2) {
                 for (const ProcessInfo& p : s.processes())
-                    if (p.pid == reg->pids[i] && p.name.isValid()) return resultText(ctx, name(p.name));
-                sqlite3_result_null(ctx);
+                    if (p.pid == reg->pids[i] && p.name.isValid()) return out.text(name(p.name));
+                out.null();
             }
         });
     };
@@ -495,17 +494,17 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
         samples += s.tracks()[t].counterTimes.size();
     counter->rowEstimate = [samples] { return double(samples) + 1; };
     counter->rowsFor = [reg, &s, samples](const sqlite3_value* key) {
-        return keyedRows(samples, key, [reg, &s](sqlite3_context* ctx, std::size_t id, int c) {
+        return keyedRows(samples, key, [reg, &s](ValueSink& out, std::size_t id, int c) {
             const auto it =
                 std::upper_bound(reg->counterOffset.begin(), reg->counterOffset.end(), std::int64_t(id));
             const std::size_t k = std::size_t(it - reg->counterOffset.begin() - 1);
             const std::uint32_t t = reg->counterTracks[k];
             const std::size_t i = id - std::size_t(reg->counterOffset[k]);
             const Track& track = s.tracks()[t];
-            if (c == 0) sqlite3_result_int64(ctx, sqlite3_int64(id));
-            if (c == 1) sqlite3_result_int64(ctx, track.counterTimes[i]);
-            if (c == 2) sqlite3_result_int64(ctx, t);
-            if (c == 3) sqlite3_result_double(ctx, track.counterValues[i]);
+            if (c == 0) out.integer(sqlite3_int64(id));
+            if (c == 1) out.integer(track.counterTimes[i]);
+            if (c == 2) out.integer(t);
+            if (c == 3) out.real(track.counterValues[i]);
         });
     };
     add("counter", std::move(counter));
@@ -514,21 +513,18 @@ std::shared_ptr<const void> registerStoreTables(sqlite3* db, const TraceStore& s
     flow->ddl = "CREATE TABLE x(id INTEGER, slice_out INTEGER, slice_in INTEGER, category TEXT)";
     flow->rowEstimate = [&s] { return double(s.flows().size()) + 1; };
     flow->rowsFor = [sliceIndex, &s, name](const sqlite3_value* key) {
-        return keyedRows(
-            s.flows().size(), key, [sliceIndex, &s, name](sqlite3_context* ctx, std::size_t i, int c) {
-                const Flow& f = s.flows()[i];
-                if (c == 0) sqlite3_result_int64(ctx, sqlite3_int64(i));
-                if (c == 1)
-                    sqlite3_result_int64(ctx, sliceIndex->idOf(f.source.track.value, f.source.index.value));
-                if (c == 2)
-                    sqlite3_result_int64(ctx, sliceIndex->idOf(f.target.track.value, f.target.index.value));
-                if (c == 3) {
-                    if (f.category.isValid())
-                        resultText(ctx, name(f.category));
-                    else
-                        sqlite3_result_null(ctx);
-                }
-            });
+        return keyedRows(s.flows().size(), key, [sliceIndex, &s, name](ValueSink& out, std::size_t i, int c) {
+            const Flow& f = s.flows()[i];
+            if (c == 0) out.integer(sqlite3_int64(i));
+            if (c == 1) out.integer(sliceIndex->idOf(f.source.track.value, f.source.index.value));
+            if (c == 2) out.integer(sliceIndex->idOf(f.target.track.value, f.target.index.value));
+            if (c == 3) {
+                if (f.category.isValid())
+                    out.text(name(f.category));
+                else
+                    out.null();
+            }
+        });
     };
     add("flow", std::move(flow));
 

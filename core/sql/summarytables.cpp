@@ -194,11 +194,11 @@ struct Materialized {
     std::vector<std::vector<SqlValue>> rows;
 };
 
-void result(sqlite3_context* ctx, const SqlValue& v) {
-    if (const auto* i = std::get_if<std::int64_t>(&v)) return sqlite3_result_int64(ctx, *i);
-    if (const auto* d = std::get_if<double>(&v)) return sqlite3_result_double(ctx, *d);
-    if (const auto* s = std::get_if<std::string>(&v)) return resultText(ctx, *s);
-    sqlite3_result_null(ctx);
+void result(ValueSink& out, const SqlValue& v) {
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return out.integer(*i);
+    if (const auto* d = std::get_if<double>(&v)) return out.real(*d);
+    if (const auto* s = std::get_if<std::string>(&v)) return out.text(*s);
+    out.null();
 }
 
 std::string ddlOf(const std::vector<SqlColumn>& columns) {
@@ -248,9 +248,9 @@ class ReportTable final : public Table {
         bool eof() const override { return row >= m.rows.size(); }
         void next() override { ++row; }
         sqlite3_int64 rowid() const override { return sqlite3_int64(row); }
-        void column(sqlite3_context* ctx, int c) override {
-            if (std::size_t(c) < m.rows[row].size()) return result(ctx, m.rows[row][std::size_t(c)]);
-            sqlite3_result_null(ctx);
+        void column(ValueSink& out, int c) override {
+            if (std::size_t(c) < m.rows[row].size()) return result(out, m.rows[row][std::size_t(c)]);
+            out.null();
         }
     };
 

@@ -41,7 +41,19 @@ struct ListCursor final : Cursor {
     bool eof() const override { return row >= rows.count; }
     void next() override { ++row; }
     sqlite3_int64 rowid() const override { return sqlite3_int64(row); }
-    void column(sqlite3_context* ctx, int column) override { rows.column(ctx, row, column); }
+    void column(ValueSink& out, int column) override { rows.column(out, row, column); }
+};
+
+// A query's values: SQLite copies text it is given (the store's views outlive no statement).
+struct ContextSink final : ValueSink {
+    sqlite3_context* ctx;
+    explicit ContextSink(sqlite3_context* c) : ctx(c) {}
+    void null() override { sqlite3_result_null(ctx); }
+    void integer(std::int64_t value) override { sqlite3_result_int64(ctx, value); }
+    void real(double value) override { sqlite3_result_double(ctx, value); }
+    void text(std::string_view value) override {
+        sqlite3_result_text64(ctx, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+    }
 };
 
 struct VTab : sqlite3_vtab {
@@ -91,7 +103,8 @@ int xEof(sqlite3_vtab_cursor* c) {
     return static_cast<VCursor*>(c)->cursor->eof();
 }
 int xColumn(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int column) {
-    static_cast<VCursor*>(c)->cursor->column(ctx, column);
+    ContextSink out(ctx);
+    static_cast<VCursor*>(c)->cursor->column(out, column);
     return SQLITE_OK;
 }
 int xRowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {

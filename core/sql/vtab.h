@@ -18,13 +18,25 @@
 
 namespace kinetoscope::sql::vtab {
 
+// Where a column's value goes: SQLite's result for a query (vtab.cpp), or a record of an exported file
+// (sqliteexport.cpp), so that an export reads the same values a query does without SQLite in between.
+struct ValueSink {
+    virtual void null() = 0;
+    virtual void integer(std::int64_t value) = 0;
+    virtual void real(double value) = 0;
+    virtual void text(std::string_view value) = 0;
+
+  protected:
+    ~ValueSink() = default;
+};
+
 // A row source: the rows of a table, or of one filter. Each table says how a filter narrows them.
 struct Cursor {
     virtual ~Cursor() = default;
     virtual void filter(int plan, int argc, sqlite3_value** argv) = 0;
     virtual bool eof() const = 0;
     virtual void next() = 0;
-    virtual void column(sqlite3_context* ctx, int column) = 0;
+    virtual void column(ValueSink& out, int column) = 0;
     virtual sqlite3_int64 rowid() const = 0;
 };
 
@@ -36,14 +48,11 @@ struct Table {
     virtual std::unique_ptr<Cursor> open() const = 0;
 };
 
-inline void resultText(sqlite3_context* ctx, std::string_view text) {
-    sqlite3_result_text64(ctx, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
-}
-inline void resultOptional(sqlite3_context* ctx, bool has, std::int64_t value) {
+inline void resultOptional(ValueSink& out, bool has, std::int64_t value) {
     if (has)
-        sqlite3_result_int64(ctx, value);
+        out.integer(value);
     else
-        sqlite3_result_null(ctx);
+        out.null();
 }
 
 // The first usable constraint `op` on `column`; -1 when none.
@@ -66,7 +75,7 @@ struct SliceIndex {
 // `rowsFor` its value (a key: one row, or the rows of one slice for args).
 struct Rows {
     std::size_t count = 0;
-    std::function<void(sqlite3_context*, std::size_t row, int column)> column;
+    std::function<void(ValueSink&, std::size_t row, int column)> column;
 };
 struct ListTable final : Table {
     std::string ddl;
@@ -84,7 +93,7 @@ template <typename F> Rows keyedRows(std::size_t count, const sqlite3_value* key
     const sqlite3_int64 row = sqlite3_value_int64(k);
     if (sqlite3_value_numeric_type(k) != SQLITE_INTEGER || row < 0 || std::size_t(row) >= count)
         return {0, column};
-    return {1, [column, row](sqlite3_context* ctx, std::size_t, int c) { column(ctx, std::size_t(row), c); }};
+    return {1, [column, row](ValueSink& out, std::size_t, int c) { column(out, std::size_t(row), c); }};
 }
 
 // The rows of a table whose rows are slices in id order (`ids` ascending), keyed by slice id.
@@ -96,7 +105,7 @@ Rows sliceKeyedRows(const std::vector<std::int64_t>& ids, const sqlite3_value* k
     const auto it = std::lower_bound(ids.begin(), ids.end(), id);
     if (sqlite3_value_numeric_type(k) != SQLITE_INTEGER || it == ids.end() || *it != id) return {0, column};
     const std::size_t row = std::size_t(it - ids.begin());
-    return {1, [column, row](sqlite3_context* ctx, std::size_t, int c) { column(ctx, row, c); }};
+    return {1, [column, row](ValueSink& out, std::size_t, int c) { column(out, row, c); }};
 }
 
 // Every table a database has: the store's, ours and the report's, with what they share.

@@ -150,6 +150,9 @@ CompiledModelFacts compiledModelFacts(const TraceStore& store,
 
     // The GPU side: kernels by where they were launched.
     std::unordered_map<std::uint32_t, KernelTime> triton;
+    // A kernel's category by its name, found once a name (it reads the name's text; kernels repeat by the
+    // million).
+    std::unordered_map<std::uint32_t, KernelCategory> categoryOfName;
     for (std::uint32_t ti = 0; ti < store.tracks().size(); ++ti) {
         const Track& t = store.tracks()[ti];
         if (t.kind != TrackKind::GpuStream) continue;
@@ -181,7 +184,9 @@ CompiledModelFacts compiledModelFacts(const TraceStore& store,
                 store.keepLongest(k.longest, ref);
                 continue;
             }
-            const KernelCategory category = kernelCategory(store.strings().view(t.names[r]));
+            auto [known, isNew] = categoryOfName.try_emplace(t.names[r].value, KernelCategory::Other);
+            if (isNew) known->second = kernelCategory(store.strings().view(t.names[r]));
+            const KernelCategory category = known->second;
             if (inGraph && category == KernelCategory::Gemm) f.gemmInGraphsTime += d;
             if (!inGraph && category == KernelCategory::Elementwise) {
                 f.elementwiseOutsideTime += d;

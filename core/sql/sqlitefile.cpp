@@ -1,0 +1,423 @@
+#include "sql/sqlitefile.h"
+
+#include <sqlite3.h>
+
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
+namespace kinetoscope::sql {
+
+namespace {
+
+// SQLite's variable-length integer: big-endian groups of 7 bits, a set high bit meaning "more follows"; the
+// ninth byte, when there is one, holds 8 bits.
+void appendVarint(std::string& out, std::uint64_t v) {
+    if (v <= 0x7f) {
+        out += char(v);
+        return;
+    }
+    char bytes[9];
+    if (v >> 56) {
+        bytes[8] = char(v & 0xff);
+        v >>= 8;
+        for (int i = 7; i >= 0; --i, v >>= 7)
+            bytes[i] = char((v & 0x7f) | 0x80);
+        out.append(bytes, 9);
+        return;
+    }
+    int n = 0;
+    char reversed[9];
+    for (; v; v >>= 7)
+        reversed[n++] = char((v & 0x7f) | 0x80);
+    reversed[0] = char(reversed[0] & 0x7f); // the last byte written ends the number
+    for (int i = 0; i < n; ++i)
+        bytes[i] = reversed[n - 1 - i];
+    out.append(bytes, std::size_t(n));
+}
+
+std::size_t varintSize(std::uint64_t v) {
+    if (v >> 56) return 9;
+    std::size_t n = 1;
+    while (v >>= 7)
+        ++n;
+    return n;
+}
+
+void putBig16(std::uint8_t* at, std::uint32_t v) {
+    at[0] = std::uint8_t(v >> 8);
+    at[1] = std::uint8_t(v);
+}
+void putBig32(std::uint8_t* at, std::uint32_t v) {
+    for (int i = 3; i >= 0; --i, v >>= 8)
+        at[i] = std::uint8_t(v);
+}
+void appendBig32(std::string& out, std::uint32_t v) {
+    std::uint8_t bytes[4];
+    putBig32(bytes, v);
+    out.append(reinterpret_cast<const char*>(bytes), 4);
+}
+
+// The low `bytes` bytes of `v`, most significant first.
+void appendBigEndian(std::string& out, std::uint64_t v, int bytes) {
+    char big[8];
+    for (int i = bytes - 1; i >= 0; --i, v >>= 8)
+        big[i] = char(v & 0xff);
+    out.append(big, std::size_t(bytes));
+}
+
+// B-tree page kinds (the first byte of a page's header).
+constexpr std::uint8_t IndexInterior = 2, TableInterior = 5, IndexLeaf = 10, TableLeaf = 13;
+constexpr std::size_t WriteBuffer = 8u << 20;
+
+} // namespace
+
+void RecordEncoder::integer(std::int64_t v) {
+    // Serial types 8 and 9 are the constants 0 and 1 (schema format 4); 1–6 a big-endian integer of
+    // 1, 2, 3, 4, 6 or 8 bytes.
+    if (v == 0 || v == 1) {
+        m_types.push_back(8 + std::uint64_t(v));
+        return;
+    }
+    const std::uint64_t magnitude = v < 0 ? ~std::uint64_t(v) : std::uint64_t(v);
+    int type = 6, bytes = 8;
+    if (magnitude <= 0x7f)
+        type = 1, bytes = 1;
+    else if (magnitude <= 0x7fff)
+        type = 2, bytes = 2;
+    else if (magnitude <= 0x7fffff)
+        type = 3, bytes = 3;
+    else if (magnitude <= 0x7fffffff)
+        type = 4, bytes = 4;
+    else if (magnitude <= 0x7fffffffffffULL)
+        type = 5, bytes = 6;
+    m_types.push_back(std::uint64_t(type));
+    appendBigEndian(m_body, std::uint64_t(v), bytes);
+}
+
+void RecordEncoder::real(double value) {
+    m_types.push_back(7);
+    std::uint64_t u = 0;
+    std::memcpy(&u, &value, sizeof u);
+    appendBigEndian(m_body, u, 8);
+}
+
+void RecordEncoder::text(std::string_view value) {
+    m_types.push_back(13 + 2 * std::uint64_t(value.size()));
+    m_body.append(value);
+}
+
+std::string_view RecordEncoder::record() {
+    std::size_t typesSize = 0;
+    for (std::uint64_t t : m_types)
+        typesSize += varintSize(t);
+    // The header's size counts its own varint, whose length depends on that size.
+    std::size_t own = 1;
+    while (varintSize(typesSize + own) > own)
+        ++own;
+    const std::size_t header = typesSize + own;
+    m_record.clear();
+    appendVarint(m_record, header);
+    for (std::uint64_t t : m_types)
+        appendVarint(m_record, t);
+    m_record += m_body;
+    return m_record;
+}
+
+// The file's pages, numbered in the order they are written: each goes out whole, through one buffer.
+struct SqliteFileWriter::Pages {
+    int fd;
+    std::uint32_t size;
+    std::uint32_t next = 1; // the page number the next page written gets
+    std::uint32_t lockByte; // the page holding byte 2^30, which SQLite leaves unused
+    std::string buffer;
+    std::string zeros;
+    std::string error;
+
+    Pages(int f, std::uint32_t s, std::uint64_t lockByteOffset)
+        : fd(f), size(s), lockByte(std::uint32_t(lockByteOffset / s + 1)), zeros(s, '\0') {
+        buffer.reserve(WriteBuffer + s);
+    }
+    std::uint32_t upcoming() const { return next == lockByte ? next + 1 : next; }
+    std::uint32_t after(std::uint32_t page) const { return page + 1 == lockByte ? page + 2 : page + 1; }
+    std::uint32_t put(const std::uint8_t* data) {
+        if (next == lockByte) {
+            append(zeros.data());
+            ++next;
+        }
+        append(reinterpret_cast<const char*>(data));
+        return next++;
+    }
+    void append(const char* data) {
+        buffer.append(data, size);
+        if (buffer.size() >= WriteBuffer) flush();
+    }
+    void flush() {
+        std::size_t done = 0;
+        while (error.empty() && done < buffer.size()) {
+            const ssize_t n = ::write(fd, buffer.data() + done, buffer.size() - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0)
+                error = std::strerror(n < 0 ? errno : ENOSPC);
+            else
+                done += std::size_t(n);
+        }
+        buffer.clear();
+    }
+    void fail(std::string why) {
+        if (error.empty()) error = std::move(why);
+    }
+    // The local part of a cell's payload, appended to `cell`, and what does not fit in overflow pages (the
+    // file format's rule: a payload up to X bytes stays whole; past it, M to X bytes stay).
+    void appendPayload(std::string& cell, std::string_view payload, bool index) {
+        const std::size_t u = size;
+        const std::size_t most = index ? (u - 12) * 64 / 255 - 23 : u - 35;
+        const std::size_t least = (u - 12) * 32 / 255 - 23;
+        std::size_t local = payload.size();
+        if (local > most) {
+            const std::size_t k = least + (payload.size() - least) % (u - 4);
+            local = k <= most ? k : least;
+        }
+        cell.append(payload.substr(0, local));
+        if (local == payload.size()) return;
+        std::uint32_t page = upcoming();
+        appendBig32(cell, page);
+        std::vector<std::uint8_t> overflow(size);
+        for (std::size_t at = local; at < payload.size();) {
+            const std::size_t n = std::min(payload.size() - at, u - 4);
+            const std::uint32_t following = at + n < payload.size() ? after(page) : 0;
+            std::fill(overflow.begin(), overflow.end(), 0);
+            putBig32(overflow.data(), following);
+            std::memcpy(overflow.data() + 4, payload.data() + at, n);
+            put(overflow.data());
+            page = following;
+            at += n;
+        }
+    }
+};
+
+// A B-tree page being filled: the header (at `head`: 100 on page 1, after the file's header), the cell
+// pointers after it, the cells from the end of the page down.
+struct SqliteFileWriter::BTree::Page {
+    std::vector<std::uint8_t> data;
+    std::uint32_t head, cells = 0, content;
+    std::uint8_t type;
+    Page(std::uint32_t size, std::uint8_t kind, std::uint32_t h = 0)
+        : data(size), head(h), content(size), type(kind) {}
+    bool leaf() const { return type == TableLeaf || type == IndexLeaf; }
+    std::uint32_t headerSize() const { return leaf() ? 8 : 12; }
+    bool fits(std::size_t cell) const { return head + headerSize() + 2 * (cells + 1) + cell <= content; }
+    void add(std::string_view cell) {
+        content -= std::uint32_t(cell.size());
+        std::memcpy(data.data() + content, cell.data(), cell.size());
+        putBig16(data.data() + head + headerSize() + 2 * cells, content);
+        ++cells;
+    }
+    void removeLast(std::size_t cellSize) {
+        --cells;
+        content += std::uint32_t(cellSize);
+    }
+    const std::uint8_t* finish(std::uint32_t rightChild = 0) {
+        std::uint8_t* h = data.data() + head;
+        const std::uint32_t pointersEnd = head + headerSize() + 2 * cells;
+        std::memset(data.data() + pointersEnd, 0, content - pointersEnd); // no stale bytes in the gap
+        h[0] = type;
+        putBig16(h + 1, 0); // no free blocks
+        putBig16(h + 3, cells);
+        putBig16(h + 5, content == 65536 ? 0 : content); // 0 stands for 65536
+        h[7] = 0;
+        if (!leaf()) putBig32(h + 8, rightChild);
+        return data.data();
+    }
+    void reset() {
+        cells = 0;
+        content = std::uint32_t(data.size());
+    }
+};
+
+SqliteFileWriter::BTree::BTree(Pages& pages, bool index)
+    : m_pages(pages), m_index(index),
+      m_leaf(std::make_unique<Page>(pages.size, index ? IndexLeaf : TableLeaf)) {}
+
+SqliteFileWriter::BTree::~BTree() = default;
+
+std::uint32_t SqliteFileWriter::BTree::flushLeaf() {
+    const std::uint32_t page = m_pages.put(m_leaf->finish());
+    m_leaf->reset();
+    return page;
+}
+
+void SqliteFileWriter::BTree::add(std::int64_t rowid, std::string_view record) {
+    if (m_index) {
+        if (m_hasPending) place(m_pending, false);
+        m_pending.assign(record);
+        m_hasPending = true;
+        return;
+    }
+    if (m_leaf->cells && rowid <= m_lastRowid) m_pages.fail("rows out of rowid order");
+    thread_local std::string cell;
+    cell.clear();
+    appendVarint(cell, record.size());
+    appendVarint(cell, std::uint64_t(rowid));
+    m_pages.appendPayload(cell, record, false);
+    if (!m_leaf->fits(cell.size())) m_children.push_back({flushLeaf(), m_lastRowid, {}});
+    m_leaf->add(cell);
+    m_lastRowid = rowid;
+}
+
+void SqliteFileWriter::BTree::place(std::string_view entry, bool last) {
+    const std::size_t most = (m_pages.size - 12) * 64 / 255 - 23;
+    if (entry.size() > most) return m_pages.fail("an index entry too long for its page");
+    thread_local std::string cell;
+    cell.clear();
+    appendVarint(cell, entry.size());
+    cell.append(entry);
+    if (m_leaf->fits(cell.size())) {
+        m_leaf->add(cell);
+        m_lastEntry.assign(entry);
+        return;
+    }
+    // A full leaf: the entry after it separates it from the next leaf, in their parent.
+    if (!last) {
+        m_children.push_back({flushLeaf(), 0, std::string(entry)});
+        return;
+    }
+    // Nothing follows the last entry to fill a next leaf: the full leaf's own last entry separates instead.
+    std::string separator = m_lastEntry;
+    m_leaf->removeLast(varintSize(separator.size()) + separator.size());
+    m_children.push_back({flushLeaf(), 0, std::move(separator)});
+    m_leaf->add(cell);
+}
+
+std::vector<SqliteFileWriter::BTree::Child> SqliteFileWriter::BTree::buildLevel(std::vector<Child> children) {
+    std::vector<Child> parents;
+    Page page(m_pages.size, m_index ? IndexInterior : TableInterior);
+    std::string cell;
+    // An interior cell: the child's page, then (a table) the largest rowid under it or (an index) the entry
+    // separating it from the next child.
+    const auto cellOf = [&](const Child& c) -> const std::string& {
+        cell.clear();
+        appendBig32(cell, c.page);
+        if (m_index) {
+            appendVarint(cell, c.separator.size());
+            cell += c.separator;
+        } else {
+            appendVarint(cell, std::uint64_t(c.key));
+        }
+        return cell;
+    };
+    const std::size_t n = children.size();
+    for (std::size_t first = 0; first < n;) {
+        page.reset();
+        std::size_t j = first;
+        // Children first..j-1 as cells; child j, where the page fills or the level ends, its right child.
+        while (j + 1 < n && page.fits(cellOf(children[j]).size())) {
+            page.add(cell);
+            ++j;
+        }
+        // A page after this one must hold two children at least: leave one more for it if need be.
+        if (j + 2 == n && page.cells > 1) {
+            --j;
+            page.removeLast(cellOf(children[j]).size());
+        }
+        const Child& right = children[j];
+        parents.push_back({m_pages.put(page.finish(right.page)), right.key, right.separator});
+        first = j + 1;
+    }
+    return parents;
+}
+
+std::uint32_t SqliteFileWriter::BTree::finish() {
+    if (m_hasPending) place(m_pending, true);
+    m_hasPending = false;
+    if (m_children.empty()) return flushLeaf(); // one leaf (perhaps empty) is the whole tree
+    m_children.push_back({flushLeaf(), m_lastRowid, {}});
+    while (m_children.size() > 1)
+        m_children = buildLevel(std::move(m_children));
+    const std::uint32_t root = m_children.front().page;
+    m_children.clear();
+    return root;
+}
+
+SqliteFileWriter::SqliteFileWriter(int fd, std::uint32_t pageSize, std::uint64_t lockByte) {
+    const bool readable = pageSize >= 512 && pageSize <= 65536 && !(pageSize & (pageSize - 1));
+    m_pages = std::make_unique<Pages>(fd, readable ? pageSize : 4096, lockByte);
+    if (!readable) m_pages->fail("a page size SQLite does not read");
+    m_pages->put(reinterpret_cast<const std::uint8_t*>(m_pages->zeros.data())); // page 1, written last
+}
+
+SqliteFileWriter::~SqliteFileWriter() = default;
+
+std::unique_ptr<SqliteFileWriter::BTree> SqliteFileWriter::table() {
+    return std::make_unique<BTree>(*m_pages, false);
+}
+std::unique_ptr<SqliteFileWriter::BTree> SqliteFileWriter::index() {
+    return std::make_unique<BTree>(*m_pages, true);
+}
+
+void SqliteFileWriter::addSchema(std::string_view type, std::string_view name, std::string_view table,
+                                 std::uint32_t root, std::string_view sql) {
+    m_schema.push_back({std::string(type), std::string(name), std::string(table), std::string(sql), root});
+}
+
+const std::string& SqliteFileWriter::error() const {
+    return m_pages->error;
+}
+std::uint64_t SqliteFileWriter::pages() const {
+    return m_pages->next - 1;
+}
+
+bool SqliteFileWriter::finish() {
+    Pages& pages = *m_pages;
+    // Page 1: the file's header, then sqlite_schema as one leaf (an export's few tables fit in it).
+    BTree::Page first(pages.size, TableLeaf, 100);
+    RecordEncoder record;
+    std::string cell;
+    std::int64_t rowid = 0;
+    for (const SchemaRow& row : m_schema) {
+        record.clear();
+        record.text(row.type);
+        record.text(row.name);
+        record.text(row.table);
+        record.integer(row.root);
+        record.text(row.sql);
+        const std::string_view payload = record.record();
+        cell.clear();
+        appendVarint(cell, payload.size());
+        appendVarint(cell, std::uint64_t(++rowid));
+        pages.appendPayload(cell, payload, false);
+        if (!first.fits(cell.size())) {
+            pages.fail("the schema does not fit on the first page");
+            break;
+        }
+        first.add(cell);
+    }
+    std::uint8_t* h = const_cast<std::uint8_t*>(first.finish());
+    std::memcpy(h, "SQLite format 3", 16);
+    putBig16(h + 16, pages.size == 65536 ? 1 : pages.size); // 1 stands for 65536
+    h[18] = h[19] = 1;                                      // legacy (rollback journal) file format
+    h[20] = 0;                                              // no reserved bytes a page
+    h[21] = 64, h[22] = 32, h[23] = 32;                     // payload fractions, fixed by the format
+    putBig32(h + 24, 1);                                    // change counter
+    putBig32(h + 28, pages.next - 1);                       // pages in the file
+    putBig32(h + 40, 1);                                    // schema cookie
+    putBig32(h + 44, 4);                                    // schema format 4
+    putBig32(h + 56, 1);                                    // UTF-8
+    putBig32(h + 92, 1);                                    // the page count is valid for change 1
+    putBig32(h + 96, SQLITE_VERSION_NUMBER);
+    pages.flush();
+    if (pages.error.empty()) {
+        std::size_t done = 0;
+        while (done < pages.size && pages.error.empty()) {
+            const ssize_t n = ::pwrite(pages.fd, h + done, pages.size - done, off_t(done));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0)
+                pages.error = std::strerror(n < 0 ? errno : ENOSPC);
+            else
+                done += std::size_t(n);
+        }
+    }
+    return pages.error.empty();
+}
+
+} // namespace kinetoscope::sql

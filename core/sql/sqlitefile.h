@@ -1,0 +1,106 @@
+#pragma once
+
+// A SQLite database file written directly, page by page, as SQLite's file format document describes it
+// (https://www.sqlite.org/fileformat2.html), for `export --sqlite`. SQLite's own insert costs 1.5–2.5 µs a
+// row (a B-tree descent and balance each time); a file written once, in key order, needs none of that: each
+// table is a B-tree built bottom up, leaves filled in rowid order and written as they fill, interior pages
+// built from the leaves' last keys once the table ends. Only what an export needs: rowid tables, indexes over
+// integer columns, UTF-8, no free pages, no journal. tst_sqlitefile reads every file back with SQLite
+// (`PRAGMA integrity_check`, and each row).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kinetoscope::sql {
+
+// One row in SQLite's record format: a header (its own size, then each value's serial type) and the values.
+class RecordEncoder {
+  public:
+    void clear() {
+        m_types.clear();
+        m_body.clear();
+    }
+    void null() { m_types.push_back(0); }
+    void integer(std::int64_t value);
+    void real(double value);
+    void text(std::string_view value);
+    // The record of the values given since clear() (valid until the next call).
+    std::string_view record();
+
+  private:
+    std::vector<std::uint64_t> m_types;
+    std::string m_body;
+    std::string m_record;
+};
+
+class SqliteFileWriter {
+  public:
+    // Writes into `fd` (an empty file opened for writing; not closed here). `pageSize`: a power of two from
+    // 512 to 65536. `lockByte`: the offset of the byte whose page SQLite never uses (its file locks live
+    // there); 2^30 in every SQLite, moved only by a test (SQLITE_TESTCTRL_PENDING_BYTE) to reach it cheaply.
+    explicit SqliteFileWriter(int fd, std::uint32_t pageSize = 65536, std::uint64_t lockByte = 0x40000000);
+    ~SqliteFileWriter();
+    SqliteFileWriter(const SqliteFileWriter&) = delete;
+    SqliteFileWriter& operator=(const SqliteFileWriter&) = delete;
+
+    class BTree;
+    // A table's B-tree: rows added in strictly ascending rowid order.
+    std::unique_ptr<BTree> table();
+    // An index's B-tree: entries (records ending with the row's rowid) added in the index's order, each no
+    // larger than fits in its page (short keys: every entry of an export's integer indexes does).
+    std::unique_ptr<BTree> index();
+
+    // A row of sqlite_schema: `type` "table" or "index", the root page a BTree's finish() gave, its SQL.
+    void addSchema(std::string_view type, std::string_view name, std::string_view table, std::uint32_t root,
+                   std::string_view sql);
+    // Writes the schema (page 1) and the file's header; false, with error() saying why, when anything failed.
+    bool finish();
+    const std::string& error() const;
+    std::uint64_t pages() const;
+
+    struct Pages;
+
+  private:
+    std::unique_ptr<Pages> m_pages;
+    struct SchemaRow {
+        std::string type, name, table, sql;
+        std::uint32_t root;
+    };
+    std::vector<SchemaRow> m_schema;
+};
+
+class SqliteFileWriter::BTree {
+  public:
+    BTree(Pages& pages, bool index);
+    ~BTree();
+    // A table row (`rowid` above the previous one's); for an index, `rowid` is ignored.
+    void add(std::int64_t rowid, std::string_view record);
+    // Writes what is left and returns the root page.
+    std::uint32_t finish();
+
+    struct Page; // (public for page 1, which the writer fills itself)
+
+  private:
+    struct Child {
+        std::uint32_t page;
+        std::int64_t key;      // a table's: the largest rowid under the child
+        std::string separator; // an index's: the entry between this child and the next
+    };
+    void place(std::string_view entry, bool last);
+    std::uint32_t flushLeaf();
+    std::vector<Child> buildLevel(std::vector<Child> children);
+
+    Pages& m_pages;
+    bool m_index;
+    std::unique_ptr<Page> m_leaf;
+    std::int64_t m_lastRowid = 0;
+    std::string m_lastEntry; // an index's entry last placed in the leaf
+    std::string m_pending;   // an index's entry held back until the next shows it is not the last
+    bool m_hasPending = false;
+    std::vector<Child> m_children;
+};
+
+} // namespace kinetoscope::sql
