@@ -12,10 +12,15 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <fcntl.h>
+#include <mutex>
+#include <thread>
 #include <unistd.h>
 
 namespace kinetoscope::sql {
@@ -74,6 +79,15 @@ bool entryBefore(const IndexEntry& a, const IndexEntry& b, int columns) {
     return a.rowid < b.rowid;
 }
 
+// An index entry's record: its key columns, then the rowid.
+Payload indexPayload(RecordEncoder& record, const IndexEntry& entry, int columns) {
+    record.clear();
+    for (int k = 0; k < columns; ++k)
+        entry.null[k] ? record.null() : record.integer(entry.key[k]);
+    record.integer(entry.rowid);
+    return record.payload();
+}
+
 // The values of a row as the cursor gives them: into the record, and (for the key and index columns) kept
 // as integers.
 struct RowSink final : vtab::ValueSink {
@@ -106,6 +120,71 @@ struct Columns {
         const auto it = std::find(names.begin(), names.end(), name);
         return it == names.end() ? -1 : int(it - names.begin());
     }
+};
+
+// Rows encoded on one thread for another to write: each row's rowid, and its record followed by its entry
+// in each index written as the rows go (`bytes`, each piece up to its end).
+struct Batch {
+    std::string bytes;
+    std::vector<std::size_t> ends;
+    std::vector<std::int64_t> rowids;
+    int index = -1;    // -1: rows of the table; else entries of the table's index of that number, in order
+    std::string error; // the producer's, ending the table
+};
+
+// A short queue of batches between the encoding thread and the writing one, with the emptied batches handed
+// back (their buffers kept).
+class RowQueue {
+  public:
+    static constexpr std::size_t BatchRows = 8192, Depth = 4;
+    Batch emptyBatch() {
+        std::lock_guard lock(m_mutex);
+        if (m_free.empty()) return {};
+        Batch b = std::move(m_free.back());
+        m_free.pop_back();
+        return b;
+    }
+    void push(Batch b) {
+        std::unique_lock lock(m_mutex);
+        m_changed.wait(lock, [&] { return m_full.size() < Depth || m_stop; });
+        if (m_stop) return;
+        m_full.push_back(std::move(b));
+        m_changed.notify_all();
+    }
+    void finish() {
+        std::lock_guard lock(m_mutex);
+        m_done = true;
+        m_changed.notify_all();
+    }
+    bool pop(Batch& b) {
+        std::unique_lock lock(m_mutex);
+        m_changed.wait(lock, [&] { return !m_full.empty() || m_done; });
+        if (m_full.empty()) return false;
+        b = std::move(m_full.front());
+        m_full.pop_front();
+        m_changed.notify_all();
+        return true;
+    }
+    void recycle(Batch b) {
+        b.bytes.clear(), b.ends.clear(), b.rowids.clear(), b.error.clear();
+        b.index = -1;
+        std::lock_guard lock(m_mutex);
+        m_free.push_back(std::move(b));
+    }
+    void stop() {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+        m_changed.notify_all();
+    }
+    bool stopped() const { return m_stop.load(std::memory_order_relaxed); }
+
+  private:
+    std::mutex m_mutex;
+    std::condition_variable m_changed;
+    std::deque<Batch> m_full;
+    std::vector<Batch> m_free;
+    bool m_done = false;
+    std::atomic<bool> m_stop = false; // read by the producer at every row, without the lock
 };
 
 } // namespace
@@ -189,8 +268,6 @@ TraceDatabase::exportSqlite(const std::string& path,
             int column[2] = {-1, -1};
             int width = 0;
             std::unique_ptr<SqliteFileWriter::BTree> tree; // an index written as the rows go
-            IndexEntry last;
-            bool any = false;
         };
         std::vector<Index> indexes;
         for (const IndexSpec& spec : indexSpecs()) {
@@ -205,92 +282,158 @@ TraceDatabase::exportSqlite(const std::string& path,
             indexes.push_back(std::move(index));
         }
         // Reads an index's columns of the cursor's row (integers or NULL: the only keys the indexes have).
-        const auto entryOf = [&](vtab::Cursor& cursor, const Index& index, std::int64_t rowid,
-                                 IndexEntry& entry) {
-            const bool encoding = row.encode;
-            row.encode = false;
+        const auto entryOf = [keyed](vtab::Cursor& cursor, RowSink& sink, const Index& index,
+                                     std::int64_t rowid, IndexEntry& entry) {
+            sink.encode = false;
             for (int k = 0; k < index.width; ++k) {
                 if (keyed && index.column[k] == 0) {
                     entry.key[k] = rowid, entry.null[k] = false;
                     continue;
                 }
-                cursor.column(row, index.column[k]);
-                if (!row.isNull && !row.isInteger) return false;
-                entry.key[k] = row.integer_, entry.null[k] = row.isNull;
+                cursor.column(sink, index.column[k]);
+                if (!sink.isNull && !sink.isInteger) return false;
+                entry.key[k] = sink.integer_, entry.null[k] = sink.isNull;
             }
             entry.rowid = rowid;
-            row.encode = encoding;
             return true;
         };
-        RecordEncoder indexRecord;
-        const auto indexRecordOf = [&](const IndexEntry& entry, int columnsInKey) {
-            indexRecord.clear();
-            for (int k = 0; k < columnsInKey; ++k)
-                entry.null[k] ? indexRecord.null() : indexRecord.integer(entry.key[k]);
-            indexRecord.integer(entry.rowid);
-            return indexRecord.record();
-        };
-
-        auto tree = file.table();
-        auto cursor = table->open();
-        cursor->filter(0, 0, nullptr);
-        std::uint64_t rows = 0;
-        for (; !cursor->eof(); cursor->next()) {
-            std::int64_t rowid = std::int64_t(rows) + 1;
-            row.record.clear();
-            row.encode = false;
-            if (keyed) {
-                cursor->column(row, 0);
-                rowid = row.integer_;
+        // The rows come from a second thread, which runs the cursor and encodes them (for args, the decoding
+        // of every slice's), while this one lays them into pages: batches pass between the two, a few at a
+        // time, so the export holds no more than those.
+        std::vector<Index*> streamed;
+        for (Index& index : indexes)
+            if (index.tree) streamed.push_back(&index);
+        RowQueue queue;
+        std::thread producer([&, table = table.get()] {
+            RowSink sink;
+            RecordEncoder keyRecord;
+            std::vector<IndexEntry> lastEntry(streamed.size());
+            auto cursor = table->open();
+            cursor->filter(0, 0, nullptr);
+            std::int64_t n = 0;
+            Batch batch = queue.emptyBatch();
+            for (; !cursor->eof() && !queue.stopped(); cursor->next()) {
+                std::int64_t rowid = ++n;
+                sink.record.clear();
+                if (keyed) {
+                    sink.encode = false;
+                    cursor->column(sink, 0);
+                    rowid = sink.integer_;
+                }
+                sink.encode = true;
+                for (int c = 0; c < width; ++c) {
+                    if (c == 0 && keyed)
+                        sink.record.null(); // the rowid's own column holds NULL in the record
+                    else
+                        cursor->column(sink, c);
+                }
+                for (std::string_view piece : sink.record.payload().pieces)
+                    batch.bytes += piece;
+                batch.ends.push_back(batch.bytes.size());
+                batch.rowids.push_back(rowid);
+                for (std::size_t i = 0; i < streamed.size(); ++i) {
+                    const Index& index = *streamed[i];
+                    IndexEntry entry;
+                    if (!entryOf(*cursor, sink, index, rowid, entry)) {
+                        batch.error =
+                            name + ": index " + index.spec->name + " over a column that is not integer";
+                        break;
+                    }
+                    if (n > 1 && !entryBefore(lastEntry[i], entry, index.width)) {
+                        batch.error = name + ": index " + index.spec->name + ": rows out of its order";
+                        break;
+                    }
+                    lastEntry[i] = entry;
+                    for (std::string_view piece : indexPayload(keyRecord, entry, index.width).pieces)
+                        batch.bytes += piece;
+                    batch.ends.push_back(batch.bytes.size());
+                }
+                if (!batch.error.empty() || batch.rowids.size() == RowQueue::BatchRows) {
+                    queue.push(std::move(batch));
+                    batch = queue.emptyBatch();
+                }
             }
-            row.encode = true;
-            for (int c = 0; c < width; ++c) {
-                if (c == 0 && keyed)
-                    row.record.null(); // the rowid's own column holds NULL in the record
-                else
-                    cursor->column(row, c);
-            }
-            tree->add(rowid, row.record.record());
-            for (Index& index : indexes) {
-                if (!index.tree) continue;
-                IndexEntry entry;
-                if (!entryOf(*cursor, index, rowid, entry))
-                    return fail(name + ": index " + index.spec->name + " over a column that is not integer");
-                if (index.any && !entryBefore(index.last, entry, index.width))
-                    return fail(name + ": index " + index.spec->name + ": rows out of its order");
-                index.last = entry, index.any = true;
-                index.tree->add(0, indexRecordOf(entry, index.width));
-            }
-            if (++rows % 65536 == 0 && progress && !progress(name, rows)) return fail("interrupted");
-            if (rows % 65536 == 0 && !file.error().empty()) break;
-        }
-        file.addSchema("table", name, name, tree->finish(), create);
-        for (Index& index : indexes) {
-            if (!index.tree) {
-                // Gathered from a second pass over the table (only the key columns read), then sorted.
+            // Then the indexes to be sorted: gathered from a second pass over the table (only their key
+            // columns read), sorted and encoded here, while the writing thread lays out what came before.
+            for (std::size_t i = 0; i < indexes.size() && batch.error.empty() && !queue.stopped(); ++i) {
+                const Index& index = indexes[i];
+                if (index.spec->inScanOrder) continue;
                 std::vector<IndexEntry> entries;
                 auto scan = table->open();
                 scan->filter(0, 0, nullptr);
-                std::int64_t n = 0;
-                for (; !scan->eof(); scan->next()) {
-                    std::int64_t rowid = ++n;
+                std::int64_t row = 0;
+                for (; !scan->eof() && batch.error.empty(); scan->next()) {
+                    std::int64_t rowid = ++row;
                     if (keyed) {
-                        row.encode = false;
-                        scan->column(row, 0);
-                        rowid = row.integer_;
+                        sink.encode = false;
+                        scan->column(sink, 0);
+                        rowid = sink.integer_;
                     }
-                    IndexEntry& entry = entries.emplace_back();
-                    if (!entryOf(*scan, index, rowid, entry))
-                        return fail(name + ": index " + index.spec->name +
-                                    " over a column that is not integer");
+                    if (!entryOf(*scan, sink, index, rowid, entries.emplace_back()))
+                        batch.error =
+                            name + ": index " + index.spec->name + " over a column that is not integer";
                 }
                 std::sort(entries.begin(), entries.end(), [&](const IndexEntry& a, const IndexEntry& b) {
                     return entryBefore(a, b, index.width);
                 });
-                index.tree = file.index();
-                for (const IndexEntry& entry : entries)
-                    index.tree->add(0, indexRecordOf(entry, index.width));
+                queue.push(std::move(batch));
+                batch = queue.emptyBatch();
+                batch.index = int(i);
+                for (const IndexEntry& entry : entries) {
+                    for (std::string_view piece : indexPayload(keyRecord, entry, index.width).pieces)
+                        batch.bytes += piece;
+                    batch.ends.push_back(batch.bytes.size());
+                    if (batch.ends.size() == RowQueue::BatchRows) {
+                        queue.push(std::move(batch));
+                        batch = queue.emptyBatch();
+                        batch.index = int(i);
+                    }
+                }
             }
+            queue.push(std::move(batch));
+            queue.finish();
+        });
+        const auto stopProducer = [&] {
+            queue.stop();
+            producer.join();
+        };
+        auto tree = file.table();
+        std::uint64_t rows = 0;
+        for (Batch batch; queue.pop(batch); queue.recycle(std::move(batch))) {
+            if (!batch.error.empty()) {
+                stopProducer();
+                return fail(batch.error);
+            }
+            // Each row's record, then its entry of each index written as the rows go.
+            const std::string_view bytes = batch.bytes;
+            std::size_t begin = 0, piece = 0;
+            const auto next = [&] {
+                const std::string_view record = bytes.substr(begin, batch.ends[piece] - begin);
+                begin = batch.ends[piece++];
+                return record;
+            };
+            if (batch.index >= 0) { // a sorted index's entries
+                Index& index = indexes[std::size_t(batch.index)];
+                if (!index.tree) index.tree = file.index();
+                while (piece < batch.ends.size())
+                    index.tree->add(0, next());
+                continue;
+            }
+            for (std::size_t r = 0; r < batch.rowids.size(); ++r) {
+                tree->add(batch.rowids[r], next());
+                for (const Index* index : streamed)
+                    index->tree->add(0, next());
+                if (++rows % 65536 == 0 && progress && !progress(name, rows)) {
+                    stopProducer();
+                    return fail("interrupted");
+                }
+            }
+            if (!file.error().empty()) break;
+        }
+        stopProducer();
+        file.addSchema("table", name, name, tree->finish(), create);
+        for (Index& index : indexes) {
+            if (!index.tree) index.tree = file.index(); // (a table without rows)
             std::string sql = std::string("CREATE INDEX ") + index.spec->name + " ON " + quoted(name) + "(";
             for (int k = 0; k < index.width; ++k)
                 sql += (k ? ", " : "") + quoted(index.spec->columns[std::size_t(k)]);

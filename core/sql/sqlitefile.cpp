@@ -36,6 +36,19 @@ void appendVarint(std::string& out, std::uint64_t v) {
     out.append(bytes, std::size_t(n));
 }
 
+// The same into memory; returns its length.
+std::size_t putVarint(std::uint8_t* at, std::uint64_t v) {
+    if (v <= 0x7f) {
+        *at = std::uint8_t(v);
+        return 1;
+    }
+    thread_local std::string bytes;
+    bytes.clear();
+    appendVarint(bytes, v);
+    std::memcpy(at, bytes.data(), bytes.size());
+    return bytes.size();
+}
+
 std::size_t varintSize(std::uint64_t v) {
     if (v >> 56) return 9;
     std::size_t n = 1;
@@ -68,15 +81,27 @@ void appendBigEndian(std::string& out, std::uint64_t v, int bytes) {
 
 // B-tree page kinds (the first byte of a page's header).
 constexpr std::uint8_t IndexInterior = 2, TableInterior = 5, IndexLeaf = 10, TableLeaf = 13;
-constexpr std::size_t WriteBuffer = 8u << 20;
 
 } // namespace
+
+void Payload::copy(std::size_t from, std::size_t n, std::uint8_t* to) const {
+    for (std::string_view piece : pieces) {
+        if (!n) return;
+        if (from >= piece.size()) {
+            from -= piece.size();
+            continue;
+        }
+        const std::size_t take = std::min(n, piece.size() - from);
+        std::memcpy(to, piece.data() + from, take);
+        to += take, n -= take, from = 0;
+    }
+}
 
 void RecordEncoder::integer(std::int64_t v) {
     // Serial types 8 and 9 are the constants 0 and 1 (schema format 4); 1–6 a big-endian integer of
     // 1, 2, 3, 4, 6 or 8 bytes.
     if (v == 0 || v == 1) {
-        m_types.push_back(8 + std::uint64_t(v));
+        m_types += char(8 + v);
         return;
     }
     const std::uint64_t magnitude = v < 0 ? ~std::uint64_t(v) : std::uint64_t(v);
@@ -91,108 +116,110 @@ void RecordEncoder::integer(std::int64_t v) {
         type = 4, bytes = 4;
     else if (magnitude <= 0x7fffffffffffULL)
         type = 5, bytes = 6;
-    m_types.push_back(std::uint64_t(type));
+    m_types += char(type);
     appendBigEndian(m_body, std::uint64_t(v), bytes);
 }
 
 void RecordEncoder::real(double value) {
-    m_types.push_back(7);
+    m_types += char(7);
     std::uint64_t u = 0;
     std::memcpy(&u, &value, sizeof u);
     appendBigEndian(m_body, u, 8);
 }
 
 void RecordEncoder::text(std::string_view value) {
-    m_types.push_back(13 + 2 * std::uint64_t(value.size()));
+    appendVarint(m_types, 13 + 2 * std::uint64_t(value.size()));
     m_body.append(value);
 }
 
-std::string_view RecordEncoder::record() {
-    std::size_t typesSize = 0;
-    for (std::uint64_t t : m_types)
-        typesSize += varintSize(t);
+Payload RecordEncoder::payload() {
     // The header's size counts its own varint, whose length depends on that size.
     std::size_t own = 1;
-    while (varintSize(typesSize + own) > own)
+    while (varintSize(m_types.size() + own) > own)
         ++own;
-    const std::size_t header = typesSize + own;
+    const std::size_t n = putVarint(reinterpret_cast<std::uint8_t*>(m_size), m_types.size() + own);
+    return {std::string_view(m_size, n), m_types, m_body};
+}
+
+std::string_view RecordEncoder::record() {
+    const Payload p = payload();
     m_record.clear();
-    appendVarint(m_record, header);
-    for (std::uint64_t t : m_types)
-        appendVarint(m_record, t);
-    m_record += m_body;
+    for (std::string_view piece : p.pieces)
+        m_record += piece;
     return m_record;
 }
 
-// The file's pages, numbered in the order they are written: each goes out whole, through one buffer.
+// The file's pages, numbered in the order they are written, each written whole as it is done (one copy, the
+// kernel's: a buffer of ours would add another).
 struct SqliteFileWriter::Pages {
     int fd;
     std::uint32_t size;
     std::uint32_t next = 1; // the page number the next page written gets
     std::uint32_t lockByte; // the page holding byte 2^30, which SQLite leaves unused
-    std::string buffer;
     std::string zeros;
+    std::vector<std::uint8_t> overflow;
     std::string error;
 
     Pages(int f, std::uint32_t s, std::uint64_t lockByteOffset)
-        : fd(f), size(s), lockByte(std::uint32_t(lockByteOffset / s + 1)), zeros(s, '\0') {
-        buffer.reserve(WriteBuffer + s);
-    }
+        : fd(f), size(s), lockByte(std::uint32_t(lockByteOffset / s + 1)), zeros(s, '\0'), overflow(s) {}
     std::uint32_t upcoming() const { return next == lockByte ? next + 1 : next; }
     std::uint32_t after(std::uint32_t page) const { return page + 1 == lockByte ? page + 2 : page + 1; }
     std::uint32_t put(const std::uint8_t* data) {
         if (next == lockByte) {
-            append(zeros.data());
+            write(reinterpret_cast<const std::uint8_t*>(zeros.data()));
             ++next;
         }
-        append(reinterpret_cast<const char*>(data));
+        write(data);
         return next++;
     }
-    void append(const char* data) {
-        buffer.append(data, size);
-        if (buffer.size() >= WriteBuffer) flush();
-    }
-    void flush() {
+    void write(const std::uint8_t* data) {
         std::size_t done = 0;
-        while (error.empty() && done < buffer.size()) {
-            const ssize_t n = ::write(fd, buffer.data() + done, buffer.size() - done);
+        while (error.empty() && done < size) {
+            const ssize_t n = ::write(fd, data + done, size - done);
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0)
                 error = std::strerror(n < 0 ? errno : ENOSPC);
             else
                 done += std::size_t(n);
         }
-        buffer.clear();
     }
     void fail(std::string why) {
         if (error.empty()) error = std::move(why);
     }
-    // The local part of a cell's payload, appended to `cell`, and what does not fit in overflow pages (the
-    // file format's rule: a payload up to X bytes stays whole; past it, M to X bytes stay).
-    void appendPayload(std::string& cell, std::string_view payload, bool index) {
+    // How much of a payload stays in its cell (the file format's rule: a payload up to X bytes stays whole;
+    // past it, M to X bytes stay, the rest goes to overflow pages).
+    std::size_t localSize(std::size_t payload, bool index) const {
         const std::size_t u = size;
         const std::size_t most = index ? (u - 12) * 64 / 255 - 23 : u - 35;
         const std::size_t least = (u - 12) * 32 / 255 - 23;
-        std::size_t local = payload.size();
-        if (local > most) {
-            const std::size_t k = least + (payload.size() - least) % (u - 4);
-            local = k <= most ? k : least;
-        }
-        cell.append(payload.substr(0, local));
-        if (local == payload.size()) return;
-        std::uint32_t page = upcoming();
-        appendBig32(cell, page);
-        std::vector<std::uint8_t> overflow(size);
-        for (std::size_t at = local; at < payload.size();) {
-            const std::size_t n = std::min(payload.size() - at, u - 4);
-            const std::uint32_t following = at + n < payload.size() ? after(page) : 0;
-            std::fill(overflow.begin(), overflow.end(), 0);
+        if (payload <= most) return payload;
+        const std::size_t k = least + (payload - least) % (u - 4);
+        return k <= most ? k : least;
+    }
+    // Writes what does not stay local as a chain of overflow pages; returns the first.
+    std::uint32_t writeOverflow(const Payload& payload, std::size_t local) {
+        const std::uint32_t first = upcoming();
+        std::uint32_t page = first;
+        const std::size_t total = payload.size();
+        for (std::size_t at = local; at < total;) {
+            const std::size_t n = std::min<std::size_t>(total - at, size - 4);
+            const std::uint32_t following = at + n < total ? after(page) : 0;
             putBig32(overflow.data(), following);
-            std::memcpy(overflow.data() + 4, payload.data() + at, n);
+            payload.copy(at, n, overflow.data() + 4);
+            std::fill(overflow.begin() + std::ptrdiff_t(4 + n), overflow.end(), 0);
             put(overflow.data());
             page = following;
             at += n;
         }
+        return first;
+    }
+    // A cell of varints then a payload, into `to` (room for cellSize(...) bytes).
+    void writeCell(std::uint8_t* to, std::uint64_t first, const std::uint64_t* second, const Payload& payload,
+                   std::size_t local, std::uint32_t overflowPage) {
+        to += putVarint(to, first);
+        if (second) to += putVarint(to, *second);
+        payload.copy(0, local, to);
+        if (local < payload.size()) putBig32(to + local, overflowPage);
     }
 };
 
@@ -207,12 +234,14 @@ struct SqliteFileWriter::BTree::Page {
     bool leaf() const { return type == TableLeaf || type == IndexLeaf; }
     std::uint32_t headerSize() const { return leaf() ? 8 : 12; }
     bool fits(std::size_t cell) const { return head + headerSize() + 2 * (cells + 1) + cell <= content; }
-    void add(std::string_view cell) {
-        content -= std::uint32_t(cell.size());
-        std::memcpy(data.data() + content, cell.data(), cell.size());
+    // Room for a cell of `n` bytes (fits(n) first), where the caller writes it.
+    std::uint8_t* reserve(std::size_t n) {
+        content -= std::uint32_t(n);
         putBig16(data.data() + head + headerSize() + 2 * cells, content);
         ++cells;
+        return data.data() + content;
     }
+    void add(std::string_view cell) { std::memcpy(reserve(cell.size()), cell.data(), cell.size()); }
     void removeLast(std::size_t cellSize) {
         --cells;
         content += std::uint32_t(cellSize);
@@ -247,21 +276,24 @@ std::uint32_t SqliteFileWriter::BTree::flushLeaf() {
     return page;
 }
 
-void SqliteFileWriter::BTree::add(std::int64_t rowid, std::string_view record) {
+void SqliteFileWriter::BTree::add(std::int64_t rowid, const Payload& record) {
     if (m_index) {
         if (m_hasPending) place(m_pending, false);
-        m_pending.assign(record);
+        m_pending.clear();
+        for (std::string_view piece : record.pieces)
+            m_pending += piece;
         m_hasPending = true;
         return;
     }
     if (m_leaf->cells && rowid <= m_lastRowid) m_pages.fail("rows out of rowid order");
-    thread_local std::string cell;
-    cell.clear();
-    appendVarint(cell, record.size());
-    appendVarint(cell, std::uint64_t(rowid));
-    m_pages.appendPayload(cell, record, false);
-    if (!m_leaf->fits(cell.size())) m_children.push_back({flushLeaf(), m_lastRowid, {}});
-    m_leaf->add(cell);
+    // The cell: the payload's size, the rowid, the payload's local part, the first overflow page if any.
+    const std::size_t size = record.size();
+    const std::size_t local = m_pages.localSize(size, false);
+    const std::uint64_t key = std::uint64_t(rowid);
+    const std::size_t cell = varintSize(size) + varintSize(key) + local + (local < size ? 4 : 0);
+    if (!m_leaf->fits(cell)) m_children.push_back({flushLeaf(), m_lastRowid, {}});
+    const std::uint32_t overflow = local < size ? m_pages.writeOverflow(record, local) : 0;
+    m_pages.writeCell(m_leaf->reserve(cell), size, &key, record, local, overflow);
     m_lastRowid = rowid;
 }
 
@@ -372,7 +404,6 @@ bool SqliteFileWriter::finish() {
     // Page 1: the file's header, then sqlite_schema as one leaf (an export's few tables fit in it).
     BTree::Page first(pages.size, TableLeaf, 100);
     RecordEncoder record;
-    std::string cell;
     std::int64_t rowid = 0;
     for (const SchemaRow& row : m_schema) {
         record.clear();
@@ -381,16 +412,17 @@ bool SqliteFileWriter::finish() {
         record.text(row.table);
         record.integer(row.root);
         record.text(row.sql);
-        const std::string_view payload = record.record();
-        cell.clear();
-        appendVarint(cell, payload.size());
-        appendVarint(cell, std::uint64_t(++rowid));
-        pages.appendPayload(cell, payload, false);
-        if (!first.fits(cell.size())) {
+        const Payload payload = record.payload();
+        const std::size_t size = payload.size();
+        const std::size_t local = pages.localSize(size, false);
+        const std::uint64_t key = std::uint64_t(++rowid);
+        const std::size_t cell = varintSize(size) + varintSize(key) + local + (local < size ? 4 : 0);
+        if (!first.fits(cell)) {
             pages.fail("the schema does not fit on the first page");
             break;
         }
-        first.add(cell);
+        const std::uint32_t overflow = local < size ? pages.writeOverflow(payload, local) : 0;
+        pages.writeCell(first.reserve(cell), size, &key, payload, local, overflow);
     }
     std::uint8_t* h = const_cast<std::uint8_t*>(first.finish());
     std::memcpy(h, "SQLite format 3", 16);
@@ -405,7 +437,6 @@ bool SqliteFileWriter::finish() {
     putBig32(h + 56, 1);                                    // UTF-8
     putBig32(h + 92, 1);                                    // the page count is valid for change 1
     putBig32(h + 96, SQLITE_VERSION_NUMBER);
-    pages.flush();
     if (pages.error.empty()) {
         std::size_t done = 0;
         while (done < pages.size && pages.error.empty()) {

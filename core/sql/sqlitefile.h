@@ -16,6 +16,17 @@
 
 namespace kinetoscope::sql {
 
+// A cell's payload in up to three pieces read as one (a record's header size, its serial types, its values),
+// so that a page takes a record with one copy.
+struct Payload {
+    std::string_view pieces[3];
+    Payload(std::string_view whole) : pieces{whole, {}, {}} {}
+    Payload(std::string_view a, std::string_view b, std::string_view c) : pieces{a, b, c} {}
+    std::size_t size() const { return pieces[0].size() + pieces[1].size() + pieces[2].size(); }
+    // Copies bytes [from, from + n) to `to`.
+    void copy(std::size_t from, std::size_t n, std::uint8_t* to) const;
+};
+
 // One row in SQLite's record format: a header (its own size, then each value's serial type) and the values.
 class RecordEncoder {
   public:
@@ -23,16 +34,19 @@ class RecordEncoder {
         m_types.clear();
         m_body.clear();
     }
-    void null() { m_types.push_back(0); }
+    void null() { m_types += '\0'; }
     void integer(std::int64_t value);
     void real(double value);
     void text(std::string_view value);
-    // The record of the values given since clear() (valid until the next call).
+    // The record of the values given since clear(), in pieces (valid until the next call).
+    Payload payload();
+    // The same, in one piece.
     std::string_view record();
 
   private:
-    std::vector<std::uint64_t> m_types;
+    std::string m_types; // the serial types, each a varint
     std::string m_body;
+    char m_size[9]; // the header's size, a varint
     std::string m_record;
 };
 
@@ -77,7 +91,7 @@ class SqliteFileWriter::BTree {
     BTree(Pages& pages, bool index);
     ~BTree();
     // A table row (`rowid` above the previous one's); for an index, `rowid` is ignored.
-    void add(std::int64_t rowid, std::string_view record);
+    void add(std::int64_t rowid, const Payload& record);
     // Writes what is left and returns the root page.
     std::uint32_t finish();
 
