@@ -60,7 +60,7 @@ if [[ "${CI:-}" == "true" || -n "${KINETOSCOPE_CHECK_ASAN:-}" ]]; then
   phase "tests (ASan+UBSan)"
   ctest --preset asan -j "$(nproc)" --timeout 1200
   # and fuzzes the importer with every analysis, the importer alone, the wire decoder, the snapshot reader,
-  # the generated-code reader and the on-demand daemon's datagram decoders, 48 s each, one a core (the whole run stays under 30 minutes on 2 cores).
-  phase "fuzz (build, 7 targets x 48 s, one a core)"
+  # the generated-code reader, the on-demand daemon's datagram decoders, the MCP server and the Perfetto reader, 48 s each, one a core (the whole run stays under 30 minutes on 2 cores).
+  phase "fuzz (build, 8 targets x 48 s, one a core)"
   bash packaging/fuzz.sh 48
 fi

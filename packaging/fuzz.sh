@@ -6,8 +6,9 @@
 # slower than 10 s fails the run and leaves the input in build/fuzz/ (turn it into a regression test).
 #   bash packaging/fuzz.sh [SECONDS [LIBFUZZER OPTION...]]
 # Options after SECONDS go to every target as they are (-runs=10000000 -jobs=2 -workers=2, -seed=N, ...);
-# KINETOSCOPE_FUZZ_TARGETS picks targets (default "loader import wire pickle inductorcode ondemand mcp": ondemand, the
-# on-demand daemon's datagram decoders; mcp, the MCP server's HTTP and JSON-RPC decoding). The targets run side by
+# KINETOSCOPE_FUZZ_TARGETS picks targets (default "loader import wire pickle inductorcode ondemand mcp perfetto":
+# ondemand, the on-demand daemon's datagram decoders; mcp, the MCP server's HTTP and JSON-RPC decoding; perfetto, the
+# Perfetto protobuf reader). The targets run side by
 # side, one a core (KINETOSCOPE_FUZZ_JOBS, default nproc; 1 with -jobs=N), each for the whole SECONDS, its log printed
 # when it ends: on CI's 2 cores, five targets take three rounds, not five. A reproducer runs alone:
 #   ./build/fuzz/tests/fuzz/fuzz_import INPUT
@@ -16,11 +17,11 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 extra=("$@")
-targets=" ${KINETOSCOPE_FUZZ_TARGETS:-loader import wire pickle inductorcode ondemand mcp} "
+targets=" ${KINETOSCOPE_FUZZ_TARGETS:-loader import wire pickle inductorcode ondemand mcp perfetto} "
 wants() { [[ "$targets" == *" $1 "* ]]; }
 traces=${KINETOSCOPE_TRACES_DIR:-$(realpath -m ../shared/traces)}
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target fuzz_loader fuzz_import fuzz_wire fuzz_pickle fuzz_inductorcode fuzz_ondemand fuzz_mcp
+cmake --build --preset fuzz --target fuzz_loader fuzz_import fuzz_wire fuzz_pickle fuzz_inductorcode fuzz_ondemand fuzz_mcp fuzz_perfetto
 corpus=build/fuzz/corpus-loader
 mkdir -p "$corpus"
 cp -f tests/fuzz/seeds/* "$corpus"/
@@ -65,9 +66,20 @@ mcp=build/fuzz/corpus-mcp
 mkdir -p "$mcp"
 cp -f tests/fuzz/seeds-mcp/* "$mcp"/
 
+# The Perfetto reader: our text-format seeds encoded with protoc (a PyTorch-shaped GPU trace, raw and gzip),
+# and the first 4, 16 and 64 KiB of each real .pftrace of the corpus (cut mid-packet, as a truncated file is).
+perfetto=build/fuzz/corpus-perfetto
+mkdir -p "$perfetto"
+/usr/bin/python3 tests/fuzz/make_perfetto_seeds.py core/import "$perfetto" tests/fuzz/seeds-perfetto/*.txtpb
+if [[ -d "$traces/formats" ]]; then
+  for f in "$traces"/formats/*.pftrace; do
+    for k in 4 16 64; do head -c $((k * 1024)) "$f" >"$perfetto/head$k-$(basename "$f")"; done
+  done
+fi
+
 jobs=${KINETOSCOPE_FUZZ_JOBS:-$(nproc)}
 declare -A corpus_of=([loader]="$corpus" [import]="$corpus" [wire]="$wire" [pickle]="$pickles"
-  [inductorcode]="$inductor" [ondemand]="$ondemand" [mcp]="$mcp")
+  [inductorcode]="$inductor" [ondemand]="$ondemand" [mcp]="$mcp" [perfetto]="$perfetto")
 declare -A running=() # pid -> target
 failed=0
 finish_one() { # waits for one target, prints its log, notes a failure
@@ -82,7 +94,7 @@ finish_one() { # waits for one target, prints its log, notes a failure
     failed=1
   fi
 }
-for name in loader import wire pickle inductorcode ondemand mcp; do
+for name in loader import wire pickle inductorcode ondemand mcp perfetto; do
   wants "$name" || continue # (a target left out by KINETOSCOPE_FUZZ_TARGETS is not a failure)
   while ((${#running[@]} >= jobs)); do finish_one; done
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
