@@ -444,6 +444,11 @@ void TestSql::exportStopsCleanly() {
         db.exportSqlite(path, [](const std::string& table, std::uint64_t) { return table != "args"; });
     QCOMPARE(stopped.error, std::string("interrupted"));
     QCOMPARE(test::readText(path), std::string("keep"));
+    // Stopped midway through a table, while its rows are still being encoded on other threads.
+    const sql::ExportResult midway = db.exportSqlite(
+        path, [](const std::string& table, std::uint64_t rows) { return !(table == "args" && rows); });
+    QCOMPARE(midway.error, std::string("interrupted"));
+    QCOMPARE(test::readText(path), std::string("keep"));
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"trace.db"});
     const sql::ExportResult nowhere = db.exportSqlite(dir.filePath("no/such/folder/trace.db").toStdString());
     QVERIFY(!nowhere.ok());

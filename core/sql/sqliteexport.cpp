@@ -19,6 +19,7 @@
 #include <cstring>
 #include <deque>
 #include <fcntl.h>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <unistd.h>
@@ -122,14 +123,15 @@ struct Columns {
     }
 };
 
-// Rows encoded on one thread for another to write: each row's rowid, and its record followed by its entry
-// in each index written as the rows go (`bytes`, each piece up to its end).
+// Rows encoded on one thread for another to write: each row's record (`bytes`, each up to its end), or an
+// index's entries, in order.
 struct Batch {
     std::string bytes;
     std::vector<std::size_t> ends;
-    std::vector<std::int64_t> rowids;
-    int index = -1;    // -1: rows of the table; else entries of the table's index of that number, in order
-    std::string error; // the producer's, ending the table
+    std::vector<std::int64_t> rowids; // a row's rowid when the table has a key (else numbered when written)
+    std::vector<IndexEntry> entries;  // a row's entries of the indexes written as the rows go
+    bool end = false;                 // the last batch of its part or its index
+    std::string error;                // the producer's, ending the export
 };
 
 // A short queue of batches between the encoding thread and the writing one, with the emptied batches handed
@@ -166,8 +168,8 @@ class RowQueue {
         return true;
     }
     void recycle(Batch b) {
-        b.bytes.clear(), b.ends.clear(), b.rowids.clear(), b.error.clear();
-        b.index = -1;
+        b.bytes.clear(), b.ends.clear(), b.rowids.clear(), b.entries.clear(), b.error.clear();
+        b.end = false;
         std::lock_guard lock(m_mutex);
         m_free.push_back(std::move(b));
     }
@@ -217,6 +219,14 @@ TraceDatabase::exportSqlite(const std::string& path,
         std::remove(partial.c_str());
         return out;
     };
+    // The report's analysis, which its tables (read last) share, computed meanwhile on a thread of its own.
+    struct Joined {
+        std::thread thread;
+        ~Joined() {
+            if (thread.joinable()) thread.join();
+        }
+    } analysis;
+    if (registry->beforeExport) analysis.thread = std::thread(registry->beforeExport);
     SqliteFileWriter file(fd);
     RowSink row;
     for (const auto& table : registry->tables) {
@@ -267,9 +277,10 @@ TraceDatabase::exportSqlite(const std::string& path,
             const IndexSpec* spec = nullptr;
             int column[2] = {-1, -1};
             int width = 0;
-            std::unique_ptr<SqliteFileWriter::BTree> tree; // an index written as the rows go
+            std::unique_ptr<SqliteFileWriter::BTree> tree;
         };
         std::vector<Index> indexes;
+        std::vector<std::size_t> streamed, sorted; // indexes written as the rows go, and those sorted after
         for (const IndexSpec& spec : indexSpecs()) {
             if (name != spec.table) continue;
             Index index;
@@ -278,10 +289,12 @@ TraceDatabase::exportSqlite(const std::string& path,
                 index.column[index.width++] = columns.find(column);
             if (std::find(index.column, index.column + index.width, -1) != index.column + index.width)
                 return fail(name + ": no column of index " + spec.name);
-            if (spec.inScanOrder) index.tree = file.index();
+            (spec.inScanOrder ? streamed : sorted).push_back(indexes.size());
+            index.tree = file.index();
             indexes.push_back(std::move(index));
         }
-        // Reads an index's columns of the cursor's row (integers or NULL: the only keys the indexes have).
+        // Reads an index's columns of the cursor's row (integers or NULL: the only keys the indexes have);
+        // the rowid is the caller's.
         const auto entryOf = [keyed](vtab::Cursor& cursor, RowSink& sink, const Index& index,
                                      std::int64_t rowid, IndexEntry& entry) {
             sink.encode = false;
@@ -297,73 +310,70 @@ TraceDatabase::exportSqlite(const std::string& path,
             entry.rowid = rowid;
             return true;
         };
-        // The rows come from a second thread, which runs the cursor and encodes them (for args, the decoding
-        // of every slice's), while this one lays them into pages: batches pass between the two, a few at a
-        // time, so the export holds no more than those.
-        std::vector<Index*> streamed;
-        for (Index& index : indexes)
-            if (index.tree) streamed.push_back(&index);
-        RowQueue queue;
-        std::thread producer([&, table = table.get()] {
+
+        // Two threads run the cursors and encode while this one lays out pages. The rows go in parts of
+        // `chunk` units (slices, or rows), taken by the threads in turn, so that this thread reads them in
+        // order from the two queues in turn; a cursor that cannot scan in parts has one thread and one part.
+        // Then the indexes to sort, one a thread in turn: gathered by a second pass (only their key columns
+        // read), sorted and encoded there. What is held: a few batches a queue, and one index's keys a
+        // thread.
+        constexpr std::int64_t chunk = 4096;
+        const std::int64_t units = table->open()->units();
+        const std::int64_t parts = units > chunk ? (units + chunk - 1) / chunk : 1;
+        const int lanes = units > chunk ? 2 : 1;
+        RowQueue queues[2];
+        const auto produce = [&, table = table.get()](int lane) {
+            RowQueue& queue = queues[lane];
             RowSink sink;
             RecordEncoder keyRecord;
-            std::vector<IndexEntry> lastEntry(streamed.size());
             auto cursor = table->open();
-            cursor->filter(0, 0, nullptr);
-            std::int64_t n = 0;
             Batch batch = queue.emptyBatch();
-            for (; !cursor->eof() && !queue.stopped(); cursor->next()) {
-                std::int64_t rowid = ++n;
-                sink.record.clear();
-                if (keyed) {
-                    sink.encode = false;
-                    cursor->column(sink, 0);
-                    rowid = sink.integer_;
-                }
-                sink.encode = true;
-                for (int c = 0; c < width; ++c) {
-                    if (c == 0 && keyed)
-                        sink.record.null(); // the rowid's own column holds NULL in the record
-                    else
-                        cursor->column(sink, c);
-                }
-                for (std::string_view piece : sink.record.payload().pieces)
-                    batch.bytes += piece;
-                batch.ends.push_back(batch.bytes.size());
-                batch.rowids.push_back(rowid);
-                for (std::size_t i = 0; i < streamed.size(); ++i) {
-                    const Index& index = *streamed[i];
-                    IndexEntry entry;
-                    if (!entryOf(*cursor, sink, index, rowid, entry)) {
-                        batch.error =
-                            name + ": index " + index.spec->name + " over a column that is not integer";
-                        break;
+            // The rows: each part this lane's, a batch (or, scanned whole, batches of BatchRows rows).
+            for (std::int64_t part = lane; part < parts && !queue.stopped(); part += lanes) {
+                if (parts > 1)
+                    cursor->filterUnits(part * chunk, std::min(units, (part + 1) * chunk));
+                else
+                    cursor->filter(0, 0, nullptr);
+                for (; !cursor->eof() && !queue.stopped() && batch.error.empty(); cursor->next()) {
+                    sink.record.clear();
+                    std::int64_t rowid = 0; // (a table without a key of its own: numbered by the writer)
+                    if (keyed) {
+                        sink.encode = false;
+                        cursor->column(sink, 0);
+                        rowid = sink.integer_;
                     }
-                    if (n > 1 && !entryBefore(lastEntry[i], entry, index.width)) {
-                        batch.error = name + ": index " + index.spec->name + ": rows out of its order";
-                        break;
+                    sink.encode = true;
+                    for (int c = 0; c < width; ++c) {
+                        if (c == 0 && keyed)
+                            sink.record.null(); // the rowid's own column holds NULL in the record
+                        else
+                            cursor->column(sink, c);
                     }
-                    lastEntry[i] = entry;
-                    for (std::string_view piece : indexPayload(keyRecord, entry, index.width).pieces)
+                    for (std::string_view piece : sink.record.payload().pieces)
                         batch.bytes += piece;
                     batch.ends.push_back(batch.bytes.size());
+                    batch.rowids.push_back(rowid);
+                    for (std::size_t i : streamed)
+                        if (!entryOf(*cursor, sink, indexes[i], rowid, batch.entries.emplace_back()))
+                            batch.error = name + ": index " + indexes[i].spec->name +
+                                          " over a column that is not integer";
+                    if (parts == 1 && batch.rowids.size() == RowQueue::BatchRows) {
+                        queue.push(std::move(batch));
+                        batch = queue.emptyBatch();
+                    }
                 }
-                if (!batch.error.empty() || batch.rowids.size() == RowQueue::BatchRows) {
-                    queue.push(std::move(batch));
-                    batch = queue.emptyBatch();
-                }
+                batch.end = true;
+                queue.push(std::move(batch));
+                batch = queue.emptyBatch();
             }
-            // Then the indexes to be sorted: gathered from a second pass over the table (only their key
-            // columns read), sorted and encoded here, while the writing thread lays out what came before.
-            for (std::size_t i = 0; i < indexes.size() && batch.error.empty() && !queue.stopped(); ++i) {
-                const Index& index = indexes[i];
-                if (index.spec->inScanOrder) continue;
+            for (std::size_t k = lane; k < sorted.size() && !queue.stopped(); k += lanes) {
+                const Index& index = indexes[sorted[k]];
                 std::vector<IndexEntry> entries;
                 auto scan = table->open();
                 scan->filter(0, 0, nullptr);
-                std::int64_t row = 0;
+                std::int64_t n = 0;
                 for (; !scan->eof() && batch.error.empty(); scan->next()) {
-                    std::int64_t rowid = ++row;
+                    std::int64_t rowid = ++n;
                     if (keyed) {
                         sink.encode = false;
                         scan->column(sink, 0);
@@ -376,9 +386,6 @@ TraceDatabase::exportSqlite(const std::string& path,
                 std::sort(entries.begin(), entries.end(), [&](const IndexEntry& a, const IndexEntry& b) {
                     return entryBefore(a, b, index.width);
                 });
-                queue.push(std::move(batch));
-                batch = queue.emptyBatch();
-                batch.index = int(i);
                 for (const IndexEntry& entry : entries) {
                     for (std::string_view piece : indexPayload(keyRecord, entry, index.width).pieces)
                         batch.bytes += piece;
@@ -386,54 +393,76 @@ TraceDatabase::exportSqlite(const std::string& path,
                     if (batch.ends.size() == RowQueue::BatchRows) {
                         queue.push(std::move(batch));
                         batch = queue.emptyBatch();
-                        batch.index = int(i);
                     }
                 }
+                batch.end = true;
+                queue.push(std::move(batch));
+                batch = queue.emptyBatch();
             }
-            queue.push(std::move(batch));
             queue.finish();
-        });
-        const auto stopProducer = [&] {
-            queue.stop();
-            producer.join();
         };
+        std::thread producers[2];
+        for (int lane = 0; lane < lanes; ++lane)
+            producers[lane] = std::thread(produce, lane);
+        const auto stopProducers = [&] {
+            for (int lane = 0; lane < lanes; ++lane) {
+                queues[lane].stop();
+                producers[lane].join();
+            }
+        };
+        // Takes the batches of one part (or one index) from its lane, the last marked `end`.
+        RecordEncoder keyRecord;
+        std::vector<IndexEntry> lastEntry(indexes.size());
         auto tree = file.table();
         std::uint64_t rows = 0;
-        for (Batch batch; queue.pop(batch); queue.recycle(std::move(batch))) {
-            if (!batch.error.empty()) {
-                stopProducer();
-                return fail(batch.error);
-            }
-            // Each row's record, then its entry of each index written as the rows go.
-            const std::string_view bytes = batch.bytes;
-            std::size_t begin = 0, piece = 0;
-            const auto next = [&] {
-                const std::string_view record = bytes.substr(begin, batch.ends[piece] - begin);
-                begin = batch.ends[piece++];
-                return record;
-            };
-            if (batch.index >= 0) { // a sorted index's entries
-                Index& index = indexes[std::size_t(batch.index)];
-                if (!index.tree) index.tree = file.index();
-                while (piece < batch.ends.size())
-                    index.tree->add(0, next());
-                continue;
-            }
-            for (std::size_t r = 0; r < batch.rowids.size(); ++r) {
-                tree->add(batch.rowids[r], next());
-                for (const Index* index : streamed)
-                    index->tree->add(0, next());
-                if (++rows % 65536 == 0 && progress && !progress(name, rows)) {
-                    stopProducer();
-                    return fail("interrupted");
+        std::string error;
+        const auto consume = [&](int lane, const std::function<void(Batch&)>& use) {
+            for (Batch batch; error.empty();) {
+                if (!queues[lane].pop(batch)) {
+                    error =
+                        name + ": a part of its rows went missing"; // (a thread ended early: never expected)
+                    break;
                 }
+                if (!batch.error.empty()) error = batch.error;
+                if (error.empty()) use(batch);
+                const bool end = batch.end;
+                queues[lane].recycle(std::move(batch));
+                if (end) break;
             }
-            if (!file.error().empty()) break;
-        }
-        stopProducer();
+        };
+        const auto useRows = [&](Batch& batch) {
+            std::size_t begin = 0;
+            for (std::size_t r = 0; r < batch.rowids.size() && error.empty(); ++r) {
+                const std::int64_t rowid = keyed ? batch.rowids[r] : std::int64_t(rows) + 1;
+                tree->add(rowid, std::string_view(batch.bytes).substr(begin, batch.ends[r] - begin));
+                begin = batch.ends[r];
+                for (std::size_t s = 0; s < streamed.size(); ++s) {
+                    IndexEntry entry = batch.entries[r * streamed.size() + s];
+                    entry.rowid = rowid;
+                    const Index& index = indexes[streamed[s]];
+                    if (rows > 0 && !entryBefore(lastEntry[s], entry, index.width))
+                        error = name + ": index " + index.spec->name + ": rows out of its order";
+                    lastEntry[s] = entry;
+                    index.tree->add(0, indexPayload(keyRecord, entry, index.width));
+                }
+                if (++rows % 65536 == 0 && progress && !progress(name, rows)) error = "interrupted";
+            }
+        };
+        for (std::int64_t part = 0; part < parts && error.empty() && file.error().empty(); ++part)
+            consume(int(part % lanes), useRows);
+        for (std::size_t k = 0; k < sorted.size() && error.empty() && file.error().empty(); ++k)
+            consume(int(k % std::size_t(lanes)), [&](Batch& batch) {
+                const std::string_view bytes = batch.bytes;
+                std::size_t begin = 0;
+                for (std::size_t end : batch.ends) {
+                    indexes[sorted[k]].tree->add(0, bytes.substr(begin, end - begin));
+                    begin = end;
+                }
+            });
+        stopProducers();
+        if (!error.empty()) return fail(error);
         file.addSchema("table", name, name, tree->finish(), create);
         for (Index& index : indexes) {
-            if (!index.tree) index.tree = file.index(); // (a table without rows)
             std::string sql = std::string("CREATE INDEX ") + index.spec->name + " ON " + quoted(name) + "(";
             for (int k = 0; k < index.width; ++k)
                 sql += (k ? ", " : "") + quoted(index.spec->columns[std::size_t(k)]);

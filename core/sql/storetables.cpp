@@ -146,6 +146,21 @@ struct SliceCursor final : Cursor {
         }
         row = runs.empty() ? 0 : runs[0].row;
     }
+    // A full scan visits each track's rows in order (its lanes are consecutive rows), so slices with ids in
+    // [begin, end) are one run a track.
+    std::int64_t units() override { return index.count(); }
+    void filterUnits(std::int64_t begin, std::int64_t end) override {
+        runs.clear();
+        run = 0;
+        for (std::uint32_t t = 0; t + 1 < index.offset.size(); ++t) {
+            const std::int64_t from = std::max(begin, index.offset[t]),
+                               to = std::min(end, index.offset[t + 1]);
+            if (from < to)
+                runs.push_back(
+                    {t, std::uint32_t(from - index.offset[t]), std::uint32_t(to - index.offset[t])});
+        }
+        row = runs.empty() ? 0 : runs[0].row;
+    }
     bool eof() const override { return run >= runs.size(); }
     void next() override {
         if (++row >= runs[run].end && ++run < runs.size()) row = runs[run].row;
@@ -283,6 +298,13 @@ struct ArgsCursor final : Cursor {
             id = 0;
             end = index.count();
         }
+        track = 0;
+        settle();
+    }
+    std::int64_t units() override { return index.count(); }
+    void filterUnits(std::int64_t begin, std::int64_t last) override {
+        id = begin;
+        end = last;
         track = 0;
         settle();
     }

@@ -162,6 +162,9 @@ class Reports {
     // Section nullopt: the whole document, as `summary --json --all-rows` writes it.
     const Document& document(std::optional<ReportSection> section) {
         std::lock_guard lock(m_mutex);
+        // The whole document, once made (an export makes it first), serves every section's table.
+        if (const auto whole = m_documents.find(-1); whole != m_documents.end() && whole->second)
+            return *whole->second;
         const int key = section ? int(*section) : -1;
         auto& doc = m_documents[key];
         if (doc) return *doc;
@@ -244,8 +247,13 @@ class ReportTable final : public Table {
         const Materialized& m;
         std::size_t row = 0;
         explicit RowsCursor(const Materialized& t) : m(t) {}
-        void filter(int, int, sqlite3_value**) override { row = 0; }
-        bool eof() const override { return row >= m.rows.size(); }
+        std::size_t end = SIZE_MAX;
+        void filter(int, int, sqlite3_value**) override { row = 0, end = SIZE_MAX; }
+        std::int64_t units() override { return std::int64_t(m.rows.size()); }
+        void filterUnits(std::int64_t begin, std::int64_t last) override {
+            row = std::size_t(begin), end = std::size_t(last);
+        }
+        bool eof() const override { return row >= m.rows.size() || row >= end; }
         void next() override { ++row; }
         sqlite3_int64 rowid() const override { return sqlite3_int64(row); }
         void column(ValueSink& out, int c) override {
@@ -356,6 +364,8 @@ void addSummaryTables(Registry& registry) {
         table->name = entry.name;
         registry.tables.push_back(std::move(table));
     }
+    // An export reads every table: one analysis of every section, not one a table.
+    registry.beforeExport = [reports] { reports->document(std::nullopt); };
     auto figures = std::make_unique<FigureTable>(reports);
     figures->name = "summary";
     registry.tables.push_back(std::move(figures));

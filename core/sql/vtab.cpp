@@ -34,11 +34,19 @@ struct ListCursor final : Cursor {
     Rows rows;
     std::size_t row = 0;
     explicit ListCursor(const ListTable* t) : table(t) {}
+    std::size_t end = SIZE_MAX;
     void filter(int plan, int, sqlite3_value** argv) override {
         rows = table->rowsFor(plan ? argv[0] : nullptr);
         row = 0;
+        end = SIZE_MAX;
     }
-    bool eof() const override { return row >= rows.count; }
+    std::int64_t units() override { return std::int64_t(table->rowsFor(nullptr).count); }
+    void filterUnits(std::int64_t begin, std::int64_t last) override {
+        rows = table->rowsFor(nullptr);
+        row = std::size_t(begin);
+        end = std::size_t(last);
+    }
+    bool eof() const override { return row >= rows.count || row >= end; }
     void next() override { ++row; }
     sqlite3_int64 rowid() const override { return sqlite3_int64(row); }
     void column(ValueSink& out, int column) override { rows.column(out, row, column); }

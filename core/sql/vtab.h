@@ -38,6 +38,11 @@ struct Cursor {
     virtual void next() = 0;
     virtual void column(ValueSink& out, int column) = 0;
     virtual sqlite3_int64 rowid() const = 0;
+    // An export's scan in parts, on several threads: a full scan's units (a slice for the tables of slices
+    // and their args, a row for the others; -1: this cursor scans whole only), and the rows of units
+    // [begin, end), in the full scan's order.
+    virtual std::int64_t units() { return -1; }
+    virtual void filterUnits(std::int64_t, std::int64_t) {}
 };
 
 struct Table {
@@ -114,6 +119,7 @@ struct Registry {
     std::unique_ptr<SliceIndex> slices;
     std::vector<std::unique_ptr<Table>> tables;
     std::vector<std::shared_ptr<void>> state; // what the tables' closures point into
+    std::function<void()> beforeExport;       // what an export of every table computes first
 };
 
 // Registers every table of `registry` on `db` (the registry must outlive the connection).
