@@ -268,6 +268,26 @@ void TestPerfettoImport::damagedTraces() {
                                         ReportSections().set(std::size_t(ReportSection::Overview)));
     QVERIFY(summaryToJson(report->summary, report.get()).find("\"conversion_notes\": [\"" + notes.front()) !=
             std::string::npos);
+    // Hostile: a packet whose repeated field claims a billion elements (a packed field's length of 10^9
+    // bytes inside a packet of a few): the packet is refused whole, at once, allocating nothing for the
+    // claim, and the packets around it load.
+    {
+        const auto varint = [](std::uint64_t v) {
+            std::string out;
+            for (; v > 0x7f; v >>= 7)
+                out += char((v & 0x7f) | 0x80);
+            return out + char(v);
+        };
+        const std::string field =
+            std::string("\x1a") + varint(1'000'000'000) + "\x01\x02\x03";             // category_iids
+        const std::string event = std::string("\x5a") + varint(field.size()) + field; // track_event
+        const std::string hostile = std::string("\x0a") + varint(event.size()) + event;
+        const std::string path = writeFile(dir, "billion.pftrace", hostile + b.bytes);
+        LoadResult h = loadTrace(path);
+        QVERIFY2(h.ok(), h.message(path).c_str());
+        QCOMPARE(namesOf(*h.store).at("tick"), std::size_t(50));
+        QCOMPARE(h.store->stats().conversionNotes.size(), std::size_t(1));
+    }
     // Not a trace past its first byte: an error naming the file, no crash.
     const std::string junk =
         writeFile(dir, "junk.pftrace", std::string("\x0a\xff\xff\xff\xff\x0f garbage", 14));
