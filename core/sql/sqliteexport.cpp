@@ -80,6 +80,30 @@ bool entryBefore(const IndexEntry& a, const IndexEntry& b, int columns) {
     return a.rowid < b.rowid;
 }
 
+// Sorts an index's entries into SQLite's order. The entries with a NULL first key go first: gathered in scan
+// order, which is rowid order, they only need that order back after the partition. The rest compare as plain
+// integers unless a second key is NULL somewhere (then each comparison minds NULLs).
+void sortEntries(std::vector<IndexEntry>& entries, int columns) {
+    const auto keyed =
+        std::partition(entries.begin(), entries.end(), [](const IndexEntry& e) { return e.null[0]; });
+    std::sort(entries.begin(), keyed,
+              [&](const IndexEntry& a, const IndexEntry& b) { return entryBefore(a, b, columns); });
+    const bool secondNull =
+        columns > 1 && std::any_of(keyed, entries.end(), [](const IndexEntry& e) { return e.null[1]; });
+    if (secondNull)
+        std::sort(keyed, entries.end(),
+                  [&](const IndexEntry& a, const IndexEntry& b) { return entryBefore(a, b, columns); });
+    else if (columns == 1)
+        std::sort(keyed, entries.end(), [](const IndexEntry& a, const IndexEntry& b) {
+            return a.key[0] != b.key[0] ? a.key[0] < b.key[0] : a.rowid < b.rowid;
+        });
+    else
+        std::sort(keyed, entries.end(), [](const IndexEntry& a, const IndexEntry& b) {
+            if (a.key[0] != b.key[0]) return a.key[0] < b.key[0];
+            return a.key[1] != b.key[1] ? a.key[1] < b.key[1] : a.rowid < b.rowid;
+        });
+}
+
 // An index entry's record: its key columns, then the rowid.
 Payload indexPayload(RecordEncoder& record, const IndexEntry& entry, int columns) {
     record.clear();
@@ -383,9 +407,7 @@ TraceDatabase::exportSqlite(const std::string& path,
                         batch.error =
                             name + ": index " + index.spec->name + " over a column that is not integer";
                 }
-                std::sort(entries.begin(), entries.end(), [&](const IndexEntry& a, const IndexEntry& b) {
-                    return entryBefore(a, b, index.width);
-                });
+                sortEntries(entries, index.width);
                 for (const IndexEntry& entry : entries) {
                     for (std::string_view piece : indexPayload(keyRecord, entry, index.width).pieces)
                         batch.bytes += piece;
