@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <unistd.h>
 
 namespace kinetoscope::sql {
@@ -172,10 +173,12 @@ struct SqliteFileWriter::Pages {
         write(data);
         return next++;
     }
-    void write(const std::uint8_t* data) {
+    // Writes a page at the file's end, or (`at` set) over the page that starts there.
+    void write(const std::uint8_t* data, std::optional<off_t> at = std::nullopt) {
         std::size_t done = 0;
         while (error.empty() && done < size) {
-            const ssize_t n = ::write(fd, data + done, size - done);
+            const ssize_t n = at ? ::pwrite(fd, data + done, size - done, *at + off_t(done))
+                                 : ::write(fd, data + done, size - done);
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0)
                 error = std::strerror(n < 0 ? errno : ENOSPC);
@@ -437,17 +440,7 @@ bool SqliteFileWriter::finish() {
     putBig32(h + 56, 1);                                    // UTF-8
     putBig32(h + 92, 1);                                    // the page count is valid for change 1
     putBig32(h + 96, SQLITE_VERSION_NUMBER);
-    if (pages.error.empty()) {
-        std::size_t done = 0;
-        while (done < pages.size && pages.error.empty()) {
-            const ssize_t n = ::pwrite(pages.fd, h + done, pages.size - done, off_t(done));
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0)
-                pages.error = std::strerror(n < 0 ? errno : ENOSPC);
-            else
-                done += std::size_t(n);
-        }
-    }
+    pages.write(h, off_t(0)); // over the zeros page 1 held until now
     return pages.error.empty();
 }
 
