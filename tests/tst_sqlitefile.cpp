@@ -341,6 +341,26 @@ void TestSqliteFile::refusesWhatItCannotWrite() {
         ::close(fd);
     }
     {
+        // A record of no values, an index entry of no key: cells shorter than SQLite reads any cell.
+        const int fd = ::open("/dev/null", O_WRONLY);
+        SqliteFileWriter file(fd, 4096);
+        RecordEncoder empty;
+        auto t = file.table();
+        t->add(1, empty.record());
+        t->finish();
+        QVERIFY(!file.finish());
+        QCOMPARE(file.error(), std::string("a record without values"));
+        SqliteFileWriter other(fd, 4096);
+        auto i = other.index();
+        empty.clear();
+        empty.integer(1); // the rowid alone
+        i->add(0, empty.record());
+        i->finish();
+        QVERIFY(!other.finish());
+        QCOMPARE(other.error(), std::string("an index entry without a key"));
+        ::close(fd);
+    }
+    {
         const int fd = ::open("/dev/null", O_WRONLY);
         SqliteFileWriter file(fd, 1000);
         QVERIFY(!file.finish());

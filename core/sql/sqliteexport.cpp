@@ -396,7 +396,7 @@ TraceDatabase::exportSqlite(const std::string& path,
                 auto scan = table->open();
                 scan->filter(0, 0, nullptr);
                 std::int64_t n = 0;
-                for (; !scan->eof() && batch.error.empty(); scan->next()) {
+                for (; !scan->eof() && batch.error.empty() && !queue.stopped(); scan->next()) {
                     std::int64_t rowid = ++n;
                     if (keyed) {
                         sink.encode = false;
@@ -423,15 +423,24 @@ TraceDatabase::exportSqlite(const std::string& path,
             }
             queue.finish();
         };
-        std::thread producers[2];
-        for (int lane = 0; lane < lanes; ++lane)
-            producers[lane] = std::thread(produce, lane);
-        const auto stopProducers = [&] {
-            for (int lane = 0; lane < lanes; ++lane) {
-                queues[lane].stop();
-                producers[lane].join();
+        // Stopped and joined however this scope ends (an exception here included, which would otherwise end
+        // the process with the threads still joinable).
+        struct Producers {
+            explicit Producers(RowQueue* q) : queues(q) {}
+            RowQueue* queues;
+            std::thread threads[2];
+            void stop() {
+                for (int lane = 0; lane < 2; ++lane)
+                    if (threads[lane].joinable()) {
+                        queues[lane].stop();
+                        threads[lane].join();
+                    }
             }
-        };
+            ~Producers() { stop(); }
+        } producers(queues);
+        for (int lane = 0; lane < lanes; ++lane)
+            producers.threads[lane] = std::thread(produce, lane);
+        const auto stopProducers = [&] { producers.stop(); };
         // Takes the batches of one part (or one index) from its lane, the last marked `end`.
         RecordEncoder keyRecord;
         std::vector<IndexEntry> lastEntry(indexes.size());

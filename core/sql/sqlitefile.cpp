@@ -289,6 +289,8 @@ void SqliteFileWriter::BTree::add(std::int64_t rowid, const Payload& record) {
         return;
     }
     if (m_leaf->cells && rowid <= m_lastRowid) m_pages.fail("rows out of rowid order");
+    // SQLite reads every cell as 4 bytes at least: a record of no values would make a shorter one.
+    if (record.size() < 2) return m_pages.fail("a record without values");
     // The cell: the payload's size, the rowid, the payload's local part, the first overflow page if any.
     const std::size_t size = record.size();
     const std::size_t local = m_pages.localSize(size, false);
@@ -303,6 +305,7 @@ void SqliteFileWriter::BTree::add(std::int64_t rowid, const Payload& record) {
 void SqliteFileWriter::BTree::place(std::string_view entry, bool last) {
     const std::size_t most = (m_pages.size - 12) * 64 / 255 - 23;
     if (entry.size() > most) return m_pages.fail("an index entry too long for its page");
+    if (entry.size() < 3) return m_pages.fail("an index entry without a key"); // (a cell of 4 bytes at least)
     thread_local std::string cell;
     cell.clear();
     appendVarint(cell, entry.size());
@@ -378,7 +381,8 @@ SqliteFileWriter::SqliteFileWriter(int fd, std::uint32_t pageSize, std::uint64_t
     const bool readable = pageSize >= 512 && pageSize <= 65536 && !(pageSize & (pageSize - 1));
     m_pages = std::make_unique<Pages>(fd, readable ? pageSize : 4096, lockByte);
     if (!readable) m_pages->fail("a page size SQLite does not read");
-    m_pages->put(reinterpret_cast<const std::uint8_t*>(m_pages->zeros.data())); // page 1, written last
+    if (lockByte < m_pages->size) m_pages->fail("a lock byte on the first page"); // (only a test moves it)
+    m_pages->put(reinterpret_cast<const std::uint8_t*>(m_pages->zeros.data()));   // page 1, written last
 }
 
 SqliteFileWriter::~SqliteFileWriter() = default;
