@@ -16,6 +16,7 @@
 #include <climits>
 #include <cstring>
 #include <fcntl.h>
+#include <functional>
 #include <optional>
 #include <random>
 #include <unistd.h>
@@ -23,6 +24,8 @@
 using namespace kinetoscope;
 using sql::RecordEncoder;
 using sql::SqliteFileWriter;
+
+Q_DECLARE_METATYPE(std::function<void(SqliteFileWriter&)>)
 
 namespace {
 
@@ -35,7 +38,13 @@ struct Row {
 
 // The rows of the test table: integers of every serial width, reals, texts from empty to long, a key with
 // NULLs and repeats.
-std::vector<Row> makeRows(int count, int longestText, unsigned seed) {
+// `everyVarintWidth`: the rowids span every length of SQLite's varint, 1 to 9 bytes (negative ones are 9),
+// and `count` is at most the number of those.
+std::vector<Row> makeRows(int count, int longestText, unsigned seed, bool everyVarintWidth = false) {
+    std::vector<std::int64_t> wideIds = {INT64_MIN, -1, 0, 1};
+    for (int bits = 7; bits <= 56; bits += 7)
+        wideIds.insert(wideIds.end(), {(std::int64_t(1) << bits) - 1, std::int64_t(1) << bits});
+    wideIds.push_back(INT64_MAX);
     static const std::int64_t edges[] = {0,
                                          1,
                                          -1,
@@ -60,7 +69,7 @@ std::vector<Row> makeRows(int count, int longestText, unsigned seed) {
     std::vector<Row> rows;
     for (int i = 0; i < count; ++i) {
         Row r;
-        r.id = 7 + 3 * std::int64_t(i);
+        r.id = everyVarintWidth ? wideIds.at(std::size_t(i)) : 7 + 3 * std::int64_t(i);
         r.a = i < int(std::size(edges)) ? edges[i] : std::int64_t(random()) >> (random() % 64);
         r.b = i % 7 == 0 ? 0.0 : (double(std::int64_t(random())) / 1e9) * (i % 3 ? 1 : 1e-300);
         const std::size_t length = longestText ? std::size_t(random() % std::uint64_t(longestText + 1)) : 0;
@@ -160,6 +169,7 @@ class TestSqliteFile : public QObject {
     void skipsTheLockBytePage();
     void recordsAsSqliteEncodesThem_data();
     void recordsAsSqliteEncodesThem();
+    void refusesWhatItCannotWrite_data();
     void refusesWhatItCannotWrite();
 };
 
@@ -167,21 +177,25 @@ void TestSqliteFile::readsBack_data() {
     QTest::addColumn<int>("pageSize");
     QTest::addColumn<int>("rows");
     QTest::addColumn<int>("longestText");
-    QTest::newRow("empty tables") << 4096 << 0 << 0;
-    QTest::newRow("one row, smallest page") << 512 << 1 << 10;
-    QTest::newRow("one leaf, 64 KiB pages") << 65536 << 100 << 40;
-    QTest::newRow("four levels of 512-byte pages") << 512 << 40000 << 12;
-    QTest::newRow("three levels of 4 KiB pages") << 4096 << 100000 << 20;
-    QTest::newRow("overflow chains, 1 KiB pages") << 1024 << 400 << 9000;
-    QTest::newRow("long texts, 64 KiB pages") << 65536 << 60 << 400000;
-    QTest::newRow("just past one leaf") << 4096 << 130 << 20;
+    QTest::addColumn<bool>("everyVarintWidth");
+    QTest::newRow("empty tables") << 4096 << 0 << 0 << false;
+    QTest::newRow("one row, smallest page") << 512 << 1 << 10 << false;
+    QTest::newRow("one leaf, 64 KiB pages") << 65536 << 100 << 40 << false;
+    QTest::newRow("four levels of 512-byte pages") << 512 << 40000 << 12 << false;
+    QTest::newRow("three levels of 4 KiB pages") << 4096 << 100000 << 20 << false;
+    QTest::newRow("overflow chains, 1 KiB pages") << 1024 << 400 << 9000 << false;
+    QTest::newRow("long texts, 64 KiB pages") << 65536 << 60 << 400000 << false;
+    QTest::newRow("just past one leaf") << 4096 << 130 << 20 << false;
+    QTest::newRow("rowids of every varint length, 512-byte pages") << 512 << 21 << 100 << true;
 }
 
 void TestSqliteFile::readsBack() {
     QFETCH(int, pageSize);
     QFETCH(int, rows);
     QFETCH(int, longestText);
-    const std::vector<Row> expected = makeRows(rows, longestText, unsigned(pageSize + rows));
+    QFETCH(bool, everyVarintWidth);
+    const std::vector<Row> expected =
+        makeRows(rows, longestText, unsigned(pageSize + rows), everyVarintWidth);
     QTemporaryDir dir;
     const std::string path = dir.filePath("t.db").toStdString();
     std::string error;
@@ -326,82 +340,86 @@ void TestSqliteFile::recordsAsSqliteEncodesThem() {
 }
 
 // Input the format cannot hold, and a disk that fills, end in an error, never in a file SQLite misreads.
-void TestSqliteFile::refusesWhatItCannotWrite() {
-    RecordEncoder record;
-    record.integer(5);
-    {
-        const int fd = ::open("/dev/null", O_WRONLY);
-        SqliteFileWriter file(fd, 4096);
-        auto t = file.table();
-        t->add(5, record.record());
-        t->add(5, record.record()); // not above the previous rowid
-        t->finish();
-        QVERIFY(!file.finish());
-        QCOMPARE(file.error(), std::string("rows out of rowid order"));
-        ::close(fd);
-    }
-    {
-        // A record of no values, an index entry of no key: cells shorter than SQLite reads any cell.
-        const int fd = ::open("/dev/null", O_WRONLY);
-        SqliteFileWriter file(fd, 4096);
-        RecordEncoder empty;
-        auto t = file.table();
-        t->add(1, empty.record());
-        t->finish();
-        QVERIFY(!file.finish());
-        QCOMPARE(file.error(), std::string("a record without values"));
-        SqliteFileWriter other(fd, 4096);
-        auto i = other.index();
-        empty.clear();
-        empty.integer(1); // the rowid alone
-        i->add(0, empty.record());
-        i->finish();
-        QVERIFY(!other.finish());
-        QCOMPARE(other.error(), std::string("an index entry without a key"));
-        ::close(fd);
-    }
-    {
-        const int fd = ::open("/dev/null", O_WRONLY);
-        SqliteFileWriter file(fd, 1000);
-        QVERIFY(!file.finish());
-        QCOMPARE(file.error(), std::string("a page size SQLite does not read"));
-        ::close(fd);
-    }
-    {
-        const int fd = ::open("/dev/null", O_WRONLY);
-        SqliteFileWriter file(fd, 512);
-        auto i = file.index();
-        record.clear();
-        record.text(std::string(600, 'x'));
-        i->add(0, record.record());
-        i->finish();
-        QVERIFY(!file.finish());
-        QCOMPARE(file.error(), std::string("an index entry too long for its page"));
-        ::close(fd);
-    }
-    {
-        const int fd = ::open("/dev/null", O_WRONLY);
-        SqliteFileWriter file(fd, 512);
+// What the file cannot hold, or a file that cannot be written: the export's error, never a broken file
+// called done. Each case writes through a fresh writer into `device`, then expects finish() to fail saying
+// why.
+using WriteSteps = std::function<void(SqliteFileWriter&)>;
+
+void TestSqliteFile::refusesWhatItCannotWrite_data() {
+    QTest::addColumn<QString>("device");
+    QTest::addColumn<int>("pageSize");
+    QTest::addColumn<WriteSteps>("steps");
+    QTest::addColumn<QString>("error");
+    const auto recordOf = [](const std::function<void(RecordEncoder&)>& values) {
+        RecordEncoder record;
+        values(record);
+        return std::string(record.record());
+    };
+    const std::string five = recordOf([](RecordEncoder& r) { r.integer(5); });
+    QTest::newRow("a rowid not above the previous")
+        << "/dev/null" << 4096 << WriteSteps([five](SqliteFileWriter& f) {
+               auto t = f.table();
+               t->add(5, std::string_view(five));
+               t->add(5, std::string_view(five));
+               t->finish();
+           })
+        << "rows out of rowid order";
+    // A record of no values, an index entry of no key: cells shorter than SQLite reads any cell.
+    const std::string noValues = recordOf([](RecordEncoder&) {}); // its header's size alone
+    QTest::newRow("a record of no values")
+        << "/dev/null" << 4096 << WriteSteps([noValues](SqliteFileWriter& f) {
+               auto t = f.table();
+               t->add(1, std::string_view(noValues));
+               t->finish();
+           })
+        << "a record without values";
+    const std::string rowidAlone = recordOf([](RecordEncoder& r) { r.integer(1); });
+    QTest::newRow("an index entry of no key")
+        << "/dev/null" << 4096 << WriteSteps([rowidAlone](SqliteFileWriter& f) {
+               auto i = f.index();
+               i->add(0, std::string_view(rowidAlone));
+               i->finish();
+           })
+        << "an index entry without a key";
+    QTest::newRow("a page size SQLite does not read")
+        << "/dev/null" << 1000 << WriteSteps([](SqliteFileWriter&) {}) << "a page size SQLite does not read";
+    const std::string longText = recordOf([](RecordEncoder& r) { r.text(std::string(600, 'x')); });
+    QTest::newRow("an index entry past its page")
+        << "/dev/null" << 512 << WriteSteps([longText](SqliteFileWriter& f) {
+               auto i = f.index();
+               i->add(0, std::string_view(longText));
+               i->finish();
+           })
+        << "an index entry too long for its page";
+    QTest::newRow("a schema past page 1") << "/dev/null" << 512 << WriteSteps([](SqliteFileWriter& f) {
         for (int n = 0; n < 20; ++n)
-            file.addSchema("table", "t" + std::to_string(n), "t", 2,
-                           "CREATE TABLE t" + std::to_string(n) + "(x)");
-        QVERIFY(!file.finish());
-        QCOMPARE(file.error(), std::string("the schema does not fit on the first page"));
-        ::close(fd);
-    }
-    if (QFile::exists(QStringLiteral("/dev/full"))) {
-        const int fd = ::open("/dev/full", O_WRONLY);
-        SqliteFileWriter file(fd, 65536);
-        auto t = file.table();
-        record.clear();
-        record.text(std::string(1000, 'y'));
+            f.addSchema("table", "t" + std::to_string(n), "t", 2,
+                        "CREATE TABLE t" + std::to_string(n) + "(x)");
+    }) << "the schema does not fit on the first page";
+    const std::string kilobyte = recordOf([](RecordEncoder& r) { r.text(std::string(1000, 'y')); });
+    QTest::newRow("a full disk") << "/dev/full" << 65536 << WriteSteps([kilobyte](SqliteFileWriter& f) {
+        auto t = f.table();
         for (int n = 1; n <= 20000; ++n)
-            t->add(n, record.record());
-        file.addSchema("table", "t", "t", t->finish(), "CREATE TABLE t(x)");
+            t->add(n, std::string_view(kilobyte));
+        f.addSchema("table", "t", "t", t->finish(), "CREATE TABLE t(x)");
+    }) << QString::fromLocal8Bit(std::strerror(ENOSPC));
+}
+
+void TestSqliteFile::refusesWhatItCannotWrite() {
+    QFETCH(QString, device);
+    QFETCH(int, pageSize);
+    QFETCH(WriteSteps, steps);
+    QFETCH(QString, error);
+    if (!QFile::exists(device)) QSKIP("no such device here");
+    const int fd = ::open(device.toLocal8Bit().constData(), O_WRONLY);
+    QVERIFY(fd >= 0);
+    {
+        SqliteFileWriter file(fd, std::uint32_t(pageSize));
+        steps(file);
         QVERIFY(!file.finish());
-        QCOMPARE(file.error(), std::string(std::strerror(ENOSPC)));
-        ::close(fd);
+        QCOMPARE(QString::fromStdString(file.error()), error);
     }
+    ::close(fd);
 }
 
 QTEST_GUILESS_MAIN(TestSqliteFile)

@@ -11,51 +11,41 @@ namespace kinetoscope::sql {
 
 namespace {
 
-// SQLite's variable-length integer: big-endian groups of 7 bits, a set high bit meaning "more follows"; the
-// ninth byte, when there is one, holds 8 bits.
-void appendVarint(std::string& out, std::uint64_t v) {
-    if (v <= 0x7f) {
-        out += char(v);
-        return;
-    }
-    char bytes[9];
-    if (v >> 56) {
-        bytes[8] = char(v & 0xff);
-        v >>= 8;
-        for (int i = 7; i >= 0; --i, v >>= 7)
-            bytes[i] = char((v & 0x7f) | 0x80);
-        out.append(bytes, 9);
-        return;
-    }
-    int n = 0;
-    char reversed[9];
-    for (; v; v >>= 7)
-        reversed[n++] = char((v & 0x7f) | 0x80);
-    reversed[0] = char(reversed[0] & 0x7f); // the last byte written ends the number
-    for (int i = 0; i < n; ++i)
-        bytes[i] = reversed[n - 1 - i];
-    out.append(bytes, std::size_t(n));
-}
-
-// The same into memory; returns its length.
-std::size_t putVarint(std::uint8_t* at, std::uint64_t v) {
-    if (v <= 0x7f) {
-        *at = std::uint8_t(v);
-        return 1;
-    }
-    thread_local std::string bytes;
-    bytes.clear();
-    appendVarint(bytes, v);
-    std::memcpy(at, bytes.data(), bytes.size());
-    return bytes.size();
-}
-
+// The length of v as SQLite's variable-length integer (below).
 std::size_t varintSize(std::uint64_t v) {
     if (v >> 56) return 9;
     std::size_t n = 1;
     while (v >>= 7)
         ++n;
     return n;
+}
+
+// SQLite's variable-length integer into memory: big-endian groups of 7 bits, a set high bit meaning "more
+// follows"; the ninth byte, when there is one, holds 8 bits. Returns its length. (Every row's rowid past 127
+// comes through here.)
+std::size_t putVarint(std::uint8_t* at, std::uint64_t v) {
+    if (v <= 0x7f) {
+        *at = std::uint8_t(v);
+        return 1;
+    }
+    if (v >> 56) {
+        at[8] = std::uint8_t(v);
+        v >>= 8;
+        for (int i = 7; i >= 0; --i, v >>= 7)
+            at[i] = std::uint8_t((v & 0x7f) | 0x80);
+        return 9;
+    }
+    const std::size_t n = varintSize(v);
+    at[n - 1] = std::uint8_t(v & 0x7f); // the last byte ends the number
+    v >>= 7;
+    for (std::size_t i = n - 1; i-- > 0; v >>= 7)
+        at[i] = std::uint8_t((v & 0x7f) | 0x80);
+    return n;
+}
+
+void appendVarint(std::string& out, std::uint64_t v) {
+    std::uint8_t bytes[9];
+    out.append(reinterpret_cast<const char*>(bytes), putVarint(bytes, v));
 }
 
 void putBig16(std::uint8_t* at, std::uint32_t v) {
@@ -216,13 +206,24 @@ struct SqliteFileWriter::Pages {
         }
         return first;
     }
-    // A cell of varints then a payload, into `to` (room for cellSize(...) bytes).
-    void writeCell(std::uint8_t* to, std::uint64_t first, const std::uint64_t* second, const Payload& payload,
-                   std::size_t local, std::uint32_t overflowPage) {
-        to += putVarint(to, first);
-        if (second) to += putVarint(to, *second);
-        payload.copy(0, local, to);
-        if (local < payload.size()) putBig32(to + local, overflowPage);
+    // A table row's cell: the payload's size, the rowid, the payload's local part, then the first overflow
+    // page when the rest goes to overflow pages. `bytes`: the cell's size in its page.
+    struct TableCell {
+        std::size_t size, local, bytes;
+        std::uint64_t rowid;
+    };
+    TableCell tableCell(std::int64_t rowid, const Payload& payload) const {
+        const std::size_t size = payload.size(), local = localSize(size, false);
+        const std::uint64_t key = std::uint64_t(rowid);
+        return {size, local, varintSize(size) + varintSize(key) + local + (local < size ? 4 : 0), key};
+    }
+    // Writes the cell into `to` (room for cell.bytes in a page), its overflow pages (if any) to the file.
+    void putTableCell(std::uint8_t* to, const TableCell& cell, const Payload& payload) {
+        const std::uint32_t overflow = cell.local < cell.size ? writeOverflow(payload, cell.local) : 0;
+        to += putVarint(to, cell.size);
+        to += putVarint(to, cell.rowid);
+        payload.copy(0, cell.local, to);
+        if (cell.local < cell.size) putBig32(to + cell.local, overflow);
     }
 };
 
@@ -291,14 +292,9 @@ void SqliteFileWriter::BTree::add(std::int64_t rowid, const Payload& record) {
     if (m_leaf->cells && rowid <= m_lastRowid) m_pages.fail("rows out of rowid order");
     // SQLite reads every cell as 4 bytes at least: a record of no values would make a shorter one.
     if (record.size() < 2) return m_pages.fail("a record without values");
-    // The cell: the payload's size, the rowid, the payload's local part, the first overflow page if any.
-    const std::size_t size = record.size();
-    const std::size_t local = m_pages.localSize(size, false);
-    const std::uint64_t key = std::uint64_t(rowid);
-    const std::size_t cell = varintSize(size) + varintSize(key) + local + (local < size ? 4 : 0);
-    if (!m_leaf->fits(cell)) m_children.push_back({flushLeaf(), m_lastRowid, {}});
-    const std::uint32_t overflow = local < size ? m_pages.writeOverflow(record, local) : 0;
-    m_pages.writeCell(m_leaf->reserve(cell), size, &key, record, local, overflow);
+    const Pages::TableCell cell = m_pages.tableCell(rowid, record);
+    if (!m_leaf->fits(cell.bytes)) m_children.push_back({flushLeaf(), m_lastRowid, {}});
+    m_pages.putTableCell(m_leaf->reserve(cell.bytes), cell, record);
     m_lastRowid = rowid;
 }
 
@@ -402,9 +398,6 @@ void SqliteFileWriter::addSchema(std::string_view type, std::string_view name, s
 const std::string& SqliteFileWriter::error() const {
     return m_pages->error;
 }
-std::uint64_t SqliteFileWriter::pages() const {
-    return m_pages->next - 1;
-}
 
 bool SqliteFileWriter::finish() {
     Pages& pages = *m_pages;
@@ -420,16 +413,12 @@ bool SqliteFileWriter::finish() {
         record.integer(row.root);
         record.text(row.sql);
         const Payload payload = record.payload();
-        const std::size_t size = payload.size();
-        const std::size_t local = pages.localSize(size, false);
-        const std::uint64_t key = std::uint64_t(++rowid);
-        const std::size_t cell = varintSize(size) + varintSize(key) + local + (local < size ? 4 : 0);
-        if (!first.fits(cell)) {
+        const Pages::TableCell cell = pages.tableCell(++rowid, payload);
+        if (!first.fits(cell.bytes)) {
             pages.fail("the schema does not fit on the first page");
             break;
         }
-        const std::uint32_t overflow = local < size ? pages.writeOverflow(payload, local) : 0;
-        pages.writeCell(first.reserve(cell), size, &key, payload, local, overflow);
+        pages.putTableCell(first.reserve(cell.bytes), cell, payload);
     }
     std::uint8_t* h = const_cast<std::uint8_t*>(first.finish());
     std::memcpy(h, "SQLite format 3", 16);

@@ -73,7 +73,6 @@ class SqliteFileWriter {
     // Writes the schema (page 1) and the file's header; false, with error() saying why, when anything failed.
     bool finish();
     const std::string& error() const;
-    std::uint64_t pages() const;
 
     struct Pages;
 
