@@ -171,6 +171,8 @@ class TestSqliteFile : public QObject {
     void recordsAsSqliteEncodesThem();
     void refusesWhatItCannotWrite_data();
     void refusesWhatItCannotWrite();
+    void sortsIndexEntriesAsSqlite_data();
+    void sortsIndexEntriesAsSqlite();
 };
 
 void TestSqliteFile::readsBack_data() {
@@ -318,6 +320,21 @@ void TestSqliteFile::recordsAsSqliteEncodesThem() {
         record.null();
     }
     sqlite3_finalize(stmt);
+    // An index entry's record of integers and NULLs: the same bytes, before and after a rowid.
+    if (const std::string_view one = record.record(); one[1] <= 9 && one[1] != 7) { // (7: a real)
+        const std::int64_t value = one[1] == 0 ? 0 : std::stoll(l);                 // (serial type 0: NULL)
+        const std::int64_t values[2] = {value, 77777};
+        const bool nulls[2] = {one[1] == 0, false};
+        std::string direct;
+        sql::appendIntegerRecord(direct, values, nulls, 1);
+        QCOMPARE(direct, std::string(one));
+        RecordEncoder withRowid;
+        nulls[0] ? withRowid.null() : withRowid.integer(value);
+        withRowid.integer(77777);
+        direct.clear();
+        sql::appendIntegerRecord(direct, values, nulls, 2);
+        QCOMPARE(direct, std::string(withRowid.record()));
+    }
     const std::string expected =
         queryText(db, ("SELECT typeof(" + l + ") || ' ' || quote(" + l + ")").c_str());
     sqlite3_close(db);
@@ -339,7 +356,6 @@ void TestSqliteFile::recordsAsSqliteEncodesThem() {
     sqlite3_close(db);
 }
 
-// Input the format cannot hold, and a disk that fills, end in an error, never in a file SQLite misreads.
 // What the file cannot hold, or a file that cannot be written: the export's error, never a broken file
 // called done. Each case writes through a fresh writer into `device`, then expects finish() to fail saying
 // why.
@@ -420,6 +436,65 @@ void TestSqliteFile::refusesWhatItCannotWrite() {
         QCOMPARE(QString::fromStdString(file.error()), error);
     }
     ::close(fd);
+}
+
+// An index's entries, gathered in rowid order, sorted by the export's radix sort: the order a comparison
+// sort by SQLite's rule gives (keys with NULL first, then rowid), for keys of every range: a handful of
+// values with many ties, ids, timestamps, the whole 64-bit range, with and without NULLs in either column.
+void TestSqliteFile::sortsIndexEntriesAsSqlite_data() {
+    QTest::addColumn<int>("columns");
+    QTest::addColumn<qint64>("least");
+    QTest::addColumn<qint64>("most");
+    QTest::addColumn<int>("nullPercent");
+    QTest::addColumn<int>("count");
+    QTest::newRow("ids, no NULL") << 1 << qint64(0) << qint64(3400000) << 0 << 100000;
+    QTest::newRow("parent ids, a third NULL") << 1 << qint64(0) << qint64(50000) << 33 << 100000;
+    QTest::newRow("few values, many ties") << 1 << qint64(-3) << qint64(3) << 10 << 50000;
+    QTest::newRow("all NULL") << 1 << qint64(0) << qint64(0) << 100 << 1000;
+    QTest::newRow("one value") << 1 << qint64(42) << qint64(42) << 0 << 1000;
+    QTest::newRow("the whole 64-bit range") << 1 << qint64(INT64_MIN) << qint64(INT64_MAX) << 5 << 100000;
+    QTest::newRow("track and timestamp")
+        << 2 << qint64(1700000000000000000) << qint64(1700000060000000000) << 0 << 100000;
+    QTest::newRow("two columns, NULLs in both") << 2 << qint64(-1000) << qint64(1000) << 20 << 100000;
+    QTest::newRow("two columns, negative wide keys")
+        << 2 << qint64(INT64_MIN / 2) << qint64(INT64_MAX / 3) << 1 << 100000;
+    QTest::newRow("empty") << 2 << qint64(0) << qint64(10) << 0 << 0;
+}
+
+void TestSqliteFile::sortsIndexEntriesAsSqlite() {
+    QFETCH(int, columns);
+    QFETCH(qint64, least);
+    QFETCH(qint64, most);
+    QFETCH(int, nullPercent);
+    QFETCH(int, count);
+    std::mt19937_64 random(unsigned(count + nullPercent + columns));
+    const std::uint64_t span = std::uint64_t(most) - std::uint64_t(least);
+    std::vector<sql::IndexEntry> entries(static_cast<std::size_t>(count));
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        sql::IndexEntry& e = entries[i];
+        e.rowid = std::int64_t(i) * 3 + 1;
+        // The first column a small range (a track id) when there are two; the last the range asked for.
+        for (int c = 0; c < columns; ++c) {
+            e.null[c] = int(random() % 100) < nullPercent;
+            const std::uint64_t offset = span == UINT64_MAX ? random() : random() % (span + 1);
+            e.key[c] = e.null[c] ? 0
+                                 : (c + 1 < columns ? std::int64_t(random() % 5)
+                                                    : std::int64_t(std::uint64_t(least) + offset));
+        }
+    }
+    std::vector<sql::IndexEntry> expected = entries;
+    std::stable_sort(
+        expected.begin(), expected.end(),
+        [&](const sql::IndexEntry& a, const sql::IndexEntry& b) { return sql::entryBefore(a, b, columns); });
+    sql::sortEntries(entries, columns);
+    QCOMPARE(entries.size(), expected.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        QCOMPARE(entries[i].rowid, expected[i].rowid);
+        for (int c = 0; c < columns; ++c) {
+            QCOMPARE(entries[i].null[c], expected[i].null[c]);
+            QCOMPARE(entries[i].key[c], expected[i].key[c]);
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSqliteFile)

@@ -1,8 +1,8 @@
 // `kinetoscope-cli export TRACE --sqlite OUT.db`: the tables a query reads, written into a real SQLite file
 // for DuckDB, Datasette, pandas or sqlite3. Each table's cursor gives its rows straight to the file's
 // B-tree (sqlitefile.h), in key order, without SQLite's insert in between: the same values a query reads,
-// at the cost of encoding them. Streamed: a table's pages go out as they fill; only the keys of an index
-// that must be sorted are held, one index at a time.
+// at the cost of encoding them. Streamed: a table's pages go out as they fill; only the keys of the indexes
+// that must be sorted are held, until the table's rows are written.
 
 #include "sql/sqlitefile.h"
 #include "sql/storetables.h"
@@ -20,6 +20,7 @@
 #include <deque>
 #include <fcntl.h>
 #include <functional>
+#include <latch>
 #include <mutex>
 #include <thread>
 #include <unistd.h>
@@ -45,7 +46,7 @@ struct Statement {
 
 // The indexes a reader of the file wants first: slices by track and time, args by slice, flows both ways.
 // `inScanOrder`: the table's rows come in the index's order (args by slice), so its entries go out as the
-// rows do; the others are gathered and sorted once the table is written.
+// rows do; the others are gathered as the rows go and sorted once all are.
 struct IndexSpec {
     const char* name;
     const char* table;
@@ -65,75 +66,30 @@ const std::vector<IndexSpec>& indexSpecs() {
     return specs;
 }
 
-// An index entry over at most two integer columns (NULL sorting first, as SQLite's order has it), then the
-// row's rowid.
-struct IndexEntry {
-    std::int64_t key[2] = {0, 0};
-    bool null[2] = {false, false};
-    std::int64_t rowid = 0;
+// A column's value as an index reads it: an integer, NULL, or neither (a real, a text: no key).
+struct KeyValue {
+    std::int64_t integer = 0;
+    bool isNull = false, isInteger = false;
 };
-bool entryBefore(const IndexEntry& a, const IndexEntry& b, int columns) {
-    for (int c = 0; c < columns; ++c) {
-        if (a.null[c] != b.null[c]) return a.null[c];
-        if (!a.null[c] && a.key[c] != b.key[c]) return a.key[c] < b.key[c];
-    }
-    return a.rowid < b.rowid;
-}
-
-// Sorts an index's entries into SQLite's order. The entries with a NULL first key go first: gathered in scan
-// order, which is rowid order, they only need that order back after the partition. The rest compare as plain
-// integers unless a second key is NULL somewhere (then each comparison minds NULLs).
-void sortEntries(std::vector<IndexEntry>& entries, int columns) {
-    const auto keyed =
-        std::partition(entries.begin(), entries.end(), [](const IndexEntry& e) { return e.null[0]; });
-    std::sort(entries.begin(), keyed,
-              [&](const IndexEntry& a, const IndexEntry& b) { return entryBefore(a, b, columns); });
-    const bool secondNull =
-        columns > 1 && std::any_of(keyed, entries.end(), [](const IndexEntry& e) { return e.null[1]; });
-    if (secondNull)
-        std::sort(keyed, entries.end(),
-                  [&](const IndexEntry& a, const IndexEntry& b) { return entryBefore(a, b, columns); });
-    else if (columns == 1)
-        std::sort(keyed, entries.end(), [](const IndexEntry& a, const IndexEntry& b) {
-            return a.key[0] != b.key[0] ? a.key[0] < b.key[0] : a.rowid < b.rowid;
-        });
-    else
-        std::sort(keyed, entries.end(), [](const IndexEntry& a, const IndexEntry& b) {
-            if (a.key[0] != b.key[0]) return a.key[0] < b.key[0];
-            return a.key[1] != b.key[1] ? a.key[1] < b.key[1] : a.rowid < b.rowid;
-        });
-}
-
-// An index entry's record: its key columns, then the rowid.
-Payload indexPayload(RecordEncoder& record, const IndexEntry& entry, int columns) {
-    record.clear();
-    for (int k = 0; k < columns; ++k)
-        entry.null[k] ? record.null() : record.integer(entry.key[k]);
-    record.integer(entry.rowid);
-    return record.payload();
-}
-
-// The values of a row as the cursor gives them: into the record, and (for the key and index columns) kept
-// as integers.
+// The values of a row as the cursor gives them: into the record, and each kept as a key.
 struct RowSink final : vtab::ValueSink {
     RecordEncoder record;
-    bool isInteger = false, isNull = false;
-    std::int64_t integer_ = 0;
-    bool encode = true; // false: only the value is wanted (a key, an index column)
+    KeyValue value;     // the last value given
+    bool encode = true; // false: only the value is wanted (a key)
     void null() override {
-        isNull = true, isInteger = false;
+        value = {0, true, false};
         if (encode) record.null();
     }
     void integer(std::int64_t v) override {
-        isNull = false, isInteger = true, integer_ = v;
+        value = {v, false, true};
         if (encode) record.integer(v);
     }
     void real(double v) override {
-        isNull = isInteger = false;
+        value = {};
         if (encode) record.real(v);
     }
     void text(std::string_view v) override {
-        isNull = isInteger = false;
+        value = {};
         if (encode) record.text(v);
     }
 };
@@ -160,7 +116,9 @@ struct Batch {
 
 // A short queue of batches between the encoding thread and the writing one, with the emptied batches handed
 // back (their buffers kept).
-class RowQueue {
+// On cache lines of its own: each encoding thread reads its queue's stop flag at every row, and a line it
+// shared with what the writing thread changes at every row would move between the cores at every row.
+class alignas(64) RowQueue {
   public:
     static constexpr std::size_t BatchRows = 8192, Depth = 4;
     Batch emptyBatch() {
@@ -210,7 +168,7 @@ class RowQueue {
     std::deque<Batch> m_full;
     std::vector<Batch> m_free;
     bool m_done = false;
-    std::atomic<bool> m_stop = false; // read by the producer at every row, without the lock
+    alignas(64) std::atomic<bool> m_stop = false; // read by the producer at every row, without the lock
 };
 
 } // namespace
@@ -282,8 +240,8 @@ TraceDatabase::exportSqlite(const std::string& path,
             std::int64_t previous = 0;
             for (bool first = true; keyed && !scan->eof(); scan->next(), first = false) {
                 scan->column(row, 0);
-                keyed = row.isInteger && (first || row.integer_ > previous);
-                previous = row.integer_;
+                keyed = row.value.isInteger && (first || row.value.integer > previous);
+                previous = row.value.integer;
             }
         }
         std::string create = "CREATE TABLE " + quoted(name) + "(";
@@ -317,19 +275,14 @@ TraceDatabase::exportSqlite(const std::string& path,
             index.tree = file.index();
             indexes.push_back(std::move(index));
         }
-        // Reads an index's columns of the cursor's row (integers or NULL: the only keys the indexes have);
-        // the rowid is the caller's.
-        const auto entryOf = [keyed](vtab::Cursor& cursor, RowSink& sink, const Index& index,
-                                     std::int64_t rowid, IndexEntry& entry) {
-            sink.encode = false;
+        // An index's entry of a row, from the row's values as its columns gave them (integers or NULL: the
+        // only keys the indexes have).
+        const auto entryFrom = [](const std::vector<KeyValue>& values, const Index& index, std::int64_t rowid,
+                                  IndexEntry& entry) {
             for (int k = 0; k < index.width; ++k) {
-                if (keyed && index.column[k] == 0) {
-                    entry.key[k] = rowid, entry.null[k] = false;
-                    continue;
-                }
-                cursor.column(sink, index.column[k]);
-                if (!sink.isNull && !sink.isInteger) return false;
-                entry.key[k] = sink.integer_, entry.null[k] = sink.isNull;
+                const KeyValue& value = values[std::size_t(index.column[k])];
+                if (!value.isNull && !value.isInteger) return false;
+                entry.key[k] = value.integer, entry.null[k] = value.isNull;
             }
             entry.rowid = rowid;
             return true;
@@ -338,49 +291,71 @@ TraceDatabase::exportSqlite(const std::string& path,
         // Two threads run the cursors and encode while this one lays out pages. The rows go in parts of
         // `chunk` units (slices, or rows), taken by the threads in turn, so that this thread reads them in
         // order from the two queues in turn; a cursor that cannot scan in parts has one thread and one part.
-        // Then the indexes to sort, one a thread in turn: gathered by a second pass (only their key columns
-        // read), sorted and encoded there. What is held: a few batches a queue, and one index's keys a
-        // thread.
+        // The entries of the indexes to sort are gathered from the same rows, a part's apart from the
+        // others'; once both threads are through the rows, each sorts and encodes an index in turn. What is
+        // held: a few batches a queue, and the entries of the indexes to sort (32 bytes a row each).
         constexpr std::int64_t chunk = 4096;
         const std::int64_t units = table->open()->units();
         const std::int64_t parts = units > chunk ? (units + chunk - 1) / chunk : 1;
         const int lanes = units > chunk ? 2 : 1;
         RowQueue queues[2];
-        const auto produce = [&, table = table.get()](int lane) {
+        // gathered[k][part]: sorted index k's entries of a part's rows, in their order. In a table without a
+        // key of its own, an entry's rowid is its row's place in the part (from 1) until the parts are
+        // joined.
+        std::vector<std::vector<std::vector<IndexEntry>>> gathered(
+            sorted.size(), std::vector<std::vector<IndexEntry>>(std::size_t(parts)));
+        std::latch rowsGathered(lanes);
+        // What the threads read at every row is theirs (copied), not this frame's, whose variables this
+        // thread changes at every row: a cache line shared by both would move between the cores each time.
+        const auto produce = [&name, &gathered, &rowsGathered, queues = &queues[0], table = table.get(),
+                              keyed, width, parts, lanes, units, streamed, sorted, indexes = indexes.data(),
+                              entryFrom](int lane) {
             RowQueue& queue = queues[lane];
             RowSink sink;
-            RecordEncoder keyRecord;
+            std::vector<KeyValue> values(static_cast<std::size_t>(width));
+            std::vector<std::vector<IndexEntry>> gathering(sorted.size());
             auto cursor = table->open();
             Batch batch = queue.emptyBatch();
+            const auto notInteger = [&](const Index& index) {
+                batch.error = name + ": index " + index.spec->name + " over a column that is not integer";
+            };
             // The rows: each part this lane's, a batch (or, scanned whole, batches of BatchRows rows).
             for (std::int64_t part = lane; part < parts && !queue.stopped(); part += lanes) {
                 if (parts > 1)
                     cursor->filterUnits(part * chunk, std::min(units, (part + 1) * chunk));
                 else
                     cursor->filter(0, 0, nullptr);
+                std::int64_t partRow = 0;
                 for (; !cursor->eof() && !queue.stopped() && batch.error.empty(); cursor->next()) {
                     sink.record.clear();
                     std::int64_t rowid = 0; // (a table without a key of its own: numbered by the writer)
                     if (keyed) {
                         sink.encode = false;
                         cursor->column(sink, 0);
-                        rowid = sink.integer_;
+                        rowid = sink.value.integer;
+                        values[0] = sink.value;
                     }
                     sink.encode = true;
                     for (int c = 0; c < width; ++c) {
-                        if (c == 0 && keyed)
+                        if (c == 0 && keyed) {
                             sink.record.null(); // the rowid's own column holds NULL in the record
-                        else
+                        } else {
                             cursor->column(sink, c);
+                            values[std::size_t(c)] = sink.value;
+                        }
                     }
                     for (std::string_view piece : sink.record.payload().pieces)
                         batch.bytes += piece;
                     batch.ends.push_back(batch.bytes.size());
                     batch.rowids.push_back(rowid);
+                    ++partRow;
                     for (std::size_t i : streamed)
-                        if (!entryOf(*cursor, sink, indexes[i], rowid, batch.entries.emplace_back()))
-                            batch.error = name + ": index " + indexes[i].spec->name +
-                                          " over a column that is not integer";
+                        if (!entryFrom(values, indexes[i], rowid, batch.entries.emplace_back()))
+                            notInteger(indexes[i]);
+                    for (std::size_t k = 0; k < sorted.size(); ++k)
+                        if (!entryFrom(values, indexes[sorted[k]], keyed ? rowid : partRow,
+                                       gathering[k].emplace_back()))
+                            notInteger(indexes[sorted[k]]);
                     if (parts == 1 && batch.rowids.size() == RowQueue::BatchRows) {
                         queue.push(std::move(batch));
                         batch = queue.emptyBatch();
@@ -389,28 +364,30 @@ TraceDatabase::exportSqlite(const std::string& path,
                 batch.end = true;
                 queue.push(std::move(batch));
                 batch = queue.emptyBatch();
+                for (std::size_t k = 0; k < sorted.size(); ++k)
+                    gathered[k][std::size_t(part)] = std::move(gathering[k]);
             }
-            for (std::size_t k = lane; k < sorted.size() && !queue.stopped(); k += lanes) {
+            rowsGathered.arrive_and_wait();
+            for (std::size_t k = std::size_t(lane); k < sorted.size() && !queue.stopped();
+                 k += std::size_t(lanes)) {
                 const Index& index = indexes[sorted[k]];
+                // The parts joined in order (each freed once copied): the rows' order, which the sort keeps
+                // for ties.
                 std::vector<IndexEntry> entries;
-                auto scan = table->open();
-                scan->filter(0, 0, nullptr);
-                std::int64_t n = 0;
-                for (; !scan->eof() && batch.error.empty() && !queue.stopped(); scan->next()) {
-                    std::int64_t rowid = ++n;
-                    if (keyed) {
-                        sink.encode = false;
-                        scan->column(sink, 0);
-                        rowid = sink.integer_;
-                    }
-                    if (!entryOf(*scan, sink, index, rowid, entries.emplace_back()))
-                        batch.error =
-                            name + ": index " + index.spec->name + " over a column that is not integer";
+                std::size_t total = 0;
+                for (const auto& part : gathered[k])
+                    total += part.size();
+                entries.reserve(total);
+                for (auto& part : gathered[k]) {
+                    if (!keyed)
+                        for (IndexEntry& entry : part)
+                            entry.rowid += std::int64_t(entries.size());
+                    entries.insert(entries.end(), part.begin(), part.end());
+                    std::vector<IndexEntry>().swap(part);
                 }
                 sortEntries(entries, index.width);
                 for (const IndexEntry& entry : entries) {
-                    for (std::string_view piece : indexPayload(keyRecord, entry, index.width).pieces)
-                        batch.bytes += piece;
+                    appendIndexRecord(batch.bytes, entry, index.width);
                     batch.ends.push_back(batch.bytes.size());
                     if (batch.ends.size() == RowQueue::BatchRows) {
                         queue.push(std::move(batch));
@@ -442,7 +419,7 @@ TraceDatabase::exportSqlite(const std::string& path,
             producers.threads[lane] = std::thread(produce, lane);
         const auto stopProducers = [&] { producers.stop(); };
         // Takes the batches of one part (or one index) from its lane, the last marked `end`.
-        RecordEncoder keyRecord;
+        std::string entryRecord;
         std::vector<IndexEntry> lastEntry(indexes.size());
         auto tree = file.table();
         std::uint64_t rows = 0;
@@ -474,7 +451,9 @@ TraceDatabase::exportSqlite(const std::string& path,
                     if (rows > 0 && !entryBefore(lastEntry[s], entry, index.width))
                         error = name + ": index " + index.spec->name + ": rows out of its order";
                     lastEntry[s] = entry;
-                    index.tree->add(0, indexPayload(keyRecord, entry, index.width));
+                    entryRecord.clear();
+                    appendIndexRecord(entryRecord, entry, index.width);
+                    index.tree->add(0, std::string_view(entryRecord));
                 }
                 if (++rows % 65536 == 0 && progress && !progress(name, rows)) error = "interrupted";
             }

@@ -62,14 +62,6 @@ void appendBig32(std::string& out, std::uint32_t v) {
     out.append(reinterpret_cast<const char*>(bytes), 4);
 }
 
-// The low `bytes` bytes of `v`, most significant first.
-void appendBigEndian(std::string& out, std::uint64_t v, int bytes) {
-    char big[8];
-    for (int i = bytes - 1; i >= 0; --i, v >>= 8)
-        big[i] = char(v & 0xff);
-    out.append(big, std::size_t(bytes));
-}
-
 // B-tree page kinds (the first byte of a page's header).
 constexpr std::uint8_t IndexInterior = 2, TableInterior = 5, IndexLeaf = 10, TableLeaf = 13;
 
@@ -88,48 +80,40 @@ void Payload::copy(std::size_t from, std::size_t n, std::uint8_t* to) const {
     }
 }
 
-void RecordEncoder::integer(std::int64_t v) {
-    // Serial types 8 and 9 are the constants 0 and 1 (schema format 4); 1–6 a big-endian integer of
-    // 1, 2, 3, 4, 6 or 8 bytes.
-    if (v == 0 || v == 1) {
-        m_types += char(8 + v);
-        return;
+void appendIntegerRecord(std::string& out, const std::int64_t* values, const bool* nulls, int count) {
+    // Every serial type here fits one byte, and so does the header's size: 1 + count.
+    std::uint8_t record[1 + 15 + 15 * 8];
+    std::uint8_t* body = record + 1 + count;
+    record[0] = std::uint8_t(1 + count);
+    for (int i = 0; i < count; ++i) {
+        int bytes = 0;
+        record[1 + i] = nulls[i] ? 0 : std::uint8_t(RecordEncoder::integerSerialType(values[i], bytes));
+        RecordEncoder::putBigEndian(body, std::uint64_t(values[i]), bytes);
+        body += bytes;
     }
-    const std::uint64_t magnitude = v < 0 ? ~std::uint64_t(v) : std::uint64_t(v);
-    int type = 6, bytes = 8;
-    if (magnitude <= 0x7f)
-        type = 1, bytes = 1;
-    else if (magnitude <= 0x7fff)
-        type = 2, bytes = 2;
-    else if (magnitude <= 0x7fffff)
-        type = 3, bytes = 3;
-    else if (magnitude <= 0x7fffffff)
-        type = 4, bytes = 4;
-    else if (magnitude <= 0x7fffffffffffULL)
-        type = 5, bytes = 6;
-    m_types += char(type);
-    appendBigEndian(m_body, std::uint64_t(v), bytes);
+    out.append(reinterpret_cast<const char*>(record), std::size_t(body - record));
 }
 
 void RecordEncoder::real(double value) {
-    m_types += char(7);
+    *m_types.extend(1) = 7;
     std::uint64_t u = 0;
     std::memcpy(&u, &value, sizeof u);
-    appendBigEndian(m_body, u, 8);
+    putBigEndian(m_body.extend(8), u, 8);
 }
 
 void RecordEncoder::text(std::string_view value) {
-    appendVarint(m_types, 13 + 2 * std::uint64_t(value.size()));
-    m_body.append(value);
+    const std::uint64_t type = 13 + 2 * std::uint64_t(value.size());
+    m_types.used -= 9 - putVarint(m_types.extend(9), type);
+    if (!value.empty()) std::memcpy(m_body.extend(value.size()), value.data(), value.size());
 }
 
 Payload RecordEncoder::payload() {
     // The header's size counts its own varint, whose length depends on that size.
     std::size_t own = 1;
-    while (varintSize(m_types.size() + own) > own)
+    while (varintSize(m_types.used + own) > own)
         ++own;
-    const std::size_t n = putVarint(reinterpret_cast<std::uint8_t*>(m_size), m_types.size() + own);
-    return {std::string_view(m_size, n), m_types, m_body};
+    const std::size_t n = putVarint(reinterpret_cast<std::uint8_t*>(m_size), m_types.used + own);
+    return {std::string_view(m_size, n), m_types.view(), m_body.view()};
 }
 
 std::string_view RecordEncoder::record() {
@@ -138,6 +122,78 @@ std::string_view RecordEncoder::record() {
     for (std::string_view piece : p.pieces)
         m_record += piece;
     return m_record;
+}
+
+bool entryBefore(const IndexEntry& a, const IndexEntry& b, int columns) {
+    for (int c = 0; c < columns; ++c) {
+        if (a.null[c] != b.null[c]) return a.null[c];
+        if (!a.null[c] && a.key[c] != b.key[c]) return a.key[c] < b.key[c];
+    }
+    return a.rowid < b.rowid;
+}
+
+// Sorts an index's entries, gathered in rowid order, into SQLite's order: by each key column (NULL first),
+// then by rowid. A least-significant-digit radix sort: stable passes from the last column to the first, so
+// that the rowid order the entries came in settles every tie. A column's integers go in 11-bit digits of
+// their distance from its least value, only as many digits as its range needs (an id or a track: 1 or 2;
+// a timestamp: 3 or 4), and a digit all entries share is skipped; then its NULLs are moved first.
+void sortEntries(std::vector<IndexEntry>& entries, int columns) {
+    constexpr int DigitBits = 11, MaxDigits = (64 + DigitBits - 1) / DigitBits;
+    constexpr std::size_t Buckets = std::size_t(1) << DigitBits;
+    std::vector<IndexEntry> scratch(entries.size());
+    std::vector<std::size_t> counts(Buckets * MaxDigits);
+    for (int c = columns - 1; c >= 0; --c) {
+        std::int64_t least = INT64_MAX, most = INT64_MIN;
+        std::size_t nulls = 0;
+        for (const IndexEntry& e : entries) {
+            if (e.null[c]) {
+                ++nulls;
+                continue;
+            }
+            least = std::min(least, e.key[c]);
+            most = std::max(most, e.key[c]);
+        }
+        // A NULL's digits are all 0: it keeps its place among the NULLs until they move first.
+        const auto offset = [&](const IndexEntry& e) {
+            return e.null[c] ? 0 : std::uint64_t(e.key[c]) - std::uint64_t(least);
+        };
+        int digits = 0;
+        if (nulls < entries.size())
+            for (std::uint64_t range = std::uint64_t(most) - std::uint64_t(least); range; range >>= DigitBits)
+                ++digits;
+        std::fill(counts.begin(), counts.end(), 0);
+        for (const IndexEntry& e : entries) {
+            const std::uint64_t v = offset(e);
+            for (int d = 0; d < digits; ++d)
+                ++counts[std::size_t(d) * Buckets + ((v >> (d * DigitBits)) & (Buckets - 1))];
+        }
+        for (int d = 0; d < digits; ++d) {
+            std::size_t* count = counts.data() + std::size_t(d) * Buckets;
+            if (std::find(count, count + Buckets, entries.size()) != count + Buckets) continue; // one bucket
+            std::size_t at = 0;
+            for (std::size_t b = 0; b < Buckets; ++b)
+                at += std::exchange(count[b], at); // each bucket's first place
+            for (const IndexEntry& e : entries)
+                scratch[count[(offset(e) >> (d * DigitBits)) & (Buckets - 1)]++] = e;
+            entries.swap(scratch);
+        }
+        if (nulls && nulls < entries.size()) {
+            std::size_t null = 0, value = nulls;
+            for (const IndexEntry& e : entries)
+                scratch[e.null[c] ? null++ : value++] = e;
+            entries.swap(scratch);
+        }
+    }
+}
+
+// An index entry's record: its key columns, then the rowid.
+void appendIndexRecord(std::string& out, const IndexEntry& entry, int columns) {
+    std::int64_t values[3];
+    bool nulls[3] = {false, false, false};
+    for (int k = 0; k < columns; ++k)
+        values[k] = entry.key[k], nulls[k] = entry.null[k];
+    values[columns] = entry.rowid;
+    appendIntegerRecord(out, values, nulls, columns + 1);
 }
 
 // The file's pages, numbered in the order they are written, each written whole as it is done (one copy, the

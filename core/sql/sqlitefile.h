@@ -8,10 +8,12 @@
 // integer columns, UTF-8, no free pages, no journal. tst_sqlitefile reads every file back with SQLite
 // (`PRAGMA integrity_check`, and each row).
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kinetoscope::sql {
@@ -28,14 +30,16 @@ struct Payload {
 };
 
 // One row in SQLite's record format: a header (its own size, then each value's serial type) and the values.
+// Written into buffers of its own that only grow, its hot steps inline: an export encodes tens of millions.
 class RecordEncoder {
   public:
-    void clear() {
-        m_types.clear();
-        m_body.clear();
+    void clear() { m_types.used = m_body.used = 0; }
+    void null() { *m_types.extend(1) = 0; }
+    void integer(std::int64_t value) {
+        int bytes = 0;
+        *m_types.extend(1) = std::uint8_t(integerSerialType(value, bytes));
+        putBigEndian(m_body.extend(std::size_t(bytes)), std::uint64_t(value), bytes);
     }
-    void null() { m_types += '\0'; }
-    void integer(std::int64_t value);
     void real(double value);
     void text(std::string_view value);
     // The record of the values given since clear(), in pieces (valid until the next call).
@@ -43,12 +47,59 @@ class RecordEncoder {
     // The same, in one piece.
     std::string_view record();
 
+    // An integer's serial type and its size in the record: 8 and 9 are the constants 0 and 1 (schema
+    // format 4), 1–6 a big-endian integer of 1, 2, 3, 4, 6 or 8 bytes.
+    static int integerSerialType(std::int64_t v, int& bytes) {
+        bytes = 0;
+        if (v == 0 || v == 1) return int(8 + v);
+        const std::uint64_t magnitude = v < 0 ? ~std::uint64_t(v) : std::uint64_t(v);
+        if (magnitude <= 0x7f) return bytes = 1, 1;
+        if (magnitude <= 0x7fff) return bytes = 2, 2;
+        if (magnitude <= 0x7fffff) return bytes = 3, 3;
+        if (magnitude <= 0x7fffffff) return bytes = 4, 4;
+        if (magnitude <= 0x7fffffffffffULL) return bytes = 6, 5;
+        return bytes = 8, 6;
+    }
+    // The low `bytes` bytes of `v`, most significant first.
+    static void putBigEndian(std::uint8_t* at, std::uint64_t v, int bytes) {
+        for (; bytes-- > 0; v >>= 8)
+            at[bytes] = std::uint8_t(v);
+    }
+
   private:
-    std::string m_types; // the serial types, each a varint
-    std::string m_body;
+    // Bytes whose length is ours (no terminator or size kept at each append, as std::string does).
+    struct Bytes {
+        std::vector<std::uint8_t> room;
+        std::size_t used = 0;
+        std::uint8_t* extend(std::size_t n) {
+            if (used + n > room.size()) room.resize(std::max(2 * room.size(), used + n + 256));
+            return room.data() + std::exchange(used, used + n);
+        }
+        std::string_view view() const { return {reinterpret_cast<const char*>(room.data()), used}; }
+    };
+    Bytes m_types; // the serial types, each a varint
+    Bytes m_body;
     char m_size[9]; // the header's size, a varint
     std::string m_record;
 };
+
+// A record of integers and NULLs only (an index entry: its keys, then the rowid), appended to `out`: the
+// bytes RecordEncoder gives for the same values, without its buffers. 1 to 15 values.
+void appendIntegerRecord(std::string& out, const std::int64_t* values, const bool* nulls, int count);
+
+// An entry of an index over one or two integer columns (NULL sorting first, as in SQLite's order), then the
+// row's rowid.
+struct IndexEntry {
+    std::int64_t key[2] = {0, 0};
+    bool null[2] = {false, false};
+    std::int64_t rowid = 0;
+};
+// Whether `a` goes before `b` in the index (of `columns` key columns).
+bool entryBefore(const IndexEntry& a, const IndexEntry& b, int columns);
+// Sorts entries given in rowid order into the index's order (stable: ties stay in rowid order).
+void sortEntries(std::vector<IndexEntry>& entries, int columns);
+// The entry's record (its keys, then the rowid), appended to `out`.
+void appendIndexRecord(std::string& out, const IndexEntry& entry, int columns);
 
 class SqliteFileWriter {
   public:
