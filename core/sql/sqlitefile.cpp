@@ -124,66 +124,51 @@ std::string_view RecordEncoder::record() {
     return m_record;
 }
 
-bool entryBefore(const IndexEntry& a, const IndexEntry& b, int columns) {
-    for (int c = 0; c < columns; ++c) {
+namespace {
+// entryBefore for a known number of key columns (the sort's comparison, inlined).
+template <int Columns> bool before(const IndexEntry& a, const IndexEntry& b) {
+    for (int c = 0; c < Columns; ++c) {
         if (a.null[c] != b.null[c]) return a.null[c];
         if (!a.null[c] && a.key[c] != b.key[c]) return a.key[c] < b.key[c];
     }
     return a.rowid < b.rowid;
 }
 
-// Sorts an index's entries, gathered in rowid order, into SQLite's order: by each key column (NULL first),
-// then by rowid. A least-significant-digit radix sort: stable passes from the last column to the first, so
-// that the rowid order the entries came in settles every tie. A column's integers go in 11-bit digits of
-// their distance from its least value, only as many digits as its range needs (an id or a track: 1 or 2;
-// a timestamp: 3 or 4), and a digit all entries share is skipped; then its NULLs are moved first.
-void sortEntries(std::vector<IndexEntry>& entries, int columns) {
-    constexpr int DigitBits = 11, MaxDigits = (64 + DigitBits - 1) / DigitBits;
-    constexpr std::size_t Buckets = std::size_t(1) << DigitBits;
+// A merge sort of the runs already in order: an export's entries come in few (a timeline lane's slices
+// are in time order, their parents too: about a hundred runs for 3.4 million slices), so log2(runs)
+// sequential passes sort them, where a sort that ignores them costs log2(entries) passes or more. Stable (a
+// merge takes from the earlier run first), though no two entries tie anyway (their rowids differ).
+template <int Columns> void mergeRuns(std::vector<IndexEntry>& entries) {
+    std::vector<std::size_t> starts = {0}; // each run's first entry, then the end
+    for (std::size_t i = 1; i < entries.size(); ++i)
+        if (!before<Columns>(entries[i - 1], entries[i])) starts.push_back(i);
+    starts.push_back(entries.size());
+    if (starts.size() <= 2) return;
     std::vector<IndexEntry> scratch(entries.size());
-    std::vector<std::size_t> counts(Buckets * MaxDigits);
-    for (int c = columns - 1; c >= 0; --c) {
-        std::int64_t least = INT64_MAX, most = INT64_MIN;
-        std::size_t nulls = 0;
-        for (const IndexEntry& e : entries) {
-            if (e.null[c]) {
-                ++nulls;
-                continue;
-            }
-            least = std::min(least, e.key[c]);
-            most = std::max(most, e.key[c]);
+    while (starts.size() > 2) {
+        const std::size_t runs = starts.size() - 1;
+        std::vector<std::size_t> merged = {0};
+        for (std::size_t r = 0; r < runs; r += 2) {
+            const std::size_t first = starts[r], middle = starts[r + 1];
+            const std::size_t last = r + 1 < runs ? starts[r + 2] : middle; // (an odd run out: copied)
+            std::merge(entries.begin() + std::ptrdiff_t(first), entries.begin() + std::ptrdiff_t(middle),
+                       entries.begin() + std::ptrdiff_t(middle), entries.begin() + std::ptrdiff_t(last),
+                       scratch.begin() + std::ptrdiff_t(first), before<Columns>);
+            merged.push_back(last);
         }
-        // A NULL's digits are all 0: it keeps its place among the NULLs until they move first.
-        const auto offset = [&](const IndexEntry& e) {
-            return e.null[c] ? 0 : std::uint64_t(e.key[c]) - std::uint64_t(least);
-        };
-        int digits = 0;
-        if (nulls < entries.size())
-            for (std::uint64_t range = std::uint64_t(most) - std::uint64_t(least); range; range >>= DigitBits)
-                ++digits;
-        std::fill(counts.begin(), counts.end(), 0);
-        for (const IndexEntry& e : entries) {
-            const std::uint64_t v = offset(e);
-            for (int d = 0; d < digits; ++d)
-                ++counts[std::size_t(d) * Buckets + ((v >> (d * DigitBits)) & (Buckets - 1))];
-        }
-        for (int d = 0; d < digits; ++d) {
-            std::size_t* count = counts.data() + std::size_t(d) * Buckets;
-            if (std::find(count, count + Buckets, entries.size()) != count + Buckets) continue; // one bucket
-            std::size_t at = 0;
-            for (std::size_t b = 0; b < Buckets; ++b)
-                at += std::exchange(count[b], at); // each bucket's first place
-            for (const IndexEntry& e : entries)
-                scratch[count[(offset(e) >> (d * DigitBits)) & (Buckets - 1)]++] = e;
-            entries.swap(scratch);
-        }
-        if (nulls && nulls < entries.size()) {
-            std::size_t null = 0, value = nulls;
-            for (const IndexEntry& e : entries)
-                scratch[e.null[c] ? null++ : value++] = e;
-            entries.swap(scratch);
-        }
+        entries.swap(scratch);
+        starts.swap(merged);
     }
+}
+} // namespace
+
+bool entryBefore(const IndexEntry& a, const IndexEntry& b, int columns) {
+    return columns == 1 ? before<1>(a, b) : before<2>(a, b);
+}
+
+// Sorts entries gathered in rowid order into the index's order.
+void sortEntries(std::vector<IndexEntry>& entries, int columns) {
+    columns == 1 ? mergeRuns<1>(entries) : mergeRuns<2>(entries);
 }
 
 // An index entry's record: its key columns, then the rowid.
