@@ -281,6 +281,31 @@ void TestSql::ownTablesEqualTheStore() {
         for (const ArgField& f : decodeArgs(s, ref))
             shaped += f.key == "Input Dims";
     QCOMPARE(integer(o.rows[0][1]), shaped);
+    // Each operator's three input columns, row by row, as the Details panel decodes its args (the whole
+    // object parsed, each array minified): the table's scan keeps what it located and minified from row
+    // to row, which must never show one row's inputs on another.
+    const QueryResult inputs =
+        db.query("SELECT input_dims, input_types, concrete_inputs FROM operator ORDER BY id");
+    QCOMPARE(inputs.rows.size(), ops.size());
+    std::vector<EventRef> byId = ops;
+    std::sort(byId.begin(), byId.end(),
+              [&](EventRef a, EventRef b) { return db.sliceId(a) < db.sliceId(b); });
+    for (std::size_t i = 0; i < byId.size(); ++i) {
+        std::string expected[3];
+        bool shapes = false;
+        for (const ArgField& f : decodeArgs(s, byId[i])) {
+            const int at = f.key == "Input Dims"        ? 0
+                           : f.key == "Input type"      ? 1
+                           : f.key == "Concrete Inputs" ? 2
+                                                        : -1;
+            if (at >= 0 && !f.isString && f.value.front() == '[') expected[at] = f.value;
+            shapes = shapes || at == 0;
+        }
+        for (int c = 0; c < 3; ++c) {
+            const auto* got = std::get_if<std::string>(&inputs.rows[i][std::size_t(c)]);
+            QCOMPARE(got ? *got : std::string(), shapes ? expected[c] : std::string());
+        }
+    }
 
     // Steps as the reports find them.
     const std::vector<StepRange> steps = findSteps(s);

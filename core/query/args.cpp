@@ -2,8 +2,6 @@
 
 #include <simdjson.h>
 
-#include <charconv>
-
 namespace kinetoscope {
 
 namespace {
@@ -70,27 +68,28 @@ const std::vector<TypedArg>& TypedArgsDecoder::decode(std::string_view argsJson)
             a.text = s;
             continue;
         }
-        if (value.is_int64()) { // the common case, read without printing it first
+        // Numbers as simdjson read them: the text of a double prints back to the same double, so the value
+        // is what "reads whole as a real" means; an integer past int64 reads only as a real.
+        if (value.is_int64()) {
             a.kind = TypedArg::Kind::Integer;
             a.integer = value.get_int64().value_unsafe();
             continue;
         }
-        // Anything else printed as decodeArgsText prints it, then a number where that text reads whole as
-        // one.
-        if (p.json.size() <= minified) p.json.emplace_back();
-        std::string& text = p.json[minified];
-        text = simdjson::minify(value);
-        const char* begin = text.data();
-        const char* last = begin + text.size();
-        if (!text.empty() && std::from_chars(begin, last, a.integer).ptr == last) {
-            a.kind = TypedArg::Kind::Integer;
-        } else if (!text.empty() && std::from_chars(begin, last, a.real).ptr == last) {
+        if (value.is_uint64()) {
             a.kind = TypedArg::Kind::Real;
-        } else {
-            a.kind = TypedArg::Kind::Json;
-            p.jsonOf.back() = minified;
+            a.real = double(value.get_uint64().value_unsafe());
+            continue;
         }
-        ++minified;
+        if (value.is_double()) {
+            a.kind = TypedArg::Kind::Real;
+            a.real = value.get_double().value_unsafe();
+            continue;
+        }
+        // true, false, null, arrays and objects: minified JSON, as decodeArgsText prints them.
+        if (p.json.size() <= minified) p.json.emplace_back();
+        p.json[minified] = simdjson::minify(value);
+        a.kind = TypedArg::Kind::Json;
+        p.jsonOf.back() = minified++;
     }
     // Views into the minified texts once all are made (a vector that grows moves its strings).
     for (std::size_t i = 0; i < p.args.size(); ++i)
@@ -140,6 +139,9 @@ bool OperatorInputsDecoder::locate(std::string_view argsJson, OperatorInputsText
             if (into == &out.dims) return false;
         }
     }
+    // Views into the caller's text, not the padded copy: they last as long as it does.
+    for (std::string_view* view : {&out.dims, &out.types, &out.concrete})
+        if (!view->empty()) *view = argsJson.substr(std::size_t(view->data() - buffer.data()), view->size());
     return !out.dims.empty();
 }
 

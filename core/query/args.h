@@ -73,8 +73,8 @@ class OperatorInputsDecoder {
   public:
     OperatorInputsDecoder();
     ~OperatorInputsDecoder();
-    // Finds the fields without decoding them (the views stay valid until the next call). False when the
-    // args hold no "Input Dims" array (record_shapes was off) or are not an object.
+    // Finds the fields without decoding them: views into `argsJson`. False when the args hold no "Input
+    // Dims" array (record_shapes was off) or are not an object.
     bool locate(std::string_view argsJson, OperatorInputsText& out);
     bool decode(const OperatorInputsText& text, OperatorInputs& out);
     bool decode(std::string_view argsJson, OperatorInputs& out);

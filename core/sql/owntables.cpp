@@ -12,6 +12,7 @@
 #include "query/args.h"
 
 #include <mutex>
+#include <unordered_map>
 
 namespace kinetoscope::sql::vtab {
 
@@ -81,7 +82,7 @@ void sliceColumns(ValueSink& out, const TraceStore& s, EventRef ref, int c) {
     case 3:
         return out.integer(ref.track.value);
     case 4:
-        return out.text(s.nameOf(ref));
+        return out.lastingText(s.nameOf(ref));
     }
 }
 
@@ -142,21 +143,53 @@ std::unique_ptr<ListTable> kernelTable(const TraceStore& s, const SliceIndex& in
         });
 }
 
+// What an operator's three input columns read, for one scan: a copy (each filter makes one, on the thread
+// that scans) starts empty. It keeps its decoder's buffers from row to row and the row it last located (a
+// row's three columns are read in turn); the texts repeat from step to step (each iteration's shapes are
+// the last one's), so each is minified once, kept by where it is in the trace's text, which outlives the
+// scan (a few hundred thousand at most, then started over). A minified text lasts until the next row.
+class OperatorInputsCache {
+  public:
+    OperatorInputsCache() = default;
+    OperatorInputsCache(const OperatorInputsCache&) {}
+    OperatorInputsCache& operator=(const OperatorInputsCache&) = delete;
+    // Field 0, 1, 2: "Input Dims", "Input type", "Concrete Inputs" as written (a null view: none).
+    std::string_view field(const TraceStore& s, EventRef ref, int which) const {
+        if (!(m_ref == ref)) {
+            // (Started over only here, between rows: a row's texts are still being read until then.)
+            if (m_minified.size() > 300000) m_minified.clear();
+            m_ref = ref;
+            m_found = m_decoder.locate(s.argsText(ref), m_text);
+        }
+        if (!m_found) return {};
+        const std::string_view text = which == 0 ? m_text.dims : which == 1 ? m_text.types : m_text.concrete;
+        return text.empty() ? std::string_view() : text;
+    }
+    const std::string& minified(std::string_view field) const {
+        auto [at, added] = m_minified.try_emplace(field);
+        if (added) at->second = jsonValueText(field);
+        return at->second;
+    }
+
+  private:
+    mutable OperatorInputsDecoder m_decoder;
+    mutable EventRef m_ref{TrackId(UINT32_MAX), EventIndex(UINT32_MAX)};
+    mutable OperatorInputsText m_text;
+    mutable bool m_found = false;
+    mutable std::unordered_map<std::string_view, std::string> m_minified;
+};
+
 std::unique_ptr<ListTable> operatorTable(const TraceStore& s, const SliceIndex& index) {
     auto ops = std::make_shared<const SliceList>(
         s, index, [&s](EventRef ref) { return s.categoryOf(ref).kind == CategoryKind::CpuOp; });
     auto table = sliceTable(
         "CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, name TEXT, input_dims TEXT, "
         "input_types TEXT, concrete_inputs TEXT)",
-        ops, [&s](ValueSink& out, EventRef ref, int c) {
+        ops, [&s, inputs = OperatorInputsCache()](ValueSink& out, EventRef ref, int c) {
             if (c < 5) return sliceColumns(out, s, ref, c);
-            // One decoder a thread: it keeps its parser's buffers from row to row.
-            thread_local OperatorInputsDecoder decoder;
-            OperatorInputsText text;
-            if (!decoder.locate(s.argsText(ref), text)) return out.null();
-            const std::string_view field = c == 5 ? text.dims : c == 6 ? text.types : text.concrete;
-            if (field.empty()) return out.null();
-            out.text(jsonValueText(field));
+            const std::string_view field = inputs.field(s, ref, c - 5);
+            if (field.data() == nullptr) return out.null();
+            out.lastingText(inputs.minified(field));
         });
     return table;
 }

@@ -92,6 +92,10 @@ struct RowSink final : vtab::ValueSink {
         value = {};
         if (encode) record.text(v);
     }
+    void lastingText(std::string_view v) override {
+        value = {};
+        if (encode) record.lastingText(v);
+    }
 };
 
 // One table's columns, as SQLite declares them for a query.
@@ -106,7 +110,7 @@ struct Columns {
 // Rows encoded on one thread for another to write: each row's record (`bytes`, each up to its end), or an
 // index's entries, in order.
 struct Batch {
-    std::string bytes;
+    ByteBuffer bytes;
     std::vector<std::size_t> ends;
     std::vector<std::int64_t> rowids; // a row's rowid when the table has a key (else numbered when written)
     std::vector<IndexEntry> entries;  // a row's entries of the indexes written as the rows go
@@ -344,9 +348,8 @@ TraceDatabase::exportSqlite(const std::string& path,
                             values[std::size_t(c)] = sink.value;
                         }
                     }
-                    for (std::string_view piece : sink.record.payload().pieces)
-                        batch.bytes += piece;
-                    batch.ends.push_back(batch.bytes.size());
+                    sink.record.write(batch.bytes.extend(sink.record.size()));
+                    batch.ends.push_back(batch.bytes.used);
                     batch.rowids.push_back(rowid);
                     ++partRow;
                     for (std::size_t i : streamed)
@@ -388,7 +391,7 @@ TraceDatabase::exportSqlite(const std::string& path,
                 sortEntries(entries, index.width);
                 for (const IndexEntry& entry : entries) {
                     appendIndexRecord(batch.bytes, entry, index.width);
-                    batch.ends.push_back(batch.bytes.size());
+                    batch.ends.push_back(batch.bytes.used);
                     if (batch.ends.size() == RowQueue::BatchRows) {
                         queue.push(std::move(batch));
                         batch = queue.emptyBatch();
@@ -419,7 +422,7 @@ TraceDatabase::exportSqlite(const std::string& path,
             producers.threads[lane] = std::thread(produce, lane);
         const auto stopProducers = [&] { producers.stop(); };
         // Takes the batches of one part (or one index) from its lane, the last marked `end`.
-        std::string entryRecord;
+        ByteBuffer entryRecord;
         std::vector<IndexEntry> lastEntry(indexes.size());
         auto tree = file.table();
         std::uint64_t rows = 0;
@@ -442,7 +445,7 @@ TraceDatabase::exportSqlite(const std::string& path,
             std::size_t begin = 0;
             for (std::size_t r = 0; r < batch.rowids.size() && error.empty(); ++r) {
                 const std::int64_t rowid = keyed ? batch.rowids[r] : std::int64_t(rows) + 1;
-                tree->add(rowid, std::string_view(batch.bytes).substr(begin, batch.ends[r] - begin));
+                tree->add(rowid, batch.bytes.view().substr(begin, batch.ends[r] - begin));
                 begin = batch.ends[r];
                 for (std::size_t s = 0; s < streamed.size(); ++s) {
                     IndexEntry entry = batch.entries[r * streamed.size() + s];
@@ -453,7 +456,7 @@ TraceDatabase::exportSqlite(const std::string& path,
                     lastEntry[s] = entry;
                     entryRecord.clear();
                     appendIndexRecord(entryRecord, entry, index.width);
-                    index.tree->add(0, std::string_view(entryRecord));
+                    index.tree->add(0, entryRecord.view());
                 }
                 if (++rows % 65536 == 0 && progress && !progress(name, rows)) error = "interrupted";
             }
@@ -462,7 +465,7 @@ TraceDatabase::exportSqlite(const std::string& path,
             consume(int(part % lanes), useRows);
         for (std::size_t k = 0; k < sorted.size() && error.empty() && file.error().empty(); ++k)
             consume(int(k % std::size_t(lanes)), [&](Batch& batch) {
-                const std::string_view bytes = batch.bytes;
+                const std::string_view bytes = batch.bytes.view();
                 std::size_t begin = 0;
                 for (std::size_t end : batch.ends) {
                     indexes[sorted[k]].tree->add(0, bytes.substr(begin, end - begin));

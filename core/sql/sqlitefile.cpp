@@ -80,7 +80,7 @@ void Payload::copy(std::size_t from, std::size_t n, std::uint8_t* to) const {
     }
 }
 
-void appendIntegerRecord(std::string& out, const std::int64_t* values, const bool* nulls, int count) {
+void appendIntegerRecord(ByteBuffer& out, const std::int64_t* values, const bool* nulls, int count) {
     // Every serial type here fits one byte, and so does the header's size: 1 + count.
     std::uint8_t record[1 + 15 + 15 * 8];
     std::uint8_t* body = record + 1 + count;
@@ -91,36 +91,63 @@ void appendIntegerRecord(std::string& out, const std::int64_t* values, const boo
         RecordEncoder::putBigEndian(body, std::uint64_t(values[i]), bytes);
         body += bytes;
     }
-    out.append(reinterpret_cast<const char*>(record), std::size_t(body - record));
+    const std::size_t size = std::size_t(body - record);
+    std::memcpy(out.extend(size), record, size);
 }
 
 void RecordEncoder::real(double value) {
     *m_types.extend(1) = 7;
     std::uint64_t u = 0;
     std::memcpy(&u, &value, sizeof u);
-    putBigEndian(m_body.extend(8), u, 8);
+    putBigEndian(owned(8), u, 8);
+}
+
+void RecordEncoder::textType(std::size_t size) {
+    m_types.used -= 9 - putVarint(m_types.extend(9), 13 + 2 * std::uint64_t(size));
 }
 
 void RecordEncoder::text(std::string_view value) {
-    const std::uint64_t type = 13 + 2 * std::uint64_t(value.size());
-    m_types.used -= 9 - putVarint(m_types.extend(9), type);
-    if (!value.empty()) std::memcpy(m_body.extend(value.size()), value.data(), value.size());
+    textType(value.size());
+    if (!value.empty()) std::memcpy(owned(value.size()), value.data(), value.size());
 }
 
-Payload RecordEncoder::payload() {
-    // The header's size counts its own varint, whose length depends on that size.
+void RecordEncoder::lastingText(std::string_view value) {
+    textType(value.size());
+    if (value.empty()) return;
+    m_pieces.push_back({value.data(), value.size()});
+    m_bodySize += value.size();
+}
+
+std::size_t RecordEncoder::headerSize() const {
     std::size_t own = 1;
     while (varintSize(m_types.used + own) > own)
         ++own;
-    const std::size_t n = putVarint(reinterpret_cast<std::uint8_t*>(m_size), m_types.used + own);
-    return {std::string_view(m_size, n), m_types.view(), m_body.view()};
+    return m_types.used + own;
+}
+
+std::size_t RecordEncoder::size() const {
+    return headerSize() + m_bodySize;
+}
+
+void RecordEncoder::write(std::uint8_t* to) const {
+    to += putVarint(to, headerSize());
+    std::memcpy(to, m_types.room.data(), m_types.used);
+    to += m_types.used;
+    const std::uint8_t* kept = m_owned.room.data();
+    for (const Piece& piece : m_pieces) {
+        if (piece.text) {
+            std::memcpy(to, piece.text, piece.size);
+        } else {
+            std::memcpy(to, kept, piece.size);
+            kept += piece.size;
+        }
+        to += piece.size;
+    }
 }
 
 std::string_view RecordEncoder::record() {
-    const Payload p = payload();
-    m_record.clear();
-    for (std::string_view piece : p.pieces)
-        m_record += piece;
+    m_record.resize(size());
+    write(reinterpret_cast<std::uint8_t*>(m_record.data()));
     return m_record;
 }
 
@@ -172,7 +199,7 @@ void sortEntries(std::vector<IndexEntry>& entries, int columns) {
 }
 
 // An index entry's record: its key columns, then the rowid.
-void appendIndexRecord(std::string& out, const IndexEntry& entry, int columns) {
+void appendIndexRecord(ByteBuffer& out, const IndexEntry& entry, int columns) {
     std::int64_t values[3];
     bool nulls[3] = {false, false, false};
     for (int k = 0; k < columns; ++k)
@@ -343,25 +370,26 @@ void SqliteFileWriter::BTree::place(std::string_view entry, bool last) {
     const std::size_t most = (m_pages.size - 12) * 64 / 255 - 23;
     if (entry.size() > most) return m_pages.fail("an index entry too long for its page");
     if (entry.size() < 3) return m_pages.fail("an index entry without a key"); // (a cell of 4 bytes at least)
-    thread_local std::string cell;
-    cell.clear();
-    appendVarint(cell, entry.size());
-    cell.append(entry);
-    if (m_leaf->fits(cell.size())) {
-        m_leaf->add(cell);
-        m_lastEntry.assign(entry);
-        return;
-    }
+    // A cell: the entry's size, then the entry (the whole of it: it never overflows).
+    const std::size_t cell = varintSize(entry.size()) + entry.size();
+    const auto put = [&] {
+        std::uint8_t* to = m_leaf->reserve(cell);
+        to += putVarint(to, entry.size());
+        std::memcpy(to, entry.data(), entry.size());
+        m_lastEntry = {std::uint32_t(to - m_leaf->data.data()), std::uint32_t(entry.size())};
+    };
+    if (m_leaf->fits(cell)) return put();
     // A full leaf: the entry after it separates it from the next leaf, in their parent.
     if (!last) {
         m_children.push_back({flushLeaf(), 0, std::string(entry)});
         return;
     }
     // Nothing follows the last entry to fill a next leaf: the full leaf's own last entry separates instead.
-    std::string separator = m_lastEntry;
+    std::string separator(reinterpret_cast<const char*>(m_leaf->data.data()) + m_lastEntry.at,
+                          m_lastEntry.size);
     m_leaf->removeLast(varintSize(separator.size()) + separator.size());
     m_children.push_back({flushLeaf(), 0, std::move(separator)});
-    m_leaf->add(cell);
+    put();
 }
 
 std::vector<SqliteFileWriter::BTree::Child> SqliteFileWriter::BTree::buildLevel(std::vector<Child> children) {

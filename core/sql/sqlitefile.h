@@ -29,23 +29,46 @@ struct Payload {
     void copy(std::size_t from, std::size_t n, std::uint8_t* to) const;
 };
 
-// One row in SQLite's record format: a header (its own size, then each value's serial type) and the values.
-// Written into buffers of its own that only grow, its hot steps inline: an export encodes tens of millions.
+// Bytes whose length is ours (no terminator or size kept at each append, as std::string does), in room that
+// only grows: an export appends tens of millions of records.
+struct ByteBuffer {
+    std::vector<std::uint8_t> room;
+    std::size_t used = 0;
+    // Room for `n` more bytes, which the caller fills.
+    std::uint8_t* extend(std::size_t n) {
+        if (used + n > room.size()) room.resize(std::max(2 * room.size(), used + n + 256));
+        return room.data() + std::exchange(used, used + n);
+    }
+    void clear() { used = 0; }
+    std::string_view view() const { return {reinterpret_cast<const char*>(room.data()), used}; }
+};
+
+// One row in SQLite's record format: a header (its own size, then each value's serial type) and the values,
+// kept until written (write(), record()) with one copy of each value. Its hot steps inline.
 class RecordEncoder {
   public:
-    void clear() { m_types.used = m_body.used = 0; }
+    void clear() {
+        m_types.clear();
+        m_owned.clear();
+        m_pieces.clear();
+        m_bodySize = 0;
+    }
     void null() { *m_types.extend(1) = 0; }
     void integer(std::int64_t value) {
         int bytes = 0;
         *m_types.extend(1) = std::uint8_t(integerSerialType(value, bytes));
-        putBigEndian(m_body.extend(std::size_t(bytes)), std::uint64_t(value), bytes);
+        if (bytes) putBigEndian(owned(std::size_t(bytes)), std::uint64_t(value), bytes);
     }
     void real(double value);
     void text(std::string_view value);
-    // The record of the values given since clear(), in pieces (valid until the next call).
-    Payload payload();
-    // The same, in one piece.
+    // A text referred to, not copied, until the record is written: what it views must last until then.
+    void lastingText(std::string_view value);
+    // The record's size, and the record written there (room for size() bytes).
+    std::size_t size() const;
+    void write(std::uint8_t* to) const;
+    // The record in one piece (valid until the next call).
     std::string_view record();
+    Payload payload() { return record(); }
 
     // An integer's serial type and its size in the record: 8 and 9 are the constants 0 and 1 (schema
     // format 4), 1–6 a big-endian integer of 1, 2, 3, 4, 6 or 8 bytes.
@@ -67,25 +90,34 @@ class RecordEncoder {
     }
 
   private:
-    // Bytes whose length is ours (no terminator or size kept at each append, as std::string does).
-    struct Bytes {
-        std::vector<std::uint8_t> room;
-        std::size_t used = 0;
-        std::uint8_t* extend(std::size_t n) {
-            if (used + n > room.size()) room.resize(std::max(2 * room.size(), used + n + 256));
-            return room.data() + std::exchange(used, used + n);
-        }
-        std::string_view view() const { return {reinterpret_cast<const char*>(room.data()), used}; }
+    // The body in order: a lasting text (viewed where it lives), or the next `size` bytes of m_owned.
+    struct Piece {
+        const char* text;
+        std::size_t size;
     };
-    Bytes m_types; // the serial types, each a varint
-    Bytes m_body;
-    char m_size[9]; // the header's size, a varint
+    // Room for the body's next bytes, kept here (joined to the piece before when that is kept here too).
+    std::uint8_t* owned(std::size_t bytes) {
+        if (!m_pieces.empty() && !m_pieces.back().text)
+            m_pieces.back().size += bytes;
+        else
+            m_pieces.push_back({nullptr, bytes});
+        m_bodySize += bytes;
+        return m_owned.extend(bytes);
+    }
+    void textType(std::size_t size);
+    // The header's size: its own varint's length counts in it.
+    std::size_t headerSize() const;
+
+    ByteBuffer m_types; // the serial types, each a varint
+    ByteBuffer m_owned; // numbers, and texts that do not last
+    std::vector<Piece> m_pieces;
+    std::size_t m_bodySize = 0;
     std::string m_record;
 };
 
 // A record of integers and NULLs only (an index entry: its keys, then the rowid), appended to `out`: the
-// bytes RecordEncoder gives for the same values, without its buffers. 1 to 15 values.
-void appendIntegerRecord(std::string& out, const std::int64_t* values, const bool* nulls, int count);
+// bytes RecordEncoder gives for the same values. 1 to 15 values.
+void appendIntegerRecord(ByteBuffer& out, const std::int64_t* values, const bool* nulls, int count);
 
 // An entry of an index over one or two integer columns (NULL sorting first, as in SQLite's order), then the
 // row's rowid.
@@ -99,7 +131,7 @@ bool entryBefore(const IndexEntry& a, const IndexEntry& b, int columns);
 // Sorts entries given in rowid order into the index's order (stable: ties stay in rowid order).
 void sortEntries(std::vector<IndexEntry>& entries, int columns);
 // The entry's record (its keys, then the rowid), appended to `out`.
-void appendIndexRecord(std::string& out, const IndexEntry& entry, int columns);
+void appendIndexRecord(ByteBuffer& out, const IndexEntry& entry, int columns);
 
 class SqliteFileWriter {
   public:
@@ -161,8 +193,10 @@ class SqliteFileWriter::BTree {
     bool m_index;
     std::unique_ptr<Page> m_leaf;
     std::int64_t m_lastRowid = 0;
-    std::string m_lastEntry; // an index's entry last placed in the leaf
-    std::string m_pending;   // an index's entry held back until the next shows it is not the last
+    struct {
+        std::uint32_t at = 0, size = 0;
+    } m_lastEntry;         // an index's entry last placed in the leaf, where it is in the leaf's page
+    std::string m_pending; // an index's entry held back until the next shows it is not the last
     bool m_hasPending = false;
     std::vector<Child> m_children;
 };

@@ -184,10 +184,10 @@ struct SliceCursor final : Cursor {
             out.integer(t);
             break;
         case 4: // category
-            out.text(s.strings().view(s.categories()[track.categories[row]].name));
+            out.lastingText(s.strings().view(s.categories()[track.categories[row]].name));
             break;
         case 5: // name
-            out.text(s.strings().view(track.names[row]));
+            out.lastingText(s.strings().view(track.names[row]));
             break;
         case 6: // depth: its lane on the timeline
             out.integer(track.depthOf(row));
@@ -322,20 +322,20 @@ struct ArgsCursor final : Cursor {
         case 0:
             return out.integer(id);
         case 1:
-            return out.text(f.key);
+            return out.lastingText(f.key); // (the decoder's, until the next slice)
         case 2:
             return resultOptional(out, f.kind == Kind::Integer, f.integer);
         case 3:
-            if (f.kind == Kind::String || f.kind == Kind::Json) return out.text(f.text);
+            if (f.kind == Kind::String || f.kind == Kind::Json) return out.lastingText(f.text);
             return out.null();
         case 4:
             if (f.kind == Kind::Real) return out.real(f.real);
             return out.null();
         case 5:
-            return out.text(f.kind == Kind::Integer  ? "int"
-                            : f.kind == Kind::Real   ? "real"
-                            : f.kind == Kind::String ? "string"
-                                                     : "json");
+            return out.lastingText(f.kind == Kind::Integer  ? "int"
+                                   : f.kind == Kind::Real   ? "real"
+                                   : f.kind == Kind::String ? "string"
+                                                            : "json");
         }
     }
 };

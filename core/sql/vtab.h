@@ -25,6 +25,9 @@ struct ValueSink {
     virtual void integer(std::int64_t value) = 0;
     virtual void real(double value) = 0;
     virtual void text(std::string_view value) = 0;
+    // A text that stays where it is until the cursor moves on (the store's strings, a decoder's buffer
+    // for the row): a sink may keep the view instead of copying it, as an export's records do.
+    virtual void lastingText(std::string_view value) { text(value); }
 
   protected:
     ~ValueSink() = default;
