@@ -1,6 +1,7 @@
 // A slice's args as the SQL layer's `args` table types them (core/query/args: TypedArgsDecoder): an
 // integer, a real, a string's text or minified JSON, the same for every way a trace writes a value, and
-// the same keys and texts as the Details panel's decodeArgsText.
+// the same keys and texts as the Details panel's decodeArgsText; parsed in place within the trace's text or
+// from a copy.
 #include "query/args.h"
 
 #include <QTest>
@@ -82,6 +83,16 @@ void TestArgs::typesEachValue() {
     for (const TypedArg& a : decoder.decode(text))
         got << QString::fromStdString(describe(a));
     QCOMPARE(got, expected);
+    // Parsed where it lies inside a larger text (as the trace's), whatever follows it: the same.
+    for (const std::string& follows : {std::string(100, '9'), std::string(100, '"'), std::string(100, '\\'),
+                                       std::string("}]\"x\": 1, ") + std::string(90, ' ')}) {
+        const std::string source = text + follows;
+        QStringList inPlace;
+        for (const TypedArg& a :
+             decoder.decode(std::string_view(source).substr(0, text.size()), follows.size()))
+            inPlace << QString::fromStdString(describe(a));
+        QCOMPARE(inPlace, expected);
+    }
     // The same keys, and for strings and JSON the same texts, as the Details panel shows.
     const std::vector<ArgField> fields = decodeArgsText(text);
     const std::vector<TypedArg>& typed = decoder.decode(text);

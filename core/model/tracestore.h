@@ -162,6 +162,8 @@ class TraceStore {
     // The args text of a slice, straight from the source (empty when it had none). Decoding it is JSON work,
     // which the query layer does (decodeArgs in query/args.h).
     std::string_view argsText(EventRef ref) const { return m.argsText(ref); }
+    // The text every args text is a part of (what follows one is readable to its end).
+    std::string_view sourceText() const { return m.sourceText; }
 
     // Launch (runtime/driver call) of a GPU slice, and GPU slices of a launch, joined by correlation id.
     std::optional<EventRef> launchOf(EventRef gpuSlice) const;

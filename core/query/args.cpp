@@ -48,15 +48,20 @@ struct TypedArgsDecoder::Parser {
 TypedArgsDecoder::TypedArgsDecoder() : m_parser(std::make_unique<Parser>()) {}
 TypedArgsDecoder::~TypedArgsDecoder() = default;
 
-const std::vector<TypedArg>& TypedArgsDecoder::decode(std::string_view argsJson) {
+const std::vector<TypedArg>& TypedArgsDecoder::decode(std::string_view argsJson, std::size_t readableAfter) {
     Parser& p = *m_parser;
     p.args.clear();
     p.jsonOf.clear();
     if (argsJson.empty()) return p.args;
-    p.buffer.assign(argsJson);
-    p.buffer.append(simdjson::SIMDJSON_PADDING, ' ');
+    // simdjson reads up to its padding past the end (what it finds there does not change the result).
+    const char* text = argsJson.data();
+    if (readableAfter < simdjson::SIMDJSON_PADDING) {
+        p.buffer.assign(argsJson);
+        p.buffer.append(simdjson::SIMDJSON_PADDING, ' ');
+        text = p.buffer.data();
+    }
     simdjson::dom::object obj;
-    if (p.parser.parse(p.buffer.data(), argsJson.size(), false).get_object().get(obj)) return p.args;
+    if (p.parser.parse(text, argsJson.size(), false).get_object().get(obj)) return p.args;
     std::size_t minified = 0;
     for (auto [key, value] : obj) {
         TypedArg& a = p.args.emplace_back();

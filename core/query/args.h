@@ -34,7 +34,9 @@ class TypedArgsDecoder {
   public:
     TypedArgsDecoder();
     ~TypedArgsDecoder();
-    const std::vector<TypedArg>& decode(std::string_view argsJson);
+    // `readableAfter`: how many bytes past the text are the caller's to read (the rest of the trace's text):
+    // with simdjson's padding's worth, the text is parsed where it is, not copied first.
+    const std::vector<TypedArg>& decode(std::string_view argsJson, std::size_t readableAfter = 0);
 
   private:
     struct Parser;

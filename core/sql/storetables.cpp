@@ -285,7 +285,11 @@ struct ArgsCursor final : Cursor {
         for (; id < end; ++id) {
             if (id >= index.offset[track + 1] || id < index.offset[track]) index.find(id, track, row);
             row = std::uint32_t(id - index.offset[track]);
-            fields = &decoder.decode(store.argsText({TrackId(track), EventIndex(row)}));
+            const std::string_view text = store.argsText({TrackId(track), EventIndex(row)});
+            const std::string_view source = store.sourceText();
+            fields = &decoder.decode(
+                text,
+                text.empty() ? 0 : std::size_t(source.data() + source.size() - (text.data() + text.size())));
             field = 0;
             if (!fields->empty()) return;
         }

@@ -472,10 +472,10 @@ void addRecommendations(const TraceStore& store, Overview& ov, const SliceFacts&
     const CompiledModelFacts compiled = compiledModelFacts(store, span.set, span.rangeLo, span.rangeHi);
     ov.compiledModel = compiled.compiled;
     ov.cudaGraphs = compiled.cudaGraphs;
-    RuleContext context{store, ov, facts, span, compiled};
-    IntervalSet phases(compiled.compilePhases.begin(), compiled.compilePhases.end());
-    context.compileInSteps = intersect(phases, span.set);
-    context.compileTimeInSteps = totalLength(context.compileInSteps);
+    const IntervalSet phases(compiled.compilePhases.begin(), compiled.compilePhases.end());
+    IntervalSet compileInSteps = intersect(phases, span.set);
+    const TimeNs compileTime = totalLength(compileInSteps);
+    RuleContext context{store, ov, facts, span, compiled, std::move(compileInSteps), compileTime};
     ov.compilePhases = context.compileInSteps;
     const std::size_t count = std::size(rules);
     for (std::size_t i = 0; i < count;) {
