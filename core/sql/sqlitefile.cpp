@@ -75,7 +75,7 @@ void Payload::copy(std::size_t from, std::size_t n, std::uint8_t* to) const {
             continue;
         }
         const std::size_t take = std::min(n, piece.size() - from);
-        std::memcpy(to, piece.data() + from, take);
+        copyBytes(to, piece.data() + from, take);
         to += take, n -= take, from = 0;
     }
 }
@@ -92,7 +92,7 @@ void appendIntegerRecord(ByteBuffer& out, const std::int64_t* values, const bool
         body += bytes;
     }
     const std::size_t size = std::size_t(body - record);
-    std::memcpy(out.extend(size), record, size);
+    copyBytes(out.extend(size), record, size);
 }
 
 void RecordEncoder::real(double value) {
@@ -108,7 +108,7 @@ void RecordEncoder::textType(std::size_t size) {
 
 void RecordEncoder::text(std::string_view value) {
     textType(value.size());
-    if (!value.empty()) std::memcpy(owned(value.size()), value.data(), value.size());
+    if (!value.empty()) copyBytes(owned(value.size()), value.data(), value.size());
 }
 
 void RecordEncoder::lastingText(std::string_view value) {
@@ -131,14 +131,14 @@ std::size_t RecordEncoder::size() const {
 
 void RecordEncoder::write(std::uint8_t* to) const {
     to += putVarint(to, headerSize());
-    std::memcpy(to, m_types.room.data(), m_types.used);
+    copyBytes(to, m_types.room.data(), m_types.used);
     to += m_types.used;
     const std::uint8_t* kept = m_owned.room.data();
     for (const Piece& piece : m_pieces) {
         if (piece.text) {
-            std::memcpy(to, piece.text, piece.size);
+            copyBytes(to, piece.text, piece.size);
         } else {
-            std::memcpy(to, kept, piece.size);
+            copyBytes(to, kept, piece.size);
             kept += piece.size;
         }
         to += piece.size;
@@ -188,10 +188,6 @@ template <int Columns> void mergeRuns(std::vector<IndexEntry>& entries) {
     }
 }
 } // namespace
-
-bool entryBefore(const IndexEntry& a, const IndexEntry& b, int columns) {
-    return columns == 1 ? before<1>(a, b) : before<2>(a, b);
-}
 
 // Sorts entries gathered in rowid order into the index's order.
 void sortEntries(std::vector<IndexEntry>& entries, int columns) {
@@ -351,9 +347,8 @@ std::uint32_t SqliteFileWriter::BTree::flushLeaf() {
 void SqliteFileWriter::BTree::add(std::int64_t rowid, const Payload& record) {
     if (m_index) {
         if (m_hasPending) place(m_pending, false);
-        m_pending.clear();
-        for (std::string_view piece : record.pieces)
-            m_pending += piece;
+        m_pending.resize(record.size());
+        record.copy(0, record.size(), reinterpret_cast<std::uint8_t*>(m_pending.data()));
         m_hasPending = true;
         return;
     }
@@ -375,7 +370,7 @@ void SqliteFileWriter::BTree::place(std::string_view entry, bool last) {
     const auto put = [&] {
         std::uint8_t* to = m_leaf->reserve(cell);
         to += putVarint(to, entry.size());
-        std::memcpy(to, entry.data(), entry.size());
+        copyBytes(to, entry.data(), entry.size());
         m_lastEntry = {std::uint32_t(to - m_leaf->data.data()), std::uint32_t(entry.size())};
     };
     if (m_leaf->fits(cell)) return put();
