@@ -187,10 +187,41 @@ template <int Columns> void mergeRuns(std::vector<IndexEntry>& entries) {
         starts.swap(merged);
     }
 }
+// One key column whose values are dense, in a range no wider than twice the entries (a parent's id among
+// the slices' ids): a counting sort, one pass to count each value and one to place each entry, NULLs first;
+// stable, so the rowid order settles ties. False, nothing done, when the keys are not so dense.
+bool countingSort(std::vector<IndexEntry>& entries) {
+    std::int64_t least = INT64_MAX, most = INT64_MIN;
+    std::size_t nulls = 0;
+    for (const IndexEntry& e : entries) {
+        if (e.null[0]) {
+            ++nulls;
+            continue;
+        }
+        least = std::min(least, e.key[0]);
+        most = std::max(most, e.key[0]);
+    }
+    if (nulls == entries.size()) return true; // all NULL: rowid order is the order
+    const std::uint64_t range = std::uint64_t(most) - std::uint64_t(least) + 1;
+    if (range == 0 || range > 2 * std::uint64_t(entries.size()) + 1024) return false;
+    std::vector<std::size_t> next(std::size_t(range) + 1, 0); // each value's next place
+    for (const IndexEntry& e : entries)
+        if (!e.null[0]) ++next[std::size_t(std::uint64_t(e.key[0]) - std::uint64_t(least)) + 1];
+    next[0] = nulls;
+    for (std::size_t v = 1; v < next.size(); ++v)
+        next[v] += next[v - 1];
+    std::vector<IndexEntry> sorted(entries.size());
+    std::size_t null = 0;
+    for (const IndexEntry& e : entries)
+        sorted[e.null[0] ? null++ : next[std::size_t(std::uint64_t(e.key[0]) - std::uint64_t(least))]++] = e;
+    entries.swap(sorted);
+    return true;
+}
 } // namespace
 
 // Sorts entries gathered in rowid order into the index's order.
 void sortEntries(std::vector<IndexEntry>& entries, int columns) {
+    if (columns == 1 && countingSort(entries)) return;
     columns == 1 ? mergeRuns<1>(entries) : mergeRuns<2>(entries);
 }
 
@@ -345,13 +376,7 @@ std::uint32_t SqliteFileWriter::BTree::flushLeaf() {
 }
 
 void SqliteFileWriter::BTree::add(std::int64_t rowid, const Payload& record) {
-    if (m_index) {
-        if (m_hasPending) place(m_pending, false);
-        m_pending.resize(record.size());
-        record.copy(0, record.size(), reinterpret_cast<std::uint8_t*>(m_pending.data()));
-        m_hasPending = true;
-        return;
-    }
+    if (m_index) return place(record);
     if (m_leaf->cells && rowid <= m_lastRowid) m_pages.fail("rows out of rowid order");
     // SQLite reads every cell as 4 bytes at least: a record of no values would make a shorter one.
     if (record.size() < 2) return m_pages.fail("a record without values");
@@ -361,30 +386,27 @@ void SqliteFileWriter::BTree::add(std::int64_t rowid, const Payload& record) {
     m_lastRowid = rowid;
 }
 
-void SqliteFileWriter::BTree::place(std::string_view entry, bool last) {
+void SqliteFileWriter::BTree::place(const Payload& entry) {
+    const std::size_t size = entry.size();
     const std::size_t most = (m_pages.size - 12) * 64 / 255 - 23;
-    if (entry.size() > most) return m_pages.fail("an index entry too long for its page");
-    if (entry.size() < 3) return m_pages.fail("an index entry without a key"); // (a cell of 4 bytes at least)
+    if (size > most) return m_pages.fail("an index entry too long for its page");
+    if (size < 3) return m_pages.fail("an index entry without a key"); // (a cell of 4 bytes at least)
     // A cell: the entry's size, then the entry (the whole of it: it never overflows).
-    const std::size_t cell = varintSize(entry.size()) + entry.size();
-    const auto put = [&] {
-        std::uint8_t* to = m_leaf->reserve(cell);
-        to += putVarint(to, entry.size());
-        copyBytes(to, entry.data(), entry.size());
-        m_lastEntry = {std::uint32_t(to - m_leaf->data.data()), std::uint32_t(entry.size())};
-    };
-    if (m_leaf->fits(cell)) return put();
-    // A full leaf: the entry after it separates it from the next leaf, in their parent.
-    if (!last) {
-        m_children.push_back({flushLeaf(), 0, std::string(entry)});
-        return;
+    const std::size_t cell = varintSize(size) + size;
+    if (!m_leaf->fits(cell)) {
+        // A full leaf: its own last entry separates it from the next leaf, in their parent, and the entry
+        // that did not fit begins the next one, so that no leaf is left empty whatever follows. (A leaf
+        // holds four entries at least: each is a quarter of a page at most.)
+        if (m_leaf->cells < 2) return m_pages.fail("an index entry too long for its page");
+        std::string separator(reinterpret_cast<const char*>(m_leaf->data.data()) + m_lastEntry.at,
+                              m_lastEntry.size);
+        m_leaf->removeLast(varintSize(separator.size()) + separator.size());
+        m_children.push_back({flushLeaf(), 0, std::move(separator)});
     }
-    // Nothing follows the last entry to fill a next leaf: the full leaf's own last entry separates instead.
-    std::string separator(reinterpret_cast<const char*>(m_leaf->data.data()) + m_lastEntry.at,
-                          m_lastEntry.size);
-    m_leaf->removeLast(varintSize(separator.size()) + separator.size());
-    m_children.push_back({flushLeaf(), 0, std::move(separator)});
-    put();
+    std::uint8_t* to = m_leaf->reserve(cell);
+    to += putVarint(to, size);
+    entry.copy(0, size, to);
+    m_lastEntry = {std::uint32_t(to - m_leaf->data.data()), std::uint32_t(size)};
 }
 
 std::vector<SqliteFileWriter::BTree::Child> SqliteFileWriter::BTree::buildLevel(std::vector<Child> children) {
@@ -426,8 +448,6 @@ std::vector<SqliteFileWriter::BTree::Child> SqliteFileWriter::BTree::buildLevel(
 }
 
 std::uint32_t SqliteFileWriter::BTree::finish() {
-    if (m_hasPending) place(m_pending, true);
-    m_hasPending = false;
     if (m_children.empty()) return flushLeaf(); // one leaf (perhaps empty) is the whole tree
     m_children.push_back({flushLeaf(), m_lastRowid, {}});
     while (m_children.size() > 1)

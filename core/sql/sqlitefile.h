@@ -217,7 +217,7 @@ class SqliteFileWriter::BTree {
         std::int64_t key;      // a table's: the largest rowid under the child
         std::string separator; // an index's: the entry between this child and the next
     };
-    void place(std::string_view entry, bool last);
+    void place(const Payload& entry);
     std::uint32_t flushLeaf();
     std::vector<Child> buildLevel(std::vector<Child> children);
 
@@ -227,9 +227,7 @@ class SqliteFileWriter::BTree {
     std::int64_t m_lastRowid = 0;
     struct {
         std::uint32_t at = 0, size = 0;
-    } m_lastEntry;         // an index's entry last placed in the leaf, where it is in the leaf's page
-    std::string m_pending; // an index's entry held back until the next shows it is not the last
-    bool m_hasPending = false;
+    } m_lastEntry; // an index's entry last placed in the leaf, where it is in the leaf's page
     std::vector<Child> m_children;
 };
 
