@@ -69,7 +69,10 @@ std::optional<std::uint32_t> Track::candidateOnLane(std::uint32_t depth, TimeNs 
 }
 
 std::optional<std::uint32_t> Track::parentOf(std::uint32_t row) const {
-    const std::uint32_t d = depthOf(row);
+    return parentOf(row, depthOf(row));
+}
+
+std::optional<std::uint32_t> Track::parentOf(std::uint32_t row, std::uint32_t d) const {
     if (d > 0) {
         if (const auto above = candidateOnLane(d - 1, starts[row]); above && encloses(*above, row)) {
             // The innermost unless a deeper lane holds a slice displaced by an overlap that also encloses it.

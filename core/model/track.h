@@ -87,6 +87,8 @@ class Track {
     // The innermost row enclosing `row`, if any: usually on the lane above, but not always (a slice displaced
     // by an overlap, or a lane above that holds only frames that ended before `row` began).
     std::optional<std::uint32_t> parentOf(std::uint32_t row) const;
+    // The same for a row whose lane (depthOf) the caller knows (a scan, lane by lane).
+    std::optional<std::uint32_t> parentOf(std::uint32_t row, std::uint32_t depth) const;
     // The row of lane `depth` that can enclose a slice starting at `t`: the last one starting at or before it
     // that is not an instant at `t`.
     std::optional<std::uint32_t> candidateOnLane(std::uint32_t depth, TimeNs t) const;

@@ -166,6 +166,15 @@ struct SliceCursor final : Cursor {
         if (++row >= runs[run].end && ++run < runs.size()) row = runs[run].row;
     }
     sqlite3_int64 rowid() const override { return index.idOf(runs[run].track, row); }
+    // The row's lane, kept while the scan stays in it (a track's rows are its lanes in turn).
+    std::uint32_t laneTrack = UINT32_MAX, lane = 0, laneFirstRow = 0, laneEndRow = 0;
+    std::uint32_t depth(std::uint32_t t, const Track& track) {
+        if (t != laneTrack || row < laneFirstRow || row >= laneEndRow) {
+            lane = track.depthOf(row);
+            laneTrack = t, laneFirstRow = track.laneBegin[lane], laneEndRow = track.laneBegin[lane + 1];
+        }
+        return lane;
+    }
     void column(ValueSink& out, int column) override {
         const TraceStore& s = store;
         const std::uint32_t t = runs[run].track;
@@ -190,10 +199,10 @@ struct SliceCursor final : Cursor {
             out.lastingText(s.strings().view(track.names[row]));
             break;
         case 6: // depth: its lane on the timeline
-            out.integer(track.depthOf(row));
+            out.integer(depth(t, track));
             break;
         case 7: // parent_id: the innermost slice enclosing it by the nesting rule
-            if (const auto p = track.parentOf(row))
+            if (const auto p = track.parentOf(row, depth(t, track)))
                 out.integer(index.idOf(t, *p));
             else
                 out.null();
