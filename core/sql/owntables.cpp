@@ -53,6 +53,7 @@ std::unique_ptr<ListTable> sliceTable(std::string ddl, std::shared_ptr<const Sli
     auto table = std::make_unique<ListTable>();
     table->ddl = std::move(ddl);
     table->rowEstimate = [list] { return double(list->ids().size()) + 1; };
+    table->warm = [list] { list->ids(); };
     table->rowsFor = [list, column](const sqlite3_value* key) {
         return sliceKeyedRows(list->ids(), key, [list, column](ValueSink& out, std::size_t row, int c) {
             if (c == 0) return out.integer(list->ids()[row]);
@@ -252,6 +253,7 @@ std::unique_ptr<ListTable> stepTable(const TraceStore& s, const SliceIndex& inde
     table->ddl = "CREATE TABLE x(id INTEGER, name TEXT, ts INTEGER, dur INTEGER, slice_id INTEGER, cpu_ts "
                  "INTEGER, cpu_dur INTEGER)";
     table->rowEstimate = [] { return 100.0; };
+    table->warm = [&s, rows] { rows->build(s); };
     table->rowsFor = [&s, &index, rows](const sqlite3_value* key) {
         rows->build(s);
         return keyedRows(rows->steps.size(), key, [&index, rows](ValueSink& out, std::size_t i, int c) {

@@ -205,14 +205,22 @@ TraceDatabase::exportSqlite(const std::string& path,
         std::remove(partial.c_str());
         return out;
     };
-    // The report's analysis, which its tables (read last) share, computed meanwhile on a thread of its own.
+    // What the tables read later compute on first read (the slice lists of our own tables, the steps, the
+    // report's analysis, which its tables share), computed meanwhile on a thread of its own.
+    // (An export that ends early stops it between tables.)
     struct Joined {
         std::thread thread;
+        std::atomic<bool> stop = false;
         ~Joined() {
+            stop = true;
             if (thread.joinable()) thread.join();
         }
     } analysis;
-    if (registry->beforeExport) analysis.thread = std::thread(registry->beforeExport);
+    analysis.thread = std::thread([registry, &stop = analysis.stop] {
+        for (const auto& table : registry->tables)
+            if (!stop) table->prepare();
+        if (registry->beforeExport && !stop) registry->beforeExport();
+    });
     SqliteFileWriter file(fd);
     RowSink row;
     for (const auto& table : registry->tables) {

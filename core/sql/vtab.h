@@ -54,6 +54,9 @@ struct Table {
     virtual std::string schema() const = 0;
     virtual int bestIndex(sqlite3_index_info* info) const = 0;
     virtual std::unique_ptr<Cursor> open() const = 0;
+    // What a first read computes, done ahead (an export does it for every table on a thread of its own,
+    // while it writes the tables before). Safe beside a read of the table on another thread.
+    virtual void prepare() const {}
 };
 
 inline void resultOptional(ValueSink& out, bool has, std::int64_t value) {
@@ -89,6 +92,11 @@ struct ListTable final : Table {
     std::string ddl;
     std::function<Rows(const sqlite3_value* key)> rowsFor; // key null: every row
     std::function<double()> rowEstimate = [] { return 1000.0; };
+    std::function<void()>
+        warm; // what prepare() does, where the rows are built once (call_once) on first read
+    void prepare() const override {
+        if (warm) warm();
+    }
     std::string schema() const override { return ddl; }
     int bestIndex(sqlite3_index_info* info) const override;
     std::unique_ptr<Cursor> open() const override;
@@ -122,7 +130,8 @@ struct Registry {
     std::unique_ptr<SliceIndex> slices;
     std::vector<std::unique_ptr<Table>> tables;
     std::vector<std::shared_ptr<void>> state; // what the tables' closures point into
-    std::function<void()> beforeExport;       // what an export of every table computes first
+    std::function<void()> beforeExport;       // what an export of every table computes first (after each
+                                              // table's prepare())
 };
 
 // Registers every table of `registry` on `db` (the registry must outlive the connection).
