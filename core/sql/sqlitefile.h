@@ -109,10 +109,12 @@ class RecordEncoder {
         if (magnitude <= 0x7fffffffffffULL) return bytes = 6, 5;
         return bytes = 8, 6;
     }
-    // The low `bytes` bytes of `v`, most significant first.
+    // The low `bytes` bytes (0 to 8) of `v`, most significant first: moved to the top of a word, whose
+    // bytes are then reversed and copied.
     static void putBigEndian(std::uint8_t* at, std::uint64_t v, int bytes) {
-        for (; bytes-- > 0; v >>= 8)
-            at[bytes] = std::uint8_t(v);
+        if (bytes <= 0) return;
+        const std::uint64_t big = __builtin_bswap64(v << (8 * (8 - bytes)));
+        copyBytes(at, &big, std::size_t(bytes));
     }
 
   private:
