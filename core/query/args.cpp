@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <unordered_map>
+
 namespace kinetoscope {
 
 namespace {
@@ -38,7 +40,11 @@ std::vector<ArgField> decodeArgsText(std::string_view argsJson) {
 }
 
 struct TypedArgsDecoder::Parser {
-    simdjson::dom::parser parser;
+    simdjson::ondemand::parser fields;
+    // The minified texts of arrays and objects, by their raw text where it lies in the caller's (the trace's
+    // text, which outlives the decoder): the same shapes and launch dimensions recur from step to step. A few
+    // hundred thousand at most, then started over (between two decodes).
+    std::unordered_map<std::string_view, std::string> minified;
     std::string buffer;              // the args being decoded, padded
     std::vector<std::string> json;   // the minified values, reused from call to call
     std::vector<std::size_t> jsonOf; // per arg, its text in `json` (npos: none)
@@ -53,47 +59,83 @@ const std::vector<TypedArg>& TypedArgsDecoder::decode(std::string_view argsJson,
     p.args.clear();
     p.jsonOf.clear();
     if (argsJson.empty()) return p.args;
-    // simdjson reads up to its padding past the end (what it finds there does not change the result).
     const char* text = argsJson.data();
-    if (readableAfter < simdjson::SIMDJSON_PADDING) {
+    const bool inPlace = readableAfter >= simdjson::SIMDJSON_PADDING;
+    if (p.minified.size() > 300000) p.minified.clear();
+    if (!inPlace) {
         p.buffer.assign(argsJson);
         p.buffer.append(simdjson::SIMDJSON_PADDING, ' ');
         text = p.buffer.data();
     }
-    simdjson::dom::object obj;
-    if (p.parser.parse(text, argsJson.size(), false).get_object().get(obj)) return p.args;
+    const auto fail = [&]() -> const std::vector<TypedArg>& {
+        p.args.clear();
+        p.jsonOf.clear();
+        return p.args;
+    };
+    simdjson::ondemand::document doc;
+    if (p.fields.iterate(text, argsJson.size(), argsJson.size() + simdjson::SIMDJSON_PADDING).get(doc))
+        return fail();
+    simdjson::ondemand::object obj;
+    if (doc.get_object().get(obj)) return fail();
     std::size_t minified = 0;
-    for (auto [key, value] : obj) {
+    for (auto field : obj) {
         TypedArg& a = p.args.emplace_back();
         p.jsonOf.push_back(std::string::npos);
-        a.key = key;
-        std::string_view s;
-        if (!value.get_string().get(s)) {
+        if (field.unescaped_key().get(a.key)) return fail();
+        simdjson::ondemand::value value;
+        if (field.value().get(value)) return fail();
+        simdjson::ondemand::json_type type;
+        if (value.type().get(type)) return fail();
+        switch (type) {
+        case simdjson::ondemand::json_type::string:
             a.kind = TypedArg::Kind::String;
-            a.text = s;
+            if (value.get_string().get(a.text)) return fail();
             continue;
-        }
-        // Numbers as simdjson read them: the text of a double prints back to the same double, so the value
-        // is what "reads whole as a real" means; an integer past int64 reads only as a real.
-        if (value.is_int64()) {
-            a.kind = TypedArg::Kind::Integer;
-            a.integer = value.get_int64().value_unsafe();
-            continue;
-        }
-        if (value.is_uint64()) {
+        case simdjson::ondemand::json_type::number: {
+            if (!value.get_int64().get(a.integer)) {
+                a.kind = TypedArg::Kind::Integer;
+                continue;
+            }
+            std::uint64_t u = 0;
+            if (!value.get_uint64().get(u)) {
+                a.kind = TypedArg::Kind::Real, a.real = double(u);
+                continue;
+            }
+            if (value.get_double().get(a.real)) return fail();
             a.kind = TypedArg::Kind::Real;
-            a.real = double(value.get_uint64().value_unsafe());
             continue;
         }
-        if (value.is_double()) {
-            a.kind = TypedArg::Kind::Real;
-            a.real = value.get_double().value_unsafe();
+        case simdjson::ondemand::json_type::boolean: {
+            bool b = false;
+            if (value.get_bool().get(b)) return fail();
+            a.kind = TypedArg::Kind::Json, a.text = b ? "true" : "false";
             continue;
         }
-        // true, false, null, arrays and objects: minified JSON, as decodeArgsText prints them.
-        if (p.json.size() <= minified) p.json.emplace_back();
-        p.json[minified] = simdjson::minify(value);
+        case simdjson::ondemand::json_type::null:
+            if (!value.is_null()) return fail();
+            a.kind = TypedArg::Kind::Json, a.text = "null";
+            continue;
+        default:
+            break;
+        }
+        std::string_view raw;
+        if (type == simdjson::ondemand::json_type::array) {
+            simdjson::ondemand::array array;
+            if (value.get_array().get(array) || array.raw_json().get(raw)) return fail();
+        } else {
+            simdjson::ondemand::object object;
+            if (value.get_object().get(object) || object.raw_json().get(raw)) return fail();
+        }
         a.kind = TypedArg::Kind::Json;
+        if (inPlace) {
+            const std::string_view at = argsJson.substr(std::size_t(raw.data() - text), raw.size());
+            auto [it, added] = p.minified.try_emplace(at);
+            if (added) it->second = jsonValueText(at);
+            a.text = it->second;
+            continue;
+        }
+        if (p.json.size() <= minified) p.json.emplace_back();
+        p.json[minified] = jsonValueText(raw);
         p.jsonOf.back() = minified++;
     }
     // Views into the minified texts once all are made (a vector that grows moves its strings).
