@@ -39,25 +39,26 @@ std::vector<ArgField> decodeArgsText(std::string_view argsJson) {
     return fields;
 }
 
-struct TypedArgsDecoder::Parser {
-    simdjson::ondemand::parser fields;
-    // The minified texts of arrays and objects, by their raw text where it lies in the caller's (the trace's
-    // text, which outlives the decoder): the same shapes and launch dimensions recur from step to step. A few
-    // hundred thousand at most, then started over (between two decodes).
-    std::unordered_map<std::string_view, std::string> minified;
-    std::string buffer;              // the args being decoded, padded
-    std::vector<std::string> json;   // the minified values, reused from call to call
-    std::vector<std::size_t> jsonOf; // per arg, its text in `json` (npos: none)
-    std::vector<TypedArg> args;
+// A text's hash, for lookups by view in a map keyed by owned strings.
+struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
+struct TypedArgsDecoder::Parser {
+    simdjson::ondemand::parser fields;
+    std::string buffer; // the args being decoded, padded (when they cannot be parsed where they lie)
+    // The minified texts of arrays and objects, by their raw text: the same shapes and launch dimensions
+    // recur from step to step. A few hundred thousand at most, then started over (between two decodes).
+    std::unordered_map<std::string, std::string, TextHash, std::equal_to<>> minified;
+    std::vector<TypedArg> args;
+};
 TypedArgsDecoder::TypedArgsDecoder() : m_parser(std::make_unique<Parser>()) {}
 TypedArgsDecoder::~TypedArgsDecoder() = default;
 
 const std::vector<TypedArg>& TypedArgsDecoder::decode(std::string_view argsJson, std::size_t readableAfter) {
     Parser& p = *m_parser;
     p.args.clear();
-    p.jsonOf.clear();
     if (argsJson.empty()) return p.args;
     const char* text = argsJson.data();
     const bool inPlace = readableAfter >= simdjson::SIMDJSON_PADDING;
@@ -69,7 +70,6 @@ const std::vector<TypedArg>& TypedArgsDecoder::decode(std::string_view argsJson,
     }
     const auto fail = [&]() -> const std::vector<TypedArg>& {
         p.args.clear();
-        p.jsonOf.clear();
         return p.args;
     };
     simdjson::ondemand::document doc;
@@ -77,10 +77,8 @@ const std::vector<TypedArg>& TypedArgsDecoder::decode(std::string_view argsJson,
         return fail();
     simdjson::ondemand::object obj;
     if (doc.get_object().get(obj)) return fail();
-    std::size_t minified = 0;
     for (auto field : obj) {
         TypedArg& a = p.args.emplace_back();
-        p.jsonOf.push_back(std::string::npos);
         if (field.unescaped_key().get(a.key)) return fail();
         simdjson::ondemand::value value;
         if (field.value().get(value)) return fail();
@@ -127,20 +125,10 @@ const std::vector<TypedArg>& TypedArgsDecoder::decode(std::string_view argsJson,
             if (value.get_object().get(object) || object.raw_json().get(raw)) return fail();
         }
         a.kind = TypedArg::Kind::Json;
-        if (inPlace) {
-            const std::string_view at = argsJson.substr(std::size_t(raw.data() - text), raw.size());
-            auto [it, added] = p.minified.try_emplace(at);
-            if (added) it->second = jsonValueText(at);
-            a.text = it->second;
-            continue;
-        }
-        if (p.json.size() <= minified) p.json.emplace_back();
-        p.json[minified] = jsonValueText(raw);
-        p.jsonOf.back() = minified++;
+        auto known = p.minified.find(raw);
+        if (known == p.minified.end()) known = p.minified.emplace(std::string(raw), jsonValueText(raw)).first;
+        a.text = known->second; // (a map's values stay where they are as it grows)
     }
-    // Views into the minified texts once all are made (a vector that grows moves its strings).
-    for (std::size_t i = 0; i < p.args.size(); ++i)
-        if (p.jsonOf[i] != std::string::npos) p.args[i].text = p.json[p.jsonOf[i]];
     return p.args;
 }
 
