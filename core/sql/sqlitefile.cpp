@@ -67,19 +67,6 @@ constexpr std::uint8_t IndexInterior = 2, TableInterior = 5, IndexLeaf = 10, Tab
 
 } // namespace
 
-void Payload::copy(std::size_t from, std::size_t n, std::uint8_t* to) const {
-    for (std::string_view piece : pieces) {
-        if (!n) return;
-        if (from >= piece.size()) {
-            from -= piece.size();
-            continue;
-        }
-        const std::size_t take = std::min(n, piece.size() - from);
-        copyBytes(to, piece.data() + from, take);
-        to += take, n -= take, from = 0;
-    }
-}
-
 void appendIntegerRecord(ByteBuffer& out, const std::int64_t* values, const bool* nulls, int count) {
     // Every serial type here fits one byte, and so does the header's size: 1 + count.
     std::uint8_t record[1 + 15 + 15 * 8];
@@ -285,7 +272,7 @@ struct SqliteFileWriter::Pages {
         return k <= most ? k : least;
     }
     // Writes what does not stay local as a chain of overflow pages; returns the first.
-    std::uint32_t writeOverflow(const Payload& payload, std::size_t local) {
+    std::uint32_t writeOverflow(std::string_view payload, std::size_t local) {
         const std::uint32_t first = upcoming();
         std::uint32_t page = first;
         const std::size_t total = payload.size();
@@ -293,7 +280,7 @@ struct SqliteFileWriter::Pages {
             const std::size_t n = std::min<std::size_t>(total - at, size - 4);
             const std::uint32_t following = at + n < total ? after(page) : 0;
             putBig32(overflow.data(), following);
-            payload.copy(at, n, overflow.data() + 4);
+            copyBytes(overflow.data() + 4, payload.data() + at, n);
             std::fill(overflow.begin() + std::ptrdiff_t(4 + n), overflow.end(), 0);
             put(overflow.data());
             page = following;
@@ -307,17 +294,17 @@ struct SqliteFileWriter::Pages {
         std::size_t size, local, bytes;
         std::uint64_t rowid;
     };
-    TableCell tableCell(std::int64_t rowid, const Payload& payload) const {
+    TableCell tableCell(std::int64_t rowid, std::string_view payload) const {
         const std::size_t size = payload.size(), local = localSize(size, false);
         const std::uint64_t key = std::uint64_t(rowid);
         return {size, local, varintSize(size) + varintSize(key) + local + (local < size ? 4 : 0), key};
     }
     // Writes the cell into `to` (room for cell.bytes in a page), its overflow pages (if any) to the file.
-    void putTableCell(std::uint8_t* to, const TableCell& cell, const Payload& payload) {
+    void putTableCell(std::uint8_t* to, const TableCell& cell, std::string_view payload) {
         const std::uint32_t overflow = cell.local < cell.size ? writeOverflow(payload, cell.local) : 0;
         to += putVarint(to, cell.size);
         to += putVarint(to, cell.rowid);
-        payload.copy(0, cell.local, to);
+        copyBytes(to, payload.data(), cell.local);
         if (cell.local < cell.size) putBig32(to + cell.local, overflow);
     }
 };
@@ -375,7 +362,7 @@ std::uint32_t SqliteFileWriter::BTree::flushLeaf() {
     return page;
 }
 
-void SqliteFileWriter::BTree::add(std::int64_t rowid, const Payload& record) {
+void SqliteFileWriter::BTree::add(std::int64_t rowid, std::string_view record) {
     if (m_index) return place(record);
     if (m_leaf->cells && rowid <= m_lastRowid) m_pages.fail("rows out of rowid order");
     // SQLite reads every cell as 4 bytes at least: a record of no values would make a shorter one.
@@ -386,7 +373,7 @@ void SqliteFileWriter::BTree::add(std::int64_t rowid, const Payload& record) {
     m_lastRowid = rowid;
 }
 
-void SqliteFileWriter::BTree::place(const Payload& entry) {
+void SqliteFileWriter::BTree::place(std::string_view entry) {
     const std::size_t size = entry.size();
     const std::size_t most = (m_pages.size - 12) * 64 / 255 - 23;
     if (size > most) return m_pages.fail("an index entry too long for its page");
@@ -405,7 +392,7 @@ void SqliteFileWriter::BTree::place(const Payload& entry) {
     }
     std::uint8_t* to = m_leaf->reserve(cell);
     to += putVarint(to, size);
-    entry.copy(0, size, to);
+    copyBytes(to, entry.data(), size);
     m_lastEntry = {std::uint32_t(to - m_leaf->data.data()), std::uint32_t(size)};
 }
 
@@ -496,7 +483,7 @@ bool SqliteFileWriter::finish() {
         record.text(row.table);
         record.integer(row.root);
         record.text(row.sql);
-        const Payload payload = record.payload();
+        const std::string_view payload = record.record();
         const Pages::TableCell cell = pages.tableCell(++rowid, payload);
         if (!first.fits(cell.bytes)) {
             pages.fail("the schema does not fit on the first page");

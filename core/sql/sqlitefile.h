@@ -19,17 +19,6 @@
 
 namespace kinetoscope::sql {
 
-// A cell's payload in up to three pieces read as one (a record's header size, its serial types, its values),
-// so that a page takes a record with one copy.
-struct Payload {
-    std::string_view pieces[3];
-    Payload(std::string_view whole) : pieces{whole, {}, {}} {}
-    Payload(std::string_view a, std::string_view b, std::string_view c) : pieces{a, b, c} {}
-    std::size_t size() const { return pieces[0].size() + pieces[1].size() + pieces[2].size(); }
-    // Copies bytes [from, from + n) to `to`.
-    void copy(std::size_t from, std::size_t n, std::uint8_t* to) const;
-};
-
 // Copies `n` bytes: the short copies of a record's values (a few to a few dozen bytes, tens of millions of
 // them in an export) inline, without a call to memcpy each.
 inline void copyBytes(void* to, const void* from, std::size_t n) {
@@ -94,7 +83,6 @@ class RecordEncoder {
     void write(std::uint8_t* to) const;
     // The record in one piece (valid until the next call).
     std::string_view record();
-    Payload payload() { return record(); }
 
     // An integer's serial type and its size in the record: 8 and 9 are the constants 0 and 1 (schema
     // format 4), 1–6 a big-endian integer of 1, 2, 3, 4, 6 or 8 bytes.
@@ -207,7 +195,7 @@ class SqliteFileWriter::BTree {
     BTree(Pages& pages, bool index);
     ~BTree();
     // A table row (`rowid` above the previous one's); for an index, `rowid` is ignored.
-    void add(std::int64_t rowid, const Payload& record);
+    void add(std::int64_t rowid, std::string_view record);
     // Writes what is left and returns the root page.
     std::uint32_t finish();
 
@@ -219,7 +207,7 @@ class SqliteFileWriter::BTree {
         std::int64_t key;      // a table's: the largest rowid under the child
         std::string separator; // an index's: the entry between this child and the next
     };
-    void place(const Payload& entry);
+    void place(std::string_view entry);
     std::uint32_t flushLeaf();
     std::vector<Child> buildLevel(std::vector<Child> children);
 
