@@ -2,8 +2,6 @@
 
 #include <simdjson.h>
 
-#include <unordered_map>
-
 namespace kinetoscope {
 
 namespace {
@@ -39,18 +37,10 @@ std::vector<ArgField> decodeArgsText(std::string_view argsJson) {
     return fields;
 }
 
-// A text's hash, for lookups by view in a map keyed by owned strings.
-struct TextHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
 struct TypedArgsDecoder::Parser {
     simdjson::ondemand::parser fields;
-    std::string buffer; // the args being decoded, padded (when they cannot be parsed where they lie)
-    // The minified texts of arrays and objects, by their raw text: the same shapes and launch dimensions
-    // recur from step to step. A few hundred thousand at most, then started over (between two decodes).
-    std::unordered_map<std::string, std::string, TextHash, std::equal_to<>> minified;
+    std::string buffer;    // the args being decoded, padded (when they cannot be parsed where they lie)
+    MinifiedJson minified; // started over only between two decodes
     std::vector<TypedArg> args;
 };
 TypedArgsDecoder::TypedArgsDecoder() : m_parser(std::make_unique<Parser>()) {}
@@ -62,7 +52,7 @@ const std::vector<TypedArg>& TypedArgsDecoder::decode(std::string_view argsJson,
     if (argsJson.empty()) return p.args;
     const char* text = argsJson.data();
     const bool inPlace = readableAfter >= simdjson::SIMDJSON_PADDING;
-    if (p.minified.size() > 300000) p.minified.clear();
+    p.minified.startOverIfFull();
     if (!inPlace) {
         p.buffer.assign(argsJson);
         p.buffer.append(simdjson::SIMDJSON_PADDING, ' ');
@@ -125,11 +115,15 @@ const std::vector<TypedArg>& TypedArgsDecoder::decode(std::string_view argsJson,
             if (value.get_object().get(object) || object.raw_json().get(raw)) return fail();
         }
         a.kind = TypedArg::Kind::Json;
-        auto known = p.minified.find(raw);
-        if (known == p.minified.end()) known = p.minified.emplace(std::string(raw), jsonValueText(raw)).first;
-        a.text = known->second; // (a map's values stay where they are as it grows)
+        a.text = p.minified.of(raw);
     }
     return p.args;
+}
+
+const std::string& MinifiedJson::of(std::string_view raw) {
+    auto known = m_texts.find(raw);
+    if (known == m_texts.end()) known = m_texts.emplace(std::string(raw), jsonValueText(raw)).first;
+    return known->second; // (a map's values stay where they are as it grows)
 }
 
 std::string jsonValueText(std::string_view json) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace kinetoscope {
@@ -46,6 +47,25 @@ class TypedArgsDecoder {
 // One JSON value as a person reads it: a string decoded (`"C:\\runs"` reads C:\runs), anything else minified;
 // text that does not parse comes back as it is.
 std::string jsonValueText(std::string_view json);
+
+// jsonValueText of arrays and objects, each distinct text made once: the same shapes and launch dimensions
+// recur from step to step, so a scan over millions of slices minifies a few thousand texts. Keyed by its own
+// copy of the raw text. A text given stays valid until startOverIfFull().
+class MinifiedJson {
+  public:
+    const std::string& of(std::string_view raw);
+    // Forgets every text past a few hundred thousand: call it only where no text it gave is still in use.
+    void startOverIfFull() {
+        if (m_texts.size() > 300000) m_texts.clear();
+    }
+
+  private:
+    struct Hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_map<std::string, std::string, Hash, std::equal_to<>> m_texts;
+};
 
 // What `record_shapes=True` writes of an operator's inputs, one entry per argument: "Input Dims" (a shape, []
 // for what is not a tensor, a list of shapes for a tensor list), "Input type" and "Concrete Inputs" (the

@@ -12,7 +12,6 @@
 #include "query/args.h"
 
 #include <mutex>
-#include <unordered_map>
 
 namespace kinetoscope::sql::vtab {
 
@@ -145,31 +144,23 @@ std::unique_ptr<ListTable> kernelTable(const TraceStore& s, const SliceIndex& in
 }
 
 // What an operator's three input columns read, for one scan: a copy (each filter makes one, on the thread
-// that scans) starts empty. It keeps its decoder's buffers from row to row and the row it last located (a
-// row's three columns are read in turn); the texts repeat from step to step (each iteration's shapes are
-// the last one's), so each is minified once, kept by where it is in the trace's text, which outlives the
-// scan (a few hundred thousand at most, then started over). A minified text lasts until the next row.
+// that scans) starts empty. It keeps its decoder's buffers from row to row, the row it last located (a row's
+// three columns are read in turn) and each distinct text minified. A text it gives lasts until the next row.
 class OperatorInputsCache {
   public:
     OperatorInputsCache() = default;
     OperatorInputsCache(const OperatorInputsCache&) {}
     OperatorInputsCache& operator=(const OperatorInputsCache&) = delete;
-    // Field 0, 1, 2: "Input Dims", "Input type", "Concrete Inputs" as written (a null view: none).
-    std::string_view field(const TraceStore& s, EventRef ref, int which) const {
+    // Field 0, 1, 2: "Input Dims", "Input type", "Concrete Inputs", minified; null when the row has none.
+    const std::string* field(const TraceStore& s, EventRef ref, int which) const {
         if (!(m_ref == ref)) {
-            // (Started over only here, between rows: a row's texts are still being read until then.)
-            if (m_minified.size() > 300000) m_minified.clear();
+            m_minified.startOverIfFull(); // (between rows: a row's texts are still being read until then)
             m_ref = ref;
             m_found = m_decoder.locate(s.argsText(ref), m_text);
         }
-        if (!m_found) return {};
+        if (!m_found) return nullptr;
         const std::string_view text = which == 0 ? m_text.dims : which == 1 ? m_text.types : m_text.concrete;
-        return text.empty() ? std::string_view() : text;
-    }
-    const std::string& minified(std::string_view field) const {
-        auto [at, added] = m_minified.try_emplace(field);
-        if (added) at->second = jsonValueText(field);
-        return at->second;
+        return text.empty() ? nullptr : &m_minified.of(text);
     }
 
   private:
@@ -177,7 +168,7 @@ class OperatorInputsCache {
     mutable EventRef m_ref{TrackId(UINT32_MAX), EventIndex(UINT32_MAX)};
     mutable OperatorInputsText m_text;
     mutable bool m_found = false;
-    mutable std::unordered_map<std::string_view, std::string> m_minified;
+    mutable MinifiedJson m_minified;
 };
 
 std::unique_ptr<ListTable> operatorTable(const TraceStore& s, const SliceIndex& index) {
@@ -188,9 +179,9 @@ std::unique_ptr<ListTable> operatorTable(const TraceStore& s, const SliceIndex& 
         "input_types TEXT, concrete_inputs TEXT)",
         ops, [&s, inputs = OperatorInputsCache()](ValueSink& out, EventRef ref, int c) {
             if (c < 5) return sliceColumns(out, s, ref, c);
-            const std::string_view field = inputs.field(s, ref, c - 5);
-            if (field.data() == nullptr) return out.null();
-            out.lastingText(inputs.minified(field));
+            const std::string* field = inputs.field(s, ref, c - 5);
+            if (!field) return out.null();
+            out.lastingText(*field);
         });
     return table;
 }
