@@ -92,8 +92,8 @@ struct ListTable final : Table {
     std::string ddl;
     std::function<Rows(const sqlite3_value* key)> rowsFor; // key null: every row
     std::function<double()> rowEstimate = [] { return 1000.0; };
-    std::function<void()>
-        warm; // what prepare() does, where the rows are built once (call_once) on first read
+    // What prepare() does, where the rows are built once (call_once) on first read.
+    std::function<void()> warm;
     void prepare() const override {
         if (warm) warm();
     }
