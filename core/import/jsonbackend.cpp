@@ -170,6 +170,16 @@ inline bool droppablePhase(char phase) {
     }
 }
 
+// Whether `parser` can take a document of `length` bytes. simdjson 3.0.1 allocates a parser's string buffer
+// with `new (std::nothrow)` and never checks it: out of memory, `iterate` goes on and unescapes strings into
+// a null buffer (a crash, not an error). So the allocation it is about to make is tried here first, and an
+// iterate that would fail so is not begun.
+static bool roomToIterate(const od::parser& parser, std::size_t length) {
+    if (length <= parser.capacity()) return true; // (no allocation ahead)
+    const std::size_t strings = (5 * length / 3 + simdjson::SIMDJSON_PADDING + 63) / 64 * 64;
+    return std::unique_ptr<std::uint8_t[]>(new (std::nothrow) std::uint8_t[strings]) != nullptr;
+}
+
 struct EventParser::Impl {
     bool gpuWorkOnly = false;
     od::parser parser;
@@ -234,7 +244,9 @@ struct EventParser::Impl {
     // Iterates an args object whose text lies inside the padded buffer.
     bool iterateArgs(std::string_view text, od::object& out) {
         const std::size_t capacity = std::size_t(buffer.data() + buffer.size() - text.data());
-        if (argsParser.iterate(text.data(), text.size(), capacity).get(argsDocument)) return false;
+        if (!roomToIterate(argsParser, text.size()) ||
+            argsParser.iterate(text.data(), text.size(), capacity).get(argsDocument))
+            return false;
         return !argsDocument.get_object().get(out);
     }
     od::document argsDocument;
@@ -588,6 +600,10 @@ bool EventParser::parseRun(std::string_view text, std::size_t begin, std::size_t
     d.bindChunk(out);
     d.load(text, begin, end, true);
     od::document doc;
+    if (!roomToIterate(d.parser, d.bufferLength)) {
+        out.failure = simdjson::error_message(simdjson::MEMALLOC);
+        return false;
+    }
     if (auto e = d.parser.iterate(d.buffer.data(), d.bufferLength, d.buffer.size()).get(doc)) {
         out.failure = simdjson::error_message(e);
         return false;
@@ -640,6 +656,7 @@ void EventParser::parseOne(std::string_view text, std::size_t begin, std::size_t
         ++out.eventsSeen;
         out.addIssue(begin, std::string("malformed event: ") + simdjson::error_message(e));
     };
+    if (!roomToIterate(d.parser, d.bufferLength)) return fail(simdjson::MEMALLOC);
     if (auto e = d.parser.iterate(d.buffer.data(), d.bufferLength, d.buffer.size()).get(doc)) return fail(e);
     od::object obj;
     if (auto e = doc.get_object().get(obj)) {
