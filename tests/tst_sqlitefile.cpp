@@ -3,6 +3,7 @@
 // page says, every index entry matching its row), then every row and value, and queries that go through the
 // indexes. Data-driven over page sizes and table shapes: one leaf, trees of three and four levels,
 // payloads spilling into overflow chains, the page SQLite reserves for its locks.
+#include "sql/indexkeys.h"
 #include "sql/sqlitefile.h"
 
 #include <QTemporaryDir>
@@ -172,8 +173,8 @@ class TestSqliteFile : public QObject {
     void recordsAsSqliteEncodesThem();
     void refusesWhatItCannotWrite_data();
     void refusesWhatItCannotWrite();
-    void sortsIndexEntriesAsSqlite_data();
-    void sortsIndexEntriesAsSqlite();
+    void mergesIndexEntriesAsSqlite_data();
+    void mergesIndexEntriesAsSqlite();
 };
 
 void TestSqliteFile::readsBack_data() {
@@ -439,41 +440,51 @@ void TestSqliteFile::refusesWhatItCannotWrite() {
     ::close(fd);
 }
 
-// An index's entries, gathered in rowid order, sorted by the export's radix sort: the order a comparison
-// sort by SQLite's rule gives (keys with NULL first, then rowid), for keys of every range: a handful of
-// values with many ties, ids, timestamps, the whole 64-bit range, with and without NULLs in either column.
-void TestSqliteFile::sortsIndexEntriesAsSqlite_data() {
+// An index's entries, gathered part by part in the rows' order and merged (indexkeys.h): the order a
+// comparison sort by SQLite's rule gives (keys with NULL first, then rowid), for keys of every range (a
+// handful of values with many ties, ids, timestamps, the whole 64-bit range, with and without NULLs in either
+// column), rows that come in a few sorted runs or in none, parts of every size (empty ones too), and rowids
+// that are each row's place, have gaps, are numbered from 1 a part, or reach the top of the 64-bit range.
+void TestSqliteFile::mergesIndexEntriesAsSqlite_data() {
     QTest::addColumn<int>("columns");
     QTest::addColumn<qint64>("least");
     QTest::addColumn<qint64>("most");
     QTest::addColumn<int>("nullPercent");
     QTest::addColumn<int>("count");
-    QTest::newRow("ids, no NULL") << 1 << qint64(0) << qint64(3400000) << 0 << 100000;
-    QTest::newRow("parent ids, a third NULL") << 1 << qint64(0) << qint64(50000) << 33 << 100000;
-    QTest::newRow("few values, many ties") << 1 << qint64(-3) << qint64(3) << 10 << 50000;
-    QTest::newRow("all NULL") << 1 << qint64(0) << qint64(0) << 100 << 1000;
-    QTest::newRow("one value") << 1 << qint64(42) << qint64(42) << 0 << 1000;
-    QTest::newRow("the whole 64-bit range") << 1 << qint64(INT64_MIN) << qint64(INT64_MAX) << 5 << 100000;
-    QTest::newRow("track and timestamp")
-        << 2 << qint64(1700000000000000000) << qint64(1700000060000000000) << 0 << 100000;
-    QTest::newRow("two columns, NULLs in both") << 2 << qint64(-1000) << qint64(1000) << 20 << 100000;
+    QTest::addColumn<int>("runs"); // the rows come in this many sorted runs; 0: in no order
+    QTest::addColumn<QString>("rowids");
+    QTest::newRow("ids, no NULL") << 1 << qint64(0) << qint64(3400000) << 0 << 100000 << 0 << "place";
+    QTest::newRow("parent ids, a third NULL")
+        << 1 << qint64(0) << qint64(50000) << 33 << 100000 << 611 << "place";
+    QTest::newRow("few values, many ties") << 1 << qint64(-3) << qint64(3) << 10 << 50000 << 0 << "gaps";
+    QTest::newRow("all NULL") << 1 << qint64(0) << qint64(0) << 100 << 1000 << 0 << "numbered";
+    QTest::newRow("one value") << 1 << qint64(42) << qint64(42) << 0 << 1000 << 1 << "place";
+    QTest::newRow("the whole 64-bit range")
+        << 1 << qint64(INT64_MIN) << qint64(INT64_MAX) << 5 << 100000 << 0 << "top";
+    QTest::newRow("track and timestamp, in 97 runs")
+        << 2 << qint64(1700000000000000000) << qint64(1700000060000000000) << 0 << 100000 << 97 << "place";
+    QTest::newRow("track and timestamp, numbered")
+        << 2 << qint64(1700000000000000000) << qint64(1700000060000000000) << 0 << 100000 << 3 << "numbered";
+    QTest::newRow("two columns, NULLs in both")
+        << 2 << qint64(-1000) << qint64(1000) << 20 << 100000 << 0 << "gaps";
     QTest::newRow("two columns, negative wide keys")
-        << 2 << qint64(INT64_MIN / 2) << qint64(INT64_MAX / 3) << 1 << 100000;
-    QTest::newRow("empty") << 2 << qint64(0) << qint64(10) << 0 << 0;
+        << 2 << qint64(INT64_MIN / 2) << qint64(INT64_MAX / 3) << 1 << 100000 << 40 << "top";
+    QTest::newRow("one run") << 2 << qint64(0) << qint64(1000000) << 0 << 20000 << 1 << "place";
+    QTest::newRow("empty") << 2 << qint64(0) << qint64(10) << 0 << 0 << 0 << "place";
 }
 
-void TestSqliteFile::sortsIndexEntriesAsSqlite() {
+void TestSqliteFile::mergesIndexEntriesAsSqlite() {
     QFETCH(int, columns);
     QFETCH(qint64, least);
     QFETCH(qint64, most);
     QFETCH(int, nullPercent);
     QFETCH(int, count);
-    std::mt19937_64 random(unsigned(count + nullPercent + columns));
+    QFETCH(int, runs);
+    QFETCH(QString, rowids);
+    std::mt19937_64 random(unsigned(count + nullPercent + columns + runs));
     const std::uint64_t span = std::uint64_t(most) - std::uint64_t(least);
     std::vector<sql::IndexEntry> entries(static_cast<std::size_t>(count));
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        sql::IndexEntry& e = entries[i];
-        e.rowid = std::int64_t(i) * 3 + 1;
+    for (sql::IndexEntry& e : entries) {
         // The first column a small range (a track id) when there are two; the last the range asked for.
         for (int c = 0; c < columns; ++c) {
             e.null[c] = int(random() % 100) < nullPercent;
@@ -483,18 +494,68 @@ void TestSqliteFile::sortsIndexEntriesAsSqlite() {
                                                     : std::int64_t(std::uint64_t(least) + offset));
         }
     }
-    std::vector<sql::IndexEntry> expected = entries;
-    std::stable_sort(
-        expected.begin(), expected.end(),
-        [&](const sql::IndexEntry& a, const sql::IndexEntry& b) { return sql::entryBefore(a, b, columns); });
-    sql::sortEntries(entries, columns);
-    QCOMPARE(entries.size(), expected.size());
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        QCOMPARE(entries[i].rowid, expected[i].rowid);
-        for (int c = 0; c < columns; ++c) {
-            QCOMPARE(entries[i].null[c], expected[i].null[c]);
-            QCOMPARE(entries[i].key[c], expected[i].key[c]);
+    // Runs: the rows cut into `runs` stretches, each sorted by its keys (before the rowids are given, which
+    // follow the rows' order as an export's do).
+    const auto byKeys = [&](const sql::IndexEntry& a, const sql::IndexEntry& b) {
+        return sql::entryBefore(a, b, columns);
+    };
+    for (int r = 0; r < runs; ++r)
+        std::sort(entries.begin() + std::ptrdiff_t(entries.size() * std::size_t(r) / std::size_t(runs)),
+                  entries.begin() + std::ptrdiff_t(entries.size() * std::size_t(r + 1) / std::size_t(runs)),
+                  byKeys);
+    for (std::size_t i = 0; i < entries.size(); ++i)
+        entries[i].rowid = rowids == "gaps"  ? std::int64_t(i) * 3 + 1
+                           : rowids == "top" ? INT64_MAX - std::int64_t(entries.size()) + std::int64_t(i) + 1
+                           : rowids == "numbered" ? std::int64_t(i) + 1
+                                                  : std::int64_t(i);
+
+    // The parts: a key column no index here reads in front of the index's own (which it reads in reverse
+    // order, the last first), parts of random sizes, an empty one now and then.
+    const int partColumns = columns + 1;
+    std::vector<sql::KeyPart> parts;
+    std::int64_t before = 0;
+    for (std::size_t i = 0; i < entries.size() || parts.empty();) {
+        const std::size_t size =
+            std::min<std::size_t>(entries.size() - i, random() % 6 == 0 ? 0 : random() % 5000);
+        sql::KeyPart& part = parts.emplace_back(partColumns);
+        part.reserve(size);
+        for (std::size_t r = 0; r < size; ++r, ++i) {
+            const sql::IndexEntry& e = entries[i];
+            std::int64_t values[3] = {-7, 0, 0};
+            bool nulls[3] = {false, false, false};
+            for (int c = 0; c < columns; ++c)
+                values[partColumns - 1 - c] = e.key[c], nulls[partColumns - 1 - c] = e.null[c];
+            part.add(values, nulls, rowids == "numbered" ? std::int64_t(r) + 1 : e.rowid);
         }
+        part.shrink();
+        if (rowids == "numbered") part.offsetRowids(before);
+        before += std::int64_t(size);
+    }
+    std::vector<int> indexColumns;
+    for (int c = 0; c < columns; ++c)
+        indexColumns.push_back(partColumns - 1 - c);
+
+    std::vector<sql::IndexEntry> expected = entries;
+    std::stable_sort(expected.begin(), expected.end(), byKeys);
+    sql::MergedEntries merged(parts, indexColumns);
+    if (runs > 0) QVERIFY(merged.runs() <= std::size_t(runs));
+    std::size_t i = 0;
+    for (sql::IndexEntry entry; merged.next(entry); ++i) {
+        QVERIFY(i < expected.size());
+        QCOMPARE(entry.rowid, expected[i].rowid);
+        for (int c = 0; c < columns; ++c) {
+            QCOMPARE(entry.null[c], expected[i].null[c]);
+            QCOMPARE(entry.key[c], expected[i].key[c]);
+        }
+    }
+    QCOMPARE(i, expected.size());
+    // What an export holds for its sorted indexes is the keys alone where no key is NULL and the rowids
+    // follow one another: 8 bytes a key column a row.
+    if (nullPercent == 0 && rowids != "gaps") {
+        std::size_t bytes = 0;
+        for (const sql::KeyPart& part : parts)
+            bytes += part.bytes();
+        QCOMPARE(bytes, entries.size() * std::size_t(partColumns) * 8);
     }
 }
 

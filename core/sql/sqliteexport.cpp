@@ -4,6 +4,7 @@
 // at the cost of encoding them. Streamed: a table's pages go out as they fill; only the keys of the indexes
 // that must be sorted are held, until the table's rows are written.
 
+#include "sql/indexkeys.h"
 #include "sql/sqlitefile.h"
 #include "sql/storetables.h"
 #include "sql/tracedatabase.h"
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <barrier>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>
@@ -20,7 +22,6 @@
 #include <deque>
 #include <fcntl.h>
 #include <functional>
-#include <latch>
 #include <mutex>
 #include <thread>
 #include <unistd.h>
@@ -300,32 +301,58 @@ TraceDatabase::exportSqlite(const std::string& path,
             return true;
         };
 
+        // The columns the sorted indexes read, each once (a key part holds each value once however many
+        // indexes read it), and each sorted index's columns among them.
+        std::vector<int> keyColumns;
+        std::vector<std::size_t> keyReader; // for each, the first index that reads it (named by an error)
+        std::vector<std::vector<int>> sortedKeys;
+        for (std::size_t i : sorted) {
+            std::vector<int>& keys = sortedKeys.emplace_back();
+            for (int k = 0; k < indexes[i].width; ++k) {
+                const int column = indexes[i].column[k];
+                auto it = std::find(keyColumns.begin(), keyColumns.end(), column);
+                if (it == keyColumns.end()) {
+                    it = keyColumns.insert(keyColumns.end(), column);
+                    keyReader.push_back(i);
+                }
+                keys.push_back(int(it - keyColumns.begin()));
+            }
+        }
+
         // Two threads run the cursors and encode while this one lays out pages. The rows go in parts of
         // `chunk` units (slices, or rows), taken by the threads in turn, so that this thread reads them in
         // order from the two queues in turn; a cursor that cannot scan in parts has one thread and one part.
-        // The entries of the indexes to sort are gathered from the same rows, a part's apart from the
-        // others'; once both threads are through the rows, each sorts and encodes an index in turn. What is
-        // held: a few batches a queue, and the entries of the indexes to sort (32 bytes a row each).
+        // The keys of the indexes to sort are gathered from the same rows, a part's apart from the others';
+        // once both threads are through the rows, each merges an index in turn (indexkeys.h). What is held:
+        // a few batches a queue, and the keys (8 bytes a key column a row: 24 a slice).
         constexpr std::int64_t chunk = 4096;
         const std::int64_t units = table->open()->units();
         const std::int64_t parts = units > chunk ? (units + chunk - 1) / chunk : 1;
         const int lanes = units > chunk ? 2 : 1;
         RowQueue queues[2];
-        // gathered[k][part]: sorted index k's entries of a part's rows, in their order. In a table without a
-        // key of its own, an entry's rowid is its row's place in the part (from 1) until the parts are
-        // joined.
-        std::vector<std::vector<std::vector<IndexEntry>>> gathered(
-            sorted.size(), std::vector<std::vector<IndexEntry>>(std::size_t(parts)));
-        std::latch rowsGathered(lanes);
+        // A part's keys, in its rows' order. In a table without a key of its own, a row's rowid is its place
+        // in the part (from 1) until all parts are in and each is offset by the rows before it.
+        std::vector<KeyPart> gathered(static_cast<std::size_t>(parts));
+        const auto numberRows = [&gathered, keyed]() noexcept {
+            std::int64_t before = 0;
+            for (KeyPart& part : gathered) {
+                if (!keyed) part.offsetRowids(before);
+                before += std::int64_t(part.rows());
+            }
+        };
+        std::barrier rowsGathered(lanes, numberRows);
+        std::atomic<std::size_t> indexesLeft = sorted.size();
         // What the threads read at every row is theirs (copied), not this frame's, whose variables this
         // thread changes at every row: a cache line shared by both would move between the cores each time.
-        const auto produce = [&name, &gathered, &rowsGathered, queues = &queues[0], table = table.get(),
-                              keyed, width, parts, lanes, units, streamed, sorted, indexes = indexes.data(),
+        const auto produce = [&name, &gathered, &rowsGathered, &indexesLeft, queues = &queues[0],
+                              table = table.get(), keyed, width, parts, lanes, units, streamed, sorted,
+                              keyColumns, keyReader, sortedKeys, indexes = indexes.data(),
                               entryFrom](int lane) {
             RowQueue& queue = queues[lane];
             RowSink sink;
             std::vector<KeyValue> values(static_cast<std::size_t>(width));
-            std::vector<std::vector<IndexEntry>> gathering(sorted.size());
+            std::vector<std::int64_t> keyValues(keyColumns.size());
+            std::unique_ptr<bool[]> keyNulls(new bool[keyColumns.size() + 1]);
             auto cursor = table->open();
             Batch batch = queue.emptyBatch();
             const auto notInteger = [&](const Index& index) {
@@ -337,6 +364,8 @@ TraceDatabase::exportSqlite(const std::string& path,
                     cursor->filterUnits(part * chunk, std::min(units, (part + 1) * chunk));
                 else
                     cursor->filter(0, 0, nullptr);
+                KeyPart keys(int(keyColumns.size()));
+                if (!keyColumns.empty()) keys.reserve(std::size_t(chunk));
                 std::int64_t partRow = 0;
                 for (; !cursor->eof() && !queue.stopped() && batch.error.empty(); cursor->next()) {
                     sink.record.clear();
@@ -363,10 +392,15 @@ TraceDatabase::exportSqlite(const std::string& path,
                     for (std::size_t i : streamed)
                         if (!entryFrom(values, indexes[i], rowid, batch.entries.emplace_back()))
                             notInteger(indexes[i]);
-                    for (std::size_t k = 0; k < sorted.size(); ++k)
-                        if (!entryFrom(values, indexes[sorted[k]], keyed ? rowid : partRow,
-                                       gathering[k].emplace_back()))
-                            notInteger(indexes[sorted[k]]);
+                    if (!keyColumns.empty()) {
+                        for (std::size_t k = 0; k < keyColumns.size(); ++k) {
+                            const KeyValue& value = values[std::size_t(keyColumns[k])];
+                            keyValues[k] = value.integer;
+                            keyNulls[k] = value.isNull;
+                            if (!value.isNull && !value.isInteger) notInteger(indexes[keyReader[k]]);
+                        }
+                        keys.add(keyValues.data(), keyNulls.get(), keyed ? rowid : partRow);
+                    }
                     if (parts == 1 && batch.rowids.size() == RowQueue::BatchRows) {
                         queue.push(std::move(batch));
                         batch = queue.emptyBatch();
@@ -375,32 +409,19 @@ TraceDatabase::exportSqlite(const std::string& path,
                 batch.end = true;
                 queue.push(std::move(batch));
                 batch = queue.emptyBatch();
-                for (std::size_t k = 0; k < sorted.size(); ++k)
-                    gathered[k][std::size_t(part)] = std::move(gathering[k]);
+                keys.shrink();
+                gathered[std::size_t(part)] = std::move(keys);
             }
             rowsGathered.arrive_and_wait();
             for (std::size_t k = std::size_t(lane); k < sorted.size() && !queue.stopped();
                  k += std::size_t(lanes)) {
                 const Index& index = indexes[sorted[k]];
-                // The parts joined in order (each freed once copied): the rows' order, which the sort keeps
-                // for ties.
-                std::vector<IndexEntry> entries;
-                std::size_t total = 0;
-                for (const auto& part : gathered[k])
-                    total += part.size();
-                entries.reserve(total);
-                for (auto& part : gathered[k]) {
-                    if (!keyed)
-                        for (IndexEntry& entry : part)
-                            entry.rowid += std::int64_t(entries.size());
-                    entries.insert(entries.end(), part.begin(), part.end());
-                    std::vector<IndexEntry>().swap(part);
-                }
-                sortEntries(entries, index.width);
-                for (const IndexEntry& entry : entries) {
+                MergedEntries entries(gathered, sortedKeys[k]);
+                for (IndexEntry entry; entries.next(entry);) {
                     appendIndexRecord(batch.bytes, entry, index.width);
                     batch.ends.push_back(batch.bytes.used);
                     if (batch.ends.size() == RowQueue::BatchRows) {
+                        if (queue.stopped()) break;
                         queue.push(std::move(batch));
                         batch = queue.emptyBatch();
                     }
@@ -408,6 +429,8 @@ TraceDatabase::exportSqlite(const std::string& path,
                 batch.end = true;
                 queue.push(std::move(batch));
                 batch = queue.emptyBatch();
+                // The keys go as soon as the last index is merged (the next tables need the room).
+                if (--indexesLeft == 0) std::vector<KeyPart>().swap(gathered);
             }
             queue.finish();
         };

@@ -150,8 +150,6 @@ inline bool entryBefore(const IndexEntry& a, const IndexEntry& b, int columns) {
     }
     return a.rowid < b.rowid;
 }
-// Sorts entries given in rowid order into the index's order (stable: ties stay in rowid order).
-void sortEntries(std::vector<IndexEntry>& entries, int columns);
 // The entry's record (its keys, then the rowid), appended to `out`.
 void appendIndexRecord(ByteBuffer& out, const IndexEntry& entry, int columns);
 
