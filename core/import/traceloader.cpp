@@ -1,5 +1,6 @@
 #include "traceloader.h"
 
+#include "model/freedmemory.h"
 #include "model/parallel.h"
 
 #include "documentlayout.h"
@@ -484,7 +485,9 @@ std::optional<TraceText> readTraceFile(const std::string& path, const LoadOption
 }
 
 LoadResult loadJsonTrace(TraceText file, const LoadOptions& options) {
-    return loadFromBuffer(std::move(file.source), std::move(file.stats), options, file.started);
+    LoadResult result = loadFromBuffer(std::move(file.source), std::move(file.stats), options, file.started);
+    returnFreedMemory(); // the parse's buffers, freed on the loader's threads
+    return result;
 }
 
 LoadResult loadTraceText(std::string_view json, const LoadOptions& options) {
@@ -493,7 +496,9 @@ LoadResult loadTraceText(std::string_view json, const LoadOptions& options) {
     std::shared_ptr<const SourceBuffer> source(SourceBuffer::fromText(json));
     ImportStats stats;
     stats.fileBytes = stats.jsonBytes = json.size();
-    return loadFromBuffer(source, std::move(stats), options, started);
+    LoadResult result = loadFromBuffer(source, std::move(stats), options, started);
+    returnFreedMemory();
+    return result;
 }
 
 } // namespace kinetoscope

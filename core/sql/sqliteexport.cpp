@@ -4,6 +4,7 @@
 // at the cost of encoding them. Streamed: a table's pages go out as they fill; only the keys of the indexes
 // that must be sorted are held, until the table's rows are written.
 
+#include "model/freedmemory.h"
 #include "sql/indexkeys.h"
 #include "sql/sqlitefile.h"
 #include "sql/storetables.h"
@@ -514,6 +515,7 @@ TraceDatabase::exportSqlite(const std::string& path,
         }
         if (!file.error().empty()) break;
         out.tables.emplace_back(name, rows);
+        returnFreedMemory(); // the table's keys and batches, freed on the encoding threads
     }
     if (!file.finish()) return fail(path + ": " + file.error());
     if (::close(fd) != 0) {
