@@ -165,6 +165,21 @@ CLI::App* addExportCommand(CLI::App& app, ExportArgs& args) {
     return c;
 }
 
+namespace {
+// The process's anonymous memory (what it holds itself, not the mapped trace's pages), in MB, from Linux's
+// /proc/self/status; -1 where there is none.
+double anonymousMegabytes() {
+    std::FILE* f = std::fopen("/proc/self/status", "r");
+    if (!f) return -1;
+    char line[256];
+    double kb = -1;
+    while (std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "RssAnon: %lf", &kb) == 1) break;
+    std::fclose(f);
+    return kb < 0 ? -1 : kb * 1024 / 1e6;
+}
+} // namespace
+
 int runExport(const ExportArgs& args) {
     const auto started = std::chrono::steady_clock::now();
     LoadResult r = loadTrace(args.path);
@@ -173,8 +188,9 @@ int runExport(const ExportArgs& args) {
         return 1;
     }
     sql::TraceDatabase db(*r.store);
-    // Where the time goes, table by table, for whoever watches (KINETOSCOPE_EXPORT_TIMES=1).
+    // Where the time and the memory go, table by table, for whoever watches (KINETOSCOPE_EXPORT_TIMES=1).
     const bool times = std::getenv("KINETOSCOPE_EXPORT_TIMES") != nullptr;
+    if (times) std::fprintf(stderr, "  loaded: %.0f MB anonymous\n", anonymousMegabytes());
     auto last = std::chrono::steady_clock::now();
     std::string current;
     const sql::ExportResult result =
@@ -182,8 +198,8 @@ int runExport(const ExportArgs& args) {
             if (times && rows == 0) {
                 const auto now = std::chrono::steady_clock::now();
                 if (!current.empty())
-                    std::fprintf(stderr, "  %s: %.2f s\n", current.c_str(),
-                                 std::chrono::duration<double>(now - last).count());
+                    std::fprintf(stderr, "  %s: %.2f s, %.0f MB anonymous at its end\n", current.c_str(),
+                                 std::chrono::duration<double>(now - last).count(), anonymousMegabytes());
                 current = table;
                 last = now;
             }
