@@ -205,6 +205,10 @@ int runExport(const ExportArgs& args) {
             }
             return true;
         });
+    if (times && !current.empty())
+        std::fprintf(stderr, "  %s: %.2f s, %.0f MB anonymous at its end\n", current.c_str(),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - last).count(),
+                     anonymousMegabytes());
     if (!result.ok()) {
         std::fprintf(stderr, "kinetoscope-cli: export: %s\n", result.error.c_str());
         return 1;
