@@ -4,12 +4,16 @@
 #   bench/memory_limit.sh LIMIT_MB -- COMMAND [ARG...]
 #   bench/memory_limit.sh --least -- COMMAND [ARG...]    (the least cap, to 16 MB, under which it gets through)
 #
+# A run that takes longer than TIMEOUT seconds (default 60) counts as failed: near its cap a process can
+# thrash, its mapped trace's pages evicted and read again from disk at every turn, for minutes.
+#
 # A memory cgroup (v1, /sys/fs/cgroup/memory) whose limit counts the process's own memory and the page cache
 # it faults in (the mapped trace's pages): the kernel reclaims the clean pages when the cap is near and kills
 # the process when its own memory would pass it. The page cache is dropped before each run, so that the
 # trace's pages are read, and charged, inside the cap. Needs root (it is a bench helper for this machine,
 # never a test). The figures go into bench/RESULTS.md.
 set -u
+timeout_s=${TIMEOUT:-60}
 root=/sys/fs/cgroup/memory
 if [ ! -w "$root" ]; then
     echo "memory_limit.sh: no writable memory cgroup at $root (needs root and cgroup v1)" >&2
@@ -25,12 +29,16 @@ run_capped() {
     echo $((limit_mb * 1024 * 1024)) >"$group/memory.limit_in_bytes"
     sync
     echo 1 >/proc/sys/vm/drop_caches
-    bash -c 'echo $$ >"$0/cgroup.procs"; exec "$@"' "$group" "$@" >/dev/null 2>/tmp/memory_limit.$$.err
+    timeout -s KILL "$timeout_s" bash -c 'echo $$ >"$0/cgroup.procs"; exec "$@"' "$group" "$@" >/dev/null \
+        2>/tmp/memory_limit.$$.err
     local status=$?
+    local started_thrashing=""
+    [ $status = 137 ] && [ "$(grep -c "oom_kill [1-9]" "$group/memory.oom_control")" = 0 ] &&
+        started_thrashing=", stopped after ${timeout_s} s (thrashing)"
     local peak=$(($(cat "$group/memory.max_usage_in_bytes") / 1024 / 1024))
     local killed=$(grep -c "oom_kill [1-9]" "$group/memory.oom_control" 2>/dev/null)
     rmdir "$group"
-    echo "cap ${limit_mb} MB: exit ${status}, peak ${peak} MB (page cache included)$([ "$killed" = 1 ] && echo ', killed for memory')" >&2
+    echo "cap ${limit_mb} MB: exit ${status}, peak ${peak} MB (page cache included)$([ "$killed" = 1 ] && echo ', killed for memory')${started_thrashing}" >&2
     return $status
 }
 

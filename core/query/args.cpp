@@ -122,7 +122,10 @@ const std::vector<TypedArg>& TypedArgsDecoder::decode(std::string_view argsJson,
 
 const std::string& MinifiedJson::of(std::string_view raw) {
     auto known = m_texts.find(raw);
-    if (known == m_texts.end()) known = m_texts.emplace(std::string(raw), jsonValueText(raw)).first;
+    if (known == m_texts.end()) {
+        known = m_texts.emplace(std::string(raw), jsonValueText(raw)).first;
+        m_bytes += known->first.size() + known->second.size() + 100;
+    }
     return known->second; // (a map's values stay where they are as it grows)
 }
 

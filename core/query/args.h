@@ -54,9 +54,14 @@ std::string jsonValueText(std::string_view json);
 class MinifiedJson {
   public:
     const std::string& of(std::string_view raw);
-    // Forgets every text past a few hundred thousand: call it only where no text it gave is still in use.
+    // Forgets every text once they hold more than a few megabytes (the texts that repeat, an operator's
+    // shapes, come back at once; 300,000 texts, the bound this had, held 45 MB a decoder, two of them through
+    // an export): call it only where no text it gave is still in use.
     void startOverIfFull() {
-        if (m_texts.size() > 300000) m_texts.clear();
+        if (m_bytes > MaxBytes) {
+            m_texts.clear();
+            m_bytes = 0;
+        }
     }
 
   private:
@@ -64,7 +69,9 @@ class MinifiedJson {
         using is_transparent = void;
         std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
     };
+    static constexpr std::size_t MaxBytes = std::size_t(4) << 20;
     std::unordered_map<std::string, std::string, Hash, std::equal_to<>> m_texts;
+    std::size_t m_bytes = 0; // the texts' and their entries' (a map node, two strings: ~100 bytes more each)
 };
 
 // What `record_shapes=True` writes of an operator's inputs, one entry per argument: "Input Dims" (a shape, []

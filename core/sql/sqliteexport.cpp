@@ -126,7 +126,9 @@ struct Batch {
 // shared with what the writing thread changes at every row would move between the cores at every row.
 class alignas(64) RowQueue {
   public:
-    static constexpr std::size_t BatchRows = 8192, Depth = 4;
+    // A batch ends at BatchRows rows or BatchBytes bytes, whichever comes first (a part of `args`, 4,096
+    // slices, is 30,000 rows and more), so that what the queues hold stays a few megabytes.
+    static constexpr std::size_t BatchRows = 8192, BatchBytes = std::size_t(512) << 10, Depth = 4;
     Batch emptyBatch() {
         std::lock_guard lock(m_mutex);
         if (m_free.empty()) return {};
@@ -359,7 +361,7 @@ TraceDatabase::exportSqlite(const std::string& path,
             const auto notInteger = [&](const Index& index) {
                 batch.error = name + ": index " + index.spec->name + " over a column that is not integer";
             };
-            // The rows: each part this lane's, a batch (or, scanned whole, batches of BatchRows rows).
+            // The rows: each part this lane's, in batches (the part's last marked `end`).
             for (std::int64_t part = lane; part < parts && !queue.stopped(); part += lanes) {
                 if (parts > 1)
                     cursor->filterUnits(part * chunk, std::min(units, (part + 1) * chunk));
@@ -402,7 +404,8 @@ TraceDatabase::exportSqlite(const std::string& path,
                         }
                         keys.add(keyValues.data(), keyNulls.get(), keyed ? rowid : partRow);
                     }
-                    if (parts == 1 && batch.rowids.size() == RowQueue::BatchRows) {
+                    if (batch.rowids.size() == RowQueue::BatchRows ||
+                        batch.bytes.used >= RowQueue::BatchBytes) {
                         queue.push(std::move(batch));
                         batch = queue.emptyBatch();
                     }
