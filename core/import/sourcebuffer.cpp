@@ -75,6 +75,10 @@ void SourceBuffer::release(std::size_t begin, std::size_t end) const {
     if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
 }
 
+void SourceBuffer::expectRandomReads() const {
+    if (m_fileMapped) ::madvise(m_mapping, m_mappingSize, MADV_RANDOM);
+}
+
 std::uint64_t availableMemoryBytes() {
     // KINETOSCOPE_MEMORY_AVAILABLE=BYTES pretends only that much is free (tests; users who want a cap).
     if (const char* cap = std::getenv("KINETOSCOPE_MEMORY_AVAILABLE"); cap && *cap)

@@ -51,6 +51,13 @@ class SourceBuffer {
     // from the process (they stay in the page cache and fault back in when args are decoded), so resident
     // memory during a load does not grow with the file. Inflated gzip text is the only copy and is kept.
     void release(std::size_t begin, std::size_t end) const;
+    // The load is done: the text is read from now on only where a slice's args lie, in no order the kernel
+    // can foresee (a click in the viewer; an export's args, slice by slice, jumping over the whole file). For
+    // a mapped file this turns readahead off (MADV_RANDOM), so that a page not in memory reads that page,
+    // not 128 KB around it: under a memory cap (a container's) the readahead pushed out the pages still
+    // being read and the export's args thrashed, reading the file from disk again and again
+    // (bench/RESULTS.md).
+    void expectRandomReads() const;
 
   private:
     SourceBuffer() = default;

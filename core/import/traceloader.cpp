@@ -389,6 +389,7 @@ LoadResult loadFromBuffer(std::shared_ptr<const SourceBuffer> source, ImportStat
     buildStore(store, accepted, source, options.phaseTiming);
     if (cancelled()) return cancelledResult();
     clock.lap("build");
+    source->expectRandomReads();
 
     LoadResult result;
     result.store = std::make_unique<const TraceStore>(std::move(store));
