@@ -75,17 +75,19 @@ int main(int argc, char** argv) {
     started = std::chrono::steady_clock::now();
     std::string current;
     auto tableStart = started;
+    const auto tableEnded = [&] {
+        if (!current.empty()) std::printf("  export %-22s %7.2f s\n", current.c_str(), seconds(tableStart));
+        tableStart = std::chrono::steady_clock::now();
+    };
     const sql::ExportResult exported =
         db.exportSqlite(out, [&](const std::string& table, std::uint64_t rows) {
             if (rows == 0) {
-                if (!current.empty())
-                    std::printf("  export %-22s %7.2f s\n", current.c_str(), seconds(tableStart));
+                tableEnded();
                 current = table;
-                tableStart = std::chrono::steady_clock::now();
             }
             return true;
         });
-    if (!current.empty()) std::printf("  export %-22s %7.2f s\n", current.c_str(), seconds(tableStart));
+    tableEnded();
     const double exportSeconds = seconds(started);
     if (!exported.ok()) {
         std::fprintf(stderr, "export: %s\n", exported.error.c_str());

@@ -193,22 +193,22 @@ int runExport(const ExportArgs& args) {
     if (times) std::fprintf(stderr, "  loaded: %.0f MB anonymous\n", anonymousMegabytes());
     auto last = std::chrono::steady_clock::now();
     std::string current;
+    const auto tableEnded = [&] {
+        const auto now = std::chrono::steady_clock::now();
+        if (times && !current.empty())
+            std::fprintf(stderr, "  %s: %.2f s, %.0f MB anonymous at its end\n", current.c_str(),
+                         std::chrono::duration<double>(now - last).count(), anonymousMegabytes());
+        last = now;
+    };
     const sql::ExportResult result =
         db.exportSqlite(args.sqlite, [&](const std::string& table, std::uint64_t rows) {
-            if (times && rows == 0) {
-                const auto now = std::chrono::steady_clock::now();
-                if (!current.empty())
-                    std::fprintf(stderr, "  %s: %.2f s, %.0f MB anonymous at its end\n", current.c_str(),
-                                 std::chrono::duration<double>(now - last).count(), anonymousMegabytes());
+            if (rows == 0) {
+                tableEnded();
                 current = table;
-                last = now;
             }
             return true;
         });
-    if (times && !current.empty())
-        std::fprintf(stderr, "  %s: %.2f s, %.0f MB anonymous at its end\n", current.c_str(),
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - last).count(),
-                     anonymousMegabytes());
+    tableEnded();
     if (!result.ok()) {
         std::fprintf(stderr, "kinetoscope-cli: export: %s\n", result.error.c_str());
         return 1;

@@ -61,7 +61,6 @@ MergedEntries::MergedEntries(const std::vector<KeyPart>& parts, std::vector<int>
         previous = entry;
     }
     m_end.push_back(end);
-    m_ended.assign(m_at.size(), 0);
     // The tree, played leaf by leaf from a tree of "-1"s (which beat any run, and so rise to the top and
     // out as the real runs take their places).
     m_tree.assign(m_at.size(), -1);
@@ -90,8 +89,8 @@ IndexEntry MergedEntries::load(Place place) const {
 bool MergedEntries::beats(int a, int b) const {
     if (a < 0) return true;
     if (b < 0) return false;
-    if (m_ended[std::size_t(a)]) return false;
-    if (m_ended[std::size_t(b)]) return true;
+    if (ended(std::size_t(a))) return false;
+    if (ended(std::size_t(b))) return true;
     return before(m_head[std::size_t(a)], m_head[std::size_t(b)]);
 }
 
@@ -106,15 +105,12 @@ void MergedEntries::replay(int run) {
 bool MergedEntries::next(IndexEntry& entry) {
     if (m_tree.empty()) return false;
     const int run = m_tree[0];
-    if (run < 0 || m_ended[std::size_t(run)]) return false;
+    if (run < 0 || ended(std::size_t(run))) return false;
     const std::size_t r = std::size_t(run);
     entry = m_head[r];
     ++m_at[r].row;
     settle(m_at[r]);
-    if (m_at[r] == m_end[r])
-        m_ended[r] = 1;
-    else
-        m_head[r] = load(m_at[r]);
+    if (!ended(r)) m_head[r] = load(m_at[r]);
     replay(run);
     return true;
 }

@@ -19,8 +19,9 @@ namespace kinetoscope::sql {
 class KeyPart {
   public:
     explicit KeyPart(int columns = 0) : m_columns(columns) {}
-    // A row's values (`nulls[c]`: column c is NULL) and its rowid. Room is reserved for `rows` rows.
+    // Room for `rows` rows.
     void reserve(std::size_t rows) { m_values.reserve(rows * std::size_t(m_columns)); }
+    // A row's values (`nulls[c]`: column c is NULL) and its rowid.
     void add(const std::int64_t* values, const bool* nulls, std::int64_t rowid);
     // Gives back room reserved and not used.
     void shrink();
@@ -41,7 +42,7 @@ class KeyPart {
             m_rowids.empty() ? std::uint64_t(m_firstRowid) + row : std::uint64_t(m_rowids[row]);
         return std::int64_t(own + std::uint64_t(m_rowidOffset));
     }
-    // Bytes held (a benchmark's and a test's figure).
+    // Bytes held (tst_sqlitefile checks the compact form by it).
     std::size_t bytes() const;
 
   private:
@@ -76,15 +77,15 @@ class MergedEntries {
     bool before(const IndexEntry& a, const IndexEntry& b) const {
         return m_columns.size() == 1 ? entryBefore(a, b, 1) : entryBefore(a, b, 2);
     }
+    bool ended(std::size_t run) const { return m_at[run] == m_end[run]; }
     bool beats(int a, int b) const; // run a's next entry goes before run b's (an ended run after any)
     void replay(int run);
 
     const std::vector<KeyPart>& m_parts;
     std::vector<int> m_columns;
-    std::vector<Place> m_at, m_end;    // each run's next entry and its end
-    std::vector<IndexEntry> m_head;    // each run's next entry, as the tree compares it
-    std::vector<std::uint8_t> m_ended; // each run's: all its entries given
-    std::vector<int> m_tree; // [0] the winning run; [1..] the run that lost at each node; -1 at start
+    std::vector<Place> m_at, m_end; // each run's next entry and its end
+    std::vector<IndexEntry> m_head; // each run's next entry, as the tree compares it
+    std::vector<int> m_tree;        // [0] the winning run; [1..] the run that lost at each node; -1 at start
 };
 
 } // namespace kinetoscope::sql
