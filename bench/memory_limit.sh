@@ -29,8 +29,9 @@ run_capped() {
     echo $((limit_mb * 1024 * 1024)) >"$group/memory.limit_in_bytes"
     sync
     echo 1 >/proc/sys/vm/drop_caches
-    timeout -s KILL "$timeout_s" bash -c 'echo $$ >"$0/cgroup.procs"; exec "$@"' "$group" "$@" >/dev/null \
-        2>/tmp/memory_limit.$$.err
+    # (The command's output is not kept: no file of ours in /tmp, where another user could have planted a
+    # link for this root-run script to write through.)
+    timeout -s KILL "$timeout_s" bash -c 'echo $$ >"$0/cgroup.procs"; exec "$@"' "$group" "$@" >/dev/null 2>&1
     local status=$?
     local started_thrashing=""
     [ $status = 137 ] && [ "$(grep -c "oom_kill [1-9]" "$group/memory.oom_control")" = 0 ] &&
